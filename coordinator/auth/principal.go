@@ -1,0 +1,65 @@
+package auth
+
+import "slices"
+
+// Kind is the kind of credential a principal presented.
+type Kind string
+
+// Credential kinds. They never substitute for one another.
+const (
+	KindNone     Kind = ""
+	KindClient   Kind = "client"
+	KindJoin     Kind = "join"
+	KindInstance Kind = "instance"
+	KindWorker   Kind = "worker"
+)
+
+// Client roles.
+const (
+	RoleAdmin  = "admin"
+	RoleSubmit = "submit"
+	RoleRead   = "read"
+)
+
+// KindForPrefix maps a token prefix to its credential kind.
+func KindForPrefix(prefix string) Kind {
+	switch prefix {
+	case "glc":
+		return KindClient
+	case "glj":
+		return KindJoin
+	case "gli":
+		return KindInstance
+	case "glw":
+		return KindWorker
+	}
+	return KindNone
+}
+
+// Principal is who a request acts as, once authenticated.
+type Principal struct {
+	Kind         Kind
+	CredentialID string
+	// Name is the client token's name, used for attribution.
+	Name  string
+	Roles []string
+	// WorkerID is set for worker credentials.
+	WorkerID string
+}
+
+// HasRole reports whether a client principal may act with role r. Admin
+// implies submit, and submit implies read.
+func (p Principal) HasRole(r string) bool {
+	if p.Kind != KindClient {
+		return false
+	}
+	switch r {
+	case RoleRead:
+		return slices.Contains(p.Roles, RoleRead) || slices.Contains(p.Roles, RoleSubmit) || slices.Contains(p.Roles, RoleAdmin)
+	case RoleSubmit:
+		return slices.Contains(p.Roles, RoleSubmit) || slices.Contains(p.Roles, RoleAdmin)
+	case RoleAdmin:
+		return slices.Contains(p.Roles, RoleAdmin)
+	}
+	return false
+}

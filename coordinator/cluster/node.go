@@ -1,0 +1,176 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/raft"
+	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
+
+	"github.com/gpulayer/gpulayer/internal/logbridge"
+)
+
+// Node is a running Raft server.
+type Node struct {
+	cfg       Config
+	raft      *raft.Raft
+	transport *raft.NetworkTransport
+	store     *raftboltdb.BoltStore
+	batcher   *batcher
+}
+
+// Open starts a Raft node over the stores in cfg.DataDir.
+func Open(cfg Config) (*Node, error) {
+	cfg.withDefaults()
+	if cfg.NodeID == "" || cfg.RaftAddr == "" || cfg.DataDir == "" || cfg.FSM == nil {
+		return nil, errors.New("cluster: NodeID, RaftAddr, DataDir and FSM are required")
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("cluster: data dir: %w", err)
+	}
+	hlog := logbridge.New(cfg.Logger.With("component", "raft"), "raft", hclog.Warn)
+
+	rc := raft.DefaultConfig()
+	rc.LocalID = raft.ServerID(cfg.NodeID)
+	rc.HeartbeatTimeout = cfg.HeartbeatTimeout
+	rc.ElectionTimeout = cfg.ElectionTimeout
+	rc.LeaderLeaseTimeout = cfg.LeaderLeaseTimeout
+	rc.SnapshotThreshold = cfg.SnapshotThreshold
+	rc.TrailingLogs = cfg.SnapshotThreshold
+	rc.Logger = hlog
+	if err := raft.ValidateConfig(rc); err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+
+	store, err := raftboltdb.New(raftboltdb.Options{Path: filepath.Join(cfg.DataDir, "raft.db")})
+	if err != nil {
+		return nil, fmt.Errorf("cluster: open log store: %w", err)
+	}
+	snaps, err := raft.NewFileSnapshotStoreWithLogger(cfg.DataDir, 2, hlog)
+	if err != nil {
+		store.Close()
+		return nil, fmt.Errorf("cluster: snapshot store: %w", err)
+	}
+	addr, err := net.ResolveTCPAddr("tcp", cfg.RaftAddr)
+	if err != nil {
+		store.Close()
+		return nil, fmt.Errorf("cluster: raft address: %w", err)
+	}
+	transport, err := raft.NewTCPTransportWithLogger(cfg.RaftAddr, addr, 8, 10*time.Second, hlog)
+	if err != nil {
+		store.Close()
+		return nil, fmt.Errorf("cluster: raft transport: %w", err)
+	}
+	r, err := raft.NewRaft(rc, cfg.FSM, store, store, snaps, transport)
+	if err != nil {
+		transport.Close()
+		store.Close()
+		return nil, fmt.Errorf("cluster: start raft: %w", err)
+	}
+	n := &Node{cfg: cfg, raft: r, transport: transport, store: store}
+	if cfg.Bootstrap {
+		has, err := raft.HasExistingState(store, store, snaps)
+		if err != nil {
+			_ = n.Shutdown()
+			return nil, fmt.Errorf("cluster: inspect state: %w", err)
+		}
+		if !has {
+			conf := raft.Configuration{Servers: []raft.Server{{ID: rc.LocalID, Address: transport.LocalAddr()}}}
+			if err := r.BootstrapCluster(conf).Error(); err != nil && !errors.Is(err, raft.ErrCantBootstrap) {
+				_ = n.Shutdown()
+				return nil, fmt.Errorf("cluster: bootstrap: %w", err)
+			}
+		}
+	}
+	n.batcher = newBatcher(r, cfg.MaxBatch)
+	return n, nil
+}
+
+// Raft exposes the underlying raft for membership operations.
+func (n *Node) Raft() *raft.Raft { return n.raft }
+
+// ID is the node's Raft server id.
+func (n *Node) ID() string { return n.cfg.NodeID }
+
+// Addr is the address Raft listens on.
+func (n *Node) Addr() string { return string(n.transport.LocalAddr()) }
+
+// IsLeader reports whether this node leads now.
+func (n *Node) IsLeader() bool { return n.raft.State() == raft.Leader }
+
+// Leader returns the leader's Raft address and id, empty if unknown.
+func (n *Node) Leader() (addr, id string) {
+	a, i := n.raft.LeaderWithID()
+	return string(a), string(i)
+}
+
+// LeaderCh signals leadership changes (true on gaining it).
+func (n *Node) LeaderCh() <-chan bool { return n.raft.LeaderCh() }
+
+// Barrier waits until every entry committed before it has been applied.
+func (n *Node) Barrier(ctx context.Context) error {
+	timeout := 10 * time.Second
+	if d, ok := ctx.Deadline(); ok {
+		timeout = time.Until(d)
+	}
+	if err := n.raft.Barrier(timeout).Error(); err != nil {
+		return translate(err)
+	}
+	return nil
+}
+
+// Apply proposes one encoded command and waits for the FSM's result. It
+// returns ErrNotLeader on a follower.
+func (n *Node) Apply(ctx context.Context, entry []byte) (any, error) {
+	if n.raft.State() != raft.Leader {
+		if addr, _ := n.raft.LeaderWithID(); addr == "" {
+			return nil, ErrNoLeader
+		}
+		return nil, ErrNotLeader
+	}
+	return n.batcher.apply(ctx, entry)
+}
+
+// Servers lists the current configuration.
+func (n *Node) Servers() ([]raft.Server, error) {
+	f := n.raft.GetConfiguration()
+	if err := f.Error(); err != nil {
+		return nil, err
+	}
+	return f.Configuration().Servers, nil
+}
+
+// Snapshot forces a snapshot now (for compaction and tests).
+func (n *Node) Snapshot() error { return n.raft.Snapshot().Error() }
+
+// Stats exposes raft's counters.
+func (n *Node) Stats() map[string]string { return n.raft.Stats() }
+
+// Shutdown stops the node and closes its stores.
+func (n *Node) Shutdown() error {
+	if n.batcher != nil {
+		n.batcher.close()
+	}
+	err := n.raft.Shutdown().Error()
+	n.transport.Close()
+	if cerr := n.store.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func translate(err error) error {
+	switch {
+	case errors.Is(err, raft.ErrNotLeader), errors.Is(err, raft.ErrLeadershipLost), errors.Is(err, raft.ErrLeadershipTransferInProgress):
+		return fmt.Errorf("%w: %v", ErrNotLeader, err)
+	case errors.Is(err, raft.ErrRaftShutdown):
+		return ErrShutdown
+	}
+	return err
+}

@@ -1,0 +1,55 @@
+package command
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+func TestRoundTrip(t *testing.T) {
+	now := time.Date(2026, 12, 2, 13, 0, 0, 123000000, time.UTC)
+	cases := []Command{
+		ImportBootstrap{Generation: 2, Credentials: []CredentialRecord{{ID: "a", Kind: "client", Hash: "h", CreatedAt: now}}, Now: now},
+		RegisterWorker{WorkerID: "w1", Capabilities: []string{"*"}, Executors: []string{"exec"}, Devices: []api.Device{{UUID: "GPU-1", Healthy: true}}, Now: now},
+		SubmitJob{JobID: "j", TaskIDs: []string{"t"}, Spec: api.JobSpec{Executor: "exec", Count: 1}, CreatedBy: "admin", Now: now},
+		AssignTask{TaskID: "t", WorkerID: "w1", AttemptID: "a1", Devices: []string{"GPU-1"}, LeaseSeconds: 30, Now: now},
+		FinishTask{TaskID: "t", WorkerID: "w1", AttemptID: "a1", SubmissionID: "s", ExitCode: 3, Now: now},
+		LoseAttempt{TaskID: "t", AttemptID: "a1", Reason: "lease", Now: now},
+		CancelJob{JobID: "j", By: "admin", Now: now},
+		Batch{Entries: [][]byte{{byte(TypeCancelJob), '{', '}'}}},
+	}
+	for _, c := range cases {
+		b, err := Encode(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b[0] != byte(c.Type()) {
+			t.Fatalf("%T: first byte %d, want %d", c, b[0], c.Type())
+		}
+		got, err := Decode(b)
+		if err != nil {
+			t.Fatalf("%T: %v", c, err)
+		}
+		if !reflect.DeepEqual(got, c) {
+			t.Fatalf("%T round trip:\n got %#v\nwant %#v", c, got, c)
+		}
+	}
+}
+
+func TestDecodeRejects(t *testing.T) {
+	for name, b := range map[string][]byte{
+		"empty":   nil,
+		"unknown": {250, '{', '}'},
+		"invalid": {0, '{', '}'},
+	} {
+		if _, err := Decode(b); !errors.Is(err, ErrUnknownType) {
+			t.Errorf("%s: got %v, want ErrUnknownType", name, err)
+		}
+	}
+	if _, err := Decode([]byte{byte(TypeSubmitJob), '{'}); err == nil {
+		t.Error("truncated JSON decoded without error")
+	}
+}

@@ -1,0 +1,189 @@
+package command
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// Type is the one-byte tag that starts every encoded command.
+type Type byte
+
+// Command types. Append only; never renumber.
+const (
+	TypeInvalid Type = iota
+	TypeBatch
+	TypeImportBootstrap
+	TypeRegisterWorker
+	TypeUpdateWorker
+	TypeSetWorkerStatus
+	TypeSubmitJob
+	TypeAssignTask
+	TypeStartTask
+	TypeAppendLogs
+	TypeFinishTask
+	TypeFailTask
+	TypeLoseAttempt
+	TypeCancelJob
+	TypeRegisterNode
+)
+
+// Command is implemented by every command body.
+type Command interface {
+	Type() Type
+}
+
+// CredentialRecord is a credential as the replicated state stores it: never
+// the secret, only its SHA-256.
+type CredentialRecord struct {
+	ID        string    `json:"id"`
+	Kind      string    `json:"kind"`
+	Name      string    `json:"name"`
+	Roles     []string  `json:"roles,omitempty"`
+	Hash      string    `json:"hash"`
+	CreatedAt time.Time `json:"created_at"`
+	ExpiresAt time.Time `json:"expires_at,omitzero"`
+	WorkerID  string    `json:"worker_id,omitempty"`
+}
+
+// ImportBootstrap installs the credentials written by `coordinator init`.
+// A higher Generation than the state holds replaces every client and join
+// credential (rotation); an equal or lower one is ignored.
+type ImportBootstrap struct {
+	Generation  int                `json:"generation"`
+	Credentials []CredentialRecord `json:"credentials"`
+	Now         time.Time          `json:"now"`
+}
+
+// RegisterWorker creates a worker and its credential. If the worker id
+// exists, nothing changes and the result reports the existing record.
+type RegisterWorker struct {
+	WorkerID     string            `json:"worker_id"`
+	Credential   CredentialRecord  `json:"credential"`
+	RegisteredBy string            `json:"registered_by"`
+	Labels       map[string]string `json:"labels,omitempty"`
+	Capabilities []string          `json:"capabilities"`
+	Executors    []string          `json:"executors"`
+	Devices      []api.Device      `json:"devices"`
+	Now          time.Time         `json:"now"`
+}
+
+// UpdateWorker records a change in a worker's advertised inventory.
+type UpdateWorker struct {
+	WorkerID  string       `json:"worker_id"`
+	Executors []string     `json:"executors"`
+	Devices   []api.Device `json:"devices"`
+	Now       time.Time    `json:"now"`
+}
+
+// SetWorkerStatus moves a worker between ready and offline.
+type SetWorkerStatus struct {
+	WorkerID string    `json:"worker_id"`
+	Status   string    `json:"status"`
+	Now      time.Time `json:"now"`
+}
+
+// SubmitJob creates a job and its tasks.
+type SubmitJob struct {
+	JobID     string      `json:"job_id"`
+	TaskIDs   []string    `json:"task_ids"`
+	Spec      api.JobSpec `json:"spec"`
+	CreatedBy string      `json:"created_by"`
+	Now       time.Time   `json:"now"`
+}
+
+// AssignTask hands a pending task to a worker under a new attempt.
+type AssignTask struct {
+	TaskID       string    `json:"task_id"`
+	WorkerID     string    `json:"worker_id"`
+	AttemptID    string    `json:"attempt_id"`
+	Devices      []string  `json:"devices"`
+	LeaseSeconds int       `json:"lease_seconds"`
+	Now          time.Time `json:"now"`
+}
+
+// StartTask marks the current attempt running.
+type StartTask struct {
+	TaskID    string    `json:"task_id"`
+	WorkerID  string    `json:"worker_id"`
+	AttemptID string    `json:"attempt_id"`
+	Now       time.Time `json:"now"`
+}
+
+// AppendLogs adds a chunk of output to the current attempt.
+type AppendLogs struct {
+	TaskID    string    `json:"task_id"`
+	WorkerID  string    `json:"worker_id"`
+	AttemptID string    `json:"attempt_id"`
+	Stream    string    `json:"stream"`
+	Seq       int64     `json:"seq"`
+	Data      string    `json:"data"`
+	Now       time.Time `json:"now"`
+}
+
+// FinishTask ends the current attempt with an exit code. SubmissionID and
+// BodyHash make it idempotent.
+type FinishTask struct {
+	TaskID       string          `json:"task_id"`
+	WorkerID     string          `json:"worker_id"`
+	AttemptID    string          `json:"attempt_id"`
+	SubmissionID string          `json:"submission_id,omitempty"`
+	BodyHash     string          `json:"body_hash,omitempty"`
+	ExitCode     int             `json:"exit_code"`
+	Output       json.RawMessage `json:"output,omitempty"`
+	Artifacts    []string        `json:"artifacts,omitempty"`
+	Now          time.Time       `json:"now"`
+}
+
+// FailTask ends the current attempt as failed for a reason outside the task
+// (the executor could not run it); it is retried while attempts remain.
+type FailTask struct {
+	TaskID    string    `json:"task_id"`
+	WorkerID  string    `json:"worker_id"`
+	AttemptID string    `json:"attempt_id"`
+	Reason    string    `json:"reason"`
+	Now       time.Time `json:"now"`
+}
+
+// LoseAttempt ends an attempt whose lease lapsed or whose worker was lost.
+type LoseAttempt struct {
+	TaskID    string    `json:"task_id"`
+	AttemptID string    `json:"attempt_id"`
+	Reason    string    `json:"reason"`
+	Now       time.Time `json:"now"`
+}
+
+// CancelJob cancels a job's pending tasks and asks running ones to stop.
+type CancelJob struct {
+	JobID string    `json:"job_id"`
+	By    string    `json:"by"`
+	Now   time.Time `json:"now"`
+}
+
+// RegisterNode records a coordinator's HTTP address, keyed by its Raft id,
+// so that any node can name the leader's HTTP address.
+type RegisterNode struct {
+	NodeID   string `json:"node_id"`
+	HTTPAddr string `json:"http_addr"`
+}
+
+// Batch carries several commands in one log entry (group commit).
+type Batch struct {
+	Entries [][]byte `json:"entries"`
+}
+
+func (Batch) Type() Type           { return TypeBatch }
+func (ImportBootstrap) Type() Type { return TypeImportBootstrap }
+func (RegisterWorker) Type() Type  { return TypeRegisterWorker }
+func (UpdateWorker) Type() Type    { return TypeUpdateWorker }
+func (SetWorkerStatus) Type() Type { return TypeSetWorkerStatus }
+func (SubmitJob) Type() Type       { return TypeSubmitJob }
+func (AssignTask) Type() Type      { return TypeAssignTask }
+func (StartTask) Type() Type       { return TypeStartTask }
+func (AppendLogs) Type() Type      { return TypeAppendLogs }
+func (FinishTask) Type() Type      { return TypeFinishTask }
+func (FailTask) Type() Type        { return TypeFailTask }
+func (LoseAttempt) Type() Type     { return TypeLoseAttempt }
+func (CancelJob) Type() Type       { return TypeCancelJob }
+func (RegisterNode) Type() Type    { return TypeRegisterNode }

@@ -1,0 +1,73 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/auth"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+type ctxKey int
+
+const requestIDKey ctxKey = iota
+
+func requestID(r *http.Request) string {
+	id, _ := r.Context().Value(requestIDKey).(string)
+	return id
+}
+
+// statusWriter records the status code for the request log.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// serve is the outer middleware: request id, panic recovery, protocol
+// header, and a request log line that never includes headers or bodies.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	id := auth.NewID(8)
+	r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+	sw := &statusWriter{ResponseWriter: w}
+	sw.Header().Set("X-Request-Id", id)
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			s.log.Error("handler panic", "request_id", id, "path", r.URL.Path, "panic", p)
+			if sw.status == 0 {
+				s.writeError(sw, r, newError(api.CodeInternal, "internal error"))
+			}
+		}
+		s.metrics.observe(sw.status)
+		s.log.Debug("request", "request_id", id, "method", r.Method, "path", r.URL.Path, "status", sw.status, "duration_ms", time.Since(start).Milliseconds())
+	}()
+	if strings.HasPrefix(r.URL.Path, "/v1/") && !strings.HasPrefix(r.URL.Path, "/v1/status/") {
+		if r.Header.Get(api.ProtocolHeader) != api.ProtocolVersion {
+			s.writeError(sw, r, newError(api.CodeProtocolMismatch, "header %s must be %q", api.ProtocolHeader, api.ProtocolVersion))
+			return
+		}
+	}
+	r.Body = http.MaxBytesReader(sw, r.Body, api.MaxJSONBody+1)
+	s.mux.ServeHTTP(sw, r)
+}

@@ -1,0 +1,49 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, "encode failed", http.StatusInternalServerError)
+		return
+	}
+	writeRaw(w, status, b)
+}
+
+func writeRaw(w http.ResponseWriter, status int, b []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+	_, _ = w.Write([]byte("\n"))
+}
+
+// writeError renders err as the protocol's error body. Internal errors are
+// not described to the caller; they are logged with the request id.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	code := codeFor(err)
+	msg := err.Error()
+	if code == api.CodeInternal {
+		s.log.Error("internal error", "request_id", requestID(r), "path", r.URL.Path, "error", err)
+		msg = "internal error; see the coordinator log for request " + requestID(r)
+	}
+	body := &api.Error{Code: code, Message: msg, RequestID: requestID(r)}
+	switch code {
+	case api.CodeNotLeader:
+		body.Leader = s.leaderHTTP()
+		if body.Leader == "" {
+			body.Code = api.CodeNoLeader
+			w.Header().Set("Retry-After", "1")
+		}
+	case api.CodeNoLeader, api.CodeRateLimited:
+		w.Header().Set("Retry-After", "1")
+	}
+	writeJSON(w, body.Code.HTTPStatus(), api.ErrorBody{Error: body})
+}

@@ -1,0 +1,115 @@
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/internal/clock"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// Cluster is what the API needs to know about the Raft node.
+type Cluster interface {
+	ID() string
+	IsLeader() bool
+	Leader() (addr, id string)
+	Peers() ([]api.Peer, error)
+}
+
+// Proposer proposes a command through Raft and returns its result.
+type Proposer func(ctx context.Context, c command.Command) (state.Result, error)
+
+// Acquirer hands tasks to workers (the scheduler, on the leader).
+type Acquirer interface {
+	Acquire(ctx context.Context, workerID string, req api.AcquireRequest) (*api.Assignment, error)
+}
+
+// Leases renews leases on heartbeats (the lease manager, on the leader).
+type Leases interface {
+	Heartbeat(workerID string) time.Time
+	HeartbeatInterval() time.Duration
+}
+
+// Config wires the API to the rest of the coordinator.
+type Config struct {
+	Store   *state.Store
+	Cluster Cluster
+	Propose Proposer
+	Sched   Acquirer
+	Leases  Leases
+	Clock   clock.Clock
+	Logger  *slog.Logger
+}
+
+// Server is the HTTP handler of the protocol.
+type Server struct {
+	store   *state.Store
+	cluster Cluster
+	propose Proposer
+	sched   Acquirer
+	leases  Leases
+	clock   clock.Clock
+	log     *slog.Logger
+	mux     *http.ServeMux
+	metrics *metrics
+	routes  []Route
+}
+
+var _ http.Handler = (*Server)(nil)
+
+// New builds the handler.
+func New(cfg Config) *Server {
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{
+		store:   cfg.Store,
+		cluster: cfg.Cluster,
+		propose: cfg.Propose,
+		sched:   cfg.Sched,
+		leases:  cfg.Leases,
+		clock:   cfg.Clock,
+		log:     cfg.Logger.With("component", "http"),
+		mux:     http.NewServeMux(),
+		metrics: newMetrics(),
+	}
+	s.routes = s.routeTable()
+	for _, rt := range s.routes {
+		s.mux.Handle(rt.Method+" "+rt.Pattern, s.wrap(rt))
+	}
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, newError(api.CodeNotFound, "no route for %s %s", r.Method, r.URL.Path))
+	})
+	return s
+}
+
+// Routes returns the route table (for the credential matrix test).
+func (s *Server) Routes() []Route { return s.routes }
+
+// ServeHTTP runs the middleware chain and the mux.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.serve(w, r)
+}
+
+func (s *Server) now() time.Time { return s.clock.Now().UTC() }
+
+func (s *Server) leaderHTTP() string {
+	_, id := s.cluster.Leader()
+	if id == "" {
+		return ""
+	}
+	return s.store.NodeHTTPAddr(id)
+}
+
+type counter struct{ n atomic.Int64 }
+
+func (c *counter) add(d int64) { c.n.Add(d) }
+func (c *counter) get() int64  { return c.n.Load() }

@@ -1,0 +1,138 @@
+package httpapi
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+
+	"github.com/gpulayer/gpulayer/coordinator/auth"
+	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// The task routes only authenticate, validate shape, and forward the
+// authenticated worker id: whether the worker holds the task under that
+// attempt is decided inside the state machine, atomically with the write.
+
+const maxLogChunk = 1 << 20
+
+func requireAttempt(id string) error {
+	if id == "" {
+		return invalidf("attempt_id is required")
+	}
+	if len(id) > 128 {
+		return invalidf("attempt_id is too long")
+	}
+	return nil
+}
+
+func (s *Server) taskAnswer(w http.ResponseWriter, res state.Result) error {
+	if res.Err != nil {
+		return res.Err
+	}
+	switch v := res.Value.(type) {
+	case api.Task:
+		writeJSON(w, http.StatusOK, api.TaskResponse{Task: v})
+	case state.Replay:
+		writeRaw(w, http.StatusOK, v)
+	default:
+		writeJSON(w, http.StatusOK, map[string]any{"accepted": v})
+	}
+	return nil
+}
+
+func (s *Server) startTask(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	var req api.StartRequest
+	if _, err := decodeRequest(r, &req, false); err != nil {
+		return err
+	}
+	if err := requireAttempt(req.AttemptID); err != nil {
+		return err
+	}
+	res, err := s.propose(r.Context(), command.StartTask{TaskID: r.PathValue("id"), WorkerID: p.WorkerID, AttemptID: req.AttemptID, Now: s.now()})
+	if err != nil {
+		return err
+	}
+	return s.taskAnswer(w, res)
+}
+
+func (s *Server) taskLogs(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	var req api.LogsRequest
+	if _, err := decodeRequest(r, &req, false); err != nil {
+		return err
+	}
+	if err := requireAttempt(req.AttemptID); err != nil {
+		return err
+	}
+	switch {
+	case req.Stream != api.StreamStdout && req.Stream != api.StreamStderr:
+		return invalidf("stream must be %q or %q", api.StreamStdout, api.StreamStderr)
+	case req.Seq <= 0:
+		return invalidf("seq must be a positive integer")
+	case len(req.Data) > maxLogChunk:
+		return invalidf("data is over %d bytes; split it", maxLogChunk)
+	}
+	res, err := s.propose(r.Context(), command.AppendLogs{TaskID: r.PathValue("id"), WorkerID: p.WorkerID, AttemptID: req.AttemptID, Stream: req.Stream, Seq: req.Seq, Data: req.Data, Now: s.now()})
+	if err != nil {
+		return err
+	}
+	return s.taskAnswer(w, res)
+}
+
+func (s *Server) finishTask(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	var req api.FinishRequest
+	raw, err := decodeRequest(r, &req, false)
+	if err != nil {
+		return err
+	}
+	if err := requireAttempt(req.AttemptID); err != nil {
+		return err
+	}
+	if len(req.SubmissionID) > 128 {
+		return invalidf("submission_id is too long")
+	}
+	for _, a := range req.Artifacts {
+		if !isDigest(a) {
+			return invalidf("artifacts: %q is not a sha256 digest", a)
+		}
+	}
+	canon, err := canonicalJSON(raw)
+	if err != nil {
+		return invalidf("invalid JSON body")
+	}
+	sum := sha256.Sum256(canon)
+	res, err := s.propose(r.Context(), command.FinishTask{
+		TaskID:       r.PathValue("id"),
+		WorkerID:     p.WorkerID,
+		AttemptID:    req.AttemptID,
+		SubmissionID: req.SubmissionID,
+		BodyHash:     hex.EncodeToString(sum[:]),
+		ExitCode:     req.ExitCode,
+		Output:       req.Output,
+		Artifacts:    req.Artifacts,
+		Now:          s.now(),
+	})
+	if err != nil {
+		return err
+	}
+	return s.taskAnswer(w, res)
+}
+
+func (s *Server) failTask(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	var req api.FailRequest
+	if _, err := decodeRequest(r, &req, false); err != nil {
+		return err
+	}
+	if err := requireAttempt(req.AttemptID); err != nil {
+		return err
+	}
+	if len(req.Reason) > 4096 {
+		return invalidf("reason is longer than 4096 bytes")
+	}
+	res, err := s.propose(r.Context(), command.FailTask{TaskID: r.PathValue("id"), WorkerID: p.WorkerID, AttemptID: req.AttemptID, Reason: req.Reason, Now: s.now()})
+	if err != nil {
+		return err
+	}
+	return s.taskAnswer(w, res)
+}

@@ -1,0 +1,108 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+
+// validateID checks a worker or group id against the grammar and the
+// reserved names.
+func validateID(field, id string) error {
+	switch {
+	case id == "admin" || id == "system" || id == "internal" || strings.HasPrefix(id, "_"):
+		return newError(api.CodeReservedIdentifier, "%s %q is reserved", field, id)
+	case !idPattern.MatchString(id):
+		return invalidf("%s %q must match %s", field, id, idPattern.String())
+	}
+	return nil
+}
+
+var executorPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+
+// Limits on job specs.
+const (
+	maxCount        = 10000
+	maxGPUs         = 64
+	maxAttempts     = 100
+	maxLeaseSeconds = 3600
+	maxTimeout      = 7 * 24 * 3600
+	maxNameLen      = 256
+	maxPriority     = 1000
+)
+
+func validateJobSpec(s *api.JobSpec) error {
+	switch {
+	case s.Executor == "":
+		return invalidf("executor is required")
+	case !executorPattern.MatchString(s.Executor):
+		return invalidf("executor %q must match %s", s.Executor, executorPattern.String())
+	case len(s.Name) > maxNameLen:
+		return invalidf("name is longer than %d bytes", maxNameLen)
+	case s.Count < 0 || s.Count > maxCount:
+		return invalidf("count must be between 1 and %d", maxCount)
+	case s.Priority < -maxPriority || s.Priority > maxPriority:
+		return invalidf("priority must be between %d and %d", -maxPriority, maxPriority)
+	case s.MaxAttempts < 0 || s.MaxAttempts > maxAttempts:
+		return invalidf("max_attempts must be between 1 and %d", maxAttempts)
+	case s.LeaseSeconds < 0 || s.LeaseSeconds > maxLeaseSeconds:
+		return invalidf("lease_seconds must be between 1 and %d", maxLeaseSeconds)
+	case s.TimeoutSeconds < 0 || s.TimeoutSeconds > maxTimeout:
+		return invalidf("timeout_seconds must be between 0 and %d", maxTimeout)
+	case s.MaxPerWorker < 0:
+		return invalidf("max_per_worker must not be negative")
+	case len(s.Capability) > 64:
+		return invalidf("capability is longer than 64 bytes")
+	}
+	if r := s.Resources; r != nil {
+		if r.GPUs < 0 || r.GPUs > maxGPUs {
+			return invalidf("resources.gpus must be between 0 and %d", maxGPUs)
+		}
+	}
+	if t := s.Target; t != nil {
+		if t.Kind != api.TargetWorker && t.Kind != api.TargetGroup {
+			return invalidf("target.kind must be %q or %q", api.TargetWorker, api.TargetGroup)
+		}
+		if err := validateID("target.id", t.ID); err != nil {
+			return err
+		}
+	}
+	if len(s.Config) > 0 {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(s.Config, &obj); err != nil || obj == nil {
+			return invalidf("config must be a JSON object")
+		}
+	}
+	if s.Executor == "exec" {
+		var c api.ExecConfig
+		if err := decodeStrict(s.Config, &c, false); err != nil {
+			return invalidf("config for the exec executor: %v", err)
+		}
+		if c.Command == "" {
+			return invalidf("config.command is required for the exec executor")
+		}
+	}
+	for _, in := range s.Inputs {
+		if !isDigest(in) {
+			return invalidf("inputs: %q is not a sha256 digest (64 lowercase hex)", in)
+		}
+	}
+	return nil
+}
+
+func isDigest(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,229 @@
+package httpapi
+
+import (
+	"net/http"
+	"slices"
+
+	"github.com/gpulayer/gpulayer/coordinator/auth"
+	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// Limits on registration bodies.
+const (
+	maxLabels    = 64
+	maxListItems = 256
+)
+
+func (s *Server) listWorkers(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	writeJSON(w, http.StatusOK, map[string]any{"workers": s.store.Workers()})
+	return nil
+}
+
+func (s *Server) getWorker(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	wk, err := s.store.Worker(r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"worker": wk})
+	return nil
+}
+
+func validateRegister(req *api.RegisterRequest) error {
+	if req.WorkerID != "" {
+		if err := validateID("worker_id", req.WorkerID); err != nil {
+			return err
+		}
+	}
+	if len(req.Labels) > maxLabels {
+		return invalidf("labels: at most %d", maxLabels)
+	}
+	if len(req.Capabilities) > maxListItems || len(req.Executors) > maxListItems || len(req.Devices) > maxListItems {
+		return invalidf("capabilities, executors and devices: at most %d entries each", maxListItems)
+	}
+	for _, e := range req.Executors {
+		if !executorPattern.MatchString(e) {
+			return invalidf("executors: %q must match %s", e, executorPattern.String())
+		}
+	}
+	return validateDevices(req.Devices)
+}
+
+func validateDevices(devs []api.Device) error {
+	seen := map[string]bool{}
+	for _, d := range devs {
+		if d.UUID == "" {
+			return invalidf("devices: every device needs a uuid")
+		}
+		if seen[d.UUID] {
+			return invalidf("devices: uuid %q listed twice", d.UUID)
+		}
+		seen[d.UUID] = true
+	}
+	return nil
+}
+
+func (s *Server) register(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	var req api.RegisterRequest
+	if _, err := decodeRequest(r, &req, true); err != nil {
+		return err
+	}
+	if err := validateRegister(&req); err != nil {
+		return err
+	}
+	if req.Origin == "provider" {
+		return newError(api.CodeForbidden, "workers with origin provider must register with an instance token, not a join token")
+	}
+	if req.Origin != "" {
+		return invalidf("origin must be empty or %q", "provider")
+	}
+	if req.InstanceID != "" {
+		return invalidf("instance_id is only for origin provider")
+	}
+	id := req.WorkerID
+	if id == "" {
+		id = "w" + auth.NewID(8)
+	}
+	minted, err := auth.Mint(api.PrefixWorker)
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	res, err := s.propose(r.Context(), command.RegisterWorker{
+		WorkerID:     id,
+		Credential:   command.CredentialRecord{ID: minted.Token.ID, Kind: string(auth.KindWorker), Name: id, Hash: minted.Hash, CreatedAt: now},
+		RegisteredBy: p.Name,
+		Labels:       req.Labels,
+		Capabilities: req.Capabilities,
+		Executors:    req.Executors,
+		Devices:      req.Devices,
+		Now:          now,
+	})
+	if err != nil {
+		return err
+	}
+	if res.Err != nil {
+		return res.Err
+	}
+	out := res.Value.(state.RegisterOutcome)
+	if !out.Created {
+		writeJSON(w, http.StatusOK, api.RegisterResponse{WorkerID: id, Status: out.Worker.Status, Worker: &out.Worker})
+		return nil
+	}
+	s.log.Info("worker registered", "worker_id", id, "registered_by", p.Name)
+	writeJSON(w, http.StatusCreated, api.RegisterResponse{WorkerID: id, WorkerToken: minted.Token.String(), Status: out.Worker.Status, Worker: &out.Worker})
+	return nil
+}
+
+func (s *Server) workerSelf(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	wk, err := s.store.Worker(p.WorkerID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, wk)
+	return nil
+}
+
+func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	var req api.HeartbeatRequest
+	if _, err := decodeRequest(r, &req, true); err != nil {
+		return err
+	}
+	if len(req.RunningTaskIDs) > 4096 || len(req.Executors) > maxListItems || len(req.Devices) > maxListItems {
+		return invalidf("heartbeat lists are too long")
+	}
+	if err := validateDevices(req.Devices); err != nil {
+		return err
+	}
+	if !s.cluster.IsLeader() {
+		return errNotLeader
+	}
+	wk, err := s.store.Worker(p.WorkerID)
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	if (req.Executors != nil && !slices.Equal(req.Executors, wk.Executors)) || (req.Devices != nil && !slices.Equal(req.Devices, wk.Devices)) {
+		ex, dev := req.Executors, req.Devices
+		if ex == nil {
+			ex = wk.Executors
+		}
+		if dev == nil {
+			dev = wk.Devices
+		}
+		if res, err := s.propose(r.Context(), command.UpdateWorker{WorkerID: wk.WorkerID, Executors: ex, Devices: dev, Now: now}); err != nil {
+			return err
+		} else if res.Err != nil {
+			return res.Err
+		}
+	}
+	if wk.Status == api.WorkerOffline {
+		if _, err := s.propose(r.Context(), command.SetWorkerStatus{WorkerID: wk.WorkerID, Status: api.WorkerReady, Now: now}); err != nil {
+			return err
+		}
+	}
+	earliest := s.leases.Heartbeat(wk.WorkerID)
+	cancel := []string{}
+	for _, a := range s.store.ActiveTasks(wk.WorkerID) {
+		if a.CancelRequested {
+			cancel = append(cancel, a.TaskID)
+		}
+	}
+	for _, id := range req.RunningTaskIDs {
+		if _, held := s.store.HeldAttempt(id, wk.WorkerID); !held && !slices.Contains(cancel, id) {
+			cancel = append(cancel, id)
+		}
+	}
+	command := api.CommandNone
+	switch wk.Status {
+	case api.WorkerDraining:
+		command = api.CommandDrain
+	case api.WorkerStopping:
+		command = api.CommandStop
+	}
+	writeJSON(w, http.StatusOK, api.HeartbeatResponse{
+		CancelTaskIDs:   cancel,
+		LeaseExpiresAt:  api.FormatTime(earliest),
+		Command:         command,
+		Revoked:         false,
+		IntervalSeconds: s.leases.HeartbeatInterval().Seconds(),
+	})
+	return nil
+}
+
+func (s *Server) acquire(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	var req api.AcquireRequest
+	if _, err := decodeRequest(r, &req, true); err != nil {
+		return err
+	}
+	switch {
+	case req.WaitSeconds < 0 || req.WaitSeconds > api.MaxWaitSeconds:
+		return invalidf("wait_seconds must be between 0 and %d", api.MaxWaitSeconds)
+	case req.MaxLeaseSeconds < 0 || req.MaxLeaseSeconds > maxLeaseSeconds:
+		return invalidf("max_lease_seconds must be between 0 and %d", maxLeaseSeconds)
+	case len(req.Capability) > 64:
+		return invalidf("capability is longer than 64 bytes")
+	}
+	if !s.cluster.IsLeader() {
+		return errNotLeader
+	}
+	wk, err := s.store.Worker(p.WorkerID)
+	if err != nil {
+		return err
+	}
+	switch wk.Status {
+	case api.WorkerDraining:
+		writeJSON(w, http.StatusOK, api.AcquireResponse{Command: api.CommandDrain})
+		return nil
+	case api.WorkerStopping:
+		writeJSON(w, http.StatusOK, api.AcquireResponse{Command: api.CommandStop})
+		return nil
+	}
+	a, err := s.sched.Acquire(r.Context(), p.WorkerID, req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, api.AcquireResponse{Task: a})
+	return nil
+}

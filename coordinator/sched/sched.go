@@ -1,0 +1,116 @@
+// Package sched hands pending tasks to workers that ask for work.
+//
+// Acquire is a long poll: it matches the worker against the pending-task
+// indexes, proposes the assignment through Raft (where the state machine
+// re-checks it atomically), and if nothing matches it waits until the state
+// signals that work may have become available, or the wait ends.
+package sched
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/auth"
+	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/internal/clock"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// Proposer proposes a command through Raft and returns its result.
+type Proposer func(ctx context.Context, c command.Command) (state.Result, error)
+
+// LeaseArmer is told about every new attempt so its lease is enforced.
+type LeaseArmer interface {
+	Assigned(taskID, workerID, attemptID string, lease time.Duration, deadline time.Time)
+}
+
+// Scheduler serves acquire calls on the leader.
+type Scheduler struct {
+	store   *state.Store
+	propose Proposer
+	leases  LeaseArmer
+	clock   clock.Clock
+
+	mu       sync.Mutex
+	reserved map[string]bool
+}
+
+// New returns a scheduler.
+func New(store *state.Store, propose Proposer, leases LeaseArmer, clk clock.Clock) *Scheduler {
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	return &Scheduler{store: store, propose: propose, leases: leases, clock: clk, reserved: map[string]bool{}}
+}
+
+// Acquire returns a task for the worker, or nil once wait has passed with
+// nothing to hand out. Errors wrap the state sentinels (worker revoked,
+// pending, not registered) or the proposer's errors.
+func (s *Scheduler) Acquire(ctx context.Context, workerID string, req api.AcquireRequest) (*api.Assignment, error) {
+	wait := time.Duration(min(max(req.WaitSeconds, 0), api.MaxWaitSeconds)) * time.Second
+	var deadline <-chan time.Time
+	if wait > 0 {
+		deadline = s.clock.After(wait)
+	}
+	for {
+		changed := s.store.PendingChanged()
+		a, err := s.tryOnce(ctx, workerID, req)
+		if err != nil || a != nil {
+			return a, err
+		}
+		if wait == 0 {
+			return nil, nil
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			return nil, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// tryOnce matches and proposes; it retries matching while the state machine
+// refuses candidates that a concurrent write took first.
+func (s *Scheduler) tryOnce(ctx context.Context, workerID string, req api.AcquireRequest) (*api.Assignment, error) {
+	for range 16 {
+		s.mu.Lock()
+		cand, ok, err := s.store.Match(workerID, req.Capability, s.reserved)
+		if err != nil || !ok {
+			s.mu.Unlock()
+			return nil, err
+		}
+		s.reserved[cand.TaskID] = true
+		s.mu.Unlock()
+
+		res, err := s.propose(ctx, command.AssignTask{
+			TaskID:       cand.TaskID,
+			WorkerID:     workerID,
+			AttemptID:    auth.NewID(12),
+			Devices:      cand.Devices,
+			LeaseSeconds: req.MaxLeaseSeconds,
+			Now:          s.clock.Now().UTC(),
+		})
+		s.mu.Lock()
+		delete(s.reserved, cand.TaskID)
+		s.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		if res.Err != nil {
+			if errors.Is(res.Err, state.ErrConflict) {
+				continue
+			}
+			return nil, res.Err
+		}
+		out := res.Value.(state.AssignOutcome)
+		a := out.Assignment
+		s.leases.Assigned(a.ID, workerID, a.AttemptID, time.Duration(a.LeaseSeconds)*time.Second, out.LeaseUntil)
+		return &a, nil
+	}
+	return nil, nil
+}

@@ -1,0 +1,276 @@
+package coordinator
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/cluster"
+	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/fsm"
+	"github.com/gpulayer/gpulayer/coordinator/httpapi"
+	"github.com/gpulayer/gpulayer/coordinator/lease"
+	"github.com/gpulayer/gpulayer/coordinator/sched"
+	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// Server is one coordinator.
+type Server struct {
+	cfg       Config
+	store     *state.Store
+	node      *cluster.Node
+	leases    *lease.Manager
+	api       *httpapi.Server
+	http      *http.Server
+	listener  net.Listener
+	bootstrap bootstrapFile
+	scheme    string
+
+	mu          sync.Mutex
+	leaderReady bool
+}
+
+// New opens the data dir, starts Raft and binds the HTTP listener. Call
+// Run to serve.
+func New(cfg Config) (*Server, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	boot, err := readBootstrap(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, store: state.New(), bootstrap: boot, scheme: "http"}
+
+	var tlsConf *tls.Config
+	if cfg.TLSCert != "" {
+		cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
+		if err != nil {
+			return nil, fmt.Errorf("coordinator: load TLS key pair: %w", err)
+		}
+		tlsConf = &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}
+		s.scheme = "https"
+	}
+	ln, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return nil, fmt.Errorf("coordinator: listen %s: %w", cfg.HTTPAddr, err)
+	}
+	if tlsConf != nil {
+		ln = tls.NewListener(ln, tlsConf)
+	}
+	s.listener = ln
+
+	node, err := cluster.Open(cluster.Config{
+		NodeID:           cfg.NodeID,
+		RaftAddr:         cfg.RaftAddr,
+		DataDir:          cfg.DataDir,
+		Bootstrap:        true,
+		FSM:              fsm.New(s.store),
+		Logger:           cfg.Logger,
+		HeartbeatTimeout: cfg.RaftHeartbeatTimeout,
+		ElectionTimeout:  cfg.RaftElectionTimeout,
+	})
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	s.node = node
+	s.leases = lease.New(lease.Config{
+		Clock:             cfg.Clock,
+		State:             s.store,
+		Propose:           s.Propose,
+		Logger:            cfg.Logger.With("component", "lease"),
+		Grace:             cfg.LeaseGrace,
+		Tick:              cfg.LeaseTick,
+		HeartbeatInterval: cfg.HeartbeatInterval,
+	})
+	sc := sched.New(s.store, s.Propose, s.leases, cfg.Clock)
+	s.api = httpapi.New(httpapi.Config{
+		Store:   s.store,
+		Cluster: clusterView{node: node},
+		Propose: s.Propose,
+		Sched:   sc,
+		Leases:  s.leases,
+		Clock:   cfg.Clock,
+		Logger:  cfg.Logger,
+	})
+	s.http = &http.Server{
+		Handler:           s.api,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       2 * time.Minute,
+		WriteTimeout:      time.Duration(api.MaxWaitSeconds+30) * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          nil,
+	}
+	return s, nil
+}
+
+// URL is the base URL clients use to reach this coordinator.
+func (s *Server) URL() string { return s.scheme + "://" + s.listener.Addr().String() }
+
+// Store exposes the replicated state (read-only use).
+func (s *Server) Store() *state.Store { return s.store }
+
+// Node exposes the Raft node.
+func (s *Server) Node() *cluster.Node { return s.node }
+
+// Propose encodes and proposes a command, returning the state machine's
+// result.
+func (s *Server) Propose(ctx context.Context, c command.Command) (state.Result, error) {
+	entry, err := command.Encode(c)
+	if err != nil {
+		return state.Result{}, err
+	}
+	out, err := s.node.Apply(ctx, entry)
+	if err != nil {
+		return state.Result{}, err
+	}
+	res, ok := out.(state.Result)
+	if !ok {
+		return state.Result{}, fmt.Errorf("coordinator: unexpected apply result %T", out)
+	}
+	return res, nil
+}
+
+// Run serves until ctx ends, then shuts down HTTP and Raft.
+func (s *Server) Run(ctx context.Context) error {
+	log := s.cfg.Logger.With("component", "coordinator")
+	errc := make(chan error, 1)
+	go func() {
+		err := s.http.Serve(s.listener)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		errc <- err
+	}()
+	log.Info("coordinator serving", "url", s.URL(), "raft_addr", s.node.Addr(), "node_id", s.node.ID())
+
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.leadership(ctx)
+	}()
+
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = s.http.Shutdown(shutCtx)
+	wg.Wait()
+	if serr := s.node.Shutdown(); err == nil && serr != nil && !errors.Is(serr, cluster.ErrShutdown) {
+		err = serr
+	}
+	log.Info("coordinator stopped")
+	return err
+}
+
+// leadership runs the leader-only duties while this node leads: it waits
+// for the log to be applied (Barrier), records its HTTP address, imports
+// init's credentials, and runs the lease timers.
+func (s *Server) leadership(ctx context.Context) {
+	log := s.cfg.Logger.With("component", "leader")
+	var stop context.CancelFunc
+	var done chan struct{}
+	check := time.NewTicker(500 * time.Millisecond)
+	defer check.Stop()
+	step := func() {
+		leading := s.node.IsLeader()
+		switch {
+		case leading && stop == nil:
+			lctx, cancel := context.WithCancel(ctx)
+			if err := s.takeOffice(lctx); err != nil {
+				cancel()
+				log.Warn("taking office failed; will retry", "error", err)
+				return
+			}
+			stop = cancel
+			done = make(chan struct{})
+			go func(d chan struct{}) {
+				defer close(d)
+				_ = s.leases.Run(lctx)
+			}(done)
+			s.setLeaderReady(true)
+			log.Info("leading")
+		case !leading && stop != nil:
+			s.setLeaderReady(false)
+			stop()
+			<-done
+			stop = nil
+			log.Info("stepped down")
+		}
+	}
+	for {
+		step()
+		select {
+		case <-ctx.Done():
+			if stop != nil {
+				stop()
+				<-done
+			}
+			return
+		case <-s.node.LeaderCh():
+		case <-check.C:
+		}
+	}
+}
+
+func (s *Server) takeOffice(ctx context.Context) error {
+	bctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := s.node.Barrier(bctx); err != nil {
+		return fmt.Errorf("barrier: %w", err)
+	}
+	if res, err := s.Propose(bctx, command.RegisterNode{NodeID: s.node.ID(), HTTPAddr: s.URL()}); err != nil || res.Err != nil {
+		return fmt.Errorf("register node: %v %v", err, res.Err)
+	}
+	if s.bootstrap.Generation > s.store.BootstrapGeneration() {
+		res, err := s.Propose(bctx, command.ImportBootstrap{Generation: s.bootstrap.Generation, Credentials: s.bootstrap.Credentials, Now: s.cfg.Clock.Now().UTC()})
+		if err != nil || res.Err != nil {
+			return fmt.Errorf("import bootstrap credentials: %v %v", err, res.Err)
+		}
+	}
+	return nil
+}
+
+func (s *Server) setLeaderReady(v bool) {
+	s.mu.Lock()
+	s.leaderReady = v
+	s.mu.Unlock()
+}
+
+// LeaderReady reports whether this node leads and has taken office.
+func (s *Server) LeaderReady() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.leaderReady
+}
+
+// clusterView adapts the Raft node to what the HTTP API needs.
+type clusterView struct{ node *cluster.Node }
+
+func (c clusterView) ID() string               { return c.node.ID() }
+func (c clusterView) IsLeader() bool           { return c.node.IsLeader() }
+func (c clusterView) Leader() (string, string) { return c.node.Leader() }
+func (c clusterView) Peers() ([]api.Peer, error) {
+	servers, err := c.node.Servers()
+	if err != nil {
+		return nil, err
+	}
+	_, leaderID := c.node.Leader()
+	out := make([]api.Peer, len(servers))
+	for i, sv := range servers {
+		out[i] = api.Peer{ID: string(sv.ID), Address: string(sv.Address), Suffrage: sv.Suffrage.String(), Leader: string(sv.ID) == leaderID}
+	}
+	return out, nil
+}

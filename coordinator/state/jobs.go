@@ -1,0 +1,264 @@
+package state
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// Defaults applied to a job spec at submission.
+const (
+	DefaultLeaseSeconds = 30
+	DefaultMaxAttempts  = 3
+)
+
+// SubmitOutcome is the value of a SubmitJob result.
+type SubmitOutcome struct {
+	Created bool
+	Job     api.Job
+}
+
+// SpecHash is a stable digest of a job spec, used for idempotency keys.
+func SpecHash(spec api.JobSpec) string {
+	b, _ := json.Marshal(spec)
+	var v any
+	_ = json.Unmarshal(b, &v)
+	b, _ = json.Marshal(v)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+func (s *Store) submitJob(c command.SubmitJob) Result {
+	count := c.Spec.Count
+	if count <= 0 {
+		count = 1
+	}
+	if len(c.TaskIDs) != count || c.JobID == "" {
+		return Result{Err: fmt.Errorf("%w: job needs %d task ids", ErrInvalid, count)}
+	}
+	if _, dup := s.jobs[c.JobID]; dup {
+		return Result{Err: fmt.Errorf("job %s exists: %w", c.JobID, ErrConflict)}
+	}
+	hash := SpecHash(c.Spec)
+	if c.Spec.IdempotencyKey != "" {
+		key := c.CreatedBy + "/" + c.Spec.IdempotencyKey
+		if id, ok := s.idempotency[key]; ok {
+			j := s.jobs[id]
+			if j.SpecHash != hash {
+				return Result{Err: fmt.Errorf("idempotency key %q was used with a different job: %w", c.Spec.IdempotencyKey, ErrConflict)}
+			}
+			return Result{Value: SubmitOutcome{Created: false, Job: s.jobView(j)}}
+		}
+	}
+	lease := c.Spec.LeaseSeconds
+	if lease <= 0 {
+		lease = DefaultLeaseSeconds
+	}
+	j := &Job{ID: c.JobID, Spec: c.Spec, SpecHash: hash, CreatedBy: c.CreatedBy, CreatedAt: c.Now, UpdatedAt: c.Now, TaskIDs: c.TaskIDs, Seq: s.nextSeq()}
+	for i, id := range c.TaskIDs {
+		if _, dup := s.tasks[id]; dup {
+			return Result{Err: fmt.Errorf("task %s exists: %w", id, ErrConflict)}
+		}
+		t := &Task{ID: id, JobID: j.ID, Index: i, Seq: s.nextSeq(), State: api.TaskPending, LeaseSeconds: lease, CreatedAt: c.Now, UpdatedAt: c.Now}
+		s.tasks[id] = t
+		s.queue.push(c.Spec.Executor, c.Spec.Priority, t)
+	}
+	s.jobs[j.ID] = j
+	s.jobOrder = append(s.jobOrder, j.ID)
+	if c.Spec.IdempotencyKey != "" {
+		s.idempotency[c.CreatedBy+"/"+c.Spec.IdempotencyKey] = j.ID
+	}
+	s.markPending()
+	return Result{Value: SubmitOutcome{Created: true, Job: s.jobView(j)}}
+}
+
+func (s *Store) cancelJob(c command.CancelJob) Result {
+	j, ok := s.jobs[c.JobID]
+	if !ok {
+		return Result{Err: fmt.Errorf("job %s: %w", c.JobID, ErrNotFound)}
+	}
+	if s.jobTerminal(j) {
+		return Result{Err: fmt.Errorf("job %s has already ended: %w", j.ID, ErrConflict)}
+	}
+	for _, id := range j.TaskIDs {
+		t := s.tasks[id]
+		switch {
+		case t.State == api.TaskPending:
+			s.queue.remove(j.Spec.Executor, t)
+			t.State = api.TaskCancelled
+			t.Reason = "cancelled by " + c.By
+			t.UpdatedAt = c.Now
+		case t.Active():
+			t.CancelRequested = true
+			t.UpdatedAt = c.Now
+		}
+	}
+	j.UpdatedAt = c.Now
+	return Result{Value: s.jobView(j)}
+}
+
+func (s *Store) jobTerminal(j *Job) bool {
+	for _, id := range j.TaskIDs {
+		if !s.tasks[id].Terminal() {
+			return false
+		}
+	}
+	return true
+}
+
+// Job returns the view of a job.
+func (s *Store) Job(id string) (api.Job, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	j, ok := s.jobs[id]
+	if !ok {
+		return api.Job{}, fmt.Errorf("job %s: %w", id, ErrNotFound)
+	}
+	return s.jobView(j), nil
+}
+
+// JobOwner returns who created a job.
+func (s *Store) JobOwner(id string) (string, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	j, ok := s.jobs[id]
+	if !ok {
+		return "", fmt.Errorf("job %s: %w", id, ErrNotFound)
+	}
+	return j.CreatedBy, nil
+}
+
+// Jobs lists jobs newest first, at most limit (0: all).
+func (s *Store) Jobs(limit int) []api.Job {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	n := len(s.jobOrder)
+	if limit <= 0 || limit > n {
+		limit = n
+	}
+	out := make([]api.Job, 0, limit)
+	for i := n - 1; i >= 0 && len(out) < limit; i-- {
+		out = append(out, s.jobView(s.jobs[s.jobOrder[i]]))
+	}
+	return out
+}
+
+// Logs returns a job's stored output from position from onwards (per the
+// job's task order), with the next position and whether the job has ended.
+func (s *Store) Logs(jobID string, from LogCursor) ([]api.LogEntry, LogCursor, bool, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	j, ok := s.jobs[jobID]
+	if !ok {
+		return nil, from, false, fmt.Errorf("job %s: %w", jobID, ErrNotFound)
+	}
+	if from == nil {
+		from = LogCursor{}
+	}
+	next := LogCursor{}
+	var out []api.LogEntry
+	for _, id := range j.TaskIDs {
+		t := s.tasks[id]
+		recs := s.logs[id]
+		start := from[id]
+		for _, r := range recs[min(start, len(recs)):] {
+			out = append(out, api.LogEntry{TaskID: id, Index: t.Index, Attempt: r.Attempt, Stream: r.Stream, Seq: r.Seq, Data: r.Data, Time: api.FormatTime(r.Time)})
+		}
+		next[id] = len(recs)
+	}
+	return out, next, s.jobTerminal(j), nil
+}
+
+// LogCursor is a position in a job's logs: per task, records already read.
+type LogCursor map[string]int
+
+func (s *Store) jobView(j *Job) api.Job {
+	tasks := make([]api.Task, len(j.TaskIDs))
+	updated := j.UpdatedAt
+	for i, id := range j.TaskIDs {
+		t := s.tasks[id]
+		tasks[i] = taskView(t)
+		if t.UpdatedAt.After(updated) {
+			updated = t.UpdatedAt
+		}
+	}
+	return api.Job{
+		JobSpec:   j.Spec,
+		ID:        j.ID,
+		State:     deriveJobState(tasks),
+		CreatedBy: j.CreatedBy,
+		CreatedAt: api.FormatTime(j.CreatedAt),
+		UpdatedAt: api.FormatTime(updated),
+		Tasks:     tasks,
+	}
+}
+
+// deriveJobState folds task states into the job's state.
+func deriveJobState(tasks []api.Task) string {
+	var pending, active, failed, cancelled, done int
+	for _, t := range tasks {
+		switch t.State {
+		case api.TaskPending:
+			pending++
+		case api.TaskAssigned, api.TaskRunning:
+			active++
+		case api.TaskFailed:
+			failed++
+		case api.TaskCancelled:
+			cancelled++
+		case api.TaskSucceeded:
+			done++
+		}
+	}
+	switch {
+	case active > 0 || (pending > 0 && pending < len(tasks)):
+		return api.TaskRunning
+	case pending > 0:
+		return api.TaskPending
+	case failed > 0:
+		return api.TaskFailed
+	case cancelled > 0:
+		return api.TaskCancelled
+	}
+	return api.TaskSucceeded
+}
+
+func taskView(t *Task) api.Task {
+	v := api.Task{
+		ID:              t.ID,
+		JobID:           t.JobID,
+		Index:           t.Index,
+		State:           t.State,
+		Attempt:         len(t.Attempts),
+		AttemptID:       t.AttemptID,
+		WorkerID:        t.WorkerID,
+		ExitCode:        t.ExitCode,
+		Output:          t.Output,
+		Reason:          t.Reason,
+		SubmittedBy:     t.SubmittedBy,
+		ExecutedBy:      t.ExecutedBy,
+		Devices:         t.Devices,
+		CancelRequested: t.CancelRequested,
+		CreatedAt:       api.FormatTime(t.CreatedAt),
+		UpdatedAt:       api.FormatTime(t.UpdatedAt),
+	}
+	for _, a := range t.Attempts {
+		v.Attempts = append(v.Attempts, api.Attempt{
+			AttemptID:  a.ID,
+			Number:     a.Number,
+			WorkerID:   a.WorkerID,
+			State:      a.State,
+			Devices:    a.Devices,
+			AssignedAt: api.FormatTime(a.AssignedAt),
+			StartedAt:  api.FormatTime(a.StartedAt),
+			EndedAt:    api.FormatTime(a.EndedAt),
+			ExitCode:   a.ExitCode,
+			Reason:     a.Reason,
+		})
+	}
+	return v
+}

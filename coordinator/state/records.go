@@ -1,0 +1,116 @@
+package state
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// Credential is a stored credential: a hash, never a secret.
+type Credential struct {
+	command.CredentialRecord
+	Revoked bool `json:"revoked,omitempty"`
+}
+
+// Worker is a registered worker.
+type Worker struct {
+	ID           string            `json:"id"`
+	Status       string            `json:"status"`
+	Labels       map[string]string `json:"labels,omitempty"`
+	Capabilities []string          `json:"capabilities"`
+	Executors    []string          `json:"executors"`
+	Devices      []api.Device      `json:"devices"`
+	CredentialID string            `json:"credential_id"`
+	RegisteredAt time.Time         `json:"registered_at"`
+	RegisteredBy string            `json:"registered_by,omitempty"`
+
+	// active holds the ids of tasks assigned to or running on the worker.
+	active map[string]struct{}
+}
+
+// Attempt is one assignment of a task.
+type Attempt struct {
+	ID         string    `json:"id"`
+	Number     int       `json:"number"`
+	WorkerID   string    `json:"worker_id"`
+	State      string    `json:"state"`
+	Devices    []string  `json:"devices,omitempty"`
+	AssignedAt time.Time `json:"assigned_at"`
+	StartedAt  time.Time `json:"started_at,omitzero"`
+	EndedAt    time.Time `json:"ended_at,omitzero"`
+	ExitCode   *int      `json:"exit_code,omitempty"`
+	Reason     string    `json:"reason,omitempty"`
+}
+
+// Job is a submitted job.
+type Job struct {
+	ID        string      `json:"id"`
+	Spec      api.JobSpec `json:"spec"`
+	SpecHash  string      `json:"spec_hash"`
+	CreatedBy string      `json:"created_by"`
+	CreatedAt time.Time   `json:"created_at"`
+	UpdatedAt time.Time   `json:"updated_at"`
+	TaskIDs   []string    `json:"task_ids"`
+	Seq       uint64      `json:"seq"`
+}
+
+// Task is one unit of a job.
+type Task struct {
+	ID              string          `json:"id"`
+	JobID           string          `json:"job_id"`
+	Index           int             `json:"index"`
+	Seq             uint64          `json:"seq"`
+	State           string          `json:"state"`
+	AttemptID       string          `json:"attempt_id,omitempty"`
+	WorkerID        string          `json:"worker_id,omitempty"`
+	Devices         []string        `json:"devices,omitempty"`
+	LeaseSeconds    int             `json:"lease_seconds"`
+	LeaseExpiresAt  time.Time       `json:"lease_expires_at,omitzero"`
+	ExitCode        *int            `json:"exit_code,omitempty"`
+	Output          json.RawMessage `json:"output,omitempty"`
+	Reason          string          `json:"reason,omitempty"`
+	SubmittedBy     string          `json:"submitted_by,omitempty"`
+	ExecutedBy      string          `json:"executed_by,omitempty"`
+	CancelRequested bool            `json:"cancel_requested,omitempty"`
+	Attempts        []Attempt       `json:"attempts,omitempty"`
+	CreatedAt       time.Time       `json:"created_at"`
+	UpdatedAt       time.Time       `json:"updated_at"`
+	LogBytes        int             `json:"log_bytes,omitempty"`
+	LastLogSeq      int64           `json:"last_log_seq"`
+}
+
+// Active reports whether the task is held by a worker.
+func (t *Task) Active() bool { return t.State == api.TaskAssigned || t.State == api.TaskRunning }
+
+// Terminal reports whether the task has ended for good.
+func (t *Task) Terminal() bool {
+	return t.State == api.TaskSucceeded || t.State == api.TaskFailed || t.State == api.TaskCancelled
+}
+
+func (t *Task) current() *Attempt {
+	if len(t.Attempts) == 0 {
+		return nil
+	}
+	return &t.Attempts[len(t.Attempts)-1]
+}
+
+// LogRecord is one stored chunk of task output.
+type LogRecord struct {
+	Attempt int       `json:"attempt"`
+	Stream  string    `json:"stream"`
+	Seq     int64     `json:"seq"`
+	Data    string    `json:"data"`
+	Time    time.Time `json:"time"`
+}
+
+// Submission remembers the answer to a finish with a submission id.
+type Submission struct {
+	BodyHash string `json:"body_hash"`
+	Answer   []byte `json:"answer"`
+}
+
+// MaxLogBytesPerTask bounds the output kept for one task; past it, chunks
+// are dropped and one marker is stored.
+const MaxLogBytesPerTask = 8 << 20

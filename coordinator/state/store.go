@@ -1,0 +1,163 @@
+package state
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+)
+
+// Result is the outcome of applying one command: a value for the caller
+// (usually a rendered view) or a refusal wrapping one of the sentinels.
+type Result struct {
+	Value any
+	Err   error
+}
+
+// Store holds the replicated state. Apply is called by one goroutine (the
+// FSM); reads may come from any goroutine and take the read lock.
+type Store struct {
+	mu sync.RWMutex
+
+	bootstrapGeneration int
+	credentials         map[string]*Credential
+	workers             map[string]*Worker
+	jobs                map[string]*Job
+	jobOrder            []string
+	tasks               map[string]*Task
+	logs                map[string][]LogRecord
+	submissions         map[string]Submission
+	idempotency         map[string]string
+	nodes               map[string]string
+	seq                 uint64
+
+	queue *pendingQueue
+
+	// notify channels are closed and replaced to wake waiters.
+	pendingCh chan struct{}
+	changedCh chan struct{}
+	pendingUp bool
+}
+
+// New returns an empty store.
+func New() *Store {
+	s := &Store{}
+	s.reset()
+	s.pendingCh = make(chan struct{})
+	s.changedCh = make(chan struct{})
+	return s
+}
+
+func (s *Store) reset() {
+	s.bootstrapGeneration = 0
+	s.credentials = map[string]*Credential{}
+	s.workers = map[string]*Worker{}
+	s.jobs = map[string]*Job{}
+	s.jobOrder = nil
+	s.tasks = map[string]*Task{}
+	s.logs = map[string][]LogRecord{}
+	s.submissions = map[string]Submission{}
+	s.idempotency = map[string]string{}
+	s.nodes = map[string]string{}
+	s.seq = 0
+	s.queue = newPendingQueue()
+}
+
+// Apply applies one decoded command and returns its result. A Batch yields
+// a []Result, one per entry, in order.
+func (s *Store) Apply(c command.Command) any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer s.wake()
+	if b, ok := c.(command.Batch); ok {
+		out := make([]Result, len(b.Entries))
+		for i, e := range b.Entries {
+			inner, err := command.Decode(e)
+			if err != nil {
+				out[i] = Result{Err: fmt.Errorf("%w: %v", ErrInvalid, err)}
+				continue
+			}
+			if _, nested := inner.(command.Batch); nested {
+				out[i] = Result{Err: fmt.Errorf("%w: nested batch", ErrInvalid)}
+				continue
+			}
+			out[i] = s.applyOne(inner)
+		}
+		return out
+	}
+	return s.applyOne(c)
+}
+
+func (s *Store) applyOne(c command.Command) Result {
+	switch c := c.(type) {
+	case command.ImportBootstrap:
+		return s.importBootstrap(c)
+	case command.RegisterWorker:
+		return s.registerWorker(c)
+	case command.UpdateWorker:
+		return s.updateWorker(c)
+	case command.SetWorkerStatus:
+		return s.setWorkerStatus(c)
+	case command.SubmitJob:
+		return s.submitJob(c)
+	case command.AssignTask:
+		return s.assignTask(c)
+	case command.StartTask:
+		return s.startTask(c)
+	case command.AppendLogs:
+		return s.appendLogs(c)
+	case command.FinishTask:
+		return s.finishTask(c)
+	case command.FailTask:
+		return s.failTask(c)
+	case command.LoseAttempt:
+		return s.loseAttempt(c)
+	case command.CancelJob:
+		return s.cancelJob(c)
+	case command.RegisterNode:
+		s.nodes[c.NodeID] = c.HTTPAddr
+		return Result{}
+	}
+	return Result{Err: fmt.Errorf("%w: unhandled command %T", ErrInvalid, c)}
+}
+
+// wake closes the change channels; must be called with mu held.
+func (s *Store) wake() {
+	close(s.changedCh)
+	s.changedCh = make(chan struct{})
+	if s.pendingUp {
+		close(s.pendingCh)
+		s.pendingCh = make(chan struct{})
+		s.pendingUp = false
+	}
+}
+
+// markPending records that work became available, waking acquirers.
+func (s *Store) markPending() { s.pendingUp = true }
+
+// Changed returns a channel closed at the next applied command.
+func (s *Store) Changed() <-chan struct{} {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.changedCh
+}
+
+// PendingChanged returns a channel closed when work may have become
+// available (a job submitted, a task requeued, a worker's inventory changed).
+func (s *Store) PendingChanged() <-chan struct{} {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.pendingCh
+}
+
+// NodeHTTPAddr returns the HTTP address a coordinator registered.
+func (s *Store) NodeHTTPAddr(nodeID string) string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.nodes[nodeID]
+}
+
+func (s *Store) nextSeq() uint64 {
+	s.seq++
+	return s.seq
+}

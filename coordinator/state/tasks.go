@@ -1,0 +1,310 @@
+package state
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// ActiveTask is a task held by a worker, as the lease manager needs it.
+type ActiveTask struct {
+	TaskID          string
+	AttemptID       string
+	WorkerID        string
+	LeaseSeconds    int
+	LeaseExpiresAt  time.Time
+	CancelRequested bool
+}
+
+// AssignOutcome is the value of an AssignTask result.
+type AssignOutcome struct {
+	Assignment api.Assignment
+	LeaseUntil time.Time
+}
+
+func (s *Store) assignTask(c command.AssignTask) Result {
+	t, ok := s.tasks[c.TaskID]
+	if !ok {
+		return Result{Err: fmt.Errorf("task %s: %w", c.TaskID, ErrNotFound)}
+	}
+	if t.State != api.TaskPending {
+		return Result{Err: fmt.Errorf("task %s is %s: %w", t.ID, t.State, ErrConflict)}
+	}
+	w, ok := s.workers[c.WorkerID]
+	if !ok {
+		return Result{Err: fmt.Errorf("worker %s: %w", c.WorkerID, ErrWorkerNotRegistered)}
+	}
+	j := s.jobs[t.JobID]
+	if err := s.canRun(w, j, t, ""); err != nil {
+		return Result{Err: err}
+	}
+	if !s.devicesFree(w, c.Devices) {
+		return Result{Err: fmt.Errorf("devices %v not free on %s: %w", c.Devices, w.ID, ErrConflict)}
+	}
+	s.queue.remove(j.Spec.Executor, t)
+	lease := j.Spec.LeaseSeconds
+	if lease <= 0 {
+		lease = DefaultLeaseSeconds
+	}
+	if c.LeaseSeconds > 0 && c.LeaseSeconds < lease {
+		lease = c.LeaseSeconds
+	}
+	t.LeaseSeconds = lease
+	t.State = api.TaskAssigned
+	t.AttemptID = c.AttemptID
+	t.WorkerID = w.ID
+	t.Devices = c.Devices
+	t.LeaseExpiresAt = c.Now.Add(time.Duration(lease) * time.Second)
+	t.LastLogSeq = 0
+	t.UpdatedAt = c.Now
+	t.Attempts = append(t.Attempts, Attempt{ID: c.AttemptID, Number: len(t.Attempts) + 1, WorkerID: w.ID, State: api.TaskAssigned, Devices: c.Devices, AssignedAt: c.Now})
+	w.active[t.ID] = struct{}{}
+	res := j.Spec.Resources
+	return Result{Value: AssignOutcome{LeaseUntil: t.LeaseExpiresAt, Assignment: api.Assignment{
+		ID:             t.ID,
+		JobID:          t.JobID,
+		Index:          t.Index,
+		AttemptID:      t.AttemptID,
+		Attempt:        len(t.Attempts),
+		Executor:       j.Spec.Executor,
+		Config:         j.Spec.Config,
+		Resources:      res,
+		Devices:        nonNil(c.Devices),
+		LeaseExpiresAt: api.FormatTime(t.LeaseExpiresAt),
+		LeaseSeconds:   lease,
+		TimeoutSeconds: j.Spec.TimeoutSeconds,
+		Inputs:         j.Spec.Inputs,
+	}}}
+}
+
+// claim checks that worker holds the task under attemptID. It is the one
+// place where wrong_claimant, not_claimed and stale_attempt are decided.
+func (s *Store) claim(taskID, workerID, attemptID string) (*Task, error) {
+	t, ok := s.tasks[taskID]
+	if !ok {
+		return nil, fmt.Errorf("task %s: %w", taskID, ErrNotFound)
+	}
+	if attemptID != t.AttemptID || attemptID == "" {
+		for _, a := range t.Attempts {
+			if a.ID == attemptID && a.WorkerID == workerID {
+				return nil, fmt.Errorf("task %s: attempt %s ended (%s): %w", taskID, attemptID, a.State, ErrStaleAttempt)
+			}
+		}
+		switch {
+		case t.Active() && t.WorkerID != workerID:
+			return nil, fmt.Errorf("task %s: %w", taskID, ErrWrongClaimant)
+		case !t.Active():
+			return nil, fmt.Errorf("task %s is %s: %w", taskID, t.State, ErrNotClaimed)
+		}
+		return nil, fmt.Errorf("task %s: attempt %q: %w", taskID, attemptID, ErrStaleAttempt)
+	}
+	if t.WorkerID != workerID {
+		return nil, fmt.Errorf("task %s: %w", taskID, ErrWrongClaimant)
+	}
+	if !t.Active() {
+		return nil, fmt.Errorf("task %s is %s: %w", taskID, t.State, ErrNotClaimed)
+	}
+	return t, nil
+}
+
+func (s *Store) startTask(c command.StartTask) Result {
+	t, err := s.claim(c.TaskID, c.WorkerID, c.AttemptID)
+	if err != nil {
+		return Result{Err: err}
+	}
+	if t.State == api.TaskAssigned {
+		t.State = api.TaskRunning
+		t.ExecutedBy = c.WorkerID
+		t.UpdatedAt = c.Now
+		a := t.current()
+		a.State = api.TaskRunning
+		a.StartedAt = c.Now
+	}
+	return Result{Value: taskView(t)}
+}
+
+func (s *Store) appendLogs(c command.AppendLogs) Result {
+	t, err := s.claim(c.TaskID, c.WorkerID, c.AttemptID)
+	if err != nil {
+		return Result{Err: err}
+	}
+	if c.Seq <= t.LastLogSeq {
+		return Result{Value: false} // duplicate or replayed chunk
+	}
+	t.LastLogSeq = c.Seq
+	if t.LogBytes >= MaxLogBytesPerTask {
+		return Result{Value: false}
+	}
+	data := c.Data
+	if t.LogBytes+len(data) > MaxLogBytesPerTask {
+		data = "[gpulayer: log limit reached, further output dropped]\n"
+		t.LogBytes = MaxLogBytesPerTask
+	} else {
+		t.LogBytes += len(data)
+	}
+	s.logs[t.ID] = append(s.logs[t.ID], LogRecord{Attempt: len(t.Attempts), Stream: c.Stream, Seq: c.Seq, Data: data, Time: c.Now})
+	return Result{Value: true}
+}
+
+func submissionKey(taskID, submissionID string) string { return taskID + "/" + submissionID }
+
+func (s *Store) finishTask(c command.FinishTask) Result {
+	if c.SubmissionID != "" {
+		if prev, ok := s.submissions[submissionKey(c.TaskID, c.SubmissionID)]; ok {
+			if prev.BodyHash != c.BodyHash {
+				return Result{Err: fmt.Errorf("submission %s was used with a different body: %w", c.SubmissionID, ErrConflict)}
+			}
+			return Result{Value: Replay(prev.Answer)}
+		}
+	}
+	t, err := s.claim(c.TaskID, c.WorkerID, c.AttemptID)
+	if err != nil {
+		return Result{Err: err}
+	}
+	code := c.ExitCode
+	state := api.TaskSucceeded
+	switch {
+	case t.CancelRequested:
+		state = api.TaskCancelled
+	case code != 0:
+		state = api.TaskFailed
+	}
+	s.endAttempt(t, state, &code, "", c.Now)
+	t.State = state
+	t.ExitCode = &code
+	t.Output = c.Output
+	t.SubmittedBy = c.WorkerID
+	if state == api.TaskCancelled {
+		t.Reason = "cancelled"
+	} else if state == api.TaskFailed {
+		t.Reason = fmt.Sprintf("exit code %d", code)
+	}
+	view := taskView(t)
+	answer, _ := json.Marshal(api.TaskResponse{Task: view})
+	if c.SubmissionID != "" {
+		s.submissions[submissionKey(c.TaskID, c.SubmissionID)] = Submission{BodyHash: c.BodyHash, Answer: answer}
+	}
+	return Result{Value: Replay(answer)}
+}
+
+// Replay is an answer stored byte for byte (finish with a submission id).
+type Replay []byte
+
+func (s *Store) failTask(c command.FailTask) Result {
+	t, err := s.claim(c.TaskID, c.WorkerID, c.AttemptID)
+	if err != nil {
+		return Result{Err: err}
+	}
+	reason := c.Reason
+	if reason == "" {
+		reason = "failed"
+	}
+	s.endAttempt(t, api.TaskFailed, nil, reason, c.Now)
+	s.requeueOrEnd(t, reason, c.Now)
+	return Result{Value: taskView(t)}
+}
+
+func (s *Store) loseAttempt(c command.LoseAttempt) Result {
+	t, ok := s.tasks[c.TaskID]
+	if !ok {
+		return Result{Err: fmt.Errorf("task %s: %w", c.TaskID, ErrNotFound)}
+	}
+	if t.AttemptID != c.AttemptID || !t.Active() {
+		return Result{Err: fmt.Errorf("task %s attempt %s: %w", c.TaskID, c.AttemptID, ErrStaleAttempt)}
+	}
+	reason := c.Reason
+	if reason == "" {
+		reason = "lease expired"
+	}
+	s.endAttempt(t, api.AttemptLost, nil, reason, c.Now)
+	s.requeueOrEnd(t, reason, c.Now)
+	return Result{Value: taskView(t)}
+}
+
+// endAttempt closes the current attempt and frees the worker's hold.
+func (s *Store) endAttempt(t *Task, state string, code *int, reason string, now time.Time) {
+	a := t.current()
+	a.State = state
+	a.EndedAt = now
+	a.ExitCode = code
+	a.Reason = reason
+	if w, ok := s.workers[t.WorkerID]; ok {
+		delete(w.active, t.ID)
+	}
+	t.UpdatedAt = now
+	s.markPending() // the worker's devices are free again
+}
+
+// requeueOrEnd sends a task whose attempt ended abnormally back to the
+// queue while attempts remain, else fails it (or cancels it if asked).
+func (s *Store) requeueOrEnd(t *Task, reason string, now time.Time) {
+	j := s.jobs[t.JobID]
+	maxAttempts := j.Spec.MaxAttempts
+	if maxAttempts <= 0 {
+		maxAttempts = DefaultMaxAttempts
+	}
+	t.Devices = nil
+	switch {
+	case t.CancelRequested:
+		t.State = api.TaskCancelled
+		t.Reason = "cancelled"
+	case len(t.Attempts) < maxAttempts:
+		t.State = api.TaskPending
+		t.Reason = reason
+		t.WorkerID = ""
+		t.AttemptID = ""
+		s.queue.push(j.Spec.Executor, j.Spec.Priority, t)
+	default:
+		t.State = api.TaskFailed
+		t.Reason = fmt.Sprintf("%s (after %d attempts)", reason, len(t.Attempts))
+	}
+	t.UpdatedAt = now
+}
+
+// Task returns the view of one task.
+func (s *Store) Task(id string) (api.Task, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	t, ok := s.tasks[id]
+	if !ok {
+		return api.Task{}, fmt.Errorf("task %s: %w", id, ErrNotFound)
+	}
+	return taskView(t), nil
+}
+
+// HeldAttempt reports the attempt under which worker holds task, if any.
+func (s *Store) HeldAttempt(taskID, workerID string) (string, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	t, ok := s.tasks[taskID]
+	if !ok || !t.Active() || t.WorkerID != workerID {
+		return "", false
+	}
+	return t.AttemptID, true
+}
+
+// AllActive lists every active task (for re-arming leases on a new leader).
+func (s *Store) AllActive() []ActiveTask {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []ActiveTask
+	for _, t := range s.tasks {
+		if t.Active() {
+			out = append(out, ActiveTask{TaskID: t.ID, AttemptID: t.AttemptID, WorkerID: t.WorkerID, LeaseSeconds: t.LeaseSeconds, LeaseExpiresAt: t.LeaseExpiresAt, CancelRequested: t.CancelRequested})
+		}
+	}
+	slices.SortFunc(out, func(a, b ActiveTask) int {
+		if a.TaskID < b.TaskID {
+			return -1
+		}
+		if a.TaskID > b.TaskID {
+			return 1
+		}
+		return 0
+	})
+	return out
+}

@@ -1,0 +1,142 @@
+package api
+
+import "encoding/json"
+
+// Task states.
+const (
+	TaskPending   = "pending"
+	TaskAssigned  = "assigned"
+	TaskRunning   = "running"
+	TaskSucceeded = "succeeded"
+	TaskFailed    = "failed"
+	TaskCancelled = "cancelled"
+)
+
+// Attempt states beyond the task states an attempt shares.
+const (
+	AttemptLost  = "lost"
+	AttemptStale = "stale"
+)
+
+// Target kinds.
+const (
+	TargetWorker = "worker"
+	TargetGroup  = "group"
+)
+
+// Resources is what a task needs from the worker that runs it.
+type Resources struct {
+	GPUs              int    `json:"gpus,omitempty"`
+	GPUMemoryMiB      uint64 `json:"gpu_memory_mib,omitempty"`
+	GPUModel          string `json:"gpu_model,omitempty"`
+	ComputeCapability string `json:"compute_capability,omitempty"`
+}
+
+// Target restricts a job to one worker or to the members of a group.
+type Target struct {
+	Kind string `json:"kind"`
+	ID   string `json:"id"`
+}
+
+// JobSpec is the body of POST /v1/jobs.
+type JobSpec struct {
+	Name            string          `json:"name,omitempty"`
+	Executor        string          `json:"executor"`
+	Config          json.RawMessage `json:"config,omitempty"`
+	Count           int             `json:"count,omitempty"`
+	Resources       *Resources      `json:"resources,omitempty"`
+	Capability      string          `json:"capability,omitempty"`
+	Target          *Target         `json:"target,omitempty"`
+	Affinity        json.RawMessage `json:"affinity,omitempty"`
+	ExclusiveWorker bool            `json:"exclusive_worker,omitempty"`
+	MaxPerWorker    int             `json:"max_per_worker,omitempty"`
+	Priority        int             `json:"priority,omitempty"`
+	MaxAttempts     int             `json:"max_attempts,omitempty"`
+	LeaseSeconds    int             `json:"lease_seconds,omitempty"`
+	TimeoutSeconds  int             `json:"timeout_seconds,omitempty"`
+	Inputs          []string        `json:"inputs,omitempty"`
+	IdempotencyKey  string          `json:"idempotency_key,omitempty"`
+}
+
+// ExecConfig is the config of the built-in exec executor.
+type ExecConfig struct {
+	Command string            `json:"command"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Dir     string            `json:"dir,omitempty"`
+}
+
+// Attempt is one assignment of a task to a worker.
+type Attempt struct {
+	AttemptID  string   `json:"attempt_id"`
+	Number     int      `json:"number"`
+	WorkerID   string   `json:"worker_id"`
+	State      string   `json:"state"`
+	Devices    []string `json:"devices,omitempty"`
+	AssignedAt string   `json:"assigned_at"`
+	StartedAt  string   `json:"started_at,omitempty"`
+	EndedAt    string   `json:"ended_at,omitempty"`
+	ExitCode   *int     `json:"exit_code,omitempty"`
+	Reason     string   `json:"reason,omitempty"`
+}
+
+// Task is one unit of a job as clients see it.
+type Task struct {
+	ID              string          `json:"id"`
+	JobID           string          `json:"job_id"`
+	Index           int             `json:"index"`
+	State           string          `json:"state"`
+	Attempt         int             `json:"attempt"`
+	AttemptID       string          `json:"attempt_id,omitempty"`
+	WorkerID        string          `json:"worker_id,omitempty"`
+	ExitCode        *int            `json:"exit_code,omitempty"`
+	Output          json.RawMessage `json:"output,omitempty"`
+	Reason          string          `json:"reason,omitempty"`
+	SubmittedBy     string          `json:"submitted_by,omitempty"`
+	ExecutedBy      string          `json:"executed_by,omitempty"`
+	Devices         []string        `json:"devices,omitempty"`
+	CancelRequested bool            `json:"cancel_requested,omitempty"`
+	Attempts        []Attempt       `json:"attempts,omitempty"`
+	CreatedAt       string          `json:"created_at"`
+	UpdatedAt       string          `json:"updated_at"`
+}
+
+// Job is a submitted job as clients see it: the spec it was submitted with
+// plus server fields. Its state is derived from its tasks.
+type Job struct {
+	JobSpec
+	ID        string `json:"id"`
+	State     string `json:"state"`
+	CreatedBy string `json:"created_by"`
+	CreatedAt string `json:"created_at"`
+	UpdatedAt string `json:"updated_at"`
+	Tasks     []Task `json:"tasks"`
+}
+
+// JobResponse wraps a job in answers to submit, get and cancel.
+type JobResponse struct {
+	Job Job `json:"job"`
+}
+
+// JobList answers GET /v1/jobs.
+type JobList struct {
+	Jobs []Job `json:"jobs"`
+}
+
+// LogEntry is one chunk of task output. GET /v1/jobs/{id}/logs answers
+// newline-delimited LogEntry values.
+type LogEntry struct {
+	TaskID  string `json:"task_id"`
+	Index   int    `json:"index"`
+	Attempt int    `json:"attempt"`
+	Stream  string `json:"stream"`
+	Seq     int64  `json:"seq"`
+	Data    string `json:"data"`
+	Time    string `json:"time,omitempty"`
+}
+
+// Log streams.
+const (
+	StreamStdout = "stdout"
+	StreamStderr = "stderr"
+)

@@ -1,0 +1,41 @@
+package api
+
+import "time"
+
+// Protocol header and version every /v1/ request (except /v1/status/*) carries.
+const (
+	ProtocolHeader  = "X-GpuLayer-Protocol"
+	ProtocolVersion = "1"
+)
+
+// Body caps.
+const (
+	MaxJSONBody     = 16 << 20
+	MaxArtifactBody = 2 << 30
+	// MaxWaitSeconds bounds an acquire long poll.
+	MaxWaitSeconds = 30
+)
+
+// Credential prefixes.
+const (
+	PrefixClient   = "glc"
+	PrefixJoin     = "glj"
+	PrefixInstance = "gli"
+	PrefixWorker   = "glw"
+)
+
+// TimeFormat is how every timestamp travels: RFC 3339 in UTC with milliseconds.
+const TimeFormat = "2006-01-02T15:04:05.000Z07:00"
+
+// FormatTime renders t in the protocol's timestamp format (UTC).
+func FormatTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(TimeFormat)
+}
+
+// ParseTime parses a protocol timestamp.
+func ParseTime(s string) (time.Time, error) {
+	return time.Parse(time.RFC3339Nano, s)
+}

@@ -1,0 +1,145 @@
+package api
+
+import "encoding/json"
+
+// Worker statuses.
+const (
+	WorkerPending  = "pending"
+	WorkerReady    = "ready"
+	WorkerDraining = "draining"
+	WorkerStopping = "stopping"
+	WorkerOffline  = "offline"
+	WorkerRevoked  = "revoked"
+)
+
+// Worker commands carried by heartbeat and acquire answers.
+const (
+	CommandNone  = "none"
+	CommandDrain = "drain"
+	CommandStop  = "stop"
+)
+
+// Device is one GPU a worker advertises.
+type Device struct {
+	Index             int    `json:"index"`
+	UUID              string `json:"uuid"`
+	Name              string `json:"name"`
+	MemoryMiB         uint64 `json:"memory_mib"`
+	DriverVersion     string `json:"driver_version,omitempty"`
+	CUDAVersion       string `json:"cuda_version,omitempty"`
+	ComputeCapability string `json:"compute_capability,omitempty"`
+	Healthy           bool   `json:"healthy"`
+}
+
+// RegisterRequest is the body of POST /v1/workers/register.
+type RegisterRequest struct {
+	WorkerID     string            `json:"worker_id,omitempty"`
+	Labels       map[string]string `json:"labels,omitempty"`
+	Capabilities []string          `json:"capabilities,omitempty"`
+	Executors    []string          `json:"executors,omitempty"`
+	Devices      []Device          `json:"devices,omitempty"`
+	Origin       string            `json:"origin,omitempty"`
+	InstanceID   string            `json:"instance_id,omitempty"`
+}
+
+// RegisterResponse answers register: WorkerToken is set only when a new
+// worker was created (201), never for an existing one (200).
+type RegisterResponse struct {
+	WorkerID    string  `json:"worker_id"`
+	WorkerToken string  `json:"worker_token,omitempty"`
+	Status      string  `json:"status"`
+	Worker      *Worker `json:"worker,omitempty"`
+}
+
+// Worker is a registered worker as the registry shows it (never a hash).
+type Worker struct {
+	WorkerID      string            `json:"worker_id"`
+	Status        string            `json:"status"`
+	Labels        map[string]string `json:"labels,omitempty"`
+	Capabilities  []string          `json:"capabilities"`
+	Executors     []string          `json:"executors"`
+	Devices       []Device          `json:"devices"`
+	RunningTasks  []string          `json:"running_tasks"`
+	RegisteredAt  string            `json:"registered_at"`
+	RegisteredBy  string            `json:"registered_by,omitempty"`
+	LastHeartbeat string            `json:"last_heartbeat,omitempty"`
+}
+
+// HeartbeatRequest is the body of POST /v1/workers/self/heartbeat.
+type HeartbeatRequest struct {
+	RunningTaskIDs []string `json:"running_task_ids,omitempty"`
+	Devices        []Device `json:"devices,omitempty"`
+	Executors      []string `json:"executors,omitempty"`
+}
+
+// HeartbeatResponse answers a heartbeat.
+type HeartbeatResponse struct {
+	CancelTaskIDs   []string `json:"cancel_task_ids"`
+	LeaseExpiresAt  string   `json:"lease_expires_at,omitempty"`
+	Command         string   `json:"command"`
+	Revoked         bool     `json:"revoked"`
+	IntervalSeconds float64  `json:"interval_seconds"`
+}
+
+// AcquireRequest is the body of POST /v1/workers/self/acquire.
+type AcquireRequest struct {
+	Capability      string `json:"capability,omitempty"`
+	MaxLeaseSeconds int    `json:"max_lease_seconds,omitempty"`
+	WaitSeconds     int    `json:"wait_seconds,omitempty"`
+}
+
+// Assignment is a task handed to a worker by acquire.
+type Assignment struct {
+	ID             string          `json:"id"`
+	JobID          string          `json:"job_id"`
+	Index          int             `json:"index"`
+	AttemptID      string          `json:"attempt_id"`
+	Attempt        int             `json:"attempt"`
+	Executor       string          `json:"executor"`
+	Config         json.RawMessage `json:"config,omitempty"`
+	Resources      *Resources      `json:"resources,omitempty"`
+	Devices        []string        `json:"devices"`
+	LeaseExpiresAt string          `json:"lease_expires_at"`
+	LeaseSeconds   int             `json:"lease_seconds"`
+	TimeoutSeconds int             `json:"timeout_seconds,omitempty"`
+	Inputs         []string        `json:"inputs,omitempty"`
+}
+
+// AcquireResponse answers acquire: a task, nothing, or a command.
+type AcquireResponse struct {
+	Task    *Assignment `json:"task,omitempty"`
+	Command string      `json:"command,omitempty"`
+}
+
+// StartRequest is the body of POST /v1/tasks/{id}/start.
+type StartRequest struct {
+	AttemptID string `json:"attempt_id"`
+}
+
+// LogsRequest is the body of POST /v1/tasks/{id}/logs.
+type LogsRequest struct {
+	AttemptID string `json:"attempt_id"`
+	Stream    string `json:"stream"`
+	Seq       int64  `json:"seq"`
+	Data      string `json:"data"`
+}
+
+// FinishRequest is the body of POST /v1/tasks/{id}/finish.
+type FinishRequest struct {
+	AttemptID    string          `json:"attempt_id"`
+	SubmissionID string          `json:"submission_id,omitempty"`
+	ExitCode     int             `json:"exit_code"`
+	Output       json.RawMessage `json:"output,omitempty"`
+	Artifacts    []string        `json:"artifacts,omitempty"`
+}
+
+// FailRequest is the body of POST /v1/tasks/{id}/fail.
+type FailRequest struct {
+	AttemptID string `json:"attempt_id"`
+	Reason    string `json:"reason"`
+}
+
+// TaskResponse answers start, logs, finish and fail.
+type TaskResponse struct {
+	Task Task `json:"task"`
+}

@@ -1,0 +1,262 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// Config configures a Client.
+type Config struct {
+	// Addrs are coordinator base URLs ("https://host:port"); any will do.
+	Addrs []string
+	// Token is the bearer credential.
+	Token string
+	// CAFile is a PEM bundle to trust for HTTPS, besides the system roots.
+	CAFile string
+	// HTTPClient overrides the transport (tests).
+	HTTPClient *http.Client
+	// MaxRetryWait bounds how long a call keeps retrying while no
+	// coordinator can serve it (default 30 s).
+	MaxRetryWait time.Duration
+}
+
+// Client talks to a coordinator cluster. It is safe for concurrent use.
+type Client struct {
+	http    *http.Client
+	maxWait time.Duration
+
+	mu     sync.Mutex
+	addrs  []string
+	cur    int
+	token  string
+	leader string
+}
+
+// ErrNoAddress is returned by New without any coordinator address.
+var ErrNoAddress = errors.New("client: no coordinator address")
+
+// New builds a client.
+func New(cfg Config) (*Client, error) {
+	var addrs []string
+	for _, a := range cfg.Addrs {
+		for _, part := range strings.Split(a, ",") {
+			if part = strings.TrimSpace(part); part != "" {
+				if !strings.Contains(part, "://") {
+					part = "http://" + part
+				}
+				addrs = append(addrs, strings.TrimRight(part, "/"))
+			}
+		}
+	}
+	if len(addrs) == 0 {
+		return nil, ErrNoAddress
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = 64
+		tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+		if cfg.CAFile != "" {
+			pem, err := os.ReadFile(cfg.CAFile)
+			if err != nil {
+				return nil, fmt.Errorf("client: read CA file: %w", err)
+			}
+			pool, err := x509.SystemCertPool()
+			if err != nil || pool == nil {
+				pool = x509.NewCertPool()
+			}
+			if !pool.AppendCertsFromPEM(pem) {
+				return nil, fmt.Errorf("client: no certificates in %s", cfg.CAFile)
+			}
+			tr.TLSClientConfig.RootCAs = pool
+		}
+		hc = &http.Client{Transport: tr}
+	}
+	wait := cfg.MaxRetryWait
+	if wait == 0 {
+		wait = 30 * time.Second
+	}
+	return &Client{http: hc, maxWait: wait, addrs: addrs, token: cfg.Token}, nil
+}
+
+// SetToken replaces the bearer credential.
+func (c *Client) SetToken(t string) {
+	c.mu.Lock()
+	c.token = t
+	c.mu.Unlock()
+}
+
+// Addrs returns the configured coordinator addresses.
+func (c *Client) Addrs() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.addrs...)
+}
+
+func (c *Client) base() (string, string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.leader != "" {
+		return c.leader, c.token
+	}
+	return c.addrs[c.cur%len(c.addrs)], c.token
+}
+
+func (c *Client) rotate(failed string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.leader == failed {
+		c.leader = ""
+	}
+	if c.addrs[c.cur%len(c.addrs)] == failed {
+		c.cur++
+	}
+}
+
+func (c *Client) setLeader(addr string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.leader = strings.TrimRight(addr, "/")
+}
+
+// Do sends one JSON request and decodes a JSON answer into out (if not
+// nil). Errors from the coordinator are *api.Error. It retries on another
+// coordinator when a node cannot be reached, has no leader, or redirects.
+func (c *Client) Do(ctx context.Context, method, path string, in, out any) error {
+	resp, err := c.send(ctx, method, path, in)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if out == nil {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return nil
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("client: decode %s %s answer: %w", method, path, err)
+	}
+	return nil
+}
+
+// send performs the request with failover and returns a 2xx response.
+func (c *Client) send(ctx context.Context, method, path string, in any) (*http.Response, error) {
+	var body []byte
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return nil, fmt.Errorf("client: encode %s %s: %w", method, path, err)
+		}
+		body = b
+	}
+	deadline := time.Now().Add(c.maxWait)
+	backoff := 50 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		base, token := c.base()
+		req, err := http.NewRequestWithContext(ctx, method, base+path, bytes.NewReader(body))
+		if err != nil {
+			return nil, fmt.Errorf("client: %w", err)
+		}
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		req.Header.Set(api.ProtocolHeader, api.ProtocolVersion)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := c.http.Do(req)
+		retry := false
+		var apiErr *api.Error
+		switch {
+		case err != nil:
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if !retryableTransport(err, method) {
+				return nil, fmt.Errorf("client: %s %s: %w", method, path, err)
+			}
+			c.rotate(base)
+			retry = true
+			apiErr = nil
+			err = fmt.Errorf("client: %s %s: %w", method, path, err)
+		case resp.StatusCode >= 200 && resp.StatusCode < 300:
+			return resp, nil
+		default:
+			apiErr = decodeError(resp)
+			resp.Body.Close()
+			switch apiErr.Code {
+			case api.CodeNotLeader:
+				if apiErr.Leader != "" && apiErr.Leader != base {
+					c.setLeader(apiErr.Leader)
+				} else {
+					c.rotate(base)
+				}
+				retry = true
+			case api.CodeNoLeader:
+				c.rotate(base)
+				retry = true
+			default:
+				return nil, apiErr
+			}
+			err = apiErr
+		}
+		if !retry || time.Now().After(deadline) {
+			return nil, err
+		}
+		if attempt > 0 {
+			select {
+			case <-time.After(backoff):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			backoff = min(backoff*2, time.Second)
+		}
+	}
+}
+
+// retryableTransport reports whether a transport error means the request
+// never reached a server (so it is safe to send elsewhere), or the request
+// is a read.
+func retryableTransport(err error, method string) bool {
+	if method == http.MethodGet {
+		return true
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
+	}
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "connection reset")
+}
+
+func decodeError(resp *http.Response) *api.Error {
+	var body api.ErrorBody
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err := json.Unmarshal(b, &body); err != nil || body.Error == nil {
+		body.Error = &api.Error{Code: api.CodeInternal, Message: fmt.Sprintf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(b)))}
+	}
+	body.Error.Status = resp.StatusCode
+	if ra := resp.Header.Get("Retry-After"); ra != "" {
+		body.Error.RetryAfterSeconds, _ = strconv.Atoi(ra)
+	}
+	return body.Error
+}
+
+// IsCode reports whether err is a protocol error with code.
+func IsCode(err error, code api.Code) bool {
+	var e *api.Error
+	return errors.As(err, &e) && e.Code == code
+}

@@ -1,0 +1,63 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// Register registers a worker with a join or instance token.
+func (c *Client) Register(ctx context.Context, req api.RegisterRequest) (api.RegisterResponse, error) {
+	var out api.RegisterResponse
+	err := c.Do(ctx, http.MethodPost, "/v1/workers/register", req, &out)
+	return out, err
+}
+
+// Self probes the worker credential.
+func (c *Client) Self(ctx context.Context) (api.Worker, error) {
+	var out api.Worker
+	err := c.Do(ctx, http.MethodGet, "/v1/workers/self", nil, &out)
+	return out, err
+}
+
+// Heartbeat sends a heartbeat.
+func (c *Client) Heartbeat(ctx context.Context, req api.HeartbeatRequest) (api.HeartbeatResponse, error) {
+	var out api.HeartbeatResponse
+	err := c.Do(ctx, http.MethodPost, "/v1/workers/self/heartbeat", req, &out)
+	return out, err
+}
+
+// Acquire asks for a task, waiting up to req.WaitSeconds.
+func (c *Client) Acquire(ctx context.Context, req api.AcquireRequest) (api.AcquireResponse, error) {
+	var out api.AcquireResponse
+	err := c.Do(ctx, http.MethodPost, "/v1/workers/self/acquire", req, &out)
+	return out, err
+}
+
+func taskPath(id, verb string) string { return "/v1/tasks/" + url.PathEscape(id) + "/" + verb }
+
+// Start marks an attempt running.
+func (c *Client) Start(ctx context.Context, taskID, attemptID string) error {
+	return c.Do(ctx, http.MethodPost, taskPath(taskID, "start"), api.StartRequest{AttemptID: attemptID}, nil)
+}
+
+// AppendLogs ships one chunk of output.
+func (c *Client) AppendLogs(ctx context.Context, taskID string, req api.LogsRequest) error {
+	return c.Do(ctx, http.MethodPost, taskPath(taskID, "logs"), req, nil)
+}
+
+// Finish reports an attempt's exit code.
+func (c *Client) Finish(ctx context.Context, taskID string, req api.FinishRequest) (api.Task, error) {
+	var out api.TaskResponse
+	err := c.Do(ctx, http.MethodPost, taskPath(taskID, "finish"), req, &out)
+	return out.Task, err
+}
+
+// Fail reports that an attempt could not run.
+func (c *Client) Fail(ctx context.Context, taskID string, req api.FailRequest) (api.Task, error) {
+	var out api.TaskResponse
+	err := c.Do(ctx, http.MethodPost, taskPath(taskID, "fail"), req, &out)
+	return out.Task, err
+}
