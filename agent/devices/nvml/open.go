@@ -1,0 +1,66 @@
+//go:build cgo && linux
+
+package nvml
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	gonvml "github.com/NVIDIA/go-nvml/pkg/nvml"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxa100"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxb200"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxh100"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxh200"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
+
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// fakeServers builds go-nvml's mock server for each fake set.
+var fakeServers = map[string]func() *server.Server{
+	FakeDGXA100: dgxa100.New,
+	FakeDGXH100: dgxh100.New,
+	FakeDGXH200: dgxh200.New,
+	FakeDGXB200: dgxb200.New,
+}
+
+// Open loads the system's NVML library (libnvidia-ml.so.1) and initialises
+// it. When that fails the error wraps ErrUnavailable and says why (for
+// example that the library was not found); no further NVML call is made.
+// The logger may be nil.
+func Open(ctx context.Context, logger *slog.Logger) (*Source, error) {
+	return openLib(ctx, logger, gonvml.New())
+}
+
+// OpenFake serves the named fake GPU set (see FakeNames) from go-nvml's mock
+// server, read through the same code as the real library. UUIDs are random
+// per call and stable for the Source's lifetime. The logger may be nil.
+func OpenFake(ctx context.Context, logger *slog.Logger, name string) (*Source, error) {
+	newServer, ok := fakeServers[name]
+	if !ok {
+		return nil, fmt.Errorf("%w %q (want one of %v)", ErrUnknownFake, name, FakeNames())
+	}
+	return openLib(ctx, logger, newServer())
+}
+
+// openLib initialises lib and wraps it in a Source. If Init fails it
+// returns at once: any NVML call after a failed Init may kill the process.
+func openLib(ctx context.Context, logger *slog.Logger, lib gonvml.Interface) (*Source, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if ret := lib.Init(); ret != gonvml.SUCCESS {
+		return nil, fmt.Errorf("%w: init: %s", ErrUnavailable, describe(ret))
+	}
+	read := func(ctx context.Context) ([]api.Device, []error, error) {
+		return inventory(ctx, lib)
+	}
+	shutdown := func() error {
+		if ret := lib.Shutdown(); ret != gonvml.SUCCESS {
+			return fmt.Errorf("nvml shutdown: %s", describe(ret))
+		}
+		return nil
+	}
+	return newSource(logger, read, shutdown), nil
+}

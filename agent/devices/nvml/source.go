@@ -1,0 +1,98 @@
+package nvml
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"sync"
+
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// readFunc reads one inventory: the devices, the reasons some of them are
+// unhealthy (each wrapping ErrDeviceUnhealthy), or an error when no
+// inventory could be read at all.
+type readFunc func(ctx context.Context) (devs []api.Device, problems []error, err error)
+
+// Source serves the GPU inventory of one NVML library handle (real or
+// mock). It satisfies agent/devices.Source. It is safe for concurrent use:
+// reads are serialised with each other and with Close, because NVML must not
+// be shut down while a read is in flight.
+type Source struct {
+	logger   *slog.Logger
+	read     readFunc
+	shutdown func() error
+
+	mu           sync.Mutex
+	closed       bool
+	lastProblems string // joined problems of the previous read, to log changes only
+}
+
+func newSource(logger *slog.Logger, read readFunc, shutdown func() error) *Source {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Source{logger: logger, read: read, shutdown: shutdown}
+}
+
+// Devices reads a fresh inventory, sorted by index. Each call queries NVML
+// again, so health changes show up on the next call. The returned slice is
+// the caller's. Devices with Healthy=false are included (and may lack a UUID
+// or name); callers must not offer them to work. Why a device is unhealthy
+// is logged once each time the set of reasons changes.
+func (s *Source) Devices(ctx context.Context) ([]api.Device, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	devs, problems, err := s.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.logProblems(problems)
+	sortByIndex(devs)
+	return devs, nil
+}
+
+// logProblems logs the unhealthy devices when they differ from the last
+// read, and one line when they have all recovered. Call with s.mu held.
+func (s *Source) logProblems(problems []error) {
+	joined := ""
+	if err := errors.Join(problems...); err != nil {
+		joined = err.Error()
+	}
+	if joined == s.lastProblems {
+		return
+	}
+	s.lastProblems = joined
+	if joined == "" {
+		s.logger.Info("all GPUs healthy again")
+		return
+	}
+	for _, p := range problems {
+		s.logger.Warn("GPU flagged unhealthy; it will not be offered", "reason", p.Error())
+	}
+}
+
+// Close shuts NVML down. It is idempotent; only the first call does work.
+func (s *Source) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	if s.shutdown == nil {
+		return nil
+	}
+	return s.shutdown()
+}
+
+func sortByIndex(devs []api.Device) {
+	slices.SortStableFunc(devs, func(a, b api.Device) int { return a.Index - b.Index })
+}

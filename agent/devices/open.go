@@ -1,0 +1,67 @@
+package devices
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/gpulayer/gpulayer/agent/devices/nvml"
+)
+
+// Values of Open's fake argument besides the FakeNames.
+const (
+	// FakeReal (the empty string) means: use the system's NVML library.
+	FakeReal = ""
+	// FakeNone means: report zero GPUs without touching NVML.
+	FakeNone = "none"
+)
+
+// FakeNames lists the fake GPU sets Open accepts, sorted ("dgxa100",
+// "dgxb200", "dgxh100", "dgxh200"): go-nvml's mock DGX servers, eight GPUs
+// each.
+func FakeNames() []string { return nvml.FakeNames() }
+
+// Open returns the GPU Source selected by fake:
+//
+//   - "" (FakeReal): the system's NVML library. If NVML cannot be
+//     initialised (no driver or library, no permission, or a binary built
+//     without cgo) Open logs one warning saying why and returns a Source
+//     with zero GPUs; that is not an error.
+//   - "none" (FakeNone): zero GPUs; NVML is not touched.
+//   - one of FakeNames: that fake set, read from go-nvml's mock server
+//     through the same code as the real library.
+//
+// Any other name is an error wrapping ErrUnknownFake. The logger may be nil
+// (slog.Default is used); it is tagged component=devices.
+func Open(ctx context.Context, logger *slog.Logger, fake string) (Source, error) {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	logger = logger.With("component", "devices")
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	switch fake {
+	case FakeNone:
+		logger.Info("GPU discovery disabled; reporting zero GPUs", "fake_gpus", fake)
+		return Static(), nil
+	case FakeReal:
+		src, err := nvml.Open(ctx, logger)
+		if errors.Is(err, nvml.ErrUnavailable) {
+			logger.Warn("NVML unavailable; reporting zero GPUs", "reason", err.Error())
+			return Static(), nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("open nvml: %w", err)
+		}
+		return src, nil
+	default:
+		src, err := nvml.OpenFake(ctx, logger, fake)
+		if err != nil {
+			return nil, fmt.Errorf("open fake gpus: %w", err)
+		}
+		logger.Info("serving fake GPUs", "fake_gpus", fake)
+		return src, nil
+	}
+}
