@@ -118,6 +118,9 @@ func (s *Server) URL() string { return s.scheme + "://" + s.listener.Addr().Stri
 // Store exposes the replicated state (read-only use).
 func (s *Server) Store() *state.Store { return s.store }
 
+// Routes is the HTTP route table.
+func (s *Server) Routes() []httpapi.Route { return s.api.Routes() }
+
 // Node exposes the Raft node.
 func (s *Server) Node() *cluster.Node { return s.node }
 

@@ -1,0 +1,240 @@
+package coordinator_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/gpulayer/gpulayer/coordinator/auth"
+	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+type rawResp struct {
+	status int
+	body   api.ErrorBody
+	raw    []byte
+	header http.Header
+}
+
+func call(t *testing.T, url, method, path, token string, body []byte, header map[string]string) rawResp {
+	t.Helper()
+	req, err := http.NewRequest(method, url+path, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set(api.ProtocolHeader, api.ProtocolVersion)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for k, v := range header {
+		if v == "" {
+			req.Header.Del(k)
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	out := rawResp{status: resp.StatusCode, raw: raw, header: resp.Header}
+	_ = json.Unmarshal(raw, &out.body)
+	return out
+}
+
+func snapshot(t *testing.T, h *coordinatortest.Harness) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := h.Server.Store().Snapshot(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// fixture is a coordinator with a worker holding a task and a finished job.
+type fixture struct {
+	h            *coordinatortest.Harness
+	workerToken  string
+	otherToken   string
+	heldTask     string
+	heldAttempt  string
+	pendingTask  string
+	finishedJob  string
+	otherAttempt string
+}
+
+func newFixture(t *testing.T) fixture {
+	h := coordinatortest.Start(t, coordinatortest.Options{})
+	ctx := t.Context()
+	join := h.Client(t, h.JoinToken)
+	admin := h.Client(t, h.AdminToken)
+	r1, err := join.Register(ctx, api.RegisterRequest{WorkerID: "w1", Capabilities: []string{"*"}, Executors: []string{"exec"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := join.Register(ctx, api.RegisterRequest{WorkerID: "w2", Capabilities: []string{"*"}, Executors: []string{"exec"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w1 := h.Client(t, r1.WorkerToken)
+	w2 := h.Client(t, r2.WorkerToken)
+	cfg := []byte(`{"command":"true"}`)
+	done, err := admin.SubmitJob(ctx, api.JobSpec{Executor: "exec", Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := w2.Acquire(ctx, api.AcquireRequest{})
+	if err != nil || a.Task == nil {
+		t.Fatalf("acquire: %v", err)
+	}
+	if _, err := w2.Finish(ctx, a.Task.ID, api.FinishRequest{AttemptID: a.Task.AttemptID, ExitCode: 0}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.SubmitJob(ctx, api.JobSpec{Executor: "exec", Config: cfg}); err != nil {
+		t.Fatal(err)
+	}
+	held, err := w1.Acquire(ctx, api.AcquireRequest{})
+	if err != nil || held.Task == nil {
+		t.Fatalf("acquire: %v", err)
+	}
+	pending, err := admin.SubmitJob(ctx, api.JobSpec{Executor: "other", Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fixture{h: h, workerToken: r1.WorkerToken, otherToken: r2.WorkerToken, heldTask: held.Task.ID, heldAttempt: held.Task.AttemptID,
+		pendingTask: pending.Tasks[0].ID, finishedJob: done.ID, otherAttempt: a.Task.AttemptID}
+}
+
+func TestBadInputIsRefusedAndChangesNothing(t *testing.T) {
+	f := newFixture(t)
+	admin, worker, join := f.h.AdminToken, f.workerToken, f.h.JoinToken
+	flip := map[bool]string{true: "1", false: "0"}[strings.HasSuffix(admin, "0")]
+	wrongSecret := admin[:len(admin)-1] + flip
+	forged := "glc_0123456789abcdef_" + strings.Repeat("ab", 32)
+	validJob := `{"executor":"exec","config":{"command":"true"}}`
+	attempt := `{"attempt_id":"` + f.heldAttempt + `","exit_code":0}`
+	huge := append([]byte(`{"executor":"exec","name":"`), bytes.Repeat([]byte("x"), api.MaxJSONBody)...)
+	huge = append(huge, []byte(`"}`)...)
+
+	cases := []struct {
+		name   string
+		method string
+		path   string
+		token  string
+		body   string
+		raw    []byte
+		header map[string]string
+		status int
+		code   api.Code
+	}{
+		{"no protocol header", "POST", "/v1/jobs", admin, validJob, nil, map[string]string{api.ProtocolHeader: ""}, 400, api.CodeProtocolMismatch},
+		{"wrong protocol version", "POST", "/v1/jobs", admin, validJob, nil, map[string]string{api.ProtocolHeader: "2"}, 400, api.CodeProtocolMismatch},
+		{"protocol checked before auth", "GET", "/v1/jobs", "", "", nil, map[string]string{api.ProtocolHeader: ""}, 400, api.CodeProtocolMismatch},
+		{"malformed JSON", "POST", "/v1/jobs", admin, `{"executor":`, nil, nil, 400, api.CodeInvalidArgument},
+		{"unknown field", "POST", "/v1/jobs", admin, `{"executor":"exec","config":{"command":"x"},"colour":"red"}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"trailing data", "POST", "/v1/jobs", admin, validJob + `{}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"wrong type", "POST", "/v1/jobs", admin, `{"executor":"exec","count":"two"}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"missing executor", "POST", "/v1/jobs", admin, `{"config":{"command":"x"}}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"exec without command", "POST", "/v1/jobs", admin, `{"executor":"exec","config":{}}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"negative gpus", "POST", "/v1/jobs", admin, `{"executor":"exec","config":{"command":"x"},"resources":{"gpus":-1}}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"bad target kind", "POST", "/v1/jobs", admin, `{"executor":"exec","config":{"command":"x"},"target":{"kind":"cluster","id":"a"}}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"oversized body", "POST", "/v1/jobs", admin, "", huge, nil, 413, api.CodeBodyTooLarge},
+		{"no token", "GET", "/v1/jobs", "", "", nil, nil, 401, api.CodeUnauthenticated},
+		{"not a bearer", "GET", "/v1/jobs", "", "", nil, map[string]string{"Authorization": "Basic YWRtaW46YWRtaW4="}, 401, api.CodeUnauthenticated},
+		{"malformed token", "GET", "/v1/jobs", "glc_nope", "", nil, nil, 401, api.CodeUnauthenticated},
+		{"forged token", "GET", "/v1/jobs", forged, "", nil, nil, 401, api.CodeUnauthenticated},
+		{"wrong secret", "GET", "/v1/jobs", wrongSecret, "", nil, nil, 401, api.CodeUnauthenticated},
+		{"join token submits", "POST", "/v1/jobs", join, validJob, nil, nil, 403, api.CodeForbidden},
+		{"worker token submits", "POST", "/v1/jobs", worker, validJob, nil, nil, 403, api.CodeForbidden},
+		{"client token acquires", "POST", "/v1/workers/self/acquire", admin, `{}`, nil, nil, 403, api.CodeForbidden},
+		{"join token heartbeats", "POST", "/v1/workers/self/heartbeat", join, `{}`, nil, nil, 403, api.CodeForbidden},
+		{"worker token registers", "POST", "/v1/workers/register", worker, `{}`, nil, nil, 403, api.CodeForbidden},
+		{"client token finishes", "POST", "/v1/tasks/" + f.heldTask + "/finish", admin, attempt, nil, nil, 403, api.CodeForbidden},
+		{"finish a task held by another", "POST", "/v1/tasks/" + f.heldTask + "/finish", f.otherToken, attempt, nil, nil, 403, api.CodeWrongClaimant},
+		{"start a pending task", "POST", "/v1/tasks/" + f.pendingTask + "/start", worker, `{"attempt_id":"x"}`, nil, nil, 409, api.CodeNotClaimed},
+		{"finish with a wrong attempt", "POST", "/v1/tasks/" + f.heldTask + "/finish", worker, `{"attempt_id":"nope","exit_code":0}`, nil, nil, 409, api.CodeStaleAttempt},
+		{"finish without attempt", "POST", "/v1/tasks/" + f.heldTask + "/finish", worker, `{"exit_code":0}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"logs with bad stream", "POST", "/v1/tasks/" + f.heldTask + "/logs", worker, `{"attempt_id":"` + f.heldAttempt + `","stream":"stdin","seq":1,"data":"x"}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"logs with seq 0", "POST", "/v1/tasks/" + f.heldTask + "/logs", worker, `{"attempt_id":"` + f.heldAttempt + `","stream":"stdout","seq":0,"data":"x"}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"unknown task", "POST", "/v1/tasks/nope/start", worker, `{"attempt_id":"x"}`, nil, nil, 404, api.CodeNotFound},
+		{"unknown job", "GET", "/v1/jobs/nope", admin, "", nil, nil, 404, api.CodeNotFound},
+		{"cancel a finished job", "POST", "/v1/jobs/" + f.finishedJob + "/cancel", admin, "", nil, nil, 409, api.CodeConflict},
+		{"reserved worker id", "POST", "/v1/workers/register", join, `{"worker_id":"admin"}`, nil, nil, 400, api.CodeReservedIdentifier},
+		{"underscore worker id", "POST", "/v1/workers/register", join, `{"worker_id":"_x"}`, nil, nil, 400, api.CodeReservedIdentifier},
+		{"bad worker id", "POST", "/v1/workers/register", join, `{"worker_id":"Bad Id"}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"provider origin with a join token", "POST", "/v1/workers/register", join, `{"worker_id":"p1","origin":"provider","instance_id":"i-1"}`, nil, nil, 403, api.CodeForbidden},
+		{"acquire waits too long", "POST", "/v1/workers/self/acquire", worker, `{"wait_seconds":31}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"unknown route", "GET", "/v1/nothing", admin, "", nil, nil, 404, api.CodeNotFound},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := snapshot(t, f.h)
+			body := c.raw
+			if body == nil {
+				body = []byte(c.body)
+			}
+			r := call(t, f.h.URL, c.method, c.path, c.token, body, c.header)
+			if r.status != c.status || r.body.Error == nil || r.body.Error.Code != c.code {
+				t.Fatalf("got %d %s, want %d %s", r.status, r.raw, c.status, c.code)
+			}
+			if r.body.Error.RequestID == "" || r.body.Error.Message == "" {
+				t.Errorf("error body lacks request_id or message: %s", r.raw)
+			}
+			for _, secret := range []string{admin, worker, join} {
+				if bytes.Contains(r.raw, []byte(secret)) {
+					t.Errorf("answer echoes a token")
+				}
+			}
+			if after := snapshot(t, f.h); !bytes.Equal(before, after) {
+				t.Errorf("refused request changed the state")
+			}
+		})
+	}
+}
+
+// TestRouteCredentialMatrix walks the route table: every credential kind
+// that a route does not allow is refused (401 without a credential, 403
+// with a valid credential of another kind or a lesser role).
+func TestRouteCredentialMatrix(t *testing.T) {
+	f := newFixture(t)
+	h := f.h
+	kinds := []struct {
+		name  string
+		kind  auth.Kind
+		role  string
+		token string
+	}{
+		{"none", auth.KindNone, "", ""},
+		{"client-admin", auth.KindClient, auth.RoleAdmin, h.AdminToken},
+		{"join", auth.KindJoin, "", h.JoinToken},
+		{"worker", auth.KindWorker, "", f.workerToken},
+	}
+	checked := 0
+	for _, rt := range h.Server.Routes() {
+		path := strings.NewReplacer("{id}", "x").Replace(rt.Pattern)
+		for _, k := range kinds {
+			allowed := rt.Access.Kind == auth.KindNone || (k.kind == rt.Access.Kind && (k.kind != auth.KindClient || k.role == auth.RoleAdmin))
+			if allowed {
+				continue
+			}
+			r := call(t, h.URL, rt.Method, path, k.token, []byte(`{}`), nil)
+			want := http.StatusForbidden
+			if k.kind == auth.KindNone {
+				want = http.StatusUnauthorized
+			}
+			if r.status != want {
+				t.Errorf("%s %s with %s credential: %d %s, want %d", rt.Method, rt.Pattern, k.name, r.status, r.raw, want)
+			}
+			checked++
+		}
+	}
+	if checked < 30 {
+		t.Fatalf("matrix checked only %d pairs", checked)
+	}
+}

@@ -1,0 +1,255 @@
+package state
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+var t0 = time.Date(2026, 12, 2, 13, 0, 0, 0, time.UTC)
+
+func at(sec int) time.Time { return t0.Add(time.Duration(sec) * time.Second) }
+
+func gpus(uuids ...string) []api.Device {
+	out := make([]api.Device, len(uuids))
+	for i, u := range uuids {
+		out[i] = api.Device{Index: i, UUID: u, Name: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559, Healthy: true}
+	}
+	return out
+}
+
+func register(id string, devs ...string) command.RegisterWorker {
+	return command.RegisterWorker{WorkerID: id, Credential: command.CredentialRecord{ID: "cred-" + id, Kind: "worker", Hash: "h-" + id}, Capabilities: []string{"*"}, Executors: []string{"exec"}, Devices: gpus(devs...), Now: at(0)}
+}
+
+func submit(id string, count, gpus int) command.SubmitJob {
+	ids := make([]string, count)
+	for i := range ids {
+		ids[i] = id + "-" + string(rune('a'+i))
+	}
+	spec := api.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`), Count: count, MaxAttempts: 2}
+	if gpus > 0 {
+		spec.Resources = &api.Resources{GPUs: gpus}
+	}
+	return command.SubmitJob{JobID: id, TaskIDs: ids, Spec: spec, CreatedBy: "admin", Now: at(1)}
+}
+
+// scenario is a log touching every command type, including refusals.
+func scenario() []command.Command {
+	batchA, _ := command.Encode(command.StartTask{TaskID: "j1-a", WorkerID: "w1", AttemptID: "a1", Now: at(3)})
+	batchB, _ := command.Encode(command.AppendLogs{TaskID: "j1-a", WorkerID: "w1", AttemptID: "a1", Stream: "stdout", Seq: 1, Data: "hi\n", Now: at(3)})
+	return []command.Command{
+		command.ImportBootstrap{Generation: 1, Credentials: []command.CredentialRecord{{ID: "adm", Kind: "client", Name: "admin", Roles: []string{"admin"}, Hash: "x"}}, Now: at(0)},
+		register("w1", "GPU-1", "GPU-2"),
+		register("w2", "GPU-3"),
+		submit("j1", 2, 1),
+		command.AssignTask{TaskID: "j1-a", WorkerID: "w1", AttemptID: "a1", Devices: []string{"GPU-1"}, Now: at(2)},
+		command.AssignTask{TaskID: "j1-b", WorkerID: "w1", AttemptID: "a2", Devices: []string{"GPU-1"}, Now: at(2)}, // refused: device busy
+		command.AssignTask{TaskID: "j1-b", WorkerID: "w2", AttemptID: "a3", Devices: []string{"GPU-3"}, Now: at(2)},
+		command.Batch{Entries: [][]byte{batchA, batchB}},
+		command.AppendLogs{TaskID: "j1-a", WorkerID: "w1", AttemptID: "a1", Stream: "stdout", Seq: 1, Data: "dup\n", Now: at(3)},
+		command.LoseAttempt{TaskID: "j1-b", AttemptID: "a3", Reason: "lease expired", Now: at(40)},
+		command.FinishTask{TaskID: "j1-a", WorkerID: "w1", AttemptID: "a1", SubmissionID: "s1", BodyHash: "b1", ExitCode: 0, Now: at(41)},
+		command.FinishTask{TaskID: "j1-a", WorkerID: "w1", AttemptID: "a1", SubmissionID: "s1", BodyHash: "b1", ExitCode: 0, Now: at(42)},
+		command.AssignTask{TaskID: "j1-b", WorkerID: "w1", AttemptID: "a4", Devices: []string{"GPU-2"}, Now: at(43)},
+		command.FinishTask{TaskID: "j1-b", WorkerID: "w2", AttemptID: "a3", ExitCode: 0, Now: at(44)}, // stale
+		submit("j2", 1, 0),
+		command.CancelJob{JobID: "j2", By: "admin", Now: at(45)},
+		command.SetWorkerStatus{WorkerID: "w2", Status: api.WorkerOffline, Now: at(46)},
+		command.RegisterNode{NodeID: "n1", HTTPAddr: "http://127.0.0.1:1"},
+	}
+}
+
+func snapshotBytes(t *testing.T, s *Store) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := s.Snapshot(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestReplayIsDeterministic(t *testing.T) {
+	var snaps [][]byte
+	for range 3 {
+		s := New()
+		for _, c := range scenario() {
+			// Round-trip through the wire encoding, as Raft does.
+			b, err := command.Encode(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dc, err := command.Decode(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Apply(dc)
+		}
+		snaps = append(snaps, snapshotBytes(t, s))
+	}
+	for i := 1; i < len(snaps); i++ {
+		if !bytes.Equal(snaps[0], snaps[i]) {
+			t.Fatalf("replay %d differs from replay 0:\n%s\n---\n%s", i, snaps[0], snaps[i])
+		}
+	}
+}
+
+func TestSnapshotRestoreRoundTrip(t *testing.T) {
+	s := New()
+	for _, c := range scenario() {
+		s.Apply(c)
+	}
+	before := snapshotBytes(t, s)
+	r := New()
+	if err := r.Restore(bytes.NewReader(before)); err != nil {
+		t.Fatal(err)
+	}
+	if after := snapshotBytes(t, r); !bytes.Equal(before, after) {
+		t.Fatalf("restore changed state:\n%s\n---\n%s", before, after)
+	}
+	// Derived indexes are rebuilt: w1 holds j1-b, so GPU-2 is busy.
+	if got := r.ActiveTasks("w1"); len(got) != 1 || got[0].TaskID != "j1-b" {
+		t.Fatalf("active tasks of w1 after restore: %+v", got)
+	}
+	// The submission index survived: the same finish replays.
+	res := r.Apply(command.FinishTask{TaskID: "j1-a", WorkerID: "w1", AttemptID: "a1", SubmissionID: "s1", BodyHash: "b1", Now: at(50)}).(Result)
+	if _, ok := res.Value.(Replay); !ok || res.Err != nil {
+		t.Fatalf("replayed finish after restore: %+v", res)
+	}
+}
+
+func TestScenarioOutcomes(t *testing.T) {
+	s := New()
+	var results []Result
+	for _, c := range scenario() {
+		if r, ok := s.Apply(c).(Result); ok {
+			results = append(results, r)
+		} else {
+			results = append(results, Result{})
+		}
+	}
+	if !errors.Is(results[5].Err, ErrConflict) {
+		t.Errorf("assigning a busy GPU: %v, want conflict", results[5].Err)
+	}
+	if !errors.Is(results[13].Err, ErrStaleAttempt) {
+		t.Errorf("late finish of a lost attempt: %v, want stale_attempt", results[13].Err)
+	}
+	a, _ := s.Task("j1-a")
+	if a.State != api.TaskSucceeded || a.ExecutedBy != "w1" || a.SubmittedBy != "w1" {
+		t.Errorf("j1-a: %+v", a)
+	}
+	b, _ := s.Task("j1-b")
+	if b.State != api.TaskAssigned || b.Attempt != 2 || b.Attempts[0].State != api.AttemptLost || b.Attempts[0].WorkerID != "w2" {
+		t.Errorf("j1-b: %+v", b)
+	}
+	j2, _ := s.Job("j2")
+	if j2.State != api.TaskCancelled {
+		t.Errorf("j2: %s", j2.State)
+	}
+	entries, _, _, _ := s.Logs("j1", nil)
+	if len(entries) != 1 || entries[0].Data != "hi\n" {
+		t.Errorf("logs (duplicate seq must be ignored): %+v", entries)
+	}
+}
+
+func TestClaimDecisions(t *testing.T) {
+	s := New()
+	s.Apply(register("w1", "GPU-1"))
+	s.Apply(register("w2", "GPU-2"))
+	s.Apply(submit("j", 2, 0))
+	s.Apply(command.AssignTask{TaskID: "j-a", WorkerID: "w1", AttemptID: "att1", Now: at(2)})
+	cases := []struct {
+		name    string
+		task    string
+		worker  string
+		attempt string
+		want    error
+	}{
+		{"unknown task", "nope", "w1", "att1", ErrNotFound},
+		{"other worker", "j-a", "w2", "att1", ErrWrongClaimant},
+		{"other worker guessing", "j-a", "w2", "zzz", ErrWrongClaimant},
+		{"pending task", "j-b", "w1", "att1", ErrNotClaimed},
+		{"unknown attempt", "j-a", "w1", "zzz", ErrStaleAttempt},
+		{"empty attempt", "j-a", "w1", "", ErrStaleAttempt},
+		{"holder", "j-a", "w1", "att1", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res := s.Apply(command.StartTask{TaskID: c.task, WorkerID: c.worker, AttemptID: c.attempt, Now: at(3)}).(Result)
+			if c.want == nil && res.Err != nil || c.want != nil && !errors.Is(res.Err, c.want) {
+				t.Fatalf("got %v, want %v", res.Err, c.want)
+			}
+		})
+	}
+}
+
+func TestLostAttemptsExhaustRetries(t *testing.T) {
+	s := New()
+	s.Apply(register("w1"))
+	s.Apply(submit("j", 1, 0)) // max_attempts 2
+	for i, att := range []string{"x1", "x2"} {
+		if r := s.Apply(command.AssignTask{TaskID: "j-a", WorkerID: "w1", AttemptID: att, Now: at(i * 10)}).(Result); r.Err != nil {
+			t.Fatal(r.Err)
+		}
+		s.Apply(command.LoseAttempt{TaskID: "j-a", AttemptID: att, Now: at(i*10 + 5)})
+	}
+	task, _ := s.Task("j-a")
+	if task.State != api.TaskFailed || len(task.Attempts) != 2 {
+		t.Fatalf("task after two lost attempts: %+v", task)
+	}
+	if st := s.Stats(); st.Pending != 0 {
+		t.Fatalf("pending queue holds %d", st.Pending)
+	}
+}
+
+func TestMatchOrderAndResources(t *testing.T) {
+	s := New()
+	s.Apply(register("w1", "GPU-1", "GPU-2"))
+	low := submit("low", 1, 0)
+	high := submit("high", 1, 2)
+	high.Spec.Priority = 5
+	big := submit("big", 1, 3)
+	big.Spec.Priority = 9
+	s.Apply(low)
+	s.Apply(high)
+	s.Apply(big)
+	c, ok, err := s.Match("w1", "", nil)
+	if err != nil || !ok || c.TaskID != "high-a" || len(c.Devices) != 2 {
+		t.Fatalf("match: %+v %v %v (want high-a with 2 GPUs; big needs 3)", c, ok, err)
+	}
+	c, ok, _ = s.Match("w1", "", map[string]bool{"high-a": true})
+	if !ok || c.TaskID != "low-a" {
+		t.Fatalf("match skipping high-a: %+v", c)
+	}
+	if _, _, err := s.Match("ghost", "", nil); !errors.Is(err, ErrWorkerNotRegistered) {
+		t.Fatalf("unknown worker: %v", err)
+	}
+}
+
+func TestCapabilityRules(t *testing.T) {
+	cases := []struct {
+		caps         []string
+		narrow, want string
+		ok           bool
+	}{
+		{[]string{"*"}, "", "", true},
+		{[]string{"*"}, "", "train", true},
+		{nil, "", "", false},
+		{[]string{}, "", "train", false},
+		{[]string{"train"}, "", "train", true},
+		{[]string{"train"}, "", "", true},
+		{[]string{"train"}, "", "infer", false},
+		{[]string{"train"}, "infer", "infer", false},
+		{[]string{"*"}, "infer", "", false},
+		{[]string{"*"}, "infer", "infer", true},
+	}
+	for _, c := range cases {
+		if got := capabilityAllows(c.caps, c.narrow, c.want); got != c.ok {
+			t.Errorf("caps %v narrow %q task %q: %v, want %v", c.caps, c.narrow, c.want, got, c.ok)
+		}
+	}
+}
