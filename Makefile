@@ -1,9 +1,45 @@
+# GpuLayer. `make demo` and `make test` work on a fresh machine with Go
+# installed: modules are fetched by the go command, generated code is
+# committed, and no GPU or Docker is needed.
 GO ?= go
-export PATH := $(shell $(GO) env GOPATH)/bin:$(PATH)
+STATICCHECK_VERSION ?= v0.7.0
+export CGO_ENABLED ?= 1
 
-.PHONY: build test
-build:
-	$(GO) build -o bin/gpulayer ./cmd/gpulayer
+BIN := bin/gpulayer
+PLUGIN_DIR := bin/plugins
+EXAMPLE_PLUGINS := $(notdir $(wildcard examples/plugins/*))
+
+.PHONY: build plugins demo test test-short lint fmt proto
+build: plugins
+	$(GO) build -o $(BIN) ./cmd/gpulayer
+
+# Out-of-tree example plugins, built into the directory the demo agent
+# loads with --plugin-dir.
+plugins:
+	@mkdir -p $(PLUGIN_DIR)
+	@for p in $(EXAMPLE_PLUGINS); do \
+		echo "$(GO) build -o $(PLUGIN_DIR)/gpulayer-executor-$$p ./examples/plugins/$$p"; \
+		$(GO) build -o $(PLUGIN_DIR)/gpulayer-executor-$$p ./examples/plugins/$$p || exit 1; \
+	done
+
+demo: build
+	./scripts/demo.sh
 
 test:
 	$(GO) test -race -count=1 ./...
+
+test-short:
+	$(GO) test -count=1 ./...
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+# Regenerates the executor protocol's Go code (committed; needs protoc,
+# protoc-gen-go and protoc-gen-go-grpc).
+proto:
+	$(GO) generate ./sdk/executor/...

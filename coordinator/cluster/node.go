@@ -13,7 +13,7 @@ import (
 	"github.com/hashicorp/raft"
 	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
 
-	"github.com/gpulayer/gpulayer/internal/logbridge"
+	"github.com/gpulayer/gpulayer/internal/hclogslog"
 )
 
 // Node is a running Raft server.
@@ -34,7 +34,8 @@ func Open(cfg Config) (*Node, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("cluster: data dir: %w", err)
 	}
-	hlog := logbridge.New(cfg.Logger.With("component", "raft"), "raft", hclog.Warn)
+	hlog := hclogslog.New(cfg.Logger.With("component", "raft"))
+	hlog.SetLevel(hclog.Warn)
 
 	rc := raft.DefaultConfig()
 	rc.LocalID = raft.ServerID(cfg.NodeID)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"sync/atomic"
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
@@ -108,8 +107,3 @@ func (s *Server) leaderHTTP() string {
 	}
 	return s.store.NodeHTTPAddr(id)
 }
-
-type counter struct{ n atomic.Int64 }
-
-func (c *counter) add(d int64) { c.n.Add(d) }
-func (c *counter) get() int64  { return c.n.Load() }

@@ -1,0 +1,287 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/gpulayer/gpulayer/agent/runner"
+	"github.com/gpulayer/gpulayer/internal/clock"
+	"github.com/gpulayer/gpulayer/sdk/api"
+	"github.com/gpulayer/gpulayer/sdk/client"
+)
+
+// Devices reports the GPUs of this node.
+type Devices interface {
+	Devices(ctx context.Context) ([]api.Device, error)
+}
+
+// Executors names the executors this node can run and hands them out.
+type Executors interface {
+	runner.Host
+	Names() []string
+}
+
+// Config configures an agent.
+type Config struct {
+	// Coordinators are base URLs of any coordinators of the cluster.
+	Coordinators []string
+	CAFile       string
+	// JoinToken registers the worker when no credential is persisted.
+	JoinToken string
+	DataDir   string
+	// WorkerID is the id to register under; generated when empty.
+	WorkerID     string
+	Labels       map[string]string
+	Capabilities []string
+	// MaxTasks bounds concurrent tasks (default: the GPU count, at least 4).
+	MaxTasks int
+	// HeartbeatInterval until the coordinator says otherwise (default 2 s).
+	HeartbeatInterval time.Duration
+	// AcquireWait is the long-poll wait of each acquire (default 20 s).
+	AcquireWait time.Duration
+	// StopGrace is the time between the polite stop and the kill.
+	StopGrace time.Duration
+
+	Devices   Devices
+	Executors Executors
+	Clock     clock.Clock
+	Logger    *slog.Logger
+}
+
+// Agent is one worker node.
+type Agent struct {
+	cfg    Config
+	log    *slog.Logger
+	client *client.Client
+	runner *runner.Runner
+
+	mu       sync.Mutex
+	workerID string
+	devices  []api.Device
+}
+
+// New validates cfg and builds an agent.
+func New(cfg Config) (*Agent, error) {
+	if cfg.DataDir == "" {
+		return nil, errors.New("agent: data dir is required")
+	}
+	if cfg.Devices == nil || cfg.Executors == nil {
+		return nil, errors.New("agent: devices and executors are required")
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.HeartbeatInterval == 0 {
+		cfg.HeartbeatInterval = 2 * time.Second
+	}
+	if cfg.AcquireWait == 0 {
+		cfg.AcquireWait = 20 * time.Second
+	}
+	if cfg.Capabilities == nil {
+		cfg.Capabilities = []string{"*"}
+	}
+	c, err := client.New(client.Config{Addrs: cfg.Coordinators, CAFile: cfg.CAFile})
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	a := &Agent{cfg: cfg, log: cfg.Logger.With("component", "agent"), client: c}
+	a.runner = runner.New(runner.Config{
+		Host:        cfg.Executors,
+		Coordinator: c,
+		WorkRoot:    filepath.Join(cfg.DataDir, "work"),
+		StopGrace:   cfg.StopGrace,
+		Clock:       cfg.Clock,
+		Logger:      cfg.Logger.With("component", "runner"),
+	})
+	return a, nil
+}
+
+// WorkerID is the id the agent acts as, once known.
+func (a *Agent) WorkerID() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.workerID
+}
+
+// Run registers or resumes, then heartbeats and runs tasks until ctx ends
+// or the worker is revoked. Tasks still running when ctx ends are stopped.
+func (a *Agent) Run(ctx context.Context) error {
+	devs, err := a.cfg.Devices.Devices(ctx)
+	if err != nil {
+		return fmt.Errorf("agent: discover devices: %w", err)
+	}
+	a.devices = devs
+	a.log.Info("devices discovered", "gpus", len(devs), "executors", a.cfg.Executors.Names())
+	if err := a.identify(ctx); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		if err := a.heartbeatLoop(ctx); err != nil {
+			cancel(err)
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		a.acquireLoop(ctx)
+	}()
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}
+
+// identify resumes the persisted credential (probing it) or registers.
+func (a *Agent) identify(ctx context.Context) error {
+	p, ok, err := loadCredential(a.cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	if ok {
+		a.client.SetToken(p.WorkerToken)
+		self, err := a.client.Self(ctx)
+		switch {
+		case err == nil && self.WorkerID == p.WorkerID:
+			a.setWorker(p.WorkerID)
+			a.log.Info("resumed worker credential", "worker_id", p.WorkerID, "status", self.Status)
+			return nil
+		case client.IsCode(err, api.CodeWorkerRevoked):
+			return fmt.Errorf("%w: worker %s", ErrRevoked, p.WorkerID)
+		case err == nil || client.IsCode(err, api.CodeUnauthenticated):
+			return fmt.Errorf("%w: worker %s: ask an admin to run `gpulayer worker reissue %s` and put the new credential in %s, or remove that file to register a new worker",
+				ErrCredentialRejected, p.WorkerID, p.WorkerID, filepath.Join(a.cfg.DataDir, CredentialFile))
+		default:
+			return fmt.Errorf("agent: probe worker credential: %w", err)
+		}
+	}
+	if a.cfg.JoinToken == "" {
+		return ErrNoJoinToken
+	}
+	a.client.SetToken(a.cfg.JoinToken)
+	reg, err := a.client.Register(ctx, api.RegisterRequest{
+		WorkerID:     a.cfg.WorkerID,
+		Labels:       a.cfg.Labels,
+		Capabilities: a.cfg.Capabilities,
+		Executors:    a.cfg.Executors.Names(),
+		Devices:      a.devices,
+	})
+	if err != nil {
+		return fmt.Errorf("agent: register: %w", err)
+	}
+	if reg.WorkerToken == "" {
+		return fmt.Errorf("%w: worker id %q is already registered and this agent holds no credential for it", ErrCredentialRejected, reg.WorkerID)
+	}
+	if err := saveCredential(a.cfg.DataDir, persisted{WorkerID: reg.WorkerID, WorkerToken: reg.WorkerToken}); err != nil {
+		return err
+	}
+	a.client.SetToken(reg.WorkerToken)
+	a.setWorker(reg.WorkerID)
+	a.log.Info("registered", "worker_id", reg.WorkerID, "status", reg.Status)
+	return nil
+}
+
+func (a *Agent) setWorker(id string) {
+	a.mu.Lock()
+	a.workerID = id
+	a.mu.Unlock()
+}
+
+func (a *Agent) heartbeatLoop(ctx context.Context) error {
+	interval := a.cfg.HeartbeatInterval
+	for {
+		resp, err := a.client.Heartbeat(ctx, api.HeartbeatRequest{
+			RunningTaskIDs: a.runner.Running(),
+			Devices:        a.devices,
+			Executors:      a.cfg.Executors.Names(),
+		})
+		switch {
+		case err == nil:
+			for _, id := range resp.CancelTaskIDs {
+				if a.runner.Cancel(id) {
+					a.log.Info("coordinator asked to stop task", "task_id", id)
+				}
+			}
+			if resp.IntervalSeconds > 0 {
+				interval = time.Duration(resp.IntervalSeconds * float64(time.Second))
+			}
+		case client.IsCode(err, api.CodeWorkerRevoked):
+			a.log.Error("worker revoked; stopping every task")
+			for _, id := range a.runner.Running() {
+				a.runner.Cancel(id)
+			}
+			return ErrRevoked
+		case ctx.Err() != nil:
+			return nil
+		default:
+			a.log.Warn("heartbeat failed", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-a.cfg.Clock.After(interval):
+		}
+	}
+}
+
+func (a *Agent) maxTasks() int {
+	if a.cfg.MaxTasks > 0 {
+		return a.cfg.MaxTasks
+	}
+	return max(4, len(a.devices))
+}
+
+func (a *Agent) acquireLoop(ctx context.Context) {
+	slots := make(chan struct{}, a.maxTasks())
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	backoff := 100 * time.Millisecond
+	for {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		resp, err := a.client.Acquire(ctx, api.AcquireRequest{WaitSeconds: int(a.cfg.AcquireWait / time.Second)})
+		if err != nil || resp.Task == nil {
+			<-slots
+			if ctx.Err() != nil {
+				return
+			}
+			if err != nil {
+				a.log.Warn("acquire failed", "error", err)
+				select {
+				case <-ctx.Done():
+					return
+				case <-a.cfg.Clock.After(backoff):
+				}
+				backoff = min(2*backoff, 5*time.Second)
+			}
+			continue
+		}
+		backoff = 100 * time.Millisecond
+		task := *resp.Task
+		a.log.Info("task assigned", "task_id", task.ID, "attempt_id", task.AttemptID, "devices", task.Devices)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			a.runner.Run(ctx, task)
+		}()
+	}
+}
+
+// CredentialPath is where the agent keeps its worker credential.
+func CredentialPath(dataDir string) string { return filepath.Join(dataDir, CredentialFile) }

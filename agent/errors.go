@@ -1,0 +1,14 @@
+package agent
+
+import "errors"
+
+// Sentinel errors.
+var (
+	// ErrCredentialRejected means the persisted worker credential no longer
+	// works and the agent cannot repair it by itself.
+	ErrCredentialRejected = errors.New("persisted worker credential was rejected")
+	// ErrRevoked means the coordinator revoked this worker.
+	ErrRevoked = errors.New("worker revoked by the coordinator")
+	// ErrNoJoinToken means there is neither a credential nor a join token.
+	ErrNoJoinToken = errors.New("no persisted worker credential and no join token to register with")
+)

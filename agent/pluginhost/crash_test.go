@@ -1,0 +1,118 @@
+package pluginhost_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpulayer/gpulayer/agent/pluginhost"
+	"github.com/gpulayer/gpulayer/sdk/executor"
+	"github.com/gpulayer/gpulayer/sdk/executor/executortest"
+)
+
+// requireCrash checks that err reports the crash plugin's death.
+func requireCrash(t *testing.T, what string, err error) {
+	t.Helper()
+	if !errors.Is(err, pluginhost.ErrPluginCrashed) {
+		t.Fatalf("%s = %v, want ErrPluginCrashed", what, err)
+	}
+	var crash *pluginhost.CrashError
+	if !errors.As(err, &crash) {
+		t.Fatalf("%s = %T, want *CrashError", what, err)
+	}
+	if want := `executor plugin "crash" exited unexpectedly`; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("%s message %q, want it to start %q", what, err, want)
+	}
+}
+
+func TestCrashFailsTaskAndRelaunches(t *testing.T) {
+	h := newHost(t, buildPlugins(t))
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+
+	e := get(t, h, "crash")
+	before, err := e.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// A task runs, with Wait and Logs in flight, when the plugin dies.
+	victim := executortest.NewTask(t, jsonConfig(map[string]any{}))
+	if err := e.Start(ctx, victim); err != nil {
+		t.Fatal(err)
+	}
+	waitErr := make(chan error, 1)
+	go func() {
+		_, err := e.Wait(ctx, victim.ID)
+		waitErr <- err
+	}()
+	logsErr := make(chan error, 1)
+	logging := make(chan struct{})
+	go func() {
+		var once bool
+		logsErr <- e.Logs(ctx, victim.ID, func(executor.LogChunk) error {
+			if !once {
+				once = true
+				close(logging)
+			}
+			return nil
+		})
+	}()
+	<-logging // the Logs stream is open
+
+	err = e.Start(ctx, executortest.NewTask(t, jsonConfig(map[string]any{"crash": true})))
+	requireCrash(t, "Start of the crashing task", err)
+	var crash *pluginhost.CrashError
+	if errors.As(err, &crash) && crash.Exit != "exit status 3" {
+		t.Errorf("CrashError.Exit = %q, want %q", crash.Exit, "exit status 3")
+	}
+	requireCrash(t, "Wait in flight", <-waitErr)
+	requireCrash(t, "Logs in flight", <-logsErr)
+	_, err = e.Wait(ctx, victim.ID)
+	requireCrash(t, "Wait after the crash", err)
+
+	// The next Get launches a fresh process; the old handle stays dead.
+	fresh := get(t, h, "crash")
+	after, err := fresh.Info(ctx)
+	if err != nil {
+		t.Fatalf("Info on relaunched plugin: %v", err)
+	}
+	if after.Version == before.Version {
+		t.Errorf("relaunched plugin has the old pid %s", after.Version)
+	}
+	if _, err := fresh.Wait(ctx, victim.ID); !errors.Is(err, executor.ErrUnknownTask) {
+		t.Errorf("new process knows the old task: %v", err)
+	}
+	task := executortest.NewTask(t, jsonConfig(map[string]any{}))
+	if err := fresh.Start(ctx, task); err != nil {
+		t.Fatalf("Start on relaunched plugin: %v", err)
+	}
+	if err := fresh.Stop(ctx, task.ID, 0); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.Info(ctx)
+	requireCrash(t, "old handle after relaunch", err)
+}
+
+func TestCallerCancelIsNotACrash(t *testing.T) {
+	h := newHost(t, buildPlugins(t))
+	e := get(t, h, "crash")
+	task := executortest.NewTask(t, jsonConfig(map[string]any{}))
+	if err := e.Start(t.Context(), task); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	_, err := e.Wait(ctx, task.ID)
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, pluginhost.ErrPluginCrashed) {
+		t.Fatalf("Wait past its deadline = %v, want DeadlineExceeded", err)
+	}
+	if _, err := e.Wait(t.Context(), "no-such"); !errors.Is(err, executor.ErrUnknownTask) {
+		t.Errorf("unknown id over the wire = %v", err)
+	}
+	if err := e.Stop(t.Context(), task.ID, 0); err != nil {
+		t.Errorf("plugin unusable after a cancelled call: %v", err)
+	}
+}

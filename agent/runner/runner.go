@@ -1,0 +1,268 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gpulayer/gpulayer/internal/clock"
+	"github.com/gpulayer/gpulayer/sdk/api"
+	"github.com/gpulayer/gpulayer/sdk/client"
+	"github.com/gpulayer/gpulayer/sdk/executor"
+)
+
+// Host hands out executors by name (the plugin host).
+type Host interface {
+	Get(ctx context.Context, name string) (executor.Executor, error)
+}
+
+// Coordinator is the part of the client a runner uses.
+type Coordinator interface {
+	Start(ctx context.Context, taskID, attemptID string) error
+	AppendLogs(ctx context.Context, taskID string, req api.LogsRequest) error
+	Finish(ctx context.Context, taskID string, req api.FinishRequest) (api.Task, error)
+	Fail(ctx context.Context, taskID string, req api.FailRequest) (api.Task, error)
+}
+
+var _ Coordinator = (*client.Client)(nil)
+
+// Config configures a Runner.
+type Config struct {
+	Host        Host
+	Coordinator Coordinator
+	// WorkRoot is where per-attempt scratch directories are made.
+	WorkRoot string
+	// StopGrace is how long a stopped task gets between the polite signal
+	// and the kill.
+	StopGrace time.Duration
+	Clock     clock.Clock
+	Logger    *slog.Logger
+}
+
+// Runner runs tasks. It is safe for concurrent use.
+type Runner struct {
+	cfg Config
+
+	mu      sync.Mutex
+	running map[string]*run // by task id
+}
+
+type run struct {
+	a      api.Assignment
+	cancel chan struct{}
+	once   sync.Once
+}
+
+// New returns a runner.
+func New(cfg Config) *Runner {
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.StopGrace == 0 {
+		cfg.StopGrace = 10 * time.Second
+	}
+	return &Runner{cfg: cfg, running: map[string]*run{}}
+}
+
+// Running lists the ids of tasks being run.
+func (r *Runner) Running() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ids := make([]string, 0, len(r.running))
+	for id := range r.running {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// Cancel asks a running task to stop (cancellation or lost lease).
+func (r *Runner) Cancel(taskID string) bool {
+	r.mu.Lock()
+	rn, ok := r.running[taskID]
+	r.mu.Unlock()
+	if ok {
+		rn.once.Do(func() { close(rn.cancel) })
+	}
+	return ok
+}
+
+// Outcome is how a run ended, for logs and tests.
+type Outcome struct {
+	ExitCode int
+	// Failed is set when the attempt was reported with fail (it never ran
+	// to an exit code), with Reason.
+	Failed bool
+	Reason string
+}
+
+// Run carries an assignment to its end. It returns when the coordinator
+// has been told the outcome (or the attempt turned out to be stale).
+func (r *Runner) Run(ctx context.Context, a api.Assignment) Outcome {
+	rn := &run{a: a, cancel: make(chan struct{})}
+	r.mu.Lock()
+	r.running[a.ID] = rn
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.running, a.ID)
+		r.mu.Unlock()
+	}()
+	log := r.cfg.Logger.With("task_id", a.ID, "attempt_id", a.AttemptID, "executor", a.Executor)
+	out := r.execute(ctx, rn, log)
+	log.Info("task ended", "exit_code", out.ExitCode, "failed", out.Failed, "reason", out.Reason)
+	return out
+}
+
+func (r *Runner) fail(ctx context.Context, a api.Assignment, reason string) Outcome {
+	if _, err := r.cfg.Coordinator.Fail(ctx, a.ID, api.FailRequest{AttemptID: a.AttemptID, Reason: reason}); err != nil {
+		r.cfg.Logger.Warn("reporting failure", "task_id", a.ID, "error", err)
+	}
+	return Outcome{ExitCode: -1, Failed: true, Reason: reason}
+}
+
+func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome {
+	a := rn.a
+	ex, err := r.cfg.Host.Get(ctx, a.Executor)
+	if err != nil {
+		return r.fail(ctx, a, fmt.Sprintf("executor %q unavailable: %v", a.Executor, err))
+	}
+	if err := r.cfg.Coordinator.Start(ctx, a.ID, a.AttemptID); err != nil {
+		return Outcome{ExitCode: -1, Failed: true, Reason: "start refused: " + err.Error()}
+	}
+	workDir := filepath.Join(r.cfg.WorkRoot, a.AttemptID)
+	if err := os.MkdirAll(workDir, 0o700); err != nil {
+		return r.fail(ctx, a, "work dir: "+err.Error())
+	}
+	defer os.RemoveAll(workDir)
+
+	task := executor.Task{
+		ID:      a.AttemptID,
+		TaskID:  a.ID,
+		JobID:   a.JobID,
+		Config:  a.Config,
+		Env:     taskEnv(a),
+		Devices: a.Devices,
+		WorkDir: workDir,
+	}
+	if err := ex.Start(ctx, task); err != nil {
+		return r.fail(ctx, a, fmt.Sprintf("executor %q could not start the task: %v", a.Executor, err))
+	}
+
+	ship := newShipper(r.cfg.Coordinator, a)
+	logsDone := make(chan error, 1)
+	logCtx, stopLogs := context.WithCancel(ctx)
+	defer stopLogs()
+	go func() { logsDone <- ex.Logs(logCtx, task.ID, ship.send) }()
+
+	waitDone := make(chan waitResult, 1)
+	go func() {
+		res, err := ex.Wait(ctx, task.ID)
+		waitDone <- waitResult{res, err}
+	}()
+
+	var timeout <-chan time.Time
+	if a.TimeoutSeconds > 0 {
+		timeout = r.cfg.Clock.After(time.Duration(a.TimeoutSeconds) * time.Second)
+	}
+	var note string
+	var wr waitResult
+	stopping := false
+	for done := false; !done; {
+		select {
+		case wr = <-waitDone:
+			done = true
+		case <-timeout:
+			timeout = nil
+			note = fmt.Sprintf("timed out after %ds; stopping", a.TimeoutSeconds)
+			stopping = r.stop(ctx, ex, task.ID, log, note, stopping)
+		case <-rn.cancel:
+			rn.cancel = nil
+			note = "cancelled; stopping"
+			stopping = r.stop(ctx, ex, task.ID, log, note, stopping)
+		case <-ship.stale:
+			note = "attempt is no longer current (lease lost); stopping"
+			stopping = r.stop(ctx, ex, task.ID, log, note, stopping)
+		case <-ctx.Done():
+			// The agent is going away: stop the task and hand it back so
+			// it is retried elsewhere without waiting for the lease.
+			bg := context.WithoutCancel(ctx)
+			r.stop(bg, ex, task.ID, log, "agent shutting down", stopping)
+			res, err := ex.Wait(bg, task.ID)
+			stopLogs()
+			<-logsDone
+			log.Info("task handed back at shutdown", "exit_code", res.ExitCode, "wait_error", err)
+			return r.fail(bg, a, "agent shut down while the task ran")
+		}
+	}
+	if wr.err != nil {
+		stopLogs()
+		<-logsDone
+		if ship.isStale() {
+			return Outcome{ExitCode: -1, Failed: true, Reason: "stale attempt"}
+		}
+		return r.fail(context.WithoutCancel(ctx), a, fmt.Sprintf("executor %q: %v", a.Executor, wr.err))
+	}
+	// Every line the task wrote is shipped before the finish.
+	if err := <-logsDone; err != nil && !errors.Is(err, context.Canceled) {
+		log.Warn("log stream ended with an error", "error", err)
+	}
+	if note != "" {
+		ship.note(note)
+	}
+	if ship.isStale() {
+		return Outcome{ExitCode: wr.res.ExitCode, Failed: true, Reason: "stale attempt"}
+	}
+	req := api.FinishRequest{AttemptID: a.AttemptID, SubmissionID: a.AttemptID + "-finish", ExitCode: wr.res.ExitCode}
+	if len(wr.res.Output) > 0 {
+		req.Output = wr.res.Output
+	}
+	if _, err := r.cfg.Coordinator.Finish(context.WithoutCancel(ctx), a.ID, req); err != nil {
+		log.Warn("reporting finish", "error", err)
+	}
+	return Outcome{ExitCode: wr.res.ExitCode, Reason: strings.TrimSpace(note + " " + wr.res.Reason)}
+}
+
+type waitResult struct {
+	res executor.Result
+	err error
+}
+
+// stop asks the executor to stop the task once; the grace period and the
+// kill are the executor's job. It runs in the background so the caller
+// keeps watching for the task's end.
+func (r *Runner) stop(ctx context.Context, ex executor.Executor, id string, log *slog.Logger, why string, already bool) bool {
+	if already {
+		return true
+	}
+	log.Info("stopping task", "why", why, "grace", r.cfg.StopGrace)
+	go func() {
+		if err := ex.Stop(ctx, id, r.cfg.StopGrace); err != nil {
+			log.Warn("stop", "error", err)
+		}
+	}()
+	return true
+}
+
+// taskEnv is the environment every task gets from the agent.
+func taskEnv(a api.Assignment) map[string]string {
+	devs := strings.Join(a.Devices, ",")
+	return map[string]string{
+		"CUDA_VISIBLE_DEVICES":   devs,
+		"NVIDIA_VISIBLE_DEVICES": devs,
+		"GPULAYER_TASK_ID":       a.ID,
+		"GPULAYER_JOB_ID":        a.JobID,
+		"GPULAYER_TASK_INDEX":    fmt.Sprint(a.Index),
+		"GPULAYER_ATTEMPT_ID":    a.AttemptID,
+	}
+}

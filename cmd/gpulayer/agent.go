@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/gpulayer/gpulayer/agent"
+	"github.com/gpulayer/gpulayer/agent/devices"
+	"github.com/gpulayer/gpulayer/agent/pluginhost"
+)
+
+type agentFlags struct {
+	coordinators string
+	joinToken    string
+	dataDir      string
+	workerID     string
+	fakeGPUs     string
+	pluginDir    string
+	caFile       string
+	capabilities string
+	maxTasks     int
+	stopGrace    time.Duration
+}
+
+func (f *agentFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.coordinators, "coordinator", envOr("GPULAYER_ADDR", ""), "coordinator URL(s), comma separated")
+	fs.StringVar(&f.joinToken, "join-token", envOr("GPULAYER_JOIN_TOKEN", ""), "join token to register with (first start only)")
+	fs.StringVar(&f.dataDir, "data-dir", "", "agent data directory (required)")
+	fs.StringVar(&f.workerID, "worker-id", "", "worker id to register as (default: generated)")
+	fs.StringVar(&f.fakeGPUs, "fake-gpus", "", "use fake GPUs: none, "+strings.Join(devices.FakeNames(), ", "))
+	fs.StringVar(&f.pluginDir, "plugin-dir", "", "directory of gpulayer-executor-<name> plugin binaries")
+	fs.StringVar(&f.caFile, "ca-file", "", "PEM bundle to trust for HTTPS")
+	fs.StringVar(&f.capabilities, "capabilities", "*", "capabilities to advertise, comma separated (* takes any task)")
+	fs.IntVar(&f.maxTasks, "max-tasks", 0, "concurrent tasks (default: GPU count, at least 4)")
+	fs.DurationVar(&f.stopGrace, "stop-grace", 10*time.Second, "time between the polite stop and the kill")
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// buildAgent wires devices, the plugin host and the agent; close releases
+// the devices and plugin processes.
+func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Agent, func(), error) {
+	if f.dataDir == "" {
+		return nil, nil, fmt.Errorf("--data-dir is required")
+	}
+	if f.coordinators == "" {
+		return nil, nil, fmt.Errorf("--coordinator (or GPULAYER_ADDR) is required")
+	}
+	src, err := devices.Open(ctx, log, f.fakeGPUs)
+	if err != nil {
+		return nil, nil, err
+	}
+	host, err := pluginhost.New(pluginhost.Config{Logger: log.With("component", "pluginhost"), PluginDir: f.pluginDir})
+	if err != nil {
+		src.Close()
+		return nil, nil, err
+	}
+	caps := splitList(f.capabilities)
+	if caps == nil {
+		caps = []string{}
+	}
+	a, err := agent.New(agent.Config{
+		Coordinators: splitList(f.coordinators),
+		CAFile:       f.caFile,
+		JoinToken:    f.joinToken,
+		DataDir:      f.dataDir,
+		WorkerID:     f.workerID,
+		Capabilities: caps,
+		MaxTasks:     f.maxTasks,
+		StopGrace:    f.stopGrace,
+		Devices:      src,
+		Executors:    host,
+		Logger:       log,
+	})
+	if err != nil {
+		host.Close()
+		src.Close()
+		return nil, nil, err
+	}
+	return a, func() { host.Close(); src.Close() }, nil
+}
+
+func agentRun(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("agent run", flag.ContinueOnError)
+	var f agentFlags
+	var lf logFlags
+	f.register(fs)
+	lf.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	a, closeFn, err := buildAgent(ctx, f, lf.logger())
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	return a.Run(ctx)
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator"
+)
+
+func coordinatorInit(_ context.Context, args []string) error {
+	fs := flag.NewFlagSet("coordinator init", flag.ContinueOnError)
+	dataDir := fs.String("data-dir", "", "coordinator data directory (required)")
+	asJSON := fs.Bool("json", false, `print {"admin_token": …, "join_token": …}`)
+	rotate := fs.Bool("rotate", false, "replace every client and join token")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *dataDir == "" {
+		return fmt.Errorf("--data-dir is required")
+	}
+	toks, err := coordinator.Init(*dataDir, *rotate, time.Now())
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(os.Stdout).Encode(toks)
+	}
+	fmt.Printf("admin token: %s\njoin token:  %s\n\nThese are shown once; only their hashes are stored in %s.\n", toks.AdminToken, toks.JoinToken, *dataDir)
+	if *rotate {
+		fmt.Println("Every earlier client and join token stops working when the coordinator next takes leadership.")
+	}
+	return nil
+}
+
+func coordinatorRun(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("coordinator run", flag.ContinueOnError)
+	var cfg coordinator.Config
+	var lf logFlags
+	fs.StringVar(&cfg.DataDir, "data-dir", "", "coordinator data directory (required)")
+	fs.StringVar(&cfg.HTTPAddr, "http-addr", "127.0.0.1:7070", "HTTP listen address")
+	fs.StringVar(&cfg.RaftAddr, "raft-addr", "127.0.0.1:7071", "Raft listen address")
+	fs.StringVar(&cfg.NodeID, "node-id", "", "Raft server id (default: the Raft address)")
+	fs.StringVar(&cfg.TLSCert, "tls-cert", "", "TLS certificate (PEM)")
+	fs.StringVar(&cfg.TLSKey, "tls-key", "", "TLS private key (PEM)")
+	fs.BoolVar(&cfg.AllowInsecureRemote, "allow-insecure-remote", false, "allow plaintext HTTP on a non-loopback address")
+	fs.DurationVar(&cfg.HeartbeatInterval, "heartbeat-interval", 2*time.Second, "heartbeat interval agents are told to use")
+	lf.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg.Logger = lf.logger()
+	srv, err := coordinator.New(cfg)
+	if err != nil {
+		return err
+	}
+	return srv.Run(ctx)
+}

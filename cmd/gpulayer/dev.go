@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/gpulayer/gpulayer/agent/devices"
+	"github.com/gpulayer/gpulayer/coordinator"
+)
+
+// devRun runs a coordinator and an agent in one process over a temporary
+// data dir: the embedded default a newcomer runs first.
+func devRun(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("dev", flag.ContinueOnError)
+	httpAddr := fs.String("http-addr", "127.0.0.1:7070", "coordinator HTTP address (loopback)")
+	fake := fs.String("fake-gpus", "auto", "fake GPUs: auto (dgxh100 when no driver), none, "+fmt.Sprint(devices.FakeNames()))
+	pluginDir := fs.String("plugin-dir", "", "directory of gpulayer-executor-<name> plugins")
+	envFile := fs.String("env-file", "", "write GPULAYER_ADDR and GPULAYER_TOKEN to this file (mode 0600) once ready")
+	keep := fs.Bool("keep", false, "keep the temporary data dir on exit")
+	var lf logFlags
+	lf.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	log := lf.logger()
+	dir, err := os.MkdirTemp("", "gpulayer-dev-")
+	if err != nil {
+		return err
+	}
+	if !*keep {
+		defer os.RemoveAll(dir)
+	}
+	cdir, adir := filepath.Join(dir, "coordinator"), filepath.Join(dir, "agent")
+	toks, err := coordinator.Init(cdir, false, time.Now())
+	if err != nil {
+		return err
+	}
+	raftAddr, err := freeLoopback()
+	if err != nil {
+		return err
+	}
+	srv, err := coordinator.New(coordinator.Config{DataDir: cdir, HTTPAddr: *httpAddr, RaftAddr: raftAddr, NodeID: "dev", Logger: log})
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	errc := make(chan error, 2)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		errc <- srv.Run(ctx)
+	}()
+	if err := waitLeader(ctx, srv); err != nil {
+		cancel()
+		wg.Wait()
+		return err
+	}
+
+	fakeGPUs := *fake
+	if fakeGPUs == "auto" {
+		fakeGPUs = ""
+		probe, err := devices.Open(ctx, log, "")
+		if err == nil {
+			if devs, _ := probe.Devices(ctx); len(devs) == 0 {
+				fakeGPUs = "dgxh100"
+				log.Info("no GPUs found; dev mode uses fake dgxh100 GPUs")
+			}
+			probe.Close()
+		}
+	}
+	a, closeAgent, err := buildAgent(ctx, agentFlags{coordinators: srv.URL(), joinToken: toks.JoinToken, dataDir: adir, workerID: "dev-worker", fakeGPUs: fakeGPUs, pluginDir: *pluginDir, capabilities: "*", stopGrace: 5 * time.Second}, log)
+	if err != nil {
+		cancel()
+		wg.Wait()
+		return err
+	}
+	defer closeAgent()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := a.Run(ctx); err != nil {
+			errc <- fmt.Errorf("agent: %w", err)
+		}
+	}()
+
+	fmt.Printf("GpuLayer dev is running.\n  GPULAYER_ADDR=%s\n  GPULAYER_TOKEN=%s\n  data dir: %s\nPress Ctrl-C to stop.\n", srv.URL(), toks.AdminToken, dir)
+	if *envFile != "" {
+		content := fmt.Sprintf("GPULAYER_ADDR=%s\nGPULAYER_TOKEN=%s\n", srv.URL(), toks.AdminToken)
+		if err := os.WriteFile(*envFile, []byte(content), 0o600); err != nil {
+			cancel()
+			wg.Wait()
+			return err
+		}
+	}
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case runErr = <-errc:
+	}
+	cancel()
+	wg.Wait()
+	return runErr
+}
+
+func waitLeader(ctx context.Context, srv *coordinator.Server) error {
+	deadline := time.NewTimer(30 * time.Second)
+	defer deadline.Stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for !srv.LeaderReady() {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline.C:
+			return errors.New("dev: coordinator did not become leader within 30s")
+		case <-tick.C:
+		}
+	}
+	return nil
+}
+
+func freeLoopback() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}

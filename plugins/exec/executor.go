@@ -1,0 +1,184 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/gpulayer/gpulayer/sdk/executor"
+	"github.com/gpulayer/gpulayer/sdk/executor/logbuf"
+)
+
+// Name is the executor's name, as jobs and the plugin registry spell it.
+const Name = "exec"
+
+// Version is reported by Info.
+const Version = "1.0.0"
+
+// Options tune an Executor. The zero value is usable.
+type Options struct {
+	// Logger receives the executor's own logs; nil means slog.Default()
+	// at the time of each record (executor.Serve replaces the default in
+	// a plugin process, after the executor is built).
+	Logger *slog.Logger
+	// LogLimit caps the output kept per task in bytes; zero means
+	// logbuf.DefaultLimit (8 MiB).
+	LogLimit int
+	// MaxEnded is how many ended tasks are remembered for Wait and Logs;
+	// zero means 128. Running tasks are never forgotten.
+	MaxEnded int
+	// DrainTimeout bounds how long, after a task's process group is gone,
+	// the executor waits for its output pipes to close (a process that
+	// left the group can hold them open); zero means 5 seconds.
+	DrainTimeout time.Duration
+}
+
+// Executor runs tasks as local processes. It is safe for concurrent use
+// and runs any number of tasks at once.
+type Executor struct {
+	opts    Options
+	mu      sync.Mutex
+	tasks   map[string]*task
+	pending map[string]struct{} // ids whose Start is in progress
+	ended   []string            // ended task ids, oldest first
+}
+
+var _ executor.Executor = (*Executor)(nil)
+
+// New returns an Executor.
+func New(opts Options) *Executor {
+	if opts.LogLimit <= 0 {
+		opts.LogLimit = logbuf.DefaultLimit
+	}
+	if opts.MaxEnded <= 0 {
+		opts.MaxEnded = 128
+	}
+	if opts.DrainTimeout <= 0 {
+		opts.DrainTimeout = 5 * time.Second
+	}
+	return &Executor{
+		opts:    opts,
+		tasks:   make(map[string]*task),
+		pending: make(map[string]struct{}),
+	}
+}
+
+func (e *Executor) log() *slog.Logger {
+	l := e.opts.Logger
+	if l == nil {
+		l = slog.Default()
+	}
+	return l.With("component", "executor", "executor", Name)
+}
+
+// Info implements executor.Executor.
+func (e *Executor) Info(context.Context) (executor.Info, error) {
+	return executor.Info{Name: Name, Version: Version}, nil
+}
+
+// Start implements executor.Executor. It returns once the process runs;
+// a config it cannot use wraps executor.ErrInvalidConfig, and a program
+// that cannot be started is reported as an error.
+func (e *Executor) Start(_ context.Context, t executor.Task) error {
+	cfg, err := ParseConfig(t.Config)
+	if err != nil {
+		return fmt.Errorf("exec: start task %s: %w", t.ID, err)
+	}
+	if err := e.reserve(t.ID); err != nil {
+		return err
+	}
+	tk, err := startTask(t, cfg, e.opts)
+	e.mu.Lock()
+	delete(e.pending, t.ID)
+	if err == nil {
+		e.tasks[t.ID] = tk
+	}
+	e.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("exec: start task %s: %w", t.ID, err)
+	}
+	e.log().Debug("task started", "attempt_id", t.ID, "task_id", t.TaskID, "job_id", t.JobID, "pid", tk.pid)
+	go e.reap(tk)
+	return nil
+}
+
+// reserve claims id for a Start in progress.
+func (e *Executor) reserve(id string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, running := e.tasks[id]
+	_, starting := e.pending[id]
+	if running || starting {
+		return fmt.Errorf("exec: start task %s: %w", id, executor.ErrDuplicateTask)
+	}
+	e.pending[id] = struct{}{}
+	return nil
+}
+
+// reap waits for a task to end, records it as ended, forgets the oldest
+// ended tasks beyond MaxEnded, and then releases the task's waiters.
+func (e *Executor) reap(tk *task) {
+	res := tk.wait(e.opts.DrainTimeout)
+	e.log().Debug("task ended", "attempt_id", tk.id, "exit_code", res.ExitCode, "reason", res.Reason)
+	e.mu.Lock()
+	e.ended = append(e.ended, tk.id)
+	for len(e.ended) > e.opts.MaxEnded {
+		delete(e.tasks, e.ended[0])
+		e.ended[0] = ""
+		e.ended = e.ended[1:]
+	}
+	e.mu.Unlock()
+	close(tk.done)
+}
+
+func (e *Executor) task(id string) (*task, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	tk, ok := e.tasks[id]
+	if !ok {
+		return nil, fmt.Errorf("exec: task %s: %w", id, executor.ErrUnknownTask)
+	}
+	return tk, nil
+}
+
+// Wait implements executor.Executor.
+func (e *Executor) Wait(ctx context.Context, id string) (executor.Result, error) {
+	tk, err := e.task(id)
+	if err != nil {
+		return executor.Result{}, err
+	}
+	select {
+	case <-tk.done:
+		return tk.result, nil
+	case <-ctx.Done():
+		return executor.Result{}, ctx.Err()
+	}
+}
+
+// Stop implements executor.Executor: SIGTERM to the task's process group
+// now, SIGKILL once grace has passed (even if ctx ends first). It returns
+// when the task has ended, or ctx's error.
+func (e *Executor) Stop(ctx context.Context, id string, grace time.Duration) error {
+	tk, err := e.task(id)
+	if err != nil {
+		return err
+	}
+	tk.stop(grace)
+	select {
+	case <-tk.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Logs implements executor.Executor.
+func (e *Executor) Logs(ctx context.Context, id string, send func(executor.LogChunk) error) error {
+	tk, err := e.task(id)
+	if err != nil {
+		return err
+	}
+	return tk.logs.Follow(ctx, send)
+}

@@ -1,0 +1,61 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+func TestErrorsCrossTheWire(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want error
+		code codes.Code
+	}{
+		{"unknown", fmt.Errorf("exec: wait t1: %w", ErrUnknownTask), ErrUnknownTask, codes.NotFound},
+		{"duplicate", fmt.Errorf("exec: start t1: %w", ErrDuplicateTask), ErrDuplicateTask, codes.AlreadyExists},
+		{"invalid", fmt.Errorf("exec: %w: unknown field \"x\"", ErrInvalidConfig), ErrInvalidConfig, codes.InvalidArgument},
+		{"canceled", context.Canceled, context.Canceled, codes.Canceled},
+		{"deadline", fmt.Errorf("wait: %w", context.DeadlineExceeded), context.DeadlineExceeded, codes.DeadlineExceeded},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wire := toStatus(tc.err)
+			if got := status.Code(wire); got != tc.code {
+				t.Fatalf("code %v, want %v", got, tc.code)
+			}
+			back := fromStatus(wire)
+			if !errors.Is(back, tc.want) {
+				t.Errorf("errors.Is(%v, %v) = false", back, tc.want)
+			}
+			if back.Error() != tc.err.Error() {
+				t.Errorf("message %q, want the plugin's %q", back.Error(), tc.err.Error())
+			}
+			if status.Code(back) != tc.code {
+				t.Errorf("status.Code(mapped) = %v, want %v", status.Code(back), tc.code)
+			}
+		})
+	}
+}
+
+func TestOtherErrorsKeepStatus(t *testing.T) {
+	plain := toStatus(errors.New("disk full"))
+	if status.Code(plain) != codes.Unknown {
+		t.Fatalf("code %v, want Unknown", status.Code(plain))
+	}
+	back := fromStatus(plain)
+	if errors.Is(back, ErrUnknownTask) || errors.Is(back, ErrInvalidConfig) || errors.Is(back, ErrDuplicateTask) {
+		t.Errorf("plain error matched a sentinel: %v", back)
+	}
+	unavailable := status.Error(codes.Unavailable, "connection refused")
+	if got := fromStatus(unavailable); status.Code(got) != codes.Unavailable {
+		t.Errorf("transport error lost its status: %v", got)
+	}
+	if toStatus(nil) != nil || fromStatus(nil) != nil {
+		t.Error("nil error mapped to non-nil")
+	}
+}
