@@ -24,16 +24,42 @@ import (
 
 type runningAgent struct {
 	agent   *agent.Agent
+	ctx     context.Context
+	once    sync.Once
+	stopFn  func(wait bool) error
+	started bool
 	cancel  context.CancelFunc
 	done    chan error
 	gpus    []api.Device
 	dataDir string
 }
 
-func startAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string) *runningAgent {
+// agentOpts are the knobs the tests turn on an agent.
+type agentOpts struct {
+	pluginDir string
+	dataDir   string
+}
+
+func startAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, opts ...agentOpts) *runningAgent {
 	t.Helper()
+	ra := newAgent(t, coordinatorURL, joinToken, workerID, fake, opts...)
+	ra.started = true
+	go func() { ra.done <- ra.agent.Run(ra.ctx) }()
+	return ra
+}
+
+// newAgent builds an agent without running it.
+func newAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, opts ...agentOpts) *runningAgent {
+	t.Helper()
+	var o agentOpts
+	if len(opts) > 0 {
+		o = opts[0]
+	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	dataDir := filepath.Join(t.TempDir(), workerID)
+	dataDir := o.dataDir
+	if dataDir == "" {
+		dataDir = filepath.Join(t.TempDir(), workerID)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	src, err := devices.Open(ctx, log, fake)
 	if err != nil {
@@ -44,9 +70,10 @@ func startAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string) 
 		t.Fatal(err)
 	}
 	host, err := pluginhost.New(pluginhost.Config{
-		Logger:   log,
-		SelfExe:  os.Args[0],
-		SelfArgs: func(name string) []string { return []string{pluginArg, name} },
+		Logger:    log,
+		SelfExe:   os.Args[0],
+		SelfArgs:  func(name string) []string { return []string{pluginArg, name} },
+		PluginDir: o.pluginDir,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -66,18 +93,20 @@ func startAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	ra := &runningAgent{agent: a, cancel: cancel, done: make(chan error, 1), gpus: gpus, dataDir: dataDir}
-	go func() { ra.done <- a.Run(ctx) }()
-	var once sync.Once
-	stop := func() {
-		once.Do(func() {
+	ra := &runningAgent{agent: a, ctx: ctx, cancel: cancel, done: make(chan error, 1), gpus: gpus, dataDir: dataDir}
+	ra.stopFn = func(wait bool) error {
+		var err error
+		ra.once.Do(func() {
 			cancel()
-			<-ra.done
+			if wait && ra.started {
+				err = <-ra.done
+			}
 			host.Close()
 			src.Close()
 		})
+		return err
 	}
-	t.Cleanup(stop)
+	t.Cleanup(func() { ra.stopFn(true) })
 	return ra
 }
 

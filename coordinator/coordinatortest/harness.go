@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +22,10 @@ type Harness struct {
 	AdminToken string
 	JoinToken  string
 	DataDir    string
+	RaftAddr   string
+
+	opts Options
+	stop func()
 }
 
 // Options tweak the coordinator a harness starts.
@@ -49,20 +54,40 @@ func Start(t testing.TB, opts Options) *Harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logger := opts.Logger
+	h := &Harness{AdminToken: toks.AdminToken, JoinToken: toks.JoinToken, DataDir: dir, RaftAddr: FreeAddr(t), opts: opts}
+	h.run(t)
+	return h
+}
+
+// Restart stops h's coordinator and starts a new one on the same data dir
+// and Raft address (a new HTTP port).
+func Restart(t testing.TB, h *Harness) *Harness {
+	t.Helper()
+	h.Stop()
+	n := &Harness{AdminToken: h.AdminToken, JoinToken: h.JoinToken, DataDir: h.DataDir, RaftAddr: h.RaftAddr, opts: h.opts}
+	n.run(t)
+	return n
+}
+
+// Stop shuts the coordinator down (idempotent).
+func (h *Harness) Stop() { h.stop() }
+
+func (h *Harness) run(t testing.TB) {
+	t.Helper()
+	logger := h.opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	cfg := coordinator.Config{
-		DataDir:    dir,
+		DataDir:    h.DataDir,
 		HTTPAddr:   "127.0.0.1:0",
-		RaftAddr:   FreeAddr(t),
+		RaftAddr:   h.RaftAddr,
 		Logger:     logger,
 		LeaseGrace: time.Second,
 		LeaseTick:  50 * time.Millisecond,
 	}
-	if opts.Tweak != nil {
-		opts.Tweak(&cfg)
+	if h.opts.Tweak != nil {
+		h.opts.Tweak(&cfg)
 	}
 	srv, err := coordinator.New(cfg)
 	if err != nil {
@@ -71,14 +96,18 @@ func Start(t testing.TB, opts Options) *Harness {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("coordinator run: %v", err)
-		}
-	})
+	var once sync.Once
+	h.stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("coordinator run: %v", err)
+			}
+		})
+	}
+	t.Cleanup(h.stop)
 	WaitFor(t, 10*time.Second, "coordinator to lead", srv.LeaderReady)
-	return &Harness{Server: srv, URL: srv.URL(), AdminToken: toks.AdminToken, JoinToken: toks.JoinToken, DataDir: dir}
+	h.Server, h.URL = srv, srv.URL()
 }
 
 // Client returns a client for the harness with token.

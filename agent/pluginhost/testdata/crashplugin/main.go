@@ -1,6 +1,8 @@
 // Command crashplugin is a test executor plugin that dies on request: a
 // task whose config is {"crash": true} makes the whole plugin process
-// exit with status 3 during Start. Other tasks run until stopped.
+// exit with status 3 during Start, and {"crash_running": true} makes it exit
+// once the task has started and its first line was delivered. Other tasks
+// run until stopped.
 package main
 
 import (
@@ -15,12 +17,14 @@ import (
 )
 
 type config struct {
-	Crash bool `json:"crash"`
+	Crash        bool `json:"crash"`
+	CrashRunning bool `json:"crash_running"`
 }
 
 type crasher struct {
 	mu    sync.Mutex
 	tasks map[string]chan struct{} // closed when the task ends
+	doom  map[string]bool          // tasks that crash the plugin while running
 }
 
 func (c *crasher) Info(context.Context) (executor.Info, error) {
@@ -41,6 +45,7 @@ func (c *crasher) Start(_ context.Context, t executor.Task) error {
 		return executor.ErrDuplicateTask
 	}
 	c.tasks[t.ID] = make(chan struct{})
+	c.doom[t.ID] = cfg.CrashRunning
 	return nil
 }
 
@@ -90,6 +95,12 @@ func (c *crasher) Logs(ctx context.Context, id string, send func(executor.LogChu
 	if err := send(executor.LogChunk{Stream: "stdout", Data: []byte("running\n")}); err != nil {
 		return err
 	}
+	c.mu.Lock()
+	doomed := c.doom[id]
+	c.mu.Unlock()
+	if doomed {
+		os.Exit(3)
+	}
 	select {
 	case <-done:
 		return nil
@@ -99,5 +110,5 @@ func (c *crasher) Logs(ctx context.Context, id string, send func(executor.LogChu
 }
 
 func main() {
-	executor.Serve(&crasher{tasks: make(map[string]chan struct{})})
+	executor.Serve(&crasher{tasks: make(map[string]chan struct{}), doom: make(map[string]bool)})
 }

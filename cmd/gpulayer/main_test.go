@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The CLI is tested as people use it: the real binary, built once.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "gpulayer-cli-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "gpulayer")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build gpulayer: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func run(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run %v: %v", args, err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+func TestCoordinatorInitJSON(t *testing.T) {
+	dir := t.TempDir()
+	r := run(t, nil, "coordinator", "init", "--data-dir", dir, "--json")
+	if r.code != 0 {
+		t.Fatalf("init: %d %s", r.code, r.stderr)
+	}
+	var toks map[string]string
+	if err := json.Unmarshal([]byte(r.stdout), &toks); err != nil || len(toks) != 2 ||
+		!strings.HasPrefix(toks["admin_token"], "glc_") || !strings.HasPrefix(toks["join_token"], "glj_") {
+		t.Fatalf("init --json printed %q", r.stdout)
+	}
+	if again := run(t, nil, "coordinator", "init", "--data-dir", dir); again.code == 0 || !strings.Contains(again.stderr, "--rotate") {
+		t.Fatalf("second init: %d %q", again.code, again.stderr)
+	}
+	if rot := run(t, nil, "coordinator", "init", "--data-dir", dir, "--rotate", "--json"); rot.code != 0 || strings.Contains(rot.stdout, toks["admin_token"]) {
+		t.Fatalf("rotate: %d %q", rot.code, rot.stderr)
+	}
+}
+
+func TestCoordinatorRefusesPlaintextRemote(t *testing.T) {
+	dir := t.TempDir()
+	run(t, nil, "coordinator", "init", "--data-dir", dir)
+	r := run(t, nil, "coordinator", "run", "--data-dir", dir, "--http-addr", "0.0.0.0:0", "--raft-addr", "127.0.0.1:0")
+	if r.code == 0 || !strings.Contains(r.stderr, "--allow-insecure-remote") {
+		t.Fatalf("plaintext on 0.0.0.0: %d %q", r.code, r.stderr)
+	}
+}
+
+// startDev runs `gpulayer dev` and returns the client environment.
+func startDev(t *testing.T) []string {
+	t.Helper()
+	envFile := filepath.Join(t.TempDir(), "env")
+	cmd := exec.Command(binary, "dev", "--http-addr", "127.0.0.1:0", "--env-file", envFile, "--log-level", "warn")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case err := <-exited:
+			if err != nil {
+				t.Errorf("gpulayer dev exited with %v after SIGTERM\n%s", err, errb.String())
+			}
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Errorf("gpulayer dev did not stop on SIGTERM")
+		}
+	})
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if b, err := os.ReadFile(envFile); err == nil && bytes.Count(b, []byte("\n")) == 2 {
+			return strings.Split(strings.TrimSpace(string(b)), "\n")
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("gpulayer dev exited: %v\n%s", err, errb.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("gpulayer dev not ready\n%s", errb.String())
+		}
+	}
+}
+
+func TestJobCommandsAgainstDev(t *testing.T) {
+	env := startDev(t)
+
+	ok := run(t, env, "job", "submit", "--gpus", "1", "--wait", "--", "sh", "-c", `echo "gpus=$CUDA_VISIBLE_DEVICES"`)
+	if ok.code != 0 || !strings.Contains(ok.stdout, "gpus=GPU-") || strings.Contains(ok.stdout, ",") {
+		t.Fatalf("1-GPU job: exit %d, stdout %q, stderr %q", ok.code, ok.stdout, ok.stderr)
+	}
+	bad := run(t, env, "job", "submit", "--wait", "--", "sh", "-c", "echo out; echo err >&2; exit 5")
+	if bad.code != 5 || bad.stdout != "out\n" || !strings.Contains(bad.stderr, "err\n") {
+		t.Fatalf("failing job: exit %d, stdout %q, stderr %q", bad.code, bad.stdout, bad.stderr)
+	}
+
+	id := strings.TrimSpace(run(t, env, "job", "submit", "--", "sleep", "60").stdout)
+	if !strings.HasPrefix(id, "j") {
+		t.Fatalf("submit printed %q", id)
+	}
+	if c := run(t, env, "job", "cancel", id); c.code != 0 {
+		t.Fatalf("cancel: %d %s", c.code, c.stderr)
+	}
+	// A following log stream ends when the job does.
+	if f := run(t, env, "job", "logs", "--follow", id); f.code != 0 {
+		t.Fatalf("logs --follow: %d %s", f.code, f.stderr)
+	}
+	if st := run(t, env, "job", "status", id); !strings.Contains(st.stdout, "state=cancelled") {
+		t.Fatalf("job not cancelled:\n%s", st.stdout)
+	}
+
+	list := run(t, env, "job", "list")
+	if list.code != 0 || !strings.Contains(list.stdout, id) || strings.Count(list.stdout, "\n") != 4 {
+		t.Fatalf("job list:\n%s", list.stdout)
+	}
+	status := run(t, env, "job", "status", "--json", id)
+	var job struct {
+		CreatedBy string `json:"created_by"`
+		Tasks     []struct {
+			State string `json:"state"`
+		} `json:"tasks"`
+	}
+	if err := json.Unmarshal([]byte(status.stdout), &job); err != nil || job.CreatedBy != "admin" || job.Tasks[0].State != "cancelled" {
+		t.Fatalf("status --json: %v %q", err, status.stdout)
+	}
+	workers := run(t, env, "worker", "list")
+	if !strings.Contains(workers.stdout, "dev-worker") || !strings.Contains(workers.stdout, "8") {
+		t.Fatalf("worker list:\n%s", workers.stdout)
+	}
+	noToken := run(t, []string{env[0], "GPULAYER_TOKEN="}, "job", "list")
+	if noToken.code == 0 || !strings.Contains(noToken.stderr, "GPULAYER_TOKEN") {
+		t.Fatalf("no token: %d %q", noToken.code, noToken.stderr)
+	}
+}

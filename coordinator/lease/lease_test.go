@@ -1,0 +1,184 @@
+package lease
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/internal/clock"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// fakeState is a tiny replicated state: tasks held by workers, and the
+// proposals the manager made against it.
+type fakeState struct {
+	mu       sync.Mutex
+	active   map[string]state.ActiveTask // by task id
+	workers  map[string]string           // id -> status
+	proposed []command.Command
+}
+
+func (f *fakeState) AllActive() []state.ActiveTask {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []state.ActiveTask
+	for _, a := range f.active {
+		out = append(out, a)
+	}
+	return out
+}
+
+func (f *fakeState) ActiveTasks(w string) []state.ActiveTask {
+	var out []state.ActiveTask
+	for _, a := range f.AllActive() {
+		if a.WorkerID == w {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func (f *fakeState) HeldAttempt(task, w string) (string, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	a, ok := f.active[task]
+	if !ok || a.WorkerID != w {
+		return "", false
+	}
+	return a.AttemptID, true
+}
+
+func (f *fakeState) Workers() []api.Worker {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []api.Worker
+	for id, st := range f.workers {
+		out = append(out, api.Worker{WorkerID: id, Status: st})
+	}
+	return out
+}
+
+// propose applies what the real state machine would for the two commands
+// the manager proposes.
+func (f *fakeState) propose(_ context.Context, c command.Command) (state.Result, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.proposed = append(f.proposed, c)
+	switch c := c.(type) {
+	case command.LoseAttempt:
+		delete(f.active, c.TaskID)
+	case command.SetWorkerStatus:
+		f.workers[c.WorkerID] = c.Status
+	}
+	return state.Result{}, nil
+}
+
+func (f *fakeState) take() []command.Command {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := f.proposed
+	f.proposed = nil
+	return out
+}
+
+func TestLeasesSurviveFailoverAndLapseWithoutHeartbeats(t *testing.T) {
+	clk := clock.NewFake(time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC))
+	fs := &fakeState{
+		active:  map[string]state.ActiveTask{"t1": {TaskID: "t1", AttemptID: "a1", WorkerID: "w1", LeaseSeconds: 10}, "t2": {TaskID: "t2", AttemptID: "a2", WorkerID: "w2", LeaseSeconds: 10}},
+		workers: map[string]string{"w1": api.WorkerReady, "w2": api.WorkerReady},
+	}
+	m := New(Config{Clock: clk, State: fs, Propose: fs.propose, Grace: 5 * time.Second, HeartbeatInterval: 2 * time.Second, OfflineAfter: 10 * time.Second})
+	ctx := t.Context()
+
+	// A new leader re-arms from state: lease (10 s) plus grace (5 s).
+	m.rearm()
+	clk.Advance(14 * time.Second)
+	m.enforce(ctx)
+	if got := fs.take(); len(got) != 0 {
+		t.Fatalf("inside lease+grace the manager proposed %v", got)
+	}
+	// w1 keeps heartbeating; w2 has gone silent.
+	for range 3 {
+		if d := m.Heartbeat("w1"); !d.Equal(clk.Now().Add(10 * time.Second)) {
+			t.Fatalf("heartbeat deadline %v, want now+10s", d)
+		}
+		clk.Advance(2 * time.Second)
+		m.enforce(ctx)
+	}
+	got := fs.take()
+	if len(got) != 2 {
+		t.Fatalf("want w2's lease lost and w2 offline, got %v", got)
+	}
+	lost, ok := got[0].(command.LoseAttempt)
+	if !ok || lost.TaskID != "t2" || lost.AttemptID != "a2" {
+		t.Fatalf("first proposal %#v, want t2/a2 lost", got[0])
+	}
+	if off, ok := got[1].(command.SetWorkerStatus); !ok || off.WorkerID != "w2" || off.Status != api.WorkerOffline {
+		t.Fatalf("second proposal %#v, want w2 offline", got[1])
+	}
+	if _, held := fs.HeldAttempt("t1", "w1"); !held {
+		t.Fatal("t1 was lost although w1 kept heartbeating")
+	}
+	// w1 stops (last heartbeat at 18 s): its lease lapses at 28 s.
+	clk.Advance(7 * time.Second)
+	m.enforce(ctx)
+	if got := fs.take(); len(got) != 0 {
+		t.Fatalf("lease lapsed early: %v", got)
+	}
+	clk.Advance(2 * time.Second)
+	m.enforce(ctx)
+	got = fs.take()
+	if len(got) != 2 || got[0].(command.LoseAttempt).TaskID != "t1" || got[1].(command.SetWorkerStatus).WorkerID != "w1" {
+		t.Fatalf("want t1 lost and w1 offline, got %v", got)
+	}
+}
+
+func TestStaleEntriesAreDroppedWithoutProposals(t *testing.T) {
+	clk := clock.NewFake(time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC))
+	fs := &fakeState{active: map[string]state.ActiveTask{}, workers: map[string]string{}}
+	m := New(Config{Clock: clk, State: fs, Propose: fs.propose, Grace: time.Second})
+	m.rearm()
+	// An attempt armed at assignment that has since finished.
+	m.Assigned("t9", "w9", "a9", time.Second, clk.Now().Add(time.Second))
+	clk.Advance(5 * time.Second)
+	m.enforce(t.Context())
+	if got := fs.take(); len(got) != 0 {
+		t.Fatalf("proposed %v for an attempt the state no longer holds", got)
+	}
+	if _, ok := m.Deadline("a9"); ok {
+		t.Fatal("stale entry kept")
+	}
+}
+
+func TestRunStopsOnContext(t *testing.T) {
+	clk := clock.NewFake(time.Now())
+	fs := &fakeState{active: map[string]state.ActiveTask{}, workers: map[string]string{}}
+	m := New(Config{Clock: clk, State: fs, Propose: fs.propose})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error)
+	go func() { done <- m.Run(ctx) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for clk.Waiters() == 0 {
+		// Run arms its ticker right after re-arming; wait for it.
+		if time.Now().After(deadline) {
+			t.Fatal("Run never armed its ticker")
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("Run returned early: %v", err)
+		default:
+		}
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	m.Assigned("t", "w", "a", time.Second, clk.Now())
+	if _, ok := m.Deadline("a"); ok {
+		t.Fatal("a stopped manager armed a lease")
+	}
+}
