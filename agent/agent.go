@@ -33,7 +33,12 @@ type Config struct {
 	CAFile       string
 	// JoinToken registers the worker when no credential is persisted.
 	JoinToken string
-	DataDir   string
+	// AdminToken, when set, lets the agent repair its own identity at
+	// start-up: a persisted credential the coordinator rejects (or one that
+	// names another worker) is replaced through the admin reissue route.
+	// It is used for nothing else and never logged.
+	AdminToken string
+	DataDir    string
 	// WorkerID is the id to register under; generated when empty.
 	WorkerID     string
 	Labels       map[string]string
@@ -142,61 +147,6 @@ func (a *Agent) Run(ctx context.Context) error {
 		return err
 	}
 	return nil
-}
-
-// identify resumes the persisted credential (probing it) or registers.
-func (a *Agent) identify(ctx context.Context) error {
-	p, ok, err := loadCredential(a.cfg.DataDir)
-	if err != nil {
-		return err
-	}
-	if ok {
-		a.client.SetToken(p.WorkerToken)
-		self, err := a.client.Self(ctx)
-		switch {
-		case err == nil && self.WorkerID == p.WorkerID:
-			a.setWorker(p.WorkerID)
-			a.log.Info("resumed worker credential", "worker_id", p.WorkerID, "status", self.Status)
-			return nil
-		case client.IsCode(err, api.CodeWorkerRevoked):
-			return fmt.Errorf("%w: worker %s", ErrRevoked, p.WorkerID)
-		case err == nil || client.IsCode(err, api.CodeUnauthenticated):
-			return fmt.Errorf("%w: worker %s: ask an admin to run `gpulayer worker reissue %s` and put the new credential in %s, or remove that file to register a new worker",
-				ErrCredentialRejected, p.WorkerID, p.WorkerID, filepath.Join(a.cfg.DataDir, CredentialFile))
-		default:
-			return fmt.Errorf("agent: probe worker credential: %w", err)
-		}
-	}
-	if a.cfg.JoinToken == "" {
-		return ErrNoJoinToken
-	}
-	a.client.SetToken(a.cfg.JoinToken)
-	reg, err := a.client.Register(ctx, api.RegisterRequest{
-		WorkerID:     a.cfg.WorkerID,
-		Labels:       a.cfg.Labels,
-		Capabilities: a.cfg.Capabilities,
-		Executors:    a.cfg.Executors.Names(),
-		Devices:      a.devices,
-	})
-	if err != nil {
-		return fmt.Errorf("agent: register: %w", err)
-	}
-	if reg.WorkerToken == "" {
-		return fmt.Errorf("%w: worker id %q is already registered and this agent holds no credential for it", ErrCredentialRejected, reg.WorkerID)
-	}
-	if err := saveCredential(a.cfg.DataDir, persisted{WorkerID: reg.WorkerID, WorkerToken: reg.WorkerToken}); err != nil {
-		return err
-	}
-	a.client.SetToken(reg.WorkerToken)
-	a.setWorker(reg.WorkerID)
-	a.log.Info("registered", "worker_id", reg.WorkerID, "status", reg.Status)
-	return nil
-}
-
-func (a *Agent) setWorker(id string) {
-	a.mu.Lock()
-	a.workerID = id
-	a.mu.Unlock()
 }
 
 func (a *Agent) heartbeatLoop(ctx context.Context) error {

@@ -82,7 +82,11 @@ func Init(dataDir string, rotate bool, now time.Time) (InitTokens, error) {
 }
 
 func readBootstrap(dataDir string) (bootstrapFile, error) {
-	b, err := os.ReadFile(filepath.Join(dataDir, BootstrapFile))
+	return readBootstrapFile(filepath.Join(dataDir, BootstrapFile))
+}
+
+func readBootstrapFile(path string) (bootstrapFile, error) {
+	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return bootstrapFile{}, ErrNotInitialized
 	}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/gpulayer/gpulayer/coordinator/cluster"
 	"github.com/gpulayer/gpulayer/internal/clock"
 )
 
@@ -22,6 +23,26 @@ type Config struct {
 	TLSKey  string
 	// AllowInsecureRemote permits plaintext HTTP on a non-loopback address.
 	AllowInsecureRemote bool
+	// CAFile is a PEM bundle trusted when forwarding to the leader over
+	// HTTPS (default: the system roots).
+	CAFile string
+
+	// HTTPAdvertise is the URL other coordinators and clients use to reach
+	// this one (default: derived from the bound address).
+	HTTPAdvertise string
+	// RaftAdvertise is the Raft address peers dial (default: RaftAddr).
+	RaftAdvertise string
+	// BootstrapExpect is the number of servers that form a new cluster
+	// together; 0 or 1 with no Join forms a one-node cluster.
+	BootstrapExpect int
+	// Join lists other coordinators' HTTP URLs, used to find the founding
+	// members when BootstrapExpect > 1.
+	Join []string
+	// BootstrapFile is where init's credential hashes are read from
+	// (default: the data dir's bootstrap-credentials.json).
+	BootstrapFile string
+	// RaftDial replaces Raft's TCP dialer (tests inject faults here).
+	RaftDial cluster.DialFunc
 
 	// HeartbeatInterval is what agents are told to use (default 2 s).
 	HeartbeatInterval time.Duration
@@ -33,6 +54,10 @@ type Config struct {
 	// Raft timeouts; zero takes the cluster package's LAN defaults.
 	RaftHeartbeatTimeout time.Duration
 	RaftElectionTimeout  time.Duration
+	// RaftSnapshotThreshold and RaftSnapshotInterval tune log compaction;
+	// zero takes the defaults.
+	RaftSnapshotThreshold uint64
+	RaftSnapshotInterval  time.Duration
 
 	Logger *slog.Logger
 	Clock  clock.Clock

@@ -32,6 +32,9 @@ type Server struct {
 	bootstrap bootstrapFile
 	scheme    string
 
+	needsFormation bool
+	forward        http.RoundTripper
+
 	mu          sync.Mutex
 	leaderReady bool
 }
@@ -42,7 +45,13 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	boot, err := readBootstrap(cfg.DataDir)
+	var boot bootstrapFile
+	var err error
+	if cfg.BootstrapFile != "" {
+		boot, err = readBootstrapFile(cfg.BootstrapFile)
+	} else {
+		boot, err = readBootstrap(cfg.DataDir)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -57,6 +66,10 @@ func New(cfg Config) (*Server, error) {
 		tlsConf = &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}
 		s.scheme = "https"
 	}
+	fwd, err := forwardTransport(cfg.CAFile)
+	if err != nil {
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
 		return nil, fmt.Errorf("coordinator: listen %s: %w", cfg.HTTPAddr, err)
@@ -67,20 +80,41 @@ func New(cfg Config) (*Server, error) {
 	s.listener = ln
 
 	node, err := cluster.Open(cluster.Config{
-		NodeID:           cfg.NodeID,
-		RaftAddr:         cfg.RaftAddr,
-		DataDir:          cfg.DataDir,
-		Bootstrap:        true,
-		FSM:              fsm.New(s.store),
-		Logger:           cfg.Logger,
-		HeartbeatTimeout: cfg.RaftHeartbeatTimeout,
-		ElectionTimeout:  cfg.RaftElectionTimeout,
+		NodeID:            cfg.NodeID,
+		RaftAddr:          cfg.RaftAddr,
+		DataDir:           cfg.DataDir,
+		RaftAdvertise:     cfg.RaftAdvertise,
+		Dial:              cfg.RaftDial,
+		FSM:               fsm.New(s.store),
+		Logger:            cfg.Logger,
+		HeartbeatTimeout:  cfg.RaftHeartbeatTimeout,
+		ElectionTimeout:   cfg.RaftElectionTimeout,
+		SnapshotThreshold: cfg.RaftSnapshotThreshold,
+		SnapshotInterval:  cfg.RaftSnapshotInterval,
 	})
 	if err != nil {
 		ln.Close()
 		return nil, err
 	}
 	s.node = node
+	has, err := node.HasState()
+	if err != nil {
+		_ = node.Shutdown()
+		ln.Close()
+		return nil, err
+	}
+	switch {
+	case has:
+		// A restarted server rejoins its cluster from the data dir.
+	case cfg.BootstrapExpect <= 1 && len(cfg.Join) == 0:
+		if err := node.BootstrapWith(nil); err != nil {
+			_ = node.Shutdown()
+			ln.Close()
+			return nil, err
+		}
+	default:
+		s.needsFormation = true
+	}
 	s.leases = lease.New(lease.Config{
 		Clock:             cfg.Clock,
 		State:             s.store,
@@ -99,7 +133,13 @@ func New(cfg Config) (*Server, error) {
 		Leases:  s.leases,
 		Clock:   cfg.Clock,
 		Logger:  cfg.Logger,
+
+		Ready:            s.LeaderReady,
+		Self:             s.self,
+		Operator:         node,
+		ForwardTransport: fwd,
 	})
+	s.forward = fwd
 	s.http = &http.Server{
 		Handler:           s.api,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -112,8 +152,13 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// URL is the base URL clients use to reach this coordinator.
-func (s *Server) URL() string { return s.scheme + "://" + s.listener.Addr().String() }
+// URL is the base URL clients and peers use to reach this coordinator.
+func (s *Server) URL() string {
+	if s.cfg.HTTPAdvertise != "" {
+		return s.cfg.HTTPAdvertise
+	}
+	return s.scheme + "://" + s.listener.Addr().String()
+}
 
 // Store exposes the replicated state (read-only use).
 func (s *Server) Store() *state.Store { return s.store }
@@ -161,6 +206,13 @@ func (s *Server) Run(ctx context.Context) error {
 		defer wg.Done()
 		s.leadership(ctx)
 	}()
+	if s.needsFormation {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.form(ctx)
+		}()
+	}
 
 	var err error
 	select {
@@ -264,6 +316,7 @@ type clusterView struct{ node *cluster.Node }
 
 func (c clusterView) ID() string               { return c.node.ID() }
 func (c clusterView) IsLeader() bool           { return c.node.IsLeader() }
+func (c clusterView) AppliedIndex() uint64     { return c.node.Raft().AppliedIndex() }
 func (c clusterView) Leader() (string, string) { return c.node.Leader() }
 func (c clusterView) Peers() ([]api.Peer, error) {
 	servers, err := c.node.Servers()

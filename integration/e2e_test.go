@@ -3,8 +3,6 @@ package integration
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,8 +34,9 @@ type runningAgent struct {
 
 // agentOpts are the knobs the tests turn on an agent.
 type agentOpts struct {
-	pluginDir string
-	dataDir   string
+	pluginDir  string
+	dataDir    string
+	adminToken string
 }
 
 func startAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, opts ...agentOpts) *runningAgent {
@@ -55,7 +54,7 @@ func newAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, op
 	if len(opts) > 0 {
 		o = opts[0]
 	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	log := coordinatortest.TestLogger(t).With("agent", workerID)
 	dataDir := o.dataDir
 	if dataDir == "" {
 		dataDir = filepath.Join(t.TempDir(), workerID)
@@ -81,6 +80,7 @@ func newAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, op
 	a, err := agent.New(agent.Config{
 		Coordinators:      []string{coordinatorURL},
 		JoinToken:         joinToken,
+		AdminToken:        o.adminToken,
 		DataDir:           dataDir,
 		WorkerID:          workerID,
 		HeartbeatInterval: 100 * time.Millisecond,

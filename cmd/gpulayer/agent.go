@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 type agentFlags struct {
 	coordinators string
 	joinToken    string
+	adminToken   string
 	dataDir      string
 	workerID     string
 	fakeGPUs     string
@@ -29,6 +31,9 @@ type agentFlags struct {
 func (f *agentFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.coordinators, "coordinator", envOr("GPULAYER_ADDR", ""), "coordinator URL(s), comma separated")
 	fs.StringVar(&f.joinToken, "join-token", envOr("GPULAYER_JOIN_TOKEN", ""), "join token to register with (first start only)")
+	// No env default here: flag defaults are printed by --help, and this
+	// one is a secret. GPULAYER_ADMIN_TOKEN is read after parsing.
+	fs.StringVar(&f.adminToken, "admin-token", "", "admin client token used only to reissue this worker's credential when the persisted one is rejected (default: GPULAYER_ADMIN_TOKEN)")
 	fs.StringVar(&f.dataDir, "data-dir", "", "agent data directory (required)")
 	fs.StringVar(&f.workerID, "worker-id", "", "worker id to register as (default: generated)")
 	fs.StringVar(&f.fakeGPUs, "fake-gpus", "", "use fake GPUs: none, "+strings.Join(devices.FakeNames(), ", "))
@@ -75,6 +80,7 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 		Coordinators: splitList(f.coordinators),
 		CAFile:       f.caFile,
 		JoinToken:    f.joinToken,
+		AdminToken:   f.adminToken,
 		DataDir:      f.dataDir,
 		WorkerID:     f.workerID,
 		Capabilities: caps,
@@ -100,6 +106,9 @@ func agentRun(ctx context.Context, args []string) error {
 	lf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if f.adminToken == "" {
+		f.adminToken = os.Getenv("GPULAYER_ADMIN_TOKEN")
 	}
 	a, closeFn, err := buildAgent(ctx, f, lf.logger())
 	if err != nil {

@@ -48,10 +48,17 @@ func coordinatorRun(ctx context.Context, args []string) error {
 	fs.StringVar(&cfg.TLSKey, "tls-key", "", "TLS private key (PEM)")
 	fs.BoolVar(&cfg.AllowInsecureRemote, "allow-insecure-remote", false, "allow plaintext HTTP on a non-loopback address")
 	fs.DurationVar(&cfg.HeartbeatInterval, "heartbeat-interval", 2*time.Second, "heartbeat interval agents are told to use")
+	fs.StringVar(&cfg.CAFile, "ca-file", "", "PEM bundle trusted for HTTPS between coordinators")
+	fs.StringVar(&cfg.HTTPAdvertise, "http-advertise", "", "URL peers and clients use to reach this coordinator (default: from --http-addr)")
+	fs.StringVar(&cfg.RaftAdvertise, "raft-advertise", "", "Raft address peers dial (default: --raft-addr)")
+	fs.IntVar(&cfg.BootstrapExpect, "bootstrap-expect", 0, "servers that form a new cluster together (3 in production)")
+	join := fs.String("join", "", "other coordinators' URLs, comma separated, for forming a new cluster")
+	fs.StringVar(&cfg.BootstrapFile, "bootstrap-file", "", "credential hashes from `coordinator init` (default: in --data-dir)")
 	lf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	cfg.Join = splitList(*join)
 	cfg.Logger = lf.logger()
 	srv, err := coordinator.New(cfg)
 	if err != nil {

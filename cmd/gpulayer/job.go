@@ -19,7 +19,7 @@ func jobSubmit(ctx context.Context, args []string) error {
 	cf.register(fs)
 	var spec api.JobSpec
 	var gpus int
-	var configJSON string
+	var configJSON, target string
 	wait := fs.Bool("wait", false, "stream the logs and exit with the task's result")
 	asJSON := fs.Bool("json", false, "print the job as JSON")
 	fs.StringVar(&spec.Executor, "executor", "exec", "executor plugin")
@@ -32,8 +32,17 @@ func jobSubmit(ctx context.Context, args []string) error {
 	fs.IntVar(&spec.Priority, "priority", 0, "priority (higher runs first)")
 	fs.StringVar(&spec.IdempotencyKey, "idempotency-key", "", "submit at most once under this key")
 	fs.StringVar(&configJSON, "config", "", "executor config as JSON (instead of a command after --)")
+	fs.StringVar(&target, "target", "", "run only on worker:ID or on a member of group:ID")
+	fs.StringVar(&spec.Capability, "capability", "", "capability a worker must offer to take the tasks")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if target != "" {
+		ref, err := parseRef("--target", target)
+		if err != nil {
+			return err
+		}
+		spec.Target = &api.Target{Kind: ref.Kind, ID: ref.ID}
 	}
 	if gpus > 0 {
 		spec.Resources = &api.Resources{GPUs: gpus}
@@ -169,7 +178,14 @@ func jobStatus(ctx context.Context, args []string) error {
 }
 
 func printJob(w io.Writer, j api.Job) {
-	fmt.Fprintf(w, "job %s  state=%s  executor=%s  created_by=%s  created=%s\n", j.ID, j.State, j.Executor, j.CreatedBy, j.CreatedAt)
+	fmt.Fprintf(w, "job %s  state=%s  executor=%s  created_by=%s  created=%s", j.ID, j.State, j.Executor, j.CreatedBy, j.CreatedAt)
+	if j.Target != nil {
+		fmt.Fprintf(w, "  target=%s:%s", j.Target.Kind, j.Target.ID)
+	}
+	if j.Capability != "" {
+		fmt.Fprintf(w, "  capability=%s", j.Capability)
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  TASK\tSTATE\tATTEMPT\tEXECUTED BY\tSUBMITTED BY\tEXIT\tDEVICES\tREASON")
 	for _, t := range j.Tasks {

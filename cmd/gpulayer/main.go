@@ -42,9 +42,29 @@ func commands() map[string]*command {
 			"logs":   {summary: "print a job's output", run: jobLogs},
 			"cancel": {summary: "cancel a job", run: jobCancel},
 		}},
-		"worker": {summary: "inspect workers (admin)", sub: map[string]*command{
-			"list":   {summary: "list workers", run: workerList},
-			"status": {summary: "show one worker", run: workerStatus},
+		"worker": {summary: "inspect and manage workers (admin)", sub: map[string]*command{
+			"list":    {summary: "list workers", run: workerList},
+			"status":  {summary: "show one worker", run: workerStatus},
+			"reissue": {summary: "give a worker a new credential (the old one dies)", run: workerReissue},
+			"revoke":  {summary: "revoke a worker for good; its tasks are requeued", run: workerRevoke},
+		}},
+		"group": {summary: "manage worker groups (admin)", sub: map[string]*command{
+			"create": {summary: "create a group: GROUP [worker:ID|group:ID]...", run: groupCreate},
+			"add":    {summary: "add members: GROUP worker:ID|group:ID...", run: groupAdd},
+			"remove": {summary: "remove members: GROUP worker:ID|group:ID...", run: groupRemove},
+			"delete": {summary: "delete a group", run: groupDelete},
+			"list":   {summary: "list groups (or show one)", run: groupList},
+		}},
+		"operator": {summary: "cluster administration (admin)", sub: map[string]*command{
+			"raft": {summary: "Raft membership", sub: map[string]*command{
+				"list-peers":  {summary: "list the Raft servers", run: raftListPeers},
+				"add-peer":    {summary: "add a server", run: raftAddPeer},
+				"remove-peer": {summary: "remove a server", run: raftRemovePeer},
+			}},
+			"snapshot": {summary: "backups of the replicated state", sub: map[string]*command{
+				"save":    {summary: "write a snapshot to FILE", run: snapshotSave},
+				"restore": {summary: "replace the whole state with FILE", run: snapshotRestore},
+			}},
 		}},
 		"plugin": {summary: "serve a built-in executor plugin (run by the agent)", run: pluginServe},
 		"dev":    {summary: "a coordinator and an agent in one process", run: devRun},

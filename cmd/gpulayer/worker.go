@@ -4,12 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"net/http"
-	"net/url"
 	"os"
+	"strings"
 	"text/tabwriter"
-
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 func workerList(ctx context.Context, args []string) error {
@@ -32,9 +29,9 @@ func workerList(ctx context.Context, args []string) error {
 		return printJSON(ws)
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "WORKER\tSTATUS\tGPUS\tEXECUTORS\tRUNNING\tREGISTERED")
+	fmt.Fprintln(tw, "WORKER\tSTATUS\tGPUS\tEXECUTORS\tRUNNING\tGROUPS\tREGISTERED")
 	for _, w := range ws {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%v\t%d\t%s\n", w.WorkerID, w.Status, len(w.Devices), w.Executors, len(w.RunningTasks), w.RegisteredAt)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%v\t%d\t%s\t%s\n", w.WorkerID, w.Status, len(w.Devices), w.Executors, len(w.RunningTasks), dash(strings.Join(w.Groups, ",")), w.RegisteredAt)
 	}
 	return tw.Flush()
 }
@@ -54,11 +51,9 @@ func workerStatus(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	var out struct {
-		Worker api.Worker `json:"worker"`
-	}
-	if err := c.Do(ctx, http.MethodGet, "/v1/workers/"+url.PathEscape(id), nil, &out); err != nil {
+	w, err := c.Worker(ctx, id)
+	if err != nil {
 		return err
 	}
-	return printJSON(out.Worker)
+	return printJSON(w)
 }

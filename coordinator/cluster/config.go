@@ -11,12 +11,18 @@ import (
 type Config struct {
 	// NodeID is the node's stable Raft server id.
 	NodeID string
-	// RaftAddr is the TCP address Raft binds and advertises.
+	// RaftAddr is the TCP address Raft binds.
 	RaftAddr string
+	// RaftAdvertise is the address peers dial (default: RaftAddr).
+	RaftAdvertise string
+	// Dial replaces the TCP dialer (tests inject faults here).
+	Dial DialFunc
 	// DataDir holds raft.db (log and stable store) and snapshots/.
 	DataDir string
 	// Bootstrap makes a node with no state form a one-node cluster.
 	Bootstrap bool
+	// SnapshotInterval is how often Raft checks whether to snapshot.
+	SnapshotInterval time.Duration
 	// FSM receives committed commands.
 	FSM raft.FSM
 	// Logger receives Raft's lines (warnings and above).

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -22,6 +21,7 @@ type Node struct {
 	raft      *raft.Raft
 	transport *raft.NetworkTransport
 	store     *raftboltdb.BoltStore
+	snaps     raft.SnapshotStore
 	batcher   *batcher
 }
 
@@ -43,7 +43,10 @@ func Open(cfg Config) (*Node, error) {
 	rc.ElectionTimeout = cfg.ElectionTimeout
 	rc.LeaderLeaseTimeout = cfg.LeaderLeaseTimeout
 	rc.SnapshotThreshold = cfg.SnapshotThreshold
-	rc.TrailingLogs = cfg.SnapshotThreshold
+	rc.TrailingLogs = max(cfg.SnapshotThreshold/2, 16)
+	if cfg.SnapshotInterval > 0 {
+		rc.SnapshotInterval = cfg.SnapshotInterval
+	}
 	rc.Logger = hlog
 	if err := raft.ValidateConfig(rc); err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)
@@ -58,35 +61,28 @@ func Open(cfg Config) (*Node, error) {
 		store.Close()
 		return nil, fmt.Errorf("cluster: snapshot store: %w", err)
 	}
-	addr, err := net.ResolveTCPAddr("tcp", cfg.RaftAddr)
-	if err != nil {
-		store.Close()
-		return nil, fmt.Errorf("cluster: raft address: %w", err)
-	}
-	transport, err := raft.NewTCPTransportWithLogger(cfg.RaftAddr, addr, 8, 10*time.Second, hlog)
+	stream, err := newStreamLayer(cfg.RaftAddr, cfg.RaftAdvertise, cfg.Dial)
 	if err != nil {
 		store.Close()
 		return nil, fmt.Errorf("cluster: raft transport: %w", err)
 	}
+	transport := raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
+		Stream:  stream,
+		MaxPool: 8,
+		Timeout: 10 * time.Second,
+		Logger:  hlog,
+	})
 	r, err := raft.NewRaft(rc, cfg.FSM, store, store, snaps, transport)
 	if err != nil {
 		transport.Close()
 		store.Close()
 		return nil, fmt.Errorf("cluster: start raft: %w", err)
 	}
-	n := &Node{cfg: cfg, raft: r, transport: transport, store: store}
+	n := &Node{cfg: cfg, raft: r, transport: transport, store: store, snaps: snaps}
 	if cfg.Bootstrap {
-		has, err := raft.HasExistingState(store, store, snaps)
-		if err != nil {
+		if err := n.BootstrapWith(nil); err != nil {
 			_ = n.Shutdown()
-			return nil, fmt.Errorf("cluster: inspect state: %w", err)
-		}
-		if !has {
-			conf := raft.Configuration{Servers: []raft.Server{{ID: rc.LocalID, Address: transport.LocalAddr()}}}
-			if err := r.BootstrapCluster(conf).Error(); err != nil && !errors.Is(err, raft.ErrCantBootstrap) {
-				_ = n.Shutdown()
-				return nil, fmt.Errorf("cluster: bootstrap: %w", err)
-			}
+			return nil, err
 		}
 	}
 	n.batcher = newBatcher(r, cfg.MaxBatch)

@@ -65,6 +65,18 @@ func newOf(t Type) (any, error) {
 		return &CancelJob{}, nil
 	case TypeRegisterNode:
 		return &RegisterNode{}, nil
+	case TypeReissueWorker:
+		return &ReissueWorker{}, nil
+	case TypeRevokeWorker:
+		return &RevokeWorker{}, nil
+	case TypeCreateGroup:
+		return &CreateGroup{}, nil
+	case TypeAddGroupMember:
+		return &AddGroupMember{}, nil
+	case TypeRemoveGroupMember:
+		return &RemoveGroupMember{}, nil
+	case TypeDeleteGroup:
+		return &DeleteGroup{}, nil
 	}
 	return nil, fmt.Errorf("decode command: type %d: %w", t, ErrUnknownType)
 }
@@ -98,6 +110,18 @@ func deref(c any) Command {
 	case *CancelJob:
 		return *v
 	case *RegisterNode:
+		return *v
+	case *ReissueWorker:
+		return *v
+	case *RevokeWorker:
+		return *v
+	case *CreateGroup:
+		return *v
+	case *AddGroupMember:
+		return *v
+	case *RemoveGroupMember:
+		return *v
+	case *DeleteGroup:
 		return *v
 	}
 	panic(fmt.Sprintf("command: no deref for %T", c))

@@ -27,6 +27,12 @@ const (
 	TypeLoseAttempt
 	TypeCancelJob
 	TypeRegisterNode
+	TypeReissueWorker
+	TypeRevokeWorker
+	TypeCreateGroup
+	TypeAddGroupMember
+	TypeRemoveGroupMember
+	TypeDeleteGroup
 )
 
 // Command is implemented by every command body.

@@ -6,7 +6,10 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net"
+	"os"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -34,16 +37,24 @@ type Options struct {
 	Tweak  func(*coordinator.Config)
 }
 
-// FreeAddr returns a loopback address with a free port.
+// FreeAddr returns a loopback address with a free port. Ports come from
+// below Linux's ephemeral range, so that the kernel does not hand the same
+// port to an outgoing connection or a ":0" listener between this call and
+// the moment the coordinator binds it.
 func FreeAddr(t testing.TB) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for range 1000 {
+		port := 20000 + rand.IntN(12000)
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			continue
+		}
+		ln.Close()
+		return addr
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
+	t.Fatal("no free loopback port below the ephemeral range")
+	return ""
 }
 
 // Start runs a coordinator until the test ends and waits until it leads.
@@ -76,7 +87,7 @@ func (h *Harness) run(t testing.TB) {
 	t.Helper()
 	logger := h.opts.Logger
 	if logger == nil {
-		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		logger = TestLogger(t)
 	}
 	cfg := coordinator.Config{
 		DataDir:    h.DataDir,
@@ -133,4 +144,19 @@ func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool)
 		}
 		<-tick.C
 	}
+}
+
+// TestLogger discards logs, unless GPULAYER_TEST_LOG names a file: then
+// every coordinator of the test appends its debug log there.
+func TestLogger(t testing.TB) *slog.Logger {
+	path := os.Getenv("GPULAYER_TEST_LOG")
+	if path == "" {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug})).With("test", t.Name())
 }

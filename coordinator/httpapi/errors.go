@@ -71,6 +71,8 @@ func codeFor(err error) api.Code {
 		return api.CodeNotClaimed
 	case errors.Is(err, state.ErrStaleAttempt):
 		return api.CodeStaleAttempt
+	case errors.Is(err, state.ErrCycleDetected):
+		return api.CodeCycleDetected
 	case errors.Is(err, state.ErrConflict):
 		return api.CodeConflict
 	case errors.Is(err, errBodyTooLarge):

@@ -21,6 +21,7 @@ func TestErrorMapping(t *testing.T) {
 	}{
 		{state.ErrNotFound, api.CodeNotFound, 404},
 		{state.ErrConflict, api.CodeConflict, 409},
+		{state.ErrCycleDetected, api.CodeCycleDetected, 409},
 		{state.ErrWrongClaimant, api.CodeWrongClaimant, 403},
 		{state.ErrNotClaimed, api.CodeNotClaimed, 409},
 		{state.ErrStaleAttempt, api.CodeStaleAttempt, 409},

@@ -68,6 +68,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	r.Body = http.MaxBytesReader(sw, r.Body, api.MaxJSONBody+1)
+	r.Body = http.MaxBytesReader(sw, r.Body, bodyCap(r.URL.Path)+1)
+	if s.route(sw, r) {
+		return
+	}
 	s.mux.ServeHTTP(sw, r)
+}
+
+// bodyCap is the largest body a path accepts: JSON everywhere, except
+// uploads of snapshots and artifacts.
+func bodyCap(path string) int64 {
+	if path == "/v1/operator/snapshot" || strings.HasPrefix(path, "/v1/artifacts/") {
+		return api.MaxArtifactBody
+	}
+	return api.MaxJSONBody
 }

@@ -37,6 +37,12 @@ func (s *Server) routeTable() []Route {
 		{"GET", "/v1/status/health", public, s.health},
 		{"GET", "/v1/status/leader", public, s.leader},
 		{"GET", "/v1/status/peers", public, s.peers},
+		{"GET", "/v1/status/self", public, s.statusSelf},
+		{"POST", "/v1/operator/raft/peers", clientAdmin, s.addPeer},
+		{"DELETE", "/v1/operator/raft/peers/{id}", clientAdmin, s.removePeer},
+		{"GET", "/v1/operator/snapshot", clientAdmin, s.saveSnapshot},
+		{"PUT", "/v1/operator/snapshot", clientAdmin, s.restoreSnapshot},
+		{"GET", "/v1/operator/local/digest", clientAdmin, s.localDigest},
 		{"GET", "/metrics", public, s.metricsHandler},
 
 		{"POST", "/v1/jobs", clientSubmit, s.submitJob},
@@ -47,6 +53,15 @@ func (s *Server) routeTable() []Route {
 
 		{"GET", "/v1/workers", clientAdmin, s.listWorkers},
 		{"GET", "/v1/workers/{id}", clientAdmin, s.getWorker},
+		{"POST", "/v1/workers/{id}/reissue", clientAdmin, s.reissueWorker},
+		{"POST", "/v1/workers/{id}/revoke", clientAdmin, s.revokeWorker},
+
+		{"POST", "/v1/groups", clientAdmin, s.createGroup},
+		{"GET", "/v1/groups", clientAdmin, s.listGroups},
+		{"GET", "/v1/groups/{id}", clientAdmin, s.getGroup},
+		{"DELETE", "/v1/groups/{id}", clientAdmin, s.deleteGroup},
+		{"POST", "/v1/groups/{id}/members", clientAdmin, s.addGroupMember},
+		{"DELETE", "/v1/groups/{id}/members/{kind}/{member}", clientAdmin, s.removeGroupMember},
 
 		{"POST", "/v1/workers/register", joinOnly, s.register},
 		{"GET", "/v1/workers/self", workerOnly, s.workerSelf},

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"time"
@@ -18,6 +19,7 @@ type Cluster interface {
 	IsLeader() bool
 	Leader() (addr, id string)
 	Peers() ([]api.Peer, error)
+	AppliedIndex() uint64
 }
 
 // Proposer proposes a command through Raft and returns its result.
@@ -30,8 +32,16 @@ type Acquirer interface {
 
 // Leases renews leases on heartbeats (the lease manager, on the leader).
 type Leases interface {
-	Heartbeat(workerID string) time.Time
+	Heartbeat(workerID string, running []string) time.Time
 	HeartbeatInterval() time.Duration
+}
+
+// Operator performs cluster administration (leader only).
+type Operator interface {
+	AddVoter(ctx context.Context, id, addr string) error
+	RemoveServer(ctx context.Context, id string) error
+	Restore(ctx context.Context, r io.Reader, size int64) error
+	Barrier(ctx context.Context) error
 }
 
 // Config wires the API to the rest of the coordinator.
@@ -43,6 +53,15 @@ type Config struct {
 	Leases  Leases
 	Clock   clock.Clock
 	Logger  *slog.Logger
+	// Ready reports whether this node, when it leads, has taken office
+	// (applied everything before serving).
+	Ready func() bool
+	// Self describes this coordinator for /v1/status/self.
+	Self func() api.SelfResponse
+	// Operator performs membership changes and snapshot restores.
+	Operator Operator
+	// ForwardTransport carries requests forwarded to the leader.
+	ForwardTransport http.RoundTripper
 }
 
 // Server is the HTTP handler of the protocol.
@@ -57,6 +76,12 @@ type Server struct {
 	mux     *http.ServeMux
 	metrics *metrics
 	routes  []Route
+
+	ready            func() bool
+	self             func() api.SelfResponse
+	operator         Operator
+	forwardTransport http.RoundTripper
+	proxies          proxies
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -79,6 +104,16 @@ func New(cfg Config) *Server {
 		log:     cfg.Logger.With("component", "http"),
 		mux:     http.NewServeMux(),
 		metrics: newMetrics(),
+	}
+	s.ready = cfg.Ready
+	if s.ready == nil {
+		s.ready = func() bool { return true }
+	}
+	s.self = cfg.Self
+	s.operator = cfg.Operator
+	s.forwardTransport = cfg.ForwardTransport
+	if s.forwardTransport == nil {
+		s.forwardTransport = http.DefaultTransport
 	}
 	s.routes = s.routeTable()
 	for _, rt := range s.routes {

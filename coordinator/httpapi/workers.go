@@ -163,7 +163,7 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p auth.Princi
 			return err
 		}
 	}
-	earliest := s.leases.Heartbeat(wk.WorkerID)
+	earliest := s.leases.Heartbeat(wk.WorkerID, req.RunningTaskIDs)
 	cancel := []string{}
 	for _, a := range s.store.ActiveTasks(wk.WorkerID) {
 		if a.CancelRequested {

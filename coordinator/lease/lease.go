@@ -142,15 +142,25 @@ func (m *Manager) Assigned(taskID, workerID, attemptID string, lease time.Durati
 }
 
 // Heartbeat records a worker's heartbeat and renews the leases of the tasks
-// it holds. It returns the earliest renewed deadline (zero if none).
-func (m *Manager) Heartbeat(workerID string) time.Time {
+// it holds and reports running. A task the worker holds but does not report
+// (an assignment whose answer never reached it, a task it lost track of)
+// is not renewed: its lease lapses and the task is handed out again. It
+// returns the earliest renewed deadline (zero if none).
+func (m *Manager) Heartbeat(workerID string, running []string) time.Time {
 	now := m.cfg.Clock.Now()
 	held := m.cfg.State.ActiveTasks(workerID)
+	reported := make(map[string]bool, len(running))
+	for _, id := range running {
+		reported[id] = true
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.lastSeen[workerID] = now
 	var earliest time.Time
 	for _, a := range held {
+		if !reported[a.TaskID] {
+			continue
+		}
 		lease := time.Duration(a.LeaseSeconds) * time.Second
 		d := now.Add(lease)
 		e, ok := m.leases[a.AttemptID]

@@ -102,7 +102,7 @@ func TestLeasesSurviveFailoverAndLapseWithoutHeartbeats(t *testing.T) {
 	}
 	// w1 keeps heartbeating; w2 has gone silent.
 	for range 3 {
-		if d := m.Heartbeat("w1"); !d.Equal(clk.Now().Add(10 * time.Second)) {
+		if d := m.Heartbeat("w1", []string{"t1"}); !d.Equal(clk.Now().Add(10 * time.Second)) {
 			t.Fatalf("heartbeat deadline %v, want now+10s", d)
 		}
 		clk.Advance(2 * time.Second)
@@ -133,6 +133,27 @@ func TestLeasesSurviveFailoverAndLapseWithoutHeartbeats(t *testing.T) {
 	got = fs.take()
 	if len(got) != 2 || got[0].(command.LoseAttempt).TaskID != "t1" || got[1].(command.SetWorkerStatus).WorkerID != "w1" {
 		t.Fatalf("want t1 lost and w1 offline, got %v", got)
+	}
+}
+
+func TestUnreportedTasksAreNotRenewed(t *testing.T) {
+	clk := clock.NewFake(time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC))
+	fs := &fakeState{
+		active:  map[string]state.ActiveTask{"t1": {TaskID: "t1", AttemptID: "a1", WorkerID: "w1", LeaseSeconds: 10}, "t2": {TaskID: "t2", AttemptID: "a2", WorkerID: "w1", LeaseSeconds: 10}},
+		workers: map[string]string{"w1": api.WorkerReady},
+	}
+	m := New(Config{Clock: clk, State: fs, Propose: fs.propose, Grace: time.Second, OfflineAfter: time.Hour})
+	m.rearm()
+	// w1 heartbeats all along but runs only t1: the answer assigning t2
+	// never reached it.
+	for range 6 {
+		clk.Advance(2 * time.Second)
+		m.Heartbeat("w1", []string{"t1"})
+		m.enforce(t.Context())
+	}
+	got := fs.take()
+	if len(got) != 1 || got[0].(command.LoseAttempt).TaskID != "t2" {
+		t.Fatalf("want only t2 lost, got %v", got)
 	}
 }
 

@@ -1,6 +1,7 @@
 // Package state is the coordinator's replicated state: credentials (hashes
-// only), workers, jobs, tasks with their attempts, logs and the submission
-// index, kept in memory with the indexes that make reads and matching cheap.
+// only), workers, groups, jobs, tasks with their attempts, logs and the
+// submission index, kept in memory with the indexes that make reads and
+// matching cheap.
 //
 // Store.Apply is a pure function of the commands it is given: it never
 // reads the clock, a random source or map order, so every replica that

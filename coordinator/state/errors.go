@@ -13,4 +13,5 @@ var (
 	ErrWorkerRevoked       = errors.New("worker is revoked")
 	ErrWorkerPending       = errors.New("worker awaits approval")
 	ErrInvalid             = errors.New("invalid command")
+	ErrCycleDetected       = errors.New("group membership would form a cycle")
 )

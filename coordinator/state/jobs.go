@@ -54,6 +54,14 @@ func (s *Store) submitJob(c command.SubmitJob) Result {
 			return Result{Value: SubmitOutcome{Created: false, Job: s.jobView(j)}}
 		}
 	}
+	if err := s.targetExists(c.Spec.Target); err != nil {
+		return Result{Err: err}
+	}
+	for _, id := range c.TaskIDs {
+		if _, dup := s.tasks[id]; dup {
+			return Result{Err: fmt.Errorf("task %s exists: %w", id, ErrConflict)}
+		}
+	}
 	lease := c.Spec.LeaseSeconds
 	if lease <= 0 {
 		lease = DefaultLeaseSeconds
@@ -65,7 +73,7 @@ func (s *Store) submitJob(c command.SubmitJob) Result {
 		}
 		t := &Task{ID: id, JobID: j.ID, Index: i, Seq: s.nextSeq(), State: api.TaskPending, LeaseSeconds: lease, CreatedAt: c.Now, UpdatedAt: c.Now}
 		s.tasks[id] = t
-		s.queue.push(c.Spec.Executor, c.Spec.Priority, t)
+		s.queue.push(keyOf(c.Spec), c.Spec.Priority, t)
 	}
 	s.jobs[j.ID] = j
 	s.jobOrder = append(s.jobOrder, j.ID)
@@ -88,7 +96,7 @@ func (s *Store) cancelJob(c command.CancelJob) Result {
 		t := s.tasks[id]
 		switch {
 		case t.State == api.TaskPending:
-			s.queue.remove(j.Spec.Executor, t)
+			s.queue.remove(keyOf(j.Spec), t)
 			t.State = api.TaskCancelled
 			t.Reason = "cancelled by " + c.By
 			t.UpdatedAt = c.Now

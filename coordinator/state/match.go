@@ -3,6 +3,7 @@ package state
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -16,8 +17,11 @@ type Candidate struct {
 }
 
 // Match finds the best pending task that worker can run now: highest
-// priority, then oldest. It looks only at queues of executors the worker
-// has. skip names tasks already being handed out by concurrent acquires.
+// priority, then oldest. It reads only the sub-queues the worker could
+// take from (its executors × {untargeted, itself, its groups} × the
+// capabilities it accepts), so pending tasks it could never run cost
+// nothing. skip names tasks already being handed out by concurrent
+// acquires.
 func (s *Store) Match(workerID, capability string, skip map[string]bool) (Candidate, bool, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -34,32 +38,112 @@ func (s *Store) Match(workerID, capability string, skip map[string]bool) (Candid
 	default:
 		return Candidate{}, false, nil
 	}
-	var best *Task
-	var bestDevices []string
-	for _, ex := range w.Executors {
-		s.queue.each(ex, func(t *Task) bool {
-			if best != nil && !s.queue.less(t, best) {
-				return false // the rest of this queue ranks lower
-			}
-			if skip[t.ID] {
-				return true
-			}
-			j := s.jobs[t.JobID]
-			if s.canRun(w, j, t, capability) != nil {
-				return true
-			}
-			devs, ok := s.pickDevices(w, j.Spec.Resources)
-			if !ok {
-				return true
-			}
-			best, bestDevices = t, devs
-			return false
-		})
-	}
+	best, devs, _ := s.match(w, capability, skip)
 	if best == nil {
 		return Candidate{}, false, nil
 	}
-	return Candidate{TaskID: best.ID, Devices: bestDevices}, true, nil
+	return Candidate{TaskID: best.ID, Devices: devs}, true, nil
+}
+
+// match does Match's work under the lock and also reports how many pending
+// tasks it examined (tests use this to show that the cost does not grow
+// with work the worker cannot take).
+func (s *Store) match(w *Worker, capability string, skip map[string]bool) (*Task, []string, int) {
+	caps, anyCap := acceptedCapabilities(w.Capabilities, capability)
+	if !anyCap && len(caps) == 0 {
+		return nil, nil, 0
+	}
+	targets := s.targetsOf(w)
+	var best *Task
+	var bestDevices []string
+	examined := 0
+	scan := func(list []*Task) {
+		for _, t := range list {
+			if best != nil && !s.queue.less(t, best) {
+				return // the rest of this list ranks lower
+			}
+			examined++
+			if skip[t.ID] {
+				continue
+			}
+			j := s.jobs[t.JobID]
+			if s.canRun(w, j, t, capability) != nil {
+				continue
+			}
+			devs, ok := s.pickDevices(w, j.Spec.Resources)
+			if !ok {
+				continue
+			}
+			best, bestDevices = t, devs
+			return
+		}
+	}
+	for _, ex := range w.Executors {
+		for _, tk := range targets {
+			byCap := s.queue.route(ex, tk)
+			if len(byCap) == 0 {
+				continue
+			}
+			if anyCap {
+				for _, list := range byCap {
+					scan(list)
+				}
+				continue
+			}
+			for _, c := range caps {
+				scan(byCap[c])
+			}
+		}
+	}
+	return best, bestDevices, examined
+}
+
+// acceptedCapabilities lists the task capabilities a worker takes under an
+// acquire's narrowing capability, or reports that it takes any.
+func acceptedCapabilities(workerCaps []string, narrow string) (caps []string, anyCap bool) {
+	if len(workerCaps) == 0 {
+		return nil, false
+	}
+	star := slices.Contains(workerCaps, "*")
+	if narrow != "" {
+		if star || slices.Contains(workerCaps, narrow) {
+			return []string{narrow}, false
+		}
+		return nil, false
+	}
+	if star {
+		return nil, true
+	}
+	caps = append([]string{""}, workerCaps...)
+	slices.Sort(caps)
+	return slices.Compact(caps), false
+}
+
+// targetsOf lists the target keys a worker satisfies: untargeted work,
+// work for itself, and work for every group it belongs to.
+func (s *Store) targetsOf(w *Worker) []string {
+	out := []string{"", targetKey(&api.Target{Kind: api.TargetWorker, ID: w.ID})}
+	for g := range s.memberOf[w.ID] {
+		out = append(out, targetKey(&api.Target{Kind: api.TargetGroup, ID: g}))
+	}
+	sort.Strings(out[2:])
+	return out
+}
+
+// satisfies reports whether worker w may take work for target t, resolving
+// group membership transitively.
+func (s *Store) satisfies(w *Worker, t *api.Target) bool {
+	if t == nil {
+		return true
+	}
+	switch t.Kind {
+	case api.TargetWorker:
+		return t.ID == w.ID
+	case api.TargetGroup:
+		_, ok := s.memberOf[w.ID][t.ID]
+		return ok
+	}
+	return false
 }
 
 // canRun checks everything but device availability.
@@ -77,10 +161,8 @@ func (s *Store) canRun(w *Worker, j *Job, t *Task, capability string) error {
 	if !capabilityAllows(w.Capabilities, capability, spec.Capability) {
 		return fmt.Errorf("worker %s lacks capability %q: %w", w.ID, spec.Capability, ErrConflict)
 	}
-	if spec.Target != nil {
-		if spec.Target.Kind != api.TargetWorker || spec.Target.ID != w.ID {
-			return fmt.Errorf("task %s targets %s %s: %w", t.ID, spec.Target.Kind, spec.Target.ID, ErrConflict)
-		}
+	if !s.satisfies(w, spec.Target) {
+		return fmt.Errorf("task %s targets %s %s: %w", t.ID, spec.Target.Kind, spec.Target.ID, ErrConflict)
 	}
 	sameJob := 0
 	for id := range w.active {

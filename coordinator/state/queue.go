@@ -1,16 +1,51 @@
 package state
 
-import "sort"
+import (
+	"sort"
 
-// pendingQueue orders pending tasks per executor by priority (high first)
-// then submission order, so acquire looks only at tasks it could run.
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// queueKey names one pending sub-queue: the tasks of one executor, one
+// target and one capability. Matching a worker reads only the sub-queues
+// whose key that worker satisfies, so pending tasks it could never run
+// (another executor, another target, a capability it lacks) cost nothing.
+type queueKey struct {
+	executor   string
+	target     string // "", "worker:<id>" or "group:<id>"
+	capability string // "" for tasks that need none
+}
+
+// routeKey is a queue key without its capability.
+type routeKey struct {
+	executor string
+	target   string
+}
+
+// targetKey renders a job target as a queue key component.
+func targetKey(t *api.Target) string {
+	if t == nil {
+		return ""
+	}
+	return t.Kind + ":" + t.ID
+}
+
+// keyOf is the sub-queue a job's pending tasks wait in.
+func keyOf(spec api.JobSpec) queueKey {
+	return queueKey{executor: spec.Executor, target: targetKey(spec.Target), capability: spec.Capability}
+}
+
+// pendingQueue orders pending tasks by priority (high first) then
+// submission order, in sub-queues keyed by executor, target and capability.
 type pendingQueue struct {
-	byExecutor map[string][]*Task
-	prio       map[string]int
+	lists    map[routeKey]map[string][]*Task
+	prio     map[string]int
+	byTarget map[string]int // pending tasks per target key
+	n        int
 }
 
 func newPendingQueue() *pendingQueue {
-	return &pendingQueue{byExecutor: map[string][]*Task{}, prio: map[string]int{}}
+	return &pendingQueue{lists: map[routeKey]map[string][]*Task{}, prio: map[string]int{}, byTarget: map[string]int{}}
 }
 
 func (q *pendingQueue) less(a, b *Task) bool {
@@ -21,49 +56,61 @@ func (q *pendingQueue) less(a, b *Task) bool {
 	return a.Seq < b.Seq
 }
 
-func (q *pendingQueue) push(executor string, priority int, t *Task) {
+func (q *pendingQueue) push(k queueKey, priority int, t *Task) {
 	q.prio[t.ID] = priority
-	list := q.byExecutor[executor]
+	rk := routeKey{k.executor, k.target}
+	byCap := q.lists[rk]
+	if byCap == nil {
+		byCap = map[string][]*Task{}
+		q.lists[rk] = byCap
+	}
+	list := byCap[k.capability]
 	i := sort.Search(len(list), func(i int) bool { return q.less(t, list[i]) })
 	list = append(list, nil)
 	copy(list[i+1:], list[i:])
 	list[i] = t
-	q.byExecutor[executor] = list
+	byCap[k.capability] = list
+	q.byTarget[k.target]++
+	q.n++
 }
 
-func (q *pendingQueue) remove(executor string, t *Task) {
-	list := q.byExecutor[executor]
+func (q *pendingQueue) remove(k queueKey, t *Task) {
+	rk := routeKey{k.executor, k.target}
+	byCap := q.lists[rk]
+	list := byCap[k.capability]
 	i := sort.Search(len(list), func(i int) bool { return !q.less(list[i], t) })
 	for ; i < len(list); i++ {
 		if list[i] == t {
 			copy(list[i:], list[i+1:])
 			list[len(list)-1] = nil
 			list = list[:len(list)-1]
+			q.byTarget[k.target]--
+			if q.byTarget[k.target] == 0 {
+				delete(q.byTarget, k.target)
+			}
+			q.n--
 			break
 		}
 	}
-	if len(list) == 0 {
-		delete(q.byExecutor, executor)
-	} else {
-		q.byExecutor[executor] = list
+	switch {
+	case len(list) > 0:
+		byCap[k.capability] = list
+	case byCap != nil:
+		delete(byCap, k.capability)
+		if len(byCap) == 0 {
+			delete(q.lists, rk)
+		}
 	}
 	delete(q.prio, t.ID)
 }
 
-// each calls fn over the pending tasks of executor in order until fn
-// returns false.
-func (q *pendingQueue) each(executor string, fn func(*Task) bool) {
-	for _, t := range q.byExecutor[executor] {
-		if !fn(t) {
-			return
-		}
-	}
+// route returns the sub-queues of one executor and target, by capability.
+// Callers must not modify it.
+func (q *pendingQueue) route(executor, target string) map[string][]*Task {
+	return q.lists[routeKey{executor, target}]
 }
 
-func (q *pendingQueue) len() int {
-	n := 0
-	for _, l := range q.byExecutor {
-		n += len(l)
-	}
-	return n
-}
+// targeted reports how many pending tasks wait for target key tk.
+func (q *pendingQueue) targeted(tk string) int { return q.byTarget[tk] }
+
+func (q *pendingQueue) len() int { return q.n }

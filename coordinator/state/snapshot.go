@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"sort"
+
+	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // snapshotV1 is the serialised form of the whole store.
@@ -20,6 +22,7 @@ type snapshotV1 struct {
 	Submissions         map[string]Submission  `json:"submissions"`
 	Idempotency         map[string]string      `json:"idempotency"`
 	Nodes               map[string]string      `json:"nodes"`
+	Groups              []*Group               `json:"groups,omitempty"`
 }
 
 // Snapshot writes the whole state to w. Output is deterministic for a given
@@ -50,6 +53,10 @@ func (s *Store) Snapshot(w io.Writer) error {
 		snap.Tasks = append(snap.Tasks, t)
 	}
 	sort.Slice(snap.Tasks, func(i, j int) bool { return snap.Tasks[i].Seq < snap.Tasks[j].Seq })
+	for _, g := range s.groups {
+		snap.Groups = append(snap.Groups, g)
+	}
+	sort.Slice(snap.Groups, func(i, j int) bool { return snap.Groups[i].ID < snap.Groups[j].ID })
 	err := json.NewEncoder(w).Encode(&snap)
 	s.mu.RUnlock()
 	if err != nil {
@@ -79,6 +86,13 @@ func (s *Store) Restore(r io.Reader) error {
 		w.active = map[string]struct{}{}
 		s.workers[w.ID] = w
 	}
+	for _, g := range snap.Groups {
+		if g.Members == nil {
+			g.Members = []api.GroupMember{}
+		}
+		s.groups[g.ID] = g
+	}
+	s.reindexGroups()
 	for _, j := range snap.Jobs {
 		s.jobs[j.ID] = j
 		s.jobOrder = append(s.jobOrder, j.ID)
@@ -88,7 +102,7 @@ func (s *Store) Restore(r io.Reader) error {
 		j := s.jobs[t.JobID]
 		switch {
 		case t.State == "pending" && j != nil:
-			s.queue.push(j.Spec.Executor, j.Spec.Priority, t)
+			s.queue.push(keyOf(j.Spec), j.Spec.Priority, t)
 		case t.Active():
 			if w, ok := s.workers[t.WorkerID]; ok {
 				w.active[t.ID] = struct{}{}

@@ -29,7 +29,12 @@ type Store struct {
 	submissions         map[string]Submission
 	idempotency         map[string]string
 	nodes               map[string]string
+	groups              map[string]*Group
 	seq                 uint64
+
+	// memberOf maps a worker id to every group it belongs to, directly or
+	// through nested groups; rebuilt on every group write.
+	memberOf map[string]map[string]struct{}
 
 	queue *pendingQueue
 
@@ -59,6 +64,8 @@ func (s *Store) reset() {
 	s.submissions = map[string]Submission{}
 	s.idempotency = map[string]string{}
 	s.nodes = map[string]string{}
+	s.groups = map[string]*Group{}
+	s.memberOf = map[string]map[string]struct{}{}
 	s.seq = 0
 	s.queue = newPendingQueue()
 }
@@ -117,6 +124,18 @@ func (s *Store) applyOne(c command.Command) Result {
 	case command.RegisterNode:
 		s.nodes[c.NodeID] = c.HTTPAddr
 		return Result{}
+	case command.ReissueWorker:
+		return s.reissueWorker(c)
+	case command.RevokeWorker:
+		return s.revokeWorker(c)
+	case command.CreateGroup:
+		return s.createGroup(c)
+	case command.AddGroupMember:
+		return s.addGroupMember(c)
+	case command.RemoveGroupMember:
+		return s.removeGroupMember(c)
+	case command.DeleteGroup:
+		return s.deleteGroup(c)
 	}
 	return Result{Err: fmt.Errorf("%w: unhandled command %T", ErrInvalid, c)}
 }

@@ -45,7 +45,7 @@ func (s *Store) assignTask(c command.AssignTask) Result {
 	if !s.devicesFree(w, c.Devices) {
 		return Result{Err: fmt.Errorf("devices %v not free on %s: %w", c.Devices, w.ID, ErrConflict)}
 	}
-	s.queue.remove(j.Spec.Executor, t)
+	s.queue.remove(keyOf(j.Spec), t)
 	lease := j.Spec.LeaseSeconds
 	if lease <= 0 {
 		lease = DefaultLeaseSeconds
@@ -257,7 +257,7 @@ func (s *Store) requeueOrEnd(t *Task, reason string, now time.Time) {
 		t.Reason = reason
 		t.WorkerID = ""
 		t.AttemptID = ""
-		s.queue.push(j.Spec.Executor, j.Spec.Priority, t)
+		s.queue.push(keyOf(j.Spec), j.Spec.Priority, t)
 	default:
 		t.State = api.TaskFailed
 		t.Reason = fmt.Sprintf("%s (after %d attempts)", reason, len(t.Attempts))

@@ -146,6 +146,7 @@ func (s *Store) workerView(w *Worker) api.Worker {
 		RunningTasks: running,
 		RegisteredAt: api.FormatTime(w.RegisteredAt),
 		RegisteredBy: w.RegisteredBy,
+		Groups:       s.groupsOf(w.ID),
 	}
 }
 

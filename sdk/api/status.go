@@ -29,3 +29,29 @@ type Peer struct {
 type PeersResponse struct {
 	Peers []Peer `json:"peers"`
 }
+
+// SelfResponse answers GET /v1/status/self: who this coordinator is, for
+// cluster formation and operators.
+type SelfResponse struct {
+	NodeID   string `json:"node_id"`
+	RaftAddr string `json:"raft_addr"`
+	HTTPAddr string `json:"http_addr"`
+	LeaderID string `json:"leader_id"`
+	HasState bool   `json:"has_state"`
+}
+
+// RaftPeerRequest is the body of POST /v1/operator/raft/peers.
+type RaftPeerRequest struct {
+	NodeID   string `json:"node_id"`
+	RaftAddr string `json:"raft_addr"`
+}
+
+// DigestResponse answers GET /v1/operator/local/digest: what this node has
+// applied, for checking that every server holds the same state.
+type DigestResponse struct {
+	NodeID       string `json:"node_id"`
+	AppliedIndex uint64 `json:"applied_index"`
+	Digest       string `json:"digest"`
+	Jobs         int    `json:"jobs"`
+	Tasks        int    `json:"tasks"`
+}

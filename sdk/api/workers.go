@@ -63,6 +63,9 @@ type Worker struct {
 	RegisteredAt  string            `json:"registered_at"`
 	RegisteredBy  string            `json:"registered_by,omitempty"`
 	LastHeartbeat string            `json:"last_heartbeat,omitempty"`
+	// Groups lists every group the worker belongs to, directly or through
+	// nested groups, sorted.
+	Groups []string `json:"groups,omitempty"`
 }
 
 // HeartbeatRequest is the body of POST /v1/workers/self/heartbeat.

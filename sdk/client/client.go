@@ -153,7 +153,7 @@ func (c *Client) Do(ctx context.Context, method, path string, in, out any) error
 	return nil
 }
 
-// send performs the request with failover and returns a 2xx response.
+// send performs a JSON request with failover and returns a 2xx response.
 func (c *Client) send(ctx context.Context, method, path string, in any) (*http.Response, error) {
 	var body []byte
 	if in != nil {
@@ -163,6 +163,11 @@ func (c *Client) send(ctx context.Context, method, path string, in any) (*http.R
 		}
 		body = b
 	}
+	return c.sendRaw(ctx, method, path, body, "application/json")
+}
+
+// sendRaw performs a request whose body is already encoded.
+func (c *Client) sendRaw(ctx context.Context, method, path string, body []byte, contentType string) (*http.Response, error) {
 	deadline := time.Now().Add(c.maxWait)
 	backoff := 50 * time.Millisecond
 	for attempt := 0; ; attempt++ {
@@ -172,7 +177,7 @@ func (c *Client) send(ctx context.Context, method, path string, in any) (*http.R
 			return nil, fmt.Errorf("client: %w", err)
 		}
 		if body != nil {
-			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Content-Type", contentType)
 		}
 		req.Header.Set(api.ProtocolHeader, api.ProtocolVersion)
 		if token != "" {

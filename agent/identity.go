@@ -1,0 +1,121 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gpulayer/gpulayer/sdk/api"
+	"github.com/gpulayer/gpulayer/sdk/client"
+)
+
+// identify settles which worker this agent is before it does anything
+// else:
+//
+//   - a persisted credential is probed with GET /v1/workers/self; if it
+//     answers for the persisted worker id, the agent carries on;
+//   - if it is refused (401) or answers for another worker, the agent
+//     reissues the persisted worker's credential when it holds an admin
+//     token, and otherwise stops with a message naming the command an
+//     operator should run. It never falls through to a fresh
+//     registration: the registry's record is the authority on identity;
+//   - with no persisted credential it registers with the join token. If
+//     the id is registered already (the credential file was lost), only
+//     an admin token can recover it, by reissuing.
+func (a *Agent) identify(ctx context.Context) error {
+	p, ok, err := loadCredential(a.cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	if ok {
+		return a.resume(ctx, p)
+	}
+	if a.cfg.JoinToken == "" {
+		return ErrNoJoinToken
+	}
+	a.client.SetToken(a.cfg.JoinToken)
+	reg, err := a.client.Register(ctx, api.RegisterRequest{
+		WorkerID:     a.cfg.WorkerID,
+		Labels:       a.cfg.Labels,
+		Capabilities: a.cfg.Capabilities,
+		Executors:    a.cfg.Executors.Names(),
+		Devices:      a.devices,
+	})
+	if err != nil {
+		return fmt.Errorf("agent: register: %w", err)
+	}
+	if reg.WorkerToken == "" {
+		if a.cfg.AdminToken == "" {
+			return fmt.Errorf("%w: worker id %q is already registered and this agent holds no credential for it: ask an admin to run `gpulayer worker reissue %s` and put the new credential in %s, or start the agent with --admin-token to reissue it itself",
+				ErrCredentialRejected, reg.WorkerID, reg.WorkerID, CredentialPath(a.cfg.DataDir))
+		}
+		a.log.Warn("worker id is registered but no credential is persisted; reissuing it with the admin token", "worker_id", reg.WorkerID)
+		return a.reissue(ctx, reg.WorkerID)
+	}
+	if err := saveCredential(a.cfg.DataDir, persisted{WorkerID: reg.WorkerID, WorkerToken: reg.WorkerToken}); err != nil {
+		return err
+	}
+	a.client.SetToken(reg.WorkerToken)
+	a.setWorker(reg.WorkerID)
+	a.log.Info("registered", "worker_id", reg.WorkerID, "status", reg.Status)
+	return nil
+}
+
+// resume probes a persisted credential and repairs it if it can.
+func (a *Agent) resume(ctx context.Context, p persisted) error {
+	a.client.SetToken(p.WorkerToken)
+	self, err := a.client.Self(ctx)
+	var why string
+	switch {
+	case err == nil && self.WorkerID == p.WorkerID:
+		a.setWorker(p.WorkerID)
+		a.log.Info("resumed worker credential", "worker_id", p.WorkerID, "status", self.Status)
+		return nil
+	case client.IsCode(err, api.CodeWorkerRevoked):
+		return fmt.Errorf("%w: worker %s", ErrRevoked, p.WorkerID)
+	case err == nil:
+		why = fmt.Sprintf("the persisted credential for worker %s authenticates as worker %s", p.WorkerID, self.WorkerID)
+	case client.IsCode(err, api.CodeUnauthenticated):
+		why = fmt.Sprintf("the coordinator refused the persisted credential for worker %s", p.WorkerID)
+	default:
+		return fmt.Errorf("agent: probe worker credential: %w", err)
+	}
+	if a.cfg.AdminToken == "" {
+		return fmt.Errorf("%w: %s: ask an admin to run `gpulayer worker reissue %s` and put the new credential in %s, or start the agent with --admin-token to reissue it itself",
+			ErrCredentialRejected, why, p.WorkerID, CredentialPath(a.cfg.DataDir))
+	}
+	a.log.Warn("persisted worker credential rejected; reissuing it with the admin token", "worker_id", p.WorkerID, "reason", why)
+	return a.reissue(ctx, p.WorkerID)
+}
+
+// reissue replaces worker id's credential through the admin route,
+// persists the new one and checks that it answers for id.
+func (a *Agent) reissue(ctx context.Context, id string) error {
+	admin, err := client.New(client.Config{Addrs: a.cfg.Coordinators, CAFile: a.cfg.CAFile, Token: a.cfg.AdminToken})
+	if err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	out, err := admin.ReissueWorker(ctx, id)
+	if err != nil {
+		return fmt.Errorf("%w: reissuing worker %s with the admin token failed: %w", ErrCredentialRejected, id, err)
+	}
+	if err := saveCredential(a.cfg.DataDir, persisted{WorkerID: out.WorkerID, WorkerToken: out.WorkerToken}); err != nil {
+		return err
+	}
+	a.client.SetToken(out.WorkerToken)
+	self, err := a.client.Self(ctx)
+	if err != nil {
+		return fmt.Errorf("agent: probe reissued credential of worker %s: %w", id, err)
+	}
+	if self.WorkerID != id {
+		return fmt.Errorf("%w: the reissued credential for worker %s authenticates as worker %s", ErrCredentialRejected, id, self.WorkerID)
+	}
+	a.setWorker(id)
+	a.log.Info("worker credential reissued and resumed", "worker_id", id, "status", self.Status)
+	return nil
+}
+
+func (a *Agent) setWorker(id string) {
+	a.mu.Lock()
+	a.workerID = id
+	a.mu.Unlock()
+}

@@ -1,0 +1,303 @@
+package coordinatortest
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator"
+	"github.com/gpulayer/gpulayer/internal/faultproxy"
+	"github.com/gpulayer/gpulayer/sdk/client"
+)
+
+// Cluster is several coordinators over real Raft on loopback, with a
+// fault-injecting proxy on every directed Raft link.
+type Cluster struct {
+	t          testing.TB
+	Nodes      []*Node
+	AdminToken string
+	JoinToken  string
+	links      map[[2]int]*faultproxy.Proxy
+	opts       Options
+
+	mu sync.Mutex // guards Nodes against AddNode while Raft dials
+}
+
+// Node is one coordinator of a Cluster.
+type Node struct {
+	Index    int
+	ID       string
+	DataDir  string
+	RaftAddr string
+	HTTPAddr string
+	URL      string
+
+	// expect is the --bootstrap-expect the node starts with.
+	expect int
+
+	mu     sync.Mutex
+	server *coordinator.Server
+	stop   func()
+}
+
+// Server is the node's running coordinator, nil while it is stopped.
+func (n *Node) Server() *coordinator.Server {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.server
+}
+
+// StartCluster starts n coordinators that form one cluster through
+// --bootstrap-expect and --join, and waits for a leader.
+func StartCluster(t testing.TB, n int, opts Options) *Cluster {
+	t.Helper()
+	c := &Cluster{t: t, links: map[[2]int]*faultproxy.Proxy{}, opts: opts}
+	root := t.TempDir()
+	for i := range n {
+		node := &Node{Index: i, ID: nodeID(i), DataDir: filepath.Join(root, nodeID(i)), RaftAddr: FreeAddr(t), HTTPAddr: FreeAddr(t), expect: n}
+		node.URL = "http://" + node.HTTPAddr
+		c.Nodes = append(c.Nodes, node)
+	}
+	toks, err := coordinator.Init(c.Nodes[0].DataDir, false, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.AdminToken, c.JoinToken = toks.AdminToken, toks.JoinToken
+	boot, err := os.ReadFile(filepath.Join(c.Nodes[0].DataDir, coordinator.BootstrapFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, node := range c.Nodes[1:] {
+		if err := os.MkdirAll(node.DataDir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(node.DataDir, coordinator.BootstrapFile), boot, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, from := range c.Nodes {
+		for j, to := range c.Nodes {
+			if i == j {
+				continue
+			}
+			p, err := faultproxy.New(to.RaftAddr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { p.Close() })
+			c.links[[2]int{from.Index, to.Index}] = p
+		}
+	}
+	var wg sync.WaitGroup
+	for _, node := range c.Nodes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.start(node)
+		}()
+	}
+	wg.Wait()
+	c.WaitLeader(15 * time.Second)
+	return c
+}
+
+func nodeID(i int) string { return "c" + string(rune('1'+i)) }
+
+func (c *Cluster) start(n *Node) {
+	t := c.t
+	logger := c.opts.Logger
+	if logger == nil {
+		logger = TestLogger(t)
+	}
+	var join []string
+	for _, o := range c.Nodes {
+		if o != n {
+			join = append(join, o.URL)
+		}
+	}
+	cfg := coordinator.Config{
+		NodeID:          n.ID,
+		DataDir:         n.DataDir,
+		HTTPAddr:        n.HTTPAddr,
+		RaftAddr:        n.RaftAddr,
+		BootstrapExpect: n.expect,
+		Join:            join,
+		Logger:          logger.With("node", n.ID),
+		LeaseGrace:      2 * time.Second,
+		LeaseTick:       50 * time.Millisecond,
+		RaftDial:        c.dialer(n.Index),
+	}
+	if c.opts.Tweak != nil {
+		c.opts.Tweak(&cfg)
+	}
+	srv, err := coordinator.New(cfg)
+	if err != nil {
+		t.Errorf("start %s: %v", n.ID, err)
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx) }()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("coordinator %s: %v", n.ID, err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	n.mu.Lock()
+	n.server, n.stop = srv, stop
+	n.mu.Unlock()
+}
+
+// dialer routes node from's Raft connections through the link proxies.
+func (c *Cluster) dialer(from int) func(string, time.Duration) (net.Conn, error) {
+	return func(address string, timeout time.Duration) (net.Conn, error) {
+		c.mu.Lock()
+		nodes := c.Nodes
+		c.mu.Unlock()
+		for _, to := range nodes {
+			if to.RaftAddr == address {
+				if p, ok := c.links[[2]int{from, to.Index}]; ok {
+					return net.DialTimeout("tcp", p.Addr(), timeout)
+				}
+			}
+		}
+		return net.DialTimeout("tcp", address, timeout)
+	}
+}
+
+// AddNode starts one more coordinator with an empty data dir that joins
+// the running cluster through --join (without --bootstrap-expect); it
+// waits to be added with AddPeer. Its Raft links carry no proxies.
+func (c *Cluster) AddNode() *Node {
+	c.t.Helper()
+	i := len(c.Nodes)
+	n := &Node{Index: i, ID: nodeID(i), DataDir: filepath.Join(c.t.TempDir(), nodeID(i)), RaftAddr: FreeAddr(c.t), HTTPAddr: FreeAddr(c.t)}
+	n.URL = "http://" + n.HTTPAddr
+	boot, err := os.ReadFile(filepath.Join(c.Nodes[0].DataDir, coordinator.BootstrapFile))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if err := os.MkdirAll(n.DataDir, 0o700); err != nil {
+		c.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(n.DataDir, coordinator.BootstrapFile), boot, 0o600); err != nil {
+		c.t.Fatal(err)
+	}
+	c.mu.Lock()
+	c.Nodes = append(c.Nodes, n)
+	c.mu.Unlock()
+	c.start(n)
+	return n
+}
+
+// Stop shuts a node down, as a crash or a kill would from the cluster's
+// point of view.
+func (c *Cluster) Stop(n *Node) {
+	n.mu.Lock()
+	stop := n.stop
+	n.server, n.stop = nil, nil
+	n.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
+
+// Restart starts a stopped node again on its data dir and addresses.
+func (c *Cluster) Restart(n *Node) { c.start(n) }
+
+// Partition cuts every Raft link to and from n.
+func (c *Cluster) Partition(n *Node) {
+	for k, p := range c.links {
+		if k[0] == n.Index || k[1] == n.Index {
+			p.SetBlocked(true)
+		}
+	}
+}
+
+// Link returns the proxy on the directed link from → to.
+func (c *Cluster) Link(from, to *Node) *faultproxy.Proxy {
+	return c.links[[2]int{from.Index, to.Index}]
+}
+
+// Heal restores every link and removes injected delays and drops.
+func (c *Cluster) Heal() {
+	for _, p := range c.links {
+		p.SetBlocked(false)
+		p.SetDelay(0)
+		p.SetDropRate(0)
+	}
+}
+
+// Leader returns the node that leads and has taken office, or nil.
+func (c *Cluster) Leader() *Node {
+	for _, n := range c.Nodes {
+		if s := n.Server(); s != nil && s.LeaderReady() {
+			return n
+		}
+	}
+	return nil
+}
+
+// WaitLeader waits until some node leads and has taken office.
+func (c *Cluster) WaitLeader(timeout time.Duration) *Node {
+	c.t.Helper()
+	var l *Node
+	WaitFor(c.t, timeout, "a leader", func() bool { l = c.Leader(); return l != nil })
+	return l
+}
+
+// URLs lists every node's HTTP URL.
+func (c *Cluster) URLs() []string {
+	out := make([]string, len(c.Nodes))
+	for i, n := range c.Nodes {
+		out[i] = n.URL
+	}
+	return out
+}
+
+// Client returns a client that knows every node.
+func (c *Cluster) Client(token string) *client.Client {
+	cl, err := client.New(client.Config{Addrs: c.URLs(), Token: token, MaxRetryWait: 20 * time.Second})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return cl
+}
+
+// Converged waits until every running node has applied the same log and
+// holds byte-identical state, and returns that state.
+func (c *Cluster) Converged(timeout time.Duration) []byte {
+	c.t.Helper()
+	var snap []byte
+	WaitFor(c.t, timeout, "every node to hold the same state", func() bool {
+		var first []byte
+		for _, n := range c.Nodes {
+			s := n.Server()
+			if s == nil {
+				continue
+			}
+			var buf bytes.Buffer
+			if err := s.Store().Snapshot(&buf); err != nil {
+				return false
+			}
+			if first == nil {
+				first = buf.Bytes()
+			} else if !bytes.Equal(first, buf.Bytes()) {
+				return false
+			}
+		}
+		snap = first
+		return first != nil
+	})
+	return snap
+}

@@ -1,0 +1,131 @@
+package coordinator
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/cluster"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// self describes this coordinator for /v1/status/self.
+func (s *Server) self() api.SelfResponse {
+	_, leaderID := s.node.Leader()
+	has, _ := s.node.HasState()
+	return api.SelfResponse{NodeID: s.node.ID(), RaftAddr: s.node.Addr(), HTTPAddr: s.URL(), LeaderID: leaderID, HasState: has}
+}
+
+// form finds the founding members of a new cluster through the --join
+// addresses and bootstraps once BootstrapExpect servers (this one
+// included) have been seen. Every founder computes the same sorted list,
+// so they all bootstrap the same configuration; Raft accepts that. If the
+// peers already have a leader, the cluster exists and this server waits to
+// be added by an operator.
+func (s *Server) form(ctx context.Context) {
+	log := s.cfg.Logger.With("component", "formation")
+	hc := &http.Client{Timeout: 2 * time.Second, Transport: s.forward}
+	tick := time.NewTicker(300 * time.Millisecond)
+	defer tick.Stop()
+	told := false
+	for {
+		if _, id := s.node.Leader(); id != "" {
+			return
+		}
+		if has, _ := s.node.HasState(); has {
+			return
+		}
+		found := map[string]string{s.node.ID(): s.node.Addr()}
+		existing := ""
+		for _, u := range s.cfg.Join {
+			peer, err := fetchSelf(ctx, hc, u)
+			if err != nil {
+				continue
+			}
+			found[peer.NodeID] = peer.RaftAddr
+			if peer.LeaderID != "" || peer.HasState {
+				existing = u
+			}
+		}
+		switch {
+		case existing != "":
+			if !told {
+				log.Warn("the cluster already exists; waiting to be added",
+					"peer", existing, "hint", fmt.Sprintf("gpulayer operator raft add-peer --node-id %s --raft-addr %s", s.node.ID(), s.node.Addr()))
+				told = true
+			}
+		case s.cfg.BootstrapExpect > 1 && len(found) == s.cfg.BootstrapExpect:
+			servers := make([]cluster.Server, 0, len(found))
+			for id, addr := range found {
+				servers = append(servers, cluster.Server{ID: id, Address: addr})
+			}
+			sort.Slice(servers, func(i, j int) bool { return servers[i].ID < servers[j].ID })
+			if err := s.node.BootstrapWith(servers); err != nil {
+				log.Error("bootstrap failed", "error", err)
+			} else {
+				log.Info("bootstrapped a new cluster", "servers", len(servers))
+			}
+			return
+		case s.cfg.BootstrapExpect > 1 && len(found) > s.cfg.BootstrapExpect:
+			if !told {
+				log.Error("more servers answered than --bootstrap-expect; not bootstrapping", "found", len(found), "expect", s.cfg.BootstrapExpect)
+				told = true
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+func fetchSelf(ctx context.Context, hc *http.Client, base string) (api.SelfResponse, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(base, "/")+"/v1/status/self", nil)
+	if err != nil {
+		return api.SelfResponse{}, err
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return api.SelfResponse{}, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return api.SelfResponse{}, fmt.Errorf("status %d", resp.StatusCode)
+	}
+	var out api.SelfResponse
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return api.SelfResponse{}, err
+	}
+	if out.NodeID == "" || out.RaftAddr == "" {
+		return api.SelfResponse{}, fmt.Errorf("peer %s did not say who it is", base)
+	}
+	return out, nil
+}
+
+// forwardTransport is the HTTP transport for coordinator-to-coordinator
+// requests (forwarding to the leader, formation).
+func forwardTransport(caFile string) (http.RoundTripper, error) {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 256
+	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+	if caFile != "" {
+		pem, err := os.ReadFile(caFile)
+		if err != nil {
+			return nil, fmt.Errorf("coordinator: read CA file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("coordinator: no certificates in %s", caFile)
+		}
+		tr.TLSClientConfig.RootCAs = pool
+	}
+	return tr, nil
+}

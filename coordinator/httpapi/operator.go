@@ -1,0 +1,119 @@
+package httpapi
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/gpulayer/gpulayer/coordinator/auth"
+	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// Cluster administration: membership and backups. Admin only; served by
+// the leader (followers forward).
+
+func (s *Server) statusSelf(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	if s.self == nil {
+		return fmt.Errorf("status/self not wired")
+	}
+	writeJSON(w, http.StatusOK, s.self())
+	return nil
+}
+
+func (s *Server) addPeer(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	var req api.RaftPeerRequest
+	if _, err := decodeRequest(r, &req, false); err != nil {
+		return err
+	}
+	if req.NodeID == "" || len(req.NodeID) > 128 {
+		return invalidf("node_id is required (at most 128 bytes)")
+	}
+	if req.RaftAddr == "" || len(req.RaftAddr) > 256 {
+		return invalidf("raft_addr is required")
+	}
+	if err := s.operator.AddVoter(r.Context(), req.NodeID, req.RaftAddr); err != nil {
+		return fmt.Errorf("add peer %s: %w", req.NodeID, err)
+	}
+	s.log.Info("raft peer added", "node_id", req.NodeID, "raft_addr", req.RaftAddr)
+	return s.peers(w, r, auth.Principal{})
+}
+
+func (s *Server) removePeer(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	id := r.PathValue("id")
+	peers, err := s.cluster.Peers()
+	if err != nil {
+		return err
+	}
+	found := false
+	for _, p := range peers {
+		found = found || p.ID == id
+	}
+	if !found {
+		return newError(api.CodeNotFound, "no raft peer %q", id)
+	}
+	if err := s.operator.RemoveServer(r.Context(), id); err != nil {
+		return fmt.Errorf("remove peer %s: %w", id, err)
+	}
+	s.log.Info("raft peer removed", "node_id", id)
+	return s.peers(w, r, auth.Principal{})
+}
+
+// saveSnapshot streams the whole replicated state as of now (after a
+// barrier, so every committed write is in it).
+func (s *Server) saveSnapshot(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	if err := s.operator.Barrier(r.Context()); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Disposition", `attachment; filename="gpulayer.snap"`)
+	if err := s.store.Snapshot(w); err != nil {
+		s.log.Error("snapshot save failed mid-stream", "error", err)
+	}
+	return nil
+}
+
+// restoreSnapshot replaces the whole state on every server with the
+// uploaded snapshot. The upload is decoded into a scratch store first, so a
+// damaged file is refused and changes nothing.
+func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, api.MaxArtifactBody))
+	if err != nil {
+		return newError(api.CodeBodyTooLarge, "snapshot upload: %v", err)
+	}
+	if err := state.New().Restore(bytes.NewReader(b)); err != nil {
+		return invalidf("not a GpuLayer snapshot: %v", err)
+	}
+	if err := s.operator.Restore(r.Context(), bytes.NewReader(b), int64(len(b))); err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	s.log.Warn("state restored from an uploaded snapshot", "bytes", len(b))
+	writeJSON(w, http.StatusOK, map[string]any{"restored": true, "bytes": len(b)})
+	return nil
+}
+
+// localDigest answers for this node only (never forwarded): the index it
+// has applied and a digest of its state, so operators and the cluster test
+// can see that every server holds the same state.
+func (s *Server) localDigest(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	h := sha256.New()
+	if err := s.store.Snapshot(h); err != nil {
+		return err
+	}
+	st := s.store.Stats()
+	tasks := 0
+	for _, n := range st.TasksByState {
+		tasks += n
+	}
+	writeJSON(w, http.StatusOK, api.DigestResponse{
+		NodeID:       s.cluster.ID(),
+		AppliedIndex: s.cluster.AppliedIndex(),
+		Digest:       hex.EncodeToString(h.Sum(nil)),
+		Jobs:         st.Jobs,
+		Tasks:        tasks,
+	})
+	return nil
+}

@@ -1,0 +1,99 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
+	"github.com/gpulayer/gpulayer/sdk/api"
+	"github.com/gpulayer/gpulayer/sdk/client"
+)
+
+func peerIDs(t *testing.T, c *client.Client) []string {
+	t.Helper()
+	peers, err := c.Peers(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, p := range peers {
+		ids = append(ids, p.ID)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+func TestHAAddAndRemoveServersWithoutDowntime(t *testing.T) {
+	c := startCluster(t, nil)
+	admin := c.Client(c.AdminToken)
+	ctx := t.Context()
+	before := submitAll(t, admin, "m", 5)
+
+	n4 := c.AddNode()
+	if has := n4.Server().Node(); has.IsLeader() {
+		t.Fatal("a joining server must not lead on its own")
+	}
+	if _, err := admin.AddPeer(ctx, n4.ID, n4.Server().Node().Addr()); err != nil {
+		t.Fatal(err)
+	}
+	if got := peerIDs(t, admin); !slices.Equal(got, []string{"c1", "c2", "c3", "c4"}) {
+		t.Fatalf("peers after add: %v", got)
+	}
+	c.Converged(30 * time.Second)
+
+	// Remove a follower that has died; writes keep flowing throughout.
+	var dead *coordinatortest.Node
+	for _, n := range c.Nodes[:3] {
+		if n != c.Leader() {
+			dead = n
+			break
+		}
+	}
+	c.Stop(dead)
+	if _, err := admin.RemovePeer(ctx, dead.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.RemovePeer(ctx, dead.ID); !client.IsCode(err, api.CodeNotFound) {
+		t.Fatalf("removing an absent peer: %v, want not_found", err)
+	}
+	after := submitAll(t, admin, "n", 5)
+	checkInvariants(t, admin, append(before, after...), api.TaskPending)
+	if got := peerIDs(t, admin); len(got) != 3 || slices.Contains(got, dead.ID) {
+		t.Fatalf("peers after remove: %v", got)
+	}
+	// The new server holds the whole state.
+	solo, _ := client.New(client.Config{Addrs: []string{n4.URL}, Token: c.AdminToken})
+	checkInvariants(t, solo, append(before, after...), api.TaskPending)
+}
+
+func TestHASnapshotSaveAndRestore(t *testing.T) {
+	c := startCluster(t, nil)
+	admin := c.Client(c.AdminToken)
+	ctx := t.Context()
+	kept := submitAll(t, admin, "kept", 5)
+	var snap bytes.Buffer
+	if _, err := admin.SaveSnapshot(ctx, &snap); err != nil {
+		t.Fatal(err)
+	}
+	lost := submitAll(t, admin, "lost", 3)
+
+	if err := admin.RestoreSnapshot(ctx, bytes.NewReader([]byte(`{"version":1,"jobs":"nope"}`))); !client.IsCode(err, api.CodeInvalidArgument) {
+		t.Fatalf("restoring garbage: %v, want invalid_argument", err)
+	}
+	if _, err := admin.Job(ctx, lost[0]); err != nil {
+		t.Fatalf("a refused restore changed the state: %v", err)
+	}
+	if err := admin.RestoreSnapshot(ctx, bytes.NewReader(snap.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	c.Converged(30 * time.Second)
+	checkInvariants(t, admin, kept, api.TaskPending)
+	for _, id := range lost {
+		if _, err := admin.Job(ctx, id); !client.IsCode(err, api.CodeNotFound) {
+			t.Fatalf("job %s written after the snapshot survived a restore: %v", id, err)
+		}
+	}
+}

@@ -1,0 +1,61 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// Peers lists the Raft servers.
+func (c *Client) Peers(ctx context.Context) ([]api.Peer, error) {
+	var out api.PeersResponse
+	err := c.Do(ctx, http.MethodGet, "/v1/status/peers", nil, &out)
+	return out.Peers, err
+}
+
+// AddPeer adds a server to the Raft configuration (admin).
+func (c *Client) AddPeer(ctx context.Context, nodeID, raftAddr string) ([]api.Peer, error) {
+	var out api.PeersResponse
+	err := c.Do(ctx, http.MethodPost, "/v1/operator/raft/peers", api.RaftPeerRequest{NodeID: nodeID, RaftAddr: raftAddr}, &out)
+	return out.Peers, err
+}
+
+// RemovePeer removes a server from the Raft configuration (admin).
+func (c *Client) RemovePeer(ctx context.Context, nodeID string) ([]api.Peer, error) {
+	var out api.PeersResponse
+	err := c.Do(ctx, http.MethodDelete, "/v1/operator/raft/peers/"+url.PathEscape(nodeID), nil, &out)
+	return out.Peers, err
+}
+
+// SaveSnapshot writes a snapshot of the whole replicated state to w (admin).
+func (c *Client) SaveSnapshot(ctx context.Context, w io.Writer) (int64, error) {
+	resp, err := c.sendRaw(ctx, http.MethodGet, "/v1/operator/snapshot", nil, "")
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	n, err := io.Copy(w, resp.Body)
+	if err != nil {
+		return n, fmt.Errorf("client: reading snapshot: %w", err)
+	}
+	return n, nil
+}
+
+// RestoreSnapshot replaces the whole replicated state with a snapshot
+// (admin). Every server installs it.
+func (c *Client) RestoreSnapshot(ctx context.Context, r io.Reader) error {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return fmt.Errorf("client: read snapshot: %w", err)
+	}
+	resp, err := c.sendRaw(ctx, http.MethodPut, "/v1/operator/snapshot", b, "application/octet-stream")
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	return nil
+}
