@@ -9,7 +9,7 @@ BIN := bin/gpulayer
 PLUGIN_DIR := bin/plugins
 EXAMPLE_PLUGINS := $(notdir $(wildcard examples/plugins/*))
 
-.PHONY: build plugins demo test test-short lint fmt proto
+.PHONY: build plugins demo test test-short lint fmt proto bench bench-quick bench-logstore test-cluster
 build: plugins
 	$(GO) build -o $(BIN) ./cmd/gpulayer
 
@@ -27,6 +27,21 @@ demo: build
 
 test:
 	$(GO) test -race -count=1 ./...
+	$(MAKE) bench-quick
+
+# Benchmarks against a three-coordinator cluster on loopback; figures are
+# ratios to raw Raft and plain net/http measured in the same run. See
+# docs/performance.md.
+bench:
+	$(GO) run ./bench -out bench/results.json
+
+# Every scenario briefly (part of make test, so the benchmark never rots).
+bench-quick:
+	$(GO) run ./bench -quick -out bench/results-quick.json
+
+# raft-boltdb against raft-wal as the Raft log store (its own module).
+bench-logstore:
+	cd bench/walcmp && $(GO) run . -rounds 3 -out results.json
 
 test-short:
 	$(GO) test -count=1 ./...

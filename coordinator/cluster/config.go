@@ -42,7 +42,7 @@ type Config struct {
 const (
 	DefaultHeartbeatTimeout   = 500 * time.Millisecond
 	DefaultElectionTimeout    = 500 * time.Millisecond
-	DefaultLeaderLeaseTimeout = 250 * time.Millisecond
+	DefaultLeaderLeaseTimeout = 500 * time.Millisecond
 	DefaultSnapshotThreshold  = 8192
 	DefaultMaxBatch           = 256
 )

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gpulayer/gpulayer/bench/stategen"
+	"github.com/gpulayer/gpulayer/coordinator"
+	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/sdk/api"
+	"github.com/gpulayer/gpulayer/sdk/client"
+)
+
+// s6Figures is what S6 measured.
+type s6Figures struct {
+	Tasks, Workers    int
+	SnapshotBytes     int
+	BuildS            float64
+	EncodeS, DecodeS  float64 // in this process, on the generated store
+	RestoreS, SaveS   float64 // through the API of the coordinator process
+	RSSBefore         int64
+	RSSAfter, HWM     int64
+	RSSAfterGC        int64
+	HeapInuseAfter    uint64
+	HeapInuseAfterGC  uint64
+	SnapshotSaveBytes int64
+	// SectionBytes splits the snapshot by top-level field.
+	SectionBytes map[string]int
+}
+
+// runS6 builds a state of finished tasks and workers, restores it into a
+// coordinator process through PUT /v1/operator/snapshot, and reads that
+// process's memory; it times snapshot and restore both in process and
+// through the API.
+func (e *env) runS6(ctx context.Context) error {
+	f := s6Figures{Tasks: e.num(2000, 100000), Workers: e.num(200, 10000)}
+	c, err := e.startCluster(ctx, "s6", clusterOpts{nodes: 1})
+	if err != nil {
+		return err
+	}
+	defer c.stop()
+	n := c.nodes[0]
+	var boot stategen.Bootstrap
+	b, err := os.ReadFile(filepath.Join(n.dataDir, coordinator.BootstrapFile))
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, &boot); err != nil {
+		return err
+	}
+	t := time.Now()
+	st, err := stategen.Build(stategen.Options{
+		Bootstrap: boot, NodeID: n.id, NodeURL: n.url, Workers: f.Workers, Tasks: f.Tasks,
+		LogLine: strings.Repeat("x", 79) + "\n", Spec: execSpec("s6", 0),
+		Devices: func(id string) []api.Device { return fakeDevices(id, 8) },
+	})
+	if err != nil {
+		return err
+	}
+	f.BuildS = time.Since(t).Seconds()
+	var snap bytes.Buffer
+	t = time.Now()
+	if err := st.Snapshot(&snap); err != nil {
+		return err
+	}
+	f.EncodeS = time.Since(t).Seconds()
+	f.SnapshotBytes = snap.Len()
+	f.SectionBytes = sections(snap.Bytes())
+	t = time.Now()
+	if err := state.New().Restore(bytes.NewReader(snap.Bytes())); err != nil {
+		return err
+	}
+	f.DecodeS = time.Since(t).Seconds()
+	st = nil
+
+	f.RSSBefore, _, _ = n.proc().Memory()
+	admin, err := client.New(client.Config{Addrs: []string{n.url}, Token: c.adminToken, MaxRetryWait: 30 * time.Second})
+	if err != nil {
+		return err
+	}
+	t = time.Now()
+	if err := admin.RestoreSnapshot(ctx, bytes.NewReader(snap.Bytes())); err != nil {
+		return fmt.Errorf("restore through the API: %w", err)
+	}
+	f.RestoreS = time.Since(t).Seconds()
+	snap = bytes.Buffer{}
+	var d api.DigestResponse
+	if err := c.get(ctx, n.url+"/v1/operator/local/digest", c.adminToken, &d); err != nil {
+		return err
+	}
+	if d.Tasks != f.Tasks {
+		return fmt.Errorf("restored coordinator holds %d tasks, want %d", d.Tasks, f.Tasks)
+	}
+	f.RSSAfter, f.HWM, _ = n.proc().Memory()
+	f.HeapInuseAfter = heapInuse(ctx, n)
+	t = time.Now()
+	if f.SnapshotSaveBytes, err = admin.SaveSnapshot(ctx, io.Discard); err != nil {
+		return fmt.Errorf("save through the API: %w", err)
+	}
+	f.SaveS = time.Since(t).Seconds()
+	if resp, err := http.Get("http://" + n.debugAddr + "/debug/gc"); err == nil {
+		resp.Body.Close()
+	}
+	f.RSSAfterGC, _, _ = n.proc().Memory()
+	f.HeapInuseAfterGC = heapInuse(ctx, n)
+	e.reportS6(f)
+	return nil
+}
+
+// sections sizes each top-level field of a snapshot.
+func sections(b []byte) map[string]int {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(b, &m) != nil {
+		return nil
+	}
+	out := map[string]int{}
+	for k, v := range m {
+		out[k] = len(v)
+	}
+	return out
+}
+
+// heapInuse reads runtime.MemStats.HeapInuse through expvar.
+func heapInuse(ctx context.Context, n *coordProc) uint64 {
+	var v struct {
+		Memstats struct{ HeapInuse uint64 } `json:"memstats"`
+	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+n.debugAddr+"/debug/vars", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	_ = json.NewDecoder(resp.Body).Decode(&v)
+	return v.Memstats.HeapInuse
+}
+
+func mb(b int64) float64 { return float64(b) / (1 << 20) }
+
+func (e *env) reportS6(f s6Figures) {
+	e.report.detail("s6", f)
+	judge := func(ok bool) string {
+		if e.opts.quick {
+			return "" // a fiftieth of the size: not judged
+		}
+		return met(ok)
+	}
+	scale := fmt.Sprintf("%d finished tasks, %d workers", f.Tasks, f.Workers)
+	e.report.add(Row{
+		Scenario: "S6", Metric: "coordinator RSS holding " + scale + " (restored via PUT /v1/operator/snapshot)",
+		Value:     fmt.Sprintf("%.0f MB (%.0f MB after GC; Go heap in use %.0f MB)", mb(f.RSSAfter), mb(f.RSSAfterGC), mb(int64(f.HeapInuseAfterGC))),
+		Reference: fmt.Sprintf("empty coordinator %.0f MB; peak during restore %.0f MB", mb(f.RSSBefore), mb(f.HWM)),
+		Target:    "≤ 200 MB", Met: judge(f.RSSAfter <= 200<<20),
+	})
+	e.report.add(Row{
+		Scenario: "S6", Metric: "snapshot + restore through the API (GET + PUT /v1/operator/snapshot)",
+		Value:     fmt.Sprintf("%.2f s + %.2f s = %.2f s (%.0f MB)", f.SaveS, f.RestoreS, f.SaveS+f.RestoreS, mb(int64(f.SnapshotBytes))),
+		Reference: fmt.Sprintf("in process: encode %.2f s, decode+index %.2f s", f.EncodeS, f.DecodeS),
+		Target:    "≤ 2 s", Met: judge(f.SaveS+f.RestoreS <= 2),
+	})
+}
