@@ -31,8 +31,26 @@ type Config struct {
 	// Coordinators are base URLs of any coordinators of the cluster.
 	Coordinators []string
 	CAFile       string
+	// ClientCert and ClientKey are shown to coordinators that require
+	// client certificates (mTLS).
+	ClientCert string
+	ClientKey  string
 	// JoinToken registers the worker when no credential is persisted.
 	JoinToken string
+	// InstanceToken and InstanceID register a provisioned instance
+	// (origin provider) instead of a join token: the token is single-use
+	// and bound to that instance id.
+	InstanceToken string
+	InstanceID    string
+	// Enroll, with ClusterKey and ExternalWorkerKey, registers through
+	// the coordinators' allowlist instead: no token at all, the machine's
+	// source address decides.
+	Enroll            bool
+	ClusterKey        string
+	ExternalWorkerKey string
+	// ApprovalPoll caps the wait between probes while the worker awaits
+	// an admin's approval (default 15 s).
+	ApprovalPoll time.Duration
 	// AdminToken, when set, lets the agent repair its own identity at
 	// start-up: a persisted credential the coordinator rejects (or one that
 	// names another worker) is replaced through the admin reissue route.
@@ -93,7 +111,16 @@ func New(cfg Config) (*Agent, error) {
 	if cfg.Capabilities == nil {
 		cfg.Capabilities = []string{"*"}
 	}
-	c, err := client.New(client.Config{Addrs: cfg.Coordinators, CAFile: cfg.CAFile})
+	if cfg.ApprovalPoll == 0 {
+		cfg.ApprovalPoll = 15 * time.Second
+	}
+	if cfg.Enroll && (cfg.ClusterKey == "" || cfg.ExternalWorkerKey == "") {
+		return nil, errors.New("agent: enrollment needs a cluster key and an external worker key")
+	}
+	if (cfg.InstanceToken == "") != (cfg.InstanceID == "") {
+		return nil, errors.New("agent: an instance token goes with its instance id")
+	}
+	c, err := client.New(client.Config{Addrs: cfg.Coordinators, CAFile: cfg.CAFile, ClientCert: cfg.ClientCert, ClientKey: cfg.ClientKey})
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
@@ -167,6 +194,8 @@ func (a *Agent) heartbeatLoop(ctx context.Context) error {
 			if resp.IntervalSeconds > 0 {
 				interval = time.Duration(resp.IntervalSeconds * float64(time.Second))
 			}
+		case client.IsCode(err, api.CodeWorkerPending):
+			a.log.Debug("heartbeat: worker awaits approval")
 		case client.IsCode(err, api.CodeWorkerRevoked):
 			a.log.Error("worker revoked; stopping every task")
 			for _, id := range a.runner.Running() {

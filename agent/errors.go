@@ -9,6 +9,7 @@ var (
 	ErrCredentialRejected = errors.New("persisted worker credential was rejected")
 	// ErrRevoked means the coordinator revoked this worker.
 	ErrRevoked = errors.New("worker revoked by the coordinator")
-	// ErrNoJoinToken means there is neither a credential nor a join token.
-	ErrNoJoinToken = errors.New("no persisted worker credential and no join token to register with")
+	// ErrNoJoinToken means there is neither a credential nor a means to
+	// obtain one (join token, instance token or enrollment).
+	ErrNoJoinToken = errors.New("no persisted worker credential, and no join token, instance token or enrollment to register with")
 )

@@ -2,7 +2,9 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
@@ -18,9 +20,13 @@ import (
 //     token, and otherwise stops with a message naming the command an
 //     operator should run. It never falls through to a fresh
 //     registration: the registry's record is the authority on identity;
-//   - with no persisted credential it registers with the join token. If
-//     the id is registered already (the credential file was lost), only
-//     an admin token can recover it, by reissuing.
+//   - with no persisted credential it obtains one by the means configured:
+//     allowlist enrollment, an instance token (origin provider), or the
+//     join token. If the id is registered already (the credential file
+//     was lost), only an admin token can recover it, by reissuing;
+//   - a worker that awaits an admin's approval (join token with
+//     requires_approval) waits, probing with a growing pause, and says so
+//     once; it does not exit.
 func (a *Agent) identify(ctx context.Context) error {
 	p, ok, err := loadCredential(a.cfg.DataDir)
 	if err != nil {
@@ -29,19 +35,9 @@ func (a *Agent) identify(ctx context.Context) error {
 	if ok {
 		return a.resume(ctx, p)
 	}
-	if a.cfg.JoinToken == "" {
-		return ErrNoJoinToken
-	}
-	a.client.SetToken(a.cfg.JoinToken)
-	reg, err := a.client.Register(ctx, api.RegisterRequest{
-		WorkerID:     a.cfg.WorkerID,
-		Labels:       a.cfg.Labels,
-		Capabilities: a.cfg.Capabilities,
-		Executors:    a.cfg.Executors.Names(),
-		Devices:      a.devices,
-	})
+	reg, err := a.firstCredential(ctx)
 	if err != nil {
-		return fmt.Errorf("agent: register: %w", err)
+		return err
 	}
 	if reg.WorkerToken == "" {
 		if a.cfg.AdminToken == "" {
@@ -55,15 +51,92 @@ func (a *Agent) identify(ctx context.Context) error {
 		return err
 	}
 	a.client.SetToken(reg.WorkerToken)
-	a.setWorker(reg.WorkerID)
 	a.log.Info("registered", "worker_id", reg.WorkerID, "status", reg.Status)
+	if reg.Status == api.WorkerPending {
+		if _, err := a.awaitApproval(ctx, reg.WorkerID); err != nil {
+			return err
+		}
+	}
+	a.setWorker(reg.WorkerID)
 	return nil
+}
+
+// firstCredential obtains the worker's first credential by the one means
+// configured: allowlist enrollment, an instance token, or a join token.
+func (a *Agent) firstCredential(ctx context.Context) (api.RegisterResponse, error) {
+	req := api.RegisterRequest{
+		WorkerID:     a.cfg.WorkerID,
+		Labels:       a.cfg.Labels,
+		Capabilities: a.cfg.Capabilities,
+		Executors:    a.cfg.Executors.Names(),
+		Devices:      a.devices,
+	}
+	switch {
+	case a.cfg.Enroll:
+		reg, err := a.client.Enroll(ctx, api.EnrollRequest{
+			ClusterKey: a.cfg.ClusterKey, ExternalWorkerKey: a.cfg.ExternalWorkerKey,
+			WorkerID: req.WorkerID, Labels: req.Labels, Capabilities: req.Capabilities, Executors: req.Executors, Devices: req.Devices,
+		})
+		if err != nil {
+			return reg, fmt.Errorf("agent: enroll as %s in cluster %s: %w", a.cfg.ExternalWorkerKey, a.cfg.ClusterKey, err)
+		}
+		return reg, nil
+	case a.cfg.InstanceToken != "":
+		a.client.SetToken(a.cfg.InstanceToken)
+		req.Origin, req.InstanceID = api.OriginProvider, a.cfg.InstanceID
+	case a.cfg.JoinToken != "":
+		a.client.SetToken(a.cfg.JoinToken)
+	default:
+		return api.RegisterResponse{}, ErrNoJoinToken
+	}
+	reg, err := a.client.Register(ctx, req)
+	if err != nil {
+		return reg, fmt.Errorf("agent: register: %w", err)
+	}
+	return reg, nil
+}
+
+// awaitApproval waits, probing with a growing pause, until an admin
+// approves the worker. It says so once, with the command to run. It
+// returns the record the first successful probe answered.
+func (a *Agent) awaitApproval(ctx context.Context, id string) (api.Worker, error) {
+	a.log.Warn("worker awaits approval; it takes no work until an admin runs `gpulayer worker approve "+id+"`", "worker_id", id)
+	pause := 200 * time.Millisecond
+	for {
+		select {
+		case <-ctx.Done():
+			return api.Worker{}, ctx.Err()
+		case <-a.cfg.Clock.After(pause):
+		}
+		self, err := a.client.Self(ctx)
+		switch {
+		case err == nil:
+			a.log.Info("worker approved", "worker_id", self.WorkerID)
+			return self, nil
+		case client.IsCode(err, api.CodeWorkerPending):
+		case client.IsCode(err, api.CodeWorkerRevoked):
+			return api.Worker{}, fmt.Errorf("%w: worker %s was revoked while awaiting approval", ErrRevoked, id)
+		case client.IsCode(err, api.CodeUnauthenticated):
+			return api.Worker{}, fmt.Errorf("%w: the coordinator refused the credential of worker %s while it awaited approval", ErrCredentialRejected, id)
+		case ctx.Err() != nil:
+			return api.Worker{}, ctx.Err()
+		default:
+			a.log.Debug("probe while awaiting approval failed", "error", err)
+		}
+		pause = min(2*pause, a.cfg.ApprovalPoll)
+	}
 }
 
 // resume probes a persisted credential and repairs it if it can.
 func (a *Agent) resume(ctx context.Context, p persisted) error {
 	a.client.SetToken(p.WorkerToken)
 	self, err := a.client.Self(ctx)
+	if client.IsCode(err, api.CodeWorkerPending) {
+		self, err = a.awaitApproval(ctx, p.WorkerID)
+		if errors.Is(err, ErrRevoked) || errors.Is(err, ErrCredentialRejected) || ctx.Err() != nil {
+			return err
+		}
+	}
 	var why string
 	switch {
 	case err == nil && self.WorkerID == p.WorkerID:

@@ -1,12 +1,15 @@
 package coordinator
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/auth"
@@ -98,4 +101,50 @@ func readBootstrapFile(path string) (bootstrapFile, error) {
 		return bootstrapFile{}, fmt.Errorf("read bootstrap credentials: %w", err)
 	}
 	return f, nil
+}
+
+// reloadBootstrap imports a newer generation of init's credentials while
+// this node leads, so that `coordinator init --rotate` takes effect at once,
+// without a restart: every client, join and instance token is replaced,
+// worker credentials are untouched. The file is read again only when it
+// changed on disk.
+func (s *Server) reloadBootstrap(ctx context.Context, log *slog.Logger) {
+	path := s.cfg.BootstrapFile
+	if path == "" {
+		path = filepath.Join(s.cfg.DataDir, BootstrapFile)
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return
+	}
+	stamp := info.ModTime().String() + "/" + strconv.FormatInt(info.Size(), 10)
+	s.mu.Lock()
+	same := stamp == s.bootStamp
+	s.bootStamp = stamp
+	s.mu.Unlock()
+	if same {
+		return
+	}
+	boot, err := readBootstrapFile(path)
+	if err != nil {
+		log.Warn("re-reading the bootstrap credentials failed", "error", err)
+		return
+	}
+	if boot.Generation <= s.store.BootstrapGeneration() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	res, err := s.Propose(ctx, command.ImportBootstrap{Generation: boot.Generation, Credentials: boot.Credentials, Now: s.cfg.Clock.Now().UTC()})
+	if err == nil {
+		err = res.Err
+	}
+	if err != nil {
+		log.Warn("importing rotated credentials failed; will retry", "error", err)
+		s.mu.Lock()
+		s.bootStamp = ""
+		s.mu.Unlock()
+		return
+	}
+	log.Warn("credentials rotated: every earlier client, join and instance token is revoked", "generation", boot.Generation)
 }

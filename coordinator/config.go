@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/cluster"
+	"github.com/gpulayer/gpulayer/coordinator/httpapi"
 	"github.com/gpulayer/gpulayer/internal/clock"
 )
 
@@ -26,6 +28,31 @@ type Config struct {
 	// CAFile is a PEM bundle trusted when forwarding to the leader over
 	// HTTPS (default: the system roots).
 	CAFile string
+	// ClientCAFile, when set, makes the coordinator require a client
+	// certificate signed by one of its CAs on every connection (mTLS). It
+	// needs TLSCert.
+	ClientCAFile string
+	// ClientCert and ClientKey are the certificate this coordinator shows
+	// when it calls other coordinators (forwarding, formation). Default:
+	// TLSCert and TLSKey when ClientCAFile is set (the certificate then
+	// needs the clientAuth extended key usage too).
+	ClientCert string
+	ClientKey  string
+
+	// TrustedProxyCIDRs are the direct peers whose X-Real-IP and
+	// X-Forwarded-For are believed (nil: loopback). The other coordinators
+	// must be in it, since they forward requests with the client's address.
+	TrustedProxyCIDRs []string
+	// RequireIPBinding makes a worker enrolled through the allowlist call
+	// from inside its cluster's networks on every request.
+	RequireIPBinding bool
+	// RateLimits are the abuse limits; zero values take the defaults.
+	RateLimits httpapi.RateLimits
+	// RateLimitExemptCIDRs are source networks never rate limited (nil:
+	// loopback; empty: none).
+	RateLimitExemptCIDRs []string
+	// AuditFlush is how often coalesced refusals reach the audit log.
+	AuditFlush time.Duration
 
 	// HTTPAdvertise is the URL other coordinators and clients use to reach
 	// this one (default: derived from the bound address).
@@ -73,6 +100,15 @@ func (c *Config) validate() error {
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return errors.New("coordinator: --tls-cert and --tls-key go together")
 	}
+	if (c.ClientCert == "") != (c.ClientKey == "") {
+		return errors.New("coordinator: --client-cert and --client-key go together")
+	}
+	if c.ClientCAFile != "" && c.TLSCert == "" {
+		return errors.New("coordinator: --client-ca needs --tls-cert and --tls-key (client certificates are a TLS feature)")
+	}
+	if c.ClientCAFile != "" && c.ClientCert == "" {
+		c.ClientCert, c.ClientKey = c.TLSCert, c.TLSKey
+	}
 	if c.TLSCert == "" && !c.AllowInsecureRemote {
 		loop, err := isLoopback(c.HTTPAddr)
 		if err != nil {
@@ -92,6 +128,29 @@ func (c *Config) validate() error {
 		c.Clock = clock.Real{}
 	}
 	return nil
+}
+
+// parseCIDRFlag parses a list of CIDRs given to a flag. Nil stays nil (the
+// default applies); "none" entries are dropped, so ["none"] means an empty
+// list.
+func parseCIDRFlag(flag string, in []string) ([]netip.Prefix, error) {
+	if in == nil {
+		return nil, nil
+	}
+	var keep []string
+	for _, c := range in {
+		if c != "none" {
+			keep = append(keep, c)
+		}
+	}
+	out, err := httpapi.ParsePrefixes(keep)
+	if err != nil {
+		return nil, fmt.Errorf("coordinator: %s: %w", flag, err)
+	}
+	if out == nil {
+		out = []netip.Prefix{}
+	}
+	return out, nil
 }
 
 // isLoopback reports whether a listen address binds only loopback.

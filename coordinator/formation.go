@@ -2,12 +2,9 @@ package coordinator
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -108,24 +105,4 @@ func fetchSelf(ctx context.Context, hc *http.Client, base string) (api.SelfRespo
 		return api.SelfResponse{}, fmt.Errorf("peer %s did not say who it is", base)
 	}
 	return out, nil
-}
-
-// forwardTransport is the HTTP transport for coordinator-to-coordinator
-// requests (forwarding to the leader, formation).
-func forwardTransport(caFile string) (http.RoundTripper, error) {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = 256
-	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
-	if caFile != "" {
-		pem, err := os.ReadFile(caFile)
-		if err != nil {
-			return nil, fmt.Errorf("coordinator: read CA file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("coordinator: no certificates in %s", caFile)
-		}
-		tr.TLSClientConfig.RootCAs = pool
-	}
-	return tr, nil
 }

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/gpulayer/gpulayer/coordinator/blob"
 	"github.com/gpulayer/gpulayer/coordinator/cluster"
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/fsm"
@@ -37,6 +39,7 @@ type Server struct {
 
 	mu          sync.Mutex
 	leaderReady bool
+	bootStamp   string
 }
 
 // New opens the data dir, starts Raft and binds the HTTP listener. Call
@@ -57,16 +60,30 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, store: state.New(), bootstrap: boot, scheme: "http"}
 
-	var tlsConf *tls.Config
-	if cfg.TLSCert != "" {
-		cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
-		if err != nil {
-			return nil, fmt.Errorf("coordinator: load TLS key pair: %w", err)
-		}
-		tlsConf = &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}
+	tlsConf, err := serverTLS(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if tlsConf != nil {
 		s.scheme = "https"
 	}
-	fwd, err := forwardTransport(cfg.CAFile)
+	fwd, err := forwardTransport(cfg.CAFile, cfg.ClientCert, cfg.ClientKey)
+	if err != nil {
+		return nil, err
+	}
+	trusted, err := parseCIDRFlag("--trusted-proxy-cidrs", cfg.TrustedProxyCIDRs)
+	if err != nil {
+		return nil, err
+	}
+	exempt, err := parseCIDRFlag("--rate-limit-exempt-cidrs", cfg.RateLimitExemptCIDRs)
+	if err != nil {
+		return nil, err
+	}
+	limits := cfg.RateLimits
+	if exempt != nil {
+		limits.Exempt = exempt
+	}
+	blobs, err := blob.Open(filepath.Join(cfg.DataDir, "artifacts"))
 	if err != nil {
 		return nil, err
 	}
@@ -138,6 +155,12 @@ func New(cfg Config) (*Server, error) {
 		Self:             s.self,
 		Operator:         node,
 		ForwardTransport: fwd,
+
+		TrustedProxies:   trusted,
+		RequireIPBinding: cfg.RequireIPBinding,
+		RateLimits:       limits,
+		AuditFlush:       cfg.AuditFlush,
+		Blobs:            blobs,
 	})
 	s.forward = fwd
 	s.http = &http.Server{
@@ -201,10 +224,14 @@ func (s *Server) Run(ctx context.Context) error {
 	log.Info("coordinator serving", "url", s.URL(), "raft_addr", s.node.Addr(), "node_id", s.node.ID())
 
 	var wg sync.WaitGroup
-	wg.Add(1)
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		s.leadership(ctx)
+	}()
+	go func() {
+		defer wg.Done()
+		s.api.Run(ctx)
 	}()
 	if s.needsFormation {
 		wg.Add(1)
@@ -257,6 +284,8 @@ func (s *Server) leadership(ctx context.Context) {
 			}(done)
 			s.setLeaderReady(true)
 			log.Info("leading")
+		case leading && stop != nil:
+			s.reloadBootstrap(ctx, log)
 		case !leading && stop != nil:
 			s.setLeaderReady(false)
 			stop()

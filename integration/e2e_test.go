@@ -37,6 +37,10 @@ type agentOpts struct {
 	pluginDir  string
 	dataDir    string
 	adminToken string
+
+	instanceToken, instanceID     string
+	enroll                        bool
+	clusterKey, externalWorkerKey string
 }
 
 func startAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, opts ...agentOpts) *runningAgent {
@@ -81,6 +85,12 @@ func newAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, op
 		Coordinators:      []string{coordinatorURL},
 		JoinToken:         joinToken,
 		AdminToken:        o.adminToken,
+		InstanceToken:     o.instanceToken,
+		InstanceID:        o.instanceID,
+		Enroll:            o.enroll,
+		ClusterKey:        o.clusterKey,
+		ExternalWorkerKey: o.externalWorkerKey,
+		ApprovalPoll:      300 * time.Millisecond,
 		DataDir:           dataDir,
 		WorkerID:          workerID,
 		HeartbeatInterval: 100 * time.Millisecond,

@@ -23,9 +23,17 @@ type agentFlags struct {
 	fakeGPUs     string
 	pluginDir    string
 	caFile       string
+	clientCert   string
+	clientKey    string
 	capabilities string
-	maxTasks     int
-	stopGrace    time.Duration
+
+	instanceToken     string
+	instanceID        string
+	enroll            bool
+	clusterKey        string
+	externalWorkerKey string
+	maxTasks          int
+	stopGrace         time.Duration
 }
 
 func (f *agentFlags) register(fs *flag.FlagSet) {
@@ -39,6 +47,14 @@ func (f *agentFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.fakeGPUs, "fake-gpus", "", "use fake GPUs: none, "+strings.Join(devices.FakeNames(), ", "))
 	fs.StringVar(&f.pluginDir, "plugin-dir", "", "directory of gpulayer-executor-<name> plugin binaries")
 	fs.StringVar(&f.caFile, "ca-file", "", "PEM bundle to trust for HTTPS")
+	fs.StringVar(&f.clientCert, "client-cert", envOr("GPULAYER_CLIENT_CERT", ""), "client certificate (PEM) for coordinators that require one")
+	fs.StringVar(&f.clientKey, "client-key", envOr("GPULAYER_CLIENT_KEY", ""), "key of --client-cert (PEM)")
+	// No env default for the instance token either: it is a secret.
+	fs.StringVar(&f.instanceToken, "instance-token", "", "single-use instance token (gli_…) to register a provisioned instance with origin provider (default: GPULAYER_INSTANCE_TOKEN)")
+	fs.StringVar(&f.instanceID, "instance-id", envOr("GPULAYER_INSTANCE_ID", ""), "the instance id the instance token is bound to")
+	fs.BoolVar(&f.enroll, "enroll", false, "enroll through the coordinators' allowlist (no token): needs --cluster-key and --external-worker-key")
+	fs.StringVar(&f.clusterKey, "cluster-key", envOr("GPULAYER_CLUSTER_KEY", ""), "enrollment cluster key (with --enroll)")
+	fs.StringVar(&f.externalWorkerKey, "external-worker-key", envOr("GPULAYER_EXTERNAL_WORKER_KEY", ""), "this machine's allowlist key (with --enroll)")
 	fs.StringVar(&f.capabilities, "capabilities", "*", "capabilities to advertise, comma separated (* takes any task)")
 	fs.IntVar(&f.maxTasks, "max-tasks", 0, "concurrent tasks (default: GPU count, at least 4)")
 	fs.DurationVar(&f.stopGrace, "stop-grace", 10*time.Second, "time between the polite stop and the kill")
@@ -79,16 +95,24 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 	a, err := agent.New(agent.Config{
 		Coordinators: splitList(f.coordinators),
 		CAFile:       f.caFile,
+		ClientCert:   f.clientCert,
+		ClientKey:    f.clientKey,
 		JoinToken:    f.joinToken,
-		AdminToken:   f.adminToken,
-		DataDir:      f.dataDir,
-		WorkerID:     f.workerID,
-		Capabilities: caps,
-		MaxTasks:     f.maxTasks,
-		StopGrace:    f.stopGrace,
-		Devices:      src,
-		Executors:    host,
-		Logger:       log,
+
+		InstanceToken:     f.instanceToken,
+		InstanceID:        f.instanceID,
+		Enroll:            f.enroll,
+		ClusterKey:        f.clusterKey,
+		ExternalWorkerKey: f.externalWorkerKey,
+		AdminToken:        f.adminToken,
+		DataDir:           f.dataDir,
+		WorkerID:          f.workerID,
+		Capabilities:      caps,
+		MaxTasks:          f.maxTasks,
+		StopGrace:         f.stopGrace,
+		Devices:           src,
+		Executors:         host,
+		Logger:            log,
 	})
 	if err != nil {
 		host.Close()
@@ -109,6 +133,9 @@ func agentRun(ctx context.Context, args []string) error {
 	}
 	if f.adminToken == "" {
 		f.adminToken = os.Getenv("GPULAYER_ADMIN_TOKEN")
+	}
+	if f.instanceToken == "" {
+		f.instanceToken = os.Getenv("GPULAYER_INSTANCE_TOKEN")
 	}
 	a, closeFn, err := buildAgent(ctx, f, lf.logger())
 	if err != nil {

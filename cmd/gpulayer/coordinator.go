@@ -9,7 +9,18 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator"
+	"github.com/gpulayer/gpulayer/coordinator/httpapi"
 )
+
+// nonNilList splits a comma-separated flag; an empty flag is an empty,
+// not a nil, list (nil would mean "the default").
+func nonNilList(s string) []string {
+	l := splitList(s)
+	if l == nil {
+		return []string{}
+	}
+	return l
+}
 
 func coordinatorInit(_ context.Context, args []string) error {
 	fs := flag.NewFlagSet("coordinator init", flag.ContinueOnError)
@@ -31,7 +42,7 @@ func coordinatorInit(_ context.Context, args []string) error {
 	}
 	fmt.Printf("admin token: %s\njoin token:  %s\n\nThese are shown once; only their hashes are stored in %s.\n", toks.AdminToken, toks.JoinToken, *dataDir)
 	if *rotate {
-		fmt.Println("Every earlier client and join token stops working when the coordinator next takes leadership.")
+		fmt.Println("Every earlier client, join and instance token stops working within a second on a running leader whose data dir (or --bootstrap-file) holds this file; copy it to every coordinator. Worker credentials are untouched.")
 	}
 	return nil
 }
@@ -54,11 +65,25 @@ func coordinatorRun(ctx context.Context, args []string) error {
 	fs.IntVar(&cfg.BootstrapExpect, "bootstrap-expect", 0, "servers that form a new cluster together (3 in production)")
 	join := fs.String("join", "", "other coordinators' URLs, comma separated, for forming a new cluster")
 	fs.StringVar(&cfg.BootstrapFile, "bootstrap-file", "", "credential hashes from `coordinator init` (default: in --data-dir)")
+	fs.StringVar(&cfg.ClientCAFile, "client-ca", "", "require client certificates signed by these CAs (PEM) on every connection (mTLS; needs --tls-cert)")
+	fs.StringVar(&cfg.ClientCert, "client-cert", "", "certificate shown to other coordinators that require one (default with --client-ca: --tls-cert)")
+	fs.StringVar(&cfg.ClientKey, "client-key", "", "key of --client-cert")
+	trusted := fs.String("trusted-proxy-cidrs", "127.0.0.0/8,::1/128", "peers whose X-Real-IP / X-Forwarded-For are believed; include the other coordinators' addresses")
+	fs.BoolVar(&cfg.RequireIPBinding, "require-ip-binding", false, "workers enrolled through the allowlist must always call from inside their cluster's networks")
+	fs.Float64Var(&cfg.RateLimits.SourceRate, "rate-limit-source", httpapi.DefaultSourceRate, "requests per second per source address (IPv6: per /64); negative: no limit")
+	fs.IntVar(&cfg.RateLimits.SourceBurst, "rate-limit-source-burst", httpapi.DefaultSourceBurst, "burst per source address")
+	fs.Float64Var(&cfg.RateLimits.PrincipalRate, "rate-limit-principal", httpapi.DefaultPrincipalRate, "requests per second per credential; negative: no limit")
+	fs.IntVar(&cfg.RateLimits.PrincipalBurst, "rate-limit-principal-burst", httpapi.DefaultPrincipalBurst, "burst per credential")
+	fs.Float64Var(&cfg.RateLimits.RegisterRate, "rate-limit-register", httpapi.DefaultRegisterRate, "worker registrations and enrollments per second per source address; negative: no limit")
+	fs.IntVar(&cfg.RateLimits.RegisterBurst, "rate-limit-register-burst", httpapi.DefaultRegisterBurst, "burst of registrations per source address")
+	exempt := fs.String("rate-limit-exempt-cidrs", "127.0.0.0/8,::1/128", "source networks never rate limited (\"none\": none)")
 	lf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	cfg.Join = splitList(*join)
+	cfg.TrustedProxyCIDRs = nonNilList(*trusted)
+	cfg.RateLimitExemptCIDRs = nonNilList(*exempt)
 	cfg.Logger = lf.logger()
 	srv, err := coordinator.New(cfg)
 	if err != nil {

@@ -18,15 +18,19 @@ func envOr(key, def string) string {
 
 // clientFlags are the address and token every client command takes.
 type clientFlags struct {
-	addr   string
-	token  string
-	caFile string
+	addr       string
+	token      string
+	caFile     string
+	clientCert string
+	clientKey  string
 }
 
 func (c *clientFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.addr, "addr", envOr("GPULAYER_ADDR", "http://127.0.0.1:7070"), "coordinator URL(s), comma separated (or GPULAYER_ADDR)")
 	fs.StringVar(&c.token, "token", "", "client token (default: GPULAYER_TOKEN)")
 	fs.StringVar(&c.caFile, "ca-file", envOr("GPULAYER_CA_FILE", ""), "PEM bundle to trust for HTTPS")
+	fs.StringVar(&c.clientCert, "client-cert", envOr("GPULAYER_CLIENT_CERT", ""), "client certificate (PEM) for coordinators that require one")
+	fs.StringVar(&c.clientKey, "client-key", envOr("GPULAYER_CLIENT_KEY", ""), "key of --client-cert (PEM)")
 }
 
 func (c *clientFlags) client() (*client.Client, error) {
@@ -37,5 +41,22 @@ func (c *clientFlags) client() (*client.Client, error) {
 	if tok == "" {
 		return nil, fmt.Errorf("no token: pass --token or set GPULAYER_TOKEN")
 	}
-	return client.New(client.Config{Addrs: []string{c.addr}, Token: tok, CAFile: c.caFile, MaxRetryWait: 15 * time.Second})
+	return client.New(client.Config{Addrs: []string{c.addr}, Token: tok, CAFile: c.caFile, ClientCert: c.clientCert, ClientKey: c.clientKey, MaxRetryWait: 15 * time.Second})
+}
+
+// parseInterspersed parses flags that may come before or after the
+// positional arguments ("enrollment add KEY --cluster C"), and returns the
+// positional ones.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }

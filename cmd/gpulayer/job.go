@@ -115,6 +115,8 @@ func printJSON(v any) error {
 	return enc.Encode(v)
 }
 
+func printJSONLine(v any) error { return json.NewEncoder(os.Stdout).Encode(v) }
+
 func oneArg(fs *flag.FlagSet, what string) (string, error) {
 	if fs.NArg() != 1 {
 		return "", fmt.Errorf("give exactly one %s", what)

@@ -47,7 +47,23 @@ func commands() map[string]*command {
 			"status":  {summary: "show one worker", run: workerStatus},
 			"reissue": {summary: "give a worker a new credential (the old one dies)", run: workerReissue},
 			"revoke":  {summary: "revoke a worker for good; its tasks are requeued", run: workerRevoke},
+			"approve": {summary: "let a pending worker take work", run: workerApprove},
 		}},
+		"token": {summary: "client, join and instance tokens (admin)", sub: map[string]*command{
+			"create": {summary: "mint a token, printed once: --kind client|join|instance", run: tokenCreate},
+			"list":   {summary: "list tokens (never their secrets)", run: tokenList},
+			"revoke": {summary: "revoke a token by id", run: tokenRevoke},
+		}},
+		"enrollment": {summary: "allowlist enrollment without tokens (admin)", sub: map[string]*command{
+			"cluster": {summary: "enrollment clusters and their source networks", sub: map[string]*command{
+				"set":  {summary: "create a cluster or replace its networks: KEY --cidrs A,B", run: clusterSet},
+				"list": {summary: "list clusters", run: clusterList},
+			}},
+			"add":    {summary: "allowlist a machine: KEY --cluster C --public-ip IP", run: enrollmentAdd},
+			"list":   {summary: "list allowlist rows", run: enrollmentList},
+			"revoke": {summary: "revoke a row and the worker enrolled through it", run: enrollmentRevoke},
+		}},
+		"audit": {summary: "print the audit log (admin)", run: auditList},
 		"group": {summary: "manage worker groups (admin)", sub: map[string]*command{
 			"create": {summary: "create a group: GROUP [worker:ID|group:ID]...", run: groupCreate},
 			"add":    {summary: "add members: GROUP worker:ID|group:ID...", run: groupAdd},

@@ -65,3 +65,31 @@ func workerRevoke(ctx context.Context, args []string) error {
 	fmt.Printf("worker %s: %s (its tasks were handed back to the queue)\n", w.WorkerID, w.Status)
 	return nil
 }
+
+// workerApprove lets a pending worker take work.
+func workerApprove(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("worker approve", flag.ContinueOnError)
+	var cf clientFlags
+	cf.register(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	id, err := oneArg(fs, "worker id")
+	if err != nil {
+		return err
+	}
+	c, err := cf.client()
+	if err != nil {
+		return err
+	}
+	w, err := c.ApproveWorker(ctx, id)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(w)
+	}
+	fmt.Printf("worker %s: %s\n", w.WorkerID, w.Status)
+	return nil
+}

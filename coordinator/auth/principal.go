@@ -45,7 +45,16 @@ type Principal struct {
 	Roles []string
 	// WorkerID is set for worker credentials.
 	WorkerID string
+	// InstanceID is set for instance tokens: the instance they are bound
+	// to.
+	InstanceID string
 }
+
+// Roles lists the client roles, weakest first.
+var Roles = []string{RoleRead, RoleSubmit, RoleAdmin}
+
+// ValidRole reports whether r is a client role.
+func ValidRole(r string) bool { return slices.Contains(Roles, r) }
 
 // HasRole reports whether a client principal may act with role r. Admin
 // implies submit, and submit implies read.

@@ -77,6 +77,24 @@ func newOf(t Type) (any, error) {
 		return &RemoveGroupMember{}, nil
 	case TypeDeleteGroup:
 		return &DeleteGroup{}, nil
+	case TypeCreateToken:
+		return &CreateToken{}, nil
+	case TypeRevokeToken:
+		return &RevokeToken{}, nil
+	case TypeApproveWorker:
+		return &ApproveWorker{}, nil
+	case TypePutCluster:
+		return &PutCluster{}, nil
+	case TypeCreateEnrollment:
+		return &CreateEnrollment{}, nil
+	case TypeRevokeEnrollment:
+		return &RevokeEnrollment{}, nil
+	case TypeEnrollWorker:
+		return &EnrollWorker{}, nil
+	case TypeAppendAudit:
+		return &AppendAudit{}, nil
+	case TypeRecordArtifact:
+		return &RecordArtifact{}, nil
 	}
 	return nil, fmt.Errorf("decode command: type %d: %w", t, ErrUnknownType)
 }
@@ -122,6 +140,24 @@ func deref(c any) Command {
 	case *RemoveGroupMember:
 		return *v
 	case *DeleteGroup:
+		return *v
+	case *CreateToken:
+		return *v
+	case *RevokeToken:
+		return *v
+	case *ApproveWorker:
+		return *v
+	case *PutCluster:
+		return *v
+	case *CreateEnrollment:
+		return *v
+	case *RevokeEnrollment:
+		return *v
+	case *EnrollWorker:
+		return *v
+	case *AppendAudit:
+		return *v
+	case *RecordArtifact:
 		return *v
 	}
 	panic(fmt.Sprintf("command: no deref for %T", c))

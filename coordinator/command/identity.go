@@ -14,6 +14,7 @@ type ReissueWorker struct {
 	Credential CredentialRecord `json:"credential"`
 	By         string           `json:"by"`
 	Now        time.Time        `json:"now"`
+	Source     string           `json:"source,omitempty"`
 }
 
 // RevokeWorker revokes a worker for good: its credential dies, and every
@@ -22,6 +23,7 @@ type RevokeWorker struct {
 	WorkerID string    `json:"worker_id"`
 	By       string    `json:"by"`
 	Now      time.Time `json:"now"`
+	Source   string    `json:"source,omitempty"`
 }
 
 // CreateGroup creates a group with its first members.
@@ -30,6 +32,7 @@ type CreateGroup struct {
 	Members []api.GroupMember `json:"members,omitempty"`
 	By      string            `json:"by"`
 	Now     time.Time         `json:"now"`
+	Source  string            `json:"source,omitempty"`
 }
 
 // AddGroupMember adds one member to a group (idempotent).
@@ -38,6 +41,7 @@ type AddGroupMember struct {
 	Member  api.GroupMember `json:"member"`
 	By      string          `json:"by"`
 	Now     time.Time       `json:"now"`
+	Source  string          `json:"source,omitempty"`
 }
 
 // RemoveGroupMember removes one member from a group (idempotent).
@@ -46,6 +50,7 @@ type RemoveGroupMember struct {
 	Member  api.GroupMember `json:"member"`
 	By      string          `json:"by"`
 	Now     time.Time       `json:"now"`
+	Source  string          `json:"source,omitempty"`
 }
 
 // DeleteGroup deletes a group that no group contains and no unfinished
@@ -54,6 +59,7 @@ type DeleteGroup struct {
 	GroupID string    `json:"group_id"`
 	By      string    `json:"by"`
 	Now     time.Time `json:"now"`
+	Source  string    `json:"source,omitempty"`
 }
 
 func (ReissueWorker) Type() Type     { return TypeReissueWorker }

@@ -33,6 +33,15 @@ const (
 	TypeAddGroupMember
 	TypeRemoveGroupMember
 	TypeDeleteGroup
+	TypeCreateToken
+	TypeRevokeToken
+	TypeApproveWorker
+	TypePutCluster
+	TypeCreateEnrollment
+	TypeRevokeEnrollment
+	TypeEnrollWorker
+	TypeAppendAudit
+	TypeRecordArtifact
 )
 
 // Command is implemented by every command body.
@@ -51,6 +60,18 @@ type CredentialRecord struct {
 	CreatedAt time.Time `json:"created_at"`
 	ExpiresAt time.Time `json:"expires_at,omitzero"`
 	WorkerID  string    `json:"worker_id,omitempty"`
+	// CreatedBy names the client token that created it (empty for init's).
+	CreatedBy string `json:"created_by,omitempty"`
+	// MaxUses bounds the registrations a join token allows (0: no bound);
+	// an instance token has 1.
+	MaxUses int `json:"max_uses,omitempty"`
+	// RequiresApproval registers a join token's workers as pending.
+	RequiresApproval bool `json:"requires_approval,omitempty"`
+	// Groups and Labels are given to the workers a join token registers.
+	Groups []string          `json:"groups,omitempty"`
+	Labels map[string]string `json:"labels,omitempty"`
+	// InstanceID binds an instance token to one provisioned instance.
+	InstanceID string `json:"instance_id,omitempty"`
 }
 
 // ImportBootstrap installs the credentials written by `coordinator init`.
@@ -64,6 +85,12 @@ type ImportBootstrap struct {
 
 // RegisterWorker creates a worker and its credential. If the worker id
 // exists, nothing changes and the result reports the existing record.
+//
+// TokenID names the join or instance token the registration redeems: the
+// state machine checks, in the same step as the write, that the token is
+// still usable (not revoked, expired or used up; an instance token bound
+// to InstanceID) and counts the use. Without TokenID nothing is redeemed
+// (logs written before tokens had limits, and tools that build state).
 type RegisterWorker struct {
 	WorkerID     string            `json:"worker_id"`
 	Credential   CredentialRecord  `json:"credential"`
@@ -73,6 +100,10 @@ type RegisterWorker struct {
 	Executors    []string          `json:"executors"`
 	Devices      []api.Device      `json:"devices"`
 	Now          time.Time         `json:"now"`
+	TokenID      string            `json:"token_id,omitempty"`
+	Origin       string            `json:"origin,omitempty"`
+	InstanceID   string            `json:"instance_id,omitempty"`
+	Source       string            `json:"source,omitempty"`
 }
 
 // UpdateWorker records a change in a worker's advertised inventory.
@@ -162,9 +193,10 @@ type LoseAttempt struct {
 
 // CancelJob cancels a job's pending tasks and asks running ones to stop.
 type CancelJob struct {
-	JobID string    `json:"job_id"`
-	By    string    `json:"by"`
-	Now   time.Time `json:"now"`
+	JobID  string    `json:"job_id"`
+	By     string    `json:"by"`
+	Now    time.Time `json:"now"`
+	Source string    `json:"source,omitempty"`
 }
 
 // RegisterNode records a coordinator's HTTP address, keyed by its Raft id,

@@ -10,7 +10,9 @@ import (
 )
 
 // authenticate resolves the bearer token to a principal. It never echoes the
-// token: messages name only what was wrong.
+// token: messages name only what was wrong. On failure the principal holds
+// what the token said about itself (kind and id, never the secret), for the
+// log and the audit trail.
 func (s *Server) authenticate(r *http.Request) (auth.Principal, error) {
 	h := r.Header.Get("Authorization")
 	if h == "" {
@@ -25,41 +27,43 @@ func (s *Server) authenticate(r *http.Request) (auth.Principal, error) {
 		return auth.Principal{}, newError(api.CodeUnauthenticated, "malformed token")
 	}
 	kind := auth.KindForPrefix(tok.Prefix)
+	seen := auth.Principal{Kind: kind, CredentialID: tok.ID}
 	cred, ok := s.store.Credential(tok.ID)
 	if !ok || auth.Kind(cred.Kind) != kind || !auth.Verify(tok.Secret, cred.Hash) {
-		return auth.Principal{}, newError(api.CodeUnauthenticated, "unknown or invalid %s token", kind)
+		return seen, newError(api.CodeUnauthenticated, "unknown or invalid %s token", kind)
 	}
-	if cred.Expired(s.now()) {
-		return auth.Principal{}, newError(api.CodeUnauthenticated, "%s token %s has expired", kind, cred.ID)
-	}
-	p := auth.Principal{Kind: kind, CredentialID: cred.ID, Name: cred.Name, Roles: cred.Roles, WorkerID: cred.WorkerID}
+	p := auth.Principal{Kind: kind, CredentialID: cred.ID, Name: cred.Name, Roles: cred.Roles, WorkerID: cred.WorkerID, InstanceID: cred.InstanceID}
 	if kind == auth.KindWorker {
 		w, err := s.store.Worker(cred.WorkerID)
 		if err != nil {
-			return auth.Principal{}, newError(api.CodeUnauthenticated, "worker credential names no worker")
+			return seen, newError(api.CodeUnauthenticated, "worker credential names no worker")
 		}
+		seen.WorkerID = w.WorkerID
 		if w.Status == api.WorkerRevoked {
-			return auth.Principal{}, newError(api.CodeWorkerRevoked, "worker %s is revoked", w.WorkerID)
+			return seen, newError(api.CodeWorkerRevoked, "worker %s is revoked", w.WorkerID)
 		}
 		if live, _ := s.store.WorkerCredentialID(w.WorkerID); live != cred.ID {
-			return auth.Principal{}, newError(api.CodeUnauthenticated, "worker credential was replaced; use the reissued one")
+			return seen, newError(api.CodeUnauthenticated, "worker credential was replaced; use the reissued one")
+		}
+		if s.requireIPBinding && w.ClusterKey != "" && !s.store.ContainsSource(w.ClusterKey, source(r)) {
+			return seen, newError(api.CodeEnrollmentRefused, "worker %s enrolled through cluster %s and must call from inside its networks; this request comes from %s", w.WorkerID, w.ClusterKey, sourceString(r))
 		}
 		if w.Status == api.WorkerPending {
 			return p, state.ErrWorkerPending
 		}
 	}
-	if cred.Revoked {
-		return auth.Principal{}, newError(api.CodeUnauthenticated, "%s token %s was revoked or rotated", kind, cred.ID)
+	if err := cred.Check(s.now()); err != nil {
+		return seen, newError(api.CodeUnauthenticated, "%v", err)
 	}
 	return p, nil
 }
 
 // authorize checks a principal against a route's access rule.
 func authorize(p auth.Principal, a Access) error {
-	if p.Kind != a.Kind {
-		return newError(api.CodeForbidden, "a %s credential may not call this route (it needs a %s credential)", kindName(p.Kind), kindName(a.Kind))
+	if p.Kind != a.Kind && (a.Also == auth.KindNone || p.Kind != a.Also) {
+		return newError(api.CodeForbidden, "a %s credential may not call this route (it needs %s)", kindName(p.Kind), accessName(a))
 	}
-	if a.Kind == auth.KindClient && !p.HasRole(a.Role) {
+	if p.Kind == auth.KindClient && !p.HasRole(a.Role) {
 		return newError(api.CodeForbidden, "client token %q lacks the %s role", p.Name, a.Role)
 	}
 	return nil
@@ -70,4 +74,12 @@ func kindName(k auth.Kind) string {
 		return "no"
 	}
 	return string(k)
+}
+
+func accessName(a Access) string {
+	s := "a " + string(a.Kind) + " credential"
+	if a.Also != auth.KindNone {
+		s += " or a " + string(a.Also) + " credential"
+	}
+	return s
 }

@@ -28,6 +28,8 @@ var (
 type apiError struct {
 	code api.Code
 	msg  string
+	// retryAfter is the Retry-After of a rate_limited answer, in seconds.
+	retryAfter int
 }
 
 func (e *apiError) Error() string { return e.msg }
@@ -57,6 +59,12 @@ func codeFor(err error) api.Code {
 		return api.CodeUnauthenticated
 	case errors.Is(err, errForbidden):
 		return api.CodeForbidden
+	case errors.Is(err, state.ErrCredentialUnusable):
+		return api.CodeUnauthenticated
+	case errors.Is(err, state.ErrForbidden):
+		return api.CodeForbidden
+	case errors.Is(err, state.ErrEnrollmentRefused):
+		return api.CodeEnrollmentRefused
 	case errors.Is(err, state.ErrWorkerRevoked):
 		return api.CodeWorkerRevoked
 	case errors.Is(err, state.ErrWorkerPending):

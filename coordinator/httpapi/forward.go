@@ -15,16 +15,28 @@ import (
 // a request is forwarded at most once.
 const ForwardedHeader = "X-GpuLayer-Forwarded-By"
 
-// local reports whether a path is always answered by the node it reaches.
-func local(path string) bool {
-	return strings.HasPrefix(path, "/v1/status/") || strings.HasPrefix(path, "/v1/operator/local/") || path == "/metrics"
+// ArtifactLocalHeader asks a coordinator to serve an artifact read from
+// its own data dir instead of forwarding it. The leader sets it when it
+// fetches a blob it does not hold from a coordinator that does; it is
+// honoured only from a trusted proxy.
+const ArtifactLocalHeader = "X-GpuLayer-Artifact-Local"
+
+// local reports whether a request is always answered by the node it
+// reaches.
+func local(r *http.Request) bool {
+	path := r.URL.Path
+	if strings.HasPrefix(path, "/v1/status/") || strings.HasPrefix(path, "/v1/operator/local/") || path == "/metrics" {
+		return true
+	}
+	return r.Method == http.MethodGet && strings.HasPrefix(path, "/v1/artifacts/") &&
+		r.Header.Get(ArtifactLocalHeader) != "" && infoOf(r).peerTrusted
 }
 
 // route decides where a request is served: here (leader that has taken
 // office, or a local path), forwarded to the leader, or refused with
 // no_leader / not_leader. It reports whether it answered the request.
 func (s *Server) route(w http.ResponseWriter, r *http.Request) bool {
-	if local(r.URL.Path) {
+	if local(r) {
 		return false
 	}
 	if s.cluster.IsLeader() {
@@ -51,13 +63,36 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	r.Header.Set(ForwardedHeader, s.cluster.ID())
-	if strings.HasSuffix(r.URL.Path, "/logs") && r.Method == http.MethodGet {
+	switch {
+	case strings.HasSuffix(r.URL.Path, "/logs") && r.Method == http.MethodGet:
 		// A following log stream outlives the write timeout; the leader
 		// bounds everything else it relays.
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+	case strings.HasPrefix(r.URL.Path, "/v1/artifacts/"):
+		// Artifact bytes take longer than a JSON call, both ways.
+		rc := http.NewResponseController(w)
+		_ = rc.SetReadDeadline(time.Now().Add(artifactTransfer))
+		_ = rc.SetWriteDeadline(time.Now().Add(artifactTransfer))
 	}
 	proxy.ServeHTTP(w, r)
 	return true
+}
+
+// forwardSource replaces the forwarding headers of a request this node
+// sends on with the one source address it determined. Whatever a client
+// wrote in X-Real-IP, X-Forwarded-For or Forwarded never reaches the
+// leader; the leader trusts this node (a trusted proxy) and so sees the
+// original client, as this node saw it.
+func forwardSource(in, out *http.Request) {
+	out.Header.Del("X-Real-Ip")
+	out.Header.Del("X-Forwarded-For")
+	out.Header.Del("Forwarded")
+	if a := source(in); a.IsValid() {
+		out.Header.Set("X-Forwarded-For", a.String())
+	} else {
+		// Unknown stays unknown: an address the leader would reject.
+		out.Header.Set("X-Forwarded-For", "unknown")
+	}
 }
 
 // proxies caches one reverse proxy per leader URL.
@@ -76,7 +111,10 @@ func (s *Server) proxyTo(leader string) (*httputil.ReverseProxy, error) {
 	if err != nil {
 		return nil, newError(api.CodeNoLeader, "leader address %q is unusable", leader)
 	}
-	p := httputil.NewSingleHostReverseProxy(u)
+	p := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) {
+		pr.SetURL(u)
+		forwardSource(pr.In, pr.Out)
+	}}
 	p.Transport = s.forwardTransport
 	p.FlushInterval = -1 // log streams and long polls pass through as they come
 	p.ErrorLog = nil

@@ -48,7 +48,7 @@ func (s *Server) createGroup(w http.ResponseWriter, r *http.Request, p auth.Prin
 			return err
 		}
 	}
-	res, err := s.propose(r.Context(), command.CreateGroup{GroupID: req.GroupID, Members: req.Members, By: p.Name, Now: s.now()})
+	res, err := s.propose(r.Context(), command.CreateGroup{GroupID: req.GroupID, Members: req.Members, By: p.Name, Now: s.now(), Source: sourceString(r)})
 	if err != nil {
 		return err
 	}
@@ -88,7 +88,7 @@ func (s *Server) addGroupMember(w http.ResponseWriter, r *http.Request, p auth.P
 	if err := validateMember("member", m); err != nil {
 		return err
 	}
-	res, err := s.propose(r.Context(), command.AddGroupMember{GroupID: id, Member: m, By: p.Name, Now: s.now()})
+	res, err := s.propose(r.Context(), command.AddGroupMember{GroupID: id, Member: m, By: p.Name, Now: s.now(), Source: sourceString(r)})
 	if err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func (s *Server) removeGroupMember(w http.ResponseWriter, r *http.Request, p aut
 	if err := emptyBody(r); err != nil {
 		return err
 	}
-	res, err := s.propose(r.Context(), command.RemoveGroupMember{GroupID: id, Member: m, By: p.Name, Now: s.now()})
+	res, err := s.propose(r.Context(), command.RemoveGroupMember{GroupID: id, Member: m, By: p.Name, Now: s.now(), Source: sourceString(r)})
 	if err != nil {
 		return err
 	}
@@ -128,7 +128,7 @@ func (s *Server) deleteGroup(w http.ResponseWriter, r *http.Request, p auth.Prin
 	if err := emptyBody(r); err != nil {
 		return err
 	}
-	res, err := s.propose(r.Context(), command.DeleteGroup{GroupID: id, By: p.Name, Now: s.now()})
+	res, err := s.propose(r.Context(), command.DeleteGroup{GroupID: id, By: p.Name, Now: s.now(), Source: sourceString(r)})
 	if err != nil {
 		return err
 	}

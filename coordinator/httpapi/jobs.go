@@ -78,7 +78,7 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request, p auth.Princi
 	if !p.HasRole(auth.RoleAdmin) && owner != p.Name {
 		return newError(api.CodeForbidden, "client token %q may cancel only its own jobs", p.Name)
 	}
-	res, err := s.propose(r.Context(), command.CancelJob{JobID: id, By: p.Name, Now: s.now()})
+	res, err := s.propose(r.Context(), command.CancelJob{JobID: id, By: p.Name, Now: s.now(), Source: sourceString(r)})
 	if err != nil {
 		return err
 	}

@@ -41,12 +41,17 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// serve is the outer middleware: request id, panic recovery, protocol
-// header, and a request log line that never includes headers or bodies.
+// serve is the outer middleware, in this order: request id and source
+// address, panic recovery, protocol header, the per-source rate limits,
+// the body cap, then forwarding to the leader or the route itself (which
+// authenticates, applies the per-credential limit and calls the handler).
+// The request log line never includes headers, query strings or bodies.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := auth.NewID(8)
-	r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+	src, trusted := sourceOf(r, s.trusted)
+	ctx := context.WithValue(r.Context(), requestIDKey, id)
+	r = r.WithContext(withInfo(ctx, &reqInfo{id: id, source: src, peerTrusted: trusted}))
 	sw := &statusWriter{ResponseWriter: w}
 	sw.Header().Set("X-Request-Id", id)
 	defer func() {
@@ -60,13 +65,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		s.metrics.observe(sw.status)
-		s.log.Debug("request", "request_id", id, "method", r.Method, "path", r.URL.Path, "status", sw.status, "duration_ms", time.Since(start).Milliseconds())
+		s.log.Debug("request", "request_id", id, "method", r.Method, "path", r.URL.Path, "source", sourceString(r), "status", sw.status, "duration_ms", time.Since(start).Milliseconds())
 	}()
 	if strings.HasPrefix(r.URL.Path, "/v1/") && !strings.HasPrefix(r.URL.Path, "/v1/status/") {
 		if r.Header.Get(api.ProtocolHeader) != api.ProtocolVersion {
 			s.writeError(sw, r, newError(api.CodeProtocolMismatch, "header %s must be %q", api.ProtocolHeader, api.ProtocolVersion))
 			return
 		}
+	}
+	if err := s.limitSource(r); err != nil {
+		s.writeError(sw, r, err)
+		return
 	}
 	r.Body = http.MaxBytesReader(sw, r.Body, bodyCap(r.URL.Path)+1)
 	if s.route(sw, r) {

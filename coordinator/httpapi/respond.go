@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 
@@ -42,8 +43,15 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			body.Code = api.CodeNoLeader
 			w.Header().Set("Retry-After", "1")
 		}
-	case api.CodeNoLeader, api.CodeRateLimited:
+	case api.CodeNoLeader:
 		w.Header().Set("Retry-After", "1")
+	case api.CodeRateLimited:
+		retry := 1
+		var ae *apiError
+		if errors.As(err, &ae) && ae.retryAfter > 0 {
+			retry = ae.retryAfter
+		}
+		w.Header().Set("Retry-After", strconv.Itoa(retry))
 	}
 	writeJSON(w, body.Code.HTTPStatus(), api.ErrorBody{Error: body})
 }

@@ -5,14 +5,36 @@ import (
 	"net/http"
 
 	"github.com/gpulayer/gpulayer/coordinator/auth"
+	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // Access is who may call a route: a credential kind and, for clients, the
-// least role.
+// least role. Also names a second kind that may call it (register takes
+// join or instance tokens; artifact reads take clients or workers).
 type Access struct {
 	Kind auth.Kind
 	Role string
+	Also auth.Kind
+}
+
+// Public reports whether the route needs no credential.
+func (a Access) Public() bool { return a.Kind == auth.KindNone }
+
+// Allows reports whether a credential of kind k (and, for a client, with
+// the given roles) may call the route.
+func (a Access) Allows(k auth.Kind, roles []string) bool {
+	if a.Public() {
+		return true
+	}
+	if k != a.Kind && (a.Also == auth.KindNone || k != a.Also) {
+		return false
+	}
+	if k == auth.KindClient {
+		return auth.Principal{Kind: k, Roles: roles}.HasRole(a.Role)
+	}
+	return true
 }
 
 var (
@@ -20,8 +42,9 @@ var (
 	clientRead   = Access{Kind: auth.KindClient, Role: auth.RoleRead}
 	clientSubmit = Access{Kind: auth.KindClient, Role: auth.RoleSubmit}
 	clientAdmin  = Access{Kind: auth.KindClient, Role: auth.RoleAdmin}
-	joinOnly     = Access{Kind: auth.KindJoin}
+	registrar    = Access{Kind: auth.KindJoin, Also: auth.KindInstance}
 	workerOnly   = Access{Kind: auth.KindWorker}
+	artifactRead = Access{Kind: auth.KindClient, Role: auth.RoleRead, Also: auth.KindWorker}
 )
 
 // Route is one entry of the route table.
@@ -63,7 +86,29 @@ func (s *Server) routeTable() []Route {
 		{"POST", "/v1/groups/{id}/members", clientAdmin, s.addGroupMember},
 		{"DELETE", "/v1/groups/{id}/members/{kind}/{member}", clientAdmin, s.removeGroupMember},
 
-		{"POST", "/v1/workers/register", joinOnly, s.register},
+		{"POST", "/v1/workers/{id}/approve", clientAdmin, s.approveWorker},
+
+		{"POST", "/v1/tokens", clientAdmin, s.createToken},
+		{"GET", "/v1/tokens", clientAdmin, s.listTokens},
+		{"GET", "/v1/tokens/{id}", clientAdmin, s.getToken},
+		{"DELETE", "/v1/tokens/{id}", clientAdmin, s.revokeToken},
+		{"POST", "/v1/instance-tokens", clientAdmin, s.createInstanceToken},
+
+		{"POST", "/v1/clusters", clientAdmin, s.putCluster},
+		{"GET", "/v1/clusters", clientAdmin, s.listClusters},
+		{"GET", "/v1/clusters/{key}", clientAdmin, s.getCluster},
+		{"POST", "/v1/enrollments", clientAdmin, s.createEnrollment},
+		{"GET", "/v1/enrollments", clientAdmin, s.listEnrollments},
+		{"GET", "/v1/enrollments/{key}", clientAdmin, s.getEnrollment},
+		{"POST", "/v1/enrollments/{key}/revoke", clientAdmin, s.revokeEnrollment},
+
+		{"GET", "/v1/audit", clientAdmin, s.listAudit},
+
+		{"PUT", "/v1/artifacts/{sha256}", clientSubmit, s.putArtifact},
+		{"GET", "/v1/artifacts/{sha256}", artifactRead, s.getArtifact},
+
+		{"POST", "/v1/workers/enroll", public, s.enroll},
+		{"POST", "/v1/workers/register", registrar, s.register},
 		{"GET", "/v1/workers/self", workerOnly, s.workerSelf},
 		{"POST", "/v1/workers/self/heartbeat", workerOnly, s.heartbeat},
 		{"POST", "/v1/workers/self/acquire", workerOnly, s.acquire},
@@ -74,12 +119,15 @@ func (s *Server) routeTable() []Route {
 	}
 }
 
-// wrap authenticates and authorises before calling the handler, and maps
-// the handler's error to the protocol's error body.
+// wrap authenticates and authorises before calling the handler, applies
+// the per-credential rate limit, and maps the handler's error to the
+// protocol's error body. Every refused authentication or authorisation is
+// logged (never with the token) and handed to the audit sink.
 func (s *Server) wrap(rt Route) http.Handler {
+	routeName := rt.Method + " " + rt.Pattern
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var p auth.Principal
-		if rt.Access.Kind != auth.KindNone {
+		if !rt.Access.Public() {
 			var err error
 			p, err = s.authenticate(r)
 			if err == nil {
@@ -88,7 +136,11 @@ func (s *Server) wrap(rt Route) http.Handler {
 				err = authorize(p, rt.Access)
 			}
 			if err != nil {
-				s.log.Info("request refused", "request_id", requestID(r), "route", rt.Pattern, "kind", string(p.Kind), "credential_id", p.CredentialID, "reason", string(codeFor(err)))
+				s.refused(r, routeName, p, err)
+				s.writeError(w, r, err)
+				return
+			}
+			if err := s.limitPrincipal(r, p.CredentialID); err != nil {
 				s.writeError(w, r, err)
 				return
 			}
@@ -96,5 +148,23 @@ func (s *Server) wrap(rt Route) http.Handler {
 		if err := rt.handle(w, r, p); err != nil {
 			s.writeError(w, r, err)
 		}
+	})
+}
+
+// refused logs and audits a refused authentication or authorisation. p
+// holds what could be read from the credential (its kind and id), never
+// the secret.
+func (s *Server) refused(r *http.Request, route string, p auth.Principal, err error) {
+	code := string(codeFor(err))
+	s.log.Info("request refused", "request_id", requestID(r), "route", route, "kind", string(p.Kind), "credential_id", p.CredentialID, "source", sourceString(r), "reason", code)
+	if code == string(api.CodeWorkerPending) {
+		// A valid credential of a worker that awaits approval: its
+		// registration is audited, and so will its approval be; its
+		// agent's periodic probes meanwhile are not refusals to record.
+		return
+	}
+	s.audit.add(command.AuditEvent{
+		Time: s.now(), Kind: "auth.refused", Actor: p.Name, CredentialID: p.CredentialID, CredentialKind: string(p.Kind),
+		WorkerID: p.WorkerID, Source: sourceString(r), Route: route, Code: code,
 	})
 }

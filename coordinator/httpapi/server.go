@@ -5,8 +5,10 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
+	"github.com/gpulayer/gpulayer/coordinator/blob"
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/internal/clock"
@@ -62,6 +64,21 @@ type Config struct {
 	Operator Operator
 	// ForwardTransport carries requests forwarded to the leader.
 	ForwardTransport http.RoundTripper
+
+	// TrustedProxies are the direct peers whose X-Real-IP and
+	// X-Forwarded-For are believed (nil: loopback). Coordinators that
+	// forward to each other must be in it.
+	TrustedProxies []netip.Prefix
+	// RequireIPBinding makes a worker enrolled through the allowlist call
+	// from inside its cluster's networks, always.
+	RequireIPBinding bool
+	// RateLimits are the abuse limits (zero values: defaults).
+	RateLimits RateLimits
+	// AuditFlush is how often coalesced refusals are written to the audit
+	// log (default 1 s).
+	AuditFlush time.Duration
+	// Blobs holds this node's artifact bytes (nil: artifacts refused).
+	Blobs *blob.Store
 }
 
 // Server is the HTTP handler of the protocol.
@@ -82,6 +99,12 @@ type Server struct {
 	operator         Operator
 	forwardTransport http.RoundTripper
 	proxies          proxies
+
+	trusted          []netip.Prefix
+	requireIPBinding bool
+	limits           *limiters
+	audit            *auditSink
+	blobs            *blob.Store
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -115,6 +138,14 @@ func New(cfg Config) *Server {
 	if s.forwardTransport == nil {
 		s.forwardTransport = http.DefaultTransport
 	}
+	s.trusted = cfg.TrustedProxies
+	if s.trusted == nil {
+		s.trusted = DefaultTrustedProxies
+	}
+	s.requireIPBinding = cfg.RequireIPBinding
+	s.limits = newLimiters(cfg.RateLimits)
+	s.audit = newAuditSink(cfg.Propose, cfg.Clock, s.log, cfg.AuditFlush)
+	s.blobs = cfg.Blobs
 	s.routes = s.routeTable()
 	for _, rt := range s.routes {
 		s.mux.Handle(rt.Method+" "+rt.Pattern, s.wrap(rt))
@@ -124,6 +155,9 @@ func New(cfg Config) *Server {
 	})
 	return s
 }
+
+// Run writes coalesced audit events until ctx ends.
+func (s *Server) Run(ctx context.Context) { s.audit.run(ctx) }
 
 // Routes returns the route table (for the credential matrix test).
 func (s *Server) Routes() []Route { return s.routes }

@@ -64,6 +64,11 @@ func validateDevices(devs []api.Device) error {
 	return nil
 }
 
+// register creates a worker with a join token, or, for origin provider,
+// with an instance token bound to the same instance_id. Whether the token
+// is still usable (revoked, expired, used up) is decided again inside the
+// state machine, atomically with the registration, so two registrations
+// racing for the last use of a token cannot both win.
 func (s *Server) register(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
 	var req api.RegisterRequest
 	if _, err := decodeRequest(r, &req, true); err != nil {
@@ -72,14 +77,20 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, p auth.Princip
 	if err := validateRegister(&req); err != nil {
 		return err
 	}
-	if req.Origin == "provider" {
+	switch {
+	case req.Origin != "" && req.Origin != api.OriginProvider:
+		return invalidf("origin must be empty or %q", api.OriginProvider)
+	case p.Kind == auth.KindJoin && req.Origin == api.OriginProvider:
 		return newError(api.CodeForbidden, "workers with origin provider must register with an instance token, not a join token")
-	}
-	if req.Origin != "" {
-		return invalidf("origin must be empty or %q", "provider")
-	}
-	if req.InstanceID != "" {
+	case p.Kind == auth.KindJoin && req.InstanceID != "":
 		return invalidf("instance_id is only for origin provider")
+	case p.Kind == auth.KindInstance && req.Origin != api.OriginProvider:
+		return newError(api.CodeForbidden, "an instance token registers only a worker with origin %q", api.OriginProvider)
+	case p.Kind == auth.KindInstance && req.InstanceID == "":
+		return invalidf("instance_id is required with origin provider")
+	case p.Kind == auth.KindInstance && req.InstanceID != p.InstanceID:
+		// Refused before proposing, so the token is not consumed.
+		return newError(api.CodeForbidden, "this instance token is bound to another instance_id")
 	}
 	id := req.WorkerID
 	if id == "" {
@@ -99,6 +110,10 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, p auth.Princip
 		Executors:    req.Executors,
 		Devices:      req.Devices,
 		Now:          now,
+		TokenID:      p.CredentialID,
+		Origin:       req.Origin,
+		InstanceID:   req.InstanceID,
+		Source:       sourceString(r),
 	})
 	if err != nil {
 		return err
@@ -111,7 +126,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, p auth.Princip
 		writeJSON(w, http.StatusOK, api.RegisterResponse{WorkerID: id, Status: out.Worker.Status, Worker: &out.Worker})
 		return nil
 	}
-	s.log.Info("worker registered", "worker_id", id, "registered_by", p.Name)
+	s.log.Info("worker registered", "worker_id", id, "registered_by", p.Name, "status", out.Worker.Status)
 	writeJSON(w, http.StatusCreated, api.RegisterResponse{WorkerID: id, WorkerToken: minted.Token.String(), Status: out.Worker.Status, Worker: &out.Worker})
 	return nil
 }

@@ -37,6 +37,7 @@ func (s *Server) reissueWorker(w http.ResponseWriter, r *http.Request, p auth.Pr
 		Credential: command.CredentialRecord{ID: minted.Token.ID, Kind: string(auth.KindWorker), Name: id, Hash: minted.Hash, CreatedAt: now},
 		By:         p.Name,
 		Now:        now,
+		Source:     sourceString(r),
 	})
 	if err != nil {
 		return err
@@ -58,7 +59,7 @@ func (s *Server) revokeWorker(w http.ResponseWriter, r *http.Request, p auth.Pri
 	if err := emptyBody(r); err != nil {
 		return err
 	}
-	res, err := s.propose(r.Context(), command.RevokeWorker{WorkerID: id, By: p.Name, Now: s.now()})
+	res, err := s.propose(r.Context(), command.RevokeWorker{WorkerID: id, By: p.Name, Now: s.now(), Source: sourceString(r)})
 	if err != nil {
 		return err
 	}
@@ -66,6 +67,28 @@ func (s *Server) revokeWorker(w http.ResponseWriter, r *http.Request, p auth.Pri
 		return res.Err
 	}
 	s.log.Info("worker revoked", "worker_id", id, "by", p.Name)
+	writeJSON(w, http.StatusOK, api.WorkerResponse{Worker: res.Value.(api.Worker)})
+	return nil
+}
+
+// approveWorker lets a pending worker (registered with a join token that
+// requires approval) heartbeat and take work.
+func (s *Server) approveWorker(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	id := r.PathValue("id")
+	if err := validateID("worker id", id); err != nil {
+		return err
+	}
+	if err := emptyBody(r); err != nil {
+		return err
+	}
+	res, err := s.propose(r.Context(), command.ApproveWorker{WorkerID: id, By: p.Name, Source: sourceString(r), Now: s.now()})
+	if err != nil {
+		return err
+	}
+	if res.Err != nil {
+		return res.Err
+	}
+	s.log.Info("worker approved", "worker_id", id, "by", p.Name)
 	writeJSON(w, http.StatusOK, api.WorkerResponse{Worker: res.Value.(api.Worker)})
 	return nil
 }

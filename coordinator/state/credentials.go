@@ -1,27 +1,58 @@
 package state
 
 import (
+	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/sdk/api"
 )
+
+// Credential kinds as stored (the auth package's kinds, without importing
+// it).
+const (
+	kindClient   = "client"
+	kindJoin     = "join"
+	kindInstance = "instance"
+	kindWorker   = "worker"
+)
+
+// enrollmentKind reports whether a kind is one of the enrollment and client
+// credentials that rotation replaces (worker credentials are independent).
+func rotatedKind(kind string) bool {
+	return kind == kindClient || kind == kindJoin || kind == kindInstance
+}
 
 func (s *Store) importBootstrap(c command.ImportBootstrap) Result {
 	if c.Generation <= s.bootstrapGeneration {
 		return Result{Value: false}
 	}
+	revoked := 0
 	if s.bootstrapGeneration > 0 {
-		// Rotation: every client and join credential is replaced.
-		for _, cr := range s.credentials {
-			if cr.Kind == "client" || cr.Kind == "join" {
-				cr.Revoked = true
+		// Rotation: every client, join and instance token is replaced.
+		// Worker credentials are independent and untouched.
+		for _, id := range s.sortedCredentialIDs() {
+			cr := s.credentials[id]
+			if rotatedKind(cr.Kind) && !cr.Revoked {
+				cr.Revoked, cr.RevokedAt, cr.RevokedBy = true, c.Now, "rotation"
+				revoked++
 			}
 		}
 	}
+	ids := make([]string, 0, len(c.Credentials))
 	for _, rec := range c.Credentials {
 		s.credentials[rec.ID] = &Credential{CredentialRecord: rec}
+		ids = append(ids, rec.ID)
 	}
+	kind, detail := "credentials.imported", fmt.Sprintf("generation %d: %d credentials installed", c.Generation, len(ids))
+	if s.bootstrapGeneration > 0 {
+		kind = "credentials.rotated"
+		detail = fmt.Sprintf("generation %d: %d client, join and instance tokens revoked, %d installed", c.Generation, revoked, len(ids))
+	}
+	s.record(command.AuditEvent{Time: c.Now, Kind: kind, Actor: "init", Subject: strings.Join(ids, ","), Detail: detail})
 	s.bootstrapGeneration = c.Generation
 	return Result{Value: true}
 }
@@ -49,14 +80,174 @@ func (c Credential) Expired(now time.Time) bool {
 	return !c.ExpiresAt.IsZero() && !now.Before(c.ExpiresAt)
 }
 
+// UsedUp reports whether a token with a use limit has no use left.
+func (c Credential) UsedUp() bool { return c.MaxUses > 0 && c.Uses >= c.MaxUses }
+
+// Check reports why a credential may not be used at now, wrapping
+// ErrCredentialUnusable, or nil. The HTTP layer and the state machine use
+// the same rule, so a redemption the handler let through is refused
+// atomically if a concurrent one used the token up first.
+func (c Credential) Check(now time.Time) error {
+	switch {
+	case c.Revoked:
+		return fmt.Errorf("%s token %s was revoked or rotated: %w", c.Kind, c.ID, ErrCredentialUnusable)
+	case c.Expired(now):
+		return fmt.Errorf("%s token %s has expired: %w", c.Kind, c.ID, ErrCredentialUnusable)
+	case c.UsedUp():
+		return fmt.Errorf("%s token %s has been used up: %w", c.Kind, c.ID, ErrCredentialUnusable)
+	}
+	return nil
+}
+
 // CredentialIDs lists credential ids in order (for tests and audit).
 func (s *Store) CredentialIDs() []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	return s.sortedCredentialIDs()
+}
+
+func (s *Store) sortedCredentialIDs() []string {
 	ids := make([]string, 0, len(s.credentials))
 	for id := range s.credentials {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
 	return ids
+}
+
+// liveClientNamed reports whether a usable client token is named name.
+func (s *Store) liveClientNamed(name string, now time.Time) (string, bool) {
+	for _, id := range s.sortedCredentialIDs() {
+		c := s.credentials[id]
+		if c.Kind == kindClient && c.Name == name && c.Check(now) == nil {
+			return id, true
+		}
+	}
+	return "", false
+}
+
+func (s *Store) createToken(c command.CreateToken) Result {
+	rec := c.Credential
+	if rec.ID == "" || rec.Hash == "" || !rotatedKind(rec.Kind) {
+		return Result{Err: fmt.Errorf("%w: token without id, hash or a client/join/instance kind", ErrInvalid)}
+	}
+	if _, dup := s.credentials[rec.ID]; dup {
+		return Result{Err: fmt.Errorf("credential id collision: %w", ErrConflict)}
+	}
+	if rec.Kind == kindClient {
+		if id, taken := s.liveClientNamed(rec.Name, c.Now); taken {
+			return Result{Err: fmt.Errorf("client token %s is already named %q; revoke it first or choose another name: %w", id, rec.Name, ErrConflict)}
+		}
+	}
+	for _, g := range rec.Groups {
+		if _, ok := s.groups[g]; !ok {
+			return Result{Err: fmt.Errorf("group %s: %w", g, ErrNotFound)}
+		}
+	}
+	cred := &Credential{CredentialRecord: rec}
+	s.credentials[rec.ID] = cred
+	detail := "kind " + rec.Kind + ", name " + rec.Name
+	switch rec.Kind {
+	case kindClient:
+		detail += ", roles " + strings.Join(rec.Roles, ",")
+	case kindJoin:
+		detail += fmt.Sprintf(", max_uses %d, requires_approval %t", rec.MaxUses, rec.RequiresApproval)
+		if len(rec.Groups) > 0 {
+			detail += ", groups " + strings.Join(rec.Groups, ",")
+		}
+	case kindInstance:
+		detail += ", instance " + rec.InstanceID
+	}
+	if !rec.ExpiresAt.IsZero() {
+		detail += ", expires " + api.FormatTime(rec.ExpiresAt)
+	}
+	s.record(command.AuditEvent{Time: c.Now, Kind: "token.created", Actor: rec.CreatedBy, CredentialID: rec.ID, CredentialKind: rec.Kind, Subject: rec.ID, Source: c.Source, Detail: detail})
+	return Result{Value: tokenView(cred)}
+}
+
+func (s *Store) revokeToken(c command.RevokeToken) Result {
+	cred, ok := s.credentials[c.TokenID]
+	if !ok || !rotatedKind(cred.Kind) {
+		return Result{Err: fmt.Errorf("token %s (worker credentials are revoked with their worker): %w", c.TokenID, ErrNotFound)}
+	}
+	if cred.Revoked {
+		return Result{Value: tokenView(cred)}
+	}
+	cred.Revoked, cred.RevokedAt, cred.RevokedBy = true, c.Now, c.By
+	s.record(command.AuditEvent{Time: c.Now, Kind: "token.revoked", Actor: c.By, CredentialID: cred.ID, CredentialKind: cred.Kind, Subject: cred.ID, Source: c.Source, Detail: "name " + cred.Name})
+	return Result{Value: tokenView(cred)}
+}
+
+// redeem checks that token id may register a worker now and counts the
+// use. It is called inside the apply that creates the worker.
+func (s *Store) redeem(id, origin, instanceID string, now time.Time) (*Credential, error) {
+	cred, ok := s.credentials[id]
+	if !ok || (cred.Kind != kindJoin && cred.Kind != kindInstance) {
+		return nil, fmt.Errorf("token %s is not a join or instance token: %w", id, ErrCredentialUnusable)
+	}
+	if cred.Kind == kindInstance && (origin != api.OriginProvider || instanceID != cred.InstanceID) {
+		return nil, fmt.Errorf("instance token %s is bound to another instance: %w", id, ErrForbidden)
+	}
+	if cred.Kind == kindJoin && origin == api.OriginProvider {
+		return nil, fmt.Errorf("a provider worker needs an instance token, not a join token: %w", ErrForbidden)
+	}
+	if err := cred.Check(now); err != nil {
+		return nil, err
+	}
+	cred.Uses++
+	cred.LastUsedAt = now
+	return cred, nil
+}
+
+// Tokens lists client, join and instance tokens by id (never a hash).
+func (s *Store) Tokens() []api.TokenInfo {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := []api.TokenInfo{}
+	for _, id := range s.sortedCredentialIDs() {
+		if c := s.credentials[id]; rotatedKind(c.Kind) {
+			out = append(out, tokenView(c))
+		}
+	}
+	return out
+}
+
+// Token returns one client, join or instance token.
+func (s *Store) Token(id string) (api.TokenInfo, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	c, ok := s.credentials[id]
+	if !ok || !rotatedKind(c.Kind) {
+		return api.TokenInfo{}, fmt.Errorf("token %s: %w", id, ErrNotFound)
+	}
+	return tokenView(c), nil
+}
+
+func tokenView(c *Credential) api.TokenInfo {
+	var labels map[string]string
+	if len(c.Labels) > 0 {
+		labels = make(map[string]string, len(c.Labels))
+		for k, v := range c.Labels {
+			labels[k] = v
+		}
+	}
+	return api.TokenInfo{
+		ID:               c.ID,
+		Kind:             c.Kind,
+		Name:             c.Name,
+		Roles:            slices.Clone(c.Roles),
+		CreatedAt:        api.FormatTime(c.CreatedAt),
+		CreatedBy:        c.CreatedBy,
+		ExpiresAt:        api.FormatTime(c.ExpiresAt),
+		MaxUses:          c.MaxUses,
+		Uses:             c.Uses,
+		LastUsedAt:       api.FormatTime(c.LastUsedAt),
+		RequiresApproval: c.RequiresApproval,
+		Groups:           slices.Clone(c.Groups),
+		Labels:           labels,
+		InstanceID:       c.InstanceID,
+		Revoked:          c.Revoked,
+		RevokedAt:        api.FormatTime(c.RevokedAt),
+		RevokedBy:        c.RevokedBy,
+	}
 }

@@ -14,4 +14,13 @@ var (
 	ErrWorkerPending       = errors.New("worker awaits approval")
 	ErrInvalid             = errors.New("invalid command")
 	ErrCycleDetected       = errors.New("group membership would form a cycle")
+	// ErrForbidden refuses a valid credential used where it may not be
+	// (an instance token for another instance).
+	ErrForbidden = errors.New("credential not allowed here")
+	// ErrCredentialUnusable refuses a token that is revoked, expired or
+	// used up; the HTTP layer answers 401 as for any invalid token.
+	ErrCredentialUnusable = errors.New("credential is revoked, expired or used up")
+	// ErrEnrollmentRefused refuses an enrollment whose cluster, allowlist
+	// row or source address does not match.
+	ErrEnrollmentRefused = errors.New("enrollment refused")
 )

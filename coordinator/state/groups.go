@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
@@ -159,6 +160,7 @@ func (s *Store) createGroup(c command.CreateGroup) Result {
 	g := &Group{ID: c.GroupID, Members: members, CreatedAt: c.Now, CreatedBy: c.By, UpdatedAt: c.Now}
 	s.groups[g.ID] = g
 	s.reindexGroups()
+	s.record(command.AuditEvent{Time: c.Now, Kind: "group.created", Actor: c.By, Subject: g.ID, Source: c.Source, Detail: membersDetail(members)})
 	s.markPending()
 	return Result{Value: s.groupView(g)}
 }
@@ -185,6 +187,7 @@ func (s *Store) addGroupMember(c command.AddGroupMember) Result {
 	g.Members = slices.Insert(g.Members, i, m)
 	g.UpdatedAt = c.Now
 	s.reindexGroups()
+	s.record(command.AuditEvent{Time: c.Now, Kind: "group.member_added", Actor: c.By, Subject: g.ID, Source: c.Source, Detail: m.String()})
 	s.markPending() // workers may now take tasks they could not before
 	return Result{Value: s.groupView(g)}
 }
@@ -201,6 +204,7 @@ func (s *Store) removeGroupMember(c command.RemoveGroupMember) Result {
 	g.Members = slices.Delete(g.Members, i, i+1)
 	g.UpdatedAt = c.Now
 	s.reindexGroups()
+	s.record(command.AuditEvent{Time: c.Now, Kind: "group.member_removed", Actor: c.By, Subject: g.ID, Source: c.Source, Detail: c.Member.String()})
 	return Result{Value: s.groupView(g)}
 }
 
@@ -221,7 +225,16 @@ func (s *Store) deleteGroup(c command.DeleteGroup) Result {
 	view := s.groupView(g)
 	delete(s.groups, g.ID)
 	s.reindexGroups()
+	s.record(command.AuditEvent{Time: c.Now, Kind: "group.deleted", Actor: c.By, Subject: g.ID, Source: c.Source})
 	return Result{Value: view}
+}
+
+func membersDetail(ms []api.GroupMember) string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.String()
+	}
+	return "members " + strings.Join(out, ",")
 }
 
 // parentsOf lists, sorted, the groups that contain group id directly.

@@ -3,6 +3,7 @@ package state
 import (
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -29,10 +30,15 @@ func (s *Store) reissueWorker(c command.ReissueWorker) Result {
 	if old, ok := s.credentials[w.CredentialID]; ok {
 		old.Revoked = true
 	}
+	old := w.CredentialID
+	if prev, ok := s.credentials[old]; ok {
+		prev.RevokedAt, prev.RevokedBy = c.Now, c.By
+	}
 	cred := c.Credential
 	cred.WorkerID = w.ID
 	s.credentials[cred.ID] = &Credential{CredentialRecord: cred}
 	w.CredentialID = cred.ID
+	s.record(command.AuditEvent{Time: c.Now, Kind: "worker.reissued", Actor: c.By, WorkerID: w.ID, CredentialID: cred.ID, CredentialKind: kindWorker, Subject: w.ID, Source: c.Source, Detail: "replaces credential " + old})
 	return Result{Value: s.workerView(w)}
 }
 
@@ -47,24 +53,31 @@ func (s *Store) revokeWorker(c command.RevokeWorker) Result {
 	if w.Status == api.WorkerRevoked {
 		return Result{Value: s.workerView(w)}
 	}
+	s.revokeWorkerLocked(w, c.By, c.Source, "", c.Now)
+	return Result{Value: s.workerView(w)}
+}
+
+// revokeWorkerLocked revokes w: its credential dies and the tasks it holds
+// are requeued or ended. why is added to the audit event.
+func (s *Store) revokeWorkerLocked(w *Worker, by, source, why string, now time.Time) {
 	w.Status = api.WorkerRevoked
 	if cred, ok := s.credentials[w.CredentialID]; ok {
-		cred.Revoked = true
+		cred.Revoked, cred.RevokedAt, cred.RevokedBy = true, now, by
 	}
+	s.record(command.AuditEvent{Time: now, Kind: "worker.revoked", Actor: by, WorkerID: w.ID, CredentialID: w.CredentialID, CredentialKind: kindWorker, Subject: w.ID, Source: source, Detail: why})
 	held := make([]string, 0, len(w.active))
 	for id := range w.active {
 		held = append(held, id)
 	}
 	sort.Strings(held)
 	reason := "worker " + w.ID + " revoked"
-	if c.By != "" {
-		reason += " by " + c.By
+	if by != "" {
+		reason += " by " + by
 	}
 	for _, id := range held {
 		t := s.tasks[id]
-		s.endAttempt(t, api.AttemptLost, nil, reason, c.Now)
-		s.requeueOrEnd(t, reason, c.Now)
+		s.endAttempt(t, api.AttemptLost, nil, reason, now)
+		s.requeueOrEnd(t, reason, now)
 	}
 	s.markPending() // wakes the worker's own long poll, which then sees the revocation
-	return Result{Value: s.workerView(w)}
 }

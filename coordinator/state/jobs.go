@@ -106,6 +106,7 @@ func (s *Store) cancelJob(c command.CancelJob) Result {
 		}
 	}
 	j.UpdatedAt = c.Now
+	s.record(command.AuditEvent{Time: c.Now, Kind: "job.cancelled", Actor: c.By, Subject: j.ID, Source: c.Source, Detail: "created by " + j.CreatedBy})
 	return Result{Value: s.jobView(j)}
 }
 

@@ -11,7 +11,12 @@ import (
 // Credential is a stored credential: a hash, never a secret.
 type Credential struct {
 	command.CredentialRecord
-	Revoked bool `json:"revoked,omitempty"`
+	Revoked   bool      `json:"revoked,omitempty"`
+	RevokedAt time.Time `json:"revoked_at,omitzero"`
+	RevokedBy string    `json:"revoked_by,omitempty"`
+	// Uses counts registrations redeemed with a join or instance token.
+	Uses       int       `json:"uses,omitempty"`
+	LastUsedAt time.Time `json:"last_used_at,omitzero"`
 }
 
 // Worker is a registered worker.
@@ -25,6 +30,14 @@ type Worker struct {
 	CredentialID string            `json:"credential_id"`
 	RegisteredAt time.Time         `json:"registered_at"`
 	RegisteredBy string            `json:"registered_by,omitempty"`
+
+	Origin            string    `json:"origin,omitempty"`
+	InstanceID        string    `json:"instance_id,omitempty"`
+	ClusterKey        string    `json:"cluster_key,omitempty"`
+	ExternalWorkerKey string    `json:"external_worker_key,omitempty"`
+	TokenID           string    `json:"token_id,omitempty"`
+	ApprovedBy        string    `json:"approved_by,omitempty"`
+	ApprovedAt        time.Time `json:"approved_at,omitzero"`
 
 	// active holds the ids of tasks assigned to or running on the worker.
 	active map[string]struct{}

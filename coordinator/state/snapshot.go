@@ -6,6 +6,7 @@ import (
 	"io"
 	"sort"
 
+	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -23,6 +24,13 @@ type snapshotV1 struct {
 	Idempotency         map[string]string      `json:"idempotency"`
 	Nodes               map[string]string      `json:"nodes"`
 	Groups              []*Group               `json:"groups,omitempty"`
+	Clusters            []*Cluster             `json:"clusters,omitempty"`
+	Enrollments         []*Enrollment          `json:"enrollments,omitempty"`
+	Artifacts           []*Artifact            `json:"artifacts,omitempty"`
+	// Audit is the retained audit log, oldest first; AuditSeq the number
+	// of the last event ever appended.
+	Audit    []command.AuditEvent `json:"audit,omitempty"`
+	AuditSeq uint64               `json:"audit_seq,omitempty"`
 }
 
 // Snapshot writes the whole state to w. Output is deterministic for a given
@@ -37,6 +45,8 @@ func (s *Store) Snapshot(w io.Writer) error {
 		Submissions:         s.submissions,
 		Idempotency:         s.idempotency,
 		Nodes:               s.nodes,
+		Audit:               s.audit,
+		AuditSeq:            s.auditSeq,
 	}
 	for _, c := range s.credentials {
 		snap.Credentials = append(snap.Credentials, c)
@@ -57,6 +67,17 @@ func (s *Store) Snapshot(w io.Writer) error {
 		snap.Groups = append(snap.Groups, g)
 	}
 	sort.Slice(snap.Groups, func(i, j int) bool { return snap.Groups[i].ID < snap.Groups[j].ID })
+	for _, c := range s.clusters {
+		snap.Clusters = append(snap.Clusters, c)
+	}
+	sort.Slice(snap.Clusters, func(i, j int) bool { return snap.Clusters[i].Key < snap.Clusters[j].Key })
+	for _, k := range s.sortedEnrollmentKeys() {
+		snap.Enrollments = append(snap.Enrollments, s.enrollments[k])
+	}
+	for _, a := range s.artifacts {
+		snap.Artifacts = append(snap.Artifacts, a)
+	}
+	sort.Slice(snap.Artifacts, func(i, j int) bool { return snap.Artifacts[i].Digest < snap.Artifacts[j].Digest })
 	err := json.NewEncoder(w).Encode(&snap)
 	s.mu.RUnlock()
 	if err != nil {
@@ -93,6 +114,22 @@ func (s *Store) Restore(r io.Reader) error {
 		s.groups[g.ID] = g
 	}
 	s.reindexGroups()
+	for _, c := range snap.Clusters {
+		p, err := parsePrefixes(c.CIDRs)
+		if err != nil {
+			return fmt.Errorf("restore: cluster %s: %w", c.Key, err)
+		}
+		c.prefixes = p
+		s.clusters[c.Key] = c
+	}
+	for _, e := range snap.Enrollments {
+		s.enrollments[e.Key] = e
+	}
+	for _, a := range snap.Artifacts {
+		s.artifacts[a.Digest] = a
+	}
+	s.audit = snap.Audit
+	s.auditSeq = snap.AuditSeq
 	for _, j := range snap.Jobs {
 		s.jobs[j.ID] = j
 		s.jobOrder = append(s.jobOrder, j.ID)

@@ -30,6 +30,11 @@ type Store struct {
 	idempotency         map[string]string
 	nodes               map[string]string
 	groups              map[string]*Group
+	clusters            map[string]*Cluster
+	enrollments         map[string]*Enrollment
+	artifacts           map[string]*Artifact
+	audit               []command.AuditEvent
+	auditSeq            uint64
 	seq                 uint64
 
 	// memberOf maps a worker id to every group it belongs to, directly or
@@ -65,6 +70,11 @@ func (s *Store) reset() {
 	s.idempotency = map[string]string{}
 	s.nodes = map[string]string{}
 	s.groups = map[string]*Group{}
+	s.clusters = map[string]*Cluster{}
+	s.enrollments = map[string]*Enrollment{}
+	s.artifacts = map[string]*Artifact{}
+	s.audit = nil
+	s.auditSeq = 0
 	s.memberOf = map[string]map[string]struct{}{}
 	s.seq = 0
 	s.queue = newPendingQueue()
@@ -136,6 +146,24 @@ func (s *Store) applyOne(c command.Command) Result {
 		return s.removeGroupMember(c)
 	case command.DeleteGroup:
 		return s.deleteGroup(c)
+	case command.CreateToken:
+		return s.createToken(c)
+	case command.RevokeToken:
+		return s.revokeToken(c)
+	case command.ApproveWorker:
+		return s.approveWorker(c)
+	case command.PutCluster:
+		return s.putCluster(c)
+	case command.CreateEnrollment:
+		return s.createEnrollment(c)
+	case command.RevokeEnrollment:
+		return s.revokeEnrollment(c)
+	case command.EnrollWorker:
+		return s.enrollWorker(c)
+	case command.AppendAudit:
+		return s.appendAudit(c)
+	case command.RecordArtifact:
+		return s.recordArtifact(c)
 	}
 	return Result{Err: fmt.Errorf("%w: unhandled command %T", ErrInvalid, c)}
 }

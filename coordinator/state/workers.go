@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
+	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -25,24 +27,120 @@ func (s *Store) registerWorker(c command.RegisterWorker) Result {
 	if _, dup := s.credentials[c.Credential.ID]; dup {
 		return Result{Err: fmt.Errorf("credential id collision: %w", ErrConflict)}
 	}
+	status := api.WorkerReady
+	labels := c.Labels
+	var token *Credential
+	if c.TokenID != "" {
+		var err error
+		if token, err = s.redeem(c.TokenID, c.Origin, c.InstanceID, c.Now); err != nil {
+			return Result{Err: err}
+		}
+		if token.RequiresApproval {
+			status = api.WorkerPending
+		}
+		labels = mergeLabels(c.Labels, token.Labels)
+	}
+	origin := c.Origin
+	if origin == "" && c.TokenID != "" {
+		origin = api.OriginJoin
+	}
 	w := &Worker{
 		ID:           c.WorkerID,
-		Status:       api.WorkerReady,
-		Labels:       c.Labels,
+		Status:       status,
+		Labels:       labels,
 		Capabilities: c.Capabilities,
 		Executors:    c.Executors,
 		Devices:      c.Devices,
 		CredentialID: c.Credential.ID,
 		RegisteredAt: c.Now,
 		RegisteredBy: c.RegisteredBy,
+		Origin:       origin,
+		InstanceID:   c.InstanceID,
+		TokenID:      c.TokenID,
 		active:       map[string]struct{}{},
 	}
 	cred := c.Credential
 	cred.WorkerID = c.WorkerID
 	s.credentials[cred.ID] = &Credential{CredentialRecord: cred}
 	s.workers[w.ID] = w
-	s.markPending()
+	detail := "status " + status
+	if token != nil {
+		joined, missing := s.joinGroups(w.ID, token.Groups, c.Now)
+		if len(joined) > 0 {
+			detail += ", groups " + strings.Join(joined, ",")
+		}
+		if len(missing) > 0 {
+			detail += ", groups no longer present " + strings.Join(missing, ",")
+		}
+	}
+	ev := command.AuditEvent{Time: c.Now, Kind: "worker.registered", Actor: c.RegisteredBy, WorkerID: w.ID, Subject: cred.ID, CredentialKind: kindWorker, Source: c.Source, Detail: detail}
+	if token != nil {
+		ev.CredentialID, ev.CredentialKind = token.ID, token.Kind
+	}
+	s.record(ev)
+	if status == api.WorkerReady {
+		s.markPending()
+	}
 	return Result{Value: RegisterOutcome{Created: true, Worker: s.workerView(w)}}
+}
+
+// mergeLabels lays the token's labels over the worker's own: labels an
+// admin put on a join token are not the worker's to change.
+func mergeLabels(own, token map[string]string) map[string]string {
+	if len(token) == 0 {
+		return own
+	}
+	out := make(map[string]string, len(own)+len(token))
+	for k, v := range own {
+		out[k] = v
+	}
+	for k, v := range token {
+		out[k] = v
+	}
+	return out
+}
+
+// joinGroups adds a new worker to the groups its join token names. A group
+// deleted since the token was made is skipped and reported.
+func (s *Store) joinGroups(workerID string, groups []string, now time.Time) (joined, missing []string) {
+	m := api.GroupMember{Kind: api.MemberWorker, ID: workerID}
+	for _, id := range groups {
+		g, ok := s.groups[id]
+		if !ok {
+			missing = append(missing, id)
+			continue
+		}
+		if i, present := slices.BinarySearchFunc(g.Members, m, compareMembers); !present && len(g.Members) < MaxGroupMembers {
+			g.Members = slices.Insert(g.Members, i, m)
+			g.UpdatedAt = now
+			joined = append(joined, id)
+		}
+	}
+	if len(joined) > 0 {
+		s.reindexGroups()
+	}
+	return joined, missing
+}
+
+// approveWorker moves a pending worker to ready. Approving a worker that
+// is not pending changes nothing; a revoked worker cannot be approved.
+func (s *Store) approveWorker(c command.ApproveWorker) Result {
+	w, ok := s.workers[c.WorkerID]
+	if !ok {
+		return Result{Err: fmt.Errorf("worker %s: %w", c.WorkerID, ErrNotFound)}
+	}
+	switch w.Status {
+	case api.WorkerRevoked:
+		return Result{Err: fmt.Errorf("worker %s is revoked: %w", w.ID, ErrConflict)}
+	case api.WorkerPending:
+	default:
+		return Result{Value: s.workerView(w)}
+	}
+	w.Status = api.WorkerReady
+	w.ApprovedBy, w.ApprovedAt = c.By, c.Now
+	s.record(command.AuditEvent{Time: c.Now, Kind: "worker.approved", Actor: c.By, WorkerID: w.ID, Subject: w.ID, Source: c.Source})
+	s.markPending()
+	return Result{Value: s.workerView(w)}
 }
 
 func (s *Store) updateWorker(c command.UpdateWorker) Result {
@@ -147,6 +245,14 @@ func (s *Store) workerView(w *Worker) api.Worker {
 		RegisteredAt: api.FormatTime(w.RegisteredAt),
 		RegisteredBy: w.RegisteredBy,
 		Groups:       s.groupsOf(w.ID),
+
+		Origin:            w.Origin,
+		InstanceID:        w.InstanceID,
+		ClusterKey:        w.ClusterKey,
+		ExternalWorkerKey: w.ExternalWorkerKey,
+		TokenID:           w.TokenID,
+		ApprovedBy:        w.ApprovedBy,
+		ApprovedAt:        api.FormatTime(w.ApprovedAt),
 	}
 }
 

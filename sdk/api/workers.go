@@ -49,7 +49,17 @@ type RegisterResponse struct {
 	WorkerToken string  `json:"worker_token,omitempty"`
 	Status      string  `json:"status"`
 	Worker      *Worker `json:"worker,omitempty"`
+	// ExternalWorkerKey and ClusterKey are set in answers to enroll.
+	ExternalWorkerKey string `json:"external_worker_key,omitempty"`
+	ClusterKey        string `json:"cluster_key,omitempty"`
 }
+
+// Worker origins: how a worker got its first credential.
+const (
+	OriginJoin       = "join"
+	OriginProvider   = "provider"
+	OriginEnrollment = "enrollment"
+)
 
 // Worker is a registered worker as the registry shows it (never a hash).
 type Worker struct {
@@ -66,6 +76,16 @@ type Worker struct {
 	// Groups lists every group the worker belongs to, directly or through
 	// nested groups, sorted.
 	Groups []string `json:"groups,omitempty"`
+	// Origin is how the worker got its first credential: join, provider
+	// (instance token) or enrollment (allowlist).
+	Origin            string `json:"origin,omitempty"`
+	InstanceID        string `json:"instance_id,omitempty"`
+	ClusterKey        string `json:"cluster_key,omitempty"`
+	ExternalWorkerKey string `json:"external_worker_key,omitempty"`
+	// TokenID is the join or instance token the worker registered with.
+	TokenID    string `json:"token_id,omitempty"`
+	ApprovedBy string `json:"approved_by,omitempty"`
+	ApprovedAt string `json:"approved_at,omitempty"`
 }
 
 // HeartbeatRequest is the body of POST /v1/workers/self/heartbeat.

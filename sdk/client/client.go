@@ -28,6 +28,10 @@ type Config struct {
 	Token string
 	// CAFile is a PEM bundle to trust for HTTPS, besides the system roots.
 	CAFile string
+	// ClientCert and ClientKey are a PEM certificate and key shown to
+	// coordinators that require client certificates (mTLS).
+	ClientCert string
+	ClientKey  string
 	// HTTPClient overrides the transport (tests).
 	HTTPClient *http.Client
 	// MaxRetryWait bounds how long a call keeps retrying while no
@@ -85,6 +89,16 @@ func New(cfg Config) (*Client, error) {
 			}
 			tr.TLSClientConfig.RootCAs = pool
 		}
+		if (cfg.ClientCert == "") != (cfg.ClientKey == "") {
+			return nil, errors.New("client: a client certificate needs its key, and the key its certificate")
+		}
+		if cfg.ClientCert != "" {
+			cert, err := tls.LoadX509KeyPair(cfg.ClientCert, cfg.ClientKey)
+			if err != nil {
+				return nil, fmt.Errorf("client: load client certificate: %w", err)
+			}
+			tr.TLSClientConfig.Certificates = []tls.Certificate{cert}
+		}
 		hc = &http.Client{Transport: tr}
 	}
 	wait := cfg.MaxRetryWait
@@ -136,7 +150,8 @@ func (c *Client) setLeader(addr string) {
 
 // Do sends one JSON request and decodes a JSON answer into out (if not
 // nil). Errors from the coordinator are *api.Error. It retries on another
-// coordinator when a node cannot be reached, has no leader, or redirects.
+// coordinator when a node cannot be reached, has no leader, or redirects,
+// and waits out rate_limited answers (Retry-After), within MaxRetryWait.
 func (c *Client) Do(ctx context.Context, method, path string, in, out any) error {
 	resp, err := c.send(ctx, method, path, in)
 	if err != nil {
@@ -147,11 +162,36 @@ func (c *Client) Do(ctx context.Context, method, path string, in, out any) error
 		_, _ = io.Copy(io.Discard, resp.Body)
 		return nil
 	}
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+	if err := decodeJSON(resp.Body, out); err != nil {
 		return fmt.Errorf("client: decode %s %s answer: %w", method, path, err)
 	}
 	return nil
 }
+
+// noToken marks a request sent without any bearer token.
+const noToken = "\x00none"
+
+// doAs is Do with a given bearer token ("" sends none).
+func (c *Client) doAs(ctx context.Context, token, method, path string, in, out any) error {
+	body, err := json.Marshal(in)
+	if err != nil {
+		return fmt.Errorf("client: encode %s %s: %w", method, path, err)
+	}
+	if token == "" {
+		token = noToken
+	}
+	resp, err := c.sendWith(ctx, token, method, path, body, "application/json")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if err := decodeJSON(resp.Body, out); err != nil {
+		return fmt.Errorf("client: decode %s %s answer: %w", method, path, err)
+	}
+	return nil
+}
+
+func decodeJSON(r io.Reader, out any) error { return json.NewDecoder(r).Decode(out) }
 
 // send performs a JSON request with failover and returns a 2xx response.
 func (c *Client) send(ctx context.Context, method, path string, in any) (*http.Response, error) {
@@ -168,10 +208,24 @@ func (c *Client) send(ctx context.Context, method, path string, in any) (*http.R
 
 // sendRaw performs a request whose body is already encoded.
 func (c *Client) sendRaw(ctx context.Context, method, path string, body []byte, contentType string) (*http.Response, error) {
+	return c.sendWith(ctx, "", method, path, body, contentType)
+}
+
+// sendWith performs a request; a non-empty override replaces the client's
+// token (noToken: none at all).
+func (c *Client) sendWith(ctx context.Context, override, method, path string, body []byte, contentType string) (*http.Response, error) {
 	deadline := time.Now().Add(c.maxWait)
 	backoff := 50 * time.Millisecond
 	for attempt := 0; ; attempt++ {
 		base, token := c.base()
+		switch override {
+		case "":
+		case noToken:
+			token = ""
+		default:
+			token = override
+		}
+		wait := time.Duration(0)
 		req, err := http.NewRequestWithContext(ctx, method, base+path, bytes.NewReader(body))
 		if err != nil {
 			return nil, fmt.Errorf("client: %w", err)
@@ -214,6 +268,9 @@ func (c *Client) sendRaw(ctx context.Context, method, path string, body []byte, 
 			case api.CodeNoLeader:
 				c.rotate(base)
 				retry = true
+			case api.CodeRateLimited:
+				wait = time.Duration(max(apiErr.RetryAfterSeconds, 1)) * time.Second
+				retry = true
 			default:
 				return nil, apiErr
 			}
@@ -221,6 +278,17 @@ func (c *Client) sendRaw(ctx context.Context, method, path string, body []byte, 
 		}
 		if !retry || time.Now().After(deadline) {
 			return nil, err
+		}
+		if wait > 0 {
+			if time.Now().Add(wait).After(deadline) {
+				return nil, err
+			}
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			continue
 		}
 		if attempt > 0 {
 			select {

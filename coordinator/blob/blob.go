@@ -1,0 +1,129 @@
+// Package blob keeps content-addressed files (artifacts) in a coordinator's
+// data dir: one file per SHA-256 digest, written through a temporary file
+// and renamed into place only once its bytes hash to its name.
+//
+// Only metadata (digest, size, which nodes hold a copy) is replicated
+// through Raft; the bytes stay on the node that received them.
+package blob
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Sentinel errors.
+var (
+	// ErrDigestMismatch refuses an upload whose bytes do not hash to the
+	// digest it was sent under; nothing is stored.
+	ErrDigestMismatch = errors.New("blob: content does not hash to its name")
+	// ErrNotFound means this node holds no blob for the digest.
+	ErrNotFound = errors.New("blob: not held here")
+	// ErrInvalidDigest refuses a name that is not 64 lowercase hex.
+	ErrInvalidDigest = errors.New("blob: digest must be 64 lowercase hex characters")
+)
+
+// Store is a directory of blobs. It is safe for concurrent use: writers
+// never share a temporary file, and a rename is atomic.
+type Store struct {
+	dir string
+}
+
+// Open prepares dir (and its tmp/ subdirectory, emptied of leftovers from
+// an interrupted upload).
+func Open(dir string) (*Store, error) {
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.RemoveAll(tmp); err != nil {
+		return nil, fmt.Errorf("blob: clear %s: %w", tmp, err)
+	}
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return nil, fmt.Errorf("blob: %w", err)
+	}
+	return &Store{dir: dir}, nil
+}
+
+// ValidDigest reports whether d is 64 lowercase hex characters.
+func ValidDigest(d string) bool {
+	if len(d) != 64 {
+		return false
+	}
+	for i := 0; i < len(d); i++ {
+		c := d[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Store) path(digest string) string { return filepath.Join(s.dir, digest[:2], digest) }
+
+// Put copies r into the store under digest, and keeps it only if its bytes
+// hash to digest. It returns the size stored. A read error (a body over
+// its cap, a dropped connection) stores nothing and is returned as is.
+func (s *Store) Put(digest string, r io.Reader) (int64, error) {
+	if !ValidDigest(digest) {
+		return 0, ErrInvalidDigest
+	}
+	f, err := os.CreateTemp(filepath.Join(s.dir, "tmp"), "upload-*")
+	if err != nil {
+		return 0, fmt.Errorf("blob: %w", err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // no-op once renamed
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(f, h), r)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, err
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != digest {
+		return 0, fmt.Errorf("%w: the body hashes to %s", ErrDigestMismatch, got)
+	}
+	if err := os.MkdirAll(filepath.Dir(s.path(digest)), 0o700); err != nil {
+		return 0, fmt.Errorf("blob: %w", err)
+	}
+	if err := os.Rename(tmp, s.path(digest)); err != nil {
+		return 0, fmt.Errorf("blob: %w", err)
+	}
+	return n, nil
+}
+
+// Open opens the blob of digest for reading, with its size.
+func (s *Store) Open(digest string) (*os.File, int64, error) {
+	if !ValidDigest(digest) {
+		return nil, 0, ErrInvalidDigest
+	}
+	f, err := os.Open(s.path(digest))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, ErrNotFound
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("blob: %w", err)
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, fmt.Errorf("blob: %w", err)
+	}
+	return f, info.Size(), nil
+}
+
+// Has reports whether the blob of digest is held here.
+func (s *Store) Has(digest string) bool {
+	if !ValidDigest(digest) {
+		return false
+	}
+	_, err := os.Stat(s.path(digest))
+	return err == nil
+}

@@ -1,0 +1,41 @@
+package command
+
+import "time"
+
+// AuditEvent is one entry of the audit log. Seq is assigned by the state
+// machine when the event is appended. It never holds a secret.
+type AuditEvent struct {
+	Seq            uint64    `json:"seq,omitempty"`
+	Time           time.Time `json:"time"`
+	Kind           string    `json:"kind"`
+	Actor          string    `json:"actor,omitempty"`
+	CredentialID   string    `json:"credential_id,omitempty"`
+	CredentialKind string    `json:"credential_kind,omitempty"`
+	WorkerID       string    `json:"worker_id,omitempty"`
+	Subject        string    `json:"subject,omitempty"`
+	Source         string    `json:"source,omitempty"`
+	Route          string    `json:"route,omitempty"`
+	Code           string    `json:"code,omitempty"`
+	Detail         string    `json:"detail,omitempty"`
+	Count          int       `json:"count,omitempty"`
+}
+
+// AppendAudit appends events that no other command carries: refused
+// authentications and enrollments, coalesced by the node that saw them.
+type AppendAudit struct {
+	Events []AuditEvent `json:"events"`
+}
+
+// RecordArtifact records that a coordinator holds the blob of a digest in
+// its data dir. The bytes never travel through Raft.
+type RecordArtifact struct {
+	Digest string    `json:"digest"`
+	Size   int64     `json:"size"`
+	NodeID string    `json:"node_id"`
+	By     string    `json:"by"`
+	Source string    `json:"source,omitempty"`
+	Now    time.Time `json:"now"`
+}
+
+func (AppendAudit) Type() Type    { return TypeAppendAudit }
+func (RecordArtifact) Type() Type { return TypeRecordArtifact }

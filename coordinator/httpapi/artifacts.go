@@ -1,0 +1,176 @@
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/auth"
+	"github.com/gpulayer/gpulayer/coordinator/blob"
+	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// Artifacts are content-addressed bytes. Uploads are writes, so they are
+// forwarded to the leader, which stores the bytes in its data dir and
+// replicates only the record (digest, size, which nodes hold a copy). A
+// read reaches the leader too; if it does not hold the bytes (leadership
+// moved since the upload) it fetches them from a holder and relays them.
+
+// artifactTransfer is how long one upload or download may take.
+const artifactTransfer = 30 * time.Minute
+
+func artifactDigest(r *http.Request) (string, error) {
+	d := r.PathValue("sha256")
+	if !blob.ValidDigest(d) {
+		return "", invalidf("artifact name %q is not a sha256 digest (64 lowercase hex)", d)
+	}
+	return d, nil
+}
+
+func (s *Server) putArtifact(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	d, err := artifactDigest(r)
+	if err != nil {
+		return err
+	}
+	if s.blobs == nil {
+		return fmt.Errorf("artifact store not configured")
+	}
+	if r.ContentLength > api.MaxArtifactBody {
+		return newError(api.CodeBodyTooLarge, "artifact of %d bytes exceeds the %d byte cap", r.ContentLength, int64(api.MaxArtifactBody))
+	}
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(artifactTransfer))
+	size, err := s.blobs.Put(d, &cappedReader{r: r.Body, left: api.MaxArtifactBody})
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.Is(err, blob.ErrDigestMismatch):
+		return invalidf("upload refused and not stored: %v, not to its name %s", err, d)
+	case errors.Is(err, errBodyTooLarge), errors.As(err, &mbe):
+		return newError(api.CodeBodyTooLarge, "artifact exceeds the %d byte cap; nothing was stored", int64(api.MaxArtifactBody))
+	case err != nil:
+		return invalidf("reading the upload: %v", err)
+	}
+	res, err := s.propose(r.Context(), command.RecordArtifact{Digest: d, Size: size, NodeID: s.cluster.ID(), By: p.Name, Source: sourceString(r), Now: s.now()})
+	if err != nil {
+		return err
+	}
+	if res.Err != nil {
+		return res.Err
+	}
+	out := res.Value.(state.ArtifactOutcome)
+	status := http.StatusOK
+	if out.Created {
+		status = http.StatusCreated
+	}
+	s.log.Info("artifact stored", "sha256", d, "bytes", size, "by", p.Name)
+	writeJSON(w, status, api.ArtifactResponse{Artifact: out.Artifact})
+	return nil
+}
+
+// cappedReader fails once more than left bytes have been read, so an
+// oversized upload is refused before it could be stored.
+type cappedReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *cappedReader) Read(p []byte) (int, error) {
+	if int64(len(p)) > c.left+1 {
+		p = p[:c.left+1]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	if c.left < 0 {
+		return n, errBodyTooLarge
+	}
+	return n, err
+}
+
+// getArtifact serves a digest to a client with the read role, or to a
+// worker that holds a task whose job lists the digest among its inputs.
+// Anyone else gets 404, as for a digest that does not exist: possession of
+// a digest is not a capability.
+func (s *Server) getArtifact(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	d, err := artifactDigest(r)
+	if err != nil {
+		return err
+	}
+	if p.Kind == auth.KindWorker && !s.store.WorkerHoldsInput(p.WorkerID, d) {
+		return newError(api.CodeNotFound, "no artifact %s among the inputs of the tasks worker %s holds", d, p.WorkerID)
+	}
+	meta, ok := s.store.Artifact(d)
+	if !ok {
+		return newError(api.CodeNotFound, "no artifact %s", d)
+	}
+	if s.blobs != nil {
+		f, size, err := s.blobs.Open(d)
+		if err == nil {
+			defer f.Close()
+			_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(artifactTransfer))
+			w.Header().Set("Content-Type", "application/octet-stream")
+			w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
+			w.WriteHeader(http.StatusOK)
+			_, _ = io.Copy(w, f)
+			return nil
+		}
+		if !errors.Is(err, blob.ErrNotFound) {
+			return err
+		}
+	}
+	if r.Header.Get(ArtifactLocalHeader) != "" {
+		return newError(api.CodeNotFound, "artifact %s is not held by coordinator %s", d, s.cluster.ID())
+	}
+	return s.relayArtifact(w, r, meta)
+}
+
+// relayArtifact fetches an artifact from a coordinator that holds it and
+// relays it. The holder authorises the request again on its own replica.
+func (s *Server) relayArtifact(w http.ResponseWriter, r *http.Request, meta api.Artifact) error {
+	var tried []string
+	for _, node := range meta.Holders {
+		if node == s.cluster.ID() {
+			continue
+		}
+		addr := s.store.NodeHTTPAddr(node)
+		if addr == "" {
+			continue
+		}
+		tried = append(tried, node)
+		req, err := http.NewRequestWithContext(r.Context(), http.MethodGet, strings.TrimRight(addr, "/")+r.URL.Path, nil)
+		if err != nil {
+			continue
+		}
+		req.Header.Set(api.ProtocolHeader, api.ProtocolVersion)
+		req.Header.Set("Authorization", r.Header.Get("Authorization"))
+		req.Header.Set(ArtifactLocalHeader, "1")
+		req.Header.Set(ForwardedHeader, s.cluster.ID())
+		forwardSource(r, req)
+		resp, err := s.forwardTransport.RoundTrip(req)
+		if err != nil {
+			s.log.Warn("fetching an artifact from its holder failed", "sha256", meta.SHA256, "holder", node, "error", err)
+			continue
+		}
+		if resp.StatusCode != http.StatusOK {
+			resp.Body.Close()
+			s.log.Warn("artifact holder refused to serve it", "sha256", meta.SHA256, "holder", node, "status", resp.StatusCode)
+			continue
+		}
+		defer resp.Body.Close()
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(artifactTransfer))
+		w.Header().Set("Content-Type", "application/octet-stream")
+		if cl := resp.Header.Get("Content-Length"); cl != "" {
+			w.Header().Set("Content-Length", cl)
+		}
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.Copy(w, resp.Body)
+		return nil
+	}
+	return newError(api.CodeNotFound, "artifact %s is recorded but no coordinator holding it could serve it (holders %s; tried %s): its only copies are on coordinators that are gone or unreachable",
+		meta.SHA256, strings.Join(meta.Holders, ","), strings.Join(tried, ","))
+}

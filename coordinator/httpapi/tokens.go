@@ -1,0 +1,255 @@
+package httpapi
+
+import (
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/auth"
+	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// The token routes (admin) create, list and revoke client, join and
+// instance tokens. The handler mints the token and stamps the time; the
+// state machine refuses a name already held by a live client token and
+// join-token groups that do not exist. A token is shown once, in the
+// answer to its creation; afterwards only its id and metadata.
+
+// Limits on token requests.
+const (
+	maxExpiresIn   = 10 * 365 * 24 * 3600
+	maxTokenUses   = 1_000_000
+	maxTokenGroups = 64
+	maxLabelKey    = 128
+	maxLabelValue  = 1024
+	// defaultInstanceTTL bounds an instance token that was given no expiry:
+	// it is meant to be used once, at the instance's first boot.
+	defaultInstanceTTL = 24 * 3600
+)
+
+var (
+	tokenNamePattern  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$`)
+	instanceIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:/@-]{0,255}$`)
+	tokenIDPattern    = regexp.MustCompile(`^[0-9a-f]{16}$`)
+)
+
+// validateTokenName checks a token name. The reserved names are refused:
+// "admin" names only the token `coordinator init` mints, so attribution to
+// it cannot be forged by a token an admin creates later.
+func validateTokenName(name string) error {
+	lower := strings.ToLower(name)
+	switch {
+	case name == "":
+		return invalidf("name is required")
+	case lower == "admin" || lower == "system" || lower == "internal" || strings.HasPrefix(name, "_"):
+		return newError(api.CodeReservedIdentifier, "token name %q is reserved", name)
+	case !tokenNamePattern.MatchString(name):
+		return invalidf("name %q must match %s", name, tokenNamePattern.String())
+	}
+	return nil
+}
+
+func validateLabels(labels map[string]string) error {
+	if len(labels) > maxLabels {
+		return invalidf("labels: at most %d", maxLabels)
+	}
+	for k, v := range labels {
+		if k == "" || len(k) > maxLabelKey || len(v) > maxLabelValue {
+			return invalidf("labels: keys are 1-%d bytes, values at most %d", maxLabelKey, maxLabelValue)
+		}
+	}
+	return nil
+}
+
+func expiry(now time.Time, seconds int64) (time.Time, error) {
+	switch {
+	case seconds < 0 || seconds > maxExpiresIn:
+		return time.Time{}, invalidf("expires_in_seconds must be between 1 and %d (0 or absent: no expiry)", maxExpiresIn)
+	case seconds == 0:
+		return time.Time{}, nil
+	}
+	return now.Add(time.Duration(seconds) * time.Second), nil
+}
+
+// normaliseRoles checks client roles and returns them sorted weakest
+// first, each once; no roles means read.
+func normaliseRoles(roles []string) ([]string, error) {
+	if len(roles) == 0 {
+		return []string{auth.RoleRead}, nil
+	}
+	var out []string
+	for _, r := range auth.Roles {
+		if slices.Contains(roles, r) {
+			out = append(out, r)
+		}
+	}
+	for _, r := range roles {
+		if !auth.ValidRole(r) {
+			return nil, invalidf("roles: %q is not one of %s", r, strings.Join(auth.Roles, ", "))
+		}
+	}
+	return out, nil
+}
+
+func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	var req api.CreateTokenRequest
+	if _, err := decodeRequest(r, &req, false); err != nil {
+		return err
+	}
+	switch req.Kind {
+	case api.TokenKindClient, api.TokenKindJoin:
+	case api.TokenKindInstance:
+		return invalidf("instance tokens are created with POST /v1/instance-tokens")
+	default:
+		return invalidf("kind must be %q or %q", api.TokenKindClient, api.TokenKindJoin)
+	}
+	if err := validateTokenName(req.Name); err != nil {
+		return err
+	}
+	now := s.now()
+	expires, err := expiry(now, req.ExpiresInSeconds)
+	if err != nil {
+		return err
+	}
+	rec := command.CredentialRecord{Kind: req.Kind, Name: req.Name, CreatedAt: now, ExpiresAt: expires, CreatedBy: p.Name}
+	prefix := api.PrefixClient
+	if req.Kind == api.TokenKindClient {
+		if req.MaxUses != 0 || req.RequiresApproval || len(req.Groups) > 0 || len(req.Labels) > 0 {
+			return invalidf("max_uses, requires_approval, groups and labels are for join tokens")
+		}
+		if rec.Roles, err = normaliseRoles(req.Roles); err != nil {
+			return err
+		}
+	} else {
+		prefix = api.PrefixJoin
+		switch {
+		case len(req.Roles) > 0:
+			return invalidf("roles are for client tokens")
+		case req.MaxUses < 0 || req.MaxUses > maxTokenUses:
+			return invalidf("max_uses must be between 1 and %d (0 or absent: unlimited)", maxTokenUses)
+		case len(req.Groups) > maxTokenGroups:
+			return invalidf("groups: at most %d", maxTokenGroups)
+		}
+		for _, g := range req.Groups {
+			if err := validateID("groups", g); err != nil {
+				return err
+			}
+		}
+		if err := validateLabels(req.Labels); err != nil {
+			return err
+		}
+		groups := slices.Clone(req.Groups)
+		slices.Sort(groups)
+		rec.Groups = slices.Compact(groups)
+		rec.MaxUses, rec.RequiresApproval, rec.Labels = req.MaxUses, req.RequiresApproval, req.Labels
+	}
+	return s.mintToken(w, r, prefix, rec)
+}
+
+func (s *Server) createInstanceToken(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	var req api.CreateInstanceTokenRequest
+	if _, err := decodeRequest(r, &req, false); err != nil {
+		return err
+	}
+	if !instanceIDPattern.MatchString(req.InstanceID) {
+		return invalidf("instance_id is required and must match %s", instanceIDPattern.String())
+	}
+	name := req.Name
+	if name == "" {
+		name = "instance"
+	} else if err := validateTokenName(name); err != nil {
+		return err
+	}
+	if req.ExpiresInSeconds == 0 {
+		req.ExpiresInSeconds = defaultInstanceTTL
+	}
+	now := s.now()
+	expires, err := expiry(now, req.ExpiresInSeconds)
+	if err != nil {
+		return err
+	}
+	return s.mintToken(w, r, api.PrefixInstance, command.CredentialRecord{
+		Kind: api.TokenKindInstance, Name: name, CreatedAt: now, ExpiresAt: expires, CreatedBy: p.Name,
+		MaxUses: 1, InstanceID: req.InstanceID,
+	})
+}
+
+// mintToken mints the secret, proposes the record and answers the token
+// once.
+func (s *Server) mintToken(w http.ResponseWriter, r *http.Request, prefix string, rec command.CredentialRecord) error {
+	minted, err := auth.Mint(prefix)
+	if err != nil {
+		return err
+	}
+	rec.ID, rec.Hash = minted.Token.ID, minted.Hash
+	res, err := s.propose(r.Context(), command.CreateToken{Credential: rec, Source: sourceString(r), Now: rec.CreatedAt})
+	if err != nil {
+		return err
+	}
+	if res.Err != nil {
+		return res.Err
+	}
+	s.log.Info("token created", "credential_id", rec.ID, "kind", rec.Kind, "name", rec.Name, "by", rec.CreatedBy)
+	writeJSON(w, http.StatusCreated, api.CreateTokenResponse{TokenInfo: res.Value.(api.TokenInfo), Token: minted.Token.String()})
+	return nil
+}
+
+func (s *Server) listTokens(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	kind := r.URL.Query().Get("kind")
+	switch kind {
+	case "", api.TokenKindClient, api.TokenKindJoin, api.TokenKindInstance:
+	default:
+		return invalidf("kind must be client, join or instance")
+	}
+	out := []api.TokenInfo{}
+	for _, t := range s.store.Tokens() {
+		if kind == "" || t.Kind == kind {
+			out = append(out, t)
+		}
+	}
+	writeJSON(w, http.StatusOK, api.TokenList{Tokens: out})
+	return nil
+}
+
+func validateTokenID(id string) error {
+	if !tokenIDPattern.MatchString(id) {
+		return invalidf("token id %q must be 16 lowercase hex characters (the part after the prefix)", id)
+	}
+	return nil
+}
+
+func (s *Server) getToken(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	id := r.PathValue("id")
+	if err := validateTokenID(id); err != nil {
+		return err
+	}
+	t, err := s.store.Token(id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, api.TokenResponse{Token: t})
+	return nil
+}
+
+func (s *Server) revokeToken(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	id := r.PathValue("id")
+	if err := validateTokenID(id); err != nil {
+		return err
+	}
+	if err := emptyBody(r); err != nil {
+		return err
+	}
+	res, err := s.propose(r.Context(), command.RevokeToken{TokenID: id, By: p.Name, Source: sourceString(r), Now: s.now()})
+	if err != nil {
+		return err
+	}
+	if res.Err != nil {
+		return res.Err
+	}
+	s.log.Info("token revoked", "credential_id", id, "by", p.Name)
+	writeJSON(w, http.StatusOK, api.TokenResponse{Token: res.Value.(api.TokenInfo)})
+	return nil
+}
