@@ -3,10 +3,9 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/gpulayer/gpulayer/sdk/client"
 	"os"
 	"time"
-
-	"github.com/gpulayer/gpulayer/sdk/client"
 )
 
 func envOr(key, def string) string {
@@ -59,4 +58,37 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
+}
+
+// clientCmd is a command that talks to the coordinators: a flag set with
+// the shared address, token and TLS flags already on it.
+type clientCmd struct {
+	*flag.FlagSet
+	cf clientFlags
+}
+
+func newClientCmd(name string) *clientCmd {
+	c := &clientCmd{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError)}
+	c.cf.register(c.FlagSet)
+	return c
+}
+
+// connect parses args, checks that exactly want positional arguments were
+// given (any number when want < 0; what names them in the error) and
+// returns a client with them.
+func (c *clientCmd) connect(args []string, want int, what string) (*client.Client, []string, error) {
+	if err := c.Parse(args); err != nil {
+		return nil, nil, err
+	}
+	if want >= 0 && c.NArg() != want {
+		if want == 1 {
+			return nil, nil, fmt.Errorf("give exactly one %s", what)
+		}
+		return nil, nil, fmt.Errorf("give %d arguments: %s", want, what)
+	}
+	cl, err := c.cf.client()
+	if err != nil {
+		return nil, nil, err
+	}
+	return cl, c.Args(), nil
 }

@@ -117,23 +117,11 @@ func printJSON(v any) error {
 
 func printJSONLine(v any) error { return json.NewEncoder(os.Stdout).Encode(v) }
 
-func oneArg(fs *flag.FlagSet, what string) (string, error) {
-	if fs.NArg() != 1 {
-		return "", fmt.Errorf("give exactly one %s", what)
-	}
-	return fs.Arg(0), nil
-}
-
 func jobList(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("job list", flag.ContinueOnError)
-	var cf clientFlags
-	cf.register(fs)
+	fs := newClientCmd("job list")
 	limit := fs.Int("limit", 50, "most jobs to show")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	c, err := cf.client()
+	c, _, err := fs.connect(args, -1, "")
 	if err != nil {
 		return err
 	}
@@ -153,21 +141,13 @@ func jobList(ctx context.Context, args []string) error {
 }
 
 func jobStatus(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("job status", flag.ContinueOnError)
-	var cf clientFlags
-	cf.register(fs)
+	fs := newClientCmd("job status")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	id, err := oneArg(fs, "job id")
+	c, pos, err := fs.connect(args, 1, "job id")
 	if err != nil {
 		return err
 	}
-	c, err := cf.client()
-	if err != nil {
-		return err
-	}
+	id := pos[0]
 	job, err := c.Job(ctx, id)
 	if err != nil {
 		return err
@@ -217,40 +197,24 @@ func dash(s string) string {
 }
 
 func jobLogs(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("job logs", flag.ContinueOnError)
-	var cf clientFlags
-	cf.register(fs)
+	fs := newClientCmd("job logs")
 	follow := fs.Bool("follow", false, "keep streaming until the job ends")
 	fs.BoolVar(follow, "f", false, "short for --follow")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	id, err := oneArg(fs, "job id")
+	c, pos, err := fs.connect(args, 1, "job id")
 	if err != nil {
 		return err
 	}
-	c, err := cf.client()
-	if err != nil {
-		return err
-	}
+	id := pos[0]
 	return c.Logs(ctx, id, *follow, printLog)
 }
 
 func jobCancel(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("job cancel", flag.ContinueOnError)
-	var cf clientFlags
-	cf.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	id, err := oneArg(fs, "job id")
+	fs := newClientCmd("job cancel")
+	c, pos, err := fs.connect(args, 1, "job id")
 	if err != nil {
 		return err
 	}
-	c, err := cf.client()
-	if err != nil {
-		return err
-	}
+	id := pos[0]
 	job, err := c.CancelJob(ctx, id)
 	if err != nil {
 		return err

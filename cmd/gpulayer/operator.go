@@ -20,13 +20,8 @@ func printPeers(peers []api.Peer) error {
 }
 
 func raftListPeers(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("operator raft list-peers", flag.ContinueOnError)
-	var cf clientFlags
-	cf.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	c, err := cf.client()
+	fs := newClientCmd("operator raft list-peers")
+	c, _, err := fs.connect(args, -1, "")
 	if err != nil {
 		return err
 	}
@@ -61,20 +56,12 @@ func raftAddPeer(ctx context.Context, args []string) error {
 }
 
 func raftRemovePeer(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("operator raft remove-peer", flag.ContinueOnError)
-	var cf clientFlags
-	cf.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	id, err := oneArg(fs, "node id")
+	fs := newClientCmd("operator raft remove-peer")
+	c, pos, err := fs.connect(args, 1, "node id")
 	if err != nil {
 		return err
 	}
-	c, err := cf.client()
-	if err != nil {
-		return err
-	}
+	id := pos[0]
 	peers, err := c.RemovePeer(ctx, id)
 	if err != nil {
 		return err
@@ -83,20 +70,12 @@ func raftRemovePeer(ctx context.Context, args []string) error {
 }
 
 func snapshotSave(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("operator snapshot save", flag.ContinueOnError)
-	var cf clientFlags
-	cf.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	path, err := oneArg(fs, "output file")
+	fs := newClientCmd("operator snapshot save")
+	c, pos, err := fs.connect(args, 1, "output file")
 	if err != nil {
 		return err
 	}
-	c, err := cf.client()
-	if err != nil {
-		return err
-	}
+	path := pos[0]
 	tmp := path + ".partial"
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 	if err != nil {
@@ -118,20 +97,12 @@ func snapshotSave(ctx context.Context, args []string) error {
 }
 
 func snapshotRestore(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("operator snapshot restore", flag.ContinueOnError)
-	var cf clientFlags
-	cf.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	path, err := oneArg(fs, "snapshot file")
+	fs := newClientCmd("operator snapshot restore")
+	c, pos, err := fs.connect(args, 1, "snapshot file")
 	if err != nil {
 		return err
 	}
-	c, err := cf.client()
-	if err != nil {
-		return err
-	}
+	path := pos[0]
 	f, err := os.Open(path)
 	if err != nil {
 		return err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -29,9 +28,7 @@ func (l labelFlags) Set(s string) error {
 // tokenCreate mints a client, join or instance token and prints it once
 // on standard output (and nothing else there), so it can be piped.
 func tokenCreate(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("token create", flag.ContinueOnError)
-	var cf clientFlags
-	cf.register(fs)
+	fs := newClientCmd("token create")
 	kind := fs.String("kind", "client", "client, join or instance")
 	name := fs.String("name", "", "token name, used for attribution (required for client and join tokens)")
 	roles := fs.String("roles", "read", "client roles, comma separated: read, submit, admin")
@@ -43,10 +40,7 @@ func tokenCreate(ctx context.Context, args []string) error {
 	fs.Var(labels, "label", "join token: KEY=VALUE given to its workers (repeatable)")
 	instanceID := fs.String("instance-id", "", "instance token: the instance it is bound to")
 	asJSON := fs.Bool("json", false, "print the whole answer as JSON")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	c, err := cf.client()
+	c, _, err := fs.connect(args, -1, "")
 	if err != nil {
 		return err
 	}
@@ -81,15 +75,10 @@ func tokenCreate(ctx context.Context, args []string) error {
 }
 
 func tokenList(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("token list", flag.ContinueOnError)
-	var cf clientFlags
-	cf.register(fs)
+	fs := newClientCmd("token list")
 	asJSON := fs.Bool("json", false, "print JSON")
 	all := fs.Bool("all", false, "include revoked tokens")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	c, err := cf.client()
+	c, _, err := fs.connect(args, -1, "")
 	if err != nil {
 		return err
 	}
@@ -126,20 +115,12 @@ func tokenList(ctx context.Context, args []string) error {
 }
 
 func tokenRevoke(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("token revoke", flag.ContinueOnError)
-	var cf clientFlags
-	cf.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	id, err := oneArg(fs, "token id")
+	fs := newClientCmd("token revoke")
+	c, pos, err := fs.connect(args, 1, "token id")
 	if err != nil {
 		return err
 	}
-	c, err := cf.client()
-	if err != nil {
-		return err
-	}
+	id := pos[0]
 	t, err := c.RevokeToken(ctx, id)
 	if err != nil {
 		return err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -10,14 +9,9 @@ import (
 )
 
 func workerList(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("worker list", flag.ContinueOnError)
-	var cf clientFlags
-	cf.register(fs)
+	fs := newClientCmd("worker list")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	c, err := cf.client()
+	c, _, err := fs.connect(args, -1, "")
 	if err != nil {
 		return err
 	}
@@ -37,20 +31,12 @@ func workerList(ctx context.Context, args []string) error {
 }
 
 func workerStatus(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("worker status", flag.ContinueOnError)
-	var cf clientFlags
-	cf.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	id, err := oneArg(fs, "worker id")
+	fs := newClientCmd("worker status")
+	c, pos, err := fs.connect(args, 1, "worker id")
 	if err != nil {
 		return err
 	}
-	c, err := cf.client()
-	if err != nil {
-		return err
-	}
+	id := pos[0]
 	w, err := c.Worker(ctx, id)
 	if err != nil {
 		return err

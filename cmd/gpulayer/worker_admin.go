@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 )
@@ -10,21 +9,13 @@ import (
 // workerReissue prints a worker's new credential. It is shown once: the
 // coordinator keeps only its hash.
 func workerReissue(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("worker reissue", flag.ContinueOnError)
-	var cf clientFlags
-	cf.register(fs)
+	fs := newClientCmd("worker reissue")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	id, err := oneArg(fs, "worker id")
+	c, pos, err := fs.connect(args, 1, "worker id")
 	if err != nil {
 		return err
 	}
-	c, err := cf.client()
-	if err != nil {
-		return err
-	}
+	id := pos[0]
 	out, err := c.ReissueWorker(ctx, id)
 	if err != nil {
 		return err
@@ -40,21 +31,13 @@ func workerReissue(ctx context.Context, args []string) error {
 
 // workerRevoke revokes a worker for good.
 func workerRevoke(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("worker revoke", flag.ContinueOnError)
-	var cf clientFlags
-	cf.register(fs)
+	fs := newClientCmd("worker revoke")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	id, err := oneArg(fs, "worker id")
+	c, pos, err := fs.connect(args, 1, "worker id")
 	if err != nil {
 		return err
 	}
-	c, err := cf.client()
-	if err != nil {
-		return err
-	}
+	id := pos[0]
 	w, err := c.RevokeWorker(ctx, id)
 	if err != nil {
 		return err
@@ -68,21 +51,13 @@ func workerRevoke(ctx context.Context, args []string) error {
 
 // workerApprove lets a pending worker take work.
 func workerApprove(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("worker approve", flag.ContinueOnError)
-	var cf clientFlags
-	cf.register(fs)
+	fs := newClientCmd("worker approve")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	id, err := oneArg(fs, "worker id")
+	c, pos, err := fs.connect(args, 1, "worker id")
 	if err != nil {
 		return err
 	}
-	c, err := cf.client()
-	if err != nil {
-		return err
-	}
+	id := pos[0]
 	w, err := c.ApproveWorker(ctx, id)
 	if err != nil {
 		return err
