@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -82,8 +83,14 @@ func TestSecurityCommandsAgainstDev(t *testing.T) {
 	}
 	ok(env, "enrollment", "revoke", "vm-1")
 
-	// The audit log shows all of it, and never a token.
+	// The audit log shows all of it, and never a token. Refused
+	// authentications are coalesced and flushed about once a second, so
+	// wait for them to land.
 	audit := ok(env, "audit")
+	for deadline := time.Now().Add(15 * time.Second); !strings.Contains(audit.stdout, "auth.refused") && time.Now().Before(deadline); {
+		<-time.After(100 * time.Millisecond) // re-read the log, as an operator would
+		audit = ok(env, "audit")
+	}
 	for _, want := range []string{"token.created", "token.revoked", "worker.approved", "cluster.created", "enrollment.created", "enrollment.revoked", "auth.refused"} {
 		if !strings.Contains(audit.stdout, want) {
 			t.Errorf("audit lacks %s:\n%s", want, audit.stdout)
