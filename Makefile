@@ -29,6 +29,12 @@ test:
 	$(GO) test -race -count=1 ./...
 	$(MAKE) bench-quick
 
+# Three coordinators and two agents in containers built FROM scratch (pulls
+# nothing), driven through a leader kill, a follower partition and a full
+# restart; see deploy/cluster/README.md. Needs Docker and docker compose.
+test-cluster:
+	./scripts/test-cluster.sh
+
 # Benchmarks against a three-coordinator cluster on loopback; figures are
 # ratios to raw Raft and plain net/http measured in the same run. See
 # docs/performance.md.

@@ -32,6 +32,7 @@ func (s *Server) form(ctx context.Context) {
 	tick := time.NewTicker(300 * time.Millisecond)
 	defer tick.Stop()
 	told := false
+	var existingSince time.Time
 	for {
 		if _, id := s.node.Leader(); id != "" {
 			return
@@ -53,7 +54,12 @@ func (s *Server) form(ctx context.Context) {
 		}
 		switch {
 		case existing != "":
-			if !told {
+			// Founding peers that bootstrapped first look like an existing
+			// cluster for a moment, until their first entry reaches us.
+			if existingSince.IsZero() {
+				existingSince = time.Now()
+			}
+			if !told && time.Since(existingSince) > 5*time.Second {
 				log.Warn("the cluster already exists; waiting to be added",
 					"peer", existing, "hint", fmt.Sprintf("gpulayer operator raft add-peer --node-id %s --raft-addr %s", s.node.ID(), s.node.Addr()))
 				told = true

@@ -4,8 +4,10 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
+	"time"
 )
 
 // readPool reads a PEM bundle into a certificate pool.
@@ -49,6 +51,9 @@ func serverTLS(cfg Config) (*tls.Config, error) {
 // certificate when one is configured.
 func forwardTransport(caFile, clientCert, clientKey string) (http.RoundTripper, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
+	// A dead leader's address does not answer at all: give up on it fast
+	// so the request is answered no_leader and retried elsewhere.
+	tr.DialContext = (&net.Dialer{Timeout: 2 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	tr.MaxIdleConnsPerHost = 256
 	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
 	if caFile != "" {

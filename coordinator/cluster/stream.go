@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"time"
 
@@ -11,6 +12,10 @@ import (
 // DialFunc opens a connection to another server's Raft address. Tests put
 // a fault-injecting proxy in the path by replacing it.
 type DialFunc func(address string, timeout time.Duration) (net.Conn, error)
+
+// dialTimeout bounds a connection attempt to a peer: on a LAN a peer that
+// does not answer within it is down, and waiting longer delays failover.
+const dialTimeout = 2 * time.Second
 
 // streamLayer is Raft's transport over TCP with an advertised address that
 // may differ from the bound one (containers, NAT) and a replaceable dialer.
@@ -27,29 +32,38 @@ func newStreamLayer(bind, advertise string, dial DialFunc) (*streamLayer, error)
 	if err != nil {
 		return nil, err
 	}
-	adv := ln.Addr()
+	var adv net.Addr = ln.Addr()
 	if advertise != "" {
-		a, err := net.ResolveTCPAddr("tcp", advertise)
-		if err != nil {
+		host, port, err := net.SplitHostPort(advertise)
+		if err != nil || host == "" || port == "" {
 			ln.Close()
-			return nil, err
+			return nil, fmt.Errorf("raft advertise address %q: want host:port", advertise)
 		}
-		if a.IP == nil || a.IP.IsUnspecified() {
+		if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
 			ln.Close()
 			return nil, errors.New("raft advertise address must name a reachable host, not 0.0.0.0")
 		}
-		adv = a
+		// Kept as written: a host name is resolved at each dial, so a
+		// peer whose address changes (a restarted container) is still
+		// found by name.
+		adv = advertisedAddr(advertise)
 	} else if tcp, ok := adv.(*net.TCPAddr); ok && tcp.IP.IsUnspecified() {
 		ln.Close()
 		return nil, errors.New("raft binds all interfaces: give an advertise address that peers can reach")
 	}
 	if dial == nil {
 		dial = func(address string, timeout time.Duration) (net.Conn, error) {
-			return net.DialTimeout("tcp", address, timeout)
+			return net.DialTimeout("tcp", address, min(timeout, dialTimeout))
 		}
 	}
 	return &streamLayer{Listener: ln, advertise: adv, dial: dial}, nil
 }
+
+// advertisedAddr is an advertised host:port, possibly a host name.
+type advertisedAddr string
+
+func (a advertisedAddr) Network() string { return "tcp" }
+func (a advertisedAddr) String() string  { return string(a) }
 
 // Addr is the advertised address: what peers dial.
 func (s *streamLayer) Addr() net.Addr { return s.advertise }

@@ -73,6 +73,9 @@ func New(cfg Config) (*Client, error) {
 	hc := cfg.HTTPClient
 	if hc == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
+		// A coordinator that died does not answer a dial at all: move to
+		// the next address after a short wait instead of the OS default.
+		tr.DialContext = (&net.Dialer{Timeout: 2 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 		tr.MaxIdleConnsPerHost = 64
 		tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
 		if cfg.CAFile != "" {
