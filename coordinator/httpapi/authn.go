@@ -34,19 +34,19 @@ func (s *Server) authenticate(r *http.Request) (auth.Principal, error) {
 	}
 	p := auth.Principal{Kind: kind, CredentialID: cred.ID, Name: cred.Name, Roles: cred.Roles, WorkerID: cred.WorkerID, InstanceID: cred.InstanceID}
 	if kind == auth.KindWorker {
-		w, err := s.store.Worker(cred.WorkerID)
-		if err != nil {
+		w, ok := s.store.WorkerAuthInfo(cred.WorkerID)
+		if !ok {
 			return seen, newError(api.CodeUnauthenticated, "worker credential names no worker")
 		}
-		seen.WorkerID = w.WorkerID
+		seen.WorkerID = w.ID
 		if w.Status == api.WorkerRevoked {
-			return seen, newError(api.CodeWorkerRevoked, "worker %s is revoked", w.WorkerID)
+			return seen, newError(api.CodeWorkerRevoked, "worker %s is revoked", w.ID)
 		}
-		if live, _ := s.store.WorkerCredentialID(w.WorkerID); live != cred.ID {
+		if w.CredentialID != cred.ID {
 			return seen, newError(api.CodeUnauthenticated, "worker credential was replaced; use the reissued one")
 		}
 		if s.requireIPBinding && w.ClusterKey != "" && !s.store.ContainsSource(w.ClusterKey, source(r)) {
-			return seen, newError(api.CodeEnrollmentRefused, "worker %s enrolled through cluster %s and must call from inside its networks; this request comes from %s", w.WorkerID, w.ClusterKey, sourceString(r))
+			return seen, newError(api.CodeEnrollmentRefused, "worker %s enrolled through cluster %s and must call from inside its networks; this request comes from %s", w.ID, w.ClusterKey, sourceString(r))
 		}
 		if w.Status == api.WorkerPending {
 			return p, state.ErrWorkerPending

@@ -210,6 +210,27 @@ func (s *Store) WorkerCredentialID(id string) (string, bool) {
 	return w.CredentialID, true
 }
 
+// WorkerAuth is what authentication needs to know about a worker.
+type WorkerAuth struct {
+	ID           string
+	Status       string
+	CredentialID string
+	ClusterKey   string
+}
+
+// WorkerAuthInfo reads the few fields authentication checks on every
+// worker request, without building the worker's full view (which copies
+// its devices, labels and task list: measurable on the heartbeat path).
+func (s *Store) WorkerAuthInfo(id string) (WorkerAuth, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	w, ok := s.workers[id]
+	if !ok {
+		return WorkerAuth{}, false
+	}
+	return WorkerAuth{ID: w.ID, Status: w.Status, CredentialID: w.CredentialID, ClusterKey: w.ClusterKey}, true
+}
+
 // ActiveTasks returns the worker's active tasks: id → (attempt id, lease
 // seconds, cancel requested).
 func (s *Store) ActiveTasks(workerID string) []ActiveTask {

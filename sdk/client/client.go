@@ -219,6 +219,7 @@ func (c *Client) sendRaw(ctx context.Context, method, path string, body []byte, 
 func (c *Client) sendWith(ctx context.Context, override, method, path string, body []byte, contentType string) (*http.Response, error) {
 	deadline := time.Now().Add(c.maxWait)
 	backoff := 50 * time.Millisecond
+	const maxBackoff = 250 * time.Millisecond
 	for attempt := 0; ; attempt++ {
 		base, token := c.base()
 		switch override {
@@ -299,7 +300,9 @@ func (c *Client) sendWith(ctx context.Context, override, method, path string, bo
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
-			backoff = min(backoff*2, time.Second)
+			// A new leader takes office in about a second on a LAN; a
+			// short cap finds it soon after without hammering anyone.
+			backoff = min(backoff*2, maxBackoff)
 		}
 	}
 }
