@@ -21,6 +21,13 @@ func TestRoundTrip(t *testing.T) {
 		CancelJob{JobID: "j", By: "admin", Now: now},
 		Batch{Entries: [][]byte{{byte(TypeCancelJob), '{', '}'}}},
 	}
+	assertRoundTrip(t, cases)
+}
+
+// assertRoundTrip encodes and decodes each command as Raft stores it and
+// checks that nothing is lost and the type byte leads.
+func assertRoundTrip(t *testing.T, cases []Command) {
+	t.Helper()
 	for _, c := range cases {
 		b, err := Encode(c)
 		if err != nil {
@@ -35,6 +42,30 @@ func TestRoundTrip(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, c) {
 			t.Fatalf("%T round trip:\n got %#v\nwant %#v", c, got, c)
+		}
+	}
+}
+
+// The numbers are on disk in every Raft log: they must never change, and
+// every one must decode.
+func TestTypeNumbersArePinned(t *testing.T) {
+	pinned := []Type{
+		TypeInvalid, TypeBatch, TypeImportBootstrap, TypeRegisterWorker, TypeUpdateWorker,
+		TypeSetWorkerStatus, TypeSubmitJob, TypeAssignTask, TypeStartTask, TypeAppendLogs,
+		TypeFinishTask, TypeFailTask, TypeLoseAttempt, TypeCancelJob, TypeRegisterNode,
+		TypeReissueWorker, TypeRevokeWorker, TypeCreateGroup, TypeAddGroupMember, TypeRemoveGroupMember,
+		TypeDeleteGroup, TypeCreateToken, TypeRevokeToken, TypeApproveWorker, TypePutCluster,
+		TypeCreateEnrollment, TypeRevokeEnrollment, TypeEnrollWorker, TypeAppendAudit, TypeRecordArtifact,
+	}
+	for want, typ := range pinned {
+		if int(typ) != want {
+			t.Errorf("type at position %d has number %d", want, typ)
+		}
+		if typ == TypeInvalid {
+			continue
+		}
+		if _, err := newOf(typ); err != nil {
+			t.Errorf("type %d has no decoder: %v", typ, err)
 		}
 	}
 }

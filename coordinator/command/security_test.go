@@ -1,32 +1,11 @@
 package command
 
 import (
-	"reflect"
 	"testing"
 	"time"
 
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
-
-// The numbers are on disk in every Raft log: they must never change.
-func TestSecurityTypeNumbersArePinned(t *testing.T) {
-	pinned := map[Type]byte{
-		TypeCreateToken:      21,
-		TypeRevokeToken:      22,
-		TypeApproveWorker:    23,
-		TypePutCluster:       24,
-		TypeCreateEnrollment: 25,
-		TypeRevokeEnrollment: 26,
-		TypeEnrollWorker:     27,
-		TypeAppendAudit:      28,
-		TypeRecordArtifact:   29,
-	}
-	for typ, want := range pinned {
-		if byte(typ) != want {
-			t.Errorf("type %d, want %d", typ, want)
-		}
-	}
-}
 
 func TestSecurityRoundTrip(t *testing.T) {
 	now := time.Date(2026, 12, 2, 13, 0, 0, 123000000, time.UTC)
@@ -48,17 +27,5 @@ func TestSecurityRoundTrip(t *testing.T) {
 		RecordArtifact{Digest: "ab", Size: 3, NodeID: "c1", By: "admin", Now: now},
 		CancelJob{JobID: "j", By: "admin", Now: now, Source: "192.0.2.1"},
 	}
-	for _, c := range cases {
-		b, err := Encode(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := Decode(b)
-		if err != nil {
-			t.Fatalf("%T: %v", c, err)
-		}
-		if !reflect.DeepEqual(got, c) {
-			t.Fatalf("%T round trip:\n got %#v\nwant %#v", c, got, c)
-		}
-	}
+	assertRoundTrip(t, cases)
 }

@@ -224,27 +224,7 @@ func identityScenario() []command.Command {
 }
 
 func TestIdentityReplayIsDeterministic(t *testing.T) {
-	var snaps [][]byte
-	for range 3 {
-		s := New()
-		for _, c := range identityScenario() {
-			b, err := command.Encode(c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dc, err := command.Decode(b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s.Apply(dc)
-		}
-		snaps = append(snaps, snapshotBytes(t, s))
-	}
-	for i := 1; i < len(snaps); i++ {
-		if !bytes.Equal(snaps[0], snaps[i]) {
-			t.Fatalf("replay %d differs from replay 0:\n%s\n---\n%s", i, snaps[0], snaps[i])
-		}
-	}
+	assertDeterministicReplay(t, identityScenario())
 }
 
 func TestGroupsSurviveSnapshotRestore(t *testing.T) {
