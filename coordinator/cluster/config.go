@@ -19,8 +19,6 @@ type Config struct {
 	Dial DialFunc
 	// DataDir holds raft.db (log and stable store) and snapshots/.
 	DataDir string
-	// Bootstrap makes a node with no state form a one-node cluster.
-	Bootstrap bool
 	// SnapshotInterval is how often Raft checks whether to snapshot.
 	SnapshotInterval time.Duration
 	// FSM receives committed commands.

@@ -79,12 +79,6 @@ func Open(cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("cluster: start raft: %w", err)
 	}
 	n := &Node{cfg: cfg, raft: r, transport: transport, store: store, snaps: snaps}
-	if cfg.Bootstrap {
-		if err := n.BootstrapWith(nil); err != nil {
-			_ = n.Shutdown()
-			return nil, err
-		}
-	}
 	n.batcher = newBatcher(r, cfg.MaxBatch)
 	return n, nil
 }

@@ -13,15 +13,9 @@ import (
 
 // Errors raised by the HTTP layer itself.
 var (
-	errUnauthenticated = errors.New("missing or invalid credential")
-	errForbidden       = errors.New("credential not allowed on this route")
-	errProtocol        = errors.New("protocol header missing or not " + api.ProtocolVersion)
-	errBodyTooLarge    = errors.New("request body too large")
-	errInvalid         = errors.New("invalid argument")
-	errReserved        = errors.New("reserved identifier")
-	errRateLimited     = errors.New("rate limited")
-	errNotLeader       = cluster.ErrNotLeader
-	errNoLeader        = cluster.ErrNoLeader
+	errBodyTooLarge = errors.New("request body too large")
+	errNotLeader    = cluster.ErrNotLeader
+	errNoLeader     = cluster.ErrNoLeader
 )
 
 // apiError is an error that already carries its protocol code.
@@ -49,16 +43,10 @@ func codeFor(err error) api.Code {
 	switch {
 	case errors.As(err, &ae):
 		return ae.code
-	case errors.Is(err, errProtocol):
-		return api.CodeProtocolMismatch
-	case errors.Is(err, errInvalid), errors.Is(err, state.ErrInvalid):
+	case errors.Is(err, state.ErrInvalid):
 		return api.CodeInvalidArgument
-	case errors.Is(err, errReserved):
-		return api.CodeReservedIdentifier
-	case errors.Is(err, errUnauthenticated), errors.Is(err, auth.ErrMalformedToken):
+	case errors.Is(err, auth.ErrMalformedToken):
 		return api.CodeUnauthenticated
-	case errors.Is(err, errForbidden):
-		return api.CodeForbidden
 	case errors.Is(err, state.ErrCredentialUnusable):
 		return api.CodeUnauthenticated
 	case errors.Is(err, state.ErrForbidden):
@@ -85,8 +73,6 @@ func codeFor(err error) api.Code {
 		return api.CodeConflict
 	case errors.Is(err, errBodyTooLarge):
 		return api.CodeBodyTooLarge
-	case errors.Is(err, errRateLimited):
-		return api.CodeRateLimited
 	case errors.Is(err, errNoLeader):
 		return api.CodeNoLeader
 	case errors.Is(err, errNotLeader):

@@ -34,8 +34,8 @@ func TestReissueKeepsClaims(t *testing.T) {
 	if r.Err != nil {
 		t.Fatal(r.Err)
 	}
-	if live, _ := s.WorkerCredentialID("w1"); live != "cred-w1-2" {
-		t.Fatalf("live credential %s", live)
+	if w, _ := s.WorkerAuthInfo("w1"); w.CredentialID != "cred-w1-2" {
+		t.Fatalf("live credential %s", w.CredentialID)
 	}
 	if old, _ := s.Credential("cred-w1"); !old.Revoked {
 		t.Fatal("the old credential is still live")

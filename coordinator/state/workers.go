@@ -199,17 +199,6 @@ func (s *Store) Workers() []api.Worker {
 	return out
 }
 
-// WorkerCredentialID returns the id of the worker's live credential.
-func (s *Store) WorkerCredentialID(id string) (string, bool) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	w, ok := s.workers[id]
-	if !ok {
-		return "", false
-	}
-	return w.CredentialID, true
-}
-
 // WorkerAuth is what authentication needs to know about a worker.
 type WorkerAuth struct {
 	ID           string
