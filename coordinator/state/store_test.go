@@ -211,6 +211,23 @@ func TestLostAttemptsExhaustRetries(t *testing.T) {
 	if st := s.Stats(); st.Pending != 0 {
 		t.Fatalf("pending queue holds %d", st.Pending)
 	}
+	// Both lapsed attempts come back late: each is a stale attempt, the
+	// last one too, although the task has since failed for want of
+	// attempts (not "not claimed": the worker did hold it).
+	for _, att := range []string{"x1", "x2"} {
+		for name, cmd := range map[string]command.Command{
+			"finish": command.FinishTask{TaskID: "j-a", WorkerID: "w1", AttemptID: att, ExitCode: 0, Now: at(30)},
+			"fail":   command.FailTask{TaskID: "j-a", WorkerID: "w1", AttemptID: att, Reason: "late", Now: at(30)},
+			"start":  command.StartTask{TaskID: "j-a", WorkerID: "w1", AttemptID: att, Now: at(30)},
+		} {
+			if r := s.Apply(cmd).(Result); !errors.Is(r.Err, ErrStaleAttempt) {
+				t.Errorf("late %s of lapsed attempt %s: got %v, want stale attempt", name, att, r.Err)
+			}
+		}
+	}
+	if after, _ := s.Task("j-a"); after.State != api.TaskFailed || after.ExitCode != nil {
+		t.Fatalf("a late finish changed the failed task: %+v", after)
+	}
 }
 
 func TestMatchOrderAndResources(t *testing.T) {

@@ -106,6 +106,13 @@ func (s *Store) claim(taskID, workerID, attemptID string) (*Task, error) {
 		return nil, fmt.Errorf("task %s: %w", taskID, ErrWrongClaimant)
 	}
 	if !t.Active() {
+		// The attempt named is the task's last one, but it lapsed and the
+		// task then ended for want of attempts: to the worker that held
+		// it, this is a stale attempt, the same answer it would get had
+		// the task been retried.
+		if a := t.current(); a != nil && a.ID == attemptID && a.State == api.AttemptLost {
+			return nil, fmt.Errorf("task %s: attempt %s ended (%s): %w", taskID, attemptID, a.State, ErrStaleAttempt)
+		}
 		return nil, fmt.Errorf("task %s is %s: %w", taskID, t.State, ErrNotClaimed)
 	}
 	return t, nil
