@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -70,6 +72,23 @@ type Config struct {
 	// StopGrace is the time between the polite stop and the kill.
 	StopGrace time.Duration
 
+	// WorkDir is where each task's own directory is made (default: a
+	// fresh directory under os.TempDir(), removed when Run returns). When
+	// tasks run as other users, every directory above it must be
+	// searchable by others; it cannot be inside DataDir (0700).
+	WorkDir string
+	// TaskUser, for an agent running as root, is the one user (name or
+	// numeric uid) every task runs as. Empty: each task runs as its own
+	// uid from TaskUIDBase (see planTaskUsers).
+	TaskUser string
+	// TaskUIDBase is the first uid (and gid) of the per-slot range,
+	// TaskUIDBase … TaskUIDBase+MaxTasks-1; 0 means DefaultTaskUIDBase.
+	TaskUIDBase uint32
+	// AllowSharedUserTasks lets an agent that is not root run tasks as
+	// its own user. Without it such an agent refuses to start
+	// (ErrSharedUserTasks): its tasks could read its credential.
+	AllowSharedUserTasks bool
+
 	Devices   Devices
 	Executors Executors
 	Clock     clock.Clock
@@ -81,7 +100,8 @@ type Agent struct {
 	cfg    Config
 	log    *slog.Logger
 	client *client.Client
-	runner *runner.Runner
+	plan   taskPlan
+	runner *runner.Runner // built by Run, once the slots are known
 
 	mu       sync.Mutex
 	workerID string
@@ -120,20 +140,54 @@ func New(cfg Config) (*Agent, error) {
 	if (cfg.InstanceToken == "") != (cfg.InstanceID == "") {
 		return nil, errors.New("agent: an instance token goes with its instance id")
 	}
+	plan, err := planTaskUsers(cfg, os.Geteuid())
+	if err != nil {
+		return nil, err
+	}
 	c, err := client.New(client.Config{Addrs: cfg.Coordinators, CAFile: cfg.CAFile, ClientCert: cfg.ClientCert, ClientKey: cfg.ClientKey})
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
-	a := &Agent{cfg: cfg, log: cfg.Logger.With("component", "agent"), client: c}
+	return &Agent{cfg: cfg, log: cfg.Logger.With("component", "agent"), client: c, plan: plan}, nil
+}
+
+// prepareTasks secures the data dir and builds the runner: the task users
+// for maxTasks slots and the work root. The returned func removes a
+// default work root.
+func (a *Agent) prepareTasks() (func(), error) {
+	if err := secureDataDir(a.cfg.DataDir); err != nil {
+		return nil, err
+	}
+	slots := a.maxTasks()
+	users, err := a.plan.users(slots)
+	if err != nil {
+		return nil, err
+	}
+	root, cleanup, err := prepareWorkRoot(a.cfg.WorkDir, !a.plan.shared)
+	if err != nil {
+		return nil, err
+	}
+	if data, err := filepath.EvalSymlinks(a.cfg.DataDir); err == nil && isInside(root, data) {
+		cleanup()
+		return nil, fmt.Errorf("%w: the work dir %s is inside the data dir %s, which tasks must not reach", errUnsafeDir, root, data)
+	}
 	a.runner = runner.New(runner.Config{
-		Host:        cfg.Executors,
-		Coordinator: c,
-		WorkRoot:    filepath.Join(cfg.DataDir, "work"),
-		StopGrace:   cfg.StopGrace,
-		Clock:       cfg.Clock,
-		Logger:      cfg.Logger.With("component", "runner"),
+		Host:        a.cfg.Executors,
+		Coordinator: a.client,
+		WorkRoot:    root,
+		Users:       users,
+		StopGrace:   a.cfg.StopGrace,
+		Clock:       a.cfg.Clock,
+		Logger:      a.cfg.Logger.With("component", "runner"),
 	})
-	return a, nil
+	a.log.Info("task isolation", "users", a.plan.describe(slots), "work_dir", root)
+	return cleanup, nil
+}
+
+// isInside reports whether path is dir or below it.
+func isInside(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // WorkerID is the id the agent acts as, once known.
@@ -152,6 +206,11 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	a.devices = devs
 	a.log.Info("devices discovered", "gpus", len(devs), "executors", a.cfg.Executors.Names())
+	cleanup, err := a.prepareTasks()
+	if err != nil {
+		return err
+	}
+	defer cleanup()
 	if err := a.identify(ctx); err != nil {
 		return err
 	}

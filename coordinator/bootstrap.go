@@ -43,7 +43,7 @@ type InitTokens struct {
 // their hashes in dataDir. With rotate it replaces earlier ones: the next
 // coordinator start revokes every client and join token and installs these.
 func Init(dataDir string, rotate bool, now time.Time) (InitTokens, error) {
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+	if err := secureDataDir(dataDir, slog.New(slog.DiscardHandler)); err != nil {
 		return InitTokens{}, fmt.Errorf("init: %w", err)
 	}
 	prev, err := readBootstrap(dataDir)

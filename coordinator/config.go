@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/cluster"
 	"github.com/gpulayer/gpulayer/coordinator/httpapi"
+	"github.com/gpulayer/gpulayer/internal/certs"
 	"github.com/gpulayer/gpulayer/internal/clock"
 )
 
@@ -39,6 +40,23 @@ type Config struct {
 	ClientCert string
 	ClientKey  string
 
+	// RaftTLSCert, RaftTLSKey and RaftCAFile turn on mutual TLS between
+	// coordinators, for Raft and for HTTP calls between them (forwarding,
+	// formation, artifact relay). The certificate must carry the DNS name
+	// server.<ClusterName>.gpulayer and both the serverAuth and clientAuth
+	// usages (`gpulayer tls cert create --server` makes one); a peer is
+	// accepted only if its certificate chains to RaftCAFile and carries
+	// that name.
+	RaftTLSCert string
+	RaftTLSKey  string
+	RaftCAFile  string
+	// ClusterName picks the server identity peers verify (default
+	// "global").
+	ClusterName string
+	// AllowInsecureRaft permits plaintext Raft on a non-loopback address
+	// (labs only; logged as a warning at start).
+	AllowInsecureRaft bool
+
 	// TrustedProxyCIDRs are the direct peers whose X-Real-IP and
 	// X-Forwarded-For are believed (nil: loopback). The other coordinators
 	// must be in it, since they forward requests with the client's address.
@@ -53,6 +71,10 @@ type Config struct {
 	RateLimitExemptCIDRs []string
 	// AuditFlush is how often coalesced refusals reach the audit log.
 	AuditFlush time.Duration
+	// Quotas bound each client's jobs; Streams bound log follow streams
+	// (zero values: the httpapi defaults).
+	Quotas  httpapi.Quotas
+	Streams httpapi.StreamLimits
 
 	// HTTPAdvertise is the URL other coordinators and clients use to reach
 	// this one (default: derived from the bound address).
@@ -90,6 +112,9 @@ type Config struct {
 	Clock  clock.Clock
 }
 
+// ErrInsecureRaft refuses plaintext Raft on a non-loopback address.
+var ErrInsecureRaft = errors.New("refusing plaintext Raft on a non-loopback address: anyone who reaches it can replace the cluster's state; give --raft-tls-cert, --raft-tls-key and --raft-ca, or --allow-insecure-raft")
+
 // ErrInsecureRemote refuses plaintext on a non-loopback address.
 var ErrInsecureRemote = errors.New("refusing plaintext HTTP on a non-loopback address: give --tls-cert/--tls-key, or --allow-insecure-remote")
 
@@ -118,6 +143,9 @@ func (c *Config) validate() error {
 			return ErrInsecureRemote
 		}
 	}
+	if err := c.validateRaftTLS(); err != nil {
+		return err
+	}
 	if c.NodeID == "" {
 		c.NodeID = c.RaftAddr
 	}
@@ -129,6 +157,47 @@ func (c *Config) validate() error {
 	}
 	return nil
 }
+
+// validateRaftTLS checks the Raft TLS files go together and that Raft is
+// plaintext only on loopback (or when explicitly allowed).
+func (c *Config) validateRaftTLS() error {
+	if c.ClusterName == "" {
+		c.ClusterName = certs.DefaultCluster
+	}
+	if err := certs.ValidateCluster(c.ClusterName); err != nil {
+		return fmt.Errorf("coordinator: --cluster-name: %w", err)
+	}
+	set := 0
+	for _, f := range []string{c.RaftTLSCert, c.RaftTLSKey, c.RaftCAFile} {
+		if f != "" {
+			set++
+		}
+	}
+	switch {
+	case set == 3:
+		return nil
+	case set != 0:
+		return errors.New("coordinator: --raft-tls-cert, --raft-tls-key and --raft-ca go together")
+	case c.AllowInsecureRaft:
+		return nil
+	}
+	for _, addr := range []string{c.RaftAddr, c.RaftAdvertise} {
+		if addr == "" {
+			continue
+		}
+		loop, err := isLoopback(addr)
+		if err != nil {
+			return err
+		}
+		if !loop {
+			return fmt.Errorf("coordinator: %s: %w", addr, ErrInsecureRaft)
+		}
+	}
+	return nil
+}
+
+// raftTLS reports whether Raft runs over mutual TLS.
+func (c *Config) raftTLS() bool { return c.RaftTLSCert != "" }
 
 // parseCIDRFlag parses a list of CIDRs given to a flag. Nil stays nil (the
 // default applies); "none" entries are dropped, so ["none"] means an empty

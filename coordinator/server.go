@@ -48,6 +48,9 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	if err := secureDataDir(cfg.DataDir, cfg.Logger); err != nil {
+		return nil, err
+	}
 	var boot bootstrapFile
 	var err error
 	if cfg.BootstrapFile != "" {
@@ -60,14 +63,21 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, store: state.New(), bootstrap: boot, scheme: "http"}
 
-	tlsConf, err := serverTLS(cfg)
+	peer, err := peerTLS(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if peer == nil && cfg.AllowInsecureRaft {
+		cfg.Logger.Warn("RAFT IS PLAINTEXT AND UNAUTHENTICATED (--allow-insecure-raft): anyone who reaches the Raft address can replace this cluster's whole state; use it in isolated labs only", "raft_addr", cfg.RaftAddr, "raft_advertise", cfg.RaftAdvertise)
+	}
+	tlsConf, err := serverTLS(cfg, peer)
 	if err != nil {
 		return nil, err
 	}
 	if tlsConf != nil {
 		s.scheme = "https"
 	}
-	fwd, err := forwardTransport(cfg.CAFile, cfg.ClientCert, cfg.ClientKey)
+	fwd, err := forwardTransport(peer, cfg.CAFile, cfg.ClientCert, cfg.ClientKey)
 	if err != nil {
 		return nil, err
 	}
@@ -102,6 +112,7 @@ func New(cfg Config) (*Server, error) {
 		DataDir:           cfg.DataDir,
 		RaftAdvertise:     cfg.RaftAdvertise,
 		Dial:              cfg.RaftDial,
+		TLS:               peer,
 		FSM:               fsm.New(s.store),
 		Logger:            cfg.Logger,
 		HeartbeatTimeout:  cfg.RaftHeartbeatTimeout,
@@ -161,6 +172,8 @@ func New(cfg Config) (*Server, error) {
 		RateLimits:       limits,
 		AuditFlush:       cfg.AuditFlush,
 		Blobs:            blobs,
+		Quotas:           cfg.Quotas,
+		Streams:          cfg.Streams,
 	})
 	s.forward = fwd
 	s.http = &http.Server{
@@ -169,7 +182,7 @@ func New(cfg Config) (*Server, error) {
 		ReadTimeout:       2 * time.Minute,
 		WriteTimeout:      time.Duration(api.MaxWaitSeconds+30) * time.Second,
 		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
+		MaxHeaderBytes:    httpapi.ServerMaxHeaderBytes, // api.MaxHeaderBytes is enforced in httpapi, with a JSON answer
 		ErrorLog:          nil,
 	}
 	return s, nil

@@ -8,6 +8,9 @@ import (
 	"net/http"
 	"os"
 	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/cluster"
+	"github.com/gpulayer/gpulayer/internal/certs"
 )
 
 // readPool reads a PEM bundle into a certificate pool.
@@ -23,9 +26,51 @@ func readPool(file string) (*x509.CertPool, error) {
 	return pool, nil
 }
 
+// peerTLS loads the mutual TLS between coordinators (nil when Raft is
+// plaintext).
+func peerTLS(cfg Config) (*cluster.PeerTLS, error) {
+	if !cfg.raftTLS() {
+		return nil, nil
+	}
+	cert, err := tls.LoadX509KeyPair(cfg.RaftTLSCert, cfg.RaftTLSKey)
+	if err != nil {
+		return nil, fmt.Errorf("coordinator: load Raft TLS key pair: %w", err)
+	}
+	pool, err := readPool(cfg.RaftCAFile)
+	if err != nil {
+		return nil, err
+	}
+	name := certs.ServerName(cfg.ClusterName)
+	leaf, err := x509.ParseCertificate(cert.Certificate[0])
+	if err != nil {
+		return nil, fmt.Errorf("coordinator: Raft TLS certificate: %w", err)
+	}
+	// Refuse at start what every peer would refuse later, with a clearer
+	// message than a handshake failure.
+	if err := leaf.VerifyHostname(name); err != nil {
+		return nil, fmt.Errorf("coordinator: %s does not carry the cluster's server name %s (make it with `gpulayer tls cert create --server --cluster %s`)", cfg.RaftTLSCert, name, cfg.ClusterName)
+	}
+	inter := x509.NewCertPool()
+	for _, der := range cert.Certificate[1:] {
+		if c, err := x509.ParseCertificate(der); err == nil {
+			inter.AddCert(c)
+		}
+	}
+	// It serves (serverAuth) and dials (clientAuth): both are needed.
+	for _, use := range []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth} {
+		if _, err := leaf.Verify(x509.VerifyOptions{Roots: pool, Intermediates: inter, DNSName: name, KeyUsages: []x509.ExtKeyUsage{use}}); err != nil {
+			return nil, fmt.Errorf("coordinator: %s is not a server certificate of %s with the serverAuth and clientAuth usages: %w", cfg.RaftTLSCert, cfg.RaftCAFile, err)
+		}
+	}
+	return &cluster.PeerTLS{Certificate: cert, Roots: pool, ServerName: name}, nil
+}
+
 // serverTLS is the listener's TLS configuration: TLS 1.2 at least, and,
 // with a client CA, a verified client certificate on every connection.
-func serverTLS(cfg Config) (*tls.Config, error) {
+// With peer TLS, a connection that asks for the cluster's server name
+// (SNI), which is what other coordinators do, is served the peer
+// certificate and must show one too.
+func serverTLS(cfg Config, peer *cluster.PeerTLS) (*tls.Config, error) {
 	if cfg.TLSCert == "" {
 		return nil, nil
 	}
@@ -42,19 +87,34 @@ func serverTLS(cfg Config) (*tls.Config, error) {
 		tc.ClientCAs = pool
 		tc.ClientAuth = tls.RequireAndVerifyClientCert
 	}
+	if peer != nil {
+		peerConf := peer.ServerConfig()
+		tc.GetConfigForClient = func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
+			if hello.ServerName == peer.ServerName {
+				return peerConf, nil
+			}
+			return nil, nil
+		}
+	}
 	return tc, nil
 }
 
 // forwardTransport is the HTTP transport for coordinator-to-coordinator
-// requests (forwarding to the leader, formation, artifact relay). It
-// trusts caFile (default: the system roots) and shows the client
-// certificate when one is configured.
-func forwardTransport(caFile, clientCert, clientKey string) (http.RoundTripper, error) {
+// requests (forwarding to the leader, formation, artifact relay). With
+// peer TLS it verifies that the other end is a coordinator of the cluster
+// (the cluster CA and server name, whatever the URL's host) and shows this
+// coordinator's peer certificate. Without, it trusts caFile (default: the
+// system roots) and shows the client certificate when one is configured.
+func forwardTransport(peer *cluster.PeerTLS, caFile, clientCert, clientKey string) (http.RoundTripper, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	// A dead leader's address does not answer at all: give up on it fast
 	// so the request is answered no_leader and retried elsewhere.
 	tr.DialContext = (&net.Dialer{Timeout: 2 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	tr.MaxIdleConnsPerHost = 256
+	if peer != nil {
+		tr.TLSClientConfig = peer.ClientConfig()
+		return tr, nil
+	}
 	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
 	if caFile != "" {
 		pool, err := readPool(caFile)

@@ -99,6 +99,8 @@ func newAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, op
 		Devices:           src,
 		Executors:         host,
 		Logger:            log,
+		// As root tasks get uids of their own; otherwise accept shared.
+		AllowSharedUserTasks: os.Geteuid() != 0,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -61,7 +61,7 @@ func checkInvariants(t *testing.T, c *client.Client, ids []string, wantState str
 			t.Fatalf("acknowledged job %s: %v", id, err)
 		}
 		if j.State != wantState {
-			t.Fatalf("job %s is %s, want %s", id, j.State, wantState)
+			t.Fatalf("job %s is %s, want %s; tasks: %+v", id, j.State, wantState, j.Tasks)
 		}
 		for _, task := range j.Tasks {
 			live, won := 0, 0

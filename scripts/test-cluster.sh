@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Container cluster test: three coordinators and two agents in Docker
-# (deploy/cluster), driven through a leader kill, a follower partition and
+# (deploy/cluster), with TLS on every link (HTTPS for agents and clients,
+# mutual TLS for Raft and between coordinators, certificates made at start
+# with `gpulayer tls`), driven through a leader kill, a follower partition and
 # a full restart by integration/clusterscenario, which checks that every
 # job succeeded exactly once and that all coordinators hold the same state.
 #
@@ -117,7 +119,23 @@ if [ -z "$admin_token" ] || [ -z "$join_token" ]; then
 	exit 1
 fi
 
-# 4. A subnet no other network uses (Docker picks it for a probe network,
+# 4. Certificates, made with the binary's own tooling: a cluster CA (its
+# key stays in $work/ca, never mounted), one server certificate per
+# coordinator carrying server.global.gpulayer (verified between
+# coordinators, for Raft and forwarding) and its container name (verified
+# by agents and this script over HTTPS), and the CA bundle.
+log "creating the cluster CA and certificates (gpulayer tls)"
+tls_dir="$work/tls"
+mkdir -p "$work/ca" "$tls_dir"
+quiet "$rootfs/gpulayer" tls ca create --dir "$work/ca" --days 2
+for c in c1 c2 c3; do
+	quiet "$rootfs/gpulayer" tls cert create --server --days 1 \
+		--ca "$work/ca/gpulayer-ca.pem" --ca-key "$work/ca/gpulayer-ca-key.pem" \
+		--dir "$tls_dir" --out "$c" --additional-dnsname "$c"
+done
+cp "$work/ca/gpulayer-ca.pem" "$tls_dir/gpulayer-ca.pem"
+
+# 5. A subnet no other network uses (Docker picks it for a probe network,
 # which is removed again), so that coordinators keep fixed addresses.
 if [ -z "${GPULAYER_SUBNET:-}" ]; then
 	probe_net="${project}_probe"
@@ -152,11 +170,11 @@ free_port() {
 ports=()
 for _ in 1 2 3; do ports+=("$(free_port)"); done
 
-export GPULAYER_IMAGE="$image" GPULAYER_BOOTSTRAP_DIR="$work/bootstrap" GPULAYER_JOIN_TOKEN="$join_token"
+export GPULAYER_IMAGE="$image" GPULAYER_BOOTSTRAP_DIR="$work/bootstrap" GPULAYER_JOIN_TOKEN="$join_token" GPULAYER_TLS_DIR="$tls_dir"
 export GPULAYER_SUBNET GPULAYER_IP_PREFIX
 export GPULAYER_C1_PORT=${ports[0]} GPULAYER_C2_PORT=${ports[1]} GPULAYER_C3_PORT=${ports[2]}
 
-# 5. The cluster: coordinators first, then the agents (they retry until a
+# 6. The cluster: coordinators first, then the agents (they retry until a
 # leader answers).
 log "starting project $project (subnet $GPULAYER_SUBNET, coordinators on 127.0.0.1:${ports[0]},${ports[1]},${ports[2]})"
 started=1
@@ -168,11 +186,12 @@ containers="$(name c1),$(name c2),$(name c3)"
 agents="$(name agent1),$(name agent2)"
 network=$(docker inspect -f '{{range $k, $v := .NetworkSettings.Networks}}{{$k}} {{end}}' "$(cid c1)" | awk '{print $1}')
 
-# 6. The scenario. Its last stdout line is the summary. It runs in the
+# 7. The scenario. Its last stdout line is the summary. It runs in the
 # background so that a signal to this script reaches the trap at once.
 log "running the scenario"
 GPULAYER_TOKEN="$admin_token" "$work/clusterscenario" \
-	-coordinators "http://127.0.0.1:${ports[0]},http://127.0.0.1:${ports[1]},http://127.0.0.1:${ports[2]}" \
+	-coordinators "https://127.0.0.1:${ports[0]},https://127.0.0.1:${ports[1]},https://127.0.0.1:${ports[2]}" \
+	-ca-file "$tls_dir/gpulayer-ca.pem" \
 	-node-ids c1,c2,c3 \
 	-containers "$containers" \
 	-agents "$agents" \

@@ -5,6 +5,13 @@
 // (`gpulayer plugin <name>`), others from executables named
 // gpulayer-executor-<name> in the plugin directory.
 //
+// Only plugin-directory files the agent can trust are advertised and run:
+// regular files (no symbolic links), owned by root or the agent's user,
+// not writable by group or others, executable, in a directory that is
+// not writable by group or others either; a plugin pinned to a SHA-256
+// (Config.PluginSHA256, PinsFile) must match it. Plugin processes get a
+// minimal environment (pluginEnv), never the agent's credentials.
+//
 // A plugin that dies fails the calls in flight and any later call on the
 // executor it served with an error matching ErrPluginCrashed; the next Get
 // launches a new process. The agent lives on.
@@ -37,6 +44,11 @@ type Config struct {
 	// PluginDir holds external plugins, executables named
 	// gpulayer-executor-<name>; empty means none.
 	PluginDir string
+	// PluginSHA256 pins plugin-directory executables by executor name to
+	// the hex SHA-256 of their file, on top of PinsFile in PluginDir; a
+	// pinned plugin whose file does not match is neither advertised nor
+	// run.
+	PluginSHA256 map[string]string
 	// StartTimeout bounds a plugin's launch and handshake; zero means
 	// one minute.
 	StartTimeout time.Duration
@@ -49,9 +61,15 @@ type Host struct {
 	exe     string
 	builtin []string
 
+	pins map[string][]byte
+
 	mu     sync.Mutex
 	slots  map[string]*slot
 	closed bool
+
+	trustMu sync.Mutex
+	sums    map[string]cachedSum // by path
+	refused map[string]string    // by name: why it is not advertised
 }
 
 // slot serialises launches of one executor and holds its live instance.
@@ -60,8 +78,9 @@ type slot struct {
 	inst *instance
 }
 
-// New returns a Host. It launches nothing until Get; it fails only if
-// SelfExe is empty and the running binary cannot be located.
+// New returns a Host. It launches nothing until Get; it fails only if a
+// pin is malformed (ErrBadPin) or SelfExe is empty and the running binary
+// cannot be located.
 func New(cfg Config) (*Host, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -78,6 +97,19 @@ func New(cfg Config) (*Host, error) {
 		exe:     cfg.SelfExe,
 		builtin: plugins.Names(),
 		slots:   make(map[string]*slot),
+		pins:    make(map[string][]byte),
+		sums:    make(map[string]cachedSum),
+		refused: make(map[string]string),
+	}
+	for name, sum := range cfg.PluginSHA256 {
+		if !validName.MatchString(name) {
+			return nil, fmt.Errorf("%w: %q is not an executor name", ErrBadPin, name)
+		}
+		raw, err := decodeSum(sum)
+		if err != nil {
+			return nil, fmt.Errorf("%w for %s: %v", ErrBadPin, name, err)
+		}
+		h.pins[name] = raw
 	}
 	if h.exe == "" {
 		exe, err := os.Executable()

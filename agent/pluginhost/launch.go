@@ -2,14 +2,12 @@ package pluginhost
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"log/slog"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -27,64 +25,35 @@ const BinaryPrefix = "gpulayer-executor-"
 // reaching outside the plugin directory.
 var validName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 
-// scanDir lists the executor names found in the plugin directory.
-func (h *Host) scanDir() []string {
-	if h.cfg.PluginDir == "" {
-		return nil
-	}
-	entries, err := os.ReadDir(h.cfg.PluginDir)
-	if err != nil {
-		h.log.Warn("cannot read plugin directory", "dir", h.cfg.PluginDir, "error", err)
-		return nil
-	}
-	var names []string
-	for _, e := range entries {
-		name, ok := strings.CutPrefix(e.Name(), BinaryPrefix)
-		if !ok || !validName.MatchString(name) {
-			continue
-		}
-		if _, err := h.pluginPath(name); err == nil {
-			names = append(names, name)
-		}
-	}
-	return names
-}
-
-// pluginPath returns the plugin directory's executable for name.
-func (h *Host) pluginPath(name string) (string, error) {
-	if h.cfg.PluginDir == "" {
-		return "", fmt.Errorf("%w %q", ErrUnknownExecutor, name)
-	}
-	path := filepath.Join(h.cfg.PluginDir, BinaryPrefix+name)
-	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
-		return "", fmt.Errorf("%w %q", ErrUnknownExecutor, name)
-	}
-	return path, nil
-}
-
-// command returns the command that serves executor name. Built-in
-// executors win over plugin-directory executables of the same name.
-func (h *Host) command(name string) (*exec.Cmd, error) {
+// command returns the command that serves executor name, and for a
+// pinned plugin the SecureConfig that has go-plugin check its hash once
+// more right before it runs it. Built-in executors win over
+// plugin-directory executables of the same name.
+func (h *Host) command(name string) (*exec.Cmd, *plugin.SecureConfig, error) {
 	if !validName.MatchString(name) {
-		return nil, fmt.Errorf("%w %q", ErrUnknownExecutor, name)
+		return nil, nil, fmt.Errorf("%w %q", ErrUnknownExecutor, name)
 	}
 	if slices.Contains(h.builtin, name) {
-		return exec.Command(h.exe, h.cfg.SelfArgs(name)...), nil
+		return exec.Command(h.exe, h.cfg.SelfArgs(name)...), nil, nil
 	}
-	path, err := h.pluginPath(name)
+	v, err := h.vet(name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return exec.Command(path), nil
+	var secure *plugin.SecureConfig
+	if v.pin != nil {
+		secure = &plugin.SecureConfig{Checksum: v.pin, Hash: sha256.New()}
+	}
+	return exec.Command(v.path), secure, nil
 }
 
 // launch starts the plugin process for name and connects to it.
 func (h *Host) launch(ctx context.Context, name string) (*instance, error) {
-	cmd, err := h.command(name)
+	cmd, secure, err := h.command(name)
 	if err != nil {
 		return nil, err
 	}
+	cmd.Env = pluginEnv()
 	timeout := h.cfg.StartTimeout
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < timeout {
 		timeout = max(time.Until(dl), time.Millisecond)
@@ -100,6 +69,8 @@ func (h *Host) launch(ctx context.Context, name string) (*instance, error) {
 		HandshakeConfig:  executor.Handshake,
 		Plugins:          executor.PluginSet(nil),
 		Cmd:              cmd,
+		SkipHostEnv:      true, // cmd.Env is all the plugin gets
+		SecureConfig:     secure,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		Logger:           pluginLog,
 		StartTimeout:     timeout,

@@ -57,7 +57,13 @@ func buildPlugins(t *testing.T) string {
 			return
 		}
 		for bin, name := range map[string]string{"echo": "echo", "crashplugin": "crash"} {
-			if err := os.Rename(filepath.Join(out, bin), filepath.Join(pluginDir, pluginhost.BinaryPrefix+name)); err != nil {
+			dst := filepath.Join(pluginDir, pluginhost.BinaryPrefix+name)
+			if err := os.Rename(filepath.Join(out, bin), dst); err != nil {
+				buildErr = err
+				return
+			}
+			// Whatever the umask: a group-writable plugin is refused.
+			if err := os.Chmod(dst, 0o755); err != nil {
 				buildErr = err
 				return
 			}

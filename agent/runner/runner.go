@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -37,8 +36,13 @@ var _ Coordinator = (*client.Client)(nil)
 type Config struct {
 	Host        Host
 	Coordinator Coordinator
-	// WorkRoot is where per-attempt scratch directories are made.
+	// WorkRoot is where each task's own directory (HOME, the default
+	// working dir) is made; it must exist. With Users switching users,
+	// the task users must be able to search it (mode 0711).
 	WorkRoot string
+	// Users hands out the user each task runs as; nil runs tasks as the
+	// agent's own user (SharedUser).
+	Users Users
 	// StopGrace is how long a stopped task gets between the polite signal
 	// and the kill.
 	StopGrace time.Duration
@@ -70,6 +74,9 @@ func New(cfg Config) *Runner {
 	}
 	if cfg.StopGrace == 0 {
 		cfg.StopGrace = 10 * time.Second
+	}
+	if cfg.Users == nil {
+		cfg.Users = SharedUser{}
 	}
 	return &Runner{cfg: cfg, running: map[string]*run{}}
 }
@@ -140,18 +147,22 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 	if err := r.cfg.Coordinator.Start(ctx, a.ID, a.AttemptID); err != nil {
 		return Outcome{ExitCode: -1, Failed: true, Reason: "start refused: " + err.Error()}
 	}
-	workDir := filepath.Join(r.cfg.WorkRoot, a.AttemptID)
-	if err := os.MkdirAll(workDir, 0o700); err != nil {
-		return r.fail(ctx, a, "work dir: "+err.Error())
+	user, err := r.cfg.Users.Acquire()
+	if err != nil {
+		return r.fail(ctx, a, "task user: "+err.Error())
 	}
-	defer os.RemoveAll(workDir)
+	workDir, err := makeTaskDir(r.cfg.WorkRoot, a.AttemptID, user)
+	defer r.cleanUp(log, user, workDir)
+	if err != nil {
+		return r.fail(ctx, a, "task directory: "+err.Error())
+	}
 
 	task := executor.Task{
 		ID:      a.AttemptID,
 		TaskID:  a.ID,
 		JobID:   a.JobID,
 		Config:  a.Config,
-		Env:     taskEnv(a),
+		Env:     taskEnv(a, workDir, user),
 		Devices: a.Devices,
 		WorkDir: workDir,
 	}
@@ -254,15 +265,22 @@ func (r *Runner) stop(ctx context.Context, ex executor.Executor, id string, log 
 	return true
 }
 
-// taskEnv is the environment every task gets from the agent.
-func taskEnv(a api.Assignment) map[string]string {
-	devs := strings.Join(a.Devices, ",")
-	return map[string]string{
-		"CUDA_VISIBLE_DEVICES":   devs,
-		"NVIDIA_VISIBLE_DEVICES": devs,
-		"GPULAYER_TASK_ID":       a.ID,
-		"GPULAYER_JOB_ID":        a.JobID,
-		"GPULAYER_TASK_INDEX":    fmt.Sprint(a.Index),
-		"GPULAYER_ATTEMPT_ID":    a.AttemptID,
+// cleanUp runs once a task has ended: every process left under an
+// exclusive task uid is killed, the task's directory removed, and only
+// then the user handed back for another task.
+func (r *Runner) cleanUp(log *slog.Logger, u User, dir string) {
+	if u.Switch && u.Exclusive {
+		if err := killLeftovers(u.UID); err != nil {
+			// Keep the uid out of circulation: handing it on would
+			// let the next task share it with what is left.
+			log.Error("task uid not released: its processes could not all be killed", "uid", u.UID, "error", err)
+			return
+		}
 	}
+	if dir != "" {
+		if err := os.RemoveAll(dir); err != nil {
+			log.Warn("removing the task directory", "dir", dir, "error", err)
+		}
+	}
+	r.cfg.Users.Release(u)
 }

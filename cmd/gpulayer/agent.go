@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -34,6 +35,12 @@ type agentFlags struct {
 	externalWorkerKey string
 	maxTasks          int
 	stopGrace         time.Duration
+
+	workDir          string
+	taskUser         string
+	taskUIDBase      uint
+	allowSharedTasks bool
+	pluginPins       pinFlag
 }
 
 func (f *agentFlags) register(fs *flag.FlagSet) {
@@ -58,6 +65,45 @@ func (f *agentFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.capabilities, "capabilities", "*", "capabilities to advertise, comma separated (* takes any task)")
 	fs.IntVar(&f.maxTasks, "max-tasks", 0, "concurrent tasks (default: GPU count, at least 4)")
 	fs.DurationVar(&f.stopGrace, "stop-grace", 10*time.Second, "time between the polite stop and the kill")
+	fs.StringVar(&f.workDir, "work-dir", "", "where task directories are made (default: a fresh directory under $TMPDIR, removed at exit); not inside --data-dir")
+	fs.StringVar(&f.taskUser, "task-user", "", "run every task as this user (name or uid; needs root). Default as root: one uid per task slot from --task-uid-base")
+	fs.UintVar(&f.taskUIDBase, "task-uid-base", agent.DefaultTaskUIDBase, "as root without --task-user: task slot i runs as uid and gid base+i; the range must be unused on this host")
+	fs.BoolVar(&f.allowSharedTasks, "allow-shared-user-tasks", false, "let an agent that is not root run tasks as its own user (they can then read its credential); refused otherwise")
+	fs.Var(&f.pluginPins, "plugin-sha256", "pin a plugin-directory executor to the SHA-256 of its file, name=hex (repeatable; see also plugins.sha256)")
+}
+
+// pinFlag collects --plugin-sha256 name=hex values.
+type pinFlag map[string]string
+
+func (p *pinFlag) String() string { return fmt.Sprint(map[string]string(*p)) }
+
+func (p *pinFlag) Set(s string) error {
+	name, sum, err := pluginhost.ParsePin(s)
+	if err != nil {
+		return err
+	}
+	if *p == nil {
+		*p = pinFlag{}
+	}
+	if prev, ok := (*p)[name]; ok && prev != sum {
+		return fmt.Errorf("%s is pinned twice, to different hashes", name)
+	}
+	(*p)[name] = sum
+	return nil
+}
+
+// scrubAgentEnv removes every GPULAYER_* variable from the agent's own
+// environment once the flags have been read: whatever the agent launches
+// (plugin processes, and through them tasks) can then not inherit a
+// token, even by a path that forgot to build its environment from the
+// allowlist.
+func scrubAgentEnv() {
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "GPULAYER_") {
+			_ = os.Unsetenv(name)
+		}
+	}
 }
 
 func splitList(s string) []string {
@@ -83,7 +129,7 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 	if err != nil {
 		return nil, nil, err
 	}
-	host, err := pluginhost.New(pluginhost.Config{Logger: log.With("component", "pluginhost"), PluginDir: f.pluginDir})
+	host, err := pluginhost.New(pluginhost.Config{Logger: log.With("component", "pluginhost"), PluginDir: f.pluginDir, PluginSHA256: f.pluginPins})
 	if err != nil {
 		src.Close()
 		return nil, nil, err
@@ -99,20 +145,24 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 		ClientKey:    f.clientKey,
 		JoinToken:    f.joinToken,
 
-		InstanceToken:     f.instanceToken,
-		InstanceID:        f.instanceID,
-		Enroll:            f.enroll,
-		ClusterKey:        f.clusterKey,
-		ExternalWorkerKey: f.externalWorkerKey,
-		AdminToken:        f.adminToken,
-		DataDir:           f.dataDir,
-		WorkerID:          f.workerID,
-		Capabilities:      caps,
-		MaxTasks:          f.maxTasks,
-		StopGrace:         f.stopGrace,
-		Devices:           src,
-		Executors:         host,
-		Logger:            log,
+		InstanceToken:        f.instanceToken,
+		InstanceID:           f.instanceID,
+		Enroll:               f.enroll,
+		ClusterKey:           f.clusterKey,
+		ExternalWorkerKey:    f.externalWorkerKey,
+		AdminToken:           f.adminToken,
+		DataDir:              f.dataDir,
+		WorkerID:             f.workerID,
+		Capabilities:         caps,
+		MaxTasks:             f.maxTasks,
+		StopGrace:            f.stopGrace,
+		WorkDir:              f.workDir,
+		TaskUser:             f.taskUser,
+		TaskUIDBase:          uint32(f.taskUIDBase),
+		AllowSharedUserTasks: f.allowSharedTasks,
+		Devices:              src,
+		Executors:            host,
+		Logger:               log,
 	})
 	if err != nil {
 		host.Close()
@@ -136,6 +186,10 @@ func agentRun(ctx context.Context, args []string) error {
 	}
 	if f.instanceToken == "" {
 		f.instanceToken = os.Getenv("GPULAYER_INSTANCE_TOKEN")
+	}
+	scrubAgentEnv()
+	if f.taskUIDBase > math.MaxUint32 {
+		return fmt.Errorf("--task-uid-base %d is not a uid", f.taskUIDBase)
 	}
 	a, closeFn, err := buildAgent(ctx, f, lf.logger())
 	if err != nil {

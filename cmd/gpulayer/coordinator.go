@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator"
 	"github.com/gpulayer/gpulayer/coordinator/httpapi"
+	"github.com/gpulayer/gpulayer/internal/certs"
 )
 
 // nonNilList splits a comma-separated flag; an empty flag is an empty,
@@ -68,6 +69,11 @@ func coordinatorRun(ctx context.Context, args []string) error {
 	fs.StringVar(&cfg.ClientCAFile, "client-ca", "", "require client certificates signed by these CAs (PEM) on every connection (mTLS; needs --tls-cert)")
 	fs.StringVar(&cfg.ClientCert, "client-cert", "", "certificate shown to other coordinators that require one (default with --client-ca: --tls-cert)")
 	fs.StringVar(&cfg.ClientKey, "client-key", "", "key of --client-cert")
+	fs.StringVar(&cfg.RaftTLSCert, "raft-tls-cert", "", "certificate for mutual TLS between coordinators (Raft and forwarding); must carry server.<cluster-name>.gpulayer (`gpulayer tls cert create --server`)")
+	fs.StringVar(&cfg.RaftTLSKey, "raft-tls-key", "", "key of --raft-tls-cert")
+	fs.StringVar(&cfg.RaftCAFile, "raft-ca", "", "CA bundle (PEM) a peer coordinator's certificate must chain to")
+	fs.StringVar(&cfg.ClusterName, "cluster-name", certs.DefaultCluster, "cluster name: peers must show server.<cluster-name>.gpulayer")
+	fs.BoolVar(&cfg.AllowInsecureRaft, "allow-insecure-raft", false, "allow plaintext, unauthenticated Raft on a non-loopback address (isolated labs only)")
 	trusted := fs.String("trusted-proxy-cidrs", "127.0.0.0/8,::1/128", "peers whose X-Real-IP / X-Forwarded-For are believed; include the other coordinators' addresses")
 	fs.BoolVar(&cfg.RequireIPBinding, "require-ip-binding", false, "workers enrolled through the allowlist must always call from inside their cluster's networks")
 	fs.Float64Var(&cfg.RateLimits.SourceRate, "rate-limit-source", httpapi.DefaultSourceRate, "requests per second per source address (IPv6: per /64); negative: no limit")
@@ -77,6 +83,11 @@ func coordinatorRun(ctx context.Context, args []string) error {
 	fs.Float64Var(&cfg.RateLimits.RegisterRate, "rate-limit-register", httpapi.DefaultRegisterRate, "worker registrations and enrollments per second per source address; negative: no limit")
 	fs.IntVar(&cfg.RateLimits.RegisterBurst, "rate-limit-register-burst", httpapi.DefaultRegisterBurst, "burst of registrations per source address")
 	exempt := fs.String("rate-limit-exempt-cidrs", "127.0.0.0/8,::1/128", "source networks never rate limited (\"none\": none)")
+	// Quotas and stream limits (docs/protocol.md, "Quotas").
+	fs.IntVar(&cfg.Quotas.MaxPendingJobs, "max-pending-jobs", httpapi.DefaultMaxPendingJobs, "jobs one client token name may have that have not ended; negative: no quota")
+	fs.IntVar(&cfg.Quotas.MaxJobBytes, "max-job-bytes", httpapi.DefaultMaxJobBytes, "largest job spec, as JSON, one submission may carry; negative: no quota")
+	fs.DurationVar(&cfg.Streams.WriteTimeout, "stream-write-timeout", httpapi.DefaultStreamWriteTimeout, "a following log stream whose client takes longer than this to accept one write is closed")
+	fs.DurationVar(&cfg.Streams.MaxLife, "stream-max-life", httpapi.DefaultStreamMaxLife, "longest a following log stream stays open (clients reconnect)")
 	lf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err

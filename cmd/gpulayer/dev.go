@@ -77,7 +77,15 @@ func devRun(ctx context.Context, args []string) error {
 			probe.Close()
 		}
 	}
-	a, closeAgent, err := buildAgent(ctx, agentFlags{coordinators: srv.URL(), joinToken: toks.JoinToken, dataDir: adir, workerID: "dev-worker", fakeGPUs: fakeGPUs, pluginDir: *pluginDir, capabilities: "*", stopGrace: 5 * time.Second}, log)
+	// As root, dev tasks run as uids of their own, like a real agent's.
+	// As a normal user they run as that user: dev mode is one person's
+	// sandbox on their own machine, so it accepts shared-user tasks
+	// without the flag, and says so.
+	shared := os.Geteuid() != 0
+	if shared {
+		log.Info("dev mode runs tasks as your own user (an agent started with `gpulayer agent run` refuses to unless it is root or given --allow-shared-user-tasks)")
+	}
+	a, closeAgent, err := buildAgent(ctx, agentFlags{coordinators: srv.URL(), joinToken: toks.JoinToken, dataDir: adir, workerID: "dev-worker", fakeGPUs: fakeGPUs, pluginDir: *pluginDir, capabilities: "*", stopGrace: 5 * time.Second, allowSharedTasks: shared}, log)
 	if err != nil {
 		cancel()
 		wg.Wait()

@@ -119,7 +119,7 @@ func printJSONLine(v any) error { return json.NewEncoder(os.Stdout).Encode(v) }
 
 func jobList(ctx context.Context, args []string) error {
 	fs := newClientCmd("job list")
-	limit := fs.Int("limit", 50, "most jobs to show")
+	limit := fs.Int("limit", 50, "most jobs to show, newest first (0: all; pages of GET /v1/jobs are followed)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	c, _, err := fs.connect(args, -1, "")
 	if err != nil {

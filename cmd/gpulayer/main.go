@@ -82,6 +82,14 @@ func commands() map[string]*command {
 				"restore": {summary: "replace the whole state with FILE", run: snapshotRestore},
 			}},
 		}},
+		"tls": {summary: "certificates for mutual TLS between coordinators", sub: map[string]*command{
+			"ca": {summary: "the cluster's certificate authority", sub: map[string]*command{
+				"create": {summary: "write gpulayer-ca.pem and gpulayer-ca-key.pem", run: tlsCACreate},
+			}},
+			"cert": {summary: "server and client certificates", sub: map[string]*command{
+				"create": {summary: "sign a certificate: --server|--client", run: tlsCertCreate},
+			}},
+		}},
 		"plugin": {summary: "serve a built-in executor plugin (run by the agent)", run: pluginServe},
 		"dev":    {summary: "a coordinator and an agent in one process", run: devRun},
 	}

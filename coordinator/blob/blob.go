@@ -44,6 +44,14 @@ func Open(dir string) (*Store, error) {
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		return nil, fmt.Errorf("blob: %w", err)
 	}
+	// Artifacts are private to the coordinator: the store's directories
+	// are 0700 even where they existed with looser modes (its files are
+	// created 0600 by CreateTemp and keep that mode when renamed).
+	for _, d := range []string{dir, tmp} {
+		if err := os.Chmod(d, 0o700); err != nil {
+			return nil, fmt.Errorf("blob: %w", err)
+		}
+	}
 	return &Store{dir: dir}, nil
 }
 

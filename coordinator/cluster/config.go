@@ -15,8 +15,12 @@ type Config struct {
 	RaftAddr string
 	// RaftAdvertise is the address peers dial (default: RaftAddr).
 	RaftAdvertise string
-	// Dial replaces the TCP dialer (tests inject faults here).
+	// Dial replaces the TCP dialer (tests inject faults here); with TLS
+	// the handshake runs over what it returns.
 	Dial DialFunc
+	// TLS, when set, runs Raft over mutual TLS (see PeerTLS). Nil is plain
+	// TCP, for loopback only.
+	TLS *PeerTLS
 	// DataDir holds raft.db (log and stable store) and snapshots/.
 	DataDir string
 	// SnapshotInterval is how often Raft checks whether to snapshot.

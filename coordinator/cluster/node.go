@@ -56,12 +56,12 @@ func Open(cfg Config) (*Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster: open log store: %w", err)
 	}
-	snaps, err := raft.NewFileSnapshotStoreWithLogger(cfg.DataDir, 2, hlog)
+	snaps, err := newPrivateSnapshots(cfg.DataDir, 2, hlog)
 	if err != nil {
 		store.Close()
 		return nil, fmt.Errorf("cluster: snapshot store: %w", err)
 	}
-	stream, err := newStreamLayer(cfg.RaftAddr, cfg.RaftAdvertise, cfg.Dial)
+	stream, err := newStreamLayer(cfg.RaftAddr, cfg.RaftAdvertise, cfg.Dial, cfg.TLS)
 	if err != nil {
 		store.Close()
 		return nil, fmt.Errorf("cluster: raft transport: %w", err)

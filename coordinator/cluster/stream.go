@@ -17,7 +17,7 @@ type DialFunc func(address string, timeout time.Duration) (net.Conn, error)
 // does not answer within it is down, and waiting longer delays failover.
 const dialTimeout = 2 * time.Second
 
-// streamLayer is Raft's transport over TCP with an advertised address that
+// streamLayer is Raft's transport over plain TCP with an advertised address that
 // may differ from the bound one (containers, NAT) and a replaceable dialer.
 type streamLayer struct {
 	net.Listener
@@ -27,7 +27,22 @@ type streamLayer struct {
 
 var _ raft.StreamLayer = (*streamLayer)(nil)
 
-func newStreamLayer(bind, advertise string, dial DialFunc) (*streamLayer, error) {
+// newStreamLayer binds Raft's listener: over mutual TLS when peer is set,
+// plain TCP otherwise.
+func newStreamLayer(bind, advertise string, dial DialFunc, peer *PeerTLS) (raft.StreamLayer, error) {
+	plain, err := newPlainStreamLayer(bind, advertise, dial)
+	if err != nil || peer == nil {
+		return plain, err
+	}
+	secure, err := newTLSStreamLayer(plain, peer)
+	if err != nil {
+		plain.Close()
+		return nil, err
+	}
+	return secure, nil
+}
+
+func newPlainStreamLayer(bind, advertise string, dial DialFunc) (*streamLayer, error) {
 	ln, err := net.Listen("tcp", bind)
 	if err != nil {
 		return nil, err

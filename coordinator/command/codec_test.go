@@ -14,7 +14,7 @@ func TestRoundTrip(t *testing.T) {
 	cases := []Command{
 		ImportBootstrap{Generation: 2, Credentials: []CredentialRecord{{ID: "a", Kind: "client", Hash: "h", CreatedAt: now}}, Now: now},
 		RegisterWorker{WorkerID: "w1", Capabilities: []string{"*"}, Executors: []string{"exec"}, Devices: []api.Device{{UUID: "GPU-1", Healthy: true}}, Now: now},
-		SubmitJob{JobID: "j", TaskIDs: []string{"t"}, Spec: api.JobSpec{Executor: "exec", Count: 1}, CreatedBy: "admin", Now: now},
+		SubmitJob{JobID: "j", TaskIDs: []string{"t"}, Spec: api.JobSpec{Executor: "exec", Count: 1}, CreatedBy: "admin", Now: now, MaxPendingJobs: 5},
 		AssignTask{TaskID: "t", WorkerID: "w1", AttemptID: "a1", Devices: []string{"GPU-1"}, LeaseSeconds: 30, Now: now},
 		FinishTask{TaskID: "t", WorkerID: "w1", AttemptID: "a1", SubmissionID: "s", ExitCode: 3, Now: now},
 		LoseAttempt{TaskID: "t", AttemptID: "a1", Reason: "lease", Now: now},

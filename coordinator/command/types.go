@@ -121,13 +121,16 @@ type SetWorkerStatus struct {
 	Now      time.Time `json:"now"`
 }
 
-// SubmitJob creates a job and its tasks.
+// SubmitJob creates a job and its tasks. MaxPendingJobs, when positive,
+// is the quota of CreatedBy's jobs that have not ended, checked inside
+// Apply (0: none, as in entries written before quotas).
 type SubmitJob struct {
-	JobID     string      `json:"job_id"`
-	TaskIDs   []string    `json:"task_ids"`
-	Spec      api.JobSpec `json:"spec"`
-	CreatedBy string      `json:"created_by"`
-	Now       time.Time   `json:"now"`
+	JobID          string      `json:"job_id"`
+	TaskIDs        []string    `json:"task_ids"`
+	Spec           api.JobSpec `json:"spec"`
+	CreatedBy      string      `json:"created_by"`
+	Now            time.Time   `json:"now"`
+	MaxPendingJobs int         `json:"max_pending_jobs,omitempty"`
 }
 
 // AssignTask hands a pending task to a worker under a new attempt.

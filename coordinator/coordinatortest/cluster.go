@@ -60,7 +60,7 @@ func StartCluster(t testing.TB, n int, opts Options) *Cluster {
 	root := t.TempDir()
 	for i := range n {
 		node := &Node{Index: i, ID: nodeID(i), DataDir: filepath.Join(root, nodeID(i)), RaftAddr: FreeAddr(t), HTTPAddr: FreeAddr(t), expect: n}
-		node.URL = "http://" + node.HTTPAddr
+		node.URL = opts.TLS.scheme() + node.HTTPAddr
 		c.Nodes = append(c.Nodes, node)
 	}
 	toks, err := coordinator.Init(c.Nodes[0].DataDir, false, time.Now())
@@ -132,6 +132,7 @@ func (c *Cluster) start(n *Node) {
 		LeaseTick:       50 * time.Millisecond,
 		RaftDial:        c.dialer(n.Index),
 	}
+	c.opts.TLS.apply(&cfg)
 	if c.opts.Tweak != nil {
 		c.opts.Tweak(&cfg)
 	}
@@ -182,7 +183,7 @@ func (c *Cluster) AddNode() *Node {
 	c.t.Helper()
 	i := len(c.Nodes)
 	n := &Node{Index: i, ID: nodeID(i), DataDir: filepath.Join(c.t.TempDir(), nodeID(i)), RaftAddr: FreeAddr(c.t), HTTPAddr: FreeAddr(c.t)}
-	n.URL = "http://" + n.HTTPAddr
+	n.URL = c.opts.TLS.scheme() + n.HTTPAddr
 	boot, err := os.ReadFile(filepath.Join(c.Nodes[0].DataDir, coordinator.BootstrapFile))
 	if err != nil {
 		c.t.Fatal(err)
@@ -267,7 +268,7 @@ func (c *Cluster) URLs() []string {
 
 // Client returns a client that knows every node.
 func (c *Cluster) Client(token string) *client.Client {
-	cl, err := client.New(client.Config{Addrs: c.URLs(), Token: token, MaxRetryWait: 20 * time.Second})
+	cl, err := client.New(client.Config{Addrs: c.URLs(), Token: token, CAFile: c.opts.TLS.caFile(), MaxRetryWait: 20 * time.Second})
 	if err != nil {
 		c.t.Fatal(err)
 	}

@@ -34,7 +34,10 @@ type Harness struct {
 // Options tweak the coordinator a harness starts.
 type Options struct {
 	Logger *slog.Logger
-	Tweak  func(*coordinator.Config)
+	// TLS, when set, runs every link over TLS with these certificates
+	// (Tweak still runs after, and may change any of it).
+	TLS   *TLS
+	Tweak func(*coordinator.Config)
 }
 
 // FreeAddr returns a loopback address with a free port. Ports come from
@@ -97,6 +100,7 @@ func (h *Harness) run(t testing.TB) {
 		LeaseGrace: time.Second,
 		LeaseTick:  50 * time.Millisecond,
 	}
+	h.opts.TLS.apply(&cfg)
 	if h.opts.Tweak != nil {
 		h.opts.Tweak(&cfg)
 	}
@@ -124,7 +128,7 @@ func (h *Harness) run(t testing.TB) {
 // Client returns a client for the harness with token.
 func (h *Harness) Client(t testing.TB, token string) *client.Client {
 	t.Helper()
-	c, err := client.New(client.Config{Addrs: []string{h.URL}, Token: token, MaxRetryWait: 5 * time.Second})
+	c, err := client.New(client.Config{Addrs: []string{h.URL}, Token: token, CAFile: h.opts.TLS.caFile(), MaxRetryWait: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,23 +2,35 @@ package httpapi
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/internal/clock"
+	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // Refused authentications (and enrollments refused before they reach the
 // state machine) are audited, but a refusal must not cost a Raft write,
 // or anyone could turn garbage requests into replicated writes. The sink
-// coalesces them: refusals with the same kind, source, route, code and
-// credential within one flush interval become one event with a count, and
-// at most maxDistinctRefusals distinct ones are kept per interval; the
-// rest are folded into one overflow event. Each flush is one AppendAudit
-// command, so refusals cost at most one Raft entry per interval, whatever
-// the load.
+// coalesces them: refusals with the same kind, source, route and code
+// within one flush interval become one event with a count, and at most
+// maxDistinctRefusals distinct ones are kept per interval; the rest are
+// folded into one overflow event. Each flush is one AppendAudit command,
+// so refusals cost at most one Raft entry per interval, whatever the load.
+//
+// What the caller chose freely (the credential id of a token that did not
+// authenticate, the external worker key of a refused enrollment) is not
+// part of the key: random ids from one source collapse into one summary
+// per interval, which names the first few ids and counts them. A
+// credential that did authenticate (and was then refused, say for its
+// role) keeps its own event, since its id is genuine. The state machine
+// keeps these events in a ring of their own (state.MaxRefusalEvents), so
+// however many there are they evict no other audit event.
 
 // DefaultAuditFlush is how often coalesced refusals are written.
 const DefaultAuditFlush = time.Second
@@ -26,8 +38,74 @@ const DefaultAuditFlush = time.Second
 // maxDistinctRefusals bounds the distinct refusals kept per interval.
 const maxDistinctRefusals = 256
 
+// maxNamedIDs bounds the caller-chosen ids a summary names.
+const maxNamedIDs = 4
+
 type refusalKey struct {
 	kind, source, route, code, credID, credKind, workerID, subject string
+}
+
+// pendingRefusal is one coalesced event and the caller-chosen ids folded
+// into it.
+type pendingRefusal struct {
+	ev       command.AuditEvent
+	ids      []string
+	distinct int
+}
+
+// unauthenticated reports whether the refusal's identifying fields were
+// chosen by the caller rather than proven.
+func unauthenticated(ev *command.AuditEvent) bool {
+	return ev.Kind == "enrollment.refused" || ev.Code == string(api.CodeUnauthenticated)
+}
+
+// keyOf is the coalescing key; for an unauthenticated refusal it leaves
+// out what the caller chose.
+func keyOf(ev *command.AuditEvent) (refusalKey, string) {
+	k := refusalKey{ev.Kind, ev.Source, ev.Route, ev.Code, ev.CredentialID, ev.CredentialKind, ev.WorkerID, ev.Subject}
+	if !unauthenticated(ev) {
+		return k, ""
+	}
+	id := ev.CredentialID
+	if ev.Kind == "enrollment.refused" {
+		id = ev.Subject
+	}
+	k.credID, k.workerID, k.subject = "", "", ""
+	return k, id
+}
+
+// fold adds one more caller-chosen id to a summary.
+func (p *pendingRefusal) fold(id string) {
+	if id == "" || slices.Contains(p.ids, id) {
+		return
+	}
+	p.distinct++
+	if len(p.ids) < maxNamedIDs {
+		p.ids = append(p.ids, id)
+	}
+}
+
+// event is the summary as written: with several ids, none stands in the
+// id fields and the detail names the first few.
+func (p *pendingRefusal) event() command.AuditEvent {
+	ev := p.ev
+	if p.distinct <= 1 {
+		return ev
+	}
+	ev.CredentialID, ev.WorkerID, ev.Actor = "", "", ""
+	if ev.Kind == "enrollment.refused" {
+		ev.Subject = ""
+	}
+	more := ""
+	if p.distinct > len(p.ids) {
+		more = ", ..."
+	}
+	names := fmt.Sprintf("%d distinct ids presented: %s%s", p.distinct, strings.Join(p.ids, ", "), more)
+	if ev.Detail != "" {
+		names = ev.Detail + "; " + names
+	}
+	ev.Detail = names
+	return ev
 }
 
 type auditSink struct {
@@ -37,7 +115,7 @@ type auditSink struct {
 	every   time.Duration
 
 	mu       sync.Mutex
-	pending  map[refusalKey]*command.AuditEvent
+	pending  map[refusalKey]*pendingRefusal
 	order    []refusalKey
 	overflow int
 	firstOut time.Time
@@ -47,16 +125,17 @@ func newAuditSink(p Proposer, clk clock.Clock, log *slog.Logger, every time.Dura
 	if every <= 0 {
 		every = DefaultAuditFlush
 	}
-	return &auditSink{propose: p, clock: clk, log: log, every: every, pending: map[refusalKey]*command.AuditEvent{}}
+	return &auditSink{propose: p, clock: clk, log: log, every: every, pending: map[refusalKey]*pendingRefusal{}}
 }
 
 // add counts one refusal.
 func (a *auditSink) add(ev command.AuditEvent) {
-	k := refusalKey{ev.Kind, ev.Source, ev.Route, ev.Code, ev.CredentialID, ev.CredentialKind, ev.WorkerID, ev.Subject}
+	k, id := keyOf(&ev)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if p, ok := a.pending[k]; ok {
-		p.Count++
+		p.ev.Count++
+		p.fold(id)
 		return
 	}
 	if len(a.pending) >= maxDistinctRefusals {
@@ -67,7 +146,9 @@ func (a *auditSink) add(ev command.AuditEvent) {
 		return
 	}
 	ev.Count = 1
-	a.pending[k] = &ev
+	p := &pendingRefusal{ev: ev}
+	p.fold(id)
+	a.pending[k] = p
 	a.order = append(a.order, k)
 }
 
@@ -77,12 +158,12 @@ func (a *auditSink) take() []command.AuditEvent {
 	defer a.mu.Unlock()
 	out := make([]command.AuditEvent, 0, len(a.order)+1)
 	for _, k := range a.order {
-		out = append(out, *a.pending[k])
+		out = append(out, a.pending[k].event())
 	}
 	if a.overflow > 0 {
 		out = append(out, command.AuditEvent{Time: a.firstOut, Kind: "auth.refused", Detail: "refusals beyond the distinct sources, routes and credentials kept per interval", Count: a.overflow})
 	}
-	a.pending = map[refusalKey]*command.AuditEvent{}
+	a.pending = map[refusalKey]*pendingRefusal{}
 	a.order = nil
 	a.overflow = 0
 	return out

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -30,8 +31,10 @@ func readBody(r *http.Request) ([]byte, error) {
 	return b, nil
 }
 
-// decodeStrict parses one JSON object into v, refusing unknown fields and
-// trailing data. An empty body is accepted as {} when allowEmpty is set.
+// decodeStrict parses one JSON object into v, refusing unknown fields,
+// trailing data, duplicate keys, keys that match a field only when case is
+// ignored, invalid UTF-8 and lone surrogates (strictjson.go). An empty
+// body is accepted as {} when allowEmpty is set.
 func decodeStrict(b []byte, v any, allowEmpty bool) error {
 	if len(bytes.TrimSpace(b)) == 0 {
 		if allowEmpty {
@@ -46,6 +49,9 @@ func decodeStrict(b []byte, v any, allowEmpty bool) error {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return invalidf("invalid JSON body: trailing data after the object")
+	}
+	if err := checkStrictJSON(b, reflect.TypeOf(v)); err != nil {
+		return invalidf("invalid JSON body: %v", err)
 	}
 	return nil
 }

@@ -119,7 +119,7 @@ func (s *Server) proxyTo(leader string) (*httputil.ReverseProxy, error) {
 	p.FlushInterval = -1 // log streams and long polls pass through as they come
 	p.ErrorLog = nil
 	p.ErrorHandler = func(w http.ResponseWriter, r *http.Request, err error) {
-		s.log.Warn("forwarding to the leader failed", "leader", leader, "path", r.URL.Path, "error", err)
+		s.log.Warn("forwarding to the leader failed", "leader", leader, "path", redactCredentials(r.URL.Path), "error", redactCredentials(err.Error()))
 		s.writeError(w, r, newError(api.CodeNoLeader, "the leader could not be reached; retry"))
 	}
 	if s.proxies.by == nil {

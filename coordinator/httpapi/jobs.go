@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -21,18 +22,22 @@ func (s *Server) submitJob(w http.ResponseWriter, r *http.Request, p auth.Princi
 	if err := validateJobSpec(&spec); err != nil {
 		return err
 	}
+	if err := s.quotas.checkJobSize(&spec); err != nil {
+		return err
+	}
 	count := max(spec.Count, 1)
 	jobID := "j" + auth.NewID(8)
 	ids := make([]string, count)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("%s-%d", jobID, i)
 	}
-	res, err := s.propose(r.Context(), command.SubmitJob{JobID: jobID, TaskIDs: ids, Spec: spec, CreatedBy: p.Name, Now: s.now()})
+	res, err := s.propose(r.Context(), command.SubmitJob{JobID: jobID, TaskIDs: ids, Spec: spec, CreatedBy: p.Name, Now: s.now(),
+		MaxPendingJobs: s.quotas.pendingLimit()})
 	if err != nil {
 		return err
 	}
 	if res.Err != nil {
-		return res.Err
+		return quotaRefusal(res.Err)
 	}
 	out := res.Value.(state.SubmitOutcome)
 	status := http.StatusCreated
@@ -43,16 +48,28 @@ func (s *Server) submitJob(w http.ResponseWriter, r *http.Request, p auth.Princi
 	return nil
 }
 
+// maxJobsPageBytes bounds one page of GET /v1/jobs as JSON: a page holds
+// limit jobs or fewer, stopping once this much is listed (at least one).
+const maxJobsPageBytes = 8 << 20
+
+// listJobs answers GET /v1/jobs?limit=&after= with one page of jobs,
+// newest first, and the cursor of the next page (see jobcursor.go).
 func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
-	limit := 0
-	if v := r.URL.Query().Get("limit"); v != "" {
+	q := r.URL.Query()
+	limit := api.DefaultJobsPage
+	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return invalidf("limit must be a non-negative integer")
+		if err != nil || n < 1 || n > api.MaxJobsPage {
+			return invalidf("limit must be an integer from 1 to %d", api.MaxJobsPage)
 		}
 		limit = n
 	}
-	writeJSON(w, http.StatusOK, api.JobList{Jobs: s.store.Jobs(limit)})
+	before, err := parseJobCursor(q.Get("after"))
+	if err != nil {
+		return err
+	}
+	jobs, next := s.store.JobsPage(before, limit, maxJobsPageBytes)
+	writeJSON(w, http.StatusOK, api.JobList{Jobs: jobs, Next: jobCursor(next)})
 	return nil
 }
 
@@ -90,7 +107,9 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request, p auth.Princi
 }
 
 // jobLogs answers newline-delimited JSON log entries; with follow=1 it keeps
-// the response open until the job ends.
+// the response open until the job ends, within the stream limits: each
+// write must finish within WriteTimeout (a client that stops reading is
+// dropped) and the stream ends after MaxLife (the client reconnects).
 func (s *Server) jobLogs(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	id := r.PathValue("id")
 	follow := r.URL.Query().Get("follow")
@@ -101,19 +120,39 @@ func (s *Server) jobLogs(w http.ResponseWriter, r *http.Request, _ auth.Principa
 	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	rc := http.NewResponseController(w)
+	ctx := r.Context()
 	if following {
-		_ = rc.SetWriteDeadline(time.Time{})
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.streams.MaxLife)
+		defer cancel()
+	}
+	// Deadlines are wall-clock: the socket knows no other time.
+	arm := func() {
+		if following {
+			_ = rc.SetWriteDeadline(time.Now().Add(s.streams.WriteTimeout))
+		}
+	}
+	arm()
+	if following {
+		w.Header().Set("Trailer", api.HeaderStreamEnd)
 	}
 	w.WriteHeader(http.StatusOK)
 	enc := json.NewEncoder(w)
 	for {
 		for i := range entries {
+			arm()
 			if err := enc.Encode(&entries[i]); err != nil {
 				return nil
 			}
 		}
-		_ = rc.Flush()
+		arm()
+		if err := rc.Flush(); err != nil {
+			return nil
+		}
 		if !following || done {
+			if following {
+				w.Header().Set(api.HeaderStreamEnd, api.StreamEndJobEnded)
+			}
 			return nil
 		}
 		changed := s.store.Changed()
@@ -126,7 +165,10 @@ func (s *Server) jobLogs(w http.ResponseWriter, r *http.Request, _ auth.Principa
 		}
 		select {
 		case <-changed:
-		case <-r.Context().Done():
+		case <-ctx.Done():
+			if r.Context().Err() == nil {
+				w.Header().Set(api.HeaderStreamEnd, api.StreamEndMaxLife)
+			}
 			return nil
 		}
 		entries, cursor, done, err = s.store.Logs(id, cursor)

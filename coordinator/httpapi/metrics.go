@@ -69,5 +69,8 @@ func (s *Server) metricsHandler(w http.ResponseWriter, r *http.Request, _ auth.P
 	fmt.Fprintln(w, "# HELP gpulayer_is_leader 1 if this coordinator leads the Raft cluster.")
 	fmt.Fprintln(w, "# TYPE gpulayer_is_leader gauge")
 	fmt.Fprintf(w, "gpulayer_is_leader %d\n", isLeader)
+	fmt.Fprintln(w, "# HELP gpulayer_long_polls_open Acquire long polls and log follow streams open on this coordinator.")
+	fmt.Fprintln(w, "# TYPE gpulayer_long_polls_open gauge")
+	fmt.Fprintf(w, "gpulayer_long_polls_open %d\n", s.polls.total())
 	return nil
 }

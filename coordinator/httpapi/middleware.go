@@ -42,10 +42,12 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // serve is the outer middleware, in this order: request id and source
-// address, panic recovery, protocol header, the per-source rate limits,
+// address, panic recovery, the request line and header size limit,
+// protocol header, the per-source rate limits,
 // the body cap, then forwarding to the leader or the route itself (which
 // authenticates, applies the per-credential limit and calls the handler).
-// The request log line never includes headers, query strings or bodies.
+// The request log line never includes headers, query strings or bodies,
+// and anything shaped like a credential in the path is redacted.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := auth.NewID(8)
@@ -59,14 +61,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			if p == http.ErrAbortHandler {
 				panic(p)
 			}
-			s.log.Error("handler panic", "request_id", id, "path", r.URL.Path, "panic", p)
+			s.log.Error("handler panic", "request_id", id, "path", redactCredentials(r.URL.Path), "panic", p)
 			if sw.status == 0 {
 				s.writeError(sw, r, newError(api.CodeInternal, "internal error"))
 			}
 		}
 		s.metrics.observe(sw.status)
-		s.log.Debug("request", "request_id", id, "method", r.Method, "path", r.URL.Path, "source", sourceString(r), "status", sw.status, "duration_ms", time.Since(start).Milliseconds())
+		s.log.Debug("request", "request_id", id, "method", r.Method, "path", redactCredentials(r.URL.Path), "source", sourceString(r), "status", sw.status, "duration_ms", time.Since(start).Milliseconds())
 	}()
+	if s.refuseLongHeader(sw, r) {
+		return
+	}
 	if strings.HasPrefix(r.URL.Path, "/v1/") && !strings.HasPrefix(r.URL.Path, "/v1/status/") {
 		if r.Header.Get(api.ProtocolHeader) != api.ProtocolVersion {
 			s.writeError(sw, r, newError(api.CodeProtocolMismatch, "header %s must be %q", api.ProtocolHeader, api.ProtocolVersion))

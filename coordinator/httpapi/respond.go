@@ -30,9 +30,9 @@ func writeRaw(w http.ResponseWriter, status int, b []byte) {
 // not described to the caller; they are logged with the request id.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	code := codeFor(err)
-	msg := err.Error()
+	msg := redactCredentials(capMessage(err.Error()))
 	if code == api.CodeInternal {
-		s.log.Error("internal error", "request_id", requestID(r), "path", r.URL.Path, "error", err)
+		s.log.Error("internal error", "request_id", requestID(r), "path", redactCredentials(r.URL.Path), "error", redactCredentials(err.Error()))
 		msg = "internal error; see the coordinator log for request " + requestID(r)
 	}
 	body := &api.Error{Code: code, Message: msg, RequestID: requestID(r)}

@@ -132,8 +132,13 @@ func (s *Server) wrap(rt Route) http.Handler {
 			p, err = s.authenticate(r)
 			if err == nil {
 				err = authorize(p, rt.Access)
-			} else if errors.Is(err, state.ErrWorkerPending) && rt.Access.Kind != auth.KindWorker {
-				err = authorize(p, rt.Access)
+			} else if errors.Is(err, state.ErrWorkerPending) {
+				// A pending worker is told it is pending on every route a
+				// worker may call (artifact reads too); elsewhere it is
+				// refused as any worker is.
+				if aerr := authorize(p, rt.Access); aerr != nil {
+					err = aerr
+				}
 			}
 			if err != nil {
 				s.refused(r, routeName, p, err)
@@ -144,6 +149,14 @@ func (s *Server) wrap(rt Route) http.Handler {
 				s.writeError(w, r, err)
 				return
 			}
+		}
+		if rt.Pattern == "/v1/jobs/{id}/logs" && isFollowStream(r) {
+			release, err := s.polls.enter(p.CredentialID)
+			if err != nil {
+				s.writeError(w, r, err)
+				return
+			}
+			defer release()
 		}
 		if err := rt.handle(w, r, p); err != nil {
 			s.writeError(w, r, err)

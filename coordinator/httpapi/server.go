@@ -79,6 +79,10 @@ type Config struct {
 	AuditFlush time.Duration
 	// Blobs holds this node's artifact bytes (nil: artifacts refused).
 	Blobs *blob.Store
+	// Quotas bound each client's jobs; Streams bound log follow streams
+	// (zero values: defaults).
+	Quotas  Quotas
+	Streams StreamLimits
 }
 
 // Server is the HTTP handler of the protocol.
@@ -105,6 +109,9 @@ type Server struct {
 	limits           *limiters
 	audit            *auditSink
 	blobs            *blob.Store
+	polls            *longPolls
+	quotas           Quotas
+	streams          StreamLimits
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -146,6 +153,9 @@ func New(cfg Config) *Server {
 	s.limits = newLimiters(cfg.RateLimits)
 	s.audit = newAuditSink(cfg.Propose, cfg.Clock, s.log, cfg.AuditFlush)
 	s.blobs = cfg.Blobs
+	s.quotas = cfg.Quotas.withDefaults()
+	s.streams = cfg.Streams.withDefaults()
+	s.polls = newLongPolls(api.MaxLongPollsPerCredential)
 	s.routes = s.routeTable()
 	for _, rt := range s.routes {
 		s.mux.Handle(rt.Method+" "+rt.Pattern, s.wrap(rt))

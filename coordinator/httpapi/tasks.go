@@ -14,15 +14,18 @@ import (
 // The task routes only authenticate, validate shape, and forward the
 // authenticated worker id: whether the worker holds the task under that
 // attempt is decided inside the state machine, atomically with the write.
+// Log posts alone are also checked against the local replica first, and a
+// refusal that is certain is answered without proposing (see
+// state.Store.CheckClaim).
 
-const maxLogChunk = 1 << 20
+const maxLogChunk = api.MaxLogChunkBytes
 
 func requireAttempt(id string) error {
 	if id == "" {
 		return invalidf("attempt_id is required")
 	}
-	if len(id) > 128 {
-		return invalidf("attempt_id is too long")
+	if len(id) > api.MaxKeyBytes {
+		return invalidf("attempt_id: %d bytes, at most %d", len(id), api.MaxKeyBytes)
 	}
 	return nil
 }
@@ -73,6 +76,12 @@ func (s *Server) taskLogs(w http.ResponseWriter, r *http.Request, p auth.Princip
 	case len(req.Data) > maxLogChunk:
 		return invalidf("data is over %d bytes; split it", maxLogChunk)
 	}
+	// A chunk the state machine would certainly refuse (unknown task,
+	// held by another worker, ended attempt) is answered here, so that a
+	// flood of refused posts writes nothing to the Raft log.
+	if err := s.store.CheckClaim(r.PathValue("id"), p.WorkerID, req.AttemptID); err != nil {
+		return err
+	}
 	res, err := s.propose(r.Context(), command.AppendLogs{TaskID: r.PathValue("id"), WorkerID: p.WorkerID, AttemptID: req.AttemptID, Stream: req.Stream, Seq: req.Seq, Data: req.Data, Now: s.now()})
 	if err != nil {
 		return err
@@ -89,12 +98,18 @@ func (s *Server) finishTask(w http.ResponseWriter, r *http.Request, p auth.Princ
 	if err := requireAttempt(req.AttemptID); err != nil {
 		return err
 	}
-	if len(req.SubmissionID) > 128 {
-		return invalidf("submission_id is too long")
+	if err := checkLen("submission_id", req.SubmissionID, api.MaxKeyBytes); err != nil {
+		return err
+	}
+	if err := checkLen("output", req.Output, api.MaxOutputBytes); err != nil {
+		return err
+	}
+	if err := checkCount("artifacts", len(req.Artifacts), api.MaxDigests); err != nil {
+		return err
 	}
 	for _, a := range req.Artifacts {
 		if !isDigest(a) {
-			return invalidf("artifacts: %q is not a sha256 digest", a)
+			return invalidf("artifacts: %s is not a sha256 digest", shortQuote(a))
 		}
 	}
 	canon, err := canonicalJSON(raw)
@@ -127,8 +142,8 @@ func (s *Server) failTask(w http.ResponseWriter, r *http.Request, p auth.Princip
 	if err := requireAttempt(req.AttemptID); err != nil {
 		return err
 	}
-	if len(req.Reason) > 4096 {
-		return invalidf("reason is longer than 4096 bytes")
+	if err := checkLen("reason", req.Reason, api.MaxReasonBytes); err != nil {
+		return err
 	}
 	res, err := s.propose(r.Context(), command.FailTask{TaskID: r.PathValue("id"), WorkerID: p.WorkerID, AttemptID: req.AttemptID, Reason: req.Reason, Now: s.now()})
 	if err != nil {

@@ -22,9 +22,7 @@ import (
 const (
 	maxExpiresIn   = 10 * 365 * 24 * 3600
 	maxTokenUses   = 1_000_000
-	maxTokenGroups = 64
-	maxLabelKey    = 128
-	maxLabelValue  = 1024
+	maxTokenGroups = api.MaxTokenGroups
 	// defaultInstanceTTL bounds an instance token that was given no expiry:
 	// it is meant to be used once, at the instance's first boot.
 	defaultInstanceTTL = 24 * 3600
@@ -48,18 +46,6 @@ func validateTokenName(name string) error {
 		return newError(api.CodeReservedIdentifier, "token name %q is reserved", name)
 	case !tokenNamePattern.MatchString(name):
 		return invalidf("name %q must match %s", name, tokenNamePattern.String())
-	}
-	return nil
-}
-
-func validateLabels(labels map[string]string) error {
-	if len(labels) > maxLabels {
-		return invalidf("labels: at most %d", maxLabels)
-	}
-	for k, v := range labels {
-		if k == "" || len(k) > maxLabelKey || len(v) > maxLabelValue {
-			return invalidf("labels: keys are 1-%d bytes, values at most %d", maxLabelKey, maxLabelValue)
-		}
 	}
 	return nil
 }
@@ -138,7 +124,7 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p auth.Prin
 				return err
 			}
 		}
-		if err := validateLabels(req.Labels); err != nil {
+		if err := validateLabelMap(req.Labels); err != nil {
 			return err
 		}
 		groups := slices.Clone(req.Groups)

@@ -11,13 +11,15 @@ import (
 var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
 // validateID checks a worker or group id against the grammar and the
-// reserved names.
+// reserved names. "self" is reserved because /v1/workers/self is the
+// worker's own route: a worker named self would shadow the admin read of
+// it.
 func validateID(field, id string) error {
 	switch {
-	case id == "admin" || id == "system" || id == "internal" || strings.HasPrefix(id, "_"):
+	case id == "admin" || id == "system" || id == "internal" || id == "self" || strings.HasPrefix(id, "_"):
 		return newError(api.CodeReservedIdentifier, "%s %q is reserved", field, id)
 	case !idPattern.MatchString(id):
-		return invalidf("%s %q must match %s", field, id, idPattern.String())
+		return invalidf("%s %s must match %s", field, shortQuote(id), idPattern.String())
 	}
 	return nil
 }
@@ -31,7 +33,7 @@ const (
 	maxAttempts     = 100
 	maxLeaseSeconds = 3600
 	maxTimeout      = 7 * 24 * 3600
-	maxNameLen      = 256
+	maxNameLen      = api.MaxJobNameBytes
 	maxPriority     = 1000
 )
 
@@ -40,7 +42,7 @@ func validateJobSpec(s *api.JobSpec) error {
 	case s.Executor == "":
 		return invalidf("executor is required")
 	case !executorPattern.MatchString(s.Executor):
-		return invalidf("executor %q must match %s", s.Executor, executorPattern.String())
+		return invalidf("executor %s must match %s", shortQuote(s.Executor), executorPattern.String())
 	case len(s.Name) > maxNameLen:
 		return invalidf("name is longer than %d bytes", maxNameLen)
 	case s.Count < 0 || s.Count > maxCount:
@@ -55,8 +57,9 @@ func validateJobSpec(s *api.JobSpec) error {
 		return invalidf("timeout_seconds must be between 0 and %d", maxTimeout)
 	case s.MaxPerWorker < 0:
 		return invalidf("max_per_worker must not be negative")
-	case len(s.Capability) > 64:
-		return invalidf("capability is longer than 64 bytes")
+	}
+	if err := validateJobBounds(s); err != nil {
+		return err
 	}
 	if r := s.Resources; r != nil {
 		if r.GPUs < 0 || r.GPUs > maxGPUs {
@@ -85,10 +88,16 @@ func validateJobSpec(s *api.JobSpec) error {
 		if c.Command == "" {
 			return invalidf("config.command is required for the exec executor")
 		}
+		if err := validateExecBounds(&c); err != nil {
+			return err
+		}
+		if err := validateExecDir(&c); err != nil {
+			return err
+		}
 	}
 	for _, in := range s.Inputs {
 		if !isDigest(in) {
-			return invalidf("inputs: %q is not a sha256 digest (64 lowercase hex)", in)
+			return invalidf("inputs: %s is not a sha256 digest (64 lowercase hex)", shortQuote(in))
 		}
 	}
 	return nil

@@ -10,12 +10,6 @@ import (
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
-// Limits on registration bodies.
-const (
-	maxLabels    = 64
-	maxListItems = 256
-)
-
 func (s *Server) listWorkers(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	writeJSON(w, http.StatusOK, map[string]any{"workers": s.store.Workers()})
 	return nil
@@ -36,32 +30,13 @@ func validateRegister(req *api.RegisterRequest) error {
 			return err
 		}
 	}
-	if len(req.Labels) > maxLabels {
-		return invalidf("labels: at most %d", maxLabels)
+	if err := checkLen("instance_id", req.InstanceID, api.MaxInstanceIDBytes); err != nil {
+		return err
 	}
-	if len(req.Capabilities) > maxListItems || len(req.Executors) > maxListItems || len(req.Devices) > maxListItems {
-		return invalidf("capabilities, executors and devices: at most %d entries each", maxListItems)
+	if err := validateLabelMap(req.Labels); err != nil {
+		return err
 	}
-	for _, e := range req.Executors {
-		if !executorPattern.MatchString(e) {
-			return invalidf("executors: %q must match %s", e, executorPattern.String())
-		}
-	}
-	return validateDevices(req.Devices)
-}
-
-func validateDevices(devs []api.Device) error {
-	seen := map[string]bool{}
-	for _, d := range devs {
-		if d.UUID == "" {
-			return invalidf("devices: every device needs a uuid")
-		}
-		if seen[d.UUID] {
-			return invalidf("devices: uuid %q listed twice", d.UUID)
-		}
-		seen[d.UUID] = true
-	}
-	return nil
+	return validateInventory(req.Capabilities, req.Executors, req.Devices)
 }
 
 // register creates a worker with a join token, or, for origin provider,
@@ -145,10 +120,10 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p auth.Princi
 	if _, err := decodeRequest(r, &req, true); err != nil {
 		return err
 	}
-	if len(req.RunningTaskIDs) > 4096 || len(req.Executors) > maxListItems || len(req.Devices) > maxListItems {
-		return invalidf("heartbeat lists are too long")
+	if err := checkStrings("running_task_ids", req.RunningTaskIDs, api.MaxRunningTasks, api.MaxTaskIDBytes); err != nil {
+		return err
 	}
-	if err := validateDevices(req.Devices); err != nil {
+	if err := validateInventory(nil, req.Executors, req.Devices); err != nil {
 		return err
 	}
 	if !s.cluster.IsLeader() {
@@ -159,7 +134,7 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p auth.Princi
 		return err
 	}
 	now := s.now()
-	if (req.Executors != nil && !slices.Equal(req.Executors, wk.Executors)) || (req.Devices != nil && !slices.Equal(req.Devices, wk.Devices)) {
+	if inventoryChanged(&req, &wk) {
 		ex, dev := req.Executors, req.Devices
 		if ex == nil {
 			ex = wk.Executors
@@ -217,8 +192,8 @@ func (s *Server) acquire(w http.ResponseWriter, r *http.Request, p auth.Principa
 		return invalidf("wait_seconds must be between 0 and %d", api.MaxWaitSeconds)
 	case req.MaxLeaseSeconds < 0 || req.MaxLeaseSeconds > maxLeaseSeconds:
 		return invalidf("max_lease_seconds must be between 0 and %d", maxLeaseSeconds)
-	case len(req.Capability) > 64:
-		return invalidf("capability is longer than 64 bytes")
+	case len(req.Capability) > api.MaxCapabilityBytes:
+		return invalidf("capability: %d bytes, at most %d", len(req.Capability), api.MaxCapabilityBytes)
 	}
 	if !s.cluster.IsLeader() {
 		return errNotLeader
@@ -234,6 +209,13 @@ func (s *Server) acquire(w http.ResponseWriter, r *http.Request, p auth.Principa
 	case api.WorkerStopping:
 		writeJSON(w, http.StatusOK, api.AcquireResponse{Command: api.CommandStop})
 		return nil
+	}
+	if req.WaitSeconds > 0 {
+		release, err := s.polls.enter(p.CredentialID)
+		if err != nil {
+			return err
+		}
+		defer release()
 	}
 	a, err := s.sched.Acquire(r.Context(), p.WorkerID, req)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"sort"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -54,6 +55,9 @@ func (s *Store) submitJob(c command.SubmitJob) Result {
 			return Result{Value: SubmitOutcome{Created: false, Job: s.jobView(j)}}
 		}
 	}
+	if err := s.checkPendingQuota(c.CreatedBy, c.MaxPendingJobs); err != nil {
+		return Result{Err: err}
+	}
 	if err := s.targetExists(c.Spec.Target); err != nil {
 		return Result{Err: err}
 	}
@@ -77,6 +81,7 @@ func (s *Store) submitJob(c command.SubmitJob) Result {
 	}
 	s.jobs[j.ID] = j
 	s.jobOrder = append(s.jobOrder, j.ID)
+	s.noteOpenJob(j)
 	if c.Spec.IdempotencyKey != "" {
 		s.idempotency[c.CreatedBy+"/"+c.Spec.IdempotencyKey] = j.ID
 	}
@@ -141,19 +146,37 @@ func (s *Store) JobOwner(id string) (string, error) {
 	return j.CreatedBy, nil
 }
 
-// Jobs lists jobs newest first, at most limit (0: all).
-func (s *Store) Jobs(limit int) []api.Job {
+// JobsPage lists at most limit jobs newest first (by creation, which is
+// the order of their sequence numbers), starting below the sequence number
+// before (0: from the newest), and stops early once the jobs listed take
+// more than maxBytes as JSON (0: no such bound; the first job is always
+// listed). next is the sequence number to pass as before for the following
+// page, 0 when there is none. Jobs created while a client pages go to the
+// front, so the pages it has not read yet do not shift.
+func (s *Store) JobsPage(before uint64, limit, maxBytes int) (jobs []api.Job, next uint64) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	n := len(s.jobOrder)
-	if limit <= 0 || limit > n {
-		limit = n
+	end := len(s.jobOrder)
+	if before > 0 {
+		end = sort.Search(len(s.jobOrder), func(i int) bool { return s.jobs[s.jobOrder[i]].Seq >= before })
 	}
-	out := make([]api.Job, 0, limit)
-	for i := n - 1; i >= 0 && len(out) < limit; i-- {
-		out = append(out, s.jobView(s.jobs[s.jobOrder[i]]))
+	out := make([]api.Job, 0, min(limit, end))
+	size := 0
+	i := end - 1
+	for ; i >= 0 && len(out) < limit; i-- {
+		v := s.jobView(s.jobs[s.jobOrder[i]])
+		if maxBytes > 0 {
+			b, _ := json.Marshal(&v)
+			if size += len(b); size > maxBytes && len(out) > 0 {
+				break
+			}
+		}
+		out = append(out, v)
 	}
-	return out
+	if i >= 0 {
+		next = s.jobs[s.jobOrder[i+1]].Seq
+	}
+	return out, next
 }
 
 // Logs returns a job's stored output from position from onwards (per the

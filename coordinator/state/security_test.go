@@ -149,13 +149,13 @@ func TestAuditLogIsBounded(t *testing.T) {
 	for i := range batch {
 		batch[i] = command.AuditEvent{Time: t0, Kind: "auth.refused"}
 	}
-	for range MaxAuditEvents/MaxAuditBatch + 20 {
+	for range MaxRefusalEvents/MaxAuditBatch + 20 {
 		s.Apply(command.AppendAudit{Events: batch})
 	}
 	s.mu.RLock()
-	n, last := len(s.audit), s.auditSeq
+	n, last := len(s.refusals), s.auditSeq
 	s.mu.RUnlock()
-	if n > MaxAuditEvents+MaxAuditEvents/8 || n < MaxAuditEvents {
+	if n > MaxRefusalEvents+MaxRefusalEvents/8 || n < MaxRefusalEvents {
 		t.Fatalf("%d events kept", n)
 	}
 	if evs := s.Audit(AuditFilter{After: last - 1}); len(evs) != 1 || evs[0].Seq != last {

@@ -27,10 +27,12 @@ type snapshotV1 struct {
 	Clusters            []*Cluster             `json:"clusters,omitempty"`
 	Enrollments         []*Enrollment          `json:"enrollments,omitempty"`
 	Artifacts           []*Artifact            `json:"artifacts,omitempty"`
-	// Audit is the retained audit log, oldest first; AuditSeq the number
-	// of the last event ever appended.
-	Audit    []command.AuditEvent `json:"audit,omitempty"`
-	AuditSeq uint64               `json:"audit_seq,omitempty"`
+	// Audit is the retained audit log, oldest first; AuditRefusals the
+	// refusal ring (see audit.go), oldest first; AuditSeq the number of the
+	// last event ever appended to either.
+	Audit         []command.AuditEvent `json:"audit,omitempty"`
+	AuditRefusals []command.AuditEvent `json:"audit_refusals,omitempty"`
+	AuditSeq      uint64               `json:"audit_seq,omitempty"`
 }
 
 // Snapshot writes the whole state to w. Output is deterministic for a given
@@ -46,6 +48,7 @@ func (s *Store) Snapshot(w io.Writer) error {
 		Idempotency:         s.idempotency,
 		Nodes:               s.nodes,
 		Audit:               s.audit,
+		AuditRefusals:       s.refusals,
 		AuditSeq:            s.auditSeq,
 	}
 	for _, c := range s.credentials {
@@ -128,7 +131,7 @@ func (s *Store) Restore(r io.Reader) error {
 	for _, a := range snap.Artifacts {
 		s.artifacts[a.Digest] = a
 	}
-	s.audit = snap.Audit
+	s.audit, s.refusals = splitAudit(snap.Audit, snap.AuditRefusals)
 	s.auditSeq = snap.AuditSeq
 	for _, j := range snap.Jobs {
 		s.jobs[j.ID] = j

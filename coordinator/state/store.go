@@ -34,8 +34,13 @@ type Store struct {
 	enrollments         map[string]*Enrollment
 	artifacts           map[string]*Artifact
 	audit               []command.AuditEvent
+	refusals            []command.AuditEvent
 	auditSeq            uint64
 	seq                 uint64
+
+	// openJobs indexes, per client name, jobs that may not have ended
+	// (quota.go); nil until first needed.
+	openJobs map[string]map[string]struct{}
 
 	// memberOf maps a worker id to every group it belongs to, directly or
 	// through nested groups; rebuilt on every group write.
@@ -74,8 +79,10 @@ func (s *Store) reset() {
 	s.enrollments = map[string]*Enrollment{}
 	s.artifacts = map[string]*Artifact{}
 	s.audit = nil
+	s.refusals = nil
 	s.auditSeq = 0
 	s.memberOf = map[string]map[string]struct{}{}
+	s.openJobs = nil
 	s.seq = 0
 	s.queue = newPendingQueue()
 }

@@ -49,7 +49,8 @@ func run() int {
 	flag.StringVar(&urls, "coordinators", "http://127.0.0.1:7171,http://127.0.0.1:7172,http://127.0.0.1:7173", "coordinator URLs reachable from here, comma separated, in the order of -node-ids")
 	flag.StringVar(&containers, "containers", "", "coordinator container names, comma separated, in the order of -node-ids (required)")
 	flag.StringVar(&ids, "node-ids", "c1,c2,c3", "coordinator Raft node ids, comma separated")
-	flag.StringVar(&advertise, "advertise", "", "coordinator URLs as the cluster advertises them (default http://<node-id>:7070); requests to them are sent to the matching -coordinators URL")
+	flag.StringVar(&advertise, "advertise", "", "coordinator URLs as the cluster advertises them (default <scheme>://<node-id>:7070, the scheme of -coordinators); requests to them are sent to the matching -coordinators URL")
+	flag.StringVar(&cfg.caFile, "ca-file", "", "PEM bundle trusted for the coordinators' HTTPS (default: the system roots)")
 	flag.StringVar(&agents, "agents", "", "agent container names, comma separated (checked to be still running at the end)")
 	flag.StringVar(&cfg.workers, "workers", "agent1,agent2", "worker ids that must be registered before jobs are submitted")
 	flag.StringVar(&cfg.network, "network", "", "docker network the coordinators share (default: the first container's only network)")
@@ -124,7 +125,11 @@ func parseNodes(ids, urls, containers, advertise []string) ([]*node, error) {
 	}
 	out := make([]*node, len(ids))
 	for i, id := range ids {
-		adv := "http://" + id + ":7070"
+		scheme := "http"
+		if strings.HasPrefix(urls[i], "https://") {
+			scheme = "https"
+		}
+		adv := scheme + "://" + id + ":7070"
 		if len(advertise) != 0 {
 			adv = advertise[i]
 		}

@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -25,9 +28,10 @@ type node struct {
 
 // transport reaches the coordinators from outside their network: a
 // request for an advertised address (a leader redirect names
-// http://c2:7070, which does not resolve here) is dialled at the matching
-// published address instead.
-func transport(nodes []*node) (*http.Transport, error) {
+// https://c2:7070, which does not resolve here) is dialled at the matching
+// published address instead. TLS still verifies the advertised name (c2),
+// which each coordinator's certificate carries; caFile is trusted for it.
+func transport(nodes []*node, caFile string) (*http.Transport, error) {
 	hostMap := map[string]string{}
 	for _, n := range nodes {
 		adv, err := url.Parse(n.advertise)
@@ -45,6 +49,17 @@ func transport(nodes []*node) (*http.Transport, error) {
 	tr.Proxy = nil
 	tr.MaxIdleConnsPerHost = 16
 	tr.ResponseHeaderTimeout = 15 * time.Second
+	if caFile != "" {
+		pem, err := os.ReadFile(caFile)
+		if err != nil {
+			return nil, err
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("no certificates in %s", caFile)
+		}
+		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	}
 	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		if to, ok := hostMap[addr]; ok {
 			addr = to

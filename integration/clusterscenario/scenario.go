@@ -16,6 +16,7 @@ import (
 
 type config struct {
 	nodes     []*node
+	caFile    string
 	agents    []string
 	workers   string
 	network   string
@@ -54,7 +55,7 @@ type scenario struct {
 }
 
 func newScenario(cfg config) (*scenario, error) {
-	tr, err := transport(cfg.nodes)
+	tr, err := transport(cfg.nodes, cfg.caFile)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/executor"
 )
 
@@ -18,10 +19,13 @@ type Config struct {
 	Command string `json:"command"`
 	// Args are the program's arguments (not including the program).
 	Args []string `json:"args,omitempty"`
-	// Env is added to the plugin's environment; Task.Env overrides it.
+	// Env is added to the variables the plugin passes on (PATH, LANG,
+	// LC_*, TZ); Task.Env overrides it.
 	Env map[string]string `json:"env,omitempty"`
-	// Dir is the working directory; relative paths are inside
-	// Task.WorkDir, and empty means Task.WorkDir.
+	// Dir is the working directory, relative to Task.WorkDir (empty
+	// means Task.WorkDir). It must stay inside Task.WorkDir: absolute
+	// paths and ".." that climbs out are refused (api.CheckExecDir), and
+	// so is a dir whose symbolic links lead out.
 	Dir string `json:"dir,omitempty"`
 }
 
@@ -50,6 +54,9 @@ func ParseConfig(raw []byte) (Config, error) {
 	}
 	if strings.ContainsRune(cfg.Command, 0) || strings.ContainsRune(cfg.Dir, 0) {
 		return cfg, fmt.Errorf("%w: exec config: NUL byte in command or dir", executor.ErrInvalidConfig)
+	}
+	if err := api.CheckExecDir(cfg.Dir); err != nil {
+		return cfg, fmt.Errorf("%w: exec config: dir %q %v", executor.ErrInvalidConfig, cfg.Dir, err)
 	}
 	return cfg, nil
 }

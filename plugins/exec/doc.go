@@ -7,11 +7,21 @@
 //
 // Unknown fields are refused with executor.ErrInvalidConfig. The command is
 // looked up in the PATH of the task's environment when it has no slash.
-// The environment is the plugin's own (less go-plugin's handshake
-// variables, see executor.Environ), then the config's env, then Task.Env,
-// which wins: CUDA_VISIBLE_DEVICES is always exactly what the agent
-// assigned. dir defaults to Task.WorkDir; a relative dir is taken inside
-// Task.WorkDir.
+// The environment is built from an allowlist: of the plugin's own
+// environment only PATH, LANG, LC_* and TZ are kept (never go-plugin's
+// handshake variables or anything else the plugin process holds); HOME
+// and TMPDIR default to Task.WorkDir; then the config's env; then
+// Task.Env, which wins: CUDA_VISIBLE_DEVICES is always exactly what the
+// agent assigned.
+//
+// dir is relative to Task.WorkDir (empty means Task.WorkDir) and must stay
+// inside it: an absolute path or a ".." that climbs out is an invalid
+// config (api.CheckExecDir), and so is a dir that leads out through a
+// symbolic link; the resolved path is the one used.
+//
+// When Task.Env names a user (executor.EnvTaskUID and EnvTaskGID), the
+// task runs as that uid and gid with no supplementary groups; the plugin
+// must then be root. A malformed or root identity is refused.
 //
 // Each task runs in its own process group. Stop sends SIGTERM to the group
 // and SIGKILL once the grace period has passed. When the main process

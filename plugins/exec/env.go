@@ -9,6 +9,30 @@ import (
 	"strings"
 )
 
+// inherited reports whether the plugin passes its own variable name on to
+// tasks. Only these are: a task's environment is otherwise the config's
+// env and Task.Env, so nothing else of the plugin's (or the agent's)
+// environment, credentials included, reaches a task.
+func inherited(name string) bool {
+	switch name {
+	case "PATH", "LANG", "TZ":
+		return true
+	}
+	return strings.HasPrefix(name, "LC_")
+}
+
+// baseEnv keeps the inherited variables of environ.
+func baseEnv(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if inherited(name) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
 // buildEnv returns base with layers applied in order, later layers
 // winning. Overridden base entries are removed, not duplicated, so the
 // child sees exactly one value per name.
@@ -69,14 +93,12 @@ func lookPath(file, pathList string) (string, error) {
 	return "", fmt.Errorf("%q: %w", file, errNotFound)
 }
 
-// taskDir resolves the config's dir against the task's work dir.
-func taskDir(cfgDir, workDir string) string {
-	switch {
-	case cfgDir == "":
-		return workDir
-	case filepath.IsAbs(cfgDir) || workDir == "":
-		return cfgDir
-	default:
-		return filepath.Join(workDir, cfgDir)
+// homeDefaults points HOME and TMPDIR at the task's work dir, for hosts
+// that do not set them in Task.Env (the GpuLayer agent does). The config's
+// env may override them; Task.Env wins over both.
+func homeDefaults(workDir string) map[string]string {
+	if workDir == "" {
+		return nil
 	}
+	return map[string]string{"HOME": workDir, "TMPDIR": workDir}
 }

@@ -83,7 +83,9 @@ func TestEnvironmentLayers(t *testing.T) {
 	}))
 	task.Env = map[string]string{"GL_B": "task", "CUDA_VISIBLE_DEVICES": ""}
 	stdout, stderr, res := run(t, e, task)
-	want := "A=config B=task C=parent CUDA=[] cookie=[] cert=[]\n"
+	// GL_C is not on the allowlist: the plugin's own environment stays
+	// out of the task.
+	want := "A=config B=task C= CUDA=[] cookie=[] cert=[]\n"
 	if stdout != want || res.ExitCode != 0 {
 		t.Fatalf("stdout %q (stderr %q, %+v), want %q", stdout, stderr, res, want)
 	}
@@ -129,7 +131,7 @@ func TestCannotStart(t *testing.T) {
 	for _, c := range []exec.Config{
 		{Command: "gpulayer-no-such-command-xyz"},
 		{Command: "/nonexistent/bin/tool"},
-		{Command: "true", Dir: "/nonexistent/dir"},
+		{Command: "true", Dir: "nonexistent/dir"},
 	} {
 		task := executortest.NewTask(t, cfg(c))
 		err := e.Start(t.Context(), task)

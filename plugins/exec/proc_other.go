@@ -3,6 +3,7 @@
 package exec
 
 import (
+	"errors"
 	"os"
 	"syscall"
 
@@ -15,7 +16,14 @@ const (
 	sigKill = syscall.Signal(9)
 )
 
-func sysProcAttr() *syscall.SysProcAttr { return nil }
+// sysProcAttr cannot switch users here: a task that must run as another
+// user is refused.
+func sysProcAttr(t executor.Task) (*syscall.SysProcAttr, error) {
+	if _, _, ok, err := executor.TaskUser(t); ok || err != nil {
+		return nil, errors.New("exec: this platform cannot run a task as another user")
+	}
+	return nil, nil
+}
 
 func signalGroup(pid int, _ syscall.Signal) error {
 	p, err := os.FindProcess(pid)

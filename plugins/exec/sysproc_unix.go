@@ -2,9 +2,18 @@
 
 package exec
 
-import "syscall"
+import (
+	"syscall"
 
-// sysProcAttr puts the task in its own process group.
-func sysProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true}
+	"github.com/gpulayer/gpulayer/sdk/executor"
+)
+
+// sysProcAttr puts the task in its own process group and runs it as the
+// user Task.Env names, with no supplementary groups.
+func sysProcAttr(t executor.Task) (*syscall.SysProcAttr, error) {
+	cred, err := credential(t)
+	if err != nil {
+		return nil, err
+	}
+	return &syscall.SysProcAttr{Setpgid: true, Credential: cred}, nil
 }

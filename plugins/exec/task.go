@@ -32,7 +32,15 @@ type task struct {
 
 // startTask starts the process for t.
 func startTask(t executor.Task, cfg Config, opts Options) (*task, error) {
-	env := buildEnv(executor.Environ(), cfg.Env, t.Env)
+	attr, err := sysProcAttr(t)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := workingDir(cfg.Dir, t.WorkDir)
+	if err != nil {
+		return nil, err
+	}
+	env := buildEnv(baseEnv(executor.Environ()), homeDefaults(t.WorkDir), cfg.Env, t.Env)
 	path, err := lookPath(cfg.Command, lookupEnv(env, "PATH"))
 	if err != nil {
 		return nil, err
@@ -50,10 +58,10 @@ func startTask(t executor.Task, cfg Config, opts Options) (*task, error) {
 		Path:        path,
 		Args:        append([]string{cfg.Command}, cfg.Args...),
 		Env:         env,
-		Dir:         taskDir(cfg.Dir, t.WorkDir),
+		Dir:         dir,
 		Stdout:      outW,
 		Stderr:      errW,
-		SysProcAttr: sysProcAttr(),
+		SysProcAttr: attr,
 	}
 	err = cmd.Start()
 	closeAll(outW, errW) // the child holds its own copies

@@ -118,10 +118,20 @@ type JobResponse struct {
 	Job Job `json:"job"`
 }
 
-// JobList answers GET /v1/jobs.
+// JobList answers GET /v1/jobs?limit=&after=: one page of jobs, newest
+// first. Next is the opaque cursor to pass as after for the following
+// page; it is empty on the last page.
 type JobList struct {
-	Jobs []Job `json:"jobs"`
+	Jobs []Job  `json:"jobs"`
+	Next string `json:"next"`
 }
+
+// Page sizes of GET /v1/jobs: without limit a page holds DefaultJobsPage
+// jobs; limit may be 1 to MaxJobsPage.
+const (
+	DefaultJobsPage = 100
+	MaxJobsPage     = 1000
+)
 
 // LogEntry is one chunk of task output. GET /v1/jobs/{id}/logs answers
 // newline-delimited LogEntry values.
@@ -134,6 +144,16 @@ type LogEntry struct {
 	Data    string `json:"data"`
 	Time    string `json:"time,omitempty"`
 }
+
+// A following log stream ends with the HTTP trailer HeaderStreamEnd:
+// StreamEndJobEnded once every entry of the ended job was sent, or
+// StreamEndMaxLife when the stream reached the coordinator's maximum life
+// first (reconnect for the rest).
+const (
+	HeaderStreamEnd   = "X-Gpulayer-Stream-End"
+	StreamEndJobEnded = "job-ended"
+	StreamEndMaxLife  = "max-life"
+)
 
 // Log streams.
 const (

@@ -318,7 +318,10 @@ func retryableTransport(err error, method string) bool {
 	if errors.As(err, &op) && op.Op == "dial" {
 		return true
 	}
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "connection reset")
+	// net/http says "server closed idle connection" when a pooled
+	// connection was closed before the server read the request (a
+	// coordinator that stopped): nothing was processed.
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "connection reset") || strings.Contains(err.Error(), "server closed idle connection")
 }
 
 func decodeError(resp *http.Response) *api.Error {

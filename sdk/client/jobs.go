@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -25,15 +26,47 @@ func (c *Client) Job(ctx context.Context, id string) (api.Job, error) {
 	return out.Job, err
 }
 
-// Jobs lists jobs, newest first.
-func (c *Client) Jobs(ctx context.Context, limit int) ([]api.Job, error) {
-	var out api.JobList
-	path := "/v1/jobs"
+// JobsPage reads one page of jobs, newest first: at most limit (0: the
+// coordinator's default page size), after the cursor of a previous page
+// ("": from the newest). The answer's Next is the cursor of the page that
+// follows, empty on the last one.
+func (c *Client) JobsPage(ctx context.Context, limit int, after string) (api.JobList, error) {
+	q := url.Values{}
 	if limit > 0 {
-		path += fmt.Sprintf("?limit=%d", limit)
+		q.Set("limit", strconv.Itoa(limit))
 	}
+	if after != "" {
+		q.Set("after", after)
+	}
+	path := "/v1/jobs"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	var out api.JobList
 	err := c.Do(ctx, http.MethodGet, path, nil, &out)
-	return out.Jobs, err
+	return out, err
+}
+
+// Jobs lists jobs, newest first: at most limit, or every job with limit 0,
+// following the pages of GET /v1/jobs.
+func (c *Client) Jobs(ctx context.Context, limit int) ([]api.Job, error) {
+	var all []api.Job
+	after := ""
+	for {
+		size := api.MaxJobsPage
+		if limit > 0 {
+			size = min(size, limit-len(all))
+		}
+		page, err := c.JobsPage(ctx, size, after)
+		if err != nil {
+			return all, err
+		}
+		all = append(all, page.Jobs...)
+		if page.Next == "" || (limit > 0 && len(all) >= limit) {
+			return all, nil
+		}
+		after = page.Next
+	}
 }
 
 // CancelJob cancels a job.
@@ -44,32 +77,54 @@ func (c *Client) CancelJob(ctx context.Context, id string) (api.Job, error) {
 }
 
 // Logs calls fn for each log entry of a job; with follow it returns when
-// the job has ended and every entry was delivered.
+// the job has ended and every entry was delivered. A coordinator ends a
+// following stream after its maximum life (the trailer says so); Logs then
+// reconnects and skips, task by task, the entries it already delivered (a
+// task's entries only ever grow at the end, so the replay is the same up
+// to there).
 func (c *Client) Logs(ctx context.Context, id string, follow bool, fn func(api.LogEntry) error) error {
+	seen := map[string]int{}
+	for {
+		end, err := c.logsOnce(ctx, id, follow, seen, fn)
+		if err != nil || !follow || end != api.StreamEndMaxLife {
+			return err
+		}
+	}
+}
+
+// logsOnce reads one stream, skipping per task the first seen[task]
+// entries and counting what it delivers; it returns how the stream ended.
+func (c *Client) logsOnce(ctx context.Context, id string, follow bool, seen map[string]int, fn func(api.LogEntry) error) (string, error) {
 	path := "/v1/jobs/" + url.PathEscape(id) + "/logs"
 	if follow {
 		path += "?follow=1"
 	}
 	resp, err := c.send(ctx, http.MethodGet, path, nil)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	read := map[string]int{}
 	for sc.Scan() {
 		var e api.LogEntry
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			return fmt.Errorf("client: decode log entry: %w", err)
+			return "", fmt.Errorf("client: decode log entry: %w", err)
 		}
+		read[e.TaskID]++
+		if read[e.TaskID] <= seen[e.TaskID] {
+			continue
+		}
+		seen[e.TaskID]++
 		if err := fn(e); err != nil {
-			return err
+			return "", err
 		}
 	}
 	if err := sc.Err(); err != nil && ctx.Err() == nil {
-		return fmt.Errorf("client: reading logs: %w", err)
+		return "", fmt.Errorf("client: reading logs: %w", err)
 	}
-	return ctx.Err()
+	return resp.Trailer.Get(api.HeaderStreamEnd), ctx.Err()
 }
 
 // Health reads the health of whichever coordinator answers.

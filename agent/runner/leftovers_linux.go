@@ -1,0 +1,87 @@
+package runner
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// leftoverDeadline bounds how long killLeftovers keeps at it.
+const leftoverDeadline = 5 * time.Second
+
+// killLeftovers kills every process still running under uid (a task's
+// process that left its process group, a daemon it started), so that the
+// next task given the uid shares it with nothing. It scans /proc until a
+// pass finds no live process of uid, or the deadline passes.
+func killLeftovers(uid uint32) error {
+	deadline := time.Now().Add(leftoverDeadline)
+	for {
+		pids, err := processesOf(uid)
+		if err != nil {
+			return err
+		}
+		if len(pids) == 0 {
+			return nil
+		}
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("processes of uid %d still running after %v: %v", uid, leftoverDeadline, pids)
+		}
+		// SIGKILL is delivered asynchronously: look again once the
+		// scheduler has had a moment.
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// processesOf lists the live (not zombie) processes whose real, effective,
+// saved or filesystem uid is uid.
+func processesOf(uid uint32) ([]int, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	want := strconv.FormatUint(uint64(uid), 10)
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if ownedBy(filepath.Join("/proc", e.Name(), "status"), want) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids, nil
+}
+
+// ownedBy reads a /proc/<pid>/status file: a process that is gone or a
+// zombie is not counted.
+func ownedBy(status, uid string) bool {
+	f, err := os.Open(status)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var owned, zombie bool
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if rest, ok := strings.CutPrefix(line, "State:"); ok {
+			zombie = strings.HasPrefix(strings.TrimSpace(rest), "Z") || strings.HasPrefix(strings.TrimSpace(rest), "X")
+		}
+		if rest, ok := strings.CutPrefix(line, "Uid:"); ok {
+			for _, f := range strings.Fields(rest) {
+				owned = owned || f == uid
+			}
+			break // Uid comes after State
+		}
+	}
+	return owned && !zombie
+}

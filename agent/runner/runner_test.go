@@ -1,0 +1,160 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gpulayer/gpulayer/plugins/exec"
+	"github.com/gpulayer/gpulayer/sdk/api"
+	"github.com/gpulayer/gpulayer/sdk/executor"
+)
+
+// inProcess hands out one in-process exec executor, standing in for the
+// plugin host.
+type inProcess struct{ e executor.Executor }
+
+func (h inProcess) Get(context.Context, string) (executor.Executor, error) { return h.e, nil }
+
+// recorder is a coordinator that keeps what the runner told it.
+type recorder struct {
+	mu     sync.Mutex
+	stdout map[string]*strings.Builder
+	stderr map[string]*strings.Builder
+	ended  map[string]string // task id -> "finish <code>" or "fail <reason>"
+}
+
+func newRecorder() *recorder {
+	return &recorder{stdout: map[string]*strings.Builder{}, stderr: map[string]*strings.Builder{}, ended: map[string]string{}}
+}
+
+func (r *recorder) Start(context.Context, string, string) error { return nil }
+
+func (r *recorder) AppendLogs(_ context.Context, id string, req api.LogsRequest) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m := r.stdout
+	if req.Stream == api.StreamStderr {
+		m = r.stderr
+	}
+	if m[id] == nil {
+		m[id] = &strings.Builder{}
+	}
+	m[id].WriteString(req.Data)
+	return nil
+}
+
+func (r *recorder) Finish(_ context.Context, id string, req api.FinishRequest) (api.Task, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ended[id] = fmt.Sprintf("finish %d", req.ExitCode)
+	return api.Task{}, nil
+}
+
+func (r *recorder) Fail(_ context.Context, id string, req api.FailRequest) (api.Task, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ended[id] = "fail " + req.Reason
+	return api.Task{}, nil
+}
+
+func (r *recorder) out(id string) (stdout, stderr, ended string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if b := r.stdout[id]; b != nil {
+		stdout = b.String()
+	}
+	if b := r.stderr[id]; b != nil {
+		stderr = b.String()
+	}
+	return stdout, stderr, r.ended[id]
+}
+
+// searchableRoot returns a work root that task users can reach: t.TempDir
+// is inside a 0700 directory, opened to search (not listing) here.
+func searchableRoot(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	for _, d := range []string{filepath.Dir(root), root} {
+		if err := os.Chmod(d, 0o711); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func newRunner(t *testing.T, users Users) (*Runner, *recorder, string) {
+	t.Helper()
+	rec := newRecorder()
+	root := searchableRoot(t)
+	r := New(Config{Host: inProcess{exec.New(exec.Options{})}, Coordinator: rec, WorkRoot: root, Users: users, StopGrace: time.Second})
+	return r, rec, root
+}
+
+var seq struct {
+	sync.Mutex
+	n int
+}
+
+// shellTask is an assignment running script with sh -c, with job env;
+// args become $1, $2...
+func shellTask(t *testing.T, script string, env map[string]string, args ...string) api.Assignment {
+	t.Helper()
+	cfg, err := json.Marshal(exec.Config{Command: "sh", Args: append([]string{"-c", script, "sh"}, args...), Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq.Lock()
+	seq.n++
+	n := seq.n
+	seq.Unlock()
+	return api.Assignment{ID: fmt.Sprintf("task-%d", n), JobID: "job-1", AttemptID: fmt.Sprintf("attempt-%d", n), Executor: "exec", Config: cfg, Devices: []string{"GPU-a"}}
+}
+
+func rootOnly(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("running tasks as other uids needs root; CI runs this as root")
+	}
+}
+
+func TestUIDPool(t *testing.T) {
+	p := NewUIDPool(61000, 3)
+	var got []User
+	for range 3 {
+		u, err := p.Acquire()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, u)
+	}
+	for i, u := range got {
+		if want := uint32(61000 + i); u.UID != want || u.GID != want || !u.Switch || !u.Exclusive {
+			t.Errorf("slot %d: %+v, want uid=gid=%d, switching, exclusive", i, u, want)
+		}
+	}
+	if _, err := p.Acquire(); err == nil {
+		t.Fatal("a fourth task got a uid from a pool of three")
+	}
+	p.Release(got[1])
+	if u, err := p.Acquire(); err != nil || u.UID != 61001 {
+		t.Errorf("after releasing 61001: %+v, %v", u, err)
+	}
+}
+
+// A uid some process already runs under (another agent's task on the same
+// host) is skipped.
+func TestUIDPoolSkipsUIDsInUse(t *testing.T) {
+	p := NewUIDPool(61000, 3)
+	p.busy = func(uid uint32) bool { return uid == 61000 }
+	u, err := p.Acquire()
+	if err != nil || u.UID != 61001 {
+		t.Fatalf("Acquire = %+v, %v; want 61001, skipping the busy 61000", u, err)
+	}
+}

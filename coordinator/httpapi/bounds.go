@@ -1,0 +1,176 @@
+package httpapi
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// The bound checks: every string, list and map a request carries is held
+// to the limits in sdk/api/limits.go. A refusal names the field and says
+// how big the value was, never the value itself (which may be megabytes).
+
+// checkLen refuses a string longer than limit bytes.
+func checkLen[T ~string | ~[]byte](field string, v T, limit int) error {
+	if len(v) > limit {
+		return invalidf("%s: %d bytes, at most %d", field, len(v), limit)
+	}
+	return nil
+}
+
+// checkCount refuses a list or map with more than limit entries.
+func checkCount(field string, n, limit int) error {
+	if n > limit {
+		return invalidf("%s: %d entries, at most %d", field, n, limit)
+	}
+	return nil
+}
+
+// checkStrings bounds a list of strings: its length and each entry.
+func checkStrings(field string, list []string, count, each int) error {
+	if err := checkCount(field, len(list), count); err != nil {
+		return err
+	}
+	for i, v := range list {
+		if err := checkLen(fmt.Sprintf("%s[%d]", field, i), v, each); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkStringMap bounds a map of strings: its size, each key (non-empty)
+// and each value. Keys are visited in order so the message is stable.
+func checkStringMap(field string, m map[string]string, count, keyLimit, valueLimit int) error {
+	if err := checkCount(field, len(m), count); err != nil {
+		return err
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		switch {
+		case k == "":
+			return invalidf("%s: keys must not be empty", field)
+		case len(k) > keyLimit:
+			return invalidf("%s: a key of %d bytes, at most %d", field, len(k), keyLimit)
+		case len(m[k]) > valueLimit:
+			return invalidf("%s[%s]: value is %d bytes, at most %d", field, shortQuote(k), len(m[k]), valueLimit)
+		}
+	}
+	return nil
+}
+
+// validateLabelMap bounds worker and join-token labels.
+func validateLabelMap(labels map[string]string) error {
+	return checkStringMap("labels", labels, api.MaxLabels, api.MaxLabelKeyBytes, api.MaxLabelValueBytes)
+}
+
+// validateInventory bounds what a worker says about itself at
+// registration, enrollment and in heartbeats. A nil list is "unchanged"
+// in a heartbeat and "none" at registration; both are within bounds.
+func validateInventory(capabilities, executors []string, devices []api.Device) error {
+	if err := checkStrings("capabilities", capabilities, api.MaxCapabilities, api.MaxCapabilityBytes); err != nil {
+		return err
+	}
+	if err := checkCount("executors", len(executors), api.MaxExecutors); err != nil {
+		return err
+	}
+	for i, e := range executors {
+		if err := checkLen(fmt.Sprintf("executors[%d]", i), e, api.MaxExecutorBytes); err != nil {
+			return err
+		}
+		if !executorPattern.MatchString(e) {
+			return invalidf("executors[%d]: %s must match %s", i, shortQuote(e), executorPattern.String())
+		}
+	}
+	return validateDevices(devices)
+}
+
+// validateDevices bounds a device list and refuses a device without a
+// uuid or a uuid listed twice.
+func validateDevices(devs []api.Device) error {
+	if err := checkCount("devices", len(devs), api.MaxDevices); err != nil {
+		return err
+	}
+	seen := make(map[string]bool, len(devs))
+	for i, d := range devs {
+		field := fmt.Sprintf("devices[%d]", i)
+		for _, f := range []struct {
+			name  string
+			v     string
+			limit int
+		}{
+			{"uuid", d.UUID, api.MaxDeviceUUIDBytes},
+			{"name", d.Name, api.MaxDeviceNameBytes},
+			{"driver_version", d.DriverVersion, api.MaxDeviceFieldBytes},
+			{"cuda_version", d.CUDAVersion, api.MaxDeviceFieldBytes},
+			{"compute_capability", d.ComputeCapability, api.MaxDeviceFieldBytes},
+		} {
+			if err := checkLen(field+"."+f.name, f.v, f.limit); err != nil {
+				return err
+			}
+		}
+		switch {
+		case d.UUID == "":
+			return invalidf("%s: every device needs a uuid", field)
+		case seen[d.UUID]:
+			return invalidf("%s: uuid %s listed twice", field, shortQuote(d.UUID))
+		}
+		seen[d.UUID] = true
+	}
+	return nil
+}
+
+// shortQuote quotes a value for a message, cut to a readable length.
+func shortQuote(s string) string {
+	const keep = 64
+	if len(s) <= keep {
+		return fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprintf("%q… (%d bytes)", s[:keep], len(s))
+}
+
+// validateJobBounds bounds the sizes in a job spec that validateJobSpec
+// does not check for meaning.
+func validateJobBounds(s *api.JobSpec) error {
+	checks := []error{
+		checkLen("capability", s.Capability, api.MaxCapabilityBytes),
+		checkLen("config", s.Config, api.MaxConfigBytes),
+		checkLen("affinity", s.Affinity, api.MaxAffinityBytes),
+		checkLen("idempotency_key", s.IdempotencyKey, api.MaxKeyBytes),
+		checkCount("inputs", len(s.Inputs), api.MaxDigests),
+	}
+	if r := s.Resources; r != nil {
+		checks = append(checks,
+			checkLen("resources.gpu_model", r.GPUModel, api.MaxDeviceNameBytes),
+			checkLen("resources.compute_capability", r.ComputeCapability, api.MaxDeviceFieldBytes))
+	}
+	if t := s.Target; t != nil {
+		checks = append(checks, checkLen("target.kind", t.Kind, api.MaxIDBytes))
+	}
+	for _, err := range checks {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateExecBounds bounds the exec executor's config: command, dir,
+// args and env.
+func validateExecBounds(c *api.ExecConfig) error {
+	if err := checkLen("config.command", c.Command, api.MaxCommandBytes); err != nil {
+		return err
+	}
+	if err := checkLen("config.dir", c.Dir, api.MaxPathBytes); err != nil {
+		return err
+	}
+	if err := checkStrings("config.args", c.Args, api.MaxArgs, api.MaxArgBytes); err != nil {
+		return err
+	}
+	return checkStringMap("config.env", c.Env, api.MaxEnv, api.MaxEnvKeyBytes, api.MaxEnvValueBytes)
+}

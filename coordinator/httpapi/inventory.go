@@ -1,0 +1,48 @@
+package httpapi
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// A heartbeat repeats the worker's inventory (executors and devices) every
+// few seconds. Only a change is written through Raft; the order a worker
+// lists them in is not a change (devices carry their own index).
+
+// sameExecutors reports whether two executor lists hold the same names.
+func sameExecutors(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if slices.Equal(a, b) {
+		return true
+	}
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y)
+}
+
+// sameDevices reports whether two device lists describe the same devices.
+func sameDevices(a, b []api.Device) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if slices.Equal(a, b) {
+		return true
+	}
+	byUUID := func(p, q api.Device) int { return cmp.Compare(p.UUID, q.UUID) }
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.SortFunc(x, byUUID)
+	slices.SortFunc(y, byUUID)
+	return slices.Equal(x, y)
+}
+
+// inventoryChanged reports whether a heartbeat's lists (nil: not sent)
+// differ from the stored worker record.
+func inventoryChanged(req *api.HeartbeatRequest, wk *api.Worker) bool {
+	return (req.Executors != nil && !sameExecutors(req.Executors, wk.Executors)) ||
+		(req.Devices != nil && !sameDevices(req.Devices, wk.Devices))
+}

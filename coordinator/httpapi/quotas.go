@@ -1,0 +1,66 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// Quotas bound what one client (a client token's name) may hold in the
+// replicated state. A zero field takes the default; a negative one turns
+// that quota off.
+type Quotas struct {
+	// MaxPendingJobs is how many of one client's jobs may exist that have
+	// not ended (any task pending, assigned or running). Decided inside
+	// the state machine, so concurrent submissions cannot both take the
+	// last slot.
+	MaxPendingJobs int
+	// MaxJobBytes bounds one job spec as JSON (every submitted field).
+	MaxJobBytes int
+}
+
+// Default quotas. A job spec is small (an executor, a config, a few
+// inputs): 1 MiB leaves room for large configs while keeping 1,000 jobs
+// of one client under a gigabyte of state on every coordinator.
+const (
+	DefaultMaxPendingJobs = 1000
+	DefaultMaxJobBytes    = 1 << 20
+)
+
+// pendingQuotaRetry is the Retry-After of a refusal over the pending-jobs
+// quota: a slot frees when one of the client's jobs ends.
+const pendingQuotaRetry = 10
+
+func (q Quotas) withDefaults() Quotas {
+	q.MaxPendingJobs = orDefaultInt(q.MaxPendingJobs, DefaultMaxPendingJobs)
+	q.MaxJobBytes = orDefaultInt(q.MaxJobBytes, DefaultMaxJobBytes)
+	return q
+}
+
+// pendingLimit is the limit the SubmitJob command carries (0: none).
+func (q Quotas) pendingLimit() int { return max(q.MaxPendingJobs, 0) }
+
+// checkJobSize refuses a spec larger than the job-size quota.
+func (q Quotas) checkJobSize(spec *api.JobSpec) error {
+	if q.MaxJobBytes < 0 {
+		return nil
+	}
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return invalidf("job spec cannot be encoded")
+	}
+	if len(b) > q.MaxJobBytes {
+		return invalidf("job: %d bytes of submitted fields, at most %d", len(b), q.MaxJobBytes)
+	}
+	return nil
+}
+
+// quotaRefusal turns the state machine's quota refusal into 429.
+func quotaRefusal(err error) error {
+	if errors.Is(err, state.ErrQuotaExceeded) {
+		return &apiError{code: api.CodeRateLimited, msg: err.Error() + "; retry once one ends", retryAfter: pendingQuotaRetry}
+	}
+	return err
+}

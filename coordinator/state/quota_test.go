@@ -1,0 +1,135 @@
+package state
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+func submitAs(s *Store, owner, id string, limit int) Result {
+	return s.Apply(command.SubmitJob{JobID: id, TaskIDs: []string{id + "-0"}, Spec: api.JobSpec{Executor: "exec"}, CreatedBy: owner, Now: t0, MaxPendingJobs: limit}).(Result)
+}
+
+// Finding 6 (quotas): two submissions racing for a client's last slot are
+// two entries of one log; whichever applies second is refused, on every
+// replica, and a slot frees when a job ends.
+func TestPendingQuotaIsDecidedInApply(t *testing.T) {
+	s := New()
+	a, _ := command.Encode(command.SubmitJob{JobID: "ja", TaskIDs: []string{"ja-0"}, Spec: api.JobSpec{Executor: "exec"}, CreatedBy: "ci", Now: t0, MaxPendingJobs: 1})
+	b, _ := command.Encode(command.SubmitJob{JobID: "jb", TaskIDs: []string{"jb-0"}, Spec: api.JobSpec{Executor: "exec"}, CreatedBy: "ci", Now: t0, MaxPendingJobs: 1})
+	out := s.Apply(command.Batch{Entries: [][]byte{a, b}}).([]Result)
+	if out[0].Err != nil || !errors.Is(out[1].Err, ErrQuotaExceeded) {
+		t.Fatalf("racing submissions: %v / %v, want one accepted and one over quota", out[0].Err, out[1].Err)
+	}
+	if _, err := s.Job("jb"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("the refused job exists: %v", err)
+	}
+	if res := submitAs(s, "other", "jo", 1); res.Err != nil {
+		t.Fatalf("another client's quota is its own: %v", res.Err)
+	}
+	if res := s.Apply(command.CancelJob{JobID: "ja", By: "ci", Now: t0}).(Result); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	if res := submitAs(s, "ci", "jc", 1); res.Err != nil {
+		t.Fatalf("after the job ended: %v", res.Err)
+	}
+	if res := submitAs(s, "ci", "jd", 0); res.Err != nil {
+		t.Fatalf("an entry without a limit (written before quotas): %v", res.Err)
+	}
+}
+
+// The index is rebuilt after a restore and decides the same.
+func TestPendingQuotaAfterRestore(t *testing.T) {
+	s := New()
+	for i := range 3 {
+		if res := submitAs(s, "ci", fmt.Sprintf("j%d", i), 3); res.Err != nil {
+			t.Fatal(res.Err)
+		}
+	}
+	s.Apply(command.CancelJob{JobID: "j0", By: "ci", Now: t0})
+	var buf bytes.Buffer
+	if err := s.Snapshot(&buf); err != nil {
+		t.Fatal(err)
+	}
+	r := New()
+	if err := r.Restore(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []*Store{s, r} {
+		if res := submitAs(st, "ci", "j3", 3); res.Err != nil {
+			t.Fatalf("a freed slot: %v", res.Err)
+		}
+		if res := submitAs(st, "ci", "j4", 3); !errors.Is(res.Err, ErrQuotaExceeded) {
+			t.Fatalf("over quota: %v", res.Err)
+		}
+	}
+}
+
+// Pages list jobs newest first, each once, and jobs created while paging
+// do not shift the pages still to read.
+func TestJobsPage(t *testing.T) {
+	s := New()
+	for i := range 7 {
+		submitAs(s, "ci", fmt.Sprintf("j%d", i), 0)
+	}
+	var ids []string
+	var before uint64
+	for page := 0; ; page++ {
+		jobs, next := s.JobsPage(before, 3, 0)
+		for _, j := range jobs {
+			ids = append(ids, j.ID)
+		}
+		if page == 0 {
+			submitAs(s, "ci", "late", 0)
+		}
+		if next == 0 {
+			break
+		}
+		before = next
+	}
+	if fmt.Sprint(ids) != "[j6 j5 j4 j3 j2 j1 j0]" {
+		t.Fatalf("pages listed %v", ids)
+	}
+	if jobs, next := s.JobsPage(0, 100, 0); len(jobs) != 8 || jobs[0].ID != "late" || next != 0 {
+		t.Fatalf("one page of everything: %d jobs, next %d", len(jobs), next)
+	}
+}
+
+// A page also stops at a byte budget, always listing at least one job,
+// and the cursor resumes right after the last job listed.
+func TestJobsPageByteBudget(t *testing.T) {
+	s := New()
+	for i := range 5 {
+		submitAs(s, "ci", fmt.Sprintf("j%d", i), 0)
+	}
+	one, _ := s.JobsPage(0, 1, 0)
+	b, _ := json.Marshal(one[0])
+	var ids []string
+	var before uint64
+	pages := 0
+	for {
+		jobs, next := s.JobsPage(before, 100, 2*len(b)+len(b)/2)
+		pages++
+		if len(jobs) == 0 || len(jobs) > 2 {
+			t.Fatalf("page %d holds %d jobs, want 1 or 2 within the budget", pages, len(jobs))
+		}
+		for _, j := range jobs {
+			ids = append(ids, j.ID)
+		}
+		if next == 0 {
+			break
+		}
+		before = next
+	}
+	if fmt.Sprint(ids) != "[j4 j3 j2 j1 j0]" || pages != 3 {
+		t.Fatalf("%d pages listed %v", pages, ids)
+	}
+	if jobs, _ := s.JobsPage(0, 100, 1); len(jobs) != 1 {
+		t.Fatalf("a budget below one job listed %d jobs, want 1", len(jobs))
+	}
+}
