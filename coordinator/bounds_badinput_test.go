@@ -57,8 +57,11 @@ func newBoundsFixture(t *testing.T, opts coordinatortest.Options) boundsFixture 
 		heldTask: held.Task.ID, heldAttmpt: held.Task.AttemptID, artifact: digest(art)}
 }
 
-// appliedIndex is the Raft index the coordinator has applied.
-func appliedIndex(h *coordinatortest.Harness) uint64 { return h.Server.Node().Raft().AppliedIndex() }
+// logIndex is the index of the last entry in the coordinator's Raft log.
+// Every proposal appends there before its answer comes back, so it moves
+// exactly when something was proposed; the applied index is no substitute,
+// since raft publishes it a moment after the state machine answers.
+func logIndex(h *coordinatortest.Harness) uint64 { return h.Server.Node().Raft().LastIndex() }
 
 // obj renders a JSON object from key/value pairs, values marshalled.
 func obj(t *testing.T, kv ...any) string {
@@ -221,21 +224,21 @@ func TestIdenticalHeartbeatsProposeNothing(t *testing.T) {
 	reordered := jsonBody(t, api.HeartbeatRequest{RunningTaskIDs: []string{f.heldTask},
 		Executors: []string{wk.Executors[1], wk.Executors[0]}, Devices: []api.Device{wk.Devices[1], wk.Devices[0]}})
 	bare := jsonBody(t, api.HeartbeatRequest{RunningTaskIDs: []string{f.heldTask}})
-	before := appliedIndex(h)
+	before := logIndex(h)
 	for i := range 50 {
 		for _, body := range [][]byte{same, reordered, bare} {
 			decodeOK(t, call(t, h.URL, "POST", "/v1/workers/self/heartbeat", f.worker, body, nil), 200, nil)
 		}
-		if i == 0 && appliedIndex(h) != before {
-			t.Fatalf("the first unchanged heartbeats proposed (index %d → %d)", before, appliedIndex(h))
+		if i == 0 && logIndex(h) != before {
+			t.Fatalf("the first unchanged heartbeats proposed (index %d → %d)", before, logIndex(h))
 		}
 	}
-	if after := appliedIndex(h); after != before {
-		t.Fatalf("150 unchanged heartbeats moved the applied index %d → %d", before, after)
+	if after := logIndex(h); after != before {
+		t.Fatalf("150 unchanged heartbeats moved the log index %d → %d", before, after)
 	}
 	changed := jsonBody(t, api.HeartbeatRequest{RunningTaskIDs: []string{f.heldTask}, Executors: []string{"exec", "shell", "docker"}, Devices: wk.Devices})
 	decodeOK(t, call(t, h.URL, "POST", "/v1/workers/self/heartbeat", f.worker, changed, nil), 200, nil)
-	if appliedIndex(h) == before {
+	if logIndex(h) == before {
 		t.Fatalf("a changed inventory was not written")
 	}
 }
@@ -258,21 +261,21 @@ func TestRefusedLogPostsProposeNothing(t *testing.T) {
 		{"another worker's task", f.other, f.heldTask, f.heldAttmpt, 403, api.CodeWrongClaimant},
 		{"made-up attempt", f.worker, f.heldTask, "a-made-up", 409, api.CodeStaleAttempt},
 	}
-	before := appliedIndex(h)
+	before := logIndex(h)
 	snap := snapshot(t, h)
 	for _, c := range cases {
 		for range 100 {
 			wantCode(t, c.name, post(c.token, c.task, c.attempt), c.status, c.code)
 		}
 	}
-	if after := appliedIndex(h); after != before {
-		t.Fatalf("300 refused log posts moved the applied index %d → %d", before, after)
+	if after := logIndex(h); after != before {
+		t.Fatalf("300 refused log posts moved the log index %d → %d", before, after)
 	}
 	if !bytes.Equal(snap, snapshot(t, h)) {
 		t.Fatalf("refused log posts changed the state")
 	}
 	decodeOK(t, post(f.worker, f.heldTask, f.heldAttmpt), 200, nil)
-	if appliedIndex(h) == before {
+	if logIndex(h) == before {
 		t.Fatalf("an accepted log post was not written")
 	}
 }
