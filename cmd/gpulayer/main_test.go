@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -86,13 +87,33 @@ func TestCoordinatorRefusesPlaintextRemote(t *testing.T) {
 	}
 }
 
-// startDev runs `gpulayer dev` and returns the client environment.
-func startDev(t *testing.T) []string {
+// lockedBuffer is a bytes.Buffer a child process writes while the test
+// reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// startBinary runs the gpulayer binary with args until the test ends,
+// when it is sent SIGTERM and must exit cleanly within 30 s. It returns
+// the process's stderr and a channel that yields its exit.
+func startBinary(t *testing.T, args ...string) (*lockedBuffer, <-chan error) {
 	t.Helper()
-	envFile := filepath.Join(t.TempDir(), "env")
-	cmd := exec.Command(binary, "dev", "--http-addr", "127.0.0.1:0", "--env-file", envFile, "--log-level", "warn")
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
+	cmd := exec.Command(binary, args...)
+	errb := &lockedBuffer{}
+	cmd.Stderr = errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -103,13 +124,21 @@ func startDev(t *testing.T) []string {
 		select {
 		case err := <-exited:
 			if err != nil {
-				t.Errorf("gpulayer dev exited with %v after SIGTERM\n%s", err, errb.String())
+				t.Errorf("gpulayer %s exited with %v after SIGTERM\n%s", args[0], err, errb.String())
 			}
 		case <-time.After(30 * time.Second):
 			_ = cmd.Process.Kill()
-			t.Errorf("gpulayer dev did not stop on SIGTERM")
+			t.Errorf("gpulayer %s did not stop on SIGTERM", args[0])
 		}
 	})
+	return errb, exited
+}
+
+// startDev runs `gpulayer dev` and returns the client environment.
+func startDev(t *testing.T) []string {
+	t.Helper()
+	envFile := filepath.Join(t.TempDir(), "env")
+	errb, exited := startBinary(t, "dev", "--http-addr", "127.0.0.1:0", "--env-file", envFile, "--log-level", "warn")
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		if b, err := os.ReadFile(envFile); err == nil && bytes.Count(b, []byte("\n")) == 2 {

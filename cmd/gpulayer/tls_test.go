@@ -8,12 +8,9 @@ import (
 	"encoding/pem"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -130,46 +127,11 @@ func TestTLSCommands(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a bytes.Buffer a child process writes while the test
-// reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // startCoordinator runs `gpulayer coordinator run` with args until the
 // test ends and returns its stderr buffer.
 func startCoordinator(t *testing.T, args ...string) *lockedBuffer {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"coordinator", "run"}, args...)...)
-	errb := &lockedBuffer{}
-	cmd.Stderr = errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Errorf("coordinator did not stop on SIGTERM")
-		}
-	})
+	errb, _ := startBinary(t, append([]string{"coordinator", "run"}, args...)...)
 	return errb
 }
 

@@ -1,7 +1,6 @@
 package state
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -52,14 +51,7 @@ func TestPendingQuotaAfterRestore(t *testing.T) {
 		}
 	}
 	s.Apply(command.CancelJob{JobID: "j0", By: "ci", Now: t0})
-	var buf bytes.Buffer
-	if err := s.Snapshot(&buf); err != nil {
-		t.Fatal(err)
-	}
-	r := New()
-	if err := r.Restore(&buf); err != nil {
-		t.Fatal(err)
-	}
+	r, _ := roundTrip(t, s)
 	for _, st := range []*Store{s, r} {
 		if res := submitAs(st, "ci", "j3", 3); res.Err != nil {
 			t.Fatalf("a freed slot: %v", res.Err)

@@ -1,7 +1,6 @@
 package state
 
 import (
-	"bytes"
 	"errors"
 	"net/netip"
 	"testing"
@@ -116,20 +115,7 @@ func TestSecuritySnapshotRoundTrip(t *testing.T) {
 	s.Apply(command.CreateEnrollment{ClusterKey: "lab", ExternalWorkerKey: "vm", PublicIP: "10.0.0.9", Now: t0})
 	s.Apply(command.RecordArtifact{Digest: "ab", Size: 2, NodeID: "c1", Now: t0})
 	s.Apply(command.AppendAudit{Events: []command.AuditEvent{{Time: t0, Kind: "auth.refused", Count: 3}}})
-	var a, b bytes.Buffer
-	if err := s.Snapshot(&a); err != nil {
-		t.Fatal(err)
-	}
-	r := New()
-	if err := r.Restore(bytes.NewReader(a.Bytes())); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Snapshot(&b); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(a.Bytes(), b.Bytes()) {
-		t.Fatalf("snapshot changed across restore:\n%s\n%s", a.Bytes(), b.Bytes())
-	}
+	r, _ := roundTrip(t, s)
 	if !r.ContainsSource("lab", netip.MustParseAddr("10.9.9.9")) {
 		t.Fatal("restored cluster lost its networks")
 	}

@@ -73,6 +73,21 @@ func snapshotBytes(t *testing.T, s *Store) []byte {
 	return buf.Bytes()
 }
 
+// roundTrip restores a snapshot of s into a fresh store, checks that the
+// copy snapshots to the same bytes, and returns the copy and those bytes.
+func roundTrip(t *testing.T, s *Store) (*Store, []byte) {
+	t.Helper()
+	before := snapshotBytes(t, s)
+	r := New()
+	if err := r.Restore(bytes.NewReader(before)); err != nil {
+		t.Fatal(err)
+	}
+	if after := snapshotBytes(t, r); !bytes.Equal(before, after) {
+		t.Fatalf("restore changed state:\n%s\n---\n%s", before, after)
+	}
+	return r, before
+}
+
 func TestReplayIsDeterministic(t *testing.T) {
 	assertDeterministicReplay(t, scenario())
 }
@@ -110,14 +125,7 @@ func TestSnapshotRestoreRoundTrip(t *testing.T) {
 	for _, c := range scenario() {
 		s.Apply(c)
 	}
-	before := snapshotBytes(t, s)
-	r := New()
-	if err := r.Restore(bytes.NewReader(before)); err != nil {
-		t.Fatal(err)
-	}
-	if after := snapshotBytes(t, r); !bytes.Equal(before, after) {
-		t.Fatalf("restore changed state:\n%s\n---\n%s", before, after)
-	}
+	r, _ := roundTrip(t, s)
 	// Derived indexes are rebuilt: w1 holds j1-b, so GPU-2 is busy.
 	if got := r.ActiveTasks("w1"); len(got) != 1 || got[0].TaskID != "j1-b" {
 		t.Fatalf("active tasks of w1 after restore: %+v", got)
