@@ -8,6 +8,10 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"strings"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -31,10 +35,16 @@ func readBody(r *http.Request) ([]byte, error) {
 	return b, nil
 }
 
-// decodeStrict parses one JSON object into v, refusing unknown fields,
-// trailing data, duplicate keys, keys that match a field only when case is
-// ignored, invalid UTF-8 and lone surrogates (strictjson.go). An empty
-// body is accepted as {} when allowEmpty is set.
+// decodeStrict parses one JSON object into v. The decoder is the
+// reference implementation of encoding/json/v2, whose defaults are the
+// rules a request must follow and encoding/json lets pass in silence: a
+// key given twice, anywhere, even inside free-form config (the last would
+// win); a key that matches a field only when case is ignored; invalid
+// UTF-8 and lone surrogate escapes (replaced by U+FFFD). Two parsers that
+// read such a body differently (a proxy, an auditor, the coordinator)
+// would disagree about what was asked, so it is refused, as are unknown
+// fields and trailing data. An empty body is accepted as {} when
+// allowEmpty is set.
 func decodeStrict(b []byte, v any, allowEmpty bool) error {
 	if len(bytes.TrimSpace(b)) == 0 {
 		if allowEmpty {
@@ -42,30 +52,102 @@ func decodeStrict(b []byte, v any, allowEmpty bool) error {
 		}
 		return invalidf("request body is empty; a JSON object is required")
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if err := jsonv2.Unmarshal(b, v, jsonv2.RejectUnknownMembers(true)); err != nil {
 		return invalidf("invalid JSON body: %s", describeJSONError(err))
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return invalidf("invalid JSON body: trailing data after the object")
-	}
-	if err := checkStrictJSON(b, reflect.TypeOf(v)); err != nil {
-		return invalidf("invalid JSON body: %v", err)
 	}
 	return nil
 }
 
+// describeJSONError says what was wrong and where (a JSON Pointer), in
+// terms of JSON rather than Go types, and quotes no part of the body but
+// a key name.
 func describeJSONError(err error) string {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		return fmt.Sprintf("field %q must be %s", te.Field, te.Type)
-	}
-	var se *json.SyntaxError
+	var se *jsontext.SyntacticError
 	if errors.As(err, &se) {
-		return fmt.Sprintf("syntax error at byte %d", se.Offset)
+		at := where(se.JSONPointer)
+		switch {
+		case errors.Is(err, jsontext.ErrDuplicateName):
+			return fmt.Sprintf("%skey %s appears twice", at.Parent(), shortQuote(se.JSONPointer.LastToken()))
+		case strings.HasPrefix(se.Err.Error(), "invalid surrogate"):
+			return fmt.Sprintf("%sa string holds a lone surrogate escape", at)
+		case errors.Is(se.Err, io.ErrUnexpectedEOF):
+			return "the body ends before the object does"
+		}
+		return fmt.Sprintf("%s%s (at byte %d)", at, se.Err, se.ByteOffset)
+	}
+	var me *jsonv2.SemanticError
+	if errors.As(err, &me) {
+		at := where(me.JSONPointer)
+		switch {
+		case errors.Is(err, jsonv2.ErrUnknownName):
+			return fmt.Sprintf("%sunknown field %s", at.Parent(), shortQuote(me.JSONPointer.LastToken()))
+		case me.Err != nil && strings.Contains(me.Err.Error(), "out of range"):
+			return fmt.Sprintf("%snumber out of range", at)
+		case me.GoType != nil:
+			return fmt.Sprintf("%smust be %s, not %s", at, jsonKindOf(me.GoType), foundName(me.JSONKind))
+		}
 	}
 	return err.Error()
+}
+
+// location is a JSON Pointer rendered as the start of a message.
+type location jsontext.Pointer
+
+func where(p jsontext.Pointer) location { return location(p) }
+
+func (l location) String() string {
+	if l == "" {
+		return ""
+	}
+	return string(l) + ": "
+}
+
+// Parent is where the object holding the value at l sits.
+func (l location) Parent() location { return location(jsontext.Pointer(l).Parent()) }
+
+// jsonKindOf names the JSON a Go type is read from.
+func jsonKindOf(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return "a base64 string"
+		}
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "another JSON value"
+}
+
+// foundName names the JSON that was found.
+func foundName(k jsontext.Kind) string {
+	switch k {
+	case '"':
+		return "a string"
+	case '0':
+		return "a number"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	}
+	return "something else"
 }
 
 func decodeRequest(r *http.Request, v any, allowEmpty bool) ([]byte, error) {
