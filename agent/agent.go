@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -238,16 +239,20 @@ func (a *Agent) Run(ctx context.Context) error {
 func (a *Agent) heartbeatLoop(ctx context.Context) error {
 	interval := a.cfg.HeartbeatInterval
 	for {
+		// The answer speaks of the attempts running when the heartbeat was
+		// sent: a task named in cancel_task_ids is stopped in those only,
+		// never in an attempt of it assigned while the heartbeat was out.
+		running := a.runner.Running()
 		resp, err := a.client.Heartbeat(ctx, api.HeartbeatRequest{
-			RunningTaskIDs: a.runner.Running(),
+			RunningTaskIDs: taskIDs(running),
 			Devices:        a.devices,
 			Executors:      a.cfg.Executors.Names(),
 		})
 		switch {
 		case err == nil:
-			for _, id := range resp.CancelTaskIDs {
-				if a.runner.Cancel(id) {
-					a.log.Info("coordinator asked to stop task", "task_id", id)
+			for _, at := range running {
+				if slices.Contains(resp.CancelTaskIDs, at.TaskID) && a.runner.Cancel(at.AttemptID) {
+					a.log.Info("coordinator asked to stop task", "task_id", at.TaskID, "attempt_id", at.AttemptID)
 				}
 			}
 			if resp.IntervalSeconds > 0 {
@@ -257,8 +262,8 @@ func (a *Agent) heartbeatLoop(ctx context.Context) error {
 			a.log.Debug("heartbeat: worker awaits approval")
 		case client.IsCode(err, api.CodeWorkerRevoked):
 			a.log.Error("worker revoked; stopping every task")
-			for _, id := range a.runner.Running() {
-				a.runner.Cancel(id)
+			for _, at := range a.runner.Running() {
+				a.runner.Cancel(at.AttemptID)
 			}
 			return ErrRevoked
 		case ctx.Err() != nil:
@@ -272,6 +277,17 @@ func (a *Agent) heartbeatLoop(ctx context.Context) error {
 		case <-a.cfg.Clock.After(interval):
 		}
 	}
+}
+
+// taskIDs lists the tasks of running attempts, each once.
+func taskIDs(running []runner.Attempt) []string {
+	ids := make([]string, 0, len(running))
+	for _, at := range running {
+		if len(ids) == 0 || ids[len(ids)-1] != at.TaskID { // sorted by task
+			ids = append(ids, at.TaskID)
+		}
+	}
+	return ids
 }
 
 func (a *Agent) maxTasks() int {

@@ -44,7 +44,7 @@ func TestTaskEnvironmentIsAllowlisted(t *testing.T) {
 	if strings.Contains(stdout, "canary") {
 		t.Errorf("a canary reached the task:\n%s", stdout)
 	}
-	if seen["JOB_VAR"] != "from-the-job" || seen["CUDA_VISIBLE_DEVICES"] != "GPU-a" || seen["GPULAYER_TASK_ID"] != a.ID || seen["USER"] != "agent" {
+	if seen["JOB_VAR"] != "from-the-job" || seen["CUDA_VISIBLE_DEVICES"] != a.Devices[0] || seen["GPULAYER_TASK_ID"] != a.ID || seen["USER"] != "agent" {
 		t.Errorf("task variables missing or wrong: %v", seen)
 	}
 	if home := seen["HOME"]; filepath.Base(home) != a.AttemptID || seen["TMPDIR"] != filepath.Join(home, "tmp") {

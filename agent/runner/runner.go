@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gpulayer/gpulayer/internal/clock"
@@ -55,14 +57,23 @@ type Runner struct {
 	cfg Config
 
 	mu      sync.Mutex
-	running map[string]*run // by task id
+	running map[string]*run // by attempt id
 }
 
+// run is one attempt on this agent, from the moment it is handed to Run
+// until its process is gone and its user and directory are released.
 type run struct {
 	a      api.Assignment
 	cancel chan struct{}
 	once   sync.Once
+	// superseded is set when a newer assignment took this attempt's task
+	// or one of its GPUs: the coordinator has moved on, so the attempt is
+	// stale and reports nothing more.
+	superseded atomic.Bool
+	done       chan struct{} // closed when the attempt is over and cleaned up
 }
+
+func (rn *run) stop() { rn.once.Do(func() { close(rn.cancel) }) }
 
 // New returns a runner.
 func New(cfg Config) *Runner {
@@ -81,25 +92,34 @@ func New(cfg Config) *Runner {
 	return &Runner{cfg: cfg, running: map[string]*run{}}
 }
 
-// Running lists the ids of tasks being run.
-func (r *Runner) Running() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	ids := make([]string, 0, len(r.running))
-	for id := range r.running {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
+// Attempt names one attempt being run.
+type Attempt struct {
+	TaskID, AttemptID string
 }
 
-// Cancel asks a running task to stop (cancellation or lost lease).
-func (r *Runner) Cancel(taskID string) bool {
+// Running lists the attempts being run (including one waiting for an
+// older attempt it superseded to be gone), ordered by task then attempt.
+func (r *Runner) Running() []Attempt {
 	r.mu.Lock()
-	rn, ok := r.running[taskID]
+	defer r.mu.Unlock()
+	out := make([]Attempt, 0, len(r.running))
+	for _, rn := range r.running {
+		out = append(out, Attempt{TaskID: rn.a.ID, AttemptID: rn.a.AttemptID})
+	}
+	slices.SortFunc(out, func(a, b Attempt) int {
+		return cmp.Or(cmp.Compare(a.TaskID, b.TaskID), cmp.Compare(a.AttemptID, b.AttemptID))
+	})
+	return out
+}
+
+// Cancel asks an attempt to stop (cancellation, lost lease, revocation).
+// It reports whether the attempt was being run.
+func (r *Runner) Cancel(attemptID string) bool {
+	r.mu.Lock()
+	rn, ok := r.running[attemptID]
 	r.mu.Unlock()
 	if ok {
-		rn.once.Do(func() { close(rn.cancel) })
+		rn.stop()
 	}
 	return ok
 }
@@ -114,18 +134,36 @@ type Outcome struct {
 }
 
 // Run carries an assignment to its end. It returns when the coordinator
-// has been told the outcome (or the attempt turned out to be stale).
+// has been told the outcome (or the attempt turned out to be stale), and
+// the attempt's processes, user and directory are gone.
+//
+// An assignment supersedes every attempt this runner still has of the
+// same task, or holding one of its GPUs: the coordinator handed them on,
+// so those attempts are stale. They are stopped, and this one starts only
+// once they are gone, so that one task never runs twice at once here and
+// a GPU is never in two attempts' hands.
 func (r *Runner) Run(ctx context.Context, a api.Assignment) Outcome {
-	rn := &run{a: a, cancel: make(chan struct{})}
+	rn := &run{a: a, cancel: make(chan struct{}), done: make(chan struct{})}
 	r.mu.Lock()
-	r.running[a.ID] = rn
+	older := r.supersededBy(a)
+	r.running[a.AttemptID] = rn
 	r.mu.Unlock()
 	defer func() {
 		r.mu.Lock()
-		delete(r.running, a.ID)
+		delete(r.running, a.AttemptID)
 		r.mu.Unlock()
+		close(rn.done)
 	}()
 	log := r.cfg.Logger.With("task_id", a.ID, "attempt_id", a.AttemptID, "executor", a.Executor)
+	switch err := r.awaitSuperseded(ctx, rn, older, log); {
+	case err == nil:
+	case rn.superseded.Load():
+		return Outcome{ExitCode: -1, Failed: true, Reason: "stale attempt"}
+	case errors.Is(err, errStoppedWaiting):
+		return r.fail(ctx, a, "cancelled before it started")
+	default:
+		return r.fail(context.WithoutCancel(ctx), a, "agent shut down before the task started")
+	}
 	out := r.execute(ctx, rn, log)
 	log.Info("task ended", "exit_code", out.ExitCode, "failed", out.Failed, "reason", out.Reason)
 	return out
@@ -200,6 +238,9 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 		case <-rn.cancel:
 			rn.cancel = nil
 			note = "cancelled; stopping"
+			if rn.superseded.Load() {
+				note = "superseded by a newer assignment (lease lost); stopping"
+			}
 			stopping = r.stop(ctx, ex, task.ID, log, note, stopping)
 		case <-ship.stale:
 			note = "attempt is no longer current (lease lost); stopping"
@@ -219,7 +260,7 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 	if wr.err != nil {
 		stopLogs()
 		<-logsDone
-		if ship.isStale() {
+		if ship.isStale() || rn.superseded.Load() {
 			return Outcome{ExitCode: -1, Failed: true, Reason: "stale attempt"}
 		}
 		return r.fail(context.WithoutCancel(ctx), a, fmt.Sprintf("executor %q: %v", a.Executor, wr.err))
@@ -227,6 +268,9 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 	// Every line the task wrote is shipped before the finish.
 	if err := <-logsDone; err != nil && !errors.Is(err, context.Canceled) {
 		log.Warn("log stream ended with an error", "error", err)
+	}
+	if rn.superseded.Load() {
+		return Outcome{ExitCode: wr.res.ExitCode, Failed: true, Reason: "stale attempt"}
 	}
 	if note != "" {
 		ship.note(note)

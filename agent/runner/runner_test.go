@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -28,6 +29,8 @@ type recorder struct {
 	stdout map[string]*strings.Builder
 	stderr map[string]*strings.Builder
 	ended  map[string]string // task id -> "finish <code>" or "fail <reason>"
+	// reports are the attempts that reported an end, in order.
+	reports []string
 }
 
 func newRecorder() *recorder {
@@ -54,6 +57,7 @@ func (r *recorder) Finish(_ context.Context, id string, req api.FinishRequest) (
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.ended[id] = fmt.Sprintf("finish %d", req.ExitCode)
+	r.reports = append(r.reports, req.AttemptID)
 	return api.Task{}, nil
 }
 
@@ -61,7 +65,14 @@ func (r *recorder) Fail(_ context.Context, id string, req api.FailRequest) (api.
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.ended[id] = "fail " + req.Reason
+	r.reports = append(r.reports, req.AttemptID)
 	return api.Task{}, nil
+}
+
+func (r *recorder) reported() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.reports)
 }
 
 func (r *recorder) out(id string) (stdout, stderr, ended string) {
@@ -103,7 +114,8 @@ var seq struct {
 }
 
 // shellTask is an assignment running script with sh -c, with job env;
-// args become $1, $2...
+// args become $1, $2... Each holds a GPU of its own, as the coordinator
+// hands them out.
 func shellTask(t *testing.T, script string, env map[string]string, args ...string) api.Assignment {
 	t.Helper()
 	cfg, err := json.Marshal(exec.Config{Command: "sh", Args: append([]string{"-c", script, "sh"}, args...), Env: env})
@@ -114,7 +126,7 @@ func shellTask(t *testing.T, script string, env map[string]string, args ...strin
 	seq.n++
 	n := seq.n
 	seq.Unlock()
-	return api.Assignment{ID: fmt.Sprintf("task-%d", n), JobID: "job-1", AttemptID: fmt.Sprintf("attempt-%d", n), Executor: "exec", Config: cfg, Devices: []string{"GPU-a"}}
+	return api.Assignment{ID: fmt.Sprintf("task-%d", n), JobID: "job-1", AttemptID: fmt.Sprintf("attempt-%d", n), Executor: "exec", Config: cfg, Devices: []string{fmt.Sprintf("GPU-%d", n)}}
 }
 
 func rootOnly(t *testing.T) {

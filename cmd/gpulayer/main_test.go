@@ -106,10 +106,17 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
+// process is a running gpulayer binary.
+type process struct {
+	cmd    *exec.Cmd
+	stderr *lockedBuffer
+	exited <-chan error // yields the exit
+}
+
 // startBinary runs the gpulayer binary with args until the test ends,
-// when it is sent SIGTERM and must exit cleanly within 30 s. It returns
-// the process's stderr and a channel that yields its exit.
-func startBinary(t *testing.T, args ...string) (*lockedBuffer, <-chan error) {
+// when it is sent SIGTERM (after a SIGCONT, should the test have stopped
+// it) and must exit cleanly within 30 s.
+func startBinary(t *testing.T, args ...string) process {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	errb := &lockedBuffer{}
@@ -120,6 +127,7 @@ func startBinary(t *testing.T, args ...string) (*lockedBuffer, <-chan error) {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGCONT)
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case err := <-exited:
@@ -131,26 +139,26 @@ func startBinary(t *testing.T, args ...string) (*lockedBuffer, <-chan error) {
 			t.Errorf("gpulayer %s did not stop on SIGTERM", args[0])
 		}
 	})
-	return errb, exited
+	return process{cmd: cmd, stderr: errb, exited: exited}
 }
 
 // startDev runs `gpulayer dev` and returns the client environment.
 func startDev(t *testing.T) []string {
 	t.Helper()
 	envFile := filepath.Join(t.TempDir(), "env")
-	errb, exited := startBinary(t, "dev", "--http-addr", "127.0.0.1:0", "--env-file", envFile, "--log-level", "warn")
+	p := startBinary(t, "dev", "--http-addr", "127.0.0.1:0", "--env-file", envFile, "--log-level", "warn")
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		if b, err := os.ReadFile(envFile); err == nil && bytes.Count(b, []byte("\n")) == 2 {
 			return strings.Split(strings.TrimSpace(string(b)), "\n")
 		}
 		select {
-		case err := <-exited:
-			t.Fatalf("gpulayer dev exited: %v\n%s", err, errb.String())
+		case err := <-p.exited:
+			t.Fatalf("gpulayer dev exited: %v\n%s", err, p.stderr.String())
 		case <-time.After(20 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("gpulayer dev not ready\n%s", errb.String())
+			t.Fatalf("gpulayer dev not ready\n%s", p.stderr.String())
 		}
 	}
 }

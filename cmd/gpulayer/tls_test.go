@@ -131,8 +131,7 @@ func TestTLSCommands(t *testing.T) {
 // test ends and returns its stderr buffer.
 func startCoordinator(t *testing.T, args ...string) *lockedBuffer {
 	t.Helper()
-	errb, _ := startBinary(t, append([]string{"coordinator", "run"}, args...)...)
-	return errb
+	return startBinary(t, append([]string{"coordinator", "run"}, args...)...).stderr
 }
 
 // waitCoordinatorLeads polls GET /v1/status/leader until the coordinator names one.
