@@ -146,19 +146,23 @@ func (s *Store) JobOwner(id string) (string, error) {
 	return j.CreatedBy, nil
 }
 
-// JobsPage lists at most limit jobs newest first (by creation, which is
-// the order of their sequence numbers), starting below the sequence number
-// before (0: from the newest), and stops early once the jobs listed take
-// more than maxBytes as JSON (0: no such bound; the first job is always
-// listed). next is the sequence number to pass as before for the following
-// page, 0 when there is none. Jobs created while a client pages go to the
-// front, so the pages it has not read yet do not shift.
+// JobsPage lists at most limit jobs (limit <= 0: every one) newest first
+// (by creation, which is the order of their sequence numbers), starting
+// below the sequence number before (0: from the newest), and stops early
+// once the jobs listed take more than maxBytes as JSON (0: no such bound;
+// the first job is always listed). next is the sequence number to pass as
+// before for the following page, 0 when there is none. Jobs created while
+// a client pages go to the front, so the pages it has not read yet do not
+// shift.
 func (s *Store) JobsPage(before uint64, limit, maxBytes int) (jobs []api.Job, next uint64) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	end := len(s.jobOrder)
 	if before > 0 {
 		end = sort.Search(len(s.jobOrder), func(i int) bool { return s.jobs[s.jobOrder[i]].Seq >= before })
+	}
+	if limit <= 0 {
+		limit = end
 	}
 	out := make([]api.Job, 0, min(limit, end))
 	size := 0

@@ -90,6 +90,17 @@ func TestJobsPage(t *testing.T) {
 	if jobs, next := s.JobsPage(0, 100, 0); len(jobs) != 8 || jobs[0].ID != "late" || next != 0 {
 		t.Fatalf("one page of everything: %d jobs, next %d", len(jobs), next)
 	}
+	// No bound on the count (limit 0 or below) lists everything below the
+	// cursor; it never panics nor hands back the cursor it was given.
+	for _, limit := range []int{0, -1} {
+		if jobs, next := s.JobsPage(0, limit, 0); len(jobs) != 8 || next != 0 {
+			t.Fatalf("limit %d: %d jobs, next %d", limit, len(jobs), next)
+		}
+	}
+	_, cursor := s.JobsPage(0, 3, 0)
+	if jobs, next := s.JobsPage(cursor, 0, 0); len(jobs) != 5 || next != 0 {
+		t.Fatalf("limit 0 below a cursor: %d jobs, next %d", len(jobs), next)
+	}
 }
 
 // A page also stops at a byte budget, always listing at least one job,
