@@ -75,11 +75,19 @@ func (s *privateSink) Close() error {
 
 // RestrictTree makes dir and every directory under it 0700 and every file
 // 0600 (a file that is already stricter keeps its mode), and returns the
-// paths it changed. Symbolic links are left alone, not followed. A dir
-// that does not exist is not an error.
+// paths it changed. dir itself may be a symbolic link (a data dir on a
+// mounted volume): the directory it names is restricted. Links below it
+// are left alone, not followed. A dir that does not exist is not an error.
 func RestrictTree(dir string) ([]string, error) {
 	var changed []string
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	root, err := filepath.EvalSymlinks(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cluster: restrict %s: %w", dir, err)
+	}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
