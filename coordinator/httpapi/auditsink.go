@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -41,6 +41,10 @@ const maxDistinctRefusals = 256
 // maxNamedIDs bounds the caller-chosen ids a summary names.
 const maxNamedIDs = 4
 
+// maxCountedIDs bounds the distinct caller-chosen ids a summary tells
+// apart; past it the summary says "at least".
+const maxCountedIDs = 1024
+
 type refusalKey struct {
 	kind, source, route, code, credID, credKind, workerID, subject string
 }
@@ -48,9 +52,9 @@ type refusalKey struct {
 // pendingRefusal is one coalesced event and the caller-chosen ids folded
 // into it.
 type pendingRefusal struct {
-	ev       command.AuditEvent
-	ids      []string
-	distinct int
+	ev   command.AuditEvent
+	ids  []string            // the first maxNamedIDs, in arrival order
+	seen map[string]struct{} // every distinct id, up to maxCountedIDs
 }
 
 // unauthenticated reports whether the refusal's identifying fields were
@@ -76,10 +80,16 @@ func keyOf(ev *command.AuditEvent) (refusalKey, string) {
 
 // fold adds one more caller-chosen id to a summary.
 func (p *pendingRefusal) fold(id string) {
-	if id == "" || slices.Contains(p.ids, id) {
+	if id == "" || len(p.seen) >= maxCountedIDs {
 		return
 	}
-	p.distinct++
+	if _, dup := p.seen[id]; dup {
+		return
+	}
+	if p.seen == nil {
+		p.seen = map[string]struct{}{}
+	}
+	p.seen[id] = struct{}{}
 	if len(p.ids) < maxNamedIDs {
 		p.ids = append(p.ids, id)
 	}
@@ -89,7 +99,8 @@ func (p *pendingRefusal) fold(id string) {
 // id fields and the detail names the first few.
 func (p *pendingRefusal) event() command.AuditEvent {
 	ev := p.ev
-	if p.distinct <= 1 {
+	distinct := len(p.seen)
+	if distinct <= 1 {
 		return ev
 	}
 	ev.CredentialID, ev.WorkerID, ev.Actor = "", "", ""
@@ -97,10 +108,14 @@ func (p *pendingRefusal) event() command.AuditEvent {
 		ev.Subject = ""
 	}
 	more := ""
-	if p.distinct > len(p.ids) {
+	if distinct > len(p.ids) {
 		more = ", ..."
 	}
-	names := fmt.Sprintf("%d distinct ids presented: %s%s", p.distinct, strings.Join(p.ids, ", "), more)
+	count := strconv.Itoa(distinct)
+	if distinct >= maxCountedIDs {
+		count = "at least " + count
+	}
+	names := fmt.Sprintf("%s distinct ids presented: %s%s", count, strings.Join(p.ids, ", "), more)
 	if ev.Detail != "" {
 		names = ev.Detail + "; " + names
 	}

@@ -79,3 +79,34 @@ func TestSinkKeepsASingleID(t *testing.T) {
 		t.Fatalf("%+v", evs)
 	}
 }
+
+// A summary counts each caller-chosen id once, however often it comes
+// back (an id past the named few included), and says "at least" once it
+// stops telling ids apart.
+func TestSinkCountsDistinctIDsOnce(t *testing.T) {
+	at := time.Date(2026, 12, 2, 13, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name    string
+		ids     int // distinct ids, each presented three times
+		count   int
+		wantHas string
+	}{
+		{"a few past the named ones", 6, 18, "6 distinct ids presented: "},
+		{"past the counting cap", maxCountedIDs + 50, 3 * (maxCountedIDs + 50), fmt.Sprintf("at least %d distinct ids presented: ", maxCountedIDs)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a := newAuditSink(nil, clock.Real{}, slog.New(slog.DiscardHandler), time.Second)
+			for range 3 {
+				for i := range c.ids {
+					a.add(command.AuditEvent{Time: at, Kind: "auth.refused", Code: string(api.CodeUnauthenticated), Route: "GET /v1/jobs",
+						CredentialKind: "client", CredentialID: fmt.Sprintf("%016x", i), Source: "198.51.100.7"})
+				}
+			}
+			evs := a.take()
+			if len(evs) != 1 || evs[0].Count != c.count || !strings.Contains(evs[0].Detail, c.wantHas) {
+				t.Fatalf("summary: %+v, want count %d and %q", evs, c.count, c.wantHas)
+			}
+		})
+	}
+}
