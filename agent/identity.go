@@ -41,7 +41,7 @@ func (a *Agent) identify(ctx context.Context) error {
 	}
 	if reg.WorkerToken == "" {
 		if a.cfg.AdminToken == "" {
-			return fmt.Errorf("%w: worker id %q is already registered and this agent holds no credential for it: ask an admin to run `gpulayer worker reissue %s` and put the new credential in %s, or start the agent with --admin-token to reissue it itself",
+			return fmt.Errorf("%w: worker id %q is already registered and this agent holds no credential for it: ask an admin to run `gpulayer worker reissue %s` and put the new credential in %s, or start the agent with GPULAYER_ADMIN_TOKEN set to reissue it itself",
 				ErrCredentialRejected, reg.WorkerID, reg.WorkerID, CredentialPath(a.cfg.DataDir))
 		}
 		a.log.Warn("worker id is registered but no credential is persisted; reissuing it with the admin token", "worker_id", reg.WorkerID)
@@ -153,7 +153,7 @@ func (a *Agent) resume(ctx context.Context, p persisted) error {
 		return fmt.Errorf("agent: probe worker credential: %w", err)
 	}
 	if a.cfg.AdminToken == "" {
-		return fmt.Errorf("%w: %s: ask an admin to run `gpulayer worker reissue %s` and put the new credential in %s, or start the agent with --admin-token to reissue it itself",
+		return fmt.Errorf("%w: %s: ask an admin to run `gpulayer worker reissue %s` and put the new credential in %s, or start the agent with GPULAYER_ADMIN_TOKEN set to reissue it itself",
 			ErrCredentialRejected, why, p.WorkerID, CredentialPath(a.cfg.DataDir))
 	}
 	a.log.Warn("persisted worker credential rejected; reissuing it with the admin token", "worker_id", p.WorkerID, "reason", why)

@@ -77,7 +77,7 @@ func TestAgentReissuesARefusedCredential(t *testing.T) {
 
 	noAdmin := newAgent(t, h.URL, h.JoinToken, "node-r", "dgxh100", agentOpts{dataDir: dir})
 	err := noAdmin.agent.Run(ctx)
-	if !errors.Is(err, agent.ErrCredentialRejected) || !strings.Contains(err.Error(), "gpulayer worker reissue node-r") || !strings.Contains(err.Error(), "--admin-token") {
+	if !errors.Is(err, agent.ErrCredentialRejected) || !strings.Contains(err.Error(), "gpulayer worker reissue node-r") || !strings.Contains(err.Error(), "GPULAYER_ADMIN_TOKEN") {
 		t.Fatalf("run without an admin token: %v", err)
 	}
 

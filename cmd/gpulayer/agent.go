@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -45,7 +46,7 @@ type agentFlags struct {
 
 func (f *agentFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.coordinators, "coordinator", envOr("GPULAYER_ADDR", ""), "coordinator URL(s), comma separated")
-	fs.StringVar(&f.joinToken, "join-token", envOr("GPULAYER_JOIN_TOKEN", ""), "join token to register with (first start only)")
+	fs.StringVar(&f.joinToken, "join-token", "", "join token to register with, first start only (default: GPULAYER_JOIN_TOKEN; as root, only from there)")
 	// No env default here: flag defaults are printed by --help, and this
 	// one is a secret. GPULAYER_ADMIN_TOKEN is read after parsing.
 	fs.StringVar(&f.adminToken, "admin-token", "", "admin client token used only to reissue this worker's credential when the persisted one is rejected (default: GPULAYER_ADMIN_TOKEN)")
@@ -104,6 +105,36 @@ func scrubAgentEnv() {
 			_ = os.Unsetenv(name)
 		}
 	}
+}
+
+// secretFlags are the agent flags that carry a secret, with the variable
+// that carries it instead.
+var secretFlags = map[string]string{
+	"join-token":     "GPULAYER_JOIN_TOKEN",
+	"admin-token":    "GPULAYER_ADMIN_TOKEN",
+	"instance-token": "GPULAYER_INSTANCE_TOKEN",
+}
+
+// errSecretOnArgv: a root agent was given a secret as a flag.
+var errSecretOnArgv = errors.New("a secret on the command line")
+
+// refuseSecretsOnArgv refuses a secret given as a flag to an agent running
+// as root: its tasks run as other users, and every local user can read a
+// process's command line in /proc/<pid>/cmdline (unless /proc is mounted
+// with hidepid), while its environment is readable by root alone (and the
+// agent unsets it once read). An agent that is not root runs its tasks as
+// itself, which can read both anyway.
+func refuseSecretsOnArgv(fs *flag.FlagSet, euid int) error {
+	if euid != 0 {
+		return nil
+	}
+	var err error
+	fs.Visit(func(fl *flag.Flag) {
+		if env, ok := secretFlags[fl.Name]; ok && err == nil {
+			err = fmt.Errorf("%w: --%s would be readable by every local user, this agent's tasks included, in /proc/<pid>/cmdline; pass it in %s instead (an EnvironmentFile= of a systemd unit, say)", errSecretOnArgv, fl.Name, env)
+		}
+	})
+	return err
 }
 
 func splitList(s string) []string {
@@ -180,6 +211,12 @@ func agentRun(ctx context.Context, args []string) error {
 	lf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if err := refuseSecretsOnArgv(fs, os.Geteuid()); err != nil {
+		return err
+	}
+	if f.joinToken == "" {
+		f.joinToken = os.Getenv("GPULAYER_JOIN_TOKEN")
 	}
 	if f.adminToken == "" {
 		f.adminToken = os.Getenv("GPULAYER_ADMIN_TOKEN")

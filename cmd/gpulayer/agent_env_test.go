@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"os"
 	"strings"
 	"testing"
@@ -40,5 +42,39 @@ func TestPinFlag(t *testing.T) {
 	}
 	if p["echo"] != sum || len(p) != 1 {
 		t.Errorf("pins = %v", p)
+	}
+}
+
+// A root agent refuses a secret given as a flag, naming the variable to
+// use instead; one that is not root, whose tasks can read its memory
+// anyway, takes it.
+func TestRootAgentRefusesSecretsOnArgv(t *testing.T) {
+	cases := []struct {
+		args    []string
+		euid    int
+		wantErr string
+	}{
+		{[]string{"--join-token", "glj_x"}, 0, "GPULAYER_JOIN_TOKEN"},
+		{[]string{"--data-dir", "/d", "--admin-token=glc_x"}, 0, "GPULAYER_ADMIN_TOKEN"},
+		{[]string{"--instance-token", "gli_x", "--instance-id", "i-1"}, 0, "GPULAYER_INSTANCE_TOKEN"},
+		{[]string{"--data-dir", "/d", "--instance-id", "i-1"}, 0, ""},
+		{[]string{"--join-token", "glj_x"}, 1000, ""},
+	}
+	for _, c := range cases {
+		fs := flag.NewFlagSet("agent run", flag.ContinueOnError)
+		var f agentFlags
+		f.register(fs)
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		err := refuseSecretsOnArgv(fs, c.euid)
+		switch {
+		case c.wantErr == "" && err != nil:
+			t.Errorf("%v as uid %d: %v", c.args, c.euid, err)
+		case c.wantErr != "" && (!errors.Is(err, errSecretOnArgv) || !strings.Contains(err.Error(), c.wantErr)):
+			t.Errorf("%v as uid %d: %v, want a refusal naming %s", c.args, c.euid, err, c.wantErr)
+		case err != nil && strings.Contains(err.Error(), "glj_x"):
+			t.Errorf("the refusal repeats the secret: %v", err)
+		}
 	}
 }

@@ -118,7 +118,16 @@ type process struct {
 // it) and must exit cleanly within 30 s.
 func startBinary(t *testing.T, args ...string) process {
 	t.Helper()
+	return startBinaryEnv(t, nil, args...)
+}
+
+// startBinaryEnv is startBinary with env added to the test's environment.
+func startBinaryEnv(t *testing.T, env []string, args ...string) process {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	errb := &lockedBuffer{}
 	cmd.Stderr = errb
 	if err := cmd.Start(); err != nil {

@@ -45,12 +45,12 @@ func TestPausedAgentLosesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	args := []string{"agent", "run", "--coordinator", h.URL, "--join-token", h.JoinToken, "--data-dir", t.TempDir(),
+	args := []string{"agent", "run", "--coordinator", h.URL, "--data-dir", t.TempDir(),
 		"--worker-id", "paused", "--fake-gpus", "dgxh100", "--max-tasks", "2", "--stop-grace", "5s", "--log-level", "info"}
 	if os.Geteuid() != 0 {
 		args = append(args, "--allow-shared-user-tasks")
 	}
-	agentProc := startBinary(t, args...)
+	agentProc := startBinaryEnv(t, []string{"GPULAYER_JOIN_TOKEN=" + h.JoinToken}, args...)
 
 	cfg, err := json.Marshal(map[string]any{"command": "sh", "args": []string{"-c", gpuLockScript, "sh", shared}})
 	if err != nil {
