@@ -90,6 +90,9 @@ func (s *Store) Snapshot(w io.Writer) error {
 }
 
 // Restore replaces the state with a snapshot and rebuilds every index.
+// The snapshot is decoded, checked and indexed into fresh tables first;
+// only a snapshot that passes replaces the state, so one that fails to
+// decode or validate leaves the previous state untouched.
 func (s *Store) Restore(r io.Reader) error {
 	var snap snapshotV1
 	if err := json.NewDecoder(r).Decode(&snap); err != nil {
@@ -98,19 +101,41 @@ func (s *Store) Restore(r io.Reader) error {
 	if snap.Version != 1 {
 		return fmt.Errorf("restore: snapshot version %d: %w", snap.Version, ErrInvalid)
 	}
+	scratch := &Store{}
+	scratch.reset()
+	if err := scratch.load(&snap); err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.reset()
+	s.tables = scratch.tables
+	s.markPending()
+	s.wake()
+	return nil
+}
+
+// load fills empty tables from a decoded snapshot, refusing one whose
+// records contradict each other (ErrInvalid).
+func (s *Store) load(snap *snapshotV1) error {
 	s.bootstrapGeneration = snap.BootstrapGeneration
 	s.seq = snap.Seq
 	for _, c := range snap.Credentials {
+		if c == nil || s.credentials[c.ID] != nil {
+			return fmt.Errorf("credential listed twice or empty: %w", ErrInvalid)
+		}
 		s.credentials[c.ID] = c
 	}
 	for _, w := range snap.Workers {
+		if w == nil || s.workers[w.ID] != nil {
+			return fmt.Errorf("worker listed twice or empty: %w", ErrInvalid)
+		}
 		w.active = map[string]struct{}{}
 		s.workers[w.ID] = w
 	}
 	for _, g := range snap.Groups {
+		if g == nil || s.groups[g.ID] != nil {
+			return fmt.Errorf("group listed twice or empty: %w", ErrInvalid)
+		}
 		if g.Members == nil {
 			g.Members = []api.GroupMember{}
 		}
@@ -118,30 +143,48 @@ func (s *Store) Restore(r io.Reader) error {
 	}
 	s.reindexGroups()
 	for _, c := range snap.Clusters {
+		if c == nil {
+			return fmt.Errorf("empty cluster: %w", ErrInvalid)
+		}
 		p, err := parsePrefixes(c.CIDRs)
 		if err != nil {
-			return fmt.Errorf("restore: cluster %s: %w", c.Key, err)
+			return fmt.Errorf("cluster %s: %w", c.Key, err)
 		}
 		c.prefixes = p
 		s.clusters[c.Key] = c
 	}
 	for _, e := range snap.Enrollments {
+		if e == nil {
+			return fmt.Errorf("empty enrollment: %w", ErrInvalid)
+		}
 		s.enrollments[e.Key] = e
 	}
 	for _, a := range snap.Artifacts {
+		if a == nil {
+			return fmt.Errorf("empty artifact: %w", ErrInvalid)
+		}
 		s.artifacts[a.Digest] = a
 	}
 	s.audit, s.refusals = splitAudit(snap.Audit, snap.AuditRefusals)
 	s.auditSeq = snap.AuditSeq
 	for _, j := range snap.Jobs {
+		if j == nil || s.jobs[j.ID] != nil {
+			return fmt.Errorf("job listed twice or empty: %w", ErrInvalid)
+		}
 		s.jobs[j.ID] = j
 		s.jobOrder = append(s.jobOrder, j.ID)
 	}
 	for _, t := range snap.Tasks {
-		s.tasks[t.ID] = t
+		if t == nil || s.tasks[t.ID] != nil {
+			return fmt.Errorf("task listed twice or empty: %w", ErrInvalid)
+		}
 		j := s.jobs[t.JobID]
+		if j == nil {
+			return fmt.Errorf("task %s of job %s, which the snapshot lacks: %w", t.ID, t.JobID, ErrInvalid)
+		}
+		s.tasks[t.ID] = t
 		switch {
-		case t.State == "pending" && j != nil:
+		case t.State == "pending":
 			s.queue.push(keyOf(j.Spec), j.Spec.Priority, t)
 		case t.Active():
 			if w, ok := s.workers[t.WorkerID]; ok {
@@ -161,7 +204,5 @@ func (s *Store) Restore(r io.Reader) error {
 	if snap.Nodes != nil {
 		s.nodes = snap.Nodes
 	}
-	s.markPending()
-	s.wake()
 	return nil
 }

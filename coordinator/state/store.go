@@ -18,7 +18,18 @@ type Result struct {
 // FSM); reads may come from any goroutine and take the read lock.
 type Store struct {
 	mu sync.RWMutex
+	tables
 
+	// notify channels are closed and replaced to wake waiters.
+	pendingCh chan struct{}
+	changedCh chan struct{}
+	pendingUp bool
+}
+
+// tables is the replicated state and the indexes derived from it: what a
+// snapshot restores, swapped in whole so that a restore that fails leaves
+// the previous state as it was.
+type tables struct {
 	bootstrapGeneration int
 	credentials         map[string]*Credential
 	workers             map[string]*Worker
@@ -47,11 +58,6 @@ type Store struct {
 	memberOf map[string]map[string]struct{}
 
 	queue *pendingQueue
-
-	// notify channels are closed and replaced to wake waiters.
-	pendingCh chan struct{}
-	changedCh chan struct{}
-	pendingUp bool
 }
 
 // New returns an empty store.

@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -283,5 +284,54 @@ func TestCapabilityRules(t *testing.T) {
 		if got := capabilityAllows(c.caps, c.narrow, c.want); got != c.ok {
 			t.Errorf("caps %v narrow %q task %q: %v, want %v", c.caps, c.narrow, c.want, got, c.ok)
 		}
+	}
+}
+
+// A snapshot that fails to decode or validate leaves the state as it was:
+// everything is checked and indexed aside before anything is replaced.
+func TestFailedRestoreLeavesStateUntouched(t *testing.T) {
+	s := New()
+	for _, c := range scenario() {
+		s.Apply(c)
+	}
+	before := snapshotBytes(t, s)
+	edit := func(f func(m map[string]any)) []byte {
+		var m map[string]any
+		if err := json.Unmarshal(before, &m); err != nil {
+			t.Fatal(err)
+		}
+		f(m)
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	cases := []struct {
+		name string
+		snap []byte
+	}{
+		{"not JSON", []byte("\x00\x01garbage")},
+		{"truncated", before[:len(before)/2]},
+		{"unknown version", edit(func(m map[string]any) { m["version"] = 2 })},
+		{"task of a missing job", edit(func(m map[string]any) { m["jobs"] = []any{} })},
+		{"job listed twice", edit(func(m map[string]any) { jobs := m["jobs"].([]any); m["jobs"] = append(jobs, jobs[0]) })},
+		{"null worker", edit(func(m map[string]any) { m["workers"] = append(m["workers"].([]any), nil) })},
+		{"cluster with a bad network", edit(func(m map[string]any) {
+			m["clusters"] = []any{map[string]any{"key": "lab", "cidrs": []any{"not-a-cidr"}}}
+		})},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if err := s.Restore(bytes.NewReader(c.snap)); err == nil {
+				t.Fatal("a bad snapshot restored")
+			}
+			if after := snapshotBytes(t, s); !bytes.Equal(before, after) {
+				t.Fatalf("a failed restore changed the state:\n%s\n---\n%s", before, after)
+			}
+			if got := s.ActiveTasks("w1"); len(got) != 1 || got[0].TaskID != "j1-b" {
+				t.Fatalf("indexes after a failed restore: %+v", got)
+			}
+		})
 	}
 }
