@@ -141,6 +141,10 @@ type AssignTask struct {
 	Devices      []string  `json:"devices"`
 	LeaseSeconds int       `json:"lease_seconds"`
 	Now          time.Time `json:"now"`
+	// RequestID is the acquire's request id: an assignment under the id
+	// the worker's last one was made under, while that attempt is still
+	// the worker's, yields that assignment again and assigns nothing.
+	RequestID string `json:"request_id,omitempty"`
 }
 
 // StartTask marks the current attempt running.

@@ -195,6 +195,9 @@ func (s *Server) acquire(w http.ResponseWriter, r *http.Request, p auth.Principa
 	case len(req.Capability) > api.MaxCapabilityBytes:
 		return invalidf("capability: %d bytes, at most %d", len(req.Capability), api.MaxCapabilityBytes)
 	}
+	if err := checkLen("request_id", req.RequestID, api.MaxKeyBytes); err != nil {
+		return err
+	}
 	if !s.cluster.IsLeader() {
 		return errNotLeader
 	}

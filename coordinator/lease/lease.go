@@ -131,12 +131,16 @@ func (m *Manager) rearm() {
 	}
 }
 
-// Assigned arms the lease of a new attempt.
+// Assigned arms the lease of a new attempt, or of one answered again to a
+// retried acquire (keeping the later deadline).
 func (m *Manager) Assigned(taskID, workerID, attemptID string, lease time.Duration, deadline time.Time) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.running {
 		return
+	}
+	if e, ok := m.leases[attemptID]; ok && e.deadline.After(deadline) {
+		return // a replayed assignment: heartbeats have renewed it since
 	}
 	m.leases[attemptID] = &entry{taskID: taskID, workerID: workerID, lease: lease, deadline: deadline}
 }

@@ -49,7 +49,16 @@ func New(store *state.Store, propose Proposer, leases LeaseArmer, clk clock.Cloc
 // Acquire returns a task for the worker, or nil once wait has passed with
 // nothing to hand out. Errors wrap the state sentinels (worker revoked,
 // pending, not registered) or the proposer's errors.
+//
+// A request id the worker's last assignment was made under, while that
+// attempt is still the worker's, gets that assignment again at once: the
+// retry of a call whose answer was lost. Two calls under one id racing
+// each other are settled by the state machine, which answers the second
+// assignment proposed with the first.
 func (s *Scheduler) Acquire(ctx context.Context, workerID string, req api.AcquireRequest) (*api.Assignment, error) {
+	if out, ok := s.store.AcquireReplay(workerID, req.RequestID); ok {
+		return s.handOut(workerID, out), nil
+	}
 	wait := time.Duration(min(max(req.WaitSeconds, 0), api.MaxWaitSeconds)) * time.Second
 	var deadline <-chan time.Time
 	if wait > 0 {
@@ -94,6 +103,7 @@ func (s *Scheduler) tryOnce(ctx context.Context, workerID string, req api.Acquir
 			Devices:      cand.Devices,
 			LeaseSeconds: req.MaxLeaseSeconds,
 			Now:          s.clock.Now().UTC(),
+			RequestID:    req.RequestID,
 		})
 		s.mu.Lock()
 		delete(s.reserved, cand.TaskID)
@@ -107,10 +117,15 @@ func (s *Scheduler) tryOnce(ctx context.Context, workerID string, req api.Acquir
 			}
 			return nil, res.Err
 		}
-		out := res.Value.(state.AssignOutcome)
-		a := out.Assignment
-		s.leases.Assigned(a.ID, workerID, a.AttemptID, time.Duration(a.LeaseSeconds)*time.Second, out.LeaseUntil)
-		return &a, nil
+		return s.handOut(workerID, res.Value.(state.AssignOutcome)), nil
 	}
 	return nil, nil
+}
+
+// handOut arms the lease of an assignment (again, for a replayed one: the
+// deadline only ever moves later) and returns it.
+func (s *Scheduler) handOut(workerID string, out state.AssignOutcome) *api.Assignment {
+	a := out.Assignment
+	s.leases.Assigned(a.ID, workerID, a.AttemptID, time.Duration(a.LeaseSeconds)*time.Second, out.LeaseUntil)
+	return &a
 }

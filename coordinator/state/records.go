@@ -38,6 +38,9 @@ type Worker struct {
 	TokenID           string    `json:"token_id,omitempty"`
 	ApprovedBy        string    `json:"approved_by,omitempty"`
 	ApprovedAt        time.Time `json:"approved_at,omitzero"`
+	// LastAcquire is the assignment the worker's last acquire with a
+	// request id was answered with (acquire.go).
+	LastAcquire *LastAcquire `json:"last_acquire,omitempty"`
 
 	// active holds the ids of tasks assigned to or running on the worker.
 	active map[string]struct{}

@@ -24,9 +24,17 @@ type ActiveTask struct {
 type AssignOutcome struct {
 	Assignment api.Assignment
 	LeaseUntil time.Time
+	// Replayed is set when the answer is that of an earlier acquire under
+	// the same request id (acquire.go), and nothing was assigned now.
+	Replayed bool
 }
 
 func (s *Store) assignTask(c command.AssignTask) Result {
+	if w, ok := s.workers[c.WorkerID]; ok {
+		if out, ok := s.acquireReplay(w, c.RequestID); ok {
+			return Result{Value: out}
+		}
+	}
 	t, ok := s.tasks[c.TaskID]
 	if !ok {
 		return Result{Err: fmt.Errorf("task %s: %w", c.TaskID, ErrNotFound)}
@@ -63,22 +71,8 @@ func (s *Store) assignTask(c command.AssignTask) Result {
 	t.UpdatedAt = c.Now
 	t.Attempts = append(t.Attempts, Attempt{ID: c.AttemptID, Number: len(t.Attempts) + 1, WorkerID: w.ID, State: api.TaskAssigned, Devices: c.Devices, AssignedAt: c.Now})
 	w.active[t.ID] = struct{}{}
-	res := j.Spec.Resources
-	return Result{Value: AssignOutcome{LeaseUntil: t.LeaseExpiresAt, Assignment: api.Assignment{
-		ID:             t.ID,
-		JobID:          t.JobID,
-		Index:          t.Index,
-		AttemptID:      t.AttemptID,
-		Attempt:        len(t.Attempts),
-		Executor:       j.Spec.Executor,
-		Config:         j.Spec.Config,
-		Resources:      res,
-		Devices:        nonNil(c.Devices),
-		LeaseExpiresAt: api.FormatTime(t.LeaseExpiresAt),
-		LeaseSeconds:   lease,
-		TimeoutSeconds: j.Spec.TimeoutSeconds,
-		Inputs:         j.Spec.Inputs,
-	}}}
+	recordAcquire(w, c)
+	return Result{Value: AssignOutcome{LeaseUntil: t.LeaseExpiresAt, Assignment: s.assignmentOf(t)}}
 }
 
 // claim checks that worker holds the task under attemptID. It is the one

@@ -109,6 +109,12 @@ type AcquireRequest struct {
 	Capability      string `json:"capability,omitempty"`
 	MaxLeaseSeconds int    `json:"max_lease_seconds,omitempty"`
 	WaitSeconds     int    `json:"wait_seconds,omitempty"`
+	// RequestID makes the call idempotent: the same id again, from the
+	// same worker, while the attempt it was answered with is still that
+	// worker's, gets that assignment again rather than a second task (an
+	// answer lost to a timeout or a failover is not left as a ghost).
+	// At most MaxKeyBytes; sdk/client sets one when it is empty.
+	RequestID string `json:"request_id,omitempty"`
 }
 
 // Assignment is a task handed to a worker by acquire.

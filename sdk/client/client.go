@@ -249,7 +249,7 @@ func (c *Client) sendWith(ctx context.Context, override, method, path string, bo
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			if !retryableTransport(err, method) {
+			if !retryableTransport(err, method) && !isIdempotent(ctx) {
 				return nil, fmt.Errorf("client: %s %s: %w", method, path, err)
 			}
 			c.rotate(base)

@@ -30,9 +30,18 @@ func (c *Client) Heartbeat(ctx context.Context, req api.HeartbeatRequest) (api.H
 }
 
 // Acquire asks for a task, waiting up to req.WaitSeconds.
+//
+// The call is idempotent: it carries a request id (a fresh one when
+// req.RequestID is empty), so it is retried under that id on any
+// transport error, also one after the request may have reached a
+// coordinator, and a retry whose first answer was lost gets that answer
+// again, from the same leader or the next.
 func (c *Client) Acquire(ctx context.Context, req api.AcquireRequest) (api.AcquireResponse, error) {
+	if req.RequestID == "" {
+		req.RequestID = newRequestID()
+	}
 	var out api.AcquireResponse
-	err := c.Do(ctx, http.MethodPost, "/v1/workers/self/acquire", req, &out)
+	err := c.Do(withIdempotent(ctx), http.MethodPost, "/v1/workers/self/acquire", req, &out)
 	return out, err
 }
 

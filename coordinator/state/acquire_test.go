@@ -1,0 +1,64 @@
+package state
+
+import (
+	"testing"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// An assignment proposed under the request id the worker's last one was
+// made under, while that attempt is still the worker's, is answered with
+// that assignment and assigns nothing; once the attempt has ended, or
+// under another id, or for another worker, a new one is made. The record
+// survives a snapshot.
+func TestAcquireUnderOneRequestIDAssignsOnce(t *testing.T) {
+	s := New()
+	for _, c := range []command.Command{register("w1", "GPU-1", "GPU-2"), register("w2", "GPU-3"), submit("j1", 4, 1)} {
+		apply(t, s, c)
+	}
+	assign := func(task, worker, attempt, dev, req string) AssignOutcome {
+		t.Helper()
+		res := apply(t, s, command.AssignTask{TaskID: task, WorkerID: worker, AttemptID: attempt, Devices: []string{dev}, Now: at(2), RequestID: req})
+		if res.Err != nil {
+			t.Fatalf("assign %s to %s: %v", task, worker, res.Err)
+		}
+		return res.Value.(AssignOutcome)
+	}
+	first := assign("j1-a", "w1", "a1", "GPU-1", "r1")
+	if first.Replayed || first.Assignment.AttemptID != "a1" {
+		t.Fatalf("first assignment: %+v", first)
+	}
+	again := assign("j1-b", "w1", "a2", "GPU-2", "r1")
+	if !again.Replayed || again.Assignment.AttemptID != "a1" || again.Assignment.ID != "j1-a" || again.Assignment.Devices[0] != "GPU-1" {
+		t.Fatalf("the same request id again: %+v", again)
+	}
+	if task, _ := s.Task("j1-b"); task.State != api.TaskPending {
+		t.Fatalf("the replay assigned j1-b: %s", task.State)
+	}
+	if out, ok := s.AcquireReplay("w1", "r1"); !ok || out.Assignment.AttemptID != "a1" {
+		t.Fatalf("AcquireReplay: %+v %v", out, ok)
+	}
+	if _, ok := s.AcquireReplay("w2", "r1"); ok {
+		t.Fatal("another worker's request id replayed w1's assignment")
+	}
+	if out := assign("j1-c", "w2", "a3", "GPU-3", "r1"); out.Replayed || out.Assignment.AttemptID != "a3" {
+		t.Fatalf("w2 under the same id: %+v", out)
+	}
+
+	r, _ := roundTrip(t, s)
+	if out, ok := r.AcquireReplay("w1", "r1"); !ok || out.Assignment.AttemptID != "a1" {
+		t.Fatalf("AcquireReplay after a restore: %+v %v", out, ok)
+	}
+
+	apply(t, s, command.FinishTask{TaskID: "j1-a", WorkerID: "w1", AttemptID: "a1", ExitCode: 0, Now: at(3)})
+	if _, ok := s.AcquireReplay("w1", "r1"); ok {
+		t.Fatal("an ended attempt was replayed")
+	}
+	if out := assign("j1-b", "w1", "a4", "GPU-2", "r1"); out.Replayed || out.Assignment.AttemptID != "a4" {
+		t.Fatalf("after the attempt ended, the id again: %+v", out)
+	}
+	if out := assign("j1-d", "w1", "a5", "GPU-1", "r2"); out.Replayed {
+		t.Fatalf("a new request id replayed: %+v", out)
+	}
+}

@@ -1,0 +1,29 @@
+package client
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+)
+
+// idempotentKey marks a call whose request carries its own request id, so
+// sending it twice has the effect of sending it once.
+type idempotentKey struct{}
+
+// withIdempotent marks ctx's call as safe to resend after any transport
+// error.
+func withIdempotent(ctx context.Context) context.Context {
+	return context.WithValue(ctx, idempotentKey{}, true)
+}
+
+func isIdempotent(ctx context.Context) bool {
+	v, _ := ctx.Value(idempotentKey{}).(bool)
+	return v
+}
+
+// newRequestID returns a random request id (128 bits, hex).
+func newRequestID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
+	return hex.EncodeToString(b)
+}
