@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -302,13 +303,23 @@ func (a *Agent) acquireLoop(ctx context.Context) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	backoff := 100 * time.Millisecond
+	// requestID is kept until a call is answered, so that an acquire whose
+	// answer was lost (the client gave up retrying) is asked again under
+	// its id and gets the task it was given, not a second one.
+	requestID := ""
 	for {
 		select {
 		case slots <- struct{}{}:
 		case <-ctx.Done():
 			return
 		}
-		resp, err := a.client.Acquire(ctx, api.AcquireRequest{WaitSeconds: int(a.cfg.AcquireWait / time.Second)})
+		if requestID == "" {
+			requestID = rand.Text()
+		}
+		resp, err := a.client.Acquire(ctx, api.AcquireRequest{WaitSeconds: int(a.cfg.AcquireWait / time.Second), RequestID: requestID})
+		if err == nil {
+			requestID = ""
+		}
 		if err != nil || resp.Task == nil {
 			<-slots
 			if ctx.Err() != nil {

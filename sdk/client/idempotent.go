@@ -3,7 +3,6 @@ package client
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 )
 
 // idempotentKey marks a call whose request carries its own request id, so
@@ -21,9 +20,5 @@ func isIdempotent(ctx context.Context) bool {
 	return v
 }
 
-// newRequestID returns a random request id (128 bits, hex).
-func newRequestID() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
-	return hex.EncodeToString(b)
-}
+// newRequestID returns a random request id (128 bits and more).
+func newRequestID() string { return rand.Text() }
