@@ -109,11 +109,19 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request, p auth.Princi
 // jobLogs answers newline-delimited JSON log entries; with follow=1 it keeps
 // the response open until the job ends, within the stream limits: each
 // write must finish within WriteTimeout (a client that stops reading is
-// dropped) and the stream ends after MaxLife (the client reconnects).
-func (s *Server) jobLogs(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+// dropped) and the stream ends after MaxLife (the client reconnects). A
+// follow stream holds one of the credential's long-poll slots.
+func (s *Server) jobLogs(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
 	id := r.PathValue("id")
 	follow := r.URL.Query().Get("follow")
 	following := follow == "1" || follow == "true"
+	if following {
+		release, err := s.polls.enter(p.CredentialID)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
 	entries, cursor, done, err := s.store.Logs(id, nil)
 	if err != nil {
 		return err

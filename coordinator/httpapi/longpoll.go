@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"net/http"
 	"sync"
 	"time"
 )
@@ -58,13 +57,4 @@ func (l *longPolls) total() int {
 		n += c
 	}
 	return n
-}
-
-// isFollowStream reports whether r asks for a log follow stream.
-func isFollowStream(r *http.Request) bool {
-	if r.Method != http.MethodGet {
-		return false
-	}
-	f := r.URL.Query().Get("follow")
-	return f == "1" || f == "true"
 }

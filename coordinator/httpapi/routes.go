@@ -150,14 +150,6 @@ func (s *Server) wrap(rt Route) http.Handler {
 				return
 			}
 		}
-		if rt.Pattern == "/v1/jobs/{id}/logs" && isFollowStream(r) {
-			release, err := s.polls.enter(p.CredentialID)
-			if err != nil {
-				s.writeError(w, r, err)
-				return
-			}
-			defer release()
-		}
 		if err := rt.handle(w, r, p); err != nil {
 			s.writeError(w, r, err)
 		}
