@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -189,7 +188,7 @@ func (a *Agent) prepareTasks() (func(), error) {
 // isInside reports whether path is dir or below it.
 func isInside(path, dir string) bool {
 	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	return err == nil && filepath.IsLocal(rel)
 }
 
 // WorkerID is the id the agent acts as, once known.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/executor"
@@ -39,8 +38,8 @@ func workingDir(cfgDir, workDir string) (string, error) {
 		return "", fmt.Errorf("working dir %q: %w", cfgDir, err)
 	}
 	rel, err := filepath.Rel(root, dir)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return "", fmt.Errorf("%w: exec config: dir %q resolves to %s, which %v", executor.ErrInvalidConfig, cfgDir, dir, errDirOutside)
+	if err != nil || !filepath.IsLocal(rel) {
+		return "", fmt.Errorf("%w: exec config: dir %q resolves to %s, which %w", executor.ErrInvalidConfig, cfgDir, dir, errDirOutside)
 	}
 	return dir, nil
 }
