@@ -11,8 +11,11 @@ import (
 // read of a request line and headers. It is larger than the protocol's
 // limit (api.MaxHeaderBytes) so that a request between the two reaches
 // the first middleware, which refuses it with the JSON error body; only a
-// request over this much gets net/http's own plain-text 431.
-const ServerMaxHeaderBytes = 1 << 20
+// request over this much gets net/http's own plain-text 431. Four times
+// the protocol's limit: enough for the JSON answer to cover any client
+// that overshoots by mistake, little enough that an unauthenticated
+// connection costs a parse of at most 256 KiB of headers.
+const ServerMaxHeaderBytes = 4 * api.MaxHeaderBytes
 
 // headerBytes is the size of r's request line and header lines as they
 // came on the wire (within a few bytes: the separators are counted as
