@@ -9,7 +9,7 @@ BIN := bin/gpulayer
 PLUGIN_DIR := bin/plugins
 EXAMPLE_PLUGINS := $(notdir $(wildcard examples/plugins/*))
 
-.PHONY: build plugins demo test test-short lint fmt proto bench bench-quick bench-logstore test-cluster
+.PHONY: build plugins demo test test-short lint fmt proto bench bench-quick bench-logstore test-cluster fuzz
 build: plugins
 	$(GO) build -o $(BIN) ./cmd/gpulayer
 
@@ -27,7 +27,24 @@ demo: build
 
 test:
 	$(GO) test -race -count=1 ./...
+	$(MAKE) fuzz FUZZTIME=4s
 	$(MAKE) bench-quick
+
+# Native Go fuzzing of every decoder an outsider can reach: Raft commands,
+# snapshot restore, HTTP bodies and job specs, tokens, forwarding headers,
+# digests. Seed corpora live in each package's testdata/fuzz and also run
+# as plain tests. A short run is part of make test; go longer with
+# make fuzz FUZZTIME=10m.
+FUZZTIME ?= 10s
+FUZZFLAGS = -run '^$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
+fuzz:
+	$(GO) test $(FUZZFLAGS) -fuzz '^FuzzDecode$$' ./coordinator/command
+	$(GO) test $(FUZZFLAGS) -fuzz '^FuzzRestore$$' ./coordinator/state
+	$(GO) test $(FUZZFLAGS) -fuzz '^FuzzDecodeStrict$$' ./coordinator/httpapi
+	$(GO) test $(FUZZFLAGS) -fuzz '^FuzzValidateJobSpec$$' ./coordinator/httpapi
+	$(GO) test $(FUZZFLAGS) -fuzz '^FuzzSourceOf$$' ./coordinator/httpapi
+	$(GO) test $(FUZZFLAGS) -fuzz '^FuzzDigest$$' ./coordinator/httpapi
+	$(GO) test $(FUZZFLAGS) -fuzz '^FuzzParse$$' ./coordinator/auth
 
 # Three coordinators and two agents in containers built FROM scratch (pulls
 # nothing), driven through a leader kill, a follower partition and a full

@@ -65,7 +65,10 @@ func (s *Store) Snapshot(w io.Writer) error {
 	for _, t := range s.tasks {
 		snap.Tasks = append(snap.Tasks, t)
 	}
-	sort.Slice(snap.Tasks, func(i, j int) bool { return snap.Tasks[i].Seq < snap.Tasks[j].Seq })
+	sort.Slice(snap.Tasks, func(i, j int) bool {
+		a, b := snap.Tasks[i], snap.Tasks[j]
+		return a.Seq < b.Seq || (a.Seq == b.Seq && a.ID < b.ID) // ties only in a crafted snapshot
+	})
 	for _, g := range s.groups {
 		snap.Groups = append(snap.Groups, g)
 	}
