@@ -3,6 +3,8 @@ package pluginhost
 import (
 	"os"
 	"strings"
+
+	"github.com/gpulayer/gpulayer/sdk/executor"
 )
 
 // pluginEnv is the whole environment of a plugin process, besides what
@@ -22,9 +24,5 @@ func pluginEnv() []string {
 }
 
 func passedToPlugins(name string) bool {
-	switch name {
-	case "PATH", "LANG", "TZ", "TMPDIR":
-		return true
-	}
-	return strings.HasPrefix(name, "LC_")
+	return executor.Inheritable(name) || name == "TMPDIR"
 }

@@ -7,26 +7,19 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/gpulayer/gpulayer/sdk/executor"
 )
 
-// inherited reports whether the plugin passes its own variable name on to
-// tasks. Only these are: a task's environment is otherwise the config's
+// baseEnv keeps the variables of environ a task inherits
+// (executor.Inheritable): a task's environment is otherwise the config's
 // env and Task.Env, so nothing else of the plugin's (or the agent's)
 // environment, credentials included, reaches a task.
-func inherited(name string) bool {
-	switch name {
-	case "PATH", "LANG", "TZ":
-		return true
-	}
-	return strings.HasPrefix(name, "LC_")
-}
-
-// baseEnv keeps the inherited variables of environ.
 func baseEnv(environ []string) []string {
 	var out []string
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if inherited(name) {
+		if executor.Inheritable(name) {
 			out = append(out, kv)
 		}
 	}

@@ -45,3 +45,16 @@ func isHandshakeVar(name string) bool {
 	}
 	return false
 }
+
+// Inheritable reports whether a task may inherit the variable name from
+// the environment of the agent and of the plugin process: PATH, LANG,
+// LC_* and TZ, defaults a job's env may override. Nothing else of theirs
+// (credentials above all) is passed on; an executor builds the rest of a
+// task's environment from Task.Env and its config.
+func Inheritable(name string) bool {
+	switch name {
+	case "PATH", "LANG", "TZ":
+		return true
+	}
+	return strings.HasPrefix(name, "LC_")
+}
