@@ -68,9 +68,43 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, _ auth.Princip
 	if err != nil {
 		return err
 	}
-	jobs, next := s.store.JobsPage(before, limit, maxJobsPageBytes)
-	writeJSON(w, http.StatusOK, api.JobList{Jobs: jobs, Next: jobCursor(next)})
+	page, more := s.store.JobsPage(before, limit)
+	jobs, next, err := encodePage(page, more, maxJobsPageBytes)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, encodedJobList{Jobs: jobs, Next: jobCursor(next)})
 	return nil
+}
+
+// encodedJobList is api.JobList with each job already encoded.
+type encodedJobList struct {
+	Jobs []json.RawMessage `json:"jobs"`
+	Next string            `json:"next"`
+}
+
+// encodePage encodes a page's jobs, once each, stopping before the job
+// that would take the page past budget bytes (the first job is always
+// listed). next is the sequence number the following page starts below,
+// 0 when nothing is left.
+func encodePage(page []state.JobEntry, more bool, budget int) (jobs []json.RawMessage, next uint64, err error) {
+	jobs = make([]json.RawMessage, 0, len(page))
+	size := 0
+	for _, e := range page {
+		b, err := json.Marshal(&e.Job)
+		if err != nil {
+			return nil, 0, err
+		}
+		if size += len(b); size > budget && len(jobs) > 0 {
+			more = true
+			break
+		}
+		jobs = append(jobs, b)
+	}
+	if more && len(jobs) > 0 {
+		next = page[len(jobs)-1].Seq
+	}
+	return jobs, next, nil
 }
 
 func (s *Server) getJob(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {

@@ -146,15 +146,19 @@ func (s *Store) JobOwner(id string) (string, error) {
 	return j.CreatedBy, nil
 }
 
+// JobEntry is one job of a page, with its sequence number: the position
+// a next page starts below.
+type JobEntry struct {
+	Seq uint64
+	Job api.Job
+}
+
 // JobsPage lists at most limit jobs (limit <= 0: every one) newest first
 // (by creation, which is the order of their sequence numbers), starting
-// below the sequence number before (0: from the newest), and stops early
-// once the jobs listed take more than maxBytes as JSON (0: no such bound;
-// the first job is always listed). next is the sequence number to pass as
-// before for the following page, 0 when there is none. Jobs created while
-// a client pages go to the front, so the pages it has not read yet do not
-// shift.
-func (s *Store) JobsPage(before uint64, limit, maxBytes int) (jobs []api.Job, next uint64) {
+// below the sequence number before (0: from the newest). more reports
+// whether older jobs remain. Jobs created while a client pages go to the
+// front, so the pages it has not read yet do not shift.
+func (s *Store) JobsPage(before uint64, limit int) (page []JobEntry, more bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	end := len(s.jobOrder)
@@ -164,23 +168,13 @@ func (s *Store) JobsPage(before uint64, limit, maxBytes int) (jobs []api.Job, ne
 	if limit <= 0 {
 		limit = end
 	}
-	out := make([]api.Job, 0, min(limit, end))
-	size := 0
+	page = make([]JobEntry, 0, min(limit, end))
 	i := end - 1
-	for ; i >= 0 && len(out) < limit; i-- {
-		v := s.jobView(s.jobs[s.jobOrder[i]])
-		if maxBytes > 0 {
-			b, _ := json.Marshal(&v)
-			if size += len(b); size > maxBytes && len(out) > 0 {
-				break
-			}
-		}
-		out = append(out, v)
+	for ; i >= 0 && len(page) < limit; i-- {
+		j := s.jobs[s.jobOrder[i]]
+		page = append(page, JobEntry{Seq: j.Seq, Job: s.jobView(j)})
 	}
-	if i >= 0 {
-		next = s.jobs[s.jobOrder[i+1]].Seq
-	}
-	return out, next
+	return page, i >= 0
 }
 
 // Logs returns a job's stored output from position from onwards (per the

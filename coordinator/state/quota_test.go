@@ -1,7 +1,6 @@
 package state
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
@@ -72,67 +71,33 @@ func TestJobsPage(t *testing.T) {
 	var ids []string
 	var before uint64
 	for page := 0; ; page++ {
-		jobs, next := s.JobsPage(before, 3, 0)
-		for _, j := range jobs {
-			ids = append(ids, j.ID)
+		jobs, more := s.JobsPage(before, 3)
+		for _, e := range jobs {
+			ids = append(ids, e.Job.ID)
 		}
 		if page == 0 {
 			submitAs(s, "ci", "late", 0)
 		}
-		if next == 0 {
+		if !more {
 			break
 		}
-		before = next
+		before = jobs[len(jobs)-1].Seq
 	}
 	if fmt.Sprint(ids) != "[j6 j5 j4 j3 j2 j1 j0]" {
 		t.Fatalf("pages listed %v", ids)
 	}
-	if jobs, next := s.JobsPage(0, 100, 0); len(jobs) != 8 || jobs[0].ID != "late" || next != 0 {
-		t.Fatalf("one page of everything: %d jobs, next %d", len(jobs), next)
+	if jobs, more := s.JobsPage(0, 100); len(jobs) != 8 || jobs[0].Job.ID != "late" || more {
+		t.Fatalf("one page of everything: %d jobs, more %v", len(jobs), more)
 	}
 	// No bound on the count (limit 0 or below) lists everything below the
-	// cursor; it never panics nor hands back the cursor it was given.
+	// cursor, and never panics.
 	for _, limit := range []int{0, -1} {
-		if jobs, next := s.JobsPage(0, limit, 0); len(jobs) != 8 || next != 0 {
-			t.Fatalf("limit %d: %d jobs, next %d", limit, len(jobs), next)
+		if jobs, more := s.JobsPage(0, limit); len(jobs) != 8 || more {
+			t.Fatalf("limit %d: %d jobs, more %v", limit, len(jobs), more)
 		}
 	}
-	_, cursor := s.JobsPage(0, 3, 0)
-	if jobs, next := s.JobsPage(cursor, 0, 0); len(jobs) != 5 || next != 0 {
-		t.Fatalf("limit 0 below a cursor: %d jobs, next %d", len(jobs), next)
-	}
-}
-
-// A page also stops at a byte budget, always listing at least one job,
-// and the cursor resumes right after the last job listed.
-func TestJobsPageByteBudget(t *testing.T) {
-	s := New()
-	for i := range 5 {
-		submitAs(s, "ci", fmt.Sprintf("j%d", i), 0)
-	}
-	one, _ := s.JobsPage(0, 1, 0)
-	b, _ := json.Marshal(one[0])
-	var ids []string
-	var before uint64
-	pages := 0
-	for {
-		jobs, next := s.JobsPage(before, 100, 2*len(b)+len(b)/2)
-		pages++
-		if len(jobs) == 0 || len(jobs) > 2 {
-			t.Fatalf("page %d holds %d jobs, want 1 or 2 within the budget", pages, len(jobs))
-		}
-		for _, j := range jobs {
-			ids = append(ids, j.ID)
-		}
-		if next == 0 {
-			break
-		}
-		before = next
-	}
-	if fmt.Sprint(ids) != "[j4 j3 j2 j1 j0]" || pages != 3 {
-		t.Fatalf("%d pages listed %v", pages, ids)
-	}
-	if jobs, _ := s.JobsPage(0, 100, 1); len(jobs) != 1 {
-		t.Fatalf("a budget below one job listed %d jobs, want 1", len(jobs))
+	first, _ := s.JobsPage(0, 3)
+	if jobs, more := s.JobsPage(first[2].Seq, 0); len(jobs) != 5 || more {
+		t.Fatalf("limit 0 below a cursor: %d jobs, more %v", len(jobs), more)
 	}
 }
