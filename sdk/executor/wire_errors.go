@@ -39,8 +39,11 @@ func isSentinel(err error) bool {
 
 // fromStatus turns a gRPC error from the plugin back into an error that
 // matches the executor's sentinels (and the context errors) with errors.Is.
-// Other errors (transport failures, a plugin that went away) keep their
-// gRPC status so callers can inspect it.
+// A plain error the plugin returned (code Unknown) reads as the plugin's
+// own message, without gRPC's "rpc error: code = … desc =" wrapping, since
+// it ends up in a task's reason. Other errors (transport failures, a
+// plugin that went away) keep their gRPC status as they are. Every result
+// still yields its status to status.Code and status.FromError.
 func fromStatus(err error) error {
 	if err == nil {
 		return nil
@@ -61,6 +64,8 @@ func fromStatus(err error) error {
 		sentinel = context.Canceled
 	case codes.DeadlineExceeded:
 		sentinel = context.DeadlineExceeded
+	case codes.Unknown:
+		return &remoteError{msg: st.Message(), status: err}
 	default:
 		return err
 	}
@@ -77,5 +82,10 @@ type remoteError struct {
 
 func (e *remoteError) Error() string { return e.msg }
 
-// Unwrap exposes both the sentinel and the original gRPC status error.
-func (e *remoteError) Unwrap() []error { return []error{e.sentinel, e.status} }
+// Unwrap exposes the sentinel (if any) and the original gRPC status error.
+func (e *remoteError) Unwrap() []error {
+	if e.sentinel == nil {
+		return []error{e.status}
+	}
+	return []error{e.sentinel, e.status}
+}

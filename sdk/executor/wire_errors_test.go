@@ -51,6 +51,9 @@ func TestOtherErrorsKeepStatus(t *testing.T) {
 	if errors.Is(back, ErrUnknownTask) || errors.Is(back, ErrInvalidConfig) || errors.Is(back, ErrDuplicateTask) {
 		t.Errorf("plain error matched a sentinel: %v", back)
 	}
+	if back.Error() != "disk full" || status.Code(back) != codes.Unknown {
+		t.Errorf("plain error came back as %q (code %v), want the plugin's own message", back.Error(), status.Code(back))
+	}
 	unavailable := status.Error(codes.Unavailable, "connection refused")
 	if got := fromStatus(unavailable); status.Code(got) != codes.Unavailable {
 		t.Errorf("transport error lost its status: %v", got)
