@@ -224,7 +224,7 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 	if a.TimeoutSeconds > 0 {
 		timeout = r.cfg.Clock.After(time.Duration(a.TimeoutSeconds) * time.Second)
 	}
-	var note string
+	var note, why string // why: what the finish reports beyond the exit code
 	var wr waitResult
 	stopping := false
 	for done := false; !done; {
@@ -233,7 +233,8 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 			done = true
 		case <-timeout:
 			timeout = nil
-			note = fmt.Sprintf("timed out after %ds; stopping", a.TimeoutSeconds)
+			why = fmt.Sprintf("timed out after %ds", a.TimeoutSeconds)
+			note = why + "; stopping"
 			stopping = r.stop(ctx, ex, task.ID, log, note, stopping)
 		case <-rn.cancel:
 			rn.cancel = nil
@@ -278,7 +279,7 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 	if ship.isStale() {
 		return Outcome{ExitCode: wr.res.ExitCode, Failed: true, Reason: "stale attempt"}
 	}
-	req := api.FinishRequest{AttemptID: a.AttemptID, SubmissionID: a.AttemptID + "-finish", ExitCode: wr.res.ExitCode}
+	req := api.FinishRequest{AttemptID: a.AttemptID, SubmissionID: a.AttemptID + "-finish", ExitCode: wr.res.ExitCode, Reason: why}
 	if len(wr.res.Output) > 0 {
 		req.Output = wr.res.Output
 	}

@@ -83,7 +83,22 @@ func jobSubmit(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "job %s %s\n", job.ID, job.State)
+	printReasons(os.Stderr, job)
 	return exitFor(job)
+}
+
+// printReasons says, for each task of an unsuccessful job that did not
+// succeed, why, in the coordinator's words.
+func printReasons(w io.Writer, job api.Job) {
+	if job.State == api.TaskSucceeded {
+		return
+	}
+	for _, t := range job.Tasks {
+		if t.State == api.TaskSucceeded || t.Reason == "" {
+			continue
+		}
+		fmt.Fprintf(w, "  task %s %s on attempt %d: %s\n", t.ID, t.State, t.Attempt, t.Reason)
+	}
 }
 
 // exitFor turns a finished job into the CLI's exit status: 0 on success,

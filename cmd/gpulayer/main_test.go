@@ -180,8 +180,19 @@ func TestJobCommandsAgainstDev(t *testing.T) {
 		t.Fatalf("1-GPU job: exit %d, stdout %q, stderr %q", ok.code, ok.stdout, ok.stderr)
 	}
 	bad := run(t, env, "job", "submit", "--wait", "--", "sh", "-c", "echo out; echo err >&2; exit 5")
-	if bad.code != 5 || bad.stdout != "out\n" || !strings.Contains(bad.stderr, "err\n") {
+	if bad.code != 5 || bad.stdout != "out\n" || !strings.Contains(bad.stderr, "err\n") || !strings.Contains(bad.stderr, "exit code 5") {
 		t.Fatalf("failing job: exit %d, stdout %q, stderr %q", bad.code, bad.stdout, bad.stderr)
+	}
+	// A command the node lacks (the README's nvidia-smi on a machine
+	// without it): the reason is printed, in the plugin's own words.
+	missing := run(t, env, "job", "submit", "--wait", "--", "no-such-command-gpulayer")
+	if missing.code == 0 || !strings.Contains(missing.stderr, "no-such-command-gpulayer") || strings.Contains(missing.stderr, "rpc error") {
+		t.Fatalf("missing command: exit %d, stderr %q", missing.code, missing.stderr)
+	}
+	// A timeout says so, not only "exit code 143".
+	slow := run(t, env, "job", "submit", "--wait", "--timeout", "1", "--", "sleep", "30")
+	if slow.code == 0 || !strings.Contains(slow.stderr, "timed out after 1s (exit code") {
+		t.Fatalf("timed-out job: exit %d, stderr %q", slow.code, slow.stderr)
 	}
 
 	id := strings.TrimSpace(run(t, env, "job", "submit", "--", "sleep", "60").stdout)
@@ -200,7 +211,7 @@ func TestJobCommandsAgainstDev(t *testing.T) {
 	}
 
 	list := run(t, env, "job", "list")
-	if list.code != 0 || !strings.Contains(list.stdout, id) || strings.Count(list.stdout, "\n") != 4 {
+	if list.code != 0 || !strings.Contains(list.stdout, id) || strings.Count(list.stdout, "\n") != 6 {
 		t.Fatalf("job list:\n%s", list.stdout)
 	}
 	status := run(t, env, "job", "status", "--json", id)

@@ -178,6 +178,7 @@ type FinishTask struct {
 	Output       json.RawMessage `json:"output,omitempty"`
 	Artifacts    []string        `json:"artifacts,omitempty"`
 	Now          time.Time       `json:"now"`
+	Reason       string          `json:"reason,omitempty"`
 }
 
 // FailTask ends the current attempt as failed for a reason outside the task

@@ -104,6 +104,9 @@ func (s *Server) finishTask(w http.ResponseWriter, r *http.Request, p auth.Princ
 	if err := checkLen("output", req.Output, api.MaxOutputBytes); err != nil {
 		return err
 	}
+	if err := checkLen("reason", req.Reason, api.MaxReasonBytes); err != nil {
+		return err
+	}
 	if err := checkCount("artifacts", len(req.Artifacts), api.MaxDigests); err != nil {
 		return err
 	}
@@ -127,6 +130,7 @@ func (s *Server) finishTask(w http.ResponseWriter, r *http.Request, p auth.Princ
 		Output:       req.Output,
 		Artifacts:    req.Artifacts,
 		Now:          s.now(),
+		Reason:       req.Reason,
 	})
 	if err != nil {
 		return err

@@ -174,16 +174,23 @@ func (s *Store) finishTask(c command.FinishTask) Result {
 	case code != 0:
 		state = api.TaskFailed
 	}
-	s.endAttempt(t, state, &code, "", c.Now)
+	reason := ""
+	switch {
+	case state == api.TaskCancelled:
+		reason = "cancelled"
+	case state == api.TaskFailed && c.Reason != "":
+		reason = fmt.Sprintf("%s (exit code %d)", c.Reason, code)
+	case state == api.TaskFailed:
+		reason = fmt.Sprintf("exit code %d", code)
+	}
+	// The attempt keeps the agent's words only: an entry written before
+	// finishes carried a reason must apply as it always did.
+	s.endAttempt(t, state, &code, c.Reason, c.Now)
 	t.State = state
 	t.ExitCode = &code
 	t.Output = c.Output
 	t.SubmittedBy = c.WorkerID
-	if state == api.TaskCancelled {
-		t.Reason = "cancelled"
-	} else if state == api.TaskFailed {
-		t.Reason = fmt.Sprintf("exit code %d", code)
-	}
+	t.Reason = reason
 	view := taskView(t)
 	answer, _ := json.Marshal(api.TaskResponse{Task: view})
 	if c.SubmissionID != "" {

@@ -160,6 +160,10 @@ type FinishRequest struct {
 	ExitCode     int             `json:"exit_code"`
 	Output       json.RawMessage `json:"output,omitempty"`
 	Artifacts    []string        `json:"artifacts,omitempty"`
+	// Reason, optional, says why the task ended as it did when the agent
+	// knows better than the exit code ("timed out after 30s"). At most
+	// MaxReasonBytes.
+	Reason string `json:"reason,omitempty"`
 }
 
 // FailRequest is the body of POST /v1/tasks/{id}/fail.
