@@ -103,13 +103,47 @@ func (m *Manager) Run(ctx context.Context) error {
 		m.lastSeen = map[string]time.Time{}
 		m.mu.Unlock()
 	}()
+	lastAdopt := m.cfg.Clock.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-t.C():
+			if now := m.cfg.Clock.Now(); now.Sub(lastAdopt) >= adoptEvery {
+				m.adopt(now)
+				lastAdopt = now
+			}
 			m.enforce(ctx)
 		}
+	}
+}
+
+// adoptEvery is how often the state is searched for attempts no lease
+// covers.
+const adoptEvery = time.Second
+
+// adopt arms a lease for every active attempt in the state that has none:
+// one whose assignment committed after the acquire that proposed it had
+// gone (its answer lost, so Assigned never ran, and its worker, never
+// told, does not report it). Its deadline is the state's, plus the grace:
+// such an attempt lapses as any unreported one does, instead of staying
+// assigned until the next election.
+func (m *Manager) adopt(now time.Time) {
+	active := m.cfg.State.AllActive()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.running {
+		return
+	}
+	for _, a := range active {
+		if _, ok := m.leases[a.AttemptID]; ok {
+			continue
+		}
+		deadline := a.LeaseExpiresAt.Add(m.cfg.Grace)
+		if deadline.Before(now) {
+			deadline = now
+		}
+		m.leases[a.AttemptID] = &entry{taskID: a.TaskID, workerID: a.WorkerID, lease: time.Duration(a.LeaseSeconds) * time.Second, deadline: deadline}
 	}
 }
 

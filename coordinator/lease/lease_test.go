@@ -203,3 +203,44 @@ func TestRunStopsOnContext(t *testing.T) {
 		t.Fatal("a stopped manager armed a lease")
 	}
 }
+
+// An attempt that enters the state without Assigned (its assignment
+// committed after the acquire that proposed it had gone) is adopted from
+// the state and lapses at its deadline plus grace, unless its worker
+// reports it.
+func TestUnarmedAttemptsAreAdoptedAndLapse(t *testing.T) {
+	start := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
+	clk := clock.NewFake(start)
+	fs := &fakeState{active: map[string]state.ActiveTask{}, workers: map[string]string{"w1": api.WorkerReady}}
+	m := New(Config{Clock: clk, State: fs, Propose: fs.propose, Grace: time.Second, HeartbeatInterval: 2 * time.Second, OfflineAfter: time.Hour})
+	ctx := t.Context()
+	m.rearm() // leadership taken with nothing active
+
+	fs.mu.Lock()
+	fs.active["ghost"] = state.ActiveTask{TaskID: "ghost", AttemptID: "g1", WorkerID: "w1", LeaseSeconds: 4, LeaseExpiresAt: start.Add(4 * time.Second)}
+	fs.active["held"] = state.ActiveTask{TaskID: "held", AttemptID: "h1", WorkerID: "w1", LeaseSeconds: 4, LeaseExpiresAt: start.Add(4 * time.Second)}
+	fs.mu.Unlock()
+	m.enforce(ctx)
+	if _, ok := m.Deadline("g1"); ok {
+		t.Fatal("an unarmed attempt had a lease before adoption")
+	}
+	m.adopt(clk.Now())
+	if d, ok := m.Deadline("g1"); !ok || !d.Equal(start.Add(5*time.Second)) {
+		t.Fatalf("adopted deadline %v %v, want the state's plus grace", d, ok)
+	}
+	for range 3 { // the worker reports only "held"
+		clk.Advance(2 * time.Second)
+		m.Heartbeat("w1", []string{"held"})
+		m.enforce(ctx)
+	}
+	got := fs.take()
+	if len(got) != 1 {
+		t.Fatalf("proposals %v, want the ghost lost", got)
+	}
+	if lost, ok := got[0].(command.LoseAttempt); !ok || lost.AttemptID != "g1" {
+		t.Fatalf("proposal %#v, want g1 lost", got[0])
+	}
+	if _, held := fs.HeldAttempt("held", "w1"); !held {
+		t.Fatal("the reported attempt was lost")
+	}
+}
