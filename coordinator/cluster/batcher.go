@@ -63,7 +63,7 @@ func (b *batcher) apply(ctx context.Context, entry []byte) (any, error) {
 	case r := <-req.resp:
 		return r.value, r.err
 	case <-ctx.Done():
-		return nil, fmt.Errorf("waiting for commit: %w", ctx.Err())
+		return nil, fmt.Errorf("waiting for commit (%w): %w", ErrOutcomeUnknown, ctx.Err())
 	}
 }
 

@@ -158,7 +158,9 @@ func (n *Node) Shutdown() error {
 
 func translate(err error) error {
 	switch {
-	case errors.Is(err, raft.ErrNotLeader), errors.Is(err, raft.ErrLeadershipLost), errors.Is(err, raft.ErrLeadershipTransferInProgress):
+	case errors.Is(err, raft.ErrLeadershipLost):
+		return fmt.Errorf("%w (%w): %v", ErrNotLeader, ErrOutcomeUnknown, err)
+	case errors.Is(err, raft.ErrNotLeader), errors.Is(err, raft.ErrLeadershipTransferInProgress):
 		return fmt.Errorf("%w: %v", ErrNotLeader, err)
 	case errors.Is(err, raft.ErrRaftShutdown):
 		return ErrShutdown

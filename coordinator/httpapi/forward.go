@@ -1,6 +1,9 @@
 package httpapi
 
 import (
+	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -8,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gpulayer/gpulayer/coordinator/cluster"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -120,7 +124,13 @@ func (s *Server) proxyTo(leader string) (*httputil.ReverseProxy, error) {
 	p.ErrorLog = nil
 	p.ErrorHandler = func(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.Warn("forwarding to the leader failed", "leader", leader, "path", redactCredentials(r.URL.Path), "error", redactCredentials(err.Error()))
-		s.writeError(w, r, newError(api.CodeNoLeader, "the leader could not be reached; retry"))
+		var op *net.OpError
+		if errors.As(err, &op) && op.Op == "dial" {
+			s.writeError(w, r, newError(api.CodeNoLeader, "the leader could not be reached; retry"))
+			return
+		}
+		// The request may have reached the leader and been applied.
+		s.writeError(w, r, fmt.Errorf("%w: %w", newError(api.CodeNoLeader, "the leader's answer was lost; the write may have been applied"), cluster.ErrOutcomeUnknown))
 	}
 	if s.proxies.by == nil {
 		s.proxies.by = map[string]*httputil.ReverseProxy{}

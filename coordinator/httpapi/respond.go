@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/gpulayer/gpulayer/coordinator/cluster"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -36,6 +37,11 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		msg = "internal error; see the coordinator log for request " + requestID(r)
 	}
 	body := &api.Error{Code: code, Message: msg, RequestID: requestID(r)}
+	if errors.Is(err, cluster.ErrOutcomeUnknown) {
+		// The write may have been applied: a client must not resend it
+		// unless it is idempotent (a request id, a submission id).
+		w.Header().Set(api.HeaderOutcome, api.OutcomeUnknown)
+	}
 	switch code {
 	case api.CodeNotLeader:
 		body.Leader = s.leaderHTTP()

@@ -8,6 +8,16 @@ const (
 	ProtocolVersion = "1"
 )
 
+// HeaderOutcome, on an error answer, says OutcomeUnknown when the write
+// may have been applied all the same (leadership lost while it committed,
+// the leader's answer lost on the way back): a client resends it only if
+// the request is idempotent (a request id, a submission id, an
+// idempotency key).
+const (
+	HeaderOutcome  = "X-GpuLayer-Outcome"
+	OutcomeUnknown = "unknown"
+)
+
 // Body caps.
 const (
 	MaxJSONBody     = 16 << 20

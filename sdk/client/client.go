@@ -261,6 +261,11 @@ func (c *Client) sendWith(ctx context.Context, override, method, path string, bo
 		default:
 			apiErr = decodeError(resp)
 			resp.Body.Close()
+			if resp.Header.Get(api.HeaderOutcome) == api.OutcomeUnknown && !isIdempotent(ctx) {
+				// The write may have been applied: resending it could
+				// apply it twice. The caller decides.
+				return nil, apiErr
+			}
 			switch apiErr.Code {
 			case api.CodeNotLeader:
 				if apiErr.Leader != "" && apiErr.Leader != base {

@@ -15,6 +15,9 @@ import (
 // SubmitJob submits a job.
 func (c *Client) SubmitJob(ctx context.Context, spec api.JobSpec) (api.Job, error) {
 	var out api.JobResponse
+	if spec.IdempotencyKey != "" {
+		ctx = withIdempotent(ctx) // the same key again returns the same job
+	}
 	err := c.Do(ctx, http.MethodPost, "/v1/jobs", spec, &out)
 	return out.Job, err
 }

@@ -54,12 +54,16 @@ func (c *Client) Start(ctx context.Context, taskID, attemptID string) error {
 
 // AppendLogs ships one chunk of output.
 func (c *Client) AppendLogs(ctx context.Context, taskID string, req api.LogsRequest) error {
-	return c.Do(ctx, http.MethodPost, taskPath(taskID, "logs"), req, nil)
+	// A sequence number seen before is ignored: safe to resend.
+	return c.Do(withIdempotent(ctx), http.MethodPost, taskPath(taskID, "logs"), req, nil)
 }
 
 // Finish reports an attempt's exit code.
 func (c *Client) Finish(ctx context.Context, taskID string, req api.FinishRequest) (api.Task, error) {
 	var out api.TaskResponse
+	if req.SubmissionID != "" {
+		ctx = withIdempotent(ctx) // the same submission again gets the first answer
+	}
 	err := c.Do(ctx, http.MethodPost, taskPath(taskID, "finish"), req, &out)
 	return out.Task, err
 }

@@ -1,0 +1,69 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// An answer that says the write may have been applied (leadership lost
+// while it committed) is not resent for a write that is not idempotent,
+// and is for one that is.
+func TestOutcomeUnknownIsResentOnlyWhenIdempotent(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) > 1 {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"task":{"id":"t"}}`))
+			return
+		}
+		w.Header().Set(api.HeaderOutcome, api.OutcomeUnknown)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte(`{"error":{"code":"no_leader","message":"not the leader (outcome unknown)"}}`))
+	}))
+	defer srv.Close()
+	c, err := New(Config{Addrs: []string{srv.URL}, Token: "glw_x", MaxRetryWait: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cases := []struct {
+		name      string
+		call      func() error
+		wantErr   bool
+		wantCalls int32
+	}{
+		{"fail (not idempotent)", func() error {
+			_, err := c.Fail(ctx, "t", api.FailRequest{AttemptID: "a", Reason: "r"})
+			return err
+		}, true, 1},
+		{"finish without a submission id", func() error {
+			_, err := c.Finish(ctx, "t", api.FinishRequest{AttemptID: "a"})
+			return err
+		}, true, 1},
+		{"finish with a submission id", func() error {
+			_, err := c.Finish(ctx, "t", api.FinishRequest{AttemptID: "a", SubmissionID: "s"})
+			return err
+		}, false, 2},
+		{"acquire (request id)", func() error {
+			_, err := c.Acquire(ctx, api.AcquireRequest{})
+			return err
+		}, false, 2},
+	}
+	for _, tc := range cases {
+		calls.Store(0)
+		err := tc.call()
+		if (err != nil) != tc.wantErr || calls.Load() != tc.wantCalls {
+			t.Errorf("%s: err %v after %d requests; want error %v after %d", tc.name, err, calls.Load(), tc.wantErr, tc.wantCalls)
+		}
+		if tc.wantErr && !IsCode(err, api.CodeNoLeader) {
+			t.Errorf("%s: %v, want the no_leader answer", tc.name, err)
+		}
+	}
+}
