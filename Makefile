@@ -9,7 +9,7 @@ BIN := bin/gpulayer
 PLUGIN_DIR := bin/plugins
 EXAMPLE_PLUGINS := $(notdir $(wildcard examples/plugins/*))
 
-.PHONY: build plugins demo test test-short lint fmt proto bench bench-quick bench-logstore test-cluster fuzz
+.PHONY: build plugins demo test test-short lint fmt proto bench bench-quick bench-logstore test-cluster fuzz test-faults
 build: plugins
 	$(GO) build -o $(BIN) ./cmd/gpulayer
 
@@ -26,9 +26,22 @@ demo: build
 	./scripts/demo.sh
 
 test:
-	$(GO) test -race -count=1 ./...
+	GPULAYER_FAULT_SCHEDULES=5 $(GO) test -race -count=1 ./...
+	$(MAKE) test-faults N=50 FAULT_BUDGET=5m
 	$(MAKE) fuzz FUZZTIME=4s
 	$(MAKE) bench-quick
+
+# Randomized fault campaign checked for linearizability (porcupine): N
+# schedules on three coordinators over loopback, each replayable from its
+# seed (printed on failure). make test runs 50 (5 more inside the -race
+# run of every package); make test-faults N=1000 is a long run; SEED=<s> starts from a given
+# seed, KEEP_GOING=1 goes on past a failing schedule. See
+# docs/reliability.md.
+N ?= 50
+FAULT_BUDGET ?= 24h
+test-faults:
+	GPULAYER_FAULT_SCHEDULES=$(N) GPULAYER_FAULT_BUDGET=$(FAULT_BUDGET) $(if $(SEED),GPULAYER_FAULT_SEED=$(SEED)) GPULAYER_FAULT_KEEP_GOING=$(KEEP_GOING) \
+		$(GO) test -count=1 -timeout 0 -run TestFaultCampaign -v ./integration/faults
 
 # Native Go fuzzing of every decoder an outsider can reach: Raft commands,
 # snapshot restore, HTTP bodies and job specs, tokens, forwarding headers,

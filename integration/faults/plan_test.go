@@ -1,0 +1,194 @@
+package faults
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+)
+
+// A schedule's plan is drawn from its seed before anything runs: the
+// faults (kind, start, duration, target, strength) and the jobs (when each
+// is submitted, its lease and attempts, what the worker that runs it does,
+// whether and when it is cancelled). Replaying a seed replays the plan;
+// the interleaving of goroutines, network and Raft timers around it is
+// the machine's, so a replay explores the same schedule, not the same
+// execution step for step.
+
+// faultKind is a kind of fault.
+type faultKind int
+
+const (
+	faultKillLeader faultKind = iota
+	faultKillFollower
+	faultPartitionLeader
+	faultPartitionFollower
+	faultCutLeaderOut // one-way: the leader's links to the followers
+	faultDelayLink    // one-way delay on one directed link
+	faultDropLinks    // connections severed at random on every link
+	faultPauseAgent   // an agent stops heartbeating past its leases, then resumes
+	faultCrashAgent   // an agent stops for good, holding what it holds
+	numFaultKinds
+)
+
+var faultNames = [...]string{
+	"kill-leader", "kill-follower", "partition-leader", "partition-follower",
+	"cut-leader-out", "delay-link", "drop-links", "pause-agent", "crash-agent",
+}
+
+func (k faultKind) String() string { return faultNames[k] }
+
+// fault is one planned fault.
+type fault struct {
+	Kind faultKind
+	At   time.Duration // from the start of the fault phase
+	For  time.Duration
+	// Pick chooses among the candidates (followers, links, agents).
+	Pick int
+	// Delay and Drop are the strength of link faults.
+	Delay time.Duration
+	Drop  float64
+}
+
+func (f fault) String() string {
+	s := fmt.Sprintf("%s@%v/%v", f.Kind, f.At.Round(time.Millisecond), f.For.Round(time.Millisecond))
+	switch f.Kind {
+	case faultDelayLink:
+		s += fmt.Sprintf("(delay %v)", f.Delay.Round(time.Millisecond))
+	case faultDropLinks:
+		s += fmt.Sprintf("(drop %.2f)", f.Drop)
+	}
+	return s
+}
+
+// behaviour is what the simulated worker does with a task; it travels in
+// the job's executor config, so whichever worker runs the task does the
+// same.
+type behaviour struct {
+	// RunMS is how long the task "runs".
+	RunMS int `json:"run_ms"`
+	// Exit is the exit code reported.
+	Exit int `json:"exit"`
+	// FailFirst makes the first attempt report fail (could not run).
+	FailFirst bool `json:"fail_first,omitempty"`
+	// Resend sends the finish again, same submission id, after its answer.
+	Resend bool `json:"resend,omitempty"`
+	// Logs is the number of log chunks sent.
+	Logs int `json:"logs"`
+}
+
+// jobPlan is one planned job.
+type jobPlan struct {
+	Key         string
+	At          time.Duration
+	Lease       int
+	MaxAttempts int
+	GPUs        int
+	Do          behaviour
+	// CancelAfter is when, after the submit's answer, the job is
+	// cancelled; negative: never.
+	CancelAfter time.Duration
+}
+
+func (j jobPlan) config() json.RawMessage {
+	b, _ := json.Marshal(j.Do)
+	return b
+}
+
+// plan is one schedule.
+type plan struct {
+	Seed   uint64
+	Phase  time.Duration
+	Agents int
+	Faults []fault
+	Jobs   []jobPlan
+}
+
+func (p plan) String() string {
+	fs := make([]string, len(p.Faults))
+	for i, f := range p.Faults {
+		fs[i] = f.String()
+	}
+	return fmt.Sprintf("seed %d: %d jobs, %d agents, faults [%s]", p.Seed, len(p.Jobs), p.Agents, strings.Join(fs, " "))
+}
+
+// workload sizes, chosen so that a schedule takes about 4 s on two cores
+// (see the campaign's report of the time per schedule).
+const (
+	phase      = 2400 * time.Millisecond
+	minJobs    = 12
+	extraJobs  = 8
+	agentCount = 3
+)
+
+func newPlan(seed uint64) plan {
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	p := plan{Seed: seed, Phase: phase, Agents: agentCount}
+	dur := func(lo, hi time.Duration) time.Duration { return lo + time.Duration(r.Int64N(int64(hi-lo)+1)) }
+
+	// Coordinator and link faults run one after another, so that a
+	// majority is always up once each heals; one or two per schedule.
+	at := dur(150*time.Millisecond, 500*time.Millisecond)
+	for n := 1 + r.IntN(2); n > 0 && at < phase-300*time.Millisecond; n-- {
+		f := fault{Kind: faultKind(r.IntN(int(faultDropLinks) + 1)), At: at, Pick: r.IntN(1 << 20)}
+		switch f.Kind {
+		case faultKillLeader, faultKillFollower:
+			f.For = dur(300*time.Millisecond, 1000*time.Millisecond)
+		case faultPartitionLeader, faultPartitionFollower, faultCutLeaderOut:
+			f.For = dur(400*time.Millisecond, 1200*time.Millisecond)
+		case faultDelayLink:
+			f.For = dur(400*time.Millisecond, 1200*time.Millisecond)
+			f.Delay = dur(20*time.Millisecond, 400*time.Millisecond)
+		case faultDropLinks:
+			f.For = dur(300*time.Millisecond, 900*time.Millisecond)
+			f.Drop = 0.05 + 0.35*r.Float64()
+		}
+		f.For = min(f.For, phase-at)
+		p.Faults = append(p.Faults, f)
+		at += f.For + dur(100*time.Millisecond, 400*time.Millisecond)
+	}
+	// Agent faults overlap the others; at most one of each kind, on
+	// different agents (the one planned or the next running a task), so
+	// that one agent at least works throughout.
+	pauseAgent := -1
+	if r.Float64() < 0.6 {
+		pauseAgent = r.IntN(agentCount)
+		// Longer than most leases (1 s; some 2 s) and their re-arming
+		// grace after a failover, so that the agent's attempts lapse.
+		p.Faults = append(p.Faults, fault{Kind: faultPauseAgent, At: dur(200*time.Millisecond, 800*time.Millisecond), For: dur(2100*time.Millisecond, 3000*time.Millisecond), Pick: pauseAgent})
+	}
+	if r.Float64() < 0.35 {
+		crash := r.IntN(agentCount)
+		p.Faults = append(p.Faults, fault{Kind: faultCrashAgent, At: dur(300*time.Millisecond, 1800*time.Millisecond), Pick: crash})
+	}
+
+	n := minJobs + r.IntN(extraJobs+1)
+	for i := range n {
+		j := jobPlan{
+			Key:         fmt.Sprintf("s%d-j%d", seed, i),
+			At:          time.Duration(int64(i) * int64(phase-400*time.Millisecond) / int64(n)),
+			Lease:       1,
+			MaxAttempts: 2 + r.IntN(3),
+			CancelAfter: -1,
+		}
+		if r.Float64() < 0.3 {
+			j.Lease = 2
+		}
+		if r.Float64() < 0.5 {
+			j.GPUs = 1
+		}
+		j.Do = behaviour{RunMS: 20 + r.IntN(300), Logs: r.IntN(3), Resend: r.Float64() < 0.3}
+		switch x := r.Float64(); {
+		case x < 0.1:
+			j.Do.Exit = 3
+		case x < 0.17:
+			j.Do.FailFirst = true
+		}
+		if r.Float64() < 0.2 {
+			j.CancelAfter = dur(0, 600*time.Millisecond)
+		}
+		p.Jobs = append(p.Jobs, j)
+	}
+	return p
+}

@@ -1,0 +1,692 @@
+package faults
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator"
+	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
+	"github.com/gpulayer/gpulayer/sdk/api"
+	"github.com/gpulayer/gpulayer/sdk/client"
+)
+
+// Client ids in the history: agents take 0..agents-1, then these.
+const (
+	clientSubmitter = 10
+	clientCanceller = 20
+	clientReader    = 30
+	clientDrain     = 31
+	clientFinal     = 32
+)
+
+// outcomeOf is what one schedule did and found.
+type outcomeOf struct {
+	faults  map[string]int // faults applied, by kind
+	skipped int            // faults not applied (no leader to aim at)
+	jobs    int
+	ops     int
+	// violations: tasks whose history of requests is not linearizable
+	// (the coordinators are wrong). callViolations: tasks whose requests
+	// are linearizable but whose calls, as sdk/client's caller saw them,
+	// are not: a call the client sent twice took effect twice, visibly.
+	violations     []violation
+	callViolations []violation
+	// resent counts the calls answered after the client had sent them
+	// again following an answer that left their outcome unknown.
+	resent   int
+	problems []string
+	digest   string
+	elapsed  time.Duration
+	// stages: how long each part of the schedule took.
+	stages string
+	// recs, keyTask and final are the schedule's history, the task of
+	// each job key, and the jobs as they ended, for tests of the checks.
+	recs    []record
+	keyTask map[string]string
+	final   map[string]api.Job
+	// seen counts what the schedule's faults led to, so that a report
+	// shows they bit: final task states, lost attempts, attempts that held
+	// a GPU, refusals the history got, outcomes left unknown.
+	seen map[string]int
+}
+
+// tally counts what a schedule led to.
+func tally(recs []record, final map[string]api.Job) map[string]int {
+	n := map[string]int{}
+	for _, j := range final {
+		for _, t := range j.Tasks {
+			n["task-"+t.State]++
+			for _, a := range t.Attempts {
+				n["attempts"]++
+				if a.State == api.AttemptLost {
+					n["attempts-lost"]++
+				}
+				if len(a.Devices) > 0 {
+					n["attempts-on-gpu"]++
+				}
+			}
+		}
+	}
+	for _, r := range recs {
+		switch {
+		case r.drop:
+		case !r.ended || r.out.Unknown:
+			n["unknown-outcome"]++
+		case r.out.Code != "":
+			n[string(r.out.Code)]++
+		}
+	}
+	return n
+}
+
+// background releases the clusters of finished schedules while the next
+// ones run, and keeps what went wrong meanwhile.
+type background struct {
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	late []string
+}
+
+func (b *background) release(tb *clusterTB) {
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		late := tb.release()
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		for _, l := range late {
+			b.late = append(b.late, tb.Name()+": "+l)
+		}
+	}()
+}
+
+// wait waits for every release and returns the errors they reported.
+func (b *background) wait() []string {
+	b.wg.Wait()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.late
+}
+
+// jobBook maps the campaign's job keys to the jobs the cluster
+// acknowledged.
+type jobBook struct {
+	mu  sync.Mutex
+	ids map[string]string // key -> job id
+}
+
+func (b *jobBook) set(key, id string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.ids[key] = id
+}
+
+func (b *jobBook) list() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]string, 0, len(b.ids))
+	for _, id := range b.ids {
+		out = append(out, id)
+	}
+	return out
+}
+
+func (b *jobBook) keyTask() map[string]string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make(map[string]string, len(b.ids))
+	for k, id := range b.ids {
+		out[k] = id + "-0"
+	}
+	return out
+}
+
+// run is one schedule in progress.
+type run struct {
+	t      *testing.T
+	p      plan
+	c      *coordinatortest.Cluster
+	hc     *http.Client
+	rec    *recorder
+	urls   []string
+	admin  *client.Client
+	book   *jobBook
+	agents []*simAgent
+
+	mu       sync.Mutex
+	applied  map[string]int
+	faulted  map[*simAgent]bool // agents an agent fault took
+	skipped  int
+	problems []string
+}
+
+func (r *run) problem(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.problems = append(r.problems, fmt.Sprintf(format, args...))
+}
+
+func (r *run) count(k faultKind) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.applied[k.String()]++
+}
+
+func newAdmin(urls []string, hc *http.Client, token string) (*client.Client, error) {
+	return client.New(client.Config{Addrs: urls, Token: token, MaxRetryWait: 3 * time.Second, HTTPClient: hc})
+}
+
+// runSchedule runs one schedule: a cluster, its workers and clients, the
+// planned faults, then healing, draining, and the checks.
+func runSchedule(t *testing.T, p plan, bg *background) outcomeOf {
+	began := time.Now()
+	tb := &clusterTB{TB: t}
+	t.Cleanup(func() { bg.release(tb) })
+	c := coordinatortest.StartCluster(tb, 3, coordinatortest.Options{Tweak: func(cfg *coordinator.Config) {
+		cfg.HeartbeatInterval = heartbeatEvery
+		// Re-armed leases get half a second on a new leader: workers
+		// heartbeat ten times a second, so that is plenty, and lapses
+		// come soon enough for a schedule of a few seconds.
+		cfg.LeaseGrace = 500 * time.Millisecond
+	}})
+	r := &run{t: t, p: p, c: c, rec: newRecorder(), urls: c.URLs(), book: &jobBook{ids: map[string]string{}}, applied: map[string]int{}, faulted: map[*simAgent]bool{}}
+	names := map[string]string{}
+	for _, n := range c.Nodes {
+		names[n.HTTPAddr] = n.ID
+	}
+	hc := newTracer(r.rec, names)
+	r.hc = hc
+	admin, err := newAdmin(r.urls, hc, c.AdminToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.admin = admin
+	ctx := t.Context()
+	for i := range p.Agents {
+		a, err := newAgent(ctx, r.urls, hc, c.JoinToken, fmt.Sprintf("w%d", i), i, r.rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.agents = append(r.agents, a)
+	}
+	defer func() {
+		for _, a := range r.agents {
+			a.stop()
+		}
+	}()
+
+	// The fault phase: submitters, cancels, a reader, and the faults.
+	phaseStart := time.Now()
+	var stages []string
+	stage := func(name string, since time.Time) time.Time {
+		now := time.Now()
+		stages = append(stages, fmt.Sprintf("%s %v", name, now.Sub(since).Round(time.Millisecond)))
+		return now
+	}
+	mark := stage("start", began)
+	readCtx, stopReading := context.WithCancel(ctx)
+	var work, faults, reading sync.WaitGroup
+	for s := range 2 {
+		work.Add(1)
+		go func() { defer work.Done(); r.submit(ctx, s, 2, phaseStart, &work) }()
+	}
+	reading.Add(1)
+	go func() { defer reading.Done(); r.read(readCtx, p.Seed) }()
+	var linkFaults, agentFaults []fault
+	for _, f := range p.Faults {
+		if f.Kind == faultPauseAgent || f.Kind == faultCrashAgent {
+			agentFaults = append(agentFaults, f)
+		} else {
+			linkFaults = append(linkFaults, f)
+		}
+	}
+	faults.Add(1)
+	go func() { defer faults.Done(); r.coordinatorFaults(phaseStart, linkFaults) }()
+	for _, f := range agentFaults {
+		faults.Add(1)
+		go func() { defer faults.Done(); r.agentFault(phaseStart, f) }()
+	}
+	faults.Wait()
+	// Healed: every link restored and every node running (each fault
+	// undoes itself when its time is up); paused agents resumed.
+	c.Heal()
+	for _, n := range c.Nodes {
+		if n.Server() == nil {
+			c.Restart(n)
+		}
+	}
+	mark = stage("faults", mark)
+	work.Wait()
+	mark = stage("submits", mark)
+
+	// Drain: every acknowledged job must end.
+	ids := r.book.list()
+	r.drain(ctx, ids)
+	stopReading()
+	reading.Wait()
+	for _, a := range r.agents {
+		a.stop()
+	}
+	mark = stage("drain", mark)
+
+	snap := c.Converged(30 * time.Second)
+	for _, n := range c.Nodes {
+		if n.Server() == nil {
+			r.problem("node %s is not running after healing", n.ID)
+		}
+	}
+	sum := sha256.Sum256(snap)
+
+	final := r.finalViews(ctx, ids)
+	recs := r.rec.snapshot()
+	h := buildHistory(recs, r.book.keyTask(), byRequest)
+	for _, u := range h.unexpected {
+		r.problem("unexpected refusal: %s", u)
+	}
+	viol := checkLinearizable(h, 20*time.Second)
+	bad := map[string]bool{}
+	for _, v := range viol {
+		bad[v.task] = true
+	}
+	var callViol []violation
+	for _, v := range checkLinearizable(buildHistory(recs, r.book.keyTask(), byCall), 20*time.Second) {
+		if !bad[v.task] {
+			callViol = append(callViol, v)
+		}
+	}
+	r.problems = append(r.problems, checkInvariants(recs, final)...)
+	stage("check", mark)
+	// A connection a client opened and never used keeps an HTTP server's
+	// graceful stop waiting for up to 5 s: close this side's.
+	hc.CloseIdleConnections()
+	return outcomeOf{recs: recs, keyTask: r.book.keyTask(), final: final, seen: tally(recs, final), stages: strings.Join(stages, ", "), faults: r.applied, skipped: r.skipped, jobs: len(ids), ops: h.ops, violations: viol, callViolations: callViol, resent: len(h.resent), problems: r.problems, digest: fmt.Sprintf("%x", sum[:8]), elapsed: time.Since(began)}
+}
+
+// submit submits every stride-th planned job from first on, each at its
+// planned time, resending under its idempotency key until acknowledged.
+func (r *run) submit(ctx context.Context, first, stride int, start time.Time, work *sync.WaitGroup) {
+	for i := first; i < len(r.p.Jobs); i += stride {
+		j := r.p.Jobs[i]
+		if d := time.Until(start.Add(j.At)); d > 0 {
+			select {
+			case <-time.After(d): // the schedule's submission time
+			case <-ctx.Done():
+				return
+			}
+		}
+		spec := api.JobSpec{Name: j.Key, Executor: simExecutor, Config: j.config(), LeaseSeconds: j.Lease, MaxAttempts: j.MaxAttempts, IdempotencyKey: j.Key}
+		if j.GPUs > 0 {
+			spec.Resources = &api.Resources{GPUs: j.GPUs}
+		}
+		deadline := time.Now().Add(40 * time.Second)
+		var job api.Job
+		for {
+			rec := r.rec.begin(clientSubmitter+first, opInput{Kind: opCreate, Key: j.Key, MaxAttempts: j.MaxAttempts})
+			cctx, cancel := context.WithTimeout(withRecord(ctx, rec), callTimeout)
+			got, err := r.admin.SubmitJob(cctx, spec)
+			cancel()
+			out, unexpected := outcome(err)
+			if err == nil && len(got.Tasks) == 1 {
+				out.View = observe(got.State, got.Tasks[0])
+			} else if err == nil {
+				out, unexpected = opOutput{Unknown: true}, fmt.Sprintf("job with %d tasks", len(got.Tasks))
+			} else if !out.Unknown {
+				// A definite refusal of a submit is not part of the
+				// workload: the harness or the coordinator is wrong.
+				out, unexpected = opOutput{Unknown: true}, err.Error()
+			}
+			r.rec.update(rec, func(x *record) { x.err = unexpected })
+			r.rec.end(rec, out)
+			if !out.Unknown {
+				job = got
+				break
+			}
+			if time.Now().After(deadline) {
+				r.problem("submit %s never acknowledged within 40 s: %v", j.Key, err)
+				return
+			}
+			select {
+			case <-time.After(retryPause):
+			case <-ctx.Done():
+				return
+			}
+		}
+		r.book.set(j.Key, job.ID)
+		if j.CancelAfter >= 0 {
+			work.Add(1)
+			go func() { defer work.Done(); r.cancel(ctx, job.ID, j.CancelAfter) }()
+		}
+	}
+}
+
+// cancel cancels a job after a delay; a cancel whose outcome is unknown is
+// sent again, up to three times.
+func (r *run) cancel(ctx context.Context, jobID string, after time.Duration) {
+	select {
+	case <-time.After(after): // the schedule's cancel time
+	case <-ctx.Done():
+		return
+	}
+	for range 3 {
+		rec := r.rec.begin(clientCanceller, opInput{Kind: opCancel, Task: jobID + "-0"})
+		cctx, cancel := context.WithTimeout(withRecord(ctx, rec), callTimeout)
+		j, err := r.admin.CancelJob(cctx, jobID)
+		cancel()
+		out, unexpected := outcome(err)
+		if err == nil && len(j.Tasks) == 1 {
+			out.View = observe(j.State, j.Tasks[0])
+		}
+		r.rec.update(rec, func(x *record) { x.err = unexpected })
+		r.rec.end(rec, out)
+		if !out.Unknown {
+			return
+		}
+		select {
+		case <-time.After(200 * time.Millisecond):
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// readJob reads a job and records it.
+func (r *run) readJob(ctx context.Context, clientID int, jobID string) (api.Job, error) {
+	rec := r.rec.begin(clientID, opInput{Kind: opRead, Task: jobID + "-0"})
+	cctx, cancel := context.WithTimeout(withRecord(ctx, rec), callTimeout)
+	j, err := r.admin.Job(cctx, jobID)
+	cancel()
+	out, unexpected := outcome(err)
+	if err == nil {
+		if len(j.Tasks) == 1 {
+			out.View = observe(j.State, j.Tasks[0])
+		} else {
+			out, unexpected = opOutput{Unknown: true}, fmt.Sprintf("job with %d tasks", len(j.Tasks))
+		}
+	}
+	r.rec.update(rec, func(x *record) { x.err = unexpected })
+	r.rec.end(rec, out)
+	return j, err
+}
+
+// read reads acknowledged jobs at random until told to stop.
+func (r *run) read(ctx context.Context, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	for ctx.Err() == nil {
+		if ids := r.book.list(); len(ids) > 0 {
+			_, _ = r.readJob(ctx, clientReader, ids[rng.IntN(len(ids))])
+		}
+		select {
+		case <-time.After(25 * time.Millisecond):
+		case <-ctx.Done():
+		}
+	}
+}
+
+// drain waits until every acknowledged job has ended.
+func (r *run) drain(ctx context.Context, ids []string) {
+	open := map[string]bool{}
+	for _, id := range ids {
+		open[id] = true
+	}
+	// Leases are 1 or 2 s, re-armed with half a second of grace on a new
+	// leader: 20 s is ample.
+	deadline := time.Now().Add(20 * time.Second)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	last := map[string]api.Job{}
+	for len(open) > 0 {
+		for id := range open {
+			j, err := r.readJob(ctx, clientDrain, id)
+			if err == nil {
+				last[id] = j
+				if terminal(j.State) {
+					delete(open, id)
+				}
+			}
+		}
+		if len(open) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			for id := range open {
+				r.problem("acknowledged job %s never ended within 20 s of healing: %s%s\n%s", id, describeJob(last[id]), r.ghostHint(last[id]), r.taskLog(id+"-0"))
+			}
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// ghostHint explains a task left assigned to an attempt that no acquire
+// call was answered with.
+func (r *run) ghostHint(j api.Job) string {
+	if len(j.Tasks) != 1 || len(j.Tasks[0].Attempts) == 0 {
+		return ""
+	}
+	t := j.Tasks[0]
+	cur := t.Attempts[len(t.Attempts)-1]
+	if cur.EndedAt != "" {
+		return ""
+	}
+	for _, rec := range r.rec.snapshot() {
+		if rec.in.Kind == opAcquire && rec.in.Attempt == cur.AttemptID {
+			return ""
+		}
+	}
+	return fmt.Sprintf("\n  attempt #%d (%s on %s) was never the answer to an acquire: the call that made it ended before its commit "+
+		"(the worker crashed or gave up); does the leader arm a lease for such an attempt? (see TestCommittedAssignmentWithoutAnswerLapses)", cur.Number, cur.AttemptID, cur.WorkerID)
+}
+
+// taskLog renders every record of one task, for a report on a task that
+// never ended, with what the agent faults did.
+func (r *run) taskLog(task string) string {
+	var b strings.Builder
+	r.mu.Lock()
+	for a := range r.faulted {
+		fmt.Fprintf(&b, "  agent %s was paused or crashed (crashed: %v)\n", a.id, a.wasKilled())
+	}
+	r.mu.Unlock()
+	for _, rec := range r.rec.snapshot() {
+		if rec.in.Task != task || rec.in.Kind == opRead {
+			continue
+		}
+		ret := ms(rec.ret)
+		if !rec.ended {
+			ret = "(no answer)"
+		}
+		fmt.Fprintf(&b, "  [%s .. %s] %s\n      sent: %s\n", ms(rec.call), ret, describe(rec.in, rec.out), rec.trace())
+	}
+	return b.String()
+}
+
+// finalViews reads every acknowledged job once the nodes have converged.
+func (r *run) finalViews(ctx context.Context, ids []string) map[string]api.Job {
+	out := map[string]api.Job{}
+	for _, id := range ids {
+		j, err := r.readJob(ctx, clientFinal, id)
+		if err != nil {
+			r.problem("final read of %s: %v", id, err)
+			continue
+		}
+		out[id] = j
+	}
+	return out
+}
+
+func terminal(state string) bool {
+	return state == api.TaskSucceeded || state == api.TaskFailed || state == api.TaskCancelled
+}
+
+func describeJob(j api.Job) string {
+	if len(j.Tasks) == 0 {
+		return "(not read)"
+	}
+	var b strings.Builder
+	t := j.Tasks[0]
+	fmt.Fprintf(&b, "%s, task %s", j.State, t.State)
+	for _, a := range t.Attempts {
+		fmt.Fprintf(&b, "; #%d %s on %s assigned %s ended %q %s", a.Number, a.State, a.WorkerID, a.AssignedAt, a.EndedAt, a.Reason)
+	}
+	return b.String()
+}
+
+// hold waits out a fault's planned duration.
+func hold(d time.Duration) { <-time.After(d) }
+
+// until waits for a point of the schedule.
+func until(t time.Time) {
+	if d := time.Until(t); d > 0 {
+		<-time.After(d)
+	}
+}
+
+// leader waits up to a second for a node that leads.
+func (r *run) leader() *coordinatortest.Node {
+	deadline := time.Now().Add(time.Second)
+	for {
+		if l := r.c.Leader(); l != nil {
+			return l
+		}
+		if time.Now().After(deadline) {
+			return nil
+		}
+		<-time.After(10 * time.Millisecond)
+	}
+}
+
+func (r *run) followers(l *coordinatortest.Node) []*coordinatortest.Node {
+	var out []*coordinatortest.Node
+	for _, n := range r.c.Nodes {
+		if n != l {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// coordinatorFaults applies the node and link faults one after another,
+// each undone when its time is up.
+func (r *run) coordinatorFaults(start time.Time, fs []fault) {
+	c := r.c
+	for _, f := range fs {
+		until(start.Add(f.At))
+		l := r.leader()
+		if l == nil {
+			r.mu.Lock()
+			r.skipped++
+			r.mu.Unlock()
+			continue
+		}
+		fol := r.followers(l)
+		r.count(f.Kind)
+		switch f.Kind {
+		case faultKillLeader, faultKillFollower:
+			n := l
+			if f.Kind == faultKillFollower {
+				n = fol[f.Pick%len(fol)]
+			}
+			// Cut its Raft links first, so that it says nothing more to
+			// its peers, as after a crash; then stop it.
+			c.Partition(n)
+			r.hc.CloseIdleConnections() // or the stop waits for them
+			c.Stop(n)
+			hold(f.For)
+			c.Heal()
+			c.Restart(n)
+		case faultPartitionLeader, faultPartitionFollower:
+			n := l
+			if f.Kind == faultPartitionFollower {
+				n = fol[f.Pick%len(fol)]
+			}
+			c.Partition(n)
+			hold(f.For)
+			c.Heal()
+		case faultCutLeaderOut:
+			for _, n := range fol {
+				c.Link(l, n).SetBlocked(true)
+			}
+			hold(f.For)
+			c.Heal()
+		case faultDelayLink:
+			var links [][2]*coordinatortest.Node
+			for _, a := range c.Nodes {
+				for _, b := range c.Nodes {
+					if a != b {
+						links = append(links, [2]*coordinatortest.Node{a, b})
+					}
+				}
+			}
+			ln := links[f.Pick%len(links)]
+			c.Link(ln[0], ln[1]).SetDelay(f.Delay)
+			hold(f.For)
+			c.Heal()
+		case faultDropLinks:
+			for _, a := range c.Nodes {
+				for _, b := range c.Nodes {
+					if a != b {
+						c.Link(a, b).SetDropRate(f.Drop)
+					}
+				}
+			}
+			hold(f.For)
+			c.Heal()
+		}
+	}
+}
+
+// agentFault pauses or crashes an agent: the first, from the planned
+// one on, that is running a task (waiting up to a second and a half for
+// one to), and never one an earlier agent fault took.
+func (r *run) agentFault(start time.Time, f fault) {
+	until(start.Add(f.At))
+	pick := func() *simAgent {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		var free *simAgent
+		for i := range r.agents {
+			a := r.agents[(f.Pick+i)%len(r.agents)]
+			if r.faulted[a] {
+				continue
+			}
+			if free == nil {
+				free = a
+			}
+			if a.midway() {
+				r.faulted[a] = true
+				return a
+			}
+		}
+		if free != nil && time.Now().After(start.Add(f.At+1500*time.Millisecond)) {
+			r.faulted[free] = true
+			return free
+		}
+		return nil
+	}
+	var a *simAgent
+	for a = pick(); a == nil; a = pick() {
+		<-time.After(5 * time.Millisecond)
+	}
+	r.count(f.Kind)
+	switch f.Kind {
+	case faultPauseAgent:
+		a.pause()
+		r.t.Logf("paused %s at %s ms", a.id, ms(r.rec.now()))
+		hold(f.For)
+		a.resume()
+		r.t.Logf("resumed %s at %s ms", a.id, ms(r.rec.now()))
+	case faultCrashAgent:
+		r.t.Logf("crashed %s at %s ms", a.id, ms(r.rec.now()))
+		a.kill()
+	}
+}
