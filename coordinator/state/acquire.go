@@ -2,7 +2,6 @@ package state
 
 import (
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // LastAcquire remembers, per worker, the request id of its last acquire
@@ -38,26 +37,6 @@ func (s *Store) acquireReplay(w *Worker, requestID string) (AssignOutcome, bool)
 		return AssignOutcome{}, false
 	}
 	return AssignOutcome{Assignment: s.assignmentOf(t), LeaseUntil: t.LeaseExpiresAt, Replayed: true}, true
-}
-
-// assignmentOf is the acquire answer for t's current attempt.
-func (s *Store) assignmentOf(t *Task) api.Assignment {
-	j := s.jobs[t.JobID]
-	return api.Assignment{
-		ID:             t.ID,
-		JobID:          t.JobID,
-		Index:          t.Index,
-		AttemptID:      t.AttemptID,
-		Attempt:        len(t.Attempts),
-		Executor:       j.Spec.Executor,
-		Config:         j.Spec.Config,
-		Resources:      j.Spec.Resources,
-		Devices:        nonNil(t.Devices),
-		LeaseExpiresAt: api.FormatTime(t.LeaseExpiresAt),
-		LeaseSeconds:   t.LeaseSeconds,
-		TimeoutSeconds: j.Spec.TimeoutSeconds,
-		Inputs:         j.Spec.Inputs,
-	}
 }
 
 // recordAcquire notes the attempt an acquire under c.RequestID got.

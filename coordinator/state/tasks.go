@@ -75,6 +75,26 @@ func (s *Store) assignTask(c command.AssignTask) Result {
 	return Result{Value: AssignOutcome{LeaseUntil: t.LeaseExpiresAt, Assignment: s.assignmentOf(t)}}
 }
 
+// assignmentOf is the acquire answer for t's current attempt.
+func (s *Store) assignmentOf(t *Task) api.Assignment {
+	j := s.jobs[t.JobID]
+	return api.Assignment{
+		ID:             t.ID,
+		JobID:          t.JobID,
+		Index:          t.Index,
+		AttemptID:      t.AttemptID,
+		Attempt:        len(t.Attempts),
+		Executor:       j.Spec.Executor,
+		Config:         j.Spec.Config,
+		Resources:      j.Spec.Resources,
+		Devices:        nonNil(t.Devices),
+		LeaseExpiresAt: api.FormatTime(t.LeaseExpiresAt),
+		LeaseSeconds:   t.LeaseSeconds,
+		TimeoutSeconds: j.Spec.TimeoutSeconds,
+		Inputs:         j.Spec.Inputs,
+	}
+}
+
 // claim checks that worker holds the task under attemptID. It is the one
 // place where wrong_claimant, not_claimed and stale_attempt are decided.
 func (s *Store) claim(taskID, workerID, attemptID string) (*Task, error) {
