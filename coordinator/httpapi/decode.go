@@ -64,46 +64,39 @@ func decodeStrict(b []byte, v any, allowEmpty bool) error {
 func describeJSONError(err error) string {
 	var se *jsontext.SyntacticError
 	if errors.As(err, &se) {
-		at := where(se.JSONPointer)
+		p := se.JSONPointer
 		switch {
 		case errors.Is(err, jsontext.ErrDuplicateName):
-			return fmt.Sprintf("%skey %s appears twice", at.Parent(), shortQuote(se.JSONPointer.LastToken()))
+			return fmt.Sprintf("%skey %s appears twice", at(p.Parent()), shortQuote(p.LastToken()))
 		case strings.HasPrefix(se.Err.Error(), "invalid surrogate"):
-			return fmt.Sprintf("%sa string holds a lone surrogate escape", at)
+			return fmt.Sprintf("%sa string holds a lone surrogate escape", at(p))
 		case errors.Is(se.Err, io.ErrUnexpectedEOF):
 			return "the body ends before the object does"
 		}
-		return fmt.Sprintf("%s%s (at byte %d)", at, se.Err, se.ByteOffset)
+		return fmt.Sprintf("%s%s (at byte %d)", at(p), se.Err, se.ByteOffset)
 	}
 	var me *jsonv2.SemanticError
 	if errors.As(err, &me) {
-		at := where(me.JSONPointer)
+		p := me.JSONPointer
 		switch {
 		case errors.Is(err, jsonv2.ErrUnknownName):
-			return fmt.Sprintf("%sunknown field %s", at.Parent(), shortQuote(me.JSONPointer.LastToken()))
+			return fmt.Sprintf("%sunknown field %s", at(p.Parent()), shortQuote(p.LastToken()))
 		case me.Err != nil && strings.Contains(me.Err.Error(), "out of range"):
-			return fmt.Sprintf("%snumber out of range", at)
+			return fmt.Sprintf("%snumber out of range", at(p))
 		case me.GoType != nil:
-			return fmt.Sprintf("%smust be %s, not %s", at, jsonKindOf(me.GoType), foundName(me.JSONKind))
+			return fmt.Sprintf("%smust be %s, not %s", at(p), jsonKindOf(me.GoType), foundName(me.JSONKind))
 		}
 	}
 	return err.Error()
 }
 
-// location is a JSON Pointer rendered as the start of a message.
-type location jsontext.Pointer
-
-func where(p jsontext.Pointer) location { return location(p) }
-
-func (l location) String() string {
-	if l == "" {
+// at renders a JSON Pointer as the start of a message ("" for the root).
+func at(p jsontext.Pointer) string {
+	if p == "" {
 		return ""
 	}
-	return string(l) + ": "
+	return string(p) + ": "
 }
-
-// Parent is where the object holding the value at l sits.
-func (l location) Parent() location { return location(jsontext.Pointer(l).Parent()) }
 
 // jsonKindOf names the JSON a Go type is read from.
 func jsonKindOf(t reflect.Type) string {
