@@ -27,10 +27,6 @@ type LeaseArmer interface {
 	Assigned(taskID, workerID, attemptID string, lease time.Duration, deadline time.Time)
 }
 
-// proposeTimeout bounds how long an assignment's proposal is waited for
-// once the acquire that made it has gone.
-const proposeTimeout = 30 * time.Second
-
 // Scheduler serves acquire calls on the leader.
 type Scheduler struct {
 	store   *state.Store
@@ -100,11 +96,10 @@ func (s *Scheduler) tryOnce(ctx context.Context, workerID string, req api.Acquir
 		s.reserved[cand.TaskID] = true
 		s.mu.Unlock()
 
-		// The proposal outlives the call: an assignment that commits
-		// must have its lease armed (handOut) even if the worker stopped
-		// waiting for the answer meanwhile.
-		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), proposeTimeout)
-		res, err := s.propose(pctx, command.AssignTask{
+		// An assignment that commits after ctx ended (the worker stopped
+		// waiting) is not armed here; the lease manager adopts it from
+		// the state (lease.Manager.adopt).
+		res, err := s.propose(ctx, command.AssignTask{
 			TaskID:       cand.TaskID,
 			WorkerID:     workerID,
 			AttemptID:    auth.NewID(12),
@@ -113,7 +108,6 @@ func (s *Scheduler) tryOnce(ctx context.Context, workerID string, req api.Acquir
 			Now:          s.clock.Now().UTC(),
 			RequestID:    req.RequestID,
 		})
-		cancel()
 		s.mu.Lock()
 		delete(s.reserved, cand.TaskID)
 		s.mu.Unlock()
