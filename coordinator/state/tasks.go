@@ -319,10 +319,15 @@ func (s *Store) HeldAttempt(taskID, workerID string) (string, bool) {
 func (s *Store) AllActive() []ActiveTask {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	// The workers' active sets index exactly the active tasks (a task is
+	// assigned only to a registered worker, and leaves the set when its
+	// attempt ends), so this costs the active tasks, not every task kept.
 	var out []ActiveTask
-	for _, t := range s.tasks {
-		if t.Active() {
-			out = append(out, ActiveTask{TaskID: t.ID, AttemptID: t.AttemptID, WorkerID: t.WorkerID, LeaseSeconds: t.LeaseSeconds, LeaseExpiresAt: t.LeaseExpiresAt, CancelRequested: t.CancelRequested})
+	for _, w := range s.workers {
+		for id := range w.active {
+			if t := s.tasks[id]; t != nil && t.Active() {
+				out = append(out, ActiveTask{TaskID: t.ID, AttemptID: t.AttemptID, WorkerID: t.WorkerID, LeaseSeconds: t.LeaseSeconds, LeaseExpiresAt: t.LeaseExpiresAt, CancelRequested: t.CancelRequested})
+			}
 		}
 	}
 	slices.SortFunc(out, func(a, b ActiveTask) int {
