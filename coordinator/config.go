@@ -92,6 +92,9 @@ type Config struct {
 	BootstrapFile string
 	// RaftDial replaces Raft's TCP dialer (tests inject faults here).
 	RaftDial cluster.DialFunc
+	// RaftStores wraps the stores Raft writes to (tests inject disk faults
+	// here).
+	RaftStores func(cluster.Stores) cluster.Stores
 
 	// HeartbeatInterval is what agents are told to use (default 2 s).
 	HeartbeatInterval time.Duration

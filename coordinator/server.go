@@ -112,6 +112,7 @@ func New(cfg Config) (*Server, error) {
 		DataDir:           cfg.DataDir,
 		RaftAdvertise:     cfg.RaftAdvertise,
 		Dial:              cfg.RaftDial,
+		Stores:            cfg.RaftStores,
 		TLS:               peer,
 		FSM:               fsm.New(s.store),
 		Logger:            cfg.Logger,

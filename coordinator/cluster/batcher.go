@@ -122,7 +122,7 @@ func (b *batcher) propose(batch []*request) {
 		err := f.Error()
 		<-b.inflight
 		if err != nil {
-			err = translate(err)
+			err = translateApply(err)
 			for _, r := range batch {
 				r.resp <- response{err: err}
 			}

@@ -37,6 +37,16 @@ type Config struct {
 	SnapshotThreshold uint64
 	// MaxBatch bounds how many commands share one log entry.
 	MaxBatch int
+	// Stores, when set, wraps the stores Raft writes to (tests inject disk
+	// faults here; see internal/faultstore).
+	Stores func(Stores) Stores
+}
+
+// Stores are the three stores a Raft server persists to.
+type Stores struct {
+	Log       raft.LogStore
+	Stable    raft.StableStore
+	Snapshots raft.SnapshotStore
 }
 
 // LAN defaults: a cluster in one network elects a leader in well under a

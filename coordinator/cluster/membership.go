@@ -19,7 +19,7 @@ type Server struct {
 // HasState reports whether the node has a log or snapshot already: a node
 // that has one rejoins its cluster from disk and must never bootstrap.
 func (n *Node) HasState() (bool, error) {
-	return raft.HasExistingState(n.store, n.store, n.snaps)
+	return raft.HasExistingState(n.stores.Log, n.stores.Stable, n.stores.Snapshots)
 }
 
 // BootstrapWith forms a new cluster of servers (this node alone when

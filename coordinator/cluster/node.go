@@ -20,8 +20,8 @@ type Node struct {
 	cfg       Config
 	raft      *raft.Raft
 	transport *raft.NetworkTransport
-	store     *raftboltdb.BoltStore
-	snaps     raft.SnapshotStore
+	store     *raftboltdb.BoltStore // closed on shutdown
+	stores    Stores                // what raft writes to: store, maybe wrapped
 	batcher   *batcher
 }
 
@@ -72,13 +72,17 @@ func Open(cfg Config) (*Node, error) {
 		Timeout: 10 * time.Second,
 		Logger:  hlog,
 	})
-	r, err := raft.NewRaft(rc, cfg.FSM, store, store, snaps, transport)
+	stores := Stores{Log: store, Stable: store, Snapshots: snaps}
+	if cfg.Stores != nil {
+		stores = cfg.Stores(stores)
+	}
+	r, err := raft.NewRaft(rc, cfg.FSM, stores.Log, stores.Stable, stores.Snapshots, transport)
 	if err != nil {
 		transport.Close()
 		store.Close()
 		return nil, fmt.Errorf("cluster: start raft: %w", err)
 	}
-	n := &Node{cfg: cfg, raft: r, transport: transport, store: store, snaps: snaps}
+	n := &Node{cfg: cfg, raft: r, transport: transport, store: store, stores: stores}
 	n.batcher = newBatcher(r, cfg.MaxBatch)
 	return n, nil
 }
@@ -166,4 +170,22 @@ func translate(err error) error {
 		return ErrShutdown
 	}
 	return err
+}
+
+// translateApply reads the error of a proposal's future. Besides raft's
+// own errors there is one more: the leader failed to write the entry to
+// its log (a write or fsync error, a full disk). Raft then steps down, and
+// the entry may be on the leader's disk all the same (an fsync error after
+// the write), to be committed if it leads again: the outcome is unknown.
+func translateApply(err error) error {
+	switch {
+	case errors.Is(err, raft.ErrEnqueueTimeout):
+		// Never appended: safe to send again.
+		return fmt.Errorf("%w: %v", ErrNotLeader, err)
+	case errors.Is(err, raft.ErrLeadershipLost), errors.Is(err, raft.ErrNotLeader),
+		errors.Is(err, raft.ErrLeadershipTransferInProgress), errors.Is(err, raft.ErrRaftShutdown):
+		return translate(err)
+	}
+	// The disk's error (which may name paths) stays in raft's own log line.
+	return fmt.Errorf("%w (%w): the leader could not write its log", ErrNotLeader, ErrOutcomeUnknown)
 }
