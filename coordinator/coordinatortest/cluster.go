@@ -3,6 +3,7 @@ package coordinatortest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net"
 	"os"
 	"path/filepath"
@@ -24,8 +25,10 @@ type Cluster struct {
 	JoinToken  string
 	links      map[[2]int]*faultproxy.Proxy
 	opts       Options
+	root       string
 
-	mu sync.Mutex // guards Nodes against AddNode while Raft dials
+	mu    sync.Mutex // guards Nodes against AddNode while Raft dials
+	exits []Exit
 }
 
 // Node is one coordinator of a Cluster.
@@ -42,14 +45,48 @@ type Node struct {
 
 	mu     sync.Mutex
 	server *coordinator.Server
+	proc   *proc // with Options.Processes
 	stop   func()
 }
 
-// Server is the node's running coordinator, nil while it is stopped.
+// Server is the node's running coordinator, nil while it is stopped or
+// when it runs in a process of its own.
 func (n *Node) Server() *coordinator.Server {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.server
+}
+
+func (n *Node) process() *proc {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.proc
+}
+
+// Running reports whether the node's coordinator is up: started and not
+// stopped, or a process that has not exited.
+func (n *Node) Running() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.server != nil || (n.proc != nil && n.proc.alive())
+}
+
+// Control sends a command to the node's coordinator process (Options.
+// Processes) and returns the value of its answer:
+//
+//	leader                true when it leads and has taken office
+//	snapshot FILE         writes its replicated state to FILE
+//	clock DURATION        steps its clock (for example -45s); answers the total step
+//	fail-writes N         its next N Raft log writes fail and store nothing
+//	fail-syncs N          its next N Raft log writes are stored, then reported failed
+//	disk-full on|off      every Raft write (log, stable store, snapshots) fails with ENOSPC
+//	injected              the disk faults delivered so far: "full=3 sync=1 write=2"
+func (n *Node) Control(cmd string) (string, error) {
+	p := n.process()
+	if p == nil {
+		return "", errors.New("coordinatortest: Control needs a node started with Options.Processes")
+	}
+	return p.control(cmd)
 }
 
 // StartCluster starts n coordinators that form one cluster through
@@ -57,7 +94,11 @@ func (n *Node) Server() *coordinator.Server {
 func StartCluster(t testing.TB, n int, opts Options) *Cluster {
 	t.Helper()
 	c := &Cluster{t: t, links: map[[2]int]*faultproxy.Proxy{}, opts: opts}
+	if opts.Processes && opts.TLS != nil {
+		t.Fatal("coordinatortest: Options.Processes does not run TLS")
+	}
 	root := t.TempDir()
+	c.root = root
 	for i := range n {
 		node := &Node{Index: i, ID: nodeID(i), DataDir: filepath.Join(root, nodeID(i)), RaftAddr: FreeAddr(t), HTTPAddr: FreeAddr(t), expect: n}
 		node.URL = opts.TLS.scheme() + node.HTTPAddr
@@ -136,6 +177,19 @@ func (c *Cluster) start(n *Node) {
 	if c.opts.Tweak != nil {
 		c.opts.Tweak(&cfg)
 	}
+	if c.opts.Processes {
+		p, err := c.startProcess(n, cfg)
+		if err != nil {
+			t.Errorf("start %s: %v", n.ID, err)
+			return
+		}
+		stop := sync.OnceFunc(func() { p.terminate(15 * time.Second) })
+		t.Cleanup(stop)
+		n.mu.Lock()
+		n.proc, n.stop = p, stop
+		n.mu.Unlock()
+		return
+	}
 	srv, err := coordinator.New(cfg)
 	if err != nil {
 		t.Errorf("start %s: %v", n.ID, err)
@@ -201,20 +255,56 @@ func (c *Cluster) AddNode() *Node {
 	return n
 }
 
-// Stop shuts a node down, as a crash or a kill would from the cluster's
-// point of view.
+// Stop shuts a node down gracefully.
 func (c *Cluster) Stop(n *Node) {
 	n.mu.Lock()
 	stop := n.stop
-	n.server, n.stop = nil, nil
+	n.server, n.proc, n.stop = nil, nil, nil
 	n.mu.Unlock()
 	if stop != nil {
 		stop()
 	}
 }
 
+// Kill ends a node's process with SIGKILL: nothing is flushed, closed or
+// handed over. It needs Options.Processes.
+func (c *Cluster) Kill(n *Node) {
+	c.t.Helper()
+	n.mu.Lock()
+	p := n.proc
+	n.server, n.proc, n.stop = nil, nil, nil
+	n.mu.Unlock()
+	if p == nil {
+		if !c.opts.Processes {
+			c.t.Errorf("coordinatortest: Kill needs Options.Processes")
+		}
+		return
+	}
+	p.kill()
+}
+
+// noteExit keeps a process's end that no Stop or Kill asked for.
+func (c *Cluster) noteExit(e Exit) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.exits = append(c.exits, e)
+}
+
+// Exits lists the coordinator processes that ended by themselves (a
+// panic, a fatal error), oldest first.
+func (c *Cluster) Exits() []Exit {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]Exit(nil), c.exits...)
+}
+
 // Restart starts a stopped node again on its data dir and addresses.
-func (c *Cluster) Restart(n *Node) { c.start(n) }
+func (c *Cluster) Restart(n *Node) {
+	if p := n.process(); p != nil && !p.alive() {
+		c.Stop(n) // it exited by itself: forget it first
+	}
+	c.start(n)
+}
 
 // Partition cuts every Raft link to and from n.
 func (c *Cluster) Partition(n *Node) {
@@ -244,6 +334,11 @@ func (c *Cluster) Leader() *Node {
 	for _, n := range c.Nodes {
 		if s := n.Server(); s != nil && s.LeaderReady() {
 			return n
+		}
+		if p := n.process(); p != nil {
+			if v, err := p.control("leader"); err == nil && v == "true" {
+				return n
+			}
 		}
 	}
 	return nil
@@ -283,17 +378,13 @@ func (c *Cluster) Converged(timeout time.Duration) []byte {
 	WaitFor(c.t, timeout, "every node to hold the same state", func() bool {
 		var first []byte
 		for _, n := range c.Nodes {
-			s := n.Server()
-			if s == nil {
+			state, ok := c.state(n)
+			if !ok {
 				continue
 			}
-			var buf bytes.Buffer
-			if err := s.Store().Snapshot(&buf); err != nil {
-				return false
-			}
 			if first == nil {
-				first = buf.Bytes()
-			} else if !bytes.Equal(first, buf.Bytes()) {
+				first = state
+			} else if !bytes.Equal(first, state) {
 				return false
 			}
 		}
@@ -301,4 +392,31 @@ func (c *Cluster) Converged(timeout time.Duration) []byte {
 		return first != nil
 	})
 	return snap
+}
+
+// state reads a running node's replicated state; ok is false for a node
+// that is not running or could not answer.
+func (c *Cluster) state(n *Node) ([]byte, bool) {
+	if s := n.Server(); s != nil {
+		var buf bytes.Buffer
+		if err := s.Store().Snapshot(&buf); err != nil {
+			return nil, false
+		}
+		return buf.Bytes(), true
+	}
+	p := n.process()
+	if p == nil || !p.alive() {
+		return nil, false
+	}
+	f, err := os.CreateTemp(c.root, "state-")
+	if err != nil {
+		return nil, false
+	}
+	f.Close()
+	defer os.Remove(f.Name())
+	if _, err := p.control("snapshot " + f.Name()); err != nil {
+		return nil, false
+	}
+	b, err := os.ReadFile(f.Name())
+	return b, err == nil
 }

@@ -38,6 +38,12 @@ type Options struct {
 	// (Tweak still runs after, and may change any of it).
 	TLS   *TLS
 	Tweak func(*coordinator.Config)
+	// Processes runs each node of a Cluster in its own process (the test
+	// binary, started again), so that a test can SIGKILL it and drive its
+	// clock and disk faults through Node.Control. The package's TestMain
+	// must call ServeChild first. Only the Config fields in childSpec
+	// reach the process; TLS is not supported.
+	Processes bool
 }
 
 // FreeAddr returns a loopback address with a free port. Ports come from
