@@ -99,6 +99,11 @@ func checkInvariants(recs []record, final map[string]api.Job) []string {
 		devices      []string
 		from, to     int64 // acquire's return, last accepted call's call
 		hasFrom      bool
+		// over: a finish or fail was accepted. The attempt's process
+		// ended before that call; a finish resent after it (a replay
+		// under its submission id) says nothing of a live process, and
+		// the worker may already hold the GPUs for its next task.
+		over bool
 	}
 	lives := map[string]*live{}
 	get := func(att string) *live {
@@ -124,7 +129,10 @@ func checkInvariants(recs []record, final map[string]api.Job) []string {
 		case opStart, opLogs, opFail, opFinish:
 			l := get(rec.in.Attempt)
 			l.task, l.worker = rec.in.Task, rec.in.Worker
-			l.to = max(l.to, rec.call)
+			if !l.over {
+				l.to = max(l.to, rec.call)
+			}
+			l.over = l.over || rec.in.Kind == opFail || rec.in.Kind == opFinish
 		}
 		if rec.in.Kind != opFinish {
 			continue

@@ -20,21 +20,31 @@ import (
 type faultKind int
 
 const (
-	faultKillLeader faultKind = iota
-	faultKillFollower
+	// Coordinator faults, one after another.
+	faultStopLeader      faultKind = iota // links cut, then a graceful stop
+	faultStopFollower                     // the same, on a follower
+	faultSIGKILLLeader                    // the leader's process killed
+	faultSIGKILLFollower                  // a follower's process killed
 	faultPartitionLeader
 	faultPartitionFollower
-	faultCutLeaderOut // one-way: the leader's links to the followers
-	faultDelayLink    // one-way delay on one directed link
-	faultDropLinks    // connections severed at random on every link
-	faultPauseAgent   // an agent stops heartbeating past its leases, then resumes
-	faultCrashAgent   // an agent stops for good, holding what it holds
+	faultCutLeaderOut   // one-way: the leader's links to the followers
+	faultDelayLink      // one-way delay on one directed link
+	faultDropLinks      // connections severed at random on every link
+	faultClockStep      // a follower's clock jumps, then the leader is cut off
+	faultLogWriteErrors // the leader's next log writes fail
+	faultLogSyncErrors  // the leader's next log writes are stored, then fail
+	faultDiskFull       // one node's Raft writes fail with ENOSPC for a while
+	numCoordinatorFaults
+	// Agent faults overlap the others.
+	faultPauseAgent // an agent stops heartbeating past its leases, then resumes
+	faultCrashAgent // an agent stops for good, holding what it holds
 	numFaultKinds
 )
 
 var faultNames = [...]string{
-	"kill-leader", "kill-follower", "partition-leader", "partition-follower",
-	"cut-leader-out", "delay-link", "drop-links", "pause-agent", "crash-agent",
+	"stop-leader", "stop-follower", "sigkill-leader", "sigkill-follower", "partition-leader", "partition-follower",
+	"cut-leader-out", "delay-link", "drop-links", "clock-step", "log-write-errors", "log-sync-errors", "disk-full",
+	"disk-full-exit", "pause-agent", "crash-agent",
 }
 
 func (k faultKind) String() string { return faultNames[k] }
@@ -46,9 +56,12 @@ type fault struct {
 	For  time.Duration
 	// Pick chooses among the candidates (followers, links, agents).
 	Pick int
-	// Delay and Drop are the strength of link faults.
-	Delay time.Duration
-	Drop  float64
+	// Delay and Drop are the strength of link faults; Step is a clock
+	// step; Writes is how many log writes a disk fault fails.
+	Delay  time.Duration
+	Drop   float64
+	Step   time.Duration
+	Writes int
 }
 
 func (f fault) String() string {
@@ -58,6 +71,10 @@ func (f fault) String() string {
 		s += fmt.Sprintf("(delay %v)", f.Delay.Round(time.Millisecond))
 	case faultDropLinks:
 		s += fmt.Sprintf("(drop %.2f)", f.Drop)
+	case faultClockStep:
+		s += fmt.Sprintf("(step %v)", f.Step)
+	case faultLogWriteErrors, faultLogSyncErrors:
+		s += fmt.Sprintf("(%d writes)", f.Writes)
 	}
 	return s
 }
@@ -131,9 +148,9 @@ func newPlan(seed uint64) plan {
 	// majority is always up once each heals; one or two per schedule.
 	at := dur(150*time.Millisecond, 500*time.Millisecond)
 	for n := 1 + r.IntN(2); n > 0 && at < phase-300*time.Millisecond; n-- {
-		f := fault{Kind: faultKind(r.IntN(int(faultDropLinks) + 1)), At: at, Pick: r.IntN(1 << 20)}
+		f := fault{Kind: faultKind(r.IntN(int(numCoordinatorFaults))), At: at, Pick: r.IntN(1 << 20)}
 		switch f.Kind {
-		case faultKillLeader, faultKillFollower:
+		case faultStopLeader, faultStopFollower, faultSIGKILLLeader, faultSIGKILLFollower:
 			f.For = dur(300*time.Millisecond, 1000*time.Millisecond)
 		case faultPartitionLeader, faultPartitionFollower, faultCutLeaderOut:
 			f.For = dur(400*time.Millisecond, 1200*time.Millisecond)
@@ -143,6 +160,19 @@ func newPlan(seed uint64) plan {
 		case faultDropLinks:
 			f.For = dur(300*time.Millisecond, 900*time.Millisecond)
 			f.Drop = 0.05 + 0.35*r.Float64()
+		case faultClockStep:
+			// Seconds to minutes, either way; the leader is then cut off
+			// for a while, so that the stepped node may come to lead.
+			f.For = dur(400*time.Millisecond, 1000*time.Millisecond)
+			f.Step = dur(2*time.Second, 120*time.Second).Round(time.Second)
+			if r.IntN(2) == 0 {
+				f.Step = -f.Step
+			}
+		case faultLogWriteErrors, faultLogSyncErrors:
+			f.For = dur(300*time.Millisecond, 900*time.Millisecond)
+			f.Writes = 1 + r.IntN(20)
+		case faultDiskFull:
+			f.For = dur(300*time.Millisecond, 1000*time.Millisecond)
 		}
 		f.For = min(f.For, phase-at)
 		p.Faults = append(p.Faults, f)

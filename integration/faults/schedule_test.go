@@ -165,6 +165,8 @@ type run struct {
 	faulted  map[*simAgent]bool // agents an agent fault took
 	skipped  int
 	problems []string
+	// fullDisk: when each node's disk was full, by node id.
+	fullDisk map[string][][2]time.Time
 }
 
 func (r *run) problem(format string, args ...any) {
@@ -189,14 +191,21 @@ func runSchedule(t *testing.T, p plan, bg *background) outcomeOf {
 	began := time.Now()
 	tb := &clusterTB{TB: t}
 	t.Cleanup(func() { bg.release(tb) })
-	c := coordinatortest.StartCluster(tb, 3, coordinatortest.Options{Tweak: func(cfg *coordinator.Config) {
+	// Each coordinator is a process of its own, so that it can be
+	// SIGKILLed and its clock and disk misdriven.
+	c := coordinatortest.StartCluster(tb, 3, coordinatortest.Options{Processes: true, Tweak: func(cfg *coordinator.Config) {
 		cfg.HeartbeatInterval = heartbeatEvery
 		// Re-armed leases get half a second on a new leader: workers
 		// heartbeat ten times a second, so that is plenty, and lapses
 		// come soon enough for a schedule of a few seconds.
 		cfg.LeaseGrace = 500 * time.Millisecond
+		// Snapshots every few dozen entries, so that compaction, and
+		// nodes that come back behind the kept log catching up from a
+		// snapshot, happen under the faults too.
+		cfg.RaftSnapshotThreshold = 48
+		cfg.RaftSnapshotInterval = 100 * time.Millisecond
 	}})
-	r := &run{t: t, p: p, c: c, rec: newRecorder(), urls: c.URLs(), book: &jobBook{ids: map[string]string{}}, applied: map[string]int{}, faulted: map[*simAgent]bool{}}
+	r := &run{t: t, p: p, c: c, rec: newRecorder(), urls: c.URLs(), book: &jobBook{ids: map[string]string{}}, applied: map[string]int{}, faulted: map[*simAgent]bool{}, fullDisk: map[string][][2]time.Time{}}
 	names := map[string]string{}
 	for _, n := range c.Nodes {
 		names[n.HTTPAddr] = n.ID
@@ -258,7 +267,7 @@ func runSchedule(t *testing.T, p plan, bg *background) outcomeOf {
 	// undoes itself when its time is up); paused agents resumed.
 	c.Heal()
 	for _, n := range c.Nodes {
-		if n.Server() == nil {
+		if !n.Running() {
 			c.Restart(n)
 		}
 	}
@@ -278,10 +287,11 @@ func runSchedule(t *testing.T, p plan, bg *background) outcomeOf {
 
 	snap := c.Converged(30 * time.Second)
 	for _, n := range c.Nodes {
-		if n.Server() == nil {
+		if !n.Running() {
 			r.problem("node %s is not running after healing", n.ID)
 		}
 	}
+	r.checkExits()
 	sum := sha256.Sum256(snap)
 
 	final := r.finalViews(ctx, ids)
@@ -573,76 +583,6 @@ func (r *run) followers(l *coordinatortest.Node) []*coordinatortest.Node {
 		}
 	}
 	return out
-}
-
-// coordinatorFaults applies the node and link faults one after another,
-// each undone when its time is up.
-func (r *run) coordinatorFaults(start time.Time, fs []fault) {
-	c := r.c
-	for _, f := range fs {
-		until(start.Add(f.At))
-		l := r.leader()
-		if l == nil {
-			r.mu.Lock()
-			r.skipped++
-			r.mu.Unlock()
-			continue
-		}
-		fol := r.followers(l)
-		r.count(f.Kind)
-		switch f.Kind {
-		case faultKillLeader, faultKillFollower:
-			n := l
-			if f.Kind == faultKillFollower {
-				n = fol[f.Pick%len(fol)]
-			}
-			// Cut its Raft links first, so that it says nothing more to
-			// its peers, as after a crash; then stop it.
-			c.Partition(n)
-			r.hc.CloseIdleConnections() // or the stop waits for them
-			c.Stop(n)
-			hold(f.For)
-			c.Heal()
-			c.Restart(n)
-		case faultPartitionLeader, faultPartitionFollower:
-			n := l
-			if f.Kind == faultPartitionFollower {
-				n = fol[f.Pick%len(fol)]
-			}
-			c.Partition(n)
-			hold(f.For)
-			c.Heal()
-		case faultCutLeaderOut:
-			for _, n := range fol {
-				c.Link(l, n).SetBlocked(true)
-			}
-			hold(f.For)
-			c.Heal()
-		case faultDelayLink:
-			var links [][2]*coordinatortest.Node
-			for _, a := range c.Nodes {
-				for _, b := range c.Nodes {
-					if a != b {
-						links = append(links, [2]*coordinatortest.Node{a, b})
-					}
-				}
-			}
-			ln := links[f.Pick%len(links)]
-			c.Link(ln[0], ln[1]).SetDelay(f.Delay)
-			hold(f.For)
-			c.Heal()
-		case faultDropLinks:
-			for _, a := range c.Nodes {
-				for _, b := range c.Nodes {
-					if a != b {
-						c.Link(a, b).SetDropRate(f.Drop)
-					}
-				}
-			}
-			hold(f.For)
-			c.Heal()
-		}
-	}
 }
 
 // agentFault pauses or crashes an agent: the first, from the planned

@@ -77,7 +77,7 @@ func (s send) String() string {
 // ErrLeadershipLost (the entry may still commit under the next leader), a
 // forward whose answer from the leader was lost, and a proposal whose wait
 // for its commit ended.
-var ambiguousAnswers = []string{"leadership lost while committing", "the leader could not be reached", "waiting for commit", "context deadline exceeded", "context canceled"}
+var ambiguousAnswers = []string{"leadership lost while committing", "the leader could not be reached", "waiting for commit", "could not write its log", "context deadline exceeded", "context canceled"}
 
 func ambiguous(status int, code api.Code, msg string, err error) bool {
 	if err != nil {
