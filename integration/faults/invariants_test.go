@@ -27,11 +27,18 @@ import (
 // (That the three nodes hold byte-identical state is checked before, by
 // coordinatortest's Converged, on every node's snapshot.)
 //
+// With skewed set (a schedule that stepped a coordinator's clock), the
+// final state's timestamps are not compared: each is read from the clock
+// of the leader that committed it, so under skew they are out of order
+// across leaders (seed 10024: an attempt assigned by the stepped leader
+// carried a time a minute before others on the same GPU). The history,
+// timed by one monotonic clock, still checks the same two properties.
+//
 // An attempt is certainly live, in the history, from the return of the
 // acquire that handed it out (it was assigned before) to the call of the
 // last call on it that was accepted (it was still current after): it
 // lives over one interval, from its assignment to its end.
-func checkInvariants(recs []record, final map[string]api.Job) []string {
+func checkInvariants(recs []record, final map[string]api.Job, skewed bool) []string {
 	var out []string
 	bad := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 
@@ -69,7 +76,7 @@ func checkInvariants(recs []record, final map[string]api.Job) []string {
 				} else if endErr != nil {
 					bad("task %s: attempt #%d: ended_at %q: %v", t.ID, a.Number, a.EndedAt, endErr)
 				}
-				if i > 0 && assigned.Before(prevEnd) {
+				if i > 0 && assigned.Before(prevEnd) && !skewed {
 					bad("task %s: attempt #%d assigned at %s, before attempt #%d ended at %s", t.ID, a.Number, a.AssignedAt, a.Number-1, t.Attempts[i-1].EndedAt)
 				}
 				prevEnd = ended
@@ -84,6 +91,9 @@ func checkInvariants(recs []record, final map[string]api.Job) []string {
 		}
 	}
 	for k, hs := range byDevice {
+		if skewed {
+			break
+		}
 		slices.SortFunc(hs, func(a, b hold) int { return a.iv.from.Compare(b.iv.from) })
 		for i := 1; i < len(hs); i++ {
 			if hs[i].iv.from.Before(hs[i-1].iv.to) {

@@ -53,11 +53,36 @@ func TestInvariantsGPUHeldAcrossAReplayedFinish(t *testing.T) {
 		}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := checkInvariants(tc.recs, final)
+			p := checkInvariants(tc.recs, final, false)
 			got := slices.ContainsFunc(p, func(s string) bool { return strings.Contains(s, "device g held by attempts") })
 			if got != tc.overlap {
 				t.Errorf("GPU overlap reported: %v, want %v; problems: %q", got, tc.overlap, p)
 			}
 		})
+	}
+}
+
+// Under clock skew the final state's timestamps come from leaders whose
+// clocks disagree: an attempt that the history shows ran after another
+// on the same GPU may carry an earlier time. Only a schedule that stepped
+// a clock skips the timestamp comparison.
+func TestInvariantsSkewedTimestamps(t *testing.T) {
+	base := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
+	at := func(ms int) string { return base.Add(time.Duration(ms) * time.Millisecond).Format(api.TimeFormat) }
+	zero := 0
+	job := func(id, att string, from, to int) api.Job {
+		return api.Job{ID: id, State: api.TaskSucceeded, Tasks: []api.Task{{
+			ID: id + "-0", State: api.TaskSucceeded, AttemptID: att, WorkerID: "w", ExitCode: &zero,
+			Attempts: []api.Attempt{{AttemptID: att, Number: 1, WorkerID: "w", State: api.TaskSucceeded, Devices: []string{"g"}, AssignedAt: at(from), EndedAt: at(to)}},
+		}}}
+	}
+	// b was assigned by a leader a minute behind: its times fall inside a's.
+	final := map[string]api.Job{"ja": job("ja", "a", 0, 60_000), "jb": job("jb", "b", 100, 200)}
+	for _, skewed := range []bool{false, true} {
+		p := checkInvariants(nil, final, skewed)
+		got := slices.ContainsFunc(p, func(s string) bool { return strings.Contains(s, "device g: attempt") })
+		if got == skewed {
+			t.Errorf("skewed=%v: timestamp overlap reported %v; problems %q", skewed, got, p)
+		}
 	}
 }

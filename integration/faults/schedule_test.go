@@ -311,7 +311,7 @@ func runSchedule(t *testing.T, p plan, bg *background) outcomeOf {
 			callViol = append(callViol, v)
 		}
 	}
-	r.problems = append(r.problems, checkInvariants(recs, final)...)
+	r.problems = append(r.problems, checkInvariants(recs, final, r.applied[faultClockStep.String()] > 0)...)
 	stage("check", mark)
 	// A connection a client opened and never used keeps an HTTP server's
 	// graceful stop waiting for up to 5 s: close this side's.
