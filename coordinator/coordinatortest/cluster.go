@@ -3,10 +3,13 @@ package coordinatortest
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -374,24 +377,33 @@ func (c *Cluster) Client(token string) *client.Client {
 // holds byte-identical state, and returns that state.
 func (c *Cluster) Converged(timeout time.Duration) []byte {
 	c.t.Helper()
-	var snap []byte
-	WaitFor(c.t, timeout, "every node to hold the same state", func() bool {
+	deadline := time.Now().Add(timeout)
+	for {
 		var first []byte
+		same := true
+		var seen []string // each node's state, for the report on a timeout
 		for _, n := range c.Nodes {
 			state, ok := c.state(n)
-			if !ok {
+			switch {
+			case !ok:
+				seen = append(seen, fmt.Sprintf("%s: not running or no answer (running %v)", n.ID, n.Running()))
 				continue
-			}
-			if first == nil {
+			case first == nil:
 				first = state
-			} else if !bytes.Equal(first, state) {
-				return false
+			case !bytes.Equal(first, state):
+				same = false
 			}
+			sum := sha256.Sum256(state)
+			seen = append(seen, fmt.Sprintf("%s: %d bytes, sha256 %x", n.ID, len(state), sum[:6]))
 		}
-		snap = first
-		return first != nil
-	})
-	return snap
+		if same && first != nil {
+			return first
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("timed out after %v waiting for every node to hold the same state: %s", timeout, strings.Join(seen, "; "))
+		}
+		<-time.After(10 * time.Millisecond)
+	}
 }
 
 // state reads a running node's replicated state; ok is false for a node
