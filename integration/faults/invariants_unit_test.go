@@ -14,16 +14,7 @@ import (
 // submission id) does not make that attempt live again; calls of it
 // accepted after the second task took the GPU do.
 func TestInvariantsGPUHeldAcrossAReplayedFinish(t *testing.T) {
-	base := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
-	at := func(ms int) string { return base.Add(time.Duration(ms) * time.Millisecond).Format(api.TimeFormat) }
-	zero := 0
-	job := func(id, att string, from, to int) api.Job {
-		return api.Job{ID: id, State: api.TaskSucceeded, Tasks: []api.Task{{
-			ID: id + "-0", State: api.TaskSucceeded, AttemptID: att, WorkerID: "w", ExitCode: &zero,
-			Attempts: []api.Attempt{{AttemptID: att, Number: 1, WorkerID: "w", State: api.TaskSucceeded, Devices: []string{"g"}, AssignedAt: at(from), EndedAt: at(to)}},
-		}}}
-	}
-	final := map[string]api.Job{"ja": job("ja", "a", 0, 3), "jb": job("jb", "b", 4, 9)}
+	final := map[string]api.Job{"ja": gpuJob("ja", "a", 0, 3), "jb": gpuJob("jb", "b", 4, 9)}
 	done := &obsTask{State: api.TaskSucceeded}
 	rec := func(kind opKind, task, att string, call int64, out opOutput) record {
 		in := opInput{Kind: kind, Task: task, Worker: "w", Attempt: att}
@@ -67,17 +58,8 @@ func TestInvariantsGPUHeldAcrossAReplayedFinish(t *testing.T) {
 // on the same GPU may carry an earlier time. Only a schedule that stepped
 // a clock skips the timestamp comparison.
 func TestInvariantsSkewedTimestamps(t *testing.T) {
-	base := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
-	at := func(ms int) string { return base.Add(time.Duration(ms) * time.Millisecond).Format(api.TimeFormat) }
-	zero := 0
-	job := func(id, att string, from, to int) api.Job {
-		return api.Job{ID: id, State: api.TaskSucceeded, Tasks: []api.Task{{
-			ID: id + "-0", State: api.TaskSucceeded, AttemptID: att, WorkerID: "w", ExitCode: &zero,
-			Attempts: []api.Attempt{{AttemptID: att, Number: 1, WorkerID: "w", State: api.TaskSucceeded, Devices: []string{"g"}, AssignedAt: at(from), EndedAt: at(to)}},
-		}}}
-	}
 	// b was assigned by a leader a minute behind: its times fall inside a's.
-	final := map[string]api.Job{"ja": job("ja", "a", 0, 60_000), "jb": job("jb", "b", 100, 200)}
+	final := map[string]api.Job{"ja": gpuJob("ja", "a", 0, 60_000), "jb": gpuJob("jb", "b", 100, 200)}
 	for _, skewed := range []bool{false, true} {
 		p := checkInvariants(nil, final, skewed)
 		got := slices.ContainsFunc(p, func(s string) bool { return strings.Contains(s, "device g: attempt") })
@@ -85,4 +67,16 @@ func TestInvariantsSkewedTimestamps(t *testing.T) {
 			t.Errorf("skewed=%v: timestamp overlap reported %v; problems %q", skewed, got, p)
 		}
 	}
+}
+
+// gpuJob is a succeeded one-task job whose one attempt held worker w's GPU
+// g from `from` to `to` ms past a fixed instant.
+func gpuJob(id, att string, from, to int) api.Job {
+	base := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
+	at := func(ms int) string { return base.Add(time.Duration(ms) * time.Millisecond).Format(api.TimeFormat) }
+	zero := 0
+	return api.Job{ID: id, State: api.TaskSucceeded, Tasks: []api.Task{{
+		ID: id + "-0", State: api.TaskSucceeded, AttemptID: att, WorkerID: "w", ExitCode: &zero,
+		Attempts: []api.Attempt{{AttemptID: att, Number: 1, WorkerID: "w", State: api.TaskSucceeded, Devices: []string{"g"}, AssignedAt: at(from), EndedAt: at(to)}},
+	}}}
 }
