@@ -6,7 +6,10 @@ package plugins
 
 import (
 	"fmt"
+	"os"
+	"os/signal"
 	"slices"
+	"syscall"
 
 	"github.com/gpulayer/gpulayer/plugins/exec"
 	"github.com/gpulayer/gpulayer/sdk/executor"
@@ -41,11 +44,43 @@ func Names() []string {
 // ErrUnknownPlugin at once if name is unknown, and nil once the agent has
 // closed the plugin. Started by hand (without go-plugin's handshake) the
 // process prints an explanation and exits with status 1.
+//
+// SIGTERM ends the process (status 143) after it killed every task it
+// runs, whole process groups: the agent starts its plugins with SIGTERM
+// as their parent-death signal, so that an agent that dies (SIGKILL, a
+// crash) takes its tasks with it instead of leaving them running while
+// the coordinator hands them out again.
 func ServeBuiltin(name string) error {
 	impl, ok := Lookup(name)
 	if !ok {
 		return fmt.Errorf("%w %q (built-in: %v)", ErrUnknownPlugin, name, Names())
 	}
+	if k, ok := impl.(killer); ok {
+		defer killOnSIGTERM(k, func() { os.Exit(128 + int(syscall.SIGTERM)) })()
+	}
 	executor.Serve(impl)
 	return nil
+}
+
+// killer is an executor that can kill every task it runs at once.
+type killer interface{ KillAll() }
+
+// killOnSIGTERM kills k's tasks and calls exit when the process receives
+// SIGTERM, until the returned func is called.
+func killOnSIGTERM(k killer, exit func()) (stop func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ch:
+			k.KillAll()
+			exit()
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
 }

@@ -54,6 +54,7 @@ func (h *Host) launch(ctx context.Context, name string) (*instance, error) {
 		return nil, err
 	}
 	cmd.Env = pluginEnv()
+	cmd.SysProcAttr = pluginSysProcAttr()
 	timeout := h.cfg.StartTimeout
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < timeout {
 		timeout = max(time.Until(dl), time.Millisecond)

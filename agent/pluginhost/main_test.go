@@ -26,6 +26,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if len(os.Args) == 3 && os.Args[1] == agentArg {
+		os.Exit(serveAgent(os.Args[2]))
+	}
 	dir, err := os.MkdirTemp("", "pluginhost-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

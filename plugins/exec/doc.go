@@ -26,9 +26,13 @@
 // Each task runs in its own process group. Stop sends SIGTERM to the group
 // and SIGKILL once the grace period has passed. When the main process
 // ends, whatever is left of its group is killed, so a task never leaves
-// processes holding GPUs behind; on Linux the task's processes are also
-// killed if the plugin process dies. A task killed by a signal ends with
-// exit code 128+signal and a Reason naming it.
+// processes holding GPUs behind. On Linux a task's main process is also
+// killed if the plugin process dies (its parent-death signal); the rest
+// of its group is not, which is why KillAll exists: `gpulayer plugin exec`
+// calls it on SIGTERM, the parent-death signal the agent gives it, so that
+// an agent that dies takes every process of its tasks with it. A task
+// killed by a signal ends with exit code 128+signal and a Reason naming
+// it.
 //
 // Output is kept in memory per task (8 MiB by default, oldest dropped
 // first with a marker), so Logs replays from the start at any time. Ended

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -16,6 +17,9 @@ const Name = "exec"
 
 // Version is reported by Info.
 const Version = "1.0.0"
+
+// ErrKilled is wrapped by the error of a Start after KillAll.
+var ErrKilled = errors.New("exec: the executor killed its tasks and takes no more")
 
 // Options tune an Executor. The zero value is usable.
 type Options struct {
@@ -43,6 +47,7 @@ type Executor struct {
 	tasks   map[string]*task
 	pending map[string]struct{} // ids whose Start is in progress
 	ended   []string            // ended task ids, oldest first
+	killed  bool                // KillAll ran: no task starts any more
 }
 
 var _ executor.Executor = (*Executor)(nil)
@@ -92,12 +97,17 @@ func (e *Executor) Start(_ context.Context, t executor.Task) error {
 	tk, err := startTask(t, cfg, e.opts)
 	e.mu.Lock()
 	delete(e.pending, t.ID)
+	killed := e.killed
 	if err == nil {
 		e.tasks[t.ID] = tk
 	}
 	e.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("exec: start task %s: %w", t.ID, err)
+	}
+	if killed {
+		// KillAll ran while this one started: it goes the same way.
+		tk.signal(sigKill)
 	}
 	e.log().Debug("task started", "attempt_id", t.ID, "task_id", t.TaskID, "job_id", t.JobID, "pid", tk.pid)
 	go e.reap(tk)
@@ -108,6 +118,9 @@ func (e *Executor) Start(_ context.Context, t executor.Task) error {
 func (e *Executor) reserve(id string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.killed {
+		return fmt.Errorf("exec: start task %s: %w", id, ErrKilled)
+	}
 	_, running := e.tasks[id]
 	_, starting := e.pending[id]
 	if running || starting {
@@ -181,4 +194,25 @@ func (e *Executor) Logs(ctx context.Context, id string, send func(executor.LogCh
 		return err
 	}
 	return tk.logs.Follow(ctx, send)
+}
+
+// KillAll kills the process group of every task still running with
+// SIGKILL, at once, and makes every later Start fail with ErrKilled. It is
+// for a plugin process about to exit without its agent (see
+// plugins.ServeBuiltin): a task's main process dies with the plugin
+// anyway (Pdeathsig), but what it started in its group would be left
+// running, holding its GPUs, while the task is handed out again. It
+// returns once the signals are sent, not once the processes are reaped.
+func (e *Executor) KillAll() {
+	e.mu.Lock()
+	e.killed = true
+	tks := make([]*task, 0, len(e.tasks))
+	for _, tk := range e.tasks {
+		tks = append(tks, tk)
+	}
+	e.mu.Unlock()
+	for _, tk := range tks {
+		tk.stopping.Store(true)
+		tk.signal(sigKill)
+	}
 }

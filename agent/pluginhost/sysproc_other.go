@@ -1,0 +1,8 @@
+//go:build !linux
+
+package pluginhost
+
+import "syscall"
+
+// pluginSysProcAttr: only Linux has a parent-death signal.
+func pluginSysProcAttr() *syscall.SysProcAttr { return nil }
