@@ -103,6 +103,7 @@ type Agent struct {
 	client *client.Client
 	plan   taskPlan
 	runner *runner.Runner // built by Run, once the slots are known
+	leases *leaseBook
 
 	mu       sync.Mutex
 	workerID string
@@ -149,7 +150,7 @@ func New(cfg Config) (*Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
-	return &Agent{cfg: cfg, log: cfg.Logger.With("component", "agent"), client: c, plan: plan}, nil
+	return &Agent{cfg: cfg, log: cfg.Logger.With("component", "agent"), client: c, plan: plan, leases: newLeaseBook(cfg.Clock)}, nil
 }
 
 // prepareTasks secures the data dir and builds the runner: the task users
@@ -178,6 +179,7 @@ func (a *Agent) prepareTasks() (func(), error) {
 		WorkRoot:    root,
 		Users:       users,
 		StopGrace:   a.cfg.StopGrace,
+		Leases:      a.leases,
 		Clock:       a.cfg.Clock,
 		Logger:      a.cfg.Logger.With("component", "runner"),
 	})
@@ -243,6 +245,7 @@ func (a *Agent) heartbeatLoop(ctx context.Context) error {
 		// sent: a task named in cancel_task_ids is stopped in those only,
 		// never in an attempt of it assigned while the heartbeat was out.
 		running := a.runner.Running()
+		sent := a.cfg.Clock.Now()
 		resp, err := a.client.Heartbeat(ctx, api.HeartbeatRequest{
 			RunningTaskIDs: taskIDs(running),
 			Devices:        a.devices,
@@ -250,11 +253,16 @@ func (a *Agent) heartbeatLoop(ctx context.Context) error {
 		})
 		switch {
 		case err == nil:
+			var renewed, all []string
 			for _, at := range running {
-				if slices.Contains(resp.CancelTaskIDs, at.TaskID) && a.runner.Cancel(at.AttemptID) {
+				all = append(all, at.AttemptID)
+				if !slices.Contains(resp.CancelTaskIDs, at.TaskID) {
+					renewed = append(renewed, at.AttemptID)
+				} else if a.runner.Cancel(at.AttemptID) {
 					a.log.Info("coordinator asked to stop task", "task_id", at.TaskID, "attempt_id", at.AttemptID)
 				}
 			}
+			a.leases.renewed(renewed, all, sent)
 			if resp.IntervalSeconds > 0 {
 				interval = time.Duration(resp.IntervalSeconds * float64(time.Second))
 			}
@@ -275,6 +283,7 @@ func (a *Agent) heartbeatLoop(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-a.cfg.Clock.After(interval):
+		case <-a.leases.nudge: // a task waits for its lease to be renewed
 		}
 	}
 }
@@ -306,6 +315,7 @@ func (a *Agent) acquireLoop(ctx context.Context) {
 	// answer was lost (the client gave up retrying) is asked again under
 	// its id and gets the task it was given, not a second one.
 	requestID := ""
+	var sent time.Time // when the acquire under requestID was first sent
 	for {
 		select {
 		case slots <- struct{}{}:
@@ -314,6 +324,7 @@ func (a *Agent) acquireLoop(ctx context.Context) {
 		}
 		if requestID == "" {
 			requestID = rand.Text()
+			sent = a.cfg.Clock.Now()
 		}
 		resp, err := a.client.Acquire(ctx, api.AcquireRequest{WaitSeconds: int(a.cfg.AcquireWait / time.Second), RequestID: requestID})
 		if err == nil {
@@ -337,6 +348,9 @@ func (a *Agent) acquireLoop(ctx context.Context) {
 		}
 		backoff = 100 * time.Millisecond
 		task := *resp.Task
+		if task.LeaseSeconds > 0 {
+			a.leases.assigned(task.AttemptID, time.Duration(task.LeaseSeconds)*time.Second, sent)
+		}
 		a.log.Info("task assigned", "task_id", task.ID, "attempt_id", task.AttemptID, "devices", task.Devices)
 		wg.Add(1)
 		go func() {

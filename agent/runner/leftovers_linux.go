@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,9 +20,16 @@ const leftoverDeadline = 5 * time.Second
 // next task given the uid shares it with nothing. It scans /proc until a
 // pass finds no live process of uid, or the deadline passes.
 func killLeftovers(uid uint32) error {
+	return killUntilGone(fmt.Sprintf("uid %d", uid), func() ([]int, error) { return processesOf(uid) })
+}
+
+// killUntilGone sends SIGKILL to every process list returns, and lists
+// again, until a pass finds none or leftoverDeadline passes; what names
+// them in the error.
+func killUntilGone(what string, list func() ([]int, error)) error {
 	deadline := time.Now().Add(leftoverDeadline)
 	for {
-		pids, err := processesOf(uid)
+		pids, err := list()
 		if err != nil {
 			return err
 		}
@@ -32,7 +40,7 @@ func killLeftovers(uid uint32) error {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("processes of uid %d still running after %v: %v", uid, leftoverDeadline, pids)
+			return fmt.Errorf("processes of %s still running after %v: %v", what, leftoverDeadline, pids)
 		}
 		// SIGKILL is delivered asynchronously: look again once the
 		// scheduler has had a moment.
@@ -84,4 +92,39 @@ func ownedBy(status, uid string) bool {
 		}
 	}
 	return owned && !zombie
+}
+
+// killAttempt kills every process that carries attemptID in its
+// environment (GPULAYER_ATTEMPT_ID, which the agent gives every task and
+// its children inherit), whatever its user or process group: what a task
+// left running when its executor died under it. The agent reads the
+// environment of its own user's processes, and as root of every process.
+// A process that replaced its whole environment escapes it.
+func killAttempt(attemptID string) error {
+	marker := []byte("GPULAYER_ATTEMPT_ID=" + attemptID + "\x00")
+	return killUntilGone("attempt "+attemptID, func() ([]int, error) { return processesWith(marker) })
+}
+
+// processesWith lists the live processes whose environment holds the
+// NUL-terminated entry marker.
+func processesWith(marker []byte) ([]int, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil { // gone, or not ours to read
+			continue
+		}
+		if bytes.HasPrefix(env, marker) || bytes.Contains(env, append([]byte{0}, marker...)) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids, nil
 }

@@ -34,6 +34,14 @@ type Coordinator interface {
 
 var _ Coordinator = (*client.Client)(nil)
 
+// Leases tells the runner whether an attempt's lease still holds.
+type Leases interface {
+	// Hold returns nil once the attempt's lease is known to hold long
+	// enough for its process to start and be reported running (renewing
+	// it if need be), or an error when stop is closed or ctx ends first.
+	Hold(ctx context.Context, attemptID string, stop <-chan struct{}) error
+}
+
 // Config configures a Runner.
 type Config struct {
 	Host        Host
@@ -48,8 +56,11 @@ type Config struct {
 	// StopGrace is how long a stopped task gets between the polite signal
 	// and the kill.
 	StopGrace time.Duration
-	Clock     clock.Clock
-	Logger    *slog.Logger
+	// Leases, when set, is asked before each task's process starts;
+	// nil starts it at once.
+	Leases Leases
+	Clock  clock.Clock
+	Logger *slog.Logger
 }
 
 // Runner runs tasks. It is safe for concurrent use.
@@ -195,6 +206,22 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 		return r.fail(ctx, a, "task directory: "+err.Error())
 	}
 
+	if r.cfg.Leases != nil {
+		// The coordinator counts an attempt lost once its lease lapses and
+		// hands the task to another worker: a process started after that
+		// (this agent was paused or cut off since the assignment) would
+		// run next to the task's next attempt.
+		if err := r.cfg.Leases.Hold(ctx, a.AttemptID, rn.cancel); err != nil {
+			switch {
+			case rn.superseded.Load():
+				return Outcome{ExitCode: -1, Failed: true, Reason: "stale attempt"}
+			case ctx.Err() != nil:
+				return r.fail(context.WithoutCancel(ctx), a, "agent shut down before the task started")
+			default:
+				return r.fail(ctx, a, "cancelled before it started")
+			}
+		}
+	}
 	task := executor.Task{
 		ID:      a.AttemptID,
 		TaskID:  a.ID,
@@ -261,6 +288,11 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 	if wr.err != nil {
 		stopLogs()
 		<-logsDone
+		// The executor is gone (its plugin crashed): the task's main process
+		// died with it, but what it started may run on. The coordinator
+		// hands the task out again as soon as it hears of the failure, so
+		// that is killed first.
+		r.killRemains(log, user, a.AttemptID)
 		if ship.isStale() || rn.superseded.Load() {
 			return Outcome{ExitCode: -1, Failed: true, Reason: "stale attempt"}
 		}
@@ -308,6 +340,20 @@ func (r *Runner) stop(ctx context.Context, ex executor.Executor, id string, log 
 		}
 	}()
 	return true
+}
+
+// killRemains kills every process left of an attempt whose executor
+// failed: those carrying its id, and under an exclusive task uid every
+// process of that uid.
+func (r *Runner) killRemains(log *slog.Logger, u User, attemptID string) {
+	if err := killAttempt(attemptID); err != nil {
+		log.Error("processes of the attempt could not all be killed", "error", err)
+	}
+	if u.Switch && u.Exclusive {
+		if err := killLeftovers(u.UID); err != nil {
+			log.Error("processes of the task uid could not all be killed", "uid", u.UID, "error", err)
+		}
+	}
 }
 
 // cleanUp runs once a task has ended: every process left under an
