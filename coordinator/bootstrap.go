@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -135,11 +136,7 @@ func (s *Server) reloadBootstrap(ctx context.Context, log *slog.Logger) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	res, err := s.Propose(ctx, command.ImportBootstrap{Generation: boot.Generation, Credentials: boot.Credentials, Now: s.cfg.Clock.Now().UTC()})
-	if err == nil {
-		err = res.Err
-	}
-	if err != nil {
+	if _, err := state.Propose[bool](ctx, s.Propose, command.ImportBootstrap{Generation: boot.Generation, Credentials: boot.Credentials, Now: s.cfg.Clock.Now().UTC()}); err != nil {
 		log.Warn("importing rotated credentials failed; will retry", "error", err)
 		s.mu.Lock()
 		s.bootStamp = ""

@@ -207,7 +207,7 @@ func (s *Server) Routes() []httpapi.Route { return s.api.Routes() }
 func (s *Server) Node() *cluster.Node { return s.node }
 
 // Propose encodes and proposes a command, returning the state machine's
-// result.
+// result (a state.Proposer; state.Propose reads its outcome typed).
 func (s *Server) Propose(ctx context.Context, c command.Command) (state.Result, error) {
 	entry, err := command.Encode(c)
 	if err != nil {
@@ -329,13 +329,12 @@ func (s *Server) takeOffice(ctx context.Context) error {
 	if err := s.node.Barrier(bctx); err != nil {
 		return fmt.Errorf("barrier: %w", err)
 	}
-	if res, err := s.Propose(bctx, command.RegisterNode{NodeID: s.node.ID(), HTTPAddr: s.URL()}); err != nil || res.Err != nil {
-		return fmt.Errorf("register node: %v %v", err, res.Err)
+	if _, err := state.Propose[struct{}](bctx, s.Propose, command.RegisterNode{NodeID: s.node.ID(), HTTPAddr: s.URL()}); err != nil {
+		return fmt.Errorf("register node: %w", err)
 	}
 	if s.bootstrap.Generation > s.store.BootstrapGeneration() {
-		res, err := s.Propose(bctx, command.ImportBootstrap{Generation: s.bootstrap.Generation, Credentials: s.bootstrap.Credentials, Now: s.cfg.Clock.Now().UTC()})
-		if err != nil || res.Err != nil {
-			return fmt.Errorf("import bootstrap credentials: %v %v", err, res.Err)
+		if _, err := state.Propose[bool](bctx, s.Propose, command.ImportBootstrap{Generation: s.bootstrap.Generation, Credentials: s.bootstrap.Credentials, Now: s.cfg.Clock.Now().UTC()}); err != nil {
+			return fmt.Errorf("import bootstrap credentials: %w", err)
 		}
 	}
 	return nil

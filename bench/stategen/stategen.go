@@ -49,7 +49,7 @@ func Build(o Options) (*state.Store, error) {
 		if !ok {
 			return fmt.Errorf("stategen: %T answered a batch", c)
 		}
-		return res.Err
+		return res.Err()
 	}
 	if err := apply(command.ImportBootstrap{Generation: o.Bootstrap.Generation, Credentials: o.Bootstrap.Credentials, Now: t0}); err != nil {
 		return nil, err

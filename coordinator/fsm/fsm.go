@@ -39,7 +39,7 @@ func (f *FSM) Apply(l *raft.Log) any {
 	}
 	c, err := command.Decode(l.Data)
 	if err != nil {
-		return state.Result{Err: fmt.Errorf("%w: %v", state.ErrInvalid, err)}
+		return state.Refused(fmt.Errorf("%w: %v", state.ErrInvalid, err))
 	}
 	return f.store.Apply(c)
 }

@@ -56,14 +56,10 @@ func (s *Server) putArtifact(w http.ResponseWriter, r *http.Request, p auth.Prin
 	case err != nil:
 		return invalidf("reading the upload: %v", err)
 	}
-	res, err := s.propose(r.Context(), command.RecordArtifact{Digest: d, Size: size, NodeID: s.cluster.ID(), By: p.Name, Source: sourceString(r), Now: s.now()})
+	out, err := state.Propose[state.ArtifactOutcome](r.Context(), s.propose, command.RecordArtifact{Digest: d, Size: size, NodeID: s.cluster.ID(), By: p.Name, Source: sourceString(r), Now: s.now()})
 	if err != nil {
 		return err
 	}
-	if res.Err != nil {
-		return res.Err
-	}
-	out := res.Value.(state.ArtifactOutcome)
 	status := http.StatusOK
 	if out.Created {
 		status = http.StatusCreated

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/internal/clock"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -124,7 +125,7 @@ func (p *pendingRefusal) event() command.AuditEvent {
 }
 
 type auditSink struct {
-	propose Proposer
+	propose state.Proposer
 	clock   clock.Clock
 	log     *slog.Logger
 	every   time.Duration
@@ -136,7 +137,7 @@ type auditSink struct {
 	firstOut time.Time
 }
 
-func newAuditSink(p Proposer, clk clock.Clock, log *slog.Logger, every time.Duration) *auditSink {
+func newAuditSink(p state.Proposer, clk clock.Clock, log *slog.Logger, every time.Duration) *auditSink {
 	if every <= 0 {
 		every = DefaultAuditFlush
 	}
@@ -192,11 +193,7 @@ func (a *auditSink) flush(ctx context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	res, err := a.propose(ctx, command.AppendAudit{Events: evs})
-	if err == nil {
-		err = res.Err
-	}
-	if err != nil {
+	if _, err := state.Propose[int](ctx, a.propose, command.AppendAudit{Events: evs}); err != nil {
 		// Refusals are seen where authentication runs, which is the
 		// leader; a node that lost leadership meanwhile drops them.
 		a.log.Warn("audit events of refused requests dropped", "events", len(evs), "error", err)

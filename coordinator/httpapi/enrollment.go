@@ -82,14 +82,10 @@ func (s *Server) putCluster(w http.ResponseWriter, r *http.Request, p auth.Princ
 	if err != nil {
 		return err
 	}
-	res, err := s.propose(r.Context(), command.PutCluster{ClusterKey: req.ClusterKey, CIDRs: cidrs, By: p.Name, Source: sourceString(r), Now: s.now()})
+	out, err := state.Propose[state.ClusterOutcome](r.Context(), s.propose, command.PutCluster{ClusterKey: req.ClusterKey, CIDRs: cidrs, By: p.Name, Source: sourceString(r), Now: s.now()})
 	if err != nil {
 		return err
 	}
-	if res.Err != nil {
-		return res.Err
-	}
-	out := res.Value.(state.ClusterOutcome)
 	status := http.StatusOK
 	if out.Created {
 		status = http.StatusCreated
@@ -132,15 +128,12 @@ func (s *Server) createEnrollment(w http.ResponseWriter, r *http.Request, p auth
 	if err != nil {
 		return err
 	}
-	res, err := s.propose(r.Context(), command.CreateEnrollment{ClusterKey: req.ClusterKey, ExternalWorkerKey: req.ExternalWorkerKey, PublicIP: ip.String(), By: p.Name, Source: sourceString(r), Now: s.now()})
+	row, err := state.Propose[api.Enrollment](r.Context(), s.propose, command.CreateEnrollment{ClusterKey: req.ClusterKey, ExternalWorkerKey: req.ExternalWorkerKey, PublicIP: ip.String(), By: p.Name, Source: sourceString(r), Now: s.now()})
 	if err != nil {
 		return err
 	}
-	if res.Err != nil {
-		return res.Err
-	}
 	s.log.Info("allowlist row created", "external_worker_key", req.ExternalWorkerKey, "cluster_key", req.ClusterKey, "by", p.Name)
-	writeJSON(w, http.StatusCreated, api.EnrollmentResponse{Enrollment: res.Value.(api.Enrollment)})
+	writeJSON(w, http.StatusCreated, api.EnrollmentResponse{Enrollment: row})
 	return nil
 }
 
@@ -170,15 +163,12 @@ func (s *Server) revokeEnrollment(w http.ResponseWriter, r *http.Request, p auth
 	if err := emptyBody(r); err != nil {
 		return err
 	}
-	res, err := s.propose(r.Context(), command.RevokeEnrollment{ExternalWorkerKey: key, By: p.Name, Source: sourceString(r), Now: s.now()})
+	row, err := state.Propose[api.Enrollment](r.Context(), s.propose, command.RevokeEnrollment{ExternalWorkerKey: key, By: p.Name, Source: sourceString(r), Now: s.now()})
 	if err != nil {
 		return err
 	}
-	if res.Err != nil {
-		return res.Err
-	}
 	s.log.Info("allowlist row revoked", "external_worker_key", key, "by", p.Name)
-	writeJSON(w, http.StatusOK, api.EnrollmentResponse{Enrollment: res.Value.(api.Enrollment)})
+	writeJSON(w, http.StatusOK, api.EnrollmentResponse{Enrollment: row})
 	return nil
 }
 
@@ -230,7 +220,7 @@ func (s *Server) enroll(w http.ResponseWriter, r *http.Request, _ auth.Principal
 		return err
 	}
 	now := s.now()
-	res, err := s.propose(r.Context(), command.EnrollWorker{
+	out, err := state.Propose[state.RegisterOutcome](r.Context(), s.propose, command.EnrollWorker{
 		ClusterKey:        req.ClusterKey,
 		ExternalWorkerKey: req.ExternalWorkerKey,
 		SourceIP:          src.String(),
@@ -245,10 +235,6 @@ func (s *Server) enroll(w http.ResponseWriter, r *http.Request, _ auth.Principal
 	if err != nil {
 		return err
 	}
-	if res.Err != nil {
-		return res.Err
-	}
-	out := res.Value.(state.RegisterOutcome)
 	s.log.Info("worker enrolled", "worker_id", id, "external_worker_key", req.ExternalWorkerKey, "cluster_key", req.ClusterKey, "source", src.String())
 	writeJSON(w, http.StatusCreated, api.RegisterResponse{WorkerID: id, WorkerToken: minted.Token.String(), Status: out.Worker.Status, Worker: &out.Worker,
 		ExternalWorkerKey: req.ExternalWorkerKey, ClusterKey: req.ClusterKey})

@@ -21,14 +21,6 @@ func validateMember(field string, m api.GroupMember) error {
 	return validateID(field+".id", m.ID)
 }
 
-func (s *Server) groupAnswer(w http.ResponseWriter, status int, res state.Result) error {
-	if res.Err != nil {
-		return res.Err
-	}
-	writeJSON(w, status, api.GroupResponse{Group: res.Value.(api.Group)})
-	return nil
-}
-
 func (s *Server) createGroup(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
 	var req api.CreateGroupRequest
 	if _, err := decodeRequest(r, &req, false); err != nil {
@@ -48,14 +40,13 @@ func (s *Server) createGroup(w http.ResponseWriter, r *http.Request, p auth.Prin
 			return err
 		}
 	}
-	res, err := s.propose(r.Context(), command.CreateGroup{GroupID: req.GroupID, Members: req.Members, By: p.Name, Now: s.now(), Source: sourceString(r)})
+	g, err := state.Propose[api.Group](r.Context(), s.propose, command.CreateGroup{GroupID: req.GroupID, Members: req.Members, By: p.Name, Now: s.now(), Source: sourceString(r)})
 	if err != nil {
 		return err
 	}
-	if res.Err == nil {
-		s.log.Info("group created", "group_id", req.GroupID, "by", p.Name)
-	}
-	return s.groupAnswer(w, http.StatusCreated, res)
+	s.log.Info("group created", "group_id", req.GroupID, "by", p.Name)
+	writeJSON(w, http.StatusCreated, api.GroupResponse{Group: g})
+	return nil
 }
 
 func (s *Server) listGroups(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
@@ -88,14 +79,13 @@ func (s *Server) addGroupMember(w http.ResponseWriter, r *http.Request, p auth.P
 	if err := validateMember("member", m); err != nil {
 		return err
 	}
-	res, err := s.propose(r.Context(), command.AddGroupMember{GroupID: id, Member: m, By: p.Name, Now: s.now(), Source: sourceString(r)})
+	g, err := state.Propose[api.Group](r.Context(), s.propose, command.AddGroupMember{GroupID: id, Member: m, By: p.Name, Now: s.now(), Source: sourceString(r)})
 	if err != nil {
 		return err
 	}
-	if res.Err == nil {
-		s.log.Info("group member added", "group_id", id, "member", m.String(), "by", p.Name)
-	}
-	return s.groupAnswer(w, http.StatusOK, res)
+	s.log.Info("group member added", "group_id", id, "member", m.String(), "by", p.Name)
+	writeJSON(w, http.StatusOK, api.GroupResponse{Group: g})
+	return nil
 }
 
 func (s *Server) removeGroupMember(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
@@ -110,14 +100,13 @@ func (s *Server) removeGroupMember(w http.ResponseWriter, r *http.Request, p aut
 	if err := emptyBody(r); err != nil {
 		return err
 	}
-	res, err := s.propose(r.Context(), command.RemoveGroupMember{GroupID: id, Member: m, By: p.Name, Now: s.now(), Source: sourceString(r)})
+	g, err := state.Propose[api.Group](r.Context(), s.propose, command.RemoveGroupMember{GroupID: id, Member: m, By: p.Name, Now: s.now(), Source: sourceString(r)})
 	if err != nil {
 		return err
 	}
-	if res.Err == nil {
-		s.log.Info("group member removed", "group_id", id, "member", m.String(), "by", p.Name)
-	}
-	return s.groupAnswer(w, http.StatusOK, res)
+	s.log.Info("group member removed", "group_id", id, "member", m.String(), "by", p.Name)
+	writeJSON(w, http.StatusOK, api.GroupResponse{Group: g})
+	return nil
 }
 
 func (s *Server) deleteGroup(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
@@ -128,12 +117,11 @@ func (s *Server) deleteGroup(w http.ResponseWriter, r *http.Request, p auth.Prin
 	if err := emptyBody(r); err != nil {
 		return err
 	}
-	res, err := s.propose(r.Context(), command.DeleteGroup{GroupID: id, By: p.Name, Now: s.now(), Source: sourceString(r)})
+	g, err := state.Propose[api.Group](r.Context(), s.propose, command.DeleteGroup{GroupID: id, By: p.Name, Now: s.now(), Source: sourceString(r)})
 	if err != nil {
 		return err
 	}
-	if res.Err == nil {
-		s.log.Info("group deleted", "group_id", id, "by", p.Name)
-	}
-	return s.groupAnswer(w, http.StatusOK, res)
+	s.log.Info("group deleted", "group_id", id, "by", p.Name)
+	writeJSON(w, http.StatusOK, api.GroupResponse{Group: g})
+	return nil
 }

@@ -31,15 +31,11 @@ func (s *Server) submitJob(w http.ResponseWriter, r *http.Request, p auth.Princi
 	for i := range ids {
 		ids[i] = fmt.Sprintf("%s-%d", jobID, i)
 	}
-	res, err := s.propose(r.Context(), command.SubmitJob{JobID: jobID, TaskIDs: ids, Spec: spec, CreatedBy: p.Name, Now: s.now(),
+	out, err := state.Propose[state.SubmitOutcome](r.Context(), s.propose, command.SubmitJob{JobID: jobID, TaskIDs: ids, Spec: spec, CreatedBy: p.Name, Now: s.now(),
 		MaxPendingJobs: s.quotas.pendingLimit()})
 	if err != nil {
-		return err
+		return quotaRefusal(err)
 	}
-	if res.Err != nil {
-		return quotaRefusal(res.Err)
-	}
-	out := res.Value.(state.SubmitOutcome)
 	status := http.StatusCreated
 	if !out.Created {
 		status = http.StatusOK
@@ -129,14 +125,11 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request, p auth.Princi
 	if !p.HasRole(auth.RoleAdmin) && owner != p.Name {
 		return newError(api.CodeForbidden, "client token %q may cancel only its own jobs", p.Name)
 	}
-	res, err := s.propose(r.Context(), command.CancelJob{JobID: id, By: p.Name, Now: s.now(), Source: sourceString(r)})
+	job, err := state.Propose[api.Job](r.Context(), s.propose, command.CancelJob{JobID: id, By: p.Name, Now: s.now(), Source: sourceString(r)})
 	if err != nil {
 		return err
 	}
-	if res.Err != nil {
-		return res.Err
-	}
-	writeJSON(w, http.StatusOK, api.JobResponse{Job: res.Value.(api.Job)})
+	writeJSON(w, http.StatusOK, api.JobResponse{Job: job})
 	return nil
 }
 

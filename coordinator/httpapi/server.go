@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/blob"
-	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/internal/clock"
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -23,9 +22,6 @@ type Cluster interface {
 	Peers() ([]api.Peer, error)
 	AppliedIndex() uint64
 }
-
-// Proposer proposes a command through Raft and returns its result.
-type Proposer func(ctx context.Context, c command.Command) (state.Result, error)
 
 // Acquirer hands tasks to workers (the scheduler, on the leader).
 type Acquirer interface {
@@ -50,7 +46,7 @@ type Operator interface {
 type Config struct {
 	Store   *state.Store
 	Cluster Cluster
-	Propose Proposer
+	Propose state.Proposer
 	Sched   Acquirer
 	Leases  Leases
 	Clock   clock.Clock
@@ -89,7 +85,7 @@ type Config struct {
 type Server struct {
 	store   *state.Store
 	cluster Cluster
-	propose Proposer
+	propose state.Proposer
 	sched   Acquirer
 	leases  Leases
 	clock   clock.Clock

@@ -58,8 +58,8 @@ func newStreamRig(t *testing.T, limits StreamLimits) *streamRig {
 	rig := &streamRig{t: t, store: st, token: admin.Token.String(), jobID: "j1", taskID: "j1-0", done: make(chan struct{}, 16)}
 	apply := func(c command.Command) {
 		t.Helper()
-		if res := st.Apply(c).(state.Result); res.Err != nil {
-			t.Fatalf("%T: %v", c, res.Err)
+		if res := st.Apply(c).(state.Result); res.Err() != nil {
+			t.Fatalf("%T: %v", c, res.Err())
 		}
 	}
 	apply(command.RegisterWorker{WorkerID: "w1", Credential: command.CredentialRecord{ID: "wc", Kind: "worker", Name: "w1", Hash: "h", CreatedAt: now},
@@ -91,16 +91,16 @@ func (r *streamRig) write(data string) {
 	r.t.Helper()
 	r.seq++
 	res := r.store.Apply(command.AppendLogs{TaskID: r.taskID, WorkerID: "w1", AttemptID: "a1", Stream: api.StreamStdout, Seq: r.seq, Data: data, Now: time.Now().UTC()}).(state.Result)
-	if res.Err != nil {
-		r.t.Fatal(res.Err)
+	if res.Err() != nil {
+		r.t.Fatal(res.Err())
 	}
 }
 
 func (r *streamRig) finish() {
 	r.t.Helper()
 	res := r.store.Apply(command.FinishTask{TaskID: r.taskID, WorkerID: "w1", AttemptID: "a1", ExitCode: 0, Now: time.Now().UTC()}).(state.Result)
-	if res.Err != nil {
-		r.t.Fatal(res.Err)
+	if res.Err() != nil {
+		r.t.Fatal(res.Err())
 	}
 }
 

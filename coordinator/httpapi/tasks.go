@@ -30,19 +30,9 @@ func requireAttempt(id string) error {
 	return nil
 }
 
-func (s *Server) taskAnswer(w http.ResponseWriter, res state.Result) error {
-	if res.Err != nil {
-		return res.Err
-	}
-	switch v := res.Value.(type) {
-	case api.Task:
-		writeJSON(w, http.StatusOK, api.TaskResponse{Task: v})
-	case state.Replay:
-		writeRaw(w, http.StatusOK, v)
-	default:
-		writeJSON(w, http.StatusOK, map[string]any{"accepted": v})
-	}
-	return nil
+// taskAnswer answers a task route with the task as it now stands.
+func taskAnswer(w http.ResponseWriter, t api.Task) {
+	writeJSON(w, http.StatusOK, api.TaskResponse{Task: t})
 }
 
 func (s *Server) startTask(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
@@ -53,11 +43,12 @@ func (s *Server) startTask(w http.ResponseWriter, r *http.Request, p auth.Princi
 	if err := requireAttempt(req.AttemptID); err != nil {
 		return err
 	}
-	res, err := s.propose(r.Context(), command.StartTask{TaskID: r.PathValue("id"), WorkerID: p.WorkerID, AttemptID: req.AttemptID, Now: s.now()})
+	t, err := state.Propose[api.Task](r.Context(), s.propose, command.StartTask{TaskID: r.PathValue("id"), WorkerID: p.WorkerID, AttemptID: req.AttemptID, Now: s.now()})
 	if err != nil {
 		return err
 	}
-	return s.taskAnswer(w, res)
+	taskAnswer(w, t)
+	return nil
 }
 
 func (s *Server) taskLogs(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
@@ -82,11 +73,12 @@ func (s *Server) taskLogs(w http.ResponseWriter, r *http.Request, p auth.Princip
 	if err := s.store.CheckClaim(r.PathValue("id"), p.WorkerID, req.AttemptID); err != nil {
 		return err
 	}
-	res, err := s.propose(r.Context(), command.AppendLogs{TaskID: r.PathValue("id"), WorkerID: p.WorkerID, AttemptID: req.AttemptID, Stream: req.Stream, Seq: req.Seq, Data: req.Data, Now: s.now()})
+	accepted, err := state.Propose[bool](r.Context(), s.propose, command.AppendLogs{TaskID: r.PathValue("id"), WorkerID: p.WorkerID, AttemptID: req.AttemptID, Stream: req.Stream, Seq: req.Seq, Data: req.Data, Now: s.now()})
 	if err != nil {
 		return err
 	}
-	return s.taskAnswer(w, res)
+	writeJSON(w, http.StatusOK, map[string]any{"accepted": accepted})
+	return nil
 }
 
 func (s *Server) finishTask(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
@@ -120,7 +112,7 @@ func (s *Server) finishTask(w http.ResponseWriter, r *http.Request, p auth.Princ
 		return invalidf("invalid JSON body")
 	}
 	sum := sha256.Sum256(canon)
-	res, err := s.propose(r.Context(), command.FinishTask{
+	answer, err := state.Propose[state.Replay](r.Context(), s.propose, command.FinishTask{
 		TaskID:       r.PathValue("id"),
 		WorkerID:     p.WorkerID,
 		AttemptID:    req.AttemptID,
@@ -135,7 +127,8 @@ func (s *Server) finishTask(w http.ResponseWriter, r *http.Request, p auth.Princ
 	if err != nil {
 		return err
 	}
-	return s.taskAnswer(w, res)
+	writeRaw(w, http.StatusOK, answer)
+	return nil
 }
 
 func (s *Server) failTask(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
@@ -149,9 +142,10 @@ func (s *Server) failTask(w http.ResponseWriter, r *http.Request, p auth.Princip
 	if err := checkLen("reason", req.Reason, api.MaxReasonBytes); err != nil {
 		return err
 	}
-	res, err := s.propose(r.Context(), command.FailTask{TaskID: r.PathValue("id"), WorkerID: p.WorkerID, AttemptID: req.AttemptID, Reason: req.Reason, Now: s.now()})
+	t, err := state.Propose[api.Task](r.Context(), s.propose, command.FailTask{TaskID: r.PathValue("id"), WorkerID: p.WorkerID, AttemptID: req.AttemptID, Reason: req.Reason, Now: s.now()})
 	if err != nil {
 		return err
 	}
-	return s.taskAnswer(w, res)
+	taskAnswer(w, t)
+	return nil
 }

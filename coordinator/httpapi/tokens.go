@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -171,15 +172,12 @@ func (s *Server) mintToken(w http.ResponseWriter, r *http.Request, prefix string
 		return err
 	}
 	rec.ID, rec.Hash = minted.Token.ID, minted.Hash
-	res, err := s.propose(r.Context(), command.CreateToken{Credential: rec, Source: sourceString(r), Now: rec.CreatedAt})
+	tok, err := state.Propose[api.TokenInfo](r.Context(), s.propose, command.CreateToken{Credential: rec, Source: sourceString(r), Now: rec.CreatedAt})
 	if err != nil {
 		return err
 	}
-	if res.Err != nil {
-		return res.Err
-	}
 	s.log.Info("token created", "credential_id", rec.ID, "kind", rec.Kind, "name", rec.Name, "by", rec.CreatedBy)
-	writeJSON(w, http.StatusCreated, api.CreateTokenResponse{TokenInfo: res.Value.(api.TokenInfo), Token: minted.Token.String()})
+	writeJSON(w, http.StatusCreated, api.CreateTokenResponse{TokenInfo: tok, Token: minted.Token.String()})
 	return nil
 }
 
@@ -228,14 +226,11 @@ func (s *Server) revokeToken(w http.ResponseWriter, r *http.Request, p auth.Prin
 	if err := emptyBody(r); err != nil {
 		return err
 	}
-	res, err := s.propose(r.Context(), command.RevokeToken{TokenID: id, By: p.Name, Source: sourceString(r), Now: s.now()})
+	tok, err := state.Propose[api.TokenInfo](r.Context(), s.propose, command.RevokeToken{TokenID: id, By: p.Name, Source: sourceString(r), Now: s.now()})
 	if err != nil {
 		return err
 	}
-	if res.Err != nil {
-		return res.Err
-	}
 	s.log.Info("token revoked", "credential_id", id, "by", p.Name)
-	writeJSON(w, http.StatusOK, api.TokenResponse{Token: res.Value.(api.TokenInfo)})
+	writeJSON(w, http.StatusOK, api.TokenResponse{Token: tok})
 	return nil
 }

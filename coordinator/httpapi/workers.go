@@ -76,7 +76,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, p auth.Princip
 		return err
 	}
 	now := s.now()
-	res, err := s.propose(r.Context(), command.RegisterWorker{
+	out, err := state.Propose[state.RegisterOutcome](r.Context(), s.propose, command.RegisterWorker{
 		WorkerID:     id,
 		Credential:   command.CredentialRecord{ID: minted.Token.ID, Kind: string(auth.KindWorker), Name: id, Hash: minted.Hash, CreatedAt: now},
 		RegisteredBy: p.Name,
@@ -93,10 +93,6 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, p auth.Princip
 	if err != nil {
 		return err
 	}
-	if res.Err != nil {
-		return res.Err
-	}
-	out := res.Value.(state.RegisterOutcome)
 	if !out.Created {
 		writeJSON(w, http.StatusOK, api.RegisterResponse{WorkerID: id, Status: out.Worker.Status, Worker: &out.Worker})
 		return nil
@@ -142,10 +138,8 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p auth.Princi
 		if dev == nil {
 			dev = wk.Devices
 		}
-		if res, err := s.propose(r.Context(), command.UpdateWorker{WorkerID: wk.WorkerID, Executors: ex, Devices: dev, Now: now}); err != nil {
+		if _, err := state.Propose[api.Worker](r.Context(), s.propose, command.UpdateWorker{WorkerID: wk.WorkerID, Executors: ex, Devices: dev, Now: now}); err != nil {
 			return err
-		} else if res.Err != nil {
-			return res.Err
 		}
 	}
 	if wk.Status == api.WorkerOffline {

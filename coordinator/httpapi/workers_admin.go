@@ -5,6 +5,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -32,7 +33,7 @@ func (s *Server) reissueWorker(w http.ResponseWriter, r *http.Request, p auth.Pr
 		return err
 	}
 	now := s.now()
-	res, err := s.propose(r.Context(), command.ReissueWorker{
+	wk, err := state.Propose[api.Worker](r.Context(), s.propose, command.ReissueWorker{
 		WorkerID:   id,
 		Credential: command.CredentialRecord{ID: minted.Token.ID, Kind: string(auth.KindWorker), Name: id, Hash: minted.Hash, CreatedAt: now},
 		By:         p.Name,
@@ -42,10 +43,6 @@ func (s *Server) reissueWorker(w http.ResponseWriter, r *http.Request, p auth.Pr
 	if err != nil {
 		return err
 	}
-	if res.Err != nil {
-		return res.Err
-	}
-	wk := res.Value.(api.Worker)
 	s.log.Info("worker credential reissued", "worker_id", id, "by", p.Name, "credential_id", minted.Token.ID)
 	writeJSON(w, http.StatusOK, api.ReissueResponse{WorkerID: id, WorkerToken: minted.Token.String(), Status: wk.Status, Worker: &wk})
 	return nil
@@ -59,15 +56,12 @@ func (s *Server) revokeWorker(w http.ResponseWriter, r *http.Request, p auth.Pri
 	if err := emptyBody(r); err != nil {
 		return err
 	}
-	res, err := s.propose(r.Context(), command.RevokeWorker{WorkerID: id, By: p.Name, Now: s.now(), Source: sourceString(r)})
+	wk, err := state.Propose[api.Worker](r.Context(), s.propose, command.RevokeWorker{WorkerID: id, By: p.Name, Now: s.now(), Source: sourceString(r)})
 	if err != nil {
 		return err
 	}
-	if res.Err != nil {
-		return res.Err
-	}
 	s.log.Info("worker revoked", "worker_id", id, "by", p.Name)
-	writeJSON(w, http.StatusOK, api.WorkerResponse{Worker: res.Value.(api.Worker)})
+	writeJSON(w, http.StatusOK, api.WorkerResponse{Worker: wk})
 	return nil
 }
 
@@ -81,14 +75,11 @@ func (s *Server) approveWorker(w http.ResponseWriter, r *http.Request, p auth.Pr
 	if err := emptyBody(r); err != nil {
 		return err
 	}
-	res, err := s.propose(r.Context(), command.ApproveWorker{WorkerID: id, By: p.Name, Source: sourceString(r), Now: s.now()})
+	wk, err := state.Propose[api.Worker](r.Context(), s.propose, command.ApproveWorker{WorkerID: id, By: p.Name, Source: sourceString(r), Now: s.now()})
 	if err != nil {
 		return err
 	}
-	if res.Err != nil {
-		return res.Err
-	}
 	s.log.Info("worker approved", "worker_id", id, "by", p.Name)
-	writeJSON(w, http.StatusOK, api.WorkerResponse{Worker: res.Value.(api.Worker)})
+	writeJSON(w, http.StatusOK, api.WorkerResponse{Worker: wk})
 	return nil
 }

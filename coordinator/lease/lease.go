@@ -29,14 +29,11 @@ type State interface {
 	Workers() []api.Worker
 }
 
-// Proposer proposes a command through Raft and returns its result.
-type Proposer func(ctx context.Context, c command.Command) (state.Result, error)
-
 // Config tunes the manager.
 type Config struct {
 	Clock   clock.Clock
 	State   State
-	Propose Proposer
+	Propose state.Proposer
 	Logger  *slog.Logger
 	// Grace is added to every lease and heartbeat deadline re-armed on
 	// gaining leadership.
@@ -264,7 +261,7 @@ func (m *Manager) enforce(ctx context.Context) {
 			m.cfg.Logger.Warn("propose lost attempt", "task_id", l.e.taskID, "error", err)
 			continue
 		}
-		if res.Err == nil {
+		if res.Err() == nil {
 			m.cfg.Logger.Info("lease expired; attempt lost", "task_id", l.e.taskID, "attempt_id", l.attemptID, "worker_id", l.e.workerID)
 		}
 		m.drop(l.attemptID)
@@ -274,10 +271,10 @@ func (m *Manager) enforce(ctx context.Context) {
 		if err != nil {
 			continue
 		}
-		if res.Err == nil {
+		if res.Err() == nil {
 			m.cfg.Logger.Info("worker offline: no heartbeat", "worker_id", w)
-		} else if !errors.Is(res.Err, state.ErrConflict) {
-			m.cfg.Logger.Debug("offline transition refused", "worker_id", w, "error", res.Err)
+		} else if !errors.Is(res.Err(), state.ErrConflict) {
+			m.cfg.Logger.Debug("offline transition refused", "worker_id", w, "error", res.Err())
 		}
 		m.mu.Lock()
 		if seen, ok := m.lastSeen[w]; ok && now.Sub(seen) > m.cfg.OfflineAfter {

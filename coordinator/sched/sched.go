@@ -19,9 +19,6 @@ import (
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
-// Proposer proposes a command through Raft and returns its result.
-type Proposer func(ctx context.Context, c command.Command) (state.Result, error)
-
 // LeaseArmer is told about every new attempt so its lease is enforced.
 type LeaseArmer interface {
 	Assigned(taskID, workerID, attemptID string, lease time.Duration, deadline time.Time)
@@ -30,7 +27,7 @@ type LeaseArmer interface {
 // Scheduler serves acquire calls on the leader.
 type Scheduler struct {
 	store   *state.Store
-	propose Proposer
+	propose state.Proposer
 	leases  LeaseArmer
 	clock   clock.Clock
 
@@ -39,7 +36,7 @@ type Scheduler struct {
 }
 
 // New returns a scheduler.
-func New(store *state.Store, propose Proposer, leases LeaseArmer, clk clock.Clock) *Scheduler {
+func New(store *state.Store, propose state.Proposer, leases LeaseArmer, clk clock.Clock) *Scheduler {
 	if clk == nil {
 		clk = clock.Real{}
 	}
@@ -99,7 +96,7 @@ func (s *Scheduler) tryOnce(ctx context.Context, workerID string, req api.Acquir
 		// An assignment that commits after ctx ended (the worker stopped
 		// waiting) is not armed here; the lease manager adopts it from
 		// the state (lease.Manager.adopt).
-		res, err := s.propose(ctx, command.AssignTask{
+		out, err := state.Propose[state.AssignOutcome](ctx, s.propose, command.AssignTask{
 			TaskID:       cand.TaskID,
 			WorkerID:     workerID,
 			AttemptID:    auth.NewID(12),
@@ -111,16 +108,13 @@ func (s *Scheduler) tryOnce(ctx context.Context, workerID string, req api.Acquir
 		s.mu.Lock()
 		delete(s.reserved, cand.TaskID)
 		s.mu.Unlock()
+		if errors.Is(err, state.ErrConflict) {
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
-		if res.Err != nil {
-			if errors.Is(res.Err, state.ErrConflict) {
-				continue
-			}
-			return nil, res.Err
-		}
-		return s.handOut(workerID, res.Value.(state.AssignOutcome)), nil
+		return s.handOut(workerID, out), nil
 	}
 	return nil, nil
 }

@@ -20,10 +20,14 @@ func TestAcquireUnderOneRequestIDAssignsOnce(t *testing.T) {
 	assign := func(task, worker, attempt, dev, req string) AssignOutcome {
 		t.Helper()
 		res := apply(t, s, command.AssignTask{TaskID: task, WorkerID: worker, AttemptID: attempt, Devices: []string{dev}, Now: at(2), RequestID: req})
-		if res.Err != nil {
-			t.Fatalf("assign %s to %s: %v", task, worker, res.Err)
+		if res.Err() != nil {
+			t.Fatalf("assign %s to %s: %v", task, worker, res.Err())
 		}
-		return res.Value.(AssignOutcome)
+		out, err := OutcomeOf[AssignOutcome](res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
 	}
 	first := assign("j1-a", "w1", "a1", "GPU-1", "r1")
 	if first.Replayed || first.Assignment.AttemptID != "a1" {

@@ -26,10 +26,10 @@ type ArtifactOutcome struct {
 	Artifact api.Artifact
 }
 
-func (s *Store) recordArtifact(c command.RecordArtifact) Result {
+func (s *Store) recordArtifact(c command.RecordArtifact) (ArtifactOutcome, error) {
 	a, ok := s.artifacts[c.Digest]
 	if ok && a.Size != c.Size {
-		return Result{Err: fmt.Errorf("artifact %s was recorded with %d bytes, not %d: %w", c.Digest, a.Size, c.Size, ErrConflict)}
+		return ArtifactOutcome{}, fmt.Errorf("artifact %s was recorded with %d bytes, not %d: %w", c.Digest, a.Size, c.Size, ErrConflict)
 	}
 	if !ok {
 		a = &Artifact{Digest: c.Digest, Size: c.Size, UploadedBy: c.By, UploadedAt: c.Now}
@@ -39,7 +39,7 @@ func (s *Store) recordArtifact(c command.RecordArtifact) Result {
 		a.Holders = slices.Insert(a.Holders, i, c.NodeID)
 	}
 	s.record(command.AuditEvent{Time: c.Now, Kind: "artifact.stored", Actor: c.By, Subject: c.Digest, Source: c.Source, Detail: fmt.Sprintf("%d bytes on %s", c.Size, c.NodeID)})
-	return Result{Value: ArtifactOutcome{Created: !ok, Artifact: artifactView(a)}}
+	return ArtifactOutcome{Created: !ok, Artifact: artifactView(a)}, nil
 }
 
 // Artifact returns the record of a digest.

@@ -68,15 +68,15 @@ func appendBounded(ring []command.AuditEvent, ev command.AuditEvent, limit int) 
 // appendAudit records events the HTTP layer coalesced: refused requests
 // that never reached the state machine otherwise. They all go to the
 // refusal ring, whatever kind they claim.
-func (s *Store) appendAudit(c command.AppendAudit) Result {
+func (s *Store) appendAudit(c command.AppendAudit) (int, error) {
 	if len(c.Events) > MaxAuditBatch {
-		return Result{Err: fmt.Errorf("%w: an audit batch carries at most %d events", ErrInvalid, MaxAuditBatch)}
+		return 0, fmt.Errorf("%w: an audit batch carries at most %d events", ErrInvalid, MaxAuditBatch)
 	}
 	for _, ev := range c.Events {
 		ev.Seq = 0
 		s.recordRefusal(ev)
 	}
-	return Result{Value: len(c.Events)}
+	return len(c.Events), nil
 }
 
 // splitAudit rebuilds both rings from a snapshot: each ring sorted by

@@ -32,8 +32,8 @@ func randomRefusals(rng *rand.Rand, n int) []command.AuditEvent {
 func TestRefusalFloodEvictsNoOtherEvent(t *testing.T) {
 	s := New()
 	s.Apply(command.ImportBootstrap{Generation: 1, Credentials: []command.CredentialRecord{cred("adm", "client")}, Now: t0})
-	if res := s.Apply(command.CreateToken{Credential: cred("tok1", "join"), Now: t0}).(Result); res.Err != nil {
-		t.Fatal(res.Err)
+	if res := s.Apply(command.CreateToken{Credential: cred("tok1", "join"), Now: t0}).(Result); res.Err() != nil {
+		t.Fatal(res.Err())
 	}
 	before := s.Audit(AuditFilter{})
 	if len(before) == 0 {
@@ -42,8 +42,8 @@ func TestRefusalFloodEvictsNoOtherEvent(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	flood := MaxAuditEvents + MaxAuditEvents/4
 	for sent := 0; sent < flood; sent += MaxAuditBatch {
-		if res := s.Apply(command.AppendAudit{Events: randomRefusals(rng, MaxAuditBatch)}).(Result); res.Err != nil {
-			t.Fatal(res.Err)
+		if res := s.Apply(command.AppendAudit{Events: randomRefusals(rng, MaxAuditBatch)}).(Result); res.Err() != nil {
+			t.Fatal(res.Err())
 		}
 	}
 	// Refusals recorded by the state machine itself (a used-up join

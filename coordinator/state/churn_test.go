@@ -41,8 +41,8 @@ func TestGroupResolutionUnderChurn(t *testing.T) {
 		mkGroup("sub", wm("w2")), mkGroup("pool", wm("w1"), gm("sub")),
 		targeted("j", tasks, &api.Target{Kind: api.TargetGroup, ID: "pool"}, "")}
 	for _, c := range setup {
-		if r := l.apply(c); r.Err != nil {
-			t.Fatal(r.Err)
+		if r := l.apply(c); r.Err() != nil {
+			t.Fatal(r.Err())
 		}
 	}
 	churn := []command.Command{
@@ -58,8 +58,8 @@ func TestGroupResolutionUnderChurn(t *testing.T) {
 		defer close(churnDone)
 		for i := range 40 {
 			for _, c := range churn {
-				if r := l.apply(c); r.Err != nil {
-					t.Errorf("churn %d: %v", i, r.Err)
+				if r := l.apply(c); r.Err() != nil {
+					t.Errorf("churn %d: %v", i, r.Err())
 					return
 				}
 			}
@@ -95,16 +95,16 @@ func TestGroupResolutionUnderChurn(t *testing.T) {
 				}
 				att := fmt.Sprintf("%s-%d", w, n)
 				r := l.apply(command.AssignTask{TaskID: cand.TaskID, WorkerID: w, AttemptID: att, Now: at(n)})
-				if r.Err != nil {
-					if !errors.Is(r.Err, ErrConflict) {
-						t.Error(r.Err)
+				if r.Err() != nil {
+					if !errors.Is(r.Err(), ErrConflict) {
+						t.Error(r.Err())
 						return
 					}
 					refused.Store(att, true)
 					continue
 				}
-				if r := l.apply(command.FinishTask{TaskID: cand.TaskID, WorkerID: w, AttemptID: att, Now: at(n)}); r.Err != nil {
-					t.Error(r.Err)
+				if r := l.apply(command.FinishTask{TaskID: cand.TaskID, WorkerID: w, AttemptID: att, Now: at(n)}); r.Err() != nil {
+					t.Error(r.Err())
 					return
 				}
 			}
@@ -121,14 +121,14 @@ func TestGroupResolutionUnderChurn(t *testing.T) {
 	replay := New()
 	assigned := map[string]int{}
 	for i, c := range l.entries {
-		if a, ok := c.(command.AssignTask); ok && l.results[i].Err == nil {
+		if a, ok := c.(command.AssignTask); ok && l.results[i].Err() == nil {
 			if !replay.InGroup(a.WorkerID, "pool") {
 				t.Fatalf("entry %d: task %s went to %s, which was not in pool then", i, a.TaskID, a.WorkerID)
 			}
 			assigned[a.WorkerID]++
 		}
-		if r := replay.Apply(c).(Result); (r.Err == nil) != (l.results[i].Err == nil) {
-			t.Fatalf("entry %d: replay disagrees: %v vs %v", i, r.Err, l.results[i].Err)
+		if r := replay.Apply(c).(Result); (r.Err() == nil) != (l.results[i].Err() == nil) {
+			t.Fatalf("entry %d: replay disagrees: %v vs %v", i, r.Err(), l.results[i].Err())
 		}
 	}
 	if assigned["outsider"] != 0 {

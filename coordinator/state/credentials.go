@@ -26,9 +26,9 @@ func rotatedKind(kind string) bool {
 	return kind == kindClient || kind == kindJoin || kind == kindInstance
 }
 
-func (s *Store) importBootstrap(c command.ImportBootstrap) Result {
+func (s *Store) importBootstrap(c command.ImportBootstrap) (bool, error) {
 	if c.Generation <= s.bootstrapGeneration {
-		return Result{Value: false}
+		return false, nil
 	}
 	revoked := 0
 	if s.bootstrapGeneration > 0 {
@@ -54,7 +54,7 @@ func (s *Store) importBootstrap(c command.ImportBootstrap) Result {
 	}
 	s.record(command.AuditEvent{Time: c.Now, Kind: kind, Actor: "init", Subject: strings.Join(ids, ","), Detail: detail})
 	s.bootstrapGeneration = c.Generation
-	return Result{Value: true}
+	return true, nil
 }
 
 // BootstrapGeneration is the generation of the last imported init file.
@@ -126,22 +126,22 @@ func (s *Store) liveClientNamed(name string, now time.Time) (string, bool) {
 	return "", false
 }
 
-func (s *Store) createToken(c command.CreateToken) Result {
+func (s *Store) createToken(c command.CreateToken) (api.TokenInfo, error) {
 	rec := c.Credential
 	if rec.ID == "" || rec.Hash == "" || !rotatedKind(rec.Kind) {
-		return Result{Err: fmt.Errorf("%w: token without id, hash or a client/join/instance kind", ErrInvalid)}
+		return api.TokenInfo{}, fmt.Errorf("%w: token without id, hash or a client/join/instance kind", ErrInvalid)
 	}
 	if _, dup := s.credentials[rec.ID]; dup {
-		return Result{Err: fmt.Errorf("credential id collision: %w", ErrConflict)}
+		return api.TokenInfo{}, fmt.Errorf("credential id collision: %w", ErrConflict)
 	}
 	if rec.Kind == kindClient {
 		if id, taken := s.liveClientNamed(rec.Name, c.Now); taken {
-			return Result{Err: fmt.Errorf("client token %s is already named %q; revoke it first or choose another name: %w", id, rec.Name, ErrConflict)}
+			return api.TokenInfo{}, fmt.Errorf("client token %s is already named %q; revoke it first or choose another name: %w", id, rec.Name, ErrConflict)
 		}
 	}
 	for _, g := range rec.Groups {
 		if _, ok := s.groups[g]; !ok {
-			return Result{Err: fmt.Errorf("group %s: %w", g, ErrNotFound)}
+			return api.TokenInfo{}, fmt.Errorf("group %s: %w", g, ErrNotFound)
 		}
 	}
 	cred := &Credential{CredentialRecord: rec}
@@ -162,20 +162,20 @@ func (s *Store) createToken(c command.CreateToken) Result {
 		detail += ", expires " + api.FormatTime(rec.ExpiresAt)
 	}
 	s.record(command.AuditEvent{Time: c.Now, Kind: "token.created", Actor: rec.CreatedBy, CredentialID: rec.ID, CredentialKind: rec.Kind, Subject: rec.ID, Source: c.Source, Detail: detail})
-	return Result{Value: tokenView(cred)}
+	return tokenView(cred), nil
 }
 
-func (s *Store) revokeToken(c command.RevokeToken) Result {
+func (s *Store) revokeToken(c command.RevokeToken) (api.TokenInfo, error) {
 	cred, ok := s.credentials[c.TokenID]
 	if !ok || !rotatedKind(cred.Kind) {
-		return Result{Err: fmt.Errorf("token %s (worker credentials are revoked with their worker): %w", c.TokenID, ErrNotFound)}
+		return api.TokenInfo{}, fmt.Errorf("token %s (worker credentials are revoked with their worker): %w", c.TokenID, ErrNotFound)
 	}
 	if cred.Revoked {
-		return Result{Value: tokenView(cred)}
+		return tokenView(cred), nil
 	}
 	cred.Revoked, cred.RevokedAt, cred.RevokedBy = true, c.Now, c.By
 	s.record(command.AuditEvent{Time: c.Now, Kind: "token.revoked", Actor: c.By, CredentialID: cred.ID, CredentialKind: cred.Kind, Subject: cred.ID, Source: c.Source, Detail: "name " + cred.Name})
-	return Result{Value: tokenView(cred)}
+	return tokenView(cred), nil
 }
 
 // redeem checks that token id may register a worker now and counts the

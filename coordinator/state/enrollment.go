@@ -71,13 +71,13 @@ func (s *Store) ContainsSource(clusterKey string, ip netip.Addr) bool {
 	return ok && ip.IsValid() && c.contains(ip)
 }
 
-func (s *Store) putCluster(c command.PutCluster) Result {
+func (s *Store) putCluster(c command.PutCluster) (ClusterOutcome, error) {
 	prefixes, err := parsePrefixes(c.CIDRs)
 	if err != nil {
-		return Result{Err: err}
+		return ClusterOutcome{}, err
 	}
 	if len(prefixes) == 0 {
-		return Result{Err: fmt.Errorf("%w: a cluster needs at least one source network", ErrInvalid)}
+		return ClusterOutcome{}, fmt.Errorf("%w: a cluster needs at least one source network", ErrInvalid)
 	}
 	cl, exists := s.clusters[c.ClusterKey]
 	next := &Cluster{Key: c.ClusterKey, CIDRs: slices.Clone(c.CIDRs), CreatedAt: c.Now, CreatedBy: c.By, UpdatedAt: c.Now, prefixes: prefixes}
@@ -91,7 +91,7 @@ func (s *Store) putCluster(c command.PutCluster) Result {
 			}
 		}
 		if len(outside) > 0 {
-			return Result{Err: fmt.Errorf("allowlist rows %s would lie outside cluster %s's networks; revoke them first: %w", strings.Join(outside, ","), c.ClusterKey, ErrConflict)}
+			return ClusterOutcome{}, fmt.Errorf("allowlist rows %s would lie outside cluster %s's networks; revoke them first: %w", strings.Join(outside, ","), c.ClusterKey, ErrConflict)
 		}
 	}
 	s.clusters[c.ClusterKey] = next
@@ -100,7 +100,7 @@ func (s *Store) putCluster(c command.PutCluster) Result {
 		kind = "cluster.updated"
 	}
 	s.record(command.AuditEvent{Time: c.Now, Kind: kind, Actor: c.By, Subject: c.ClusterKey, Source: c.Source, Detail: "allowed_source_cidrs " + strings.Join(c.CIDRs, ",")})
-	return Result{Value: ClusterOutcome{Created: !exists, Cluster: clusterView(next)}}
+	return ClusterOutcome{Created: !exists, Cluster: clusterView(next)}, nil
 }
 
 // ClusterOutcome is the value of a PutCluster result.
@@ -109,41 +109,41 @@ type ClusterOutcome struct {
 	Cluster api.Cluster
 }
 
-func (s *Store) createEnrollment(c command.CreateEnrollment) Result {
+func (s *Store) createEnrollment(c command.CreateEnrollment) (api.Enrollment, error) {
 	cl, ok := s.clusters[c.ClusterKey]
 	if !ok {
-		return Result{Err: fmt.Errorf("cluster %s: %w", c.ClusterKey, ErrNotFound)}
+		return api.Enrollment{}, fmt.Errorf("cluster %s: %w", c.ClusterKey, ErrNotFound)
 	}
 	ip, err := netip.ParseAddr(c.PublicIP)
 	if err != nil {
-		return Result{Err: fmt.Errorf("%w: public_ip %q", ErrInvalid, c.PublicIP)}
+		return api.Enrollment{}, fmt.Errorf("%w: public_ip %q", ErrInvalid, c.PublicIP)
 	}
 	if !cl.contains(ip) {
-		return Result{Err: fmt.Errorf("%w: public_ip %s lies outside cluster %s's allowed_source_cidrs %s", ErrInvalid, c.PublicIP, cl.Key, strings.Join(cl.CIDRs, ","))}
+		return api.Enrollment{}, fmt.Errorf("%w: public_ip %s lies outside cluster %s's allowed_source_cidrs %s", ErrInvalid, c.PublicIP, cl.Key, strings.Join(cl.CIDRs, ","))
 	}
 	if _, dup := s.enrollments[c.ExternalWorkerKey]; dup {
-		return Result{Err: fmt.Errorf("allowlist row %s exists (a revoked row stays revoked; use a new key): %w", c.ExternalWorkerKey, ErrConflict)}
+		return api.Enrollment{}, fmt.Errorf("allowlist row %s exists (a revoked row stays revoked; use a new key): %w", c.ExternalWorkerKey, ErrConflict)
 	}
 	e := &Enrollment{Key: c.ExternalWorkerKey, ClusterKey: c.ClusterKey, PublicIP: ip.Unmap().String(), Status: api.EnrollmentPending, CreatedAt: c.Now, CreatedBy: c.By}
 	s.enrollments[e.Key] = e
 	s.record(command.AuditEvent{Time: c.Now, Kind: "enrollment.created", Actor: c.By, Subject: e.Key, Source: c.Source, Detail: "cluster " + e.ClusterKey + ", public_ip " + e.PublicIP})
-	return Result{Value: enrollmentView(e)}
+	return enrollmentView(e), nil
 }
 
-func (s *Store) revokeEnrollment(c command.RevokeEnrollment) Result {
+func (s *Store) revokeEnrollment(c command.RevokeEnrollment) (api.Enrollment, error) {
 	e, ok := s.enrollments[c.ExternalWorkerKey]
 	if !ok {
-		return Result{Err: fmt.Errorf("allowlist row %s: %w", c.ExternalWorkerKey, ErrNotFound)}
+		return api.Enrollment{}, fmt.Errorf("allowlist row %s: %w", c.ExternalWorkerKey, ErrNotFound)
 	}
 	if e.Status == api.EnrollmentRevoked {
-		return Result{Value: enrollmentView(e)}
+		return enrollmentView(e), nil
 	}
 	e.Status, e.RevokedAt, e.RevokedBy = api.EnrollmentRevoked, c.Now, c.By
 	s.record(command.AuditEvent{Time: c.Now, Kind: "enrollment.revoked", Actor: c.By, Subject: e.Key, WorkerID: e.WorkerID, Source: c.Source, Detail: "cluster " + e.ClusterKey})
 	if w, ok := s.workers[e.WorkerID]; ok && w.Status != api.WorkerRevoked {
 		s.revokeWorkerLocked(w, c.By, c.Source, "allowlist row "+e.Key+" revoked", c.Now)
 	}
-	return Result{Value: enrollmentView(e)}
+	return enrollmentView(e), nil
 }
 
 // EnrollCheck is what the enroll handler checks before proposing, so that
@@ -183,7 +183,7 @@ func (s *Store) enrollCheck(clusterKey, key string, source netip.Addr) (string, 
 // not which part did not (the audit log says that).
 const refusal = "no allowlist entry matches this cluster key, external worker key and source address"
 
-func (s *Store) enrollWorker(c command.EnrollWorker) Result {
+func (s *Store) enrollWorker(c command.EnrollWorker) (RegisterOutcome, error) {
 	ev := command.AuditEvent{Time: c.Now, Kind: "enrollment.refused", Subject: c.ExternalWorkerKey, Source: c.SourceIP, Route: "POST /v1/workers/enroll"}
 	source, _ := netip.ParseAddr(c.SourceIP)
 	if reason, err := s.enrollCheck(c.ClusterKey, c.ExternalWorkerKey, source); err != nil {
@@ -191,20 +191,20 @@ func (s *Store) enrollWorker(c command.EnrollWorker) Result {
 		if errors.Is(err, ErrConflict) {
 			ev.Code = string(api.CodeConflict)
 			s.record(ev)
-			return Result{Err: fmt.Errorf("allowlist row %s is already enrolled; it hands out no second credential: %w", c.ExternalWorkerKey, ErrConflict)}
+			return RegisterOutcome{}, fmt.Errorf("allowlist row %s is already enrolled; it hands out no second credential: %w", c.ExternalWorkerKey, ErrConflict)
 		}
 		ev.Code = string(api.CodeEnrollmentRefused)
 		s.record(ev)
-		return Result{Err: fmt.Errorf("%s: %w", refusal, ErrEnrollmentRefused)}
+		return RegisterOutcome{}, fmt.Errorf("%s: %w", refusal, ErrEnrollmentRefused)
 	}
 	if _, exists := s.workers[c.WorkerID]; exists {
-		return Result{Err: fmt.Errorf("worker %s exists; enroll under another worker id: %w", c.WorkerID, ErrConflict)}
+		return RegisterOutcome{}, fmt.Errorf("worker %s exists; enroll under another worker id: %w", c.WorkerID, ErrConflict)
 	}
 	if c.Credential.ID == "" || c.Credential.Hash == "" {
-		return Result{Err: fmt.Errorf("%w: enroll without credential", ErrInvalid)}
+		return RegisterOutcome{}, fmt.Errorf("%w: enroll without credential", ErrInvalid)
 	}
 	if _, dup := s.credentials[c.Credential.ID]; dup {
-		return Result{Err: fmt.Errorf("credential id collision: %w", ErrConflict)}
+		return RegisterOutcome{}, fmt.Errorf("credential id collision: %w", ErrConflict)
 	}
 	e := s.enrollments[c.ExternalWorkerKey]
 	w := &Worker{
@@ -231,7 +231,7 @@ func (s *Store) enrollWorker(c command.EnrollWorker) Result {
 	ev.Detail = "cluster " + e.ClusterKey
 	s.record(ev)
 	s.markPending()
-	return Result{Value: RegisterOutcome{Created: true, Worker: s.workerView(w)}}
+	return RegisterOutcome{Created: true, Worker: s.workerView(w)}, nil
 }
 
 // WorkerCluster returns the enrollment cluster of a worker that enrolled

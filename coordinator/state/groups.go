@@ -134,22 +134,22 @@ func (s *Store) groupWorkers(id string) []string {
 	return out
 }
 
-func (s *Store) createGroup(c command.CreateGroup) Result {
+func (s *Store) createGroup(c command.CreateGroup) (api.Group, error) {
 	if _, dup := s.groups[c.GroupID]; dup {
-		return Result{Err: fmt.Errorf("group %s exists: %w", c.GroupID, ErrConflict)}
+		return api.Group{}, fmt.Errorf("group %s exists: %w", c.GroupID, ErrConflict)
 	}
 	members := slices.Clone(c.Members)
 	slices.SortFunc(members, compareMembers)
 	members = slices.Compact(members)
 	if len(members) > MaxGroupMembers {
-		return Result{Err: fmt.Errorf("%w: a group has at most %d members", ErrInvalid, MaxGroupMembers)}
+		return api.Group{}, fmt.Errorf("%w: a group has at most %d members", ErrInvalid, MaxGroupMembers)
 	}
 	for _, m := range members {
 		if m.Kind == api.MemberGroup && m.ID == c.GroupID {
-			return Result{Err: fmt.Errorf("group %s cannot contain itself: %w", c.GroupID, ErrCycleDetected)}
+			return api.Group{}, fmt.Errorf("group %s cannot contain itself: %w", c.GroupID, ErrCycleDetected)
 		}
 		if err := s.memberExists(m); err != nil {
-			return Result{Err: err}
+			return api.Group{}, err
 		}
 	}
 	// A new group is contained by nothing yet, so its members cannot lead
@@ -162,71 +162,71 @@ func (s *Store) createGroup(c command.CreateGroup) Result {
 	s.reindexGroups()
 	s.record(command.AuditEvent{Time: c.Now, Kind: "group.created", Actor: c.By, Subject: g.ID, Source: c.Source, Detail: membersDetail(members)})
 	s.markPending()
-	return Result{Value: s.groupView(g)}
+	return s.groupView(g), nil
 }
 
-func (s *Store) addGroupMember(c command.AddGroupMember) Result {
+func (s *Store) addGroupMember(c command.AddGroupMember) (api.Group, error) {
 	g, ok := s.groups[c.GroupID]
 	if !ok {
-		return Result{Err: fmt.Errorf("group %s: %w", c.GroupID, ErrNotFound)}
+		return api.Group{}, fmt.Errorf("group %s: %w", c.GroupID, ErrNotFound)
 	}
 	m := c.Member
 	if m.Kind == api.MemberGroup && s.reaches(m.ID, g.ID) {
-		return Result{Err: fmt.Errorf("adding group %s to group %s would make a cycle: %w", m.ID, g.ID, ErrCycleDetected)}
+		return api.Group{}, fmt.Errorf("adding group %s to group %s would make a cycle: %w", m.ID, g.ID, ErrCycleDetected)
 	}
 	if err := s.memberExists(m); err != nil {
-		return Result{Err: err}
+		return api.Group{}, err
 	}
 	i, present := slices.BinarySearchFunc(g.Members, m, compareMembers)
 	if present {
-		return Result{Value: s.groupView(g)}
+		return s.groupView(g), nil
 	}
 	if len(g.Members) >= MaxGroupMembers {
-		return Result{Err: fmt.Errorf("group %s has %d members, the most allowed: %w", g.ID, MaxGroupMembers, ErrConflict)}
+		return api.Group{}, fmt.Errorf("group %s has %d members, the most allowed: %w", g.ID, MaxGroupMembers, ErrConflict)
 	}
 	g.Members = slices.Insert(g.Members, i, m)
 	g.UpdatedAt = c.Now
 	s.reindexGroups()
 	s.record(command.AuditEvent{Time: c.Now, Kind: "group.member_added", Actor: c.By, Subject: g.ID, Source: c.Source, Detail: m.String()})
 	s.markPending() // workers may now take tasks they could not before
-	return Result{Value: s.groupView(g)}
+	return s.groupView(g), nil
 }
 
-func (s *Store) removeGroupMember(c command.RemoveGroupMember) Result {
+func (s *Store) removeGroupMember(c command.RemoveGroupMember) (api.Group, error) {
 	g, ok := s.groups[c.GroupID]
 	if !ok {
-		return Result{Err: fmt.Errorf("group %s: %w", c.GroupID, ErrNotFound)}
+		return api.Group{}, fmt.Errorf("group %s: %w", c.GroupID, ErrNotFound)
 	}
 	i, present := slices.BinarySearchFunc(g.Members, c.Member, compareMembers)
 	if !present {
-		return Result{Value: s.groupView(g)}
+		return s.groupView(g), nil
 	}
 	g.Members = slices.Delete(g.Members, i, i+1)
 	g.UpdatedAt = c.Now
 	s.reindexGroups()
 	s.record(command.AuditEvent{Time: c.Now, Kind: "group.member_removed", Actor: c.By, Subject: g.ID, Source: c.Source, Detail: c.Member.String()})
-	return Result{Value: s.groupView(g)}
+	return s.groupView(g), nil
 }
 
 // deleteGroup refuses to delete a group that another group contains (the
 // parent would change meaning silently) or that an unfinished task targets
 // (the task could never run).
-func (s *Store) deleteGroup(c command.DeleteGroup) Result {
+func (s *Store) deleteGroup(c command.DeleteGroup) (api.Group, error) {
 	g, ok := s.groups[c.GroupID]
 	if !ok {
-		return Result{Err: fmt.Errorf("group %s: %w", c.GroupID, ErrNotFound)}
+		return api.Group{}, fmt.Errorf("group %s: %w", c.GroupID, ErrNotFound)
 	}
 	if parents := s.parentsOf(g.ID); len(parents) > 0 {
-		return Result{Err: fmt.Errorf("group %s is a member of %v; remove it there first: %w", g.ID, parents, ErrConflict)}
+		return api.Group{}, fmt.Errorf("group %s is a member of %v; remove it there first: %w", g.ID, parents, ErrConflict)
 	}
 	if n := s.unfinishedTargeting(api.Target{Kind: api.TargetGroup, ID: g.ID}); n > 0 {
-		return Result{Err: fmt.Errorf("%d unfinished tasks target group %s; cancel them first: %w", n, g.ID, ErrConflict)}
+		return api.Group{}, fmt.Errorf("%d unfinished tasks target group %s; cancel them first: %w", n, g.ID, ErrConflict)
 	}
 	view := s.groupView(g)
 	delete(s.groups, g.ID)
 	s.reindexGroups()
 	s.record(command.AuditEvent{Time: c.Now, Kind: "group.deleted", Actor: c.By, Subject: g.ID, Source: c.Source})
-	return Result{Value: view}
+	return view, nil
 }
 
 func membersDetail(ms []api.GroupMember) string {

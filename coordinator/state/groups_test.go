@@ -48,8 +48,8 @@ func apply(t *testing.T, s *Store, c command.Command) Result {
 func mustApply(t *testing.T, s *Store, cs ...command.Command) {
 	t.Helper()
 	for _, c := range cs {
-		if r := apply(t, s, c); r.Err != nil {
-			t.Fatalf("%T %+v: %v", c, c, r.Err)
+		if r := apply(t, s, c); r.Err() != nil {
+			t.Fatalf("%T %+v: %v", c, c, r.Err())
 		}
 	}
 }
@@ -79,13 +79,13 @@ func TestGroupCycleDetection(t *testing.T) {
 			before := snapshotBytes(t, s)
 			r := apply(t, s, c.write)
 			if c.want == nil {
-				if r.Err != nil {
-					t.Fatalf("refused: %v", r.Err)
+				if r.Err() != nil {
+					t.Fatalf("refused: %v", r.Err())
 				}
 				return
 			}
-			if !errors.Is(r.Err, c.want) {
-				t.Fatalf("got %v, want %v", r.Err, c.want)
+			if !errors.Is(r.Err(), c.want) {
+				t.Fatalf("got %v, want %v", r.Err(), c.want)
 			}
 			if !bytes.Equal(before, snapshotBytes(t, s)) {
 				t.Fatal("a refused group write changed the state")
@@ -135,11 +135,11 @@ func TestGroupWritesAreIdempotentAndChecked(t *testing.T) {
 		t.Fatalf("duplicate member on create listed %d times", len(g.Members))
 	}
 	before := snapshotBytes(t, s)
-	if r := apply(t, s, addM("g", wm("w1"))); r.Err != nil || len(r.Value.(api.Group).Members) != 1 {
-		t.Fatalf("adding a present member: %+v", r)
+	if g, err := OutcomeOf[api.Group](apply(t, s, addM("g", wm("w1")))); err != nil || len(g.Members) != 1 {
+		t.Fatalf("adding a present member: %+v %v", g, err)
 	}
-	if r := apply(t, s, rmM("g", wm("nobody"))); r.Err != nil {
-		t.Fatalf("removing an absent member: %v", r.Err)
+	if r := apply(t, s, rmM("g", wm("nobody"))); r.Err() != nil {
+		t.Fatalf("removing an absent member: %v", r.Err())
 	}
 	if !bytes.Equal(before, snapshotBytes(t, s)) {
 		t.Fatal("idempotent writes changed the state")
@@ -154,12 +154,12 @@ func TestGroupWritesAreIdempotentAndChecked(t *testing.T) {
 		"target unknown group":  targeted("j", 1, &api.Target{Kind: api.TargetGroup, ID: "ghost"}, ""),
 		"target unknown worker": targeted("j", 1, &api.Target{Kind: api.TargetWorker, ID: "ghost"}, ""),
 	} {
-		if r := apply(t, s, c); !errors.Is(r.Err, ErrNotFound) {
-			t.Errorf("%s: %v, want not found", name, r.Err)
+		if r := apply(t, s, c); !errors.Is(r.Err(), ErrNotFound) {
+			t.Errorf("%s: %v, want not found", name, r.Err())
 		}
 	}
-	if r := apply(t, s, mkGroup("g")); !errors.Is(r.Err, ErrConflict) {
-		t.Errorf("duplicate group id: %v, want conflict", r.Err)
+	if r := apply(t, s, mkGroup("g")); !errors.Is(r.Err(), ErrConflict) {
+		t.Errorf("duplicate group id: %v, want conflict", r.Err())
 	}
 	if !bytes.Equal(before, snapshotBytes(t, s)) {
 		t.Fatal("refused writes changed the state")
@@ -172,27 +172,27 @@ func TestDeleteGroupRules(t *testing.T) {
 	s := New()
 	mustApply(t, s, register("w1"), mkGroup("inner", wm("w1")), mkGroup("outer", gm("inner")))
 	del := func(id string) Result { return apply(t, s, command.DeleteGroup{GroupID: id, By: "admin", Now: at(9)}) }
-	if r := del("inner"); !errors.Is(r.Err, ErrConflict) {
-		t.Fatalf("deleting a contained group: %v, want conflict", r.Err)
+	if r := del("inner"); !errors.Is(r.Err(), ErrConflict) {
+		t.Fatalf("deleting a contained group: %v, want conflict", r.Err())
 	}
 	group := &api.Target{Kind: api.TargetGroup, ID: "outer"}
 	mustApply(t, s, targeted("j", 1, group, ""))
-	if r := del("outer"); !errors.Is(r.Err, ErrConflict) {
-		t.Fatalf("deleting a group a pending task targets: %v, want conflict", r.Err)
+	if r := del("outer"); !errors.Is(r.Err(), ErrConflict) {
+		t.Fatalf("deleting a group a pending task targets: %v, want conflict", r.Err())
 	}
 	mustApply(t, s, command.AssignTask{TaskID: "j-0", WorkerID: "w1", AttemptID: "a1", Now: at(10)})
-	if r := del("outer"); !errors.Is(r.Err, ErrConflict) {
-		t.Fatalf("deleting a group a running task targets: %v, want conflict", r.Err)
+	if r := del("outer"); !errors.Is(r.Err(), ErrConflict) {
+		t.Fatalf("deleting a group a running task targets: %v, want conflict", r.Err())
 	}
 	mustApply(t, s, command.FinishTask{TaskID: "j-0", WorkerID: "w1", AttemptID: "a1", Now: at(11)})
-	if r := del("outer"); r.Err != nil || r.Value.(api.Group).GroupID != "outer" {
-		t.Fatalf("deleting an unused group: %+v", r)
+	if g, err := OutcomeOf[api.Group](del("outer")); err != nil || g.GroupID != "outer" {
+		t.Fatalf("deleting an unused group: %+v %v", g, err)
 	}
 	if s.InGroup("w1", "outer") {
 		t.Fatal("membership index still names a deleted group")
 	}
-	if r := del("inner"); r.Err != nil {
-		t.Fatalf("deleting inner once outer is gone: %v", r.Err)
+	if r := del("inner"); r.Err() != nil {
+		t.Fatalf("deleting inner once outer is gone: %v", r.Err())
 	}
 	if w, _ := s.Worker("w1"); len(w.Groups) != 0 {
 		t.Fatalf("w1 still lists groups %v", w.Groups)
@@ -248,8 +248,8 @@ func TestGroupsSurviveSnapshotRestore(t *testing.T) {
 	if err != nil || !ok || c.TaskID != "jg-1" {
 		t.Fatalf("match after restore: %+v %v %v", c, ok, err)
 	}
-	if r := apply(t, r, command.DeleteGroup{GroupID: "pool"}); !errors.Is(r.Err, ErrConflict) {
-		t.Fatalf("delete a targeted group after restore: %v", r.Err)
+	if r := apply(t, r, command.DeleteGroup{GroupID: "pool"}); !errors.Is(r.Err(), ErrConflict) {
+		t.Fatalf("delete a targeted group after restore: %v", r.Err())
 	}
 }
 
@@ -294,7 +294,7 @@ func TestMatchHonoursTargetsAndCapabilities(t *testing.T) {
 		}
 	}
 	// The state machine re-checks the target when it assigns.
-	if r := apply(t, s, command.AssignTask{TaskID: "to-outer-0", WorkerID: "any", AttemptID: "x", Now: at(4)}); !errors.Is(r.Err, ErrConflict) {
-		t.Fatalf("assigning a group task to a non-member: %v, want conflict", r.Err)
+	if r := apply(t, s, command.AssignTask{TaskID: "to-outer-0", WorkerID: "any", AttemptID: "x", Now: at(4)}); !errors.Is(r.Err(), ErrConflict) {
+		t.Fatalf("assigning a group task to a non-member: %v, want conflict", r.Err())
 	}
 }

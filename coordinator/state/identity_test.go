@@ -15,13 +15,13 @@ func TestIdentityScenarioOutcomes(t *testing.T) {
 		results = append(results, apply(t, s, c))
 	}
 	for i, want := range map[int]error{5: ErrCycleDetected, 15: ErrConflict, 18: ErrConflict} {
-		if !errors.Is(results[i].Err, want) {
-			t.Errorf("command %d (%T): %v, want %v", i, identityScenario()[i], results[i].Err, want)
+		if !errors.Is(results[i].Err(), want) {
+			t.Errorf("command %d (%T): %v, want %v", i, identityScenario()[i], results[i].Err(), want)
 		}
 	}
 	for i, r := range results {
-		if r.Err != nil && i != 5 && i != 15 && i != 18 {
-			t.Errorf("command %d (%T) refused: %v", i, identityScenario()[i], r.Err)
+		if r.Err() != nil && i != 5 && i != 15 && i != 18 {
+			t.Errorf("command %d (%T) refused: %v", i, identityScenario()[i], r.Err())
 		}
 	}
 }
@@ -31,8 +31,8 @@ func TestReissueKeepsClaims(t *testing.T) {
 	mustApply(t, s, register("w1"), submit("j", 1, 0),
 		command.AssignTask{TaskID: "j-a", WorkerID: "w1", AttemptID: "a1", Now: at(2)})
 	r := apply(t, s, command.ReissueWorker{WorkerID: "w1", Credential: command.CredentialRecord{ID: "cred-w1-2", Kind: "worker", Hash: "h2"}, By: "admin", Now: at(3)})
-	if r.Err != nil {
-		t.Fatal(r.Err)
+	if r.Err() != nil {
+		t.Fatal(r.Err())
 	}
 	if w, _ := s.WorkerAuthInfo("w1"); w.CredentialID != "cred-w1-2" {
 		t.Fatalf("live credential %s", w.CredentialID)
@@ -56,8 +56,8 @@ func TestReissueKeepsClaims(t *testing.T) {
 		"id collision":   {command.ReissueWorker{WorkerID: "w1", Credential: command.CredentialRecord{ID: "cred-w1", Hash: "h"}}, ErrConflict},
 		"no credential":  {command.ReissueWorker{WorkerID: "w1"}, ErrInvalid},
 	} {
-		if r := apply(t, s, c.cmd); !errors.Is(r.Err, c.want) {
-			t.Errorf("%s: %v, want %v", name, r.Err, c.want)
+		if r := apply(t, s, c.cmd); !errors.Is(r.Err(), c.want) {
+			t.Errorf("%s: %v, want %v", name, r.Err(), c.want)
 		}
 	}
 }
@@ -73,7 +73,7 @@ func TestRevokeRequeuesActiveTasks(t *testing.T) {
 		command.AssignTask{TaskID: "last-a", WorkerID: "w1", AttemptID: "a3", Now: at(3)},
 	)
 	r := apply(t, s, command.RevokeWorker{WorkerID: "w1", By: "admin", Now: at(4)})
-	if r.Err != nil || r.Value.(api.Worker).Status != api.WorkerRevoked {
+	if w, err := OutcomeOf[api.Worker](r); err != nil || w.Status != api.WorkerRevoked {
 		t.Fatalf("revoke: %+v", r)
 	}
 	for _, id := range []string{"j-a", "j-b"} {
@@ -94,16 +94,16 @@ func TestRevokeRequeuesActiveTasks(t *testing.T) {
 	if _, _, err := s.Match("w1", "", nil); !errors.Is(err, ErrWorkerRevoked) {
 		t.Errorf("match for a revoked worker: %v", err)
 	}
-	if r := apply(t, s, command.StartTask{TaskID: "j-b", WorkerID: "w1", AttemptID: "a2", Now: at(5)}); !errors.Is(r.Err, ErrStaleAttempt) {
-		t.Errorf("revoked worker's old attempt: %v, want stale_attempt", r.Err)
+	if r := apply(t, s, command.StartTask{TaskID: "j-b", WorkerID: "w1", AttemptID: "a2", Now: at(5)}); !errors.Is(r.Err(), ErrStaleAttempt) {
+		t.Errorf("revoked worker's old attempt: %v, want stale_attempt", r.Err())
 	}
 	if c, ok, _ := s.Match("w2", "", nil); !ok || c.TaskID != "j-a" {
 		t.Errorf("another worker does not get the requeued task: %+v", c)
 	}
-	if r := apply(t, s, command.RevokeWorker{WorkerID: "w1", Now: at(6)}); r.Err != nil {
-		t.Errorf("revoking twice: %v", r.Err)
+	if r := apply(t, s, command.RevokeWorker{WorkerID: "w1", Now: at(6)}); r.Err() != nil {
+		t.Errorf("revoking twice: %v", r.Err())
 	}
-	if r := apply(t, s, command.RevokeWorker{WorkerID: "ghost", Now: at(6)}); !errors.Is(r.Err, ErrNotFound) {
-		t.Errorf("revoking an unknown worker: %v", r.Err)
+	if r := apply(t, s, command.RevokeWorker{WorkerID: "ghost", Now: at(6)}); !errors.Is(r.Err(), ErrNotFound) {
+		t.Errorf("revoking an unknown worker: %v", r.Err())
 	}
 }

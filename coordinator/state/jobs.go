@@ -33,16 +33,16 @@ func SpecHash(spec api.JobSpec) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func (s *Store) submitJob(c command.SubmitJob) Result {
+func (s *Store) submitJob(c command.SubmitJob) (SubmitOutcome, error) {
 	count := c.Spec.Count
 	if count <= 0 {
 		count = 1
 	}
 	if len(c.TaskIDs) != count || c.JobID == "" {
-		return Result{Err: fmt.Errorf("%w: job needs %d task ids", ErrInvalid, count)}
+		return SubmitOutcome{}, fmt.Errorf("%w: job needs %d task ids", ErrInvalid, count)
 	}
 	if _, dup := s.jobs[c.JobID]; dup {
-		return Result{Err: fmt.Errorf("job %s exists: %w", c.JobID, ErrConflict)}
+		return SubmitOutcome{}, fmt.Errorf("job %s exists: %w", c.JobID, ErrConflict)
 	}
 	hash := SpecHash(c.Spec)
 	if c.Spec.IdempotencyKey != "" {
@@ -50,20 +50,20 @@ func (s *Store) submitJob(c command.SubmitJob) Result {
 		if id, ok := s.idempotency[key]; ok {
 			j := s.jobs[id]
 			if j.SpecHash != hash {
-				return Result{Err: fmt.Errorf("idempotency key %q was used with a different job: %w", c.Spec.IdempotencyKey, ErrConflict)}
+				return SubmitOutcome{}, fmt.Errorf("idempotency key %q was used with a different job: %w", c.Spec.IdempotencyKey, ErrConflict)
 			}
-			return Result{Value: SubmitOutcome{Created: false, Job: s.jobView(j)}}
+			return SubmitOutcome{Created: false, Job: s.jobView(j)}, nil
 		}
 	}
 	if err := s.checkPendingQuota(c.CreatedBy, c.MaxPendingJobs); err != nil {
-		return Result{Err: err}
+		return SubmitOutcome{}, err
 	}
 	if err := s.targetExists(c.Spec.Target); err != nil {
-		return Result{Err: err}
+		return SubmitOutcome{}, err
 	}
 	for _, id := range c.TaskIDs {
 		if _, dup := s.tasks[id]; dup {
-			return Result{Err: fmt.Errorf("task %s exists: %w", id, ErrConflict)}
+			return SubmitOutcome{}, fmt.Errorf("task %s exists: %w", id, ErrConflict)
 		}
 	}
 	lease := c.Spec.LeaseSeconds
@@ -73,7 +73,7 @@ func (s *Store) submitJob(c command.SubmitJob) Result {
 	j := &Job{ID: c.JobID, Spec: c.Spec, SpecHash: hash, CreatedBy: c.CreatedBy, CreatedAt: c.Now, UpdatedAt: c.Now, TaskIDs: c.TaskIDs, Seq: s.nextSeq()}
 	for i, id := range c.TaskIDs {
 		if _, dup := s.tasks[id]; dup {
-			return Result{Err: fmt.Errorf("task %s exists: %w", id, ErrConflict)}
+			return SubmitOutcome{}, fmt.Errorf("task %s exists: %w", id, ErrConflict)
 		}
 		t := &Task{ID: id, JobID: j.ID, Index: i, Seq: s.nextSeq(), State: api.TaskPending, LeaseSeconds: lease, CreatedAt: c.Now, UpdatedAt: c.Now}
 		s.tasks[id] = t
@@ -86,16 +86,16 @@ func (s *Store) submitJob(c command.SubmitJob) Result {
 		s.idempotency[c.CreatedBy+"/"+c.Spec.IdempotencyKey] = j.ID
 	}
 	s.markPending()
-	return Result{Value: SubmitOutcome{Created: true, Job: s.jobView(j)}}
+	return SubmitOutcome{Created: true, Job: s.jobView(j)}, nil
 }
 
-func (s *Store) cancelJob(c command.CancelJob) Result {
+func (s *Store) cancelJob(c command.CancelJob) (api.Job, error) {
 	j, ok := s.jobs[c.JobID]
 	if !ok {
-		return Result{Err: fmt.Errorf("job %s: %w", c.JobID, ErrNotFound)}
+		return api.Job{}, fmt.Errorf("job %s: %w", c.JobID, ErrNotFound)
 	}
 	if s.jobTerminal(j) {
-		return Result{Err: fmt.Errorf("job %s has already ended: %w", j.ID, ErrConflict)}
+		return api.Job{}, fmt.Errorf("job %s has already ended: %w", j.ID, ErrConflict)
 	}
 	for _, id := range j.TaskIDs {
 		t := s.tasks[id]
@@ -112,7 +112,7 @@ func (s *Store) cancelJob(c command.CancelJob) Result {
 	}
 	j.UpdatedAt = c.Now
 	s.record(command.AuditEvent{Time: c.Now, Kind: "job.cancelled", Actor: c.By, Subject: j.ID, Source: c.Source, Detail: "created by " + j.CreatedBy})
-	return Result{Value: s.jobView(j)}
+	return s.jobView(j), nil
 }
 
 func (s *Store) jobTerminal(j *Job) bool {

@@ -21,23 +21,23 @@ func TestPendingQuotaIsDecidedInApply(t *testing.T) {
 	a, _ := command.Encode(command.SubmitJob{JobID: "ja", TaskIDs: []string{"ja-0"}, Spec: api.JobSpec{Executor: "exec"}, CreatedBy: "ci", Now: t0, MaxPendingJobs: 1})
 	b, _ := command.Encode(command.SubmitJob{JobID: "jb", TaskIDs: []string{"jb-0"}, Spec: api.JobSpec{Executor: "exec"}, CreatedBy: "ci", Now: t0, MaxPendingJobs: 1})
 	out := s.Apply(command.Batch{Entries: [][]byte{a, b}}).([]Result)
-	if out[0].Err != nil || !errors.Is(out[1].Err, ErrQuotaExceeded) {
-		t.Fatalf("racing submissions: %v / %v, want one accepted and one over quota", out[0].Err, out[1].Err)
+	if out[0].Err() != nil || !errors.Is(out[1].Err(), ErrQuotaExceeded) {
+		t.Fatalf("racing submissions: %v / %v, want one accepted and one over quota", out[0].Err(), out[1].Err())
 	}
 	if _, err := s.Job("jb"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("the refused job exists: %v", err)
 	}
-	if res := submitAs(s, "other", "jo", 1); res.Err != nil {
-		t.Fatalf("another client's quota is its own: %v", res.Err)
+	if res := submitAs(s, "other", "jo", 1); res.Err() != nil {
+		t.Fatalf("another client's quota is its own: %v", res.Err())
 	}
-	if res := s.Apply(command.CancelJob{JobID: "ja", By: "ci", Now: t0}).(Result); res.Err != nil {
-		t.Fatal(res.Err)
+	if res := s.Apply(command.CancelJob{JobID: "ja", By: "ci", Now: t0}).(Result); res.Err() != nil {
+		t.Fatal(res.Err())
 	}
-	if res := submitAs(s, "ci", "jc", 1); res.Err != nil {
-		t.Fatalf("after the job ended: %v", res.Err)
+	if res := submitAs(s, "ci", "jc", 1); res.Err() != nil {
+		t.Fatalf("after the job ended: %v", res.Err())
 	}
-	if res := submitAs(s, "ci", "jd", 0); res.Err != nil {
-		t.Fatalf("an entry without a limit (written before quotas): %v", res.Err)
+	if res := submitAs(s, "ci", "jd", 0); res.Err() != nil {
+		t.Fatalf("an entry without a limit (written before quotas): %v", res.Err())
 	}
 }
 
@@ -45,18 +45,18 @@ func TestPendingQuotaIsDecidedInApply(t *testing.T) {
 func TestPendingQuotaAfterRestore(t *testing.T) {
 	s := New()
 	for i := range 3 {
-		if res := submitAs(s, "ci", fmt.Sprintf("j%d", i), 3); res.Err != nil {
-			t.Fatal(res.Err)
+		if res := submitAs(s, "ci", fmt.Sprintf("j%d", i), 3); res.Err() != nil {
+			t.Fatal(res.Err())
 		}
 	}
 	s.Apply(command.CancelJob{JobID: "j0", By: "ci", Now: t0})
 	r, _ := roundTrip(t, s)
 	for _, st := range []*Store{s, r} {
-		if res := submitAs(st, "ci", "j3", 3); res.Err != nil {
-			t.Fatalf("a freed slot: %v", res.Err)
+		if res := submitAs(st, "ci", "j3", 3); res.Err() != nil {
+			t.Fatalf("a freed slot: %v", res.Err())
 		}
-		if res := submitAs(st, "ci", "j4", 3); !errors.Is(res.Err, ErrQuotaExceeded) {
-			t.Fatalf("over quota: %v", res.Err)
+		if res := submitAs(st, "ci", "j4", 3); !errors.Is(res.Err(), ErrQuotaExceeded) {
+			t.Fatalf("over quota: %v", res.Err())
 		}
 	}
 }

@@ -7,13 +7,6 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/command"
 )
 
-// Result is the outcome of applying one command: a value for the caller
-// (usually a rendered view) or a refusal wrapping one of the sentinels.
-type Result struct {
-	Value any
-	Err   error
-}
-
 // Store holds the replicated state. Apply is called by one goroutine (the
 // FSM); reads may come from any goroutine and take the read lock.
 type Store struct {
@@ -104,11 +97,11 @@ func (s *Store) Apply(c command.Command) any {
 		for i, e := range b.Entries {
 			inner, err := command.Decode(e)
 			if err != nil {
-				out[i] = Result{Err: fmt.Errorf("%w: %v", ErrInvalid, err)}
+				out[i] = Refused(fmt.Errorf("%w: %v", ErrInvalid, err))
 				continue
 			}
 			if _, nested := inner.(command.Batch); nested {
-				out[i] = Result{Err: fmt.Errorf("%w: nested batch", ErrInvalid)}
+				out[i] = Refused(fmt.Errorf("%w: nested batch", ErrInvalid))
 				continue
 			}
 			out[i] = s.applyOne(inner)
@@ -116,69 +109,6 @@ func (s *Store) Apply(c command.Command) any {
 		return out
 	}
 	return s.applyOne(c)
-}
-
-func (s *Store) applyOne(c command.Command) Result {
-	switch c := c.(type) {
-	case command.ImportBootstrap:
-		return s.importBootstrap(c)
-	case command.RegisterWorker:
-		return s.registerWorker(c)
-	case command.UpdateWorker:
-		return s.updateWorker(c)
-	case command.SetWorkerStatus:
-		return s.setWorkerStatus(c)
-	case command.SubmitJob:
-		return s.submitJob(c)
-	case command.AssignTask:
-		return s.assignTask(c)
-	case command.StartTask:
-		return s.startTask(c)
-	case command.AppendLogs:
-		return s.appendLogs(c)
-	case command.FinishTask:
-		return s.finishTask(c)
-	case command.FailTask:
-		return s.failTask(c)
-	case command.LoseAttempt:
-		return s.loseAttempt(c)
-	case command.CancelJob:
-		return s.cancelJob(c)
-	case command.RegisterNode:
-		s.nodes[c.NodeID] = c.HTTPAddr
-		return Result{}
-	case command.ReissueWorker:
-		return s.reissueWorker(c)
-	case command.RevokeWorker:
-		return s.revokeWorker(c)
-	case command.CreateGroup:
-		return s.createGroup(c)
-	case command.AddGroupMember:
-		return s.addGroupMember(c)
-	case command.RemoveGroupMember:
-		return s.removeGroupMember(c)
-	case command.DeleteGroup:
-		return s.deleteGroup(c)
-	case command.CreateToken:
-		return s.createToken(c)
-	case command.RevokeToken:
-		return s.revokeToken(c)
-	case command.ApproveWorker:
-		return s.approveWorker(c)
-	case command.PutCluster:
-		return s.putCluster(c)
-	case command.CreateEnrollment:
-		return s.createEnrollment(c)
-	case command.RevokeEnrollment:
-		return s.revokeEnrollment(c)
-	case command.EnrollWorker:
-		return s.enrollWorker(c)
-	case command.AppendAudit:
-		return s.appendAudit(c)
-	case command.RecordArtifact:
-		return s.recordArtifact(c)
-	}
-	return Result{Err: fmt.Errorf("%w: unhandled command %T", ErrInvalid, c)}
 }
 
 // wake closes the change channels; must be called with mu held.

@@ -133,7 +133,7 @@ func TestSnapshotRestoreRoundTrip(t *testing.T) {
 	}
 	// The submission index survived: the same finish replays.
 	res := r.Apply(command.FinishTask{TaskID: "j1-a", WorkerID: "w1", AttemptID: "a1", SubmissionID: "s1", BodyHash: "b1", Now: at(50)}).(Result)
-	if _, ok := res.Value.(Replay); !ok || res.Err != nil {
+	if _, err := OutcomeOf[Replay](res); err != nil {
 		t.Fatalf("replayed finish after restore: %+v", res)
 	}
 }
@@ -148,11 +148,11 @@ func TestScenarioOutcomes(t *testing.T) {
 			results = append(results, Result{})
 		}
 	}
-	if !errors.Is(results[5].Err, ErrConflict) {
-		t.Errorf("assigning a busy GPU: %v, want conflict", results[5].Err)
+	if !errors.Is(results[5].Err(), ErrConflict) {
+		t.Errorf("assigning a busy GPU: %v, want conflict", results[5].Err())
 	}
-	if !errors.Is(results[13].Err, ErrStaleAttempt) {
-		t.Errorf("late finish of a lost attempt: %v, want stale_attempt", results[13].Err)
+	if !errors.Is(results[13].Err(), ErrStaleAttempt) {
+		t.Errorf("late finish of a lost attempt: %v, want stale_attempt", results[13].Err())
 	}
 	a, _ := s.Task("j1-a")
 	if a.State != api.TaskSucceeded || a.ExecutedBy != "w1" || a.SubmittedBy != "w1" {
@@ -196,8 +196,8 @@ func TestClaimDecisions(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			res := s.Apply(command.StartTask{TaskID: c.task, WorkerID: c.worker, AttemptID: c.attempt, Now: at(3)}).(Result)
-			if c.want == nil && res.Err != nil || c.want != nil && !errors.Is(res.Err, c.want) {
-				t.Fatalf("got %v, want %v", res.Err, c.want)
+			if c.want == nil && res.Err() != nil || c.want != nil && !errors.Is(res.Err(), c.want) {
+				t.Fatalf("got %v, want %v", res.Err(), c.want)
 			}
 		})
 	}
@@ -208,8 +208,8 @@ func TestLostAttemptsExhaustRetries(t *testing.T) {
 	s.Apply(register("w1"))
 	s.Apply(submit("j", 1, 0)) // max_attempts 2
 	for i, att := range []string{"x1", "x2"} {
-		if r := s.Apply(command.AssignTask{TaskID: "j-a", WorkerID: "w1", AttemptID: att, Now: at(i * 10)}).(Result); r.Err != nil {
-			t.Fatal(r.Err)
+		if r := s.Apply(command.AssignTask{TaskID: "j-a", WorkerID: "w1", AttemptID: att, Now: at(i * 10)}).(Result); r.Err() != nil {
+			t.Fatal(r.Err())
 		}
 		s.Apply(command.LoseAttempt{TaskID: "j-a", AttemptID: att, Now: at(i*10 + 5)})
 	}
@@ -229,8 +229,8 @@ func TestLostAttemptsExhaustRetries(t *testing.T) {
 			"fail":   command.FailTask{TaskID: "j-a", WorkerID: "w1", AttemptID: att, Reason: "late", Now: at(30)},
 			"start":  command.StartTask{TaskID: "j-a", WorkerID: "w1", AttemptID: att, Now: at(30)},
 		} {
-			if r := s.Apply(cmd).(Result); !errors.Is(r.Err, ErrStaleAttempt) {
-				t.Errorf("late %s of lapsed attempt %s: got %v, want stale attempt", name, att, r.Err)
+			if r := s.Apply(cmd).(Result); !errors.Is(r.Err(), ErrStaleAttempt) {
+				t.Errorf("late %s of lapsed attempt %s: got %v, want stale attempt", name, att, r.Err())
 			}
 		}
 	}

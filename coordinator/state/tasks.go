@@ -29,29 +29,29 @@ type AssignOutcome struct {
 	Replayed bool
 }
 
-func (s *Store) assignTask(c command.AssignTask) Result {
+func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
 	if w, ok := s.workers[c.WorkerID]; ok {
 		if out, ok := s.acquireReplay(w, c.RequestID); ok {
-			return Result{Value: out}
+			return out, nil
 		}
 	}
 	t, ok := s.tasks[c.TaskID]
 	if !ok {
-		return Result{Err: fmt.Errorf("task %s: %w", c.TaskID, ErrNotFound)}
+		return AssignOutcome{}, fmt.Errorf("task %s: %w", c.TaskID, ErrNotFound)
 	}
 	if t.State != api.TaskPending {
-		return Result{Err: fmt.Errorf("task %s is %s: %w", t.ID, t.State, ErrConflict)}
+		return AssignOutcome{}, fmt.Errorf("task %s is %s: %w", t.ID, t.State, ErrConflict)
 	}
 	w, ok := s.workers[c.WorkerID]
 	if !ok {
-		return Result{Err: fmt.Errorf("worker %s: %w", c.WorkerID, ErrWorkerNotRegistered)}
+		return AssignOutcome{}, fmt.Errorf("worker %s: %w", c.WorkerID, ErrWorkerNotRegistered)
 	}
 	j := s.jobs[t.JobID]
 	if err := s.canRun(w, j, t, ""); err != nil {
-		return Result{Err: err}
+		return AssignOutcome{}, err
 	}
 	if !s.devicesFree(w, c.Devices) {
-		return Result{Err: fmt.Errorf("devices %v not free on %s: %w", c.Devices, w.ID, ErrConflict)}
+		return AssignOutcome{}, fmt.Errorf("devices %v not free on %s: %w", c.Devices, w.ID, ErrConflict)
 	}
 	s.queue.remove(keyOf(j.Spec), t)
 	lease := j.Spec.LeaseSeconds
@@ -72,7 +72,7 @@ func (s *Store) assignTask(c command.AssignTask) Result {
 	t.Attempts = append(t.Attempts, Attempt{ID: c.AttemptID, Number: len(t.Attempts) + 1, WorkerID: w.ID, State: api.TaskAssigned, Devices: c.Devices, AssignedAt: c.Now})
 	w.active[t.ID] = struct{}{}
 	recordAcquire(w, c)
-	return Result{Value: AssignOutcome{LeaseUntil: t.LeaseExpiresAt, Assignment: s.assignmentOf(t)}}
+	return AssignOutcome{LeaseUntil: t.LeaseExpiresAt, Assignment: s.assignmentOf(t)}, nil
 }
 
 // assignmentOf is the acquire answer for t's current attempt.
@@ -132,10 +132,10 @@ func (s *Store) claim(taskID, workerID, attemptID string) (*Task, error) {
 	return t, nil
 }
 
-func (s *Store) startTask(c command.StartTask) Result {
+func (s *Store) startTask(c command.StartTask) (api.Task, error) {
 	t, err := s.claim(c.TaskID, c.WorkerID, c.AttemptID)
 	if err != nil {
-		return Result{Err: err}
+		return api.Task{}, err
 	}
 	if t.State == api.TaskAssigned {
 		t.State = api.TaskRunning
@@ -145,20 +145,20 @@ func (s *Store) startTask(c command.StartTask) Result {
 		a.State = api.TaskRunning
 		a.StartedAt = c.Now
 	}
-	return Result{Value: taskView(t)}
+	return taskView(t), nil
 }
 
-func (s *Store) appendLogs(c command.AppendLogs) Result {
+func (s *Store) appendLogs(c command.AppendLogs) (bool, error) {
 	t, err := s.claim(c.TaskID, c.WorkerID, c.AttemptID)
 	if err != nil {
-		return Result{Err: err}
+		return false, err
 	}
 	if c.Seq <= t.LastLogSeq {
-		return Result{Value: false} // duplicate or replayed chunk
+		return false, nil // duplicate or replayed chunk
 	}
 	t.LastLogSeq = c.Seq
 	if t.LogBytes >= MaxLogBytesPerTask {
-		return Result{Value: false}
+		return false, nil
 	}
 	data := c.Data
 	if t.LogBytes+len(data) > MaxLogBytesPerTask {
@@ -168,23 +168,23 @@ func (s *Store) appendLogs(c command.AppendLogs) Result {
 		t.LogBytes += len(data)
 	}
 	s.logs[t.ID] = append(s.logs[t.ID], LogRecord{Attempt: len(t.Attempts), Stream: c.Stream, Seq: c.Seq, Data: data, Time: c.Now})
-	return Result{Value: true}
+	return true, nil
 }
 
 func submissionKey(taskID, submissionID string) string { return taskID + "/" + submissionID }
 
-func (s *Store) finishTask(c command.FinishTask) Result {
+func (s *Store) finishTask(c command.FinishTask) (Replay, error) {
 	if c.SubmissionID != "" {
 		if prev, ok := s.submissions[submissionKey(c.TaskID, c.SubmissionID)]; ok {
 			if prev.BodyHash != c.BodyHash {
-				return Result{Err: fmt.Errorf("submission %s was used with a different body: %w", c.SubmissionID, ErrConflict)}
+				return nil, fmt.Errorf("submission %s was used with a different body: %w", c.SubmissionID, ErrConflict)
 			}
-			return Result{Value: Replay(prev.Answer)}
+			return Replay(prev.Answer), nil
 		}
 	}
 	t, err := s.claim(c.TaskID, c.WorkerID, c.AttemptID)
 	if err != nil {
-		return Result{Err: err}
+		return nil, err
 	}
 	code := c.ExitCode
 	state := api.TaskSucceeded
@@ -216,16 +216,16 @@ func (s *Store) finishTask(c command.FinishTask) Result {
 	if c.SubmissionID != "" {
 		s.submissions[submissionKey(c.TaskID, c.SubmissionID)] = Submission{BodyHash: c.BodyHash, Answer: answer}
 	}
-	return Result{Value: Replay(answer)}
+	return Replay(answer), nil
 }
 
 // Replay is an answer stored byte for byte (finish with a submission id).
 type Replay []byte
 
-func (s *Store) failTask(c command.FailTask) Result {
+func (s *Store) failTask(c command.FailTask) (api.Task, error) {
 	t, err := s.claim(c.TaskID, c.WorkerID, c.AttemptID)
 	if err != nil {
-		return Result{Err: err}
+		return api.Task{}, err
 	}
 	reason := c.Reason
 	if reason == "" {
@@ -233,16 +233,16 @@ func (s *Store) failTask(c command.FailTask) Result {
 	}
 	s.endAttempt(t, api.TaskFailed, nil, reason, c.Now)
 	s.requeueOrEnd(t, reason, c.Now)
-	return Result{Value: taskView(t)}
+	return taskView(t), nil
 }
 
-func (s *Store) loseAttempt(c command.LoseAttempt) Result {
+func (s *Store) loseAttempt(c command.LoseAttempt) (api.Task, error) {
 	t, ok := s.tasks[c.TaskID]
 	if !ok {
-		return Result{Err: fmt.Errorf("task %s: %w", c.TaskID, ErrNotFound)}
+		return api.Task{}, fmt.Errorf("task %s: %w", c.TaskID, ErrNotFound)
 	}
 	if t.AttemptID != c.AttemptID || !t.Active() {
-		return Result{Err: fmt.Errorf("task %s attempt %s: %w", c.TaskID, c.AttemptID, ErrStaleAttempt)}
+		return api.Task{}, fmt.Errorf("task %s attempt %s: %w", c.TaskID, c.AttemptID, ErrStaleAttempt)
 	}
 	reason := c.Reason
 	if reason == "" {
@@ -250,7 +250,7 @@ func (s *Store) loseAttempt(c command.LoseAttempt) Result {
 	}
 	s.endAttempt(t, api.AttemptLost, nil, reason, c.Now)
 	s.requeueOrEnd(t, reason, c.Now)
-	return Result{Value: taskView(t)}
+	return taskView(t), nil
 }
 
 // endAttempt closes the current attempt and frees the worker's hold.

@@ -17,15 +17,15 @@ type RegisterOutcome struct {
 	Worker  api.Worker
 }
 
-func (s *Store) registerWorker(c command.RegisterWorker) Result {
+func (s *Store) registerWorker(c command.RegisterWorker) (RegisterOutcome, error) {
 	if w, ok := s.workers[c.WorkerID]; ok {
-		return Result{Value: RegisterOutcome{Created: false, Worker: s.workerView(w)}}
+		return RegisterOutcome{Created: false, Worker: s.workerView(w)}, nil
 	}
 	if c.Credential.ID == "" || c.Credential.Hash == "" {
-		return Result{Err: fmt.Errorf("%w: register without credential", ErrInvalid)}
+		return RegisterOutcome{}, fmt.Errorf("%w: register without credential", ErrInvalid)
 	}
 	if _, dup := s.credentials[c.Credential.ID]; dup {
-		return Result{Err: fmt.Errorf("credential id collision: %w", ErrConflict)}
+		return RegisterOutcome{}, fmt.Errorf("credential id collision: %w", ErrConflict)
 	}
 	status := api.WorkerReady
 	labels := c.Labels
@@ -33,7 +33,7 @@ func (s *Store) registerWorker(c command.RegisterWorker) Result {
 	if c.TokenID != "" {
 		var err error
 		if token, err = s.redeem(c.TokenID, c.Origin, c.InstanceID, c.Now); err != nil {
-			return Result{Err: err}
+			return RegisterOutcome{}, err
 		}
 		if token.RequiresApproval {
 			status = api.WorkerPending
@@ -81,7 +81,7 @@ func (s *Store) registerWorker(c command.RegisterWorker) Result {
 	if status == api.WorkerReady {
 		s.markPending()
 	}
-	return Result{Value: RegisterOutcome{Created: true, Worker: s.workerView(w)}}
+	return RegisterOutcome{Created: true, Worker: s.workerView(w)}, nil
 }
 
 // mergeLabels lays the token's labels over the worker's own: labels an
@@ -124,56 +124,56 @@ func (s *Store) joinGroups(workerID string, groups []string, now time.Time) (joi
 
 // approveWorker moves a pending worker to ready. Approving a worker that
 // is not pending changes nothing; a revoked worker cannot be approved.
-func (s *Store) approveWorker(c command.ApproveWorker) Result {
+func (s *Store) approveWorker(c command.ApproveWorker) (api.Worker, error) {
 	w, ok := s.workers[c.WorkerID]
 	if !ok {
-		return Result{Err: fmt.Errorf("worker %s: %w", c.WorkerID, ErrNotFound)}
+		return api.Worker{}, fmt.Errorf("worker %s: %w", c.WorkerID, ErrNotFound)
 	}
 	switch w.Status {
 	case api.WorkerRevoked:
-		return Result{Err: fmt.Errorf("worker %s is revoked: %w", w.ID, ErrConflict)}
+		return api.Worker{}, fmt.Errorf("worker %s is revoked: %w", w.ID, ErrConflict)
 	case api.WorkerPending:
 	default:
-		return Result{Value: s.workerView(w)}
+		return s.workerView(w), nil
 	}
 	w.Status = api.WorkerReady
 	w.ApprovedBy, w.ApprovedAt = c.By, c.Now
 	s.record(command.AuditEvent{Time: c.Now, Kind: "worker.approved", Actor: c.By, WorkerID: w.ID, Subject: w.ID, Source: c.Source})
 	s.markPending()
-	return Result{Value: s.workerView(w)}
+	return s.workerView(w), nil
 }
 
-func (s *Store) updateWorker(c command.UpdateWorker) Result {
+func (s *Store) updateWorker(c command.UpdateWorker) (api.Worker, error) {
 	w, ok := s.workers[c.WorkerID]
 	if !ok {
-		return Result{Err: fmt.Errorf("worker %s: %w", c.WorkerID, ErrWorkerNotRegistered)}
+		return api.Worker{}, fmt.Errorf("worker %s: %w", c.WorkerID, ErrWorkerNotRegistered)
 	}
 	w.Executors = c.Executors
 	w.Devices = c.Devices
 	s.markPending()
-	return Result{Value: s.workerView(w)}
+	return s.workerView(w), nil
 }
 
-func (s *Store) setWorkerStatus(c command.SetWorkerStatus) Result {
+func (s *Store) setWorkerStatus(c command.SetWorkerStatus) (api.Worker, error) {
 	w, ok := s.workers[c.WorkerID]
 	if !ok {
-		return Result{Err: fmt.Errorf("worker %s: %w", c.WorkerID, ErrWorkerNotRegistered)}
+		return api.Worker{}, fmt.Errorf("worker %s: %w", c.WorkerID, ErrWorkerNotRegistered)
 	}
 	switch c.Status {
 	case api.WorkerReady, api.WorkerOffline:
 	default:
-		return Result{Err: fmt.Errorf("%w: status %q", ErrInvalid, c.Status)}
+		return api.Worker{}, fmt.Errorf("%w: status %q", ErrInvalid, c.Status)
 	}
 	// Only ready and offline move between each other here; revoked,
 	// pending and the commands keep their meaning.
 	if w.Status != api.WorkerReady && w.Status != api.WorkerOffline {
-		return Result{Err: fmt.Errorf("worker %s is %s: %w", w.ID, w.Status, ErrConflict)}
+		return api.Worker{}, fmt.Errorf("worker %s is %s: %w", w.ID, w.Status, ErrConflict)
 	}
 	if c.Status == api.WorkerReady && w.Status != api.WorkerReady {
 		s.markPending()
 	}
 	w.Status = c.Status
-	return Result{Value: s.workerView(w)}
+	return s.workerView(w), nil
 }
 
 // Worker returns the view of a worker.
