@@ -12,7 +12,7 @@ BIN := bin/gpulayer
 PLUGIN_DIR := bin/plugins
 EXAMPLE_PLUGINS := $(notdir $(wildcard examples/plugins/*))
 
-.PHONY: build plugins demo test test-short lint fmt proto bench bench-quick bench-logstore test-cluster fuzz test-faults
+.PHONY: build plugins demo test test-short lint fmt proto bench bench-quick bench-logstore test-cluster fuzz test-faults test-agent-faults
 build: plugins
 	$(GO) build -o $(BIN) ./cmd/gpulayer
 
@@ -45,6 +45,14 @@ FAULT_BUDGET ?= 24h
 test-faults:
 	GPULAYER_FAULT_SCHEDULES=$(N) GPULAYER_FAULT_BUDGET=$(FAULT_BUDGET) $(if $(SEED),GPULAYER_FAULT_SEED=$(SEED)) GPULAYER_FAULT_KEEP_GOING=$(KEEP_GOING) \
 		$(GO) test -count=1 -timeout 0 -run TestFaultCampaign -v ./integration/faults
+
+# Real agent and plugin processes under faults (agent SIGKILL and
+# restart, plugin crash, agent pause, leader restart): AGENT_N schedules
+# (3 also run inside make test's -race run); SEED=<s> starts from a seed. See docs/reliability.md.
+AGENT_N ?= 3
+test-agent-faults:
+	GPULAYER_AGENT_FAULT_SCHEDULES=$(AGENT_N) $(if $(SEED),GPULAYER_AGENT_FAULT_SEED=$(SEED)) \
+		$(GO) test -count=1 -timeout 0 -run TestRealAgentFaults -v ./integration/agentfaults
 
 # Native Go fuzzing of every decoder an outsider can reach: Raft commands,
 # snapshot restore, HTTP bodies and job specs, tokens, forwarding headers,
