@@ -46,8 +46,8 @@ func TestCommittedAssignmentWithoutAnswerLapses(t *testing.T) {
 	// What sched.Scheduler.tryOnce proposes; its caller's context is gone
 	// by the time the entry commits, so handOut never runs.
 	res, err := h.Server.Propose(context.Background(), command.AssignTask{TaskID: task, WorkerID: "gone", AttemptID: "a-unanswered", Now: time.Now().UTC(), RequestID: "r-unanswered"})
-	if err != nil || res.Err != nil {
-		t.Fatalf("assign: %v %v", err, res.Err)
+	if err != nil || res.Err() != nil {
+		t.Fatalf("assign: %v %v", err, res.Err())
 	}
 	// Lease 1 s, checked every 50 ms: lost well within 5 s.
 	deadline := time.Now().Add(5 * time.Second)

@@ -38,14 +38,22 @@ const (
 	// Agent faults overlap the others.
 	faultPauseAgent // an agent stops heartbeating past its leases, then resumes
 	faultCrashAgent // an agent stops for good, holding what it holds
+	// Faults on one agent's HTTP links to every coordinator.
+	faultCutAgentLinks   // connections severed and refused
+	faultDelayAgentLinks // every chunk held in both directions
+	faultDropAgentLinks  // connections severed at random
 	numFaultKinds
 )
 
 var faultNames = [...]string{
 	"stop-leader", "stop-follower", "sigkill-leader", "sigkill-follower", "partition-leader", "partition-follower",
 	"cut-leader-out", "delay-link", "drop-links", "clock-step", "log-write-errors", "log-sync-errors", "disk-full",
-	"disk-full-exit", "pause-agent", "crash-agent",
+	"disk-full-exit", "pause-agent", "crash-agent", "cut-agent-links", "delay-agent-links", "drop-agent-links",
 }
+
+// onAgent reports whether k is a fault on an agent or its links, run
+// alongside the coordinator faults.
+func (k faultKind) onAgent() bool { return k > numCoordinatorFaults }
 
 func (k faultKind) String() string { return faultNames[k] }
 
@@ -67,9 +75,9 @@ type fault struct {
 func (f fault) String() string {
 	s := fmt.Sprintf("%s@%v/%v", f.Kind, f.At.Round(time.Millisecond), f.For.Round(time.Millisecond))
 	switch f.Kind {
-	case faultDelayLink:
+	case faultDelayLink, faultDelayAgentLinks:
 		s += fmt.Sprintf("(delay %v)", f.Delay.Round(time.Millisecond))
-	case faultDropLinks:
+	case faultDropLinks, faultDropAgentLinks:
 		s += fmt.Sprintf("(drop %.2f)", f.Drop)
 	case faultClockStep:
 		s += fmt.Sprintf("(step %v)", f.Step)
@@ -219,6 +227,26 @@ func newPlan(seed uint64) plan {
 			j.CancelAfter = dur(0, 600*time.Millisecond)
 		}
 		p.Jobs = append(p.Jobs, j)
+	}
+
+	// A fault on one agent's HTTP links, drawn after everything else so
+	// that the seeds of the runs before these faults came in keep the rest
+	// of their plan. It goes to an agent no other agent fault took.
+	if r.Float64() < 0.5 {
+		f := fault{Kind: faultCutAgentLinks + faultKind(r.IntN(3)), At: dur(200*time.Millisecond, 1500*time.Millisecond), Pick: r.IntN(agentCount)}
+		switch f.Kind {
+		case faultCutAgentLinks:
+			// Past most leases, so that the agent's attempts lapse while it
+			// runs on, cut off, and finishes late.
+			f.For = dur(1200*time.Millisecond, 2500*time.Millisecond)
+		case faultDelayAgentLinks:
+			f.For = dur(400*time.Millisecond, 1200*time.Millisecond)
+			f.Delay = dur(20*time.Millisecond, 300*time.Millisecond)
+		case faultDropAgentLinks:
+			f.For = dur(300*time.Millisecond, 900*time.Millisecond)
+			f.Drop = 0.05 + 0.35*r.Float64()
+		}
+		p.Faults = append(p.Faults, f)
 	}
 	return p
 }

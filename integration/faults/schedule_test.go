@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator"
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
+	"github.com/gpulayer/gpulayer/internal/faultproxy"
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
 )
@@ -160,11 +161,15 @@ type run struct {
 	book   *jobBook
 	agents []*simAgent
 
-	mu       sync.Mutex
-	applied  map[string]int
-	faulted  map[*simAgent]bool // agents an agent fault took
-	skipped  int
-	problems []string
+	mu      sync.Mutex
+	applied map[string]int
+	faulted map[*simAgent]bool // agents an agent fault took
+	// agentLinks: each agent's fault proxies, one per coordinator; clients:
+	// the agents' HTTP clients.
+	agentLinks map[*simAgent][]*faultproxy.Proxy
+	clients    []*http.Client
+	skipped    int
+	problems   []string
 	// fullDisk: when each node's disk was full, by node id.
 	fullDisk map[string][][2]time.Time
 }
@@ -210,7 +215,7 @@ func runSchedule(t *testing.T, p plan, bg *background) outcomeOf {
 	for _, n := range c.Nodes {
 		names[n.HTTPAddr] = n.ID
 	}
-	hc := newTracer(r.rec, names)
+	hc := newTracer(r.rec, names, nil)
 	r.hc = hc
 	admin, err := newAdmin(r.urls, hc, c.AdminToken)
 	if err != nil {
@@ -218,12 +223,29 @@ func runSchedule(t *testing.T, p plan, bg *background) outcomeOf {
 	}
 	r.admin = admin
 	ctx := t.Context()
+	r.agentLinks = map[*simAgent][]*faultproxy.Proxy{}
 	for i := range p.Agents {
-		a, err := newAgent(ctx, r.urls, hc, c.JoinToken, fmt.Sprintf("w%d", i), i, r.rec)
+		// Each agent reaches every coordinator through a fault proxy of
+		// its own, for the faults on its HTTP links.
+		via := map[string]string{}
+		var links []*faultproxy.Proxy
+		for _, n := range c.Nodes {
+			px, err := faultproxy.New(n.HTTPAddr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tb.Cleanup(func() { _ = px.Close() })
+			via[n.HTTPAddr] = px.Addr()
+			links = append(links, px)
+		}
+		ahc := newTracer(r.rec, names, via)
+		r.clients = append(r.clients, ahc)
+		a, err := newAgent(ctx, r.urls, ahc, c.JoinToken, fmt.Sprintf("w%d", i), i, r.rec)
 		if err != nil {
 			t.Fatal(err)
 		}
 		r.agents = append(r.agents, a)
+		r.agentLinks[a] = links
 	}
 	defer func() {
 		for _, a := range r.agents {
@@ -250,7 +272,7 @@ func runSchedule(t *testing.T, p plan, bg *background) outcomeOf {
 	go func() { defer reading.Done(); r.read(readCtx, p.Seed) }()
 	var linkFaults, agentFaults []fault
 	for _, f := range p.Faults {
-		if f.Kind == faultPauseAgent || f.Kind == faultCrashAgent {
+		if f.Kind.onAgent() {
 			agentFaults = append(agentFaults, f)
 		} else {
 			linkFaults = append(linkFaults, f)
@@ -316,6 +338,9 @@ func runSchedule(t *testing.T, p plan, bg *background) outcomeOf {
 	// A connection a client opened and never used keeps an HTTP server's
 	// graceful stop waiting for up to 5 s: close this side's.
 	hc.CloseIdleConnections()
+	for _, ahc := range r.clients {
+		ahc.CloseIdleConnections()
+	}
 	return outcomeOf{recs: recs, keyTask: r.book.keyTask(), final: final, seen: tally(recs, final), stages: strings.Join(stages, ", "), faults: r.applied, skipped: r.skipped, jobs: len(ids), ops: h.ops, violations: viol, callViolations: callViol, resent: len(h.resent), problems: r.problems, digest: fmt.Sprintf("%x", sum[:8]), elapsed: time.Since(began)}
 }
 
@@ -628,5 +653,25 @@ func (r *run) agentFault(start time.Time, f fault) {
 	case faultCrashAgent:
 		r.t.Logf("crashed %s at %s ms", a.id, ms(r.rec.now()))
 		a.kill()
+	case faultCutAgentLinks, faultDelayAgentLinks, faultDropAgentLinks:
+		links := r.agentLinks[a]
+		for _, px := range links {
+			switch f.Kind {
+			case faultCutAgentLinks:
+				px.SetBlocked(true)
+			case faultDelayAgentLinks:
+				px.SetDelay(f.Delay)
+			case faultDropAgentLinks:
+				px.SetDropRate(f.Drop)
+			}
+		}
+		r.t.Logf("%s of %s at %s ms", f.Kind, a.id, ms(r.rec.now()))
+		hold(f.For)
+		for _, px := range links {
+			px.SetBlocked(false)
+			px.SetDelay(0)
+			px.SetDropRate(0)
+		}
+		r.t.Logf("healed the links of %s at %s ms", a.id, ms(r.rec.now()))
 	}
 }

@@ -33,11 +33,22 @@ func withRecord(ctx context.Context, rec *record) context.Context {
 	return context.WithValue(ctx, recordKey{}, rec)
 }
 
-func newTracer(rec *recorder, names map[string]string) *http.Client {
+// newTracer returns the HTTP client of a schedule's clients. via, if not
+// nil, maps a coordinator's address to the one to dial instead (a fault
+// proxy in front of it): the client and the records keep the
+// coordinator's own address, and a leader named by a not_leader answer is
+// reached through its proxy too.
+func newTracer(rec *recorder, names map[string]string, via map[string]string) *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	// As sdk/client's own transport: a dead coordinator does not answer a
 	// dial, so give up on it soon.
-	tr.DialContext = (&net.Dialer{Timeout: 2 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	dial := (&net.Dialer{Timeout: 2 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if to, ok := via[addr]; ok {
+			addr = to
+		}
+		return dial(ctx, network, addr)
+	}
 	tr.MaxIdleConnsPerHost = 64
 	return &http.Client{Transport: &tracer{base: tr, rec: rec, names: names}}
 }
