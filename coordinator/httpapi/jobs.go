@@ -11,6 +11,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/view"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -40,7 +41,7 @@ func (s *Server) submitJob(w http.ResponseWriter, r *http.Request, p auth.Princi
 	if !out.Created {
 		status = http.StatusOK
 	}
-	writeJSON(w, status, api.JobResponse{Job: out.Job})
+	writeJSON(w, status, api.JobResponse{Job: view.Job(out.Job)})
 	return nil
 }
 
@@ -87,7 +88,7 @@ func encodePage(page []state.JobEntry, more bool, budget int) (jobs []json.RawMe
 	jobs = make([]json.RawMessage, 0, len(page))
 	size := 0
 	for _, e := range page {
-		b, err := json.Marshal(&e.Job)
+		b, err := json.Marshal(view.Job(e.Job))
 		if err != nil {
 			return nil, 0, err
 		}
@@ -108,7 +109,7 @@ func (s *Server) getJob(w http.ResponseWriter, r *http.Request, _ auth.Principal
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, api.JobResponse{Job: j})
+	writeJSON(w, http.StatusOK, api.JobResponse{Job: view.Job(j)})
 	return nil
 }
 
@@ -125,11 +126,11 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request, p auth.Princi
 	if !p.HasRole(auth.RoleAdmin) && owner != p.Name {
 		return newError(api.CodeForbidden, "client token %q may cancel only its own jobs", p.Name)
 	}
-	job, err := state.Propose[api.Job](r.Context(), s.propose, command.CancelJob{JobID: id, By: p.Name, Now: s.now(), Source: sourceString(r)})
+	job, err := state.Propose[state.JobRecord](r.Context(), s.propose, command.CancelJob{JobID: id, By: p.Name, Now: s.now(), Source: sourceString(r)})
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, api.JobResponse{Job: job})
+	writeJSON(w, http.StatusOK, api.JobResponse{Job: view.Job(job)})
 	return nil
 }
 
@@ -176,7 +177,7 @@ func (s *Server) jobLogs(w http.ResponseWriter, r *http.Request, p auth.Principa
 	for {
 		for i := range entries {
 			arm()
-			if err := enc.Encode(&entries[i]); err != nil {
+			if err := enc.Encode(view.LogEntry(entries[i])); err != nil {
 				return nil
 			}
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/view"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -22,7 +23,7 @@ func TestJobsPageByteBudget(t *testing.T) {
 			Spec: api.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`)}})
 	}
 	one, _ := s.JobsPage(0, 1)
-	b, err := json.Marshal(one[0].Job)
+	b, err := json.Marshal(view.Job(one[0].Job))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/view"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -30,9 +31,11 @@ func requireAttempt(id string) error {
 	return nil
 }
 
-// taskAnswer answers a task route with the task as it now stands.
-func taskAnswer(w http.ResponseWriter, t api.Task) {
-	writeJSON(w, http.StatusOK, api.TaskResponse{Task: t})
+// taskAnswer answers a task route with the task as the command left it.
+// A finish replayed under its submission id has for outcome the record
+// the first one left, so it renders the same answer byte for byte.
+func taskAnswer(w http.ResponseWriter, t state.Task) {
+	writeJSON(w, http.StatusOK, api.TaskResponse{Task: view.Task(t)})
 }
 
 func (s *Server) startTask(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
@@ -43,7 +46,7 @@ func (s *Server) startTask(w http.ResponseWriter, r *http.Request, p auth.Princi
 	if err := requireAttempt(req.AttemptID); err != nil {
 		return err
 	}
-	t, err := state.Propose[api.Task](r.Context(), s.propose, command.StartTask{TaskID: r.PathValue("id"), WorkerID: p.WorkerID, AttemptID: req.AttemptID, Now: s.now()})
+	t, err := state.Propose[state.Task](r.Context(), s.propose, command.StartTask{TaskID: r.PathValue("id"), WorkerID: p.WorkerID, AttemptID: req.AttemptID, Now: s.now()})
 	if err != nil {
 		return err
 	}
@@ -112,7 +115,7 @@ func (s *Server) finishTask(w http.ResponseWriter, r *http.Request, p auth.Princ
 		return invalidf("invalid JSON body")
 	}
 	sum := sha256.Sum256(canon)
-	answer, err := state.Propose[state.Replay](r.Context(), s.propose, command.FinishTask{
+	t, err := state.Propose[state.Task](r.Context(), s.propose, command.FinishTask{
 		TaskID:       r.PathValue("id"),
 		WorkerID:     p.WorkerID,
 		AttemptID:    req.AttemptID,
@@ -127,7 +130,7 @@ func (s *Server) finishTask(w http.ResponseWriter, r *http.Request, p auth.Princ
 	if err != nil {
 		return err
 	}
-	writeRaw(w, http.StatusOK, answer)
+	taskAnswer(w, t)
 	return nil
 }
 
@@ -142,7 +145,7 @@ func (s *Server) failTask(w http.ResponseWriter, r *http.Request, p auth.Princip
 	if err := checkLen("reason", req.Reason, api.MaxReasonBytes); err != nil {
 		return err
 	}
-	t, err := state.Propose[api.Task](r.Context(), s.propose, command.FailTask{TaskID: r.PathValue("id"), WorkerID: p.WorkerID, AttemptID: req.AttemptID, Reason: req.Reason, Now: s.now()})
+	t, err := state.Propose[state.Task](r.Context(), s.propose, command.FailTask{TaskID: r.PathValue("id"), WorkerID: p.WorkerID, AttemptID: req.AttemptID, Reason: req.Reason, Now: s.now()})
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/view"
 	"github.com/gpulayer/gpulayer/internal/clock"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -122,7 +123,7 @@ func (s *Scheduler) tryOnce(ctx context.Context, workerID string, req api.Acquir
 // handOut arms the lease of an assignment (again, for a replayed one: the
 // deadline only ever moves later) and returns it.
 func (s *Scheduler) handOut(workerID string, out state.AssignOutcome) *api.Assignment {
-	a := out.Assignment
+	a := view.Assignment(out)
 	s.leases.Assigned(a.ID, workerID, a.AttemptID, time.Duration(a.LeaseSeconds)*time.Second, out.LeaseUntil)
 	return &a
 }

@@ -36,7 +36,7 @@ func (s *Store) acquireReplay(w *Worker, requestID string) (AssignOutcome, bool)
 	if !ok || t.AttemptID != rec.AttemptID || t.WorkerID != w.ID || !t.Active() {
 		return AssignOutcome{}, false
 	}
-	return AssignOutcome{Assignment: s.assignmentOf(t), LeaseUntil: t.LeaseExpiresAt, Replayed: true}, true
+	return s.assignOutcome(t, true), true
 }
 
 // recordAcquire notes the attempt an acquire under c.RequestID got.

@@ -30,28 +30,28 @@ func TestAcquireUnderOneRequestIDAssignsOnce(t *testing.T) {
 		return out
 	}
 	first := assign("j1-a", "w1", "a1", "GPU-1", "r1")
-	if first.Replayed || first.Assignment.AttemptID != "a1" {
+	if first.Replayed || first.Task.AttemptID != "a1" {
 		t.Fatalf("first assignment: %+v", first)
 	}
 	again := assign("j1-b", "w1", "a2", "GPU-2", "r1")
-	if !again.Replayed || again.Assignment.AttemptID != "a1" || again.Assignment.ID != "j1-a" || again.Assignment.Devices[0] != "GPU-1" {
+	if !again.Replayed || again.Task.AttemptID != "a1" || again.Task.ID != "j1-a" || again.Task.Devices[0] != "GPU-1" {
 		t.Fatalf("the same request id again: %+v", again)
 	}
 	if task, _ := s.Task("j1-b"); task.State != api.TaskPending {
 		t.Fatalf("the replay assigned j1-b: %s", task.State)
 	}
-	if out, ok := s.AcquireReplay("w1", "r1"); !ok || out.Assignment.AttemptID != "a1" {
+	if out, ok := s.AcquireReplay("w1", "r1"); !ok || out.Task.AttemptID != "a1" {
 		t.Fatalf("AcquireReplay: %+v %v", out, ok)
 	}
 	if _, ok := s.AcquireReplay("w2", "r1"); ok {
 		t.Fatal("another worker's request id replayed w1's assignment")
 	}
-	if out := assign("j1-c", "w2", "a3", "GPU-3", "r1"); out.Replayed || out.Assignment.AttemptID != "a3" {
+	if out := assign("j1-c", "w2", "a3", "GPU-3", "r1"); out.Replayed || out.Task.AttemptID != "a3" {
 		t.Fatalf("w2 under the same id: %+v", out)
 	}
 
 	r, _ := roundTrip(t, s)
-	if out, ok := r.AcquireReplay("w1", "r1"); !ok || out.Assignment.AttemptID != "a1" {
+	if out, ok := r.AcquireReplay("w1", "r1"); !ok || out.Task.AttemptID != "a1" {
 		t.Fatalf("AcquireReplay after a restore: %+v %v", out, ok)
 	}
 
@@ -59,7 +59,7 @@ func TestAcquireUnderOneRequestIDAssignsOnce(t *testing.T) {
 	if _, ok := s.AcquireReplay("w1", "r1"); ok {
 		t.Fatal("an ended attempt was replayed")
 	}
-	if out := assign("j1-b", "w1", "a4", "GPU-2", "r1"); out.Replayed || out.Assignment.AttemptID != "a4" {
+	if out := assign("j1-b", "w1", "a4", "GPU-2", "r1"); out.Replayed || out.Task.AttemptID != "a4" {
 		t.Fatalf("after the attempt ended, the id again: %+v", out)
 	}
 	if out := assign("j1-d", "w1", "a5", "GPU-1", "r2"); out.Replayed {

@@ -17,10 +17,12 @@ const (
 	DefaultMaxAttempts  = 3
 )
 
-// SubmitOutcome is the value of a SubmitJob result.
+// SubmitOutcome is the outcome of SubmitJob: the job, and whether this
+// command created it (else an earlier one under the same idempotency key
+// did).
 type SubmitOutcome struct {
 	Created bool
-	Job     api.Job
+	Job     JobRecord
 }
 
 // SpecHash is a stable digest of a job spec, used for idempotency keys.
@@ -52,7 +54,7 @@ func (s *Store) submitJob(c command.SubmitJob) (SubmitOutcome, error) {
 			if j.SpecHash != hash {
 				return SubmitOutcome{}, fmt.Errorf("idempotency key %q was used with a different job: %w", c.Spec.IdempotencyKey, ErrConflict)
 			}
-			return SubmitOutcome{Created: false, Job: s.jobView(j)}, nil
+			return SubmitOutcome{Created: false, Job: s.jobRecord(j)}, nil
 		}
 	}
 	if err := s.checkPendingQuota(c.CreatedBy, c.MaxPendingJobs); err != nil {
@@ -86,16 +88,16 @@ func (s *Store) submitJob(c command.SubmitJob) (SubmitOutcome, error) {
 		s.idempotency[c.CreatedBy+"/"+c.Spec.IdempotencyKey] = j.ID
 	}
 	s.markPending()
-	return SubmitOutcome{Created: true, Job: s.jobView(j)}, nil
+	return SubmitOutcome{Created: true, Job: s.jobRecord(j)}, nil
 }
 
-func (s *Store) cancelJob(c command.CancelJob) (api.Job, error) {
+func (s *Store) cancelJob(c command.CancelJob) (JobRecord, error) {
 	j, ok := s.jobs[c.JobID]
 	if !ok {
-		return api.Job{}, fmt.Errorf("job %s: %w", c.JobID, ErrNotFound)
+		return JobRecord{}, fmt.Errorf("job %s: %w", c.JobID, ErrNotFound)
 	}
 	if s.jobTerminal(j) {
-		return api.Job{}, fmt.Errorf("job %s has already ended: %w", j.ID, ErrConflict)
+		return JobRecord{}, fmt.Errorf("job %s has already ended: %w", j.ID, ErrConflict)
 	}
 	for _, id := range j.TaskIDs {
 		t := s.tasks[id]
@@ -112,7 +114,7 @@ func (s *Store) cancelJob(c command.CancelJob) (api.Job, error) {
 	}
 	j.UpdatedAt = c.Now
 	s.record(command.AuditEvent{Time: c.Now, Kind: "job.cancelled", Actor: c.By, Subject: j.ID, Source: c.Source, Detail: "created by " + j.CreatedBy})
-	return s.jobView(j), nil
+	return s.jobRecord(j), nil
 }
 
 func (s *Store) jobTerminal(j *Job) bool {
@@ -124,15 +126,15 @@ func (s *Store) jobTerminal(j *Job) bool {
 	return true
 }
 
-// Job returns the view of a job.
-func (s *Store) Job(id string) (api.Job, error) {
+// Job returns a copy of a job with its tasks.
+func (s *Store) Job(id string) (JobRecord, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	j, ok := s.jobs[id]
 	if !ok {
-		return api.Job{}, fmt.Errorf("job %s: %w", id, ErrNotFound)
+		return JobRecord{}, fmt.Errorf("job %s: %w", id, ErrNotFound)
 	}
-	return s.jobView(j), nil
+	return s.jobRecord(j), nil
 }
 
 // JobOwner returns who created a job.
@@ -150,7 +152,7 @@ func (s *Store) JobOwner(id string) (string, error) {
 // a next page starts below.
 type JobEntry struct {
 	Seq uint64
-	Job api.Job
+	Job JobRecord
 }
 
 // JobsPage lists at most limit jobs (limit <= 0: every one) newest first
@@ -172,14 +174,22 @@ func (s *Store) JobsPage(before uint64, limit int) (page []JobEntry, more bool) 
 	i := end - 1
 	for ; i >= 0 && len(page) < limit; i-- {
 		j := s.jobs[s.jobOrder[i]]
-		page = append(page, JobEntry{Seq: j.Seq, Job: s.jobView(j)})
+		page = append(page, JobEntry{Seq: j.Seq, Job: s.jobRecord(j)})
 	}
 	return page, i >= 0
 }
 
+// LogLine is one stored chunk of a job's output, with the task it came
+// from.
+type LogLine struct {
+	TaskID    string
+	TaskIndex int
+	LogRecord
+}
+
 // Logs returns a job's stored output from position from onwards (per the
 // job's task order), with the next position and whether the job has ended.
-func (s *Store) Logs(jobID string, from LogCursor) ([]api.LogEntry, LogCursor, bool, error) {
+func (s *Store) Logs(jobID string, from LogCursor) ([]LogLine, LogCursor, bool, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	j, ok := s.jobs[jobID]
@@ -190,13 +200,13 @@ func (s *Store) Logs(jobID string, from LogCursor) ([]api.LogEntry, LogCursor, b
 		from = LogCursor{}
 	}
 	next := LogCursor{}
-	var out []api.LogEntry
+	var out []LogLine
 	for _, id := range j.TaskIDs {
 		t := s.tasks[id]
 		recs := s.logs[id]
 		start := from[id]
 		for _, r := range recs[min(start, len(recs)):] {
-			out = append(out, api.LogEntry{TaskID: id, Index: t.Index, Attempt: r.Attempt, Stream: r.Stream, Seq: r.Seq, Data: r.Data, Time: api.FormatTime(r.Time)})
+			out = append(out, LogLine{TaskID: id, TaskIndex: t.Index, LogRecord: r})
 		}
 		next[id] = len(recs)
 	}
@@ -205,90 +215,3 @@ func (s *Store) Logs(jobID string, from LogCursor) ([]api.LogEntry, LogCursor, b
 
 // LogCursor is a position in a job's logs: per task, records already read.
 type LogCursor map[string]int
-
-func (s *Store) jobView(j *Job) api.Job {
-	tasks := make([]api.Task, len(j.TaskIDs))
-	updated := j.UpdatedAt
-	for i, id := range j.TaskIDs {
-		t := s.tasks[id]
-		tasks[i] = taskView(t)
-		if t.UpdatedAt.After(updated) {
-			updated = t.UpdatedAt
-		}
-	}
-	return api.Job{
-		JobSpec:   j.Spec,
-		ID:        j.ID,
-		State:     deriveJobState(tasks),
-		CreatedBy: j.CreatedBy,
-		CreatedAt: api.FormatTime(j.CreatedAt),
-		UpdatedAt: api.FormatTime(updated),
-		Tasks:     tasks,
-	}
-}
-
-// deriveJobState folds task states into the job's state.
-func deriveJobState(tasks []api.Task) string {
-	var pending, active, failed, cancelled, done int
-	for _, t := range tasks {
-		switch t.State {
-		case api.TaskPending:
-			pending++
-		case api.TaskAssigned, api.TaskRunning:
-			active++
-		case api.TaskFailed:
-			failed++
-		case api.TaskCancelled:
-			cancelled++
-		case api.TaskSucceeded:
-			done++
-		}
-	}
-	switch {
-	case active > 0 || (pending > 0 && pending < len(tasks)):
-		return api.TaskRunning
-	case pending > 0:
-		return api.TaskPending
-	case failed > 0:
-		return api.TaskFailed
-	case cancelled > 0:
-		return api.TaskCancelled
-	}
-	return api.TaskSucceeded
-}
-
-func taskView(t *Task) api.Task {
-	v := api.Task{
-		ID:              t.ID,
-		JobID:           t.JobID,
-		Index:           t.Index,
-		State:           t.State,
-		Attempt:         len(t.Attempts),
-		AttemptID:       t.AttemptID,
-		WorkerID:        t.WorkerID,
-		ExitCode:        t.ExitCode,
-		Output:          t.Output,
-		Reason:          t.Reason,
-		SubmittedBy:     t.SubmittedBy,
-		ExecutedBy:      t.ExecutedBy,
-		Devices:         t.Devices,
-		CancelRequested: t.CancelRequested,
-		CreatedAt:       api.FormatTime(t.CreatedAt),
-		UpdatedAt:       api.FormatTime(t.UpdatedAt),
-	}
-	for _, a := range t.Attempts {
-		v.Attempts = append(v.Attempts, api.Attempt{
-			AttemptID:  a.ID,
-			Number:     a.Number,
-			WorkerID:   a.WorkerID,
-			State:      a.State,
-			Devices:    a.Devices,
-			AssignedAt: api.FormatTime(a.AssignedAt),
-			StartedAt:  api.FormatTime(a.StartedAt),
-			EndedAt:    api.FormatTime(a.EndedAt),
-			ExitCode:   a.ExitCode,
-			Reason:     a.Reason,
-		})
-	}
-	return v
-}

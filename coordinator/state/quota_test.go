@@ -73,7 +73,7 @@ func TestJobsPage(t *testing.T) {
 	for page := 0; ; page++ {
 		jobs, more := s.JobsPage(before, 3)
 		for _, e := range jobs {
-			ids = append(ids, e.Job.ID)
+			ids = append(ids, e.Job.Job.ID)
 		}
 		if page == 0 {
 			submitAs(s, "ci", "late", 0)
@@ -86,7 +86,7 @@ func TestJobsPage(t *testing.T) {
 	if fmt.Sprint(ids) != "[j6 j5 j4 j3 j2 j1 j0]" {
 		t.Fatalf("pages listed %v", ids)
 	}
-	if jobs, more := s.JobsPage(0, 100); len(jobs) != 8 || jobs[0].Job.ID != "late" || more {
+	if jobs, more := s.JobsPage(0, 100); len(jobs) != 8 || jobs[0].Job.Job.ID != "late" || more {
 		t.Fatalf("one page of everything: %d jobs, more %v", len(jobs), more)
 	}
 	// No bound on the count (limit 0 or below) lists everything below the

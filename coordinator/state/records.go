@@ -121,10 +121,11 @@ type LogRecord struct {
 	Time    time.Time `json:"time"`
 }
 
-// Submission remembers the answer to a finish with a submission id.
+// Submission remembers a finish with a submission id: the digest of its
+// body and the task as that finish left it, the outcome a replay yields.
 type Submission struct {
 	BodyHash string `json:"body_hash"`
-	Answer   []byte `json:"answer"`
+	Task     Task   `json:"task"`
 }
 
 // MaxLogBytesPerTask bounds the output kept for one task; past it, chunks

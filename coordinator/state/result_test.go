@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 func TestProposeTypesTheOutcome(t *testing.T) {
@@ -17,7 +16,7 @@ func TestProposeTypesTheOutcome(t *testing.T) {
 		err    error
 		want   error
 	}{
-		{"outcome of the asked type", Result{value: api.Task{ID: "t1"}}, nil, nil},
+		{"outcome of the asked type", Result{value: Task{ID: "t1"}}, nil, nil},
 		{"refusal", Refused(ErrStaleAttempt), nil, ErrStaleAttempt},
 		{"proposal failed", Result{}, errLost, errLost},
 		{"outcome of another type", Result{value: true}, nil, ErrOutcomeType},
@@ -26,7 +25,7 @@ func TestProposeTypesTheOutcome(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p := func(context.Context, command.Command) (Result, error) { return c.result, c.err }
-			got, err := Propose[api.Task](t.Context(), p, command.StartTask{})
+			got, err := Propose[Task](t.Context(), p, command.StartTask{})
 			if !errors.Is(err, c.want) || (c.want == nil) != (err == nil) {
 				t.Fatalf("error %v, want %v", err, c.want)
 			}

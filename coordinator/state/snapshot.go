@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -197,6 +198,11 @@ func (s *Store) load(snap *snapshotV1) error {
 	}
 	if snap.Logs != nil {
 		s.logs = snap.Logs
+	}
+	for key, sub := range snap.Submissions {
+		if sub.Task.ID == "" || !strings.HasPrefix(key, sub.Task.ID+"/") {
+			return fmt.Errorf("submission %q without the task it finished: %w", key, ErrInvalid)
+		}
 	}
 	if snap.Submissions != nil {
 		s.submissions = snap.Submissions

@@ -133,7 +133,7 @@ func TestSnapshotRestoreRoundTrip(t *testing.T) {
 	}
 	// The submission index survived: the same finish replays.
 	res := r.Apply(command.FinishTask{TaskID: "j1-a", WorkerID: "w1", AttemptID: "a1", SubmissionID: "s1", BodyHash: "b1", Now: at(50)}).(Result)
-	if _, err := OutcomeOf[Replay](res); err != nil {
+	if _, err := OutcomeOf[Task](res); err != nil {
 		t.Fatalf("replayed finish after restore: %+v", res)
 	}
 }
@@ -159,12 +159,14 @@ func TestScenarioOutcomes(t *testing.T) {
 		t.Errorf("j1-a: %+v", a)
 	}
 	b, _ := s.Task("j1-b")
-	if b.State != api.TaskAssigned || b.Attempt != 2 || b.Attempts[0].State != api.AttemptLost || b.Attempts[0].WorkerID != "w2" {
+	if b.State != api.TaskAssigned || len(b.Attempts) != 2 || b.Attempts[0].State != api.AttemptLost || b.Attempts[0].WorkerID != "w2" {
 		t.Errorf("j1-b: %+v", b)
 	}
 	j2, _ := s.Job("j2")
-	if j2.State != api.TaskCancelled {
-		t.Errorf("j2: %s", j2.State)
+	for _, task := range j2.Tasks {
+		if task.State != api.TaskCancelled {
+			t.Errorf("j2: task %s is %s", task.ID, task.State)
+		}
 	}
 	entries, _, _, _ := s.Logs("j1", nil)
 	if len(entries) != 1 || entries[0].Data != "hi\n" {
@@ -317,6 +319,9 @@ func TestFailedRestoreLeavesStateUntouched(t *testing.T) {
 		{"task of a missing job", edit(func(m map[string]any) { m["jobs"] = []any{} })},
 		{"job listed twice", edit(func(m map[string]any) { jobs := m["jobs"].([]any); m["jobs"] = append(jobs, jobs[0]) })},
 		{"null worker", edit(func(m map[string]any) { m["workers"] = append(m["workers"].([]any), nil) })},
+		{"finish record without its task", edit(func(m map[string]any) {
+			m["submissions"] = map[string]any{"j1-a/s9": map[string]any{"body_hash": "b", "answer": "e30="}}
+		})},
 		{"cluster with a bad network", edit(func(m map[string]any) {
 			m["clusters"] = []any{map[string]any{"key": "lab", "cidrs": []any{"not-a-cidr"}}}
 		})},

@@ -1,7 +1,6 @@
 package state
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -20,9 +19,11 @@ type ActiveTask struct {
 	CancelRequested bool
 }
 
-// AssignOutcome is the value of an AssignTask result.
+// AssignOutcome is the outcome of AssignTask: the task as assigned and
+// its job's spec, which together make the acquire answer.
 type AssignOutcome struct {
-	Assignment api.Assignment
+	Task       Task
+	Spec       api.JobSpec
 	LeaseUntil time.Time
 	// Replayed is set when the answer is that of an earlier acquire under
 	// the same request id (acquire.go), and nothing was assigned now.
@@ -72,27 +73,12 @@ func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
 	t.Attempts = append(t.Attempts, Attempt{ID: c.AttemptID, Number: len(t.Attempts) + 1, WorkerID: w.ID, State: api.TaskAssigned, Devices: c.Devices, AssignedAt: c.Now})
 	w.active[t.ID] = struct{}{}
 	recordAcquire(w, c)
-	return AssignOutcome{LeaseUntil: t.LeaseExpiresAt, Assignment: s.assignmentOf(t)}, nil
+	return s.assignOutcome(t, false), nil
 }
 
-// assignmentOf is the acquire answer for t's current attempt.
-func (s *Store) assignmentOf(t *Task) api.Assignment {
-	j := s.jobs[t.JobID]
-	return api.Assignment{
-		ID:             t.ID,
-		JobID:          t.JobID,
-		Index:          t.Index,
-		AttemptID:      t.AttemptID,
-		Attempt:        len(t.Attempts),
-		Executor:       j.Spec.Executor,
-		Config:         j.Spec.Config,
-		Resources:      j.Spec.Resources,
-		Devices:        nonNil(t.Devices),
-		LeaseExpiresAt: api.FormatTime(t.LeaseExpiresAt),
-		LeaseSeconds:   t.LeaseSeconds,
-		TimeoutSeconds: j.Spec.TimeoutSeconds,
-		Inputs:         j.Spec.Inputs,
-	}
+// assignOutcome is the outcome of t's current assignment.
+func (s *Store) assignOutcome(t *Task, replayed bool) AssignOutcome {
+	return AssignOutcome{Task: t.clone(), Spec: s.jobs[t.JobID].Spec, LeaseUntil: t.LeaseExpiresAt, Replayed: replayed}
 }
 
 // claim checks that worker holds the task under attemptID. It is the one
@@ -132,10 +118,10 @@ func (s *Store) claim(taskID, workerID, attemptID string) (*Task, error) {
 	return t, nil
 }
 
-func (s *Store) startTask(c command.StartTask) (api.Task, error) {
+func (s *Store) startTask(c command.StartTask) (Task, error) {
 	t, err := s.claim(c.TaskID, c.WorkerID, c.AttemptID)
 	if err != nil {
-		return api.Task{}, err
+		return Task{}, err
 	}
 	if t.State == api.TaskAssigned {
 		t.State = api.TaskRunning
@@ -145,7 +131,7 @@ func (s *Store) startTask(c command.StartTask) (api.Task, error) {
 		a.State = api.TaskRunning
 		a.StartedAt = c.Now
 	}
-	return taskView(t), nil
+	return t.clone(), nil
 }
 
 func (s *Store) appendLogs(c command.AppendLogs) (bool, error) {
@@ -173,18 +159,22 @@ func (s *Store) appendLogs(c command.AppendLogs) (bool, error) {
 
 func submissionKey(taskID, submissionID string) string { return taskID + "/" + submissionID }
 
-func (s *Store) finishTask(c command.FinishTask) (Replay, error) {
+// finishTask ends the current attempt. Its outcome is the task as the
+// finish left it; under a submission id that record is kept, and a
+// replay of the same body has it for outcome again (the HTTP layer
+// renders it, so the answer is the first one byte for byte).
+func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 	if c.SubmissionID != "" {
 		if prev, ok := s.submissions[submissionKey(c.TaskID, c.SubmissionID)]; ok {
 			if prev.BodyHash != c.BodyHash {
-				return nil, fmt.Errorf("submission %s was used with a different body: %w", c.SubmissionID, ErrConflict)
+				return Task{}, fmt.Errorf("submission %s was used with a different body: %w", c.SubmissionID, ErrConflict)
 			}
-			return Replay(prev.Answer), nil
+			return prev.Task.clone(), nil
 		}
 	}
 	t, err := s.claim(c.TaskID, c.WorkerID, c.AttemptID)
 	if err != nil {
-		return nil, err
+		return Task{}, err
 	}
 	code := c.ExitCode
 	state := api.TaskSucceeded
@@ -211,21 +201,16 @@ func (s *Store) finishTask(c command.FinishTask) (Replay, error) {
 	t.Output = c.Output
 	t.SubmittedBy = c.WorkerID
 	t.Reason = reason
-	view := taskView(t)
-	answer, _ := json.Marshal(api.TaskResponse{Task: view})
 	if c.SubmissionID != "" {
-		s.submissions[submissionKey(c.TaskID, c.SubmissionID)] = Submission{BodyHash: c.BodyHash, Answer: answer}
+		s.submissions[submissionKey(c.TaskID, c.SubmissionID)] = Submission{BodyHash: c.BodyHash, Task: t.clone()}
 	}
-	return Replay(answer), nil
+	return t.clone(), nil
 }
 
-// Replay is an answer stored byte for byte (finish with a submission id).
-type Replay []byte
-
-func (s *Store) failTask(c command.FailTask) (api.Task, error) {
+func (s *Store) failTask(c command.FailTask) (Task, error) {
 	t, err := s.claim(c.TaskID, c.WorkerID, c.AttemptID)
 	if err != nil {
-		return api.Task{}, err
+		return Task{}, err
 	}
 	reason := c.Reason
 	if reason == "" {
@@ -233,16 +218,16 @@ func (s *Store) failTask(c command.FailTask) (api.Task, error) {
 	}
 	s.endAttempt(t, api.TaskFailed, nil, reason, c.Now)
 	s.requeueOrEnd(t, reason, c.Now)
-	return taskView(t), nil
+	return t.clone(), nil
 }
 
-func (s *Store) loseAttempt(c command.LoseAttempt) (api.Task, error) {
+func (s *Store) loseAttempt(c command.LoseAttempt) (Task, error) {
 	t, ok := s.tasks[c.TaskID]
 	if !ok {
-		return api.Task{}, fmt.Errorf("task %s: %w", c.TaskID, ErrNotFound)
+		return Task{}, fmt.Errorf("task %s: %w", c.TaskID, ErrNotFound)
 	}
 	if t.AttemptID != c.AttemptID || !t.Active() {
-		return api.Task{}, fmt.Errorf("task %s attempt %s: %w", c.TaskID, c.AttemptID, ErrStaleAttempt)
+		return Task{}, fmt.Errorf("task %s attempt %s: %w", c.TaskID, c.AttemptID, ErrStaleAttempt)
 	}
 	reason := c.Reason
 	if reason == "" {
@@ -250,7 +235,7 @@ func (s *Store) loseAttempt(c command.LoseAttempt) (api.Task, error) {
 	}
 	s.endAttempt(t, api.AttemptLost, nil, reason, c.Now)
 	s.requeueOrEnd(t, reason, c.Now)
-	return taskView(t), nil
+	return t.clone(), nil
 }
 
 // endAttempt closes the current attempt and frees the worker's hold.
@@ -293,15 +278,15 @@ func (s *Store) requeueOrEnd(t *Task, reason string, now time.Time) {
 	t.UpdatedAt = now
 }
 
-// Task returns the view of one task.
-func (s *Store) Task(id string) (api.Task, error) {
+// Task returns a copy of one task.
+func (s *Store) Task(id string) (Task, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	t, ok := s.tasks[id]
 	if !ok {
-		return api.Task{}, fmt.Errorf("task %s: %w", id, ErrNotFound)
+		return Task{}, fmt.Errorf("task %s: %w", id, ErrNotFound)
 	}
-	return taskView(t), nil
+	return t.clone(), nil
 }
 
 // HeldAttempt reports the attempt under which worker holds task, if any.

@@ -1,0 +1,124 @@
+package view
+
+import (
+	"slices"
+
+	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// Task renders a task with its attempts.
+func Task(t state.Task) api.Task {
+	v := api.Task{
+		ID:              t.ID,
+		JobID:           t.JobID,
+		Index:           t.Index,
+		State:           t.State,
+		Attempt:         len(t.Attempts),
+		AttemptID:       t.AttemptID,
+		WorkerID:        t.WorkerID,
+		ExitCode:        t.ExitCode,
+		Output:          t.Output,
+		Reason:          t.Reason,
+		SubmittedBy:     t.SubmittedBy,
+		ExecutedBy:      t.ExecutedBy,
+		Devices:         t.Devices,
+		CancelRequested: t.CancelRequested,
+		CreatedAt:       api.FormatTime(t.CreatedAt),
+		UpdatedAt:       api.FormatTime(t.UpdatedAt),
+	}
+	for _, a := range t.Attempts {
+		v.Attempts = append(v.Attempts, api.Attempt{
+			AttemptID:  a.ID,
+			Number:     a.Number,
+			WorkerID:   a.WorkerID,
+			State:      a.State,
+			Devices:    a.Devices,
+			AssignedAt: api.FormatTime(a.AssignedAt),
+			StartedAt:  api.FormatTime(a.StartedAt),
+			EndedAt:    api.FormatTime(a.EndedAt),
+			ExitCode:   a.ExitCode,
+			Reason:     a.Reason,
+		})
+	}
+	return v
+}
+
+// Job renders a job with its tasks; its state is derived from theirs and
+// it was last updated when it or any of its tasks was.
+func Job(r state.JobRecord) api.Job {
+	tasks := make([]api.Task, len(r.Tasks))
+	updated := r.Job.UpdatedAt
+	for i, t := range r.Tasks {
+		tasks[i] = Task(t)
+		if t.UpdatedAt.After(updated) {
+			updated = t.UpdatedAt
+		}
+	}
+	return api.Job{
+		JobSpec:   r.Job.Spec,
+		ID:        r.Job.ID,
+		State:     jobState(tasks),
+		CreatedBy: r.Job.CreatedBy,
+		CreatedAt: api.FormatTime(r.Job.CreatedAt),
+		UpdatedAt: api.FormatTime(updated),
+		Tasks:     tasks,
+	}
+}
+
+// jobState folds task states into the job's state.
+func jobState(tasks []api.Task) string {
+	var pending, active, failed, cancelled int
+	for _, t := range tasks {
+		switch t.State {
+		case api.TaskPending:
+			pending++
+		case api.TaskAssigned, api.TaskRunning:
+			active++
+		case api.TaskFailed:
+			failed++
+		case api.TaskCancelled:
+			cancelled++
+		}
+	}
+	switch {
+	case active > 0 || (pending > 0 && pending < len(tasks)):
+		return api.TaskRunning
+	case pending > 0:
+		return api.TaskPending
+	case failed > 0:
+		return api.TaskFailed
+	case cancelled > 0:
+		return api.TaskCancelled
+	}
+	return api.TaskSucceeded
+}
+
+// Assignment renders the acquire answer for an assigned task's current
+// attempt.
+func Assignment(out state.AssignOutcome) api.Assignment {
+	t, spec := out.Task, out.Spec
+	return api.Assignment{
+		ID:             t.ID,
+		JobID:          t.JobID,
+		Index:          t.Index,
+		AttemptID:      t.AttemptID,
+		Attempt:        len(t.Attempts),
+		Executor:       spec.Executor,
+		Config:         spec.Config,
+		Resources:      spec.Resources,
+		Devices:        nonNil(t.Devices),
+		LeaseExpiresAt: api.FormatTime(t.LeaseExpiresAt),
+		LeaseSeconds:   t.LeaseSeconds,
+		TimeoutSeconds: spec.TimeoutSeconds,
+		Inputs:         spec.Inputs,
+	}
+}
+
+// nonNil renders a missing list as an empty one.
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return slices.Clone(s)
+}
