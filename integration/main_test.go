@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
 	"github.com/gpulayer/gpulayer/plugins"
 )
 
@@ -13,6 +14,7 @@ import (
 const pluginArg = "gpulayer-test-plugin"
 
 func TestMain(m *testing.M) {
+	coordinatortest.ServeChild() // a coordinator process of a test's cluster
 	if len(os.Args) == 3 && os.Args[1] == pluginArg {
 		if err := plugins.ServeBuiltin(os.Args[2]); err != nil {
 			fmt.Fprintln(os.Stderr, err)

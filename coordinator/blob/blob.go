@@ -26,6 +26,10 @@ var (
 	ErrNotFound = errors.New("blob: not held here")
 	// ErrInvalidDigest refuses a name that is not 64 lowercase hex.
 	ErrInvalidDigest = errors.New("blob: digest must be 64 lowercase hex characters")
+	// ErrStorage wraps a failure of this node's disk (full, read-only,
+	// failing) while storing a blob: the fault is the node's, not the
+	// sender's; nothing was stored.
+	ErrStorage = errors.New("blob: could not store")
 )
 
 // Store is a directory of blobs. It is safe for concurrent use: writers
@@ -73,38 +77,58 @@ func (s *Store) path(digest string) string { return filepath.Join(s.dir, digest[
 
 // Put copies r into the store under digest, and keeps it only if its bytes
 // hash to digest. It returns the size stored. A read error (a body over
-// its cap, a dropped connection) stores nothing and is returned as is.
+// its cap, a dropped connection) stores nothing and is returned as is; a
+// failure of this node's disk stores nothing and wraps ErrStorage.
 func (s *Store) Put(digest string, r io.Reader) (int64, error) {
 	if !ValidDigest(digest) {
 		return 0, ErrInvalidDigest
 	}
 	f, err := os.CreateTemp(filepath.Join(s.dir, "tmp"), "upload-*")
 	if err != nil {
-		return 0, fmt.Errorf("blob: %w", err)
+		return 0, fmt.Errorf("%w: %w", ErrStorage, err)
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp) // no-op once renamed
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(f, h), r)
+	src := &readErrs{r: r}
+	n, err := io.Copy(io.MultiWriter(f, h), src)
 	if err == nil {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
+	switch {
+	case err != nil && src.err != nil && errors.Is(err, src.err):
 		return 0, err
+	case err != nil:
+		return 0, fmt.Errorf("%w: %w", ErrStorage, err)
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != digest {
 		return 0, fmt.Errorf("%w: the body hashes to %s", ErrDigestMismatch, got)
 	}
 	if err := os.MkdirAll(filepath.Dir(s.path(digest)), 0o700); err != nil {
-		return 0, fmt.Errorf("blob: %w", err)
+		return 0, fmt.Errorf("%w: %w", ErrStorage, err)
 	}
 	if err := os.Rename(tmp, s.path(digest)); err != nil {
-		return 0, fmt.Errorf("blob: %w", err)
+		return 0, fmt.Errorf("%w: %w", ErrStorage, err)
 	}
 	return n, nil
+}
+
+// readErrs remembers the error its reader returned (other than io.EOF),
+// so that Put can tell the sender's failures from the disk's.
+type readErrs struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErrs) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
 }
 
 // Open opens the blob of digest for reading, with its size.

@@ -58,3 +58,64 @@ func TestPutKeepsOnlyMatchingContent(t *testing.T) {
 		t.Fatalf("open missing: %v", err)
 	}
 }
+
+// failingReader returns some bytes, then err.
+type failingReader struct {
+	left int
+	err  error
+}
+
+func (f *failingReader) Read(p []byte) (int, error) {
+	if f.left == 0 {
+		return 0, f.err
+	}
+	n := min(len(p), f.left)
+	f.left -= n
+	return n, nil
+}
+
+// The sender's failures come back as they are; a failure of the node's
+// own disk wraps ErrStorage. Neither stores anything.
+func TestPutTellsTheSendersFailuresFromTheDisks(t *testing.T) {
+	dropped := errors.New("connection reset by peer")
+	cases := []struct {
+		name        string
+		body        io.Reader
+		breakDisk   bool
+		wantStorage bool
+		want        error
+	}{
+		{"the sender's connection drops", &failingReader{left: 100, err: dropped}, false, false, dropped},
+		{"the disk refuses the write", bytes.NewReader([]byte("weights")), true, true, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.breakDisk {
+				// Where the temporary file would go is now a file, so the
+				// disk cannot take the upload (as when it is full).
+				if err := os.RemoveAll(filepath.Join(dir, "tmp")); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, "tmp"), nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d := digestOf([]byte("weights"))
+			_, err = s.Put(d, c.body)
+			if got := errors.Is(err, ErrStorage); got != c.wantStorage {
+				t.Fatalf("Put = %v: wraps ErrStorage %v, want %v", err, got, c.wantStorage)
+			}
+			if c.want != nil && !errors.Is(err, c.want) {
+				t.Fatalf("Put = %v, want %v", err, c.want)
+			}
+			if s.Has(d) {
+				t.Fatal("a failed upload was stored")
+			}
+		})
+	}
+}

@@ -53,6 +53,10 @@ func (s *Server) putArtifact(w http.ResponseWriter, r *http.Request, p auth.Prin
 		return invalidf("upload refused and not stored: %v, not to its name %s", err, d)
 	case errors.Is(err, errBodyTooLarge), errors.As(err, &mbe):
 		return newError(api.CodeBodyTooLarge, "artifact exceeds the %d byte cap; nothing was stored", int64(api.MaxArtifactBody))
+	case errors.Is(err, blob.ErrStorage):
+		// This node's disk failed (full, say), not the sender: an internal
+		// error, whose detail (it names paths) goes to the log only.
+		return err
 	case err != nil:
 		return invalidf("reading the upload: %v", err)
 	}
