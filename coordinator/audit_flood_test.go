@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator"
+	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
 	"github.com/gpulayer/gpulayer/coordinator/state"
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // Finding 5: random credential ids defeated coalescing (each id its own
@@ -40,7 +40,7 @@ func TestRefusalFloodWithRandomIDs(t *testing.T) {
 	}
 	elapsed := time.Since(start)
 
-	var refusals []api.AuditEvent
+	var refusals []command.AuditEvent
 	coordinatortest.WaitFor(t, 10*time.Second, "every refusal to be counted", func() bool {
 		refusals = h.Server.Store().Audit(state.AuditFilter{Kinds: []string{"auth.refused"}})
 		total := 0

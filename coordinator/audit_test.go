@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator"
+	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -129,7 +130,7 @@ func TestRefusedAuthenticationIsCoalesced(t *testing.T) {
 	for range n {
 		call(t, h.URL, "GET", "/v1/jobs", forged, nil, from("198.51.100.66"))
 	}
-	var evs []api.AuditEvent
+	var evs []command.AuditEvent
 	coordinatortest.WaitFor(t, 10*time.Second, "the refusals to be audited", func() bool {
 		evs = h.Server.Store().Audit(state.AuditFilter{Kinds: []string{"auth.refused"}})
 		total := 0

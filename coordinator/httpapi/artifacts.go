@@ -13,6 +13,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/blob"
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/view"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -69,7 +70,7 @@ func (s *Server) putArtifact(w http.ResponseWriter, r *http.Request, p auth.Prin
 		status = http.StatusCreated
 	}
 	s.log.Info("artifact stored", "sha256", d, "bytes", size, "by", p.Name)
-	writeJSON(w, status, api.ArtifactResponse{Artifact: out.Artifact})
+	writeJSON(w, status, api.ArtifactResponse{Artifact: view.Artifact(out.Artifact)})
 	return nil
 }
 
@@ -131,7 +132,7 @@ func (s *Server) getArtifact(w http.ResponseWriter, r *http.Request, p auth.Prin
 
 // relayArtifact fetches an artifact from a coordinator that holds it and
 // relays it. The holder authorises the request again on its own replica.
-func (s *Server) relayArtifact(w http.ResponseWriter, r *http.Request, meta api.Artifact) error {
+func (s *Server) relayArtifact(w http.ResponseWriter, r *http.Request, meta state.Artifact) error {
 	var tried []string
 	for _, node := range meta.Holders {
 		if node == s.cluster.ID() {
@@ -153,12 +154,12 @@ func (s *Server) relayArtifact(w http.ResponseWriter, r *http.Request, meta api.
 		forwardSource(r, req)
 		resp, err := s.forwardTransport.RoundTrip(req)
 		if err != nil {
-			s.log.Warn("fetching an artifact from its holder failed", "sha256", meta.SHA256, "holder", node, "error", err)
+			s.log.Warn("fetching an artifact from its holder failed", "sha256", meta.Digest, "holder", node, "error", err)
 			continue
 		}
 		if resp.StatusCode != http.StatusOK {
 			resp.Body.Close()
-			s.log.Warn("artifact holder refused to serve it", "sha256", meta.SHA256, "holder", node, "status", resp.StatusCode)
+			s.log.Warn("artifact holder refused to serve it", "sha256", meta.Digest, "holder", node, "status", resp.StatusCode)
 			continue
 		}
 		defer resp.Body.Close()
@@ -172,5 +173,5 @@ func (s *Server) relayArtifact(w http.ResponseWriter, r *http.Request, meta api.
 		return nil
 	}
 	return newError(api.CodeNotFound, "artifact %s is recorded but no coordinator holding it could serve it (holders %s; tried %s): its only copies are on coordinators that are gone or unreachable",
-		meta.SHA256, strings.Join(meta.Holders, ","), strings.Join(tried, ","))
+		meta.Digest, strings.Join(meta.Holders, ","), strings.Join(tried, ","))
 }

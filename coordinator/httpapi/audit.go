@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/view"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -58,7 +59,7 @@ func (s *Server) listAudit(w http.ResponseWriter, r *http.Request, _ auth.Princi
 		}
 		f.Limit = n
 	}
-	evs := s.store.Audit(f)
+	evs := view.AuditEvents(s.store.Audit(f))
 	out := api.AuditList{Events: evs}
 	if len(evs) == f.Limit {
 		out.NextAfter = evs[len(evs)-1].Seq

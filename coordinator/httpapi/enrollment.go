@@ -10,6 +10,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/view"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -91,12 +92,12 @@ func (s *Server) putCluster(w http.ResponseWriter, r *http.Request, p auth.Princ
 		status = http.StatusCreated
 	}
 	s.log.Info("enrollment cluster set", "cluster_key", req.ClusterKey, "by", p.Name)
-	writeJSON(w, status, api.ClusterResponse{Cluster: out.Cluster})
+	writeJSON(w, status, api.ClusterResponse{Cluster: view.Cluster(out.Cluster)})
 	return nil
 }
 
 func (s *Server) listClusters(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
-	writeJSON(w, http.StatusOK, api.ClusterList{Clusters: s.store.Clusters()})
+	writeJSON(w, http.StatusOK, api.ClusterList{Clusters: view.Clusters(s.store.Clusters())})
 	return nil
 }
 
@@ -109,7 +110,7 @@ func (s *Server) getCluster(w http.ResponseWriter, r *http.Request, _ auth.Princ
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, api.ClusterResponse{Cluster: c})
+	writeJSON(w, http.StatusOK, api.ClusterResponse{Cluster: view.Cluster(c)})
 	return nil
 }
 
@@ -128,17 +129,17 @@ func (s *Server) createEnrollment(w http.ResponseWriter, r *http.Request, p auth
 	if err != nil {
 		return err
 	}
-	row, err := state.Propose[api.Enrollment](r.Context(), s.propose, command.CreateEnrollment{ClusterKey: req.ClusterKey, ExternalWorkerKey: req.ExternalWorkerKey, PublicIP: ip.String(), By: p.Name, Source: sourceString(r), Now: s.now()})
+	row, err := state.Propose[state.Enrollment](r.Context(), s.propose, command.CreateEnrollment{ClusterKey: req.ClusterKey, ExternalWorkerKey: req.ExternalWorkerKey, PublicIP: ip.String(), By: p.Name, Source: sourceString(r), Now: s.now()})
 	if err != nil {
 		return err
 	}
 	s.log.Info("allowlist row created", "external_worker_key", req.ExternalWorkerKey, "cluster_key", req.ClusterKey, "by", p.Name)
-	writeJSON(w, http.StatusCreated, api.EnrollmentResponse{Enrollment: row})
+	writeJSON(w, http.StatusCreated, api.EnrollmentResponse{Enrollment: view.Enrollment(row)})
 	return nil
 }
 
 func (s *Server) listEnrollments(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
-	writeJSON(w, http.StatusOK, api.EnrollmentList{Enrollments: s.store.Enrollments()})
+	writeJSON(w, http.StatusOK, api.EnrollmentList{Enrollments: view.Enrollments(s.store.Enrollments())})
 	return nil
 }
 
@@ -151,7 +152,7 @@ func (s *Server) getEnrollment(w http.ResponseWriter, r *http.Request, _ auth.Pr
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, api.EnrollmentResponse{Enrollment: e})
+	writeJSON(w, http.StatusOK, api.EnrollmentResponse{Enrollment: view.Enrollment(e)})
 	return nil
 }
 
@@ -163,12 +164,12 @@ func (s *Server) revokeEnrollment(w http.ResponseWriter, r *http.Request, p auth
 	if err := emptyBody(r); err != nil {
 		return err
 	}
-	row, err := state.Propose[api.Enrollment](r.Context(), s.propose, command.RevokeEnrollment{ExternalWorkerKey: key, By: p.Name, Source: sourceString(r), Now: s.now()})
+	row, err := state.Propose[state.Enrollment](r.Context(), s.propose, command.RevokeEnrollment{ExternalWorkerKey: key, By: p.Name, Source: sourceString(r), Now: s.now()})
 	if err != nil {
 		return err
 	}
 	s.log.Info("allowlist row revoked", "external_worker_key", key, "by", p.Name)
-	writeJSON(w, http.StatusOK, api.EnrollmentResponse{Enrollment: row})
+	writeJSON(w, http.StatusOK, api.EnrollmentResponse{Enrollment: view.Enrollment(row)})
 	return nil
 }
 
@@ -236,7 +237,8 @@ func (s *Server) enroll(w http.ResponseWriter, r *http.Request, _ auth.Principal
 		return err
 	}
 	s.log.Info("worker enrolled", "worker_id", id, "external_worker_key", req.ExternalWorkerKey, "cluster_key", req.ClusterKey, "source", src.String())
-	writeJSON(w, http.StatusCreated, api.RegisterResponse{WorkerID: id, WorkerToken: minted.Token.String(), Status: out.Worker.Status, Worker: &out.Worker,
+	wk := view.Worker(out.Worker)
+	writeJSON(w, http.StatusCreated, api.RegisterResponse{WorkerID: id, WorkerToken: minted.Token.String(), Status: wk.Status, Worker: &wk,
 		ExternalWorkerKey: req.ExternalWorkerKey, ClusterKey: req.ClusterKey})
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/view"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -40,17 +41,17 @@ func (s *Server) createGroup(w http.ResponseWriter, r *http.Request, p auth.Prin
 			return err
 		}
 	}
-	g, err := state.Propose[api.Group](r.Context(), s.propose, command.CreateGroup{GroupID: req.GroupID, Members: req.Members, By: p.Name, Now: s.now(), Source: sourceString(r)})
+	g, err := state.Propose[state.GroupRecord](r.Context(), s.propose, command.CreateGroup{GroupID: req.GroupID, Members: req.Members, By: p.Name, Now: s.now(), Source: sourceString(r)})
 	if err != nil {
 		return err
 	}
 	s.log.Info("group created", "group_id", req.GroupID, "by", p.Name)
-	writeJSON(w, http.StatusCreated, api.GroupResponse{Group: g})
+	writeJSON(w, http.StatusCreated, api.GroupResponse{Group: view.Group(g)})
 	return nil
 }
 
 func (s *Server) listGroups(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
-	writeJSON(w, http.StatusOK, api.GroupList{Groups: s.store.Groups()})
+	writeJSON(w, http.StatusOK, api.GroupList{Groups: view.Groups(s.store.Groups())})
 	return nil
 }
 
@@ -63,7 +64,7 @@ func (s *Server) getGroup(w http.ResponseWriter, r *http.Request, _ auth.Princip
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, api.GroupResponse{Group: g})
+	writeJSON(w, http.StatusOK, api.GroupResponse{Group: view.Group(g)})
 	return nil
 }
 
@@ -79,12 +80,12 @@ func (s *Server) addGroupMember(w http.ResponseWriter, r *http.Request, p auth.P
 	if err := validateMember("member", m); err != nil {
 		return err
 	}
-	g, err := state.Propose[api.Group](r.Context(), s.propose, command.AddGroupMember{GroupID: id, Member: m, By: p.Name, Now: s.now(), Source: sourceString(r)})
+	g, err := state.Propose[state.GroupRecord](r.Context(), s.propose, command.AddGroupMember{GroupID: id, Member: m, By: p.Name, Now: s.now(), Source: sourceString(r)})
 	if err != nil {
 		return err
 	}
 	s.log.Info("group member added", "group_id", id, "member", m.String(), "by", p.Name)
-	writeJSON(w, http.StatusOK, api.GroupResponse{Group: g})
+	writeJSON(w, http.StatusOK, api.GroupResponse{Group: view.Group(g)})
 	return nil
 }
 
@@ -100,12 +101,12 @@ func (s *Server) removeGroupMember(w http.ResponseWriter, r *http.Request, p aut
 	if err := emptyBody(r); err != nil {
 		return err
 	}
-	g, err := state.Propose[api.Group](r.Context(), s.propose, command.RemoveGroupMember{GroupID: id, Member: m, By: p.Name, Now: s.now(), Source: sourceString(r)})
+	g, err := state.Propose[state.GroupRecord](r.Context(), s.propose, command.RemoveGroupMember{GroupID: id, Member: m, By: p.Name, Now: s.now(), Source: sourceString(r)})
 	if err != nil {
 		return err
 	}
 	s.log.Info("group member removed", "group_id", id, "member", m.String(), "by", p.Name)
-	writeJSON(w, http.StatusOK, api.GroupResponse{Group: g})
+	writeJSON(w, http.StatusOK, api.GroupResponse{Group: view.Group(g)})
 	return nil
 }
 
@@ -117,11 +118,11 @@ func (s *Server) deleteGroup(w http.ResponseWriter, r *http.Request, p auth.Prin
 	if err := emptyBody(r); err != nil {
 		return err
 	}
-	g, err := state.Propose[api.Group](r.Context(), s.propose, command.DeleteGroup{GroupID: id, By: p.Name, Now: s.now(), Source: sourceString(r)})
+	g, err := state.Propose[state.GroupRecord](r.Context(), s.propose, command.DeleteGroup{GroupID: id, By: p.Name, Now: s.now(), Source: sourceString(r)})
 	if err != nil {
 		return err
 	}
 	s.log.Info("group deleted", "group_id", id, "by", p.Name)
-	writeJSON(w, http.StatusOK, api.GroupResponse{Group: g})
+	writeJSON(w, http.StatusOK, api.GroupResponse{Group: view.Group(g)})
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -42,7 +43,7 @@ func sameDevices(a, b []api.Device) bool {
 
 // inventoryChanged reports whether a heartbeat's lists (nil: not sent)
 // differ from the stored worker record.
-func inventoryChanged(req *api.HeartbeatRequest, wk *api.Worker) bool {
+func inventoryChanged(req *api.HeartbeatRequest, wk *state.Worker) bool {
 	return (req.Executors != nil && !sameExecutors(req.Executors, wk.Executors)) ||
 		(req.Devices != nil && !sameDevices(req.Devices, wk.Devices))
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/view"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -172,12 +173,12 @@ func (s *Server) mintToken(w http.ResponseWriter, r *http.Request, prefix string
 		return err
 	}
 	rec.ID, rec.Hash = minted.Token.ID, minted.Hash
-	tok, err := state.Propose[api.TokenInfo](r.Context(), s.propose, command.CreateToken{Credential: rec, Source: sourceString(r), Now: rec.CreatedAt})
+	tok, err := state.Propose[state.Credential](r.Context(), s.propose, command.CreateToken{Credential: rec, Source: sourceString(r), Now: rec.CreatedAt})
 	if err != nil {
 		return err
 	}
 	s.log.Info("token created", "credential_id", rec.ID, "kind", rec.Kind, "name", rec.Name, "by", rec.CreatedBy)
-	writeJSON(w, http.StatusCreated, api.CreateTokenResponse{TokenInfo: tok, Token: minted.Token.String()})
+	writeJSON(w, http.StatusCreated, api.CreateTokenResponse{TokenInfo: view.Token(tok), Token: minted.Token.String()})
 	return nil
 }
 
@@ -191,7 +192,7 @@ func (s *Server) listTokens(w http.ResponseWriter, r *http.Request, _ auth.Princ
 	out := []api.TokenInfo{}
 	for _, t := range s.store.Tokens() {
 		if kind == "" || t.Kind == kind {
-			out = append(out, t)
+			out = append(out, view.Token(t))
 		}
 	}
 	writeJSON(w, http.StatusOK, api.TokenList{Tokens: out})
@@ -214,7 +215,7 @@ func (s *Server) getToken(w http.ResponseWriter, r *http.Request, _ auth.Princip
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, api.TokenResponse{Token: t})
+	writeJSON(w, http.StatusOK, api.TokenResponse{Token: view.Token(t)})
 	return nil
 }
 
@@ -226,11 +227,11 @@ func (s *Server) revokeToken(w http.ResponseWriter, r *http.Request, p auth.Prin
 	if err := emptyBody(r); err != nil {
 		return err
 	}
-	tok, err := state.Propose[api.TokenInfo](r.Context(), s.propose, command.RevokeToken{TokenID: id, By: p.Name, Source: sourceString(r), Now: s.now()})
+	tok, err := state.Propose[state.Credential](r.Context(), s.propose, command.RevokeToken{TokenID: id, By: p.Name, Source: sourceString(r), Now: s.now()})
 	if err != nil {
 		return err
 	}
 	s.log.Info("token revoked", "credential_id", id, "by", p.Name)
-	writeJSON(w, http.StatusOK, api.TokenResponse{Token: tok})
+	writeJSON(w, http.StatusOK, api.TokenResponse{Token: view.Token(tok)})
 	return nil
 }

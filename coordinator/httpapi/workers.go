@@ -7,11 +7,12 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/view"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 func (s *Server) listWorkers(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
-	writeJSON(w, http.StatusOK, map[string]any{"workers": s.store.Workers()})
+	writeJSON(w, http.StatusOK, map[string]any{"workers": view.Workers(s.store.Workers())})
 	return nil
 }
 
@@ -20,7 +21,7 @@ func (s *Server) getWorker(w http.ResponseWriter, r *http.Request, _ auth.Princi
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"worker": wk})
+	writeJSON(w, http.StatusOK, map[string]any{"worker": view.Worker(wk)})
 	return nil
 }
 
@@ -93,12 +94,13 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, p auth.Princip
 	if err != nil {
 		return err
 	}
+	wk := view.Worker(out.Worker)
 	if !out.Created {
-		writeJSON(w, http.StatusOK, api.RegisterResponse{WorkerID: id, Status: out.Worker.Status, Worker: &out.Worker})
+		writeJSON(w, http.StatusOK, api.RegisterResponse{WorkerID: id, Status: wk.Status, Worker: &wk})
 		return nil
 	}
-	s.log.Info("worker registered", "worker_id", id, "registered_by", p.Name, "status", out.Worker.Status)
-	writeJSON(w, http.StatusCreated, api.RegisterResponse{WorkerID: id, WorkerToken: minted.Token.String(), Status: out.Worker.Status, Worker: &out.Worker})
+	s.log.Info("worker registered", "worker_id", id, "registered_by", p.Name, "status", wk.Status)
+	writeJSON(w, http.StatusCreated, api.RegisterResponse{WorkerID: id, WorkerToken: minted.Token.String(), Status: wk.Status, Worker: &wk})
 	return nil
 }
 
@@ -107,7 +109,7 @@ func (s *Server) workerSelf(w http.ResponseWriter, r *http.Request, p auth.Princ
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, wk)
+	writeJSON(w, http.StatusOK, view.Worker(wk))
 	return nil
 }
 
@@ -125,10 +127,11 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p auth.Princi
 	if !s.cluster.IsLeader() {
 		return errNotLeader
 	}
-	wk, err := s.store.Worker(p.WorkerID)
+	rec, err := s.store.Worker(p.WorkerID)
 	if err != nil {
 		return err
 	}
+	wk := rec.Worker
 	now := s.now()
 	if inventoryChanged(&req, &wk) {
 		ex, dev := req.Executors, req.Devices
@@ -138,24 +141,24 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p auth.Princi
 		if dev == nil {
 			dev = wk.Devices
 		}
-		if _, err := state.Propose[api.Worker](r.Context(), s.propose, command.UpdateWorker{WorkerID: wk.WorkerID, Executors: ex, Devices: dev, Now: now}); err != nil {
+		if _, err := state.Propose[state.WorkerRecord](r.Context(), s.propose, command.UpdateWorker{WorkerID: wk.ID, Executors: ex, Devices: dev, Now: now}); err != nil {
 			return err
 		}
 	}
 	if wk.Status == api.WorkerOffline {
-		if _, err := s.propose(r.Context(), command.SetWorkerStatus{WorkerID: wk.WorkerID, Status: api.WorkerReady, Now: now}); err != nil {
+		if _, err := s.propose(r.Context(), command.SetWorkerStatus{WorkerID: wk.ID, Status: api.WorkerReady, Now: now}); err != nil {
 			return err
 		}
 	}
-	earliest := s.leases.Heartbeat(wk.WorkerID, req.RunningTaskIDs)
+	earliest := s.leases.Heartbeat(wk.ID, req.RunningTaskIDs)
 	cancel := []string{}
-	for _, a := range s.store.ActiveTasks(wk.WorkerID) {
+	for _, a := range s.store.ActiveTasks(wk.ID) {
 		if a.CancelRequested {
 			cancel = append(cancel, a.TaskID)
 		}
 	}
 	for _, id := range req.RunningTaskIDs {
-		if _, held := s.store.HeldAttempt(id, wk.WorkerID); !held && !slices.Contains(cancel, id) {
+		if _, held := s.store.HeldAttempt(id, wk.ID); !held && !slices.Contains(cancel, id) {
 			cancel = append(cancel, id)
 		}
 	}
@@ -199,7 +202,7 @@ func (s *Server) acquire(w http.ResponseWriter, r *http.Request, p auth.Principa
 	if err != nil {
 		return err
 	}
-	switch wk.Status {
+	switch wk.Worker.Status {
 	case api.WorkerDraining:
 		writeJSON(w, http.StatusOK, api.AcquireResponse{Command: api.CommandDrain})
 		return nil

@@ -6,6 +6,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/view"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -33,7 +34,7 @@ func (s *Server) reissueWorker(w http.ResponseWriter, r *http.Request, p auth.Pr
 		return err
 	}
 	now := s.now()
-	wk, err := state.Propose[api.Worker](r.Context(), s.propose, command.ReissueWorker{
+	rec, err := state.Propose[state.WorkerRecord](r.Context(), s.propose, command.ReissueWorker{
 		WorkerID:   id,
 		Credential: command.CredentialRecord{ID: minted.Token.ID, Kind: string(auth.KindWorker), Name: id, Hash: minted.Hash, CreatedAt: now},
 		By:         p.Name,
@@ -44,6 +45,7 @@ func (s *Server) reissueWorker(w http.ResponseWriter, r *http.Request, p auth.Pr
 		return err
 	}
 	s.log.Info("worker credential reissued", "worker_id", id, "by", p.Name, "credential_id", minted.Token.ID)
+	wk := view.Worker(rec)
 	writeJSON(w, http.StatusOK, api.ReissueResponse{WorkerID: id, WorkerToken: minted.Token.String(), Status: wk.Status, Worker: &wk})
 	return nil
 }
@@ -56,12 +58,12 @@ func (s *Server) revokeWorker(w http.ResponseWriter, r *http.Request, p auth.Pri
 	if err := emptyBody(r); err != nil {
 		return err
 	}
-	wk, err := state.Propose[api.Worker](r.Context(), s.propose, command.RevokeWorker{WorkerID: id, By: p.Name, Now: s.now(), Source: sourceString(r)})
+	wk, err := state.Propose[state.WorkerRecord](r.Context(), s.propose, command.RevokeWorker{WorkerID: id, By: p.Name, Now: s.now(), Source: sourceString(r)})
 	if err != nil {
 		return err
 	}
 	s.log.Info("worker revoked", "worker_id", id, "by", p.Name)
-	writeJSON(w, http.StatusOK, api.WorkerResponse{Worker: wk})
+	writeJSON(w, http.StatusOK, api.WorkerResponse{Worker: view.Worker(wk)})
 	return nil
 }
 
@@ -75,11 +77,11 @@ func (s *Server) approveWorker(w http.ResponseWriter, r *http.Request, p auth.Pr
 	if err := emptyBody(r); err != nil {
 		return err
 	}
-	wk, err := state.Propose[api.Worker](r.Context(), s.propose, command.ApproveWorker{WorkerID: id, By: p.Name, Source: sourceString(r), Now: s.now()})
+	wk, err := state.Propose[state.WorkerRecord](r.Context(), s.propose, command.ApproveWorker{WorkerID: id, By: p.Name, Source: sourceString(r), Now: s.now()})
 	if err != nil {
 		return err
 	}
 	s.log.Info("worker approved", "worker_id", id, "by", p.Name)
-	writeJSON(w, http.StatusOK, api.WorkerResponse{Worker: wk})
+	writeJSON(w, http.StatusOK, api.WorkerResponse{Worker: view.Worker(wk)})
 	return nil
 }

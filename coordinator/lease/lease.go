@@ -26,7 +26,7 @@ type State interface {
 	AllActive() []state.ActiveTask
 	ActiveTasks(workerID string) []state.ActiveTask
 	HeldAttempt(taskID, workerID string) (string, bool)
-	Workers() []api.Worker
+	Workers() []state.WorkerRecord
 }
 
 // Config tunes the manager.
@@ -156,8 +156,8 @@ func (m *Manager) rearm() {
 		m.leases[a.AttemptID] = &entry{taskID: a.TaskID, workerID: a.WorkerID, lease: lease, deadline: now.Add(lease + m.cfg.Grace)}
 	}
 	for _, w := range m.cfg.State.Workers() {
-		if w.Status == api.WorkerReady {
-			m.lastSeen[w.WorkerID] = now.Add(m.cfg.Grace)
+		if w.Worker.Status == api.WorkerReady {
+			m.lastSeen[w.Worker.ID] = now.Add(m.cfg.Grace)
 		}
 	}
 }

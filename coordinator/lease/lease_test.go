@@ -51,12 +51,12 @@ func (f *fakeState) HeldAttempt(task, w string) (string, bool) {
 	return a.AttemptID, true
 }
 
-func (f *fakeState) Workers() []api.Worker {
+func (f *fakeState) Workers() []state.WorkerRecord {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var out []api.Worker
+	var out []state.WorkerRecord
 	for id, st := range f.workers {
-		out = append(out, api.Worker{WorkerID: id, Status: st})
+		out = append(out, state.WorkerRecord{Worker: state.Worker{ID: id, Status: st}})
 	}
 	return out
 }

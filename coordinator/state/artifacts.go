@@ -20,10 +20,11 @@ type Artifact struct {
 	Holders    []string  `json:"holders"`
 }
 
-// ArtifactOutcome is the value of a RecordArtifact result.
+// ArtifactOutcome is the outcome of RecordArtifact: the record, and
+// whether this command created it (else it added a holder).
 type ArtifactOutcome struct {
 	Created  bool
-	Artifact api.Artifact
+	Artifact Artifact
 }
 
 func (s *Store) recordArtifact(c command.RecordArtifact) (ArtifactOutcome, error) {
@@ -39,18 +40,18 @@ func (s *Store) recordArtifact(c command.RecordArtifact) (ArtifactOutcome, error
 		a.Holders = slices.Insert(a.Holders, i, c.NodeID)
 	}
 	s.record(command.AuditEvent{Time: c.Now, Kind: "artifact.stored", Actor: c.By, Subject: c.Digest, Source: c.Source, Detail: fmt.Sprintf("%d bytes on %s", c.Size, c.NodeID)})
-	return ArtifactOutcome{Created: !ok, Artifact: artifactView(a)}, nil
+	return ArtifactOutcome{Created: !ok, Artifact: a.clone()}, nil
 }
 
 // Artifact returns the record of a digest.
-func (s *Store) Artifact(digest string) (api.Artifact, bool) {
+func (s *Store) Artifact(digest string) (Artifact, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	a, ok := s.artifacts[digest]
 	if !ok {
-		return api.Artifact{}, false
+		return Artifact{}, false
 	}
-	return artifactView(a), true
+	return a.clone(), true
 }
 
 // WorkerHoldsInput reports whether worker holds (assigned or running) a
@@ -69,8 +70,4 @@ func (s *Store) WorkerHoldsInput(workerID, digest string) bool {
 		}
 	}
 	return false
-}
-
-func artifactView(a *Artifact) api.Artifact {
-	return api.Artifact{SHA256: a.Digest, Size: a.Size, UploadedBy: a.UploadedBy, UploadedAt: api.FormatTime(a.UploadedAt), Holders: slices.Clone(a.Holders)}
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // The audit log is append-only: events are never edited. It is kept in
@@ -134,13 +133,13 @@ func (f AuditFilter) matches(ev *command.AuditEvent) bool {
 
 // Audit returns the events f selects from both rings, oldest first (by
 // sequence), at most f.Limit.
-func (s *Store) Audit(f AuditFilter) []api.AuditEvent {
+func (s *Store) Audit(f AuditFilter) []command.AuditEvent {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	a, b := s.audit, s.refusals
 	i := sort.Search(len(a), func(k int) bool { return a[k].Seq > f.After })
 	j := sort.Search(len(b), func(k int) bool { return b[k].Seq > f.After })
-	out := []api.AuditEvent{}
+	out := []command.AuditEvent{}
 	for i < len(a) || j < len(b) {
 		var ev *command.AuditEvent
 		if j >= len(b) || (i < len(a) && a[i].Seq < b[j].Seq) {
@@ -151,7 +150,7 @@ func (s *Store) Audit(f AuditFilter) []api.AuditEvent {
 		if !f.matches(ev) {
 			continue
 		}
-		out = append(out, auditView(ev))
+		out = append(out, *ev)
 		if f.Limit > 0 && len(out) == f.Limit {
 			break
 		}
@@ -164,12 +163,4 @@ func (s *Store) AuditSizes() (events, refusals int) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return len(s.audit), len(s.refusals)
-}
-
-func auditView(ev *command.AuditEvent) api.AuditEvent {
-	return api.AuditEvent{
-		Seq: ev.Seq, Time: api.FormatTime(ev.Time), Kind: ev.Kind, Actor: ev.Actor,
-		CredentialID: ev.CredentialID, CredentialKind: ev.CredentialKind, WorkerID: ev.WorkerID,
-		Subject: ev.Subject, Source: ev.Source, Route: ev.Route, Code: ev.Code, Detail: ev.Detail, Count: ev.Count,
-	}
 }

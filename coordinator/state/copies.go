@@ -2,7 +2,9 @@ package state
 
 import (
 	"bytes"
+	"maps"
 	"slices"
+	"sort"
 )
 
 // The records the store returns are copies: a caller may read them after
@@ -45,4 +47,65 @@ func cloneInt(p *int) *int {
 	}
 	v := *p
 	return &v
+}
+
+// WorkerRecord is a worker with what the tables derive for it: the tasks
+// it holds and the groups it belongs to (directly or not), both sorted.
+type WorkerRecord struct {
+	Worker       Worker
+	RunningTasks []string
+	Groups       []string
+}
+
+func (s *Store) workerRecord(w *Worker) WorkerRecord {
+	running := make([]string, 0, len(w.active))
+	for id := range w.active {
+		running = append(running, id)
+	}
+	sort.Strings(running)
+	c := *w
+	c.active = nil
+	c.Labels = maps.Clone(w.Labels)
+	c.Capabilities = slices.Clone(w.Capabilities)
+	c.Executors = slices.Clone(w.Executors)
+	c.Devices = slices.Clone(w.Devices)
+	if w.LastAcquire != nil {
+		last := *w.LastAcquire
+		c.LastAcquire = &last
+	}
+	return WorkerRecord{Worker: c, RunningTasks: running, Groups: s.groupsOf(w.ID)}
+}
+
+// GroupRecord is a group with the workers that belong to it, directly or
+// through nested groups.
+type GroupRecord struct {
+	Group   Group
+	Workers []string
+}
+
+func (s *Store) groupRecord(g *Group) GroupRecord {
+	c := *g
+	c.Members = slices.Clone(g.Members)
+	return GroupRecord{Group: c, Workers: s.groupWorkers(g.ID)}
+}
+
+func (c *Credential) clone() Credential {
+	out := *c
+	out.Roles = slices.Clone(c.Roles)
+	out.Groups = slices.Clone(c.Groups)
+	out.Labels = maps.Clone(c.Labels)
+	return out
+}
+
+func (c *Cluster) clone() Cluster {
+	out := *c
+	out.CIDRs = slices.Clone(c.CIDRs)
+	out.prefixes = slices.Clone(c.prefixes)
+	return out
+}
+
+func (a *Artifact) clone() Artifact {
+	out := *a
+	out.Holders = slices.Clone(a.Holders)
+	return out
 }

@@ -2,7 +2,6 @@ package state
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -126,22 +125,22 @@ func (s *Store) liveClientNamed(name string, now time.Time) (string, bool) {
 	return "", false
 }
 
-func (s *Store) createToken(c command.CreateToken) (api.TokenInfo, error) {
+func (s *Store) createToken(c command.CreateToken) (Credential, error) {
 	rec := c.Credential
 	if rec.ID == "" || rec.Hash == "" || !rotatedKind(rec.Kind) {
-		return api.TokenInfo{}, fmt.Errorf("%w: token without id, hash or a client/join/instance kind", ErrInvalid)
+		return Credential{}, fmt.Errorf("%w: token without id, hash or a client/join/instance kind", ErrInvalid)
 	}
 	if _, dup := s.credentials[rec.ID]; dup {
-		return api.TokenInfo{}, fmt.Errorf("credential id collision: %w", ErrConflict)
+		return Credential{}, fmt.Errorf("credential id collision: %w", ErrConflict)
 	}
 	if rec.Kind == kindClient {
 		if id, taken := s.liveClientNamed(rec.Name, c.Now); taken {
-			return api.TokenInfo{}, fmt.Errorf("client token %s is already named %q; revoke it first or choose another name: %w", id, rec.Name, ErrConflict)
+			return Credential{}, fmt.Errorf("client token %s is already named %q; revoke it first or choose another name: %w", id, rec.Name, ErrConflict)
 		}
 	}
 	for _, g := range rec.Groups {
 		if _, ok := s.groups[g]; !ok {
-			return api.TokenInfo{}, fmt.Errorf("group %s: %w", g, ErrNotFound)
+			return Credential{}, fmt.Errorf("group %s: %w", g, ErrNotFound)
 		}
 	}
 	cred := &Credential{CredentialRecord: rec}
@@ -162,20 +161,20 @@ func (s *Store) createToken(c command.CreateToken) (api.TokenInfo, error) {
 		detail += ", expires " + api.FormatTime(rec.ExpiresAt)
 	}
 	s.record(command.AuditEvent{Time: c.Now, Kind: "token.created", Actor: rec.CreatedBy, CredentialID: rec.ID, CredentialKind: rec.Kind, Subject: rec.ID, Source: c.Source, Detail: detail})
-	return tokenView(cred), nil
+	return cred.clone(), nil
 }
 
-func (s *Store) revokeToken(c command.RevokeToken) (api.TokenInfo, error) {
+func (s *Store) revokeToken(c command.RevokeToken) (Credential, error) {
 	cred, ok := s.credentials[c.TokenID]
 	if !ok || !rotatedKind(cred.Kind) {
-		return api.TokenInfo{}, fmt.Errorf("token %s (worker credentials are revoked with their worker): %w", c.TokenID, ErrNotFound)
+		return Credential{}, fmt.Errorf("token %s (worker credentials are revoked with their worker): %w", c.TokenID, ErrNotFound)
 	}
 	if cred.Revoked {
-		return tokenView(cred), nil
+		return cred.clone(), nil
 	}
 	cred.Revoked, cred.RevokedAt, cred.RevokedBy = true, c.Now, c.By
 	s.record(command.AuditEvent{Time: c.Now, Kind: "token.revoked", Actor: c.By, CredentialID: cred.ID, CredentialKind: cred.Kind, Subject: cred.ID, Source: c.Source, Detail: "name " + cred.Name})
-	return tokenView(cred), nil
+	return cred.clone(), nil
 }
 
 // redeem checks that token id may register a worker now and counts the
@@ -200,54 +199,25 @@ func (s *Store) redeem(id, origin, instanceID string, now time.Time) (*Credentia
 }
 
 // Tokens lists client, join and instance tokens by id (never a hash).
-func (s *Store) Tokens() []api.TokenInfo {
+func (s *Store) Tokens() []Credential {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := []api.TokenInfo{}
+	out := []Credential{}
 	for _, id := range s.sortedCredentialIDs() {
 		if c := s.credentials[id]; rotatedKind(c.Kind) {
-			out = append(out, tokenView(c))
+			out = append(out, c.clone())
 		}
 	}
 	return out
 }
 
 // Token returns one client, join or instance token.
-func (s *Store) Token(id string) (api.TokenInfo, error) {
+func (s *Store) Token(id string) (Credential, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	c, ok := s.credentials[id]
 	if !ok || !rotatedKind(c.Kind) {
-		return api.TokenInfo{}, fmt.Errorf("token %s: %w", id, ErrNotFound)
+		return Credential{}, fmt.Errorf("token %s: %w", id, ErrNotFound)
 	}
-	return tokenView(c), nil
-}
-
-func tokenView(c *Credential) api.TokenInfo {
-	var labels map[string]string
-	if len(c.Labels) > 0 {
-		labels = make(map[string]string, len(c.Labels))
-		for k, v := range c.Labels {
-			labels[k] = v
-		}
-	}
-	return api.TokenInfo{
-		ID:               c.ID,
-		Kind:             c.Kind,
-		Name:             c.Name,
-		Roles:            slices.Clone(c.Roles),
-		CreatedAt:        api.FormatTime(c.CreatedAt),
-		CreatedBy:        c.CreatedBy,
-		ExpiresAt:        api.FormatTime(c.ExpiresAt),
-		MaxUses:          c.MaxUses,
-		Uses:             c.Uses,
-		LastUsedAt:       api.FormatTime(c.LastUsedAt),
-		RequiresApproval: c.RequiresApproval,
-		Groups:           slices.Clone(c.Groups),
-		Labels:           labels,
-		InstanceID:       c.InstanceID,
-		Revoked:          c.Revoked,
-		RevokedAt:        api.FormatTime(c.RevokedAt),
-		RevokedBy:        c.RevokedBy,
-	}
+	return c.clone(), nil
 }

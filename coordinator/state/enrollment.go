@@ -100,50 +100,51 @@ func (s *Store) putCluster(c command.PutCluster) (ClusterOutcome, error) {
 		kind = "cluster.updated"
 	}
 	s.record(command.AuditEvent{Time: c.Now, Kind: kind, Actor: c.By, Subject: c.ClusterKey, Source: c.Source, Detail: "allowed_source_cidrs " + strings.Join(c.CIDRs, ",")})
-	return ClusterOutcome{Created: !exists, Cluster: clusterView(next)}, nil
+	return ClusterOutcome{Created: !exists, Cluster: next.clone()}, nil
 }
 
-// ClusterOutcome is the value of a PutCluster result.
+// ClusterOutcome is the outcome of PutCluster: the cluster, and whether
+// this command created it (else it replaced its networks).
 type ClusterOutcome struct {
 	Created bool
-	Cluster api.Cluster
+	Cluster Cluster
 }
 
-func (s *Store) createEnrollment(c command.CreateEnrollment) (api.Enrollment, error) {
+func (s *Store) createEnrollment(c command.CreateEnrollment) (Enrollment, error) {
 	cl, ok := s.clusters[c.ClusterKey]
 	if !ok {
-		return api.Enrollment{}, fmt.Errorf("cluster %s: %w", c.ClusterKey, ErrNotFound)
+		return Enrollment{}, fmt.Errorf("cluster %s: %w", c.ClusterKey, ErrNotFound)
 	}
 	ip, err := netip.ParseAddr(c.PublicIP)
 	if err != nil {
-		return api.Enrollment{}, fmt.Errorf("%w: public_ip %q", ErrInvalid, c.PublicIP)
+		return Enrollment{}, fmt.Errorf("%w: public_ip %q", ErrInvalid, c.PublicIP)
 	}
 	if !cl.contains(ip) {
-		return api.Enrollment{}, fmt.Errorf("%w: public_ip %s lies outside cluster %s's allowed_source_cidrs %s", ErrInvalid, c.PublicIP, cl.Key, strings.Join(cl.CIDRs, ","))
+		return Enrollment{}, fmt.Errorf("%w: public_ip %s lies outside cluster %s's allowed_source_cidrs %s", ErrInvalid, c.PublicIP, cl.Key, strings.Join(cl.CIDRs, ","))
 	}
 	if _, dup := s.enrollments[c.ExternalWorkerKey]; dup {
-		return api.Enrollment{}, fmt.Errorf("allowlist row %s exists (a revoked row stays revoked; use a new key): %w", c.ExternalWorkerKey, ErrConflict)
+		return Enrollment{}, fmt.Errorf("allowlist row %s exists (a revoked row stays revoked; use a new key): %w", c.ExternalWorkerKey, ErrConflict)
 	}
 	e := &Enrollment{Key: c.ExternalWorkerKey, ClusterKey: c.ClusterKey, PublicIP: ip.Unmap().String(), Status: api.EnrollmentPending, CreatedAt: c.Now, CreatedBy: c.By}
 	s.enrollments[e.Key] = e
 	s.record(command.AuditEvent{Time: c.Now, Kind: "enrollment.created", Actor: c.By, Subject: e.Key, Source: c.Source, Detail: "cluster " + e.ClusterKey + ", public_ip " + e.PublicIP})
-	return enrollmentView(e), nil
+	return *e, nil
 }
 
-func (s *Store) revokeEnrollment(c command.RevokeEnrollment) (api.Enrollment, error) {
+func (s *Store) revokeEnrollment(c command.RevokeEnrollment) (Enrollment, error) {
 	e, ok := s.enrollments[c.ExternalWorkerKey]
 	if !ok {
-		return api.Enrollment{}, fmt.Errorf("allowlist row %s: %w", c.ExternalWorkerKey, ErrNotFound)
+		return Enrollment{}, fmt.Errorf("allowlist row %s: %w", c.ExternalWorkerKey, ErrNotFound)
 	}
 	if e.Status == api.EnrollmentRevoked {
-		return enrollmentView(e), nil
+		return *e, nil
 	}
 	e.Status, e.RevokedAt, e.RevokedBy = api.EnrollmentRevoked, c.Now, c.By
 	s.record(command.AuditEvent{Time: c.Now, Kind: "enrollment.revoked", Actor: c.By, Subject: e.Key, WorkerID: e.WorkerID, Source: c.Source, Detail: "cluster " + e.ClusterKey})
 	if w, ok := s.workers[e.WorkerID]; ok && w.Status != api.WorkerRevoked {
 		s.revokeWorkerLocked(w, c.By, c.Source, "allowlist row "+e.Key+" revoked", c.Now)
 	}
-	return enrollmentView(e), nil
+	return *e, nil
 }
 
 // EnrollCheck is what the enroll handler checks before proposing, so that
@@ -231,7 +232,7 @@ func (s *Store) enrollWorker(c command.EnrollWorker) (RegisterOutcome, error) {
 	ev.Detail = "cluster " + e.ClusterKey
 	s.record(ev)
 	s.markPending()
-	return RegisterOutcome{Created: true, Worker: s.workerView(w)}, nil
+	return RegisterOutcome{Created: true, Worker: s.workerRecord(w)}, nil
 }
 
 // WorkerCluster returns the enrollment cluster of a worker that enrolled
@@ -255,7 +256,7 @@ func (s *Store) sortedEnrollmentKeys() []string {
 }
 
 // Clusters lists the enrollment clusters by key.
-func (s *Store) Clusters() []api.Cluster {
+func (s *Store) Clusters() []Cluster {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	keys := make([]string, 0, len(s.clusters))
@@ -263,54 +264,42 @@ func (s *Store) Clusters() []api.Cluster {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	out := make([]api.Cluster, len(keys))
+	out := make([]Cluster, len(keys))
 	for i, k := range keys {
-		out[i] = clusterView(s.clusters[k])
+		out[i] = s.clusters[k].clone()
 	}
 	return out
 }
 
 // Cluster returns one enrollment cluster.
-func (s *Store) Cluster(key string) (api.Cluster, error) {
+func (s *Store) Cluster(key string) (Cluster, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	c, ok := s.clusters[key]
 	if !ok {
-		return api.Cluster{}, fmt.Errorf("cluster %s: %w", key, ErrNotFound)
+		return Cluster{}, fmt.Errorf("cluster %s: %w", key, ErrNotFound)
 	}
-	return clusterView(c), nil
+	return c.clone(), nil
 }
 
 // Enrollments lists the allowlist rows by key.
-func (s *Store) Enrollments() []api.Enrollment {
+func (s *Store) Enrollments() []Enrollment {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := []api.Enrollment{}
+	out := []Enrollment{}
 	for _, k := range s.sortedEnrollmentKeys() {
-		out = append(out, enrollmentView(s.enrollments[k]))
+		out = append(out, *s.enrollments[k])
 	}
 	return out
 }
 
 // Enrollment returns one allowlist row.
-func (s *Store) Enrollment(key string) (api.Enrollment, error) {
+func (s *Store) Enrollment(key string) (Enrollment, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	e, ok := s.enrollments[key]
 	if !ok {
-		return api.Enrollment{}, fmt.Errorf("allowlist row %s: %w", key, ErrNotFound)
+		return Enrollment{}, fmt.Errorf("allowlist row %s: %w", key, ErrNotFound)
 	}
-	return enrollmentView(e), nil
-}
-
-func clusterView(c *Cluster) api.Cluster {
-	return api.Cluster{ClusterKey: c.Key, AllowedSourceCIDRs: slices.Clone(c.CIDRs), Status: "active", CreatedAt: api.FormatTime(c.CreatedAt), CreatedBy: c.CreatedBy, UpdatedAt: api.FormatTime(c.UpdatedAt)}
-}
-
-func enrollmentView(e *Enrollment) api.Enrollment {
-	return api.Enrollment{
-		ExternalWorkerKey: e.Key, ClusterKey: e.ClusterKey, PublicIP: e.PublicIP, Status: e.Status, WorkerID: e.WorkerID,
-		CreatedAt: api.FormatTime(e.CreatedAt), CreatedBy: e.CreatedBy, EnrolledAt: api.FormatTime(e.EnrolledAt),
-		RevokedAt: api.FormatTime(e.RevokedAt), RevokedBy: e.RevokedBy,
-	}
+	return *e, nil
 }

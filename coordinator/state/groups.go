@@ -134,22 +134,22 @@ func (s *Store) groupWorkers(id string) []string {
 	return out
 }
 
-func (s *Store) createGroup(c command.CreateGroup) (api.Group, error) {
+func (s *Store) createGroup(c command.CreateGroup) (GroupRecord, error) {
 	if _, dup := s.groups[c.GroupID]; dup {
-		return api.Group{}, fmt.Errorf("group %s exists: %w", c.GroupID, ErrConflict)
+		return GroupRecord{}, fmt.Errorf("group %s exists: %w", c.GroupID, ErrConflict)
 	}
 	members := slices.Clone(c.Members)
 	slices.SortFunc(members, compareMembers)
 	members = slices.Compact(members)
 	if len(members) > MaxGroupMembers {
-		return api.Group{}, fmt.Errorf("%w: a group has at most %d members", ErrInvalid, MaxGroupMembers)
+		return GroupRecord{}, fmt.Errorf("%w: a group has at most %d members", ErrInvalid, MaxGroupMembers)
 	}
 	for _, m := range members {
 		if m.Kind == api.MemberGroup && m.ID == c.GroupID {
-			return api.Group{}, fmt.Errorf("group %s cannot contain itself: %w", c.GroupID, ErrCycleDetected)
+			return GroupRecord{}, fmt.Errorf("group %s cannot contain itself: %w", c.GroupID, ErrCycleDetected)
 		}
 		if err := s.memberExists(m); err != nil {
-			return api.Group{}, err
+			return GroupRecord{}, err
 		}
 	}
 	// A new group is contained by nothing yet, so its members cannot lead
@@ -162,71 +162,71 @@ func (s *Store) createGroup(c command.CreateGroup) (api.Group, error) {
 	s.reindexGroups()
 	s.record(command.AuditEvent{Time: c.Now, Kind: "group.created", Actor: c.By, Subject: g.ID, Source: c.Source, Detail: membersDetail(members)})
 	s.markPending()
-	return s.groupView(g), nil
+	return s.groupRecord(g), nil
 }
 
-func (s *Store) addGroupMember(c command.AddGroupMember) (api.Group, error) {
+func (s *Store) addGroupMember(c command.AddGroupMember) (GroupRecord, error) {
 	g, ok := s.groups[c.GroupID]
 	if !ok {
-		return api.Group{}, fmt.Errorf("group %s: %w", c.GroupID, ErrNotFound)
+		return GroupRecord{}, fmt.Errorf("group %s: %w", c.GroupID, ErrNotFound)
 	}
 	m := c.Member
 	if m.Kind == api.MemberGroup && s.reaches(m.ID, g.ID) {
-		return api.Group{}, fmt.Errorf("adding group %s to group %s would make a cycle: %w", m.ID, g.ID, ErrCycleDetected)
+		return GroupRecord{}, fmt.Errorf("adding group %s to group %s would make a cycle: %w", m.ID, g.ID, ErrCycleDetected)
 	}
 	if err := s.memberExists(m); err != nil {
-		return api.Group{}, err
+		return GroupRecord{}, err
 	}
 	i, present := slices.BinarySearchFunc(g.Members, m, compareMembers)
 	if present {
-		return s.groupView(g), nil
+		return s.groupRecord(g), nil
 	}
 	if len(g.Members) >= MaxGroupMembers {
-		return api.Group{}, fmt.Errorf("group %s has %d members, the most allowed: %w", g.ID, MaxGroupMembers, ErrConflict)
+		return GroupRecord{}, fmt.Errorf("group %s has %d members, the most allowed: %w", g.ID, MaxGroupMembers, ErrConflict)
 	}
 	g.Members = slices.Insert(g.Members, i, m)
 	g.UpdatedAt = c.Now
 	s.reindexGroups()
 	s.record(command.AuditEvent{Time: c.Now, Kind: "group.member_added", Actor: c.By, Subject: g.ID, Source: c.Source, Detail: m.String()})
 	s.markPending() // workers may now take tasks they could not before
-	return s.groupView(g), nil
+	return s.groupRecord(g), nil
 }
 
-func (s *Store) removeGroupMember(c command.RemoveGroupMember) (api.Group, error) {
+func (s *Store) removeGroupMember(c command.RemoveGroupMember) (GroupRecord, error) {
 	g, ok := s.groups[c.GroupID]
 	if !ok {
-		return api.Group{}, fmt.Errorf("group %s: %w", c.GroupID, ErrNotFound)
+		return GroupRecord{}, fmt.Errorf("group %s: %w", c.GroupID, ErrNotFound)
 	}
 	i, present := slices.BinarySearchFunc(g.Members, c.Member, compareMembers)
 	if !present {
-		return s.groupView(g), nil
+		return s.groupRecord(g), nil
 	}
 	g.Members = slices.Delete(g.Members, i, i+1)
 	g.UpdatedAt = c.Now
 	s.reindexGroups()
 	s.record(command.AuditEvent{Time: c.Now, Kind: "group.member_removed", Actor: c.By, Subject: g.ID, Source: c.Source, Detail: c.Member.String()})
-	return s.groupView(g), nil
+	return s.groupRecord(g), nil
 }
 
 // deleteGroup refuses to delete a group that another group contains (the
 // parent would change meaning silently) or that an unfinished task targets
 // (the task could never run).
-func (s *Store) deleteGroup(c command.DeleteGroup) (api.Group, error) {
+func (s *Store) deleteGroup(c command.DeleteGroup) (GroupRecord, error) {
 	g, ok := s.groups[c.GroupID]
 	if !ok {
-		return api.Group{}, fmt.Errorf("group %s: %w", c.GroupID, ErrNotFound)
+		return GroupRecord{}, fmt.Errorf("group %s: %w", c.GroupID, ErrNotFound)
 	}
 	if parents := s.parentsOf(g.ID); len(parents) > 0 {
-		return api.Group{}, fmt.Errorf("group %s is a member of %v; remove it there first: %w", g.ID, parents, ErrConflict)
+		return GroupRecord{}, fmt.Errorf("group %s is a member of %v; remove it there first: %w", g.ID, parents, ErrConflict)
 	}
 	if n := s.unfinishedTargeting(api.Target{Kind: api.TargetGroup, ID: g.ID}); n > 0 {
-		return api.Group{}, fmt.Errorf("%d unfinished tasks target group %s; cancel them first: %w", n, g.ID, ErrConflict)
+		return GroupRecord{}, fmt.Errorf("%d unfinished tasks target group %s; cancel them first: %w", n, g.ID, ErrConflict)
 	}
-	view := s.groupView(g)
+	rec := s.groupRecord(g)
 	delete(s.groups, g.ID)
 	s.reindexGroups()
 	s.record(command.AuditEvent{Time: c.Now, Kind: "group.deleted", Actor: c.By, Subject: g.ID, Source: c.Source})
-	return view, nil
+	return rec, nil
 }
 
 func membersDetail(ms []api.GroupMember) string {
@@ -286,30 +286,19 @@ func (s *Store) targetExists(t *api.Target) error {
 	return nil
 }
 
-func (s *Store) groupView(g *Group) api.Group {
-	return api.Group{
-		GroupID:   g.ID,
-		Members:   slices.Clone(g.Members),
-		Workers:   s.groupWorkers(g.ID),
-		CreatedAt: api.FormatTime(g.CreatedAt),
-		CreatedBy: g.CreatedBy,
-		UpdatedAt: api.FormatTime(g.UpdatedAt),
-	}
-}
-
-// Group returns the view of a group.
-func (s *Store) Group(id string) (api.Group, error) {
+// Group returns a copy of a group.
+func (s *Store) Group(id string) (GroupRecord, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	g, ok := s.groups[id]
 	if !ok {
-		return api.Group{}, fmt.Errorf("group %s: %w", id, ErrNotFound)
+		return GroupRecord{}, fmt.Errorf("group %s: %w", id, ErrNotFound)
 	}
-	return s.groupView(g), nil
+	return s.groupRecord(g), nil
 }
 
 // Groups lists every group, by id.
-func (s *Store) Groups() []api.Group {
+func (s *Store) Groups() []GroupRecord {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	ids := make([]string, 0, len(s.groups))
@@ -317,9 +306,9 @@ func (s *Store) Groups() []api.Group {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	out := make([]api.Group, len(ids))
+	out := make([]GroupRecord, len(ids))
 	for i, id := range ids {
-		out[i] = s.groupView(s.groups[id])
+		out[i] = s.groupRecord(s.groups[id])
 	}
 	return out
 }

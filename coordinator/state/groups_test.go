@@ -131,11 +131,11 @@ func TestGroupWritesAreIdempotentAndChecked(t *testing.T) {
 	s := New()
 	mustApply(t, s, register("w1"), mkGroup("g", wm("w1"), wm("w1")))
 	g, _ := s.Group("g")
-	if len(g.Members) != 1 {
-		t.Fatalf("duplicate member on create listed %d times", len(g.Members))
+	if len(g.Group.Members) != 1 {
+		t.Fatalf("duplicate member on create listed %d times", len(g.Group.Members))
 	}
 	before := snapshotBytes(t, s)
-	if g, err := OutcomeOf[api.Group](apply(t, s, addM("g", wm("w1")))); err != nil || len(g.Members) != 1 {
+	if g, err := OutcomeOf[GroupRecord](apply(t, s, addM("g", wm("w1")))); err != nil || len(g.Group.Members) != 1 {
 		t.Fatalf("adding a present member: %+v %v", g, err)
 	}
 	if r := apply(t, s, rmM("g", wm("nobody"))); r.Err() != nil {
@@ -185,7 +185,7 @@ func TestDeleteGroupRules(t *testing.T) {
 		t.Fatalf("deleting a group a running task targets: %v, want conflict", r.Err())
 	}
 	mustApply(t, s, command.FinishTask{TaskID: "j-0", WorkerID: "w1", AttemptID: "a1", Now: at(11)})
-	if g, err := OutcomeOf[api.Group](del("outer")); err != nil || g.GroupID != "outer" {
+	if g, err := OutcomeOf[GroupRecord](del("outer")); err != nil || g.Group.ID != "outer" {
 		t.Fatalf("deleting an unused group: %+v %v", g, err)
 	}
 	if s.InGroup("w1", "outer") {

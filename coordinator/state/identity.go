@@ -13,19 +13,19 @@ import (
 // marked revoked and no longer names the worker's live credential, so it is
 // refused at once. The worker's tasks are untouched: claims belong to the
 // worker id, not to a credential, so the new credential finishes them.
-func (s *Store) reissueWorker(c command.ReissueWorker) (api.Worker, error) {
+func (s *Store) reissueWorker(c command.ReissueWorker) (WorkerRecord, error) {
 	w, ok := s.workers[c.WorkerID]
 	if !ok {
-		return api.Worker{}, fmt.Errorf("worker %s: %w", c.WorkerID, ErrNotFound)
+		return WorkerRecord{}, fmt.Errorf("worker %s: %w", c.WorkerID, ErrNotFound)
 	}
 	if w.Status == api.WorkerRevoked {
-		return api.Worker{}, fmt.Errorf("worker %s is revoked; register a new worker id instead: %w", w.ID, ErrConflict)
+		return WorkerRecord{}, fmt.Errorf("worker %s is revoked; register a new worker id instead: %w", w.ID, ErrConflict)
 	}
 	if c.Credential.ID == "" || c.Credential.Hash == "" {
-		return api.Worker{}, fmt.Errorf("%w: reissue without credential", ErrInvalid)
+		return WorkerRecord{}, fmt.Errorf("%w: reissue without credential", ErrInvalid)
 	}
 	if _, dup := s.credentials[c.Credential.ID]; dup {
-		return api.Worker{}, fmt.Errorf("credential id collision: %w", ErrConflict)
+		return WorkerRecord{}, fmt.Errorf("credential id collision: %w", ErrConflict)
 	}
 	if old, ok := s.credentials[w.CredentialID]; ok {
 		old.Revoked = true
@@ -39,22 +39,22 @@ func (s *Store) reissueWorker(c command.ReissueWorker) (api.Worker, error) {
 	s.credentials[cred.ID] = &Credential{CredentialRecord: cred}
 	w.CredentialID = cred.ID
 	s.record(command.AuditEvent{Time: c.Now, Kind: "worker.reissued", Actor: c.By, WorkerID: w.ID, CredentialID: cred.ID, CredentialKind: kindWorker, Subject: w.ID, Source: c.Source, Detail: "replaces credential " + old})
-	return s.workerView(w), nil
+	return s.workerRecord(w), nil
 }
 
 // revokeWorker revokes a worker for good. Its credential dies, and every
 // task it holds loses its attempt and goes back to the queue while attempts
 // remain, all in this one apply. Revoking a revoked worker changes nothing.
-func (s *Store) revokeWorker(c command.RevokeWorker) (api.Worker, error) {
+func (s *Store) revokeWorker(c command.RevokeWorker) (WorkerRecord, error) {
 	w, ok := s.workers[c.WorkerID]
 	if !ok {
-		return api.Worker{}, fmt.Errorf("worker %s: %w", c.WorkerID, ErrNotFound)
+		return WorkerRecord{}, fmt.Errorf("worker %s: %w", c.WorkerID, ErrNotFound)
 	}
 	if w.Status == api.WorkerRevoked {
-		return s.workerView(w), nil
+		return s.workerRecord(w), nil
 	}
 	s.revokeWorkerLocked(w, c.By, c.Source, "", c.Now)
-	return s.workerView(w), nil
+	return s.workerRecord(w), nil
 }
 
 // revokeWorkerLocked revokes w: its credential dies and the tasks it holds

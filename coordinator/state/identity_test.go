@@ -73,7 +73,7 @@ func TestRevokeRequeuesActiveTasks(t *testing.T) {
 		command.AssignTask{TaskID: "last-a", WorkerID: "w1", AttemptID: "a3", Now: at(3)},
 	)
 	r := apply(t, s, command.RevokeWorker{WorkerID: "w1", By: "admin", Now: at(4)})
-	if w, err := OutcomeOf[api.Worker](r); err != nil || w.Status != api.WorkerRevoked {
+	if w, err := OutcomeOf[WorkerRecord](r); err != nil || w.Worker.Status != api.WorkerRevoked {
 		t.Fatalf("revoke: %+v", r)
 	}
 	for _, id := range []string{"j-a", "j-b"} {

@@ -91,8 +91,8 @@ func TestEnrollmentDecisions(t *testing.T) {
 		t.Fatalf("narrowing: %v", res.Err())
 	}
 	s.Apply(command.RevokeEnrollment{ExternalWorkerKey: "vm", By: "admin", Now: t0})
-	if w, _ := s.Worker("w1"); w.Status != api.WorkerRevoked {
-		t.Fatalf("worker of a revoked row is %s", w.Status)
+	if w, _ := s.Worker("w1"); w.Worker.Status != api.WorkerRevoked {
+		t.Fatalf("worker of a revoked row is %s", w.Worker.Status)
 	}
 	if res := enroll("203.0.113.5", "w3"); !errors.Is(res.Err(), ErrEnrollmentRefused) {
 		t.Fatalf("revoked row: %v", res.Err())

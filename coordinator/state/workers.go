@@ -11,15 +11,16 @@ import (
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
-// RegisterOutcome is the value of a RegisterWorker result.
+// RegisterOutcome is the outcome of RegisterWorker and EnrollWorker: the
+// worker, and whether this command created it (else it existed).
 type RegisterOutcome struct {
 	Created bool
-	Worker  api.Worker
+	Worker  WorkerRecord
 }
 
 func (s *Store) registerWorker(c command.RegisterWorker) (RegisterOutcome, error) {
 	if w, ok := s.workers[c.WorkerID]; ok {
-		return RegisterOutcome{Created: false, Worker: s.workerView(w)}, nil
+		return RegisterOutcome{Created: false, Worker: s.workerRecord(w)}, nil
 	}
 	if c.Credential.ID == "" || c.Credential.Hash == "" {
 		return RegisterOutcome{}, fmt.Errorf("%w: register without credential", ErrInvalid)
@@ -81,7 +82,7 @@ func (s *Store) registerWorker(c command.RegisterWorker) (RegisterOutcome, error
 	if status == api.WorkerReady {
 		s.markPending()
 	}
-	return RegisterOutcome{Created: true, Worker: s.workerView(w)}, nil
+	return RegisterOutcome{Created: true, Worker: s.workerRecord(w)}, nil
 }
 
 // mergeLabels lays the token's labels over the worker's own: labels an
@@ -124,78 +125,78 @@ func (s *Store) joinGroups(workerID string, groups []string, now time.Time) (joi
 
 // approveWorker moves a pending worker to ready. Approving a worker that
 // is not pending changes nothing; a revoked worker cannot be approved.
-func (s *Store) approveWorker(c command.ApproveWorker) (api.Worker, error) {
+func (s *Store) approveWorker(c command.ApproveWorker) (WorkerRecord, error) {
 	w, ok := s.workers[c.WorkerID]
 	if !ok {
-		return api.Worker{}, fmt.Errorf("worker %s: %w", c.WorkerID, ErrNotFound)
+		return WorkerRecord{}, fmt.Errorf("worker %s: %w", c.WorkerID, ErrNotFound)
 	}
 	switch w.Status {
 	case api.WorkerRevoked:
-		return api.Worker{}, fmt.Errorf("worker %s is revoked: %w", w.ID, ErrConflict)
+		return WorkerRecord{}, fmt.Errorf("worker %s is revoked: %w", w.ID, ErrConflict)
 	case api.WorkerPending:
 	default:
-		return s.workerView(w), nil
+		return s.workerRecord(w), nil
 	}
 	w.Status = api.WorkerReady
 	w.ApprovedBy, w.ApprovedAt = c.By, c.Now
 	s.record(command.AuditEvent{Time: c.Now, Kind: "worker.approved", Actor: c.By, WorkerID: w.ID, Subject: w.ID, Source: c.Source})
 	s.markPending()
-	return s.workerView(w), nil
+	return s.workerRecord(w), nil
 }
 
-func (s *Store) updateWorker(c command.UpdateWorker) (api.Worker, error) {
+func (s *Store) updateWorker(c command.UpdateWorker) (WorkerRecord, error) {
 	w, ok := s.workers[c.WorkerID]
 	if !ok {
-		return api.Worker{}, fmt.Errorf("worker %s: %w", c.WorkerID, ErrWorkerNotRegistered)
+		return WorkerRecord{}, fmt.Errorf("worker %s: %w", c.WorkerID, ErrWorkerNotRegistered)
 	}
 	w.Executors = c.Executors
 	w.Devices = c.Devices
 	s.markPending()
-	return s.workerView(w), nil
+	return s.workerRecord(w), nil
 }
 
-func (s *Store) setWorkerStatus(c command.SetWorkerStatus) (api.Worker, error) {
+func (s *Store) setWorkerStatus(c command.SetWorkerStatus) (WorkerRecord, error) {
 	w, ok := s.workers[c.WorkerID]
 	if !ok {
-		return api.Worker{}, fmt.Errorf("worker %s: %w", c.WorkerID, ErrWorkerNotRegistered)
+		return WorkerRecord{}, fmt.Errorf("worker %s: %w", c.WorkerID, ErrWorkerNotRegistered)
 	}
 	switch c.Status {
 	case api.WorkerReady, api.WorkerOffline:
 	default:
-		return api.Worker{}, fmt.Errorf("%w: status %q", ErrInvalid, c.Status)
+		return WorkerRecord{}, fmt.Errorf("%w: status %q", ErrInvalid, c.Status)
 	}
 	// Only ready and offline move between each other here; revoked,
 	// pending and the commands keep their meaning.
 	if w.Status != api.WorkerReady && w.Status != api.WorkerOffline {
-		return api.Worker{}, fmt.Errorf("worker %s is %s: %w", w.ID, w.Status, ErrConflict)
+		return WorkerRecord{}, fmt.Errorf("worker %s is %s: %w", w.ID, w.Status, ErrConflict)
 	}
 	if c.Status == api.WorkerReady && w.Status != api.WorkerReady {
 		s.markPending()
 	}
 	w.Status = c.Status
-	return s.workerView(w), nil
+	return s.workerRecord(w), nil
 }
 
-// Worker returns the view of a worker.
-func (s *Store) Worker(id string) (api.Worker, error) {
+// Worker returns a copy of a worker.
+func (s *Store) Worker(id string) (WorkerRecord, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	w, ok := s.workers[id]
 	if !ok {
-		return api.Worker{}, fmt.Errorf("worker %s: %w", id, ErrNotFound)
+		return WorkerRecord{}, fmt.Errorf("worker %s: %w", id, ErrNotFound)
 	}
-	return s.workerView(w), nil
+	return s.workerRecord(w), nil
 }
 
 // Workers lists every worker, by id.
-func (s *Store) Workers() []api.Worker {
+func (s *Store) Workers() []WorkerRecord {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([]api.Worker, 0, len(s.workers))
+	out := make([]WorkerRecord, 0, len(s.workers))
 	for _, w := range s.workers {
-		out = append(out, s.workerView(w))
+		out = append(out, s.workerRecord(w))
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].WorkerID < out[j].WorkerID })
+	sort.Slice(out, func(i, j int) bool { return out[i].Worker.ID < out[j].Worker.ID })
 	return out
 }
 
@@ -208,8 +209,8 @@ type WorkerAuth struct {
 }
 
 // WorkerAuthInfo reads the few fields authentication checks on every
-// worker request, without building the worker's full view (which copies
-// its devices, labels and task list: measurable on the heartbeat path).
+// worker request, without copying the worker's full record (its devices,
+// labels and task list: measurable on the heartbeat path).
 func (s *Store) WorkerAuthInfo(id string) (WorkerAuth, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -236,46 +237,4 @@ func (s *Store) ActiveTasks(workerID string) []ActiveTask {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].TaskID < out[j].TaskID })
 	return out
-}
-
-func (s *Store) workerView(w *Worker) api.Worker {
-	running := make([]string, 0, len(w.active))
-	for id := range w.active {
-		running = append(running, id)
-	}
-	sort.Strings(running)
-	return api.Worker{
-		WorkerID:     w.ID,
-		Status:       w.Status,
-		Labels:       w.Labels,
-		Capabilities: nonNil(w.Capabilities),
-		Executors:    nonNil(w.Executors),
-		Devices:      slices.Clone(nonNilDevices(w.Devices)),
-		RunningTasks: running,
-		RegisteredAt: api.FormatTime(w.RegisteredAt),
-		RegisteredBy: w.RegisteredBy,
-		Groups:       s.groupsOf(w.ID),
-
-		Origin:            w.Origin,
-		InstanceID:        w.InstanceID,
-		ClusterKey:        w.ClusterKey,
-		ExternalWorkerKey: w.ExternalWorkerKey,
-		TokenID:           w.TokenID,
-		ApprovedBy:        w.ApprovedBy,
-		ApprovedAt:        api.FormatTime(w.ApprovedAt),
-	}
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return slices.Clone(s)
-}
-
-func nonNilDevices(d []api.Device) []api.Device {
-	if d == nil {
-		return []api.Device{}
-	}
-	return d
 }

@@ -1,0 +1,24 @@
+package view
+
+import (
+	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// Group renders a group with the workers that belong to it.
+func Group(r state.GroupRecord) api.Group {
+	g := r.Group
+	return api.Group{
+		GroupID:   g.ID,
+		Members:   g.Members,
+		Workers:   r.Workers,
+		CreatedAt: api.FormatTime(g.CreatedAt),
+		CreatedBy: g.CreatedBy,
+		UpdatedAt: api.FormatTime(g.UpdatedAt),
+	}
+}
+
+// Groups renders a list of groups, in its order.
+func Groups(rs []state.GroupRecord) []api.Group {
+	return each(rs, Group)
+}

@@ -1,0 +1,38 @@
+package view
+
+import (
+	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// Token renders a client, join or instance token: never its hash.
+func Token(c state.Credential) api.TokenInfo {
+	labels := c.Labels
+	if len(labels) == 0 {
+		labels = nil
+	}
+	return api.TokenInfo{
+		ID:               c.ID,
+		Kind:             c.Kind,
+		Name:             c.Name,
+		Roles:            c.Roles,
+		CreatedAt:        api.FormatTime(c.CreatedAt),
+		CreatedBy:        c.CreatedBy,
+		ExpiresAt:        api.FormatTime(c.ExpiresAt),
+		MaxUses:          c.MaxUses,
+		Uses:             c.Uses,
+		LastUsedAt:       api.FormatTime(c.LastUsedAt),
+		RequiresApproval: c.RequiresApproval,
+		Groups:           c.Groups,
+		Labels:           labels,
+		InstanceID:       c.InstanceID,
+		Revoked:          c.Revoked,
+		RevokedAt:        api.FormatTime(c.RevokedAt),
+		RevokedBy:        c.RevokedBy,
+	}
+}
+
+// Tokens renders a list of tokens, in its order.
+func Tokens(cs []state.Credential) []api.TokenInfo {
+	return each(cs, Token)
+}
