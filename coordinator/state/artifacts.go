@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // Artifact is the replicated record of a content-addressed blob. The bytes
@@ -61,7 +60,7 @@ func (s *Store) WorkerHoldsInput(workerID, digest string) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	w, ok := s.workers[workerID]
-	if !ok || w.Status == api.WorkerRevoked {
+	if !ok || w.Status == workerRevoked {
 		return false
 	}
 	for id := range w.active {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // Credential kinds as stored (the auth package's kinds, without importing
@@ -158,7 +157,7 @@ func (s *Store) createToken(c command.CreateToken) (Credential, error) {
 		detail += ", instance " + rec.InstanceID
 	}
 	if !rec.ExpiresAt.IsZero() {
-		detail += ", expires " + api.FormatTime(rec.ExpiresAt)
+		detail += ", expires " + rec.ExpiresAt.UTC().Format(timeFormat)
 	}
 	s.record(command.AuditEvent{Time: c.Now, Kind: "token.created", Actor: rec.CreatedBy, CredentialID: rec.ID, CredentialKind: rec.Kind, Subject: rec.ID, Source: c.Source, Detail: detail})
 	return cred.clone(), nil
@@ -184,10 +183,10 @@ func (s *Store) redeem(id, origin, instanceID string, now time.Time) (*Credentia
 	if !ok || (cred.Kind != kindJoin && cred.Kind != kindInstance) {
 		return nil, fmt.Errorf("token %s is not a join or instance token: %w", id, ErrCredentialUnusable)
 	}
-	if cred.Kind == kindInstance && (origin != api.OriginProvider || instanceID != cred.InstanceID) {
+	if cred.Kind == kindInstance && (origin != originProvider || instanceID != cred.InstanceID) {
 		return nil, fmt.Errorf("instance token %s is bound to another instance: %w", id, ErrForbidden)
 	}
-	if cred.Kind == kindJoin && origin == api.OriginProvider {
+	if cred.Kind == kindJoin && origin == originProvider {
 		return nil, fmt.Errorf("a provider worker needs an instance token, not a join token: %w", ErrForbidden)
 	}
 	if err := cred.Check(now); err != nil {

@@ -11,33 +11,16 @@ import (
 )
 
 // forbidden are the imports the state machine's own files may not use:
-// the API's wire views are rendered above it (coordinator/view, httpapi),
-// and it never speaks HTTP (decision 11 in DESIGN.md).
+// it holds domain records and returns typed outcomes, the API's views and
+// bytes are rendered above it (coordinator/view, httpapi), and it never
+// speaks HTTP (decision 11 in DESIGN.md).
 var forbidden = []string{
 	"github.com/gpulayer/gpulayer/sdk/api",
 	"net/http",
 }
 
-// stillImportingAPI lists the files that still name sdk/api for the
-// vocabulary the log carries (task states, job specs, devices); it may
-// only shrink.
-var stillImportingAPI = []string{
-	"artifacts.go",
-	"credentials.go",
-	"enrollment.go",
-	"groups.go",
-	"identity.go",
-	"jobs.go",
-	"match.go",
-	"queue.go",
-	"records.go",
-	"snapshot.go",
-	"tasks.go",
-	"workers.go",
-}
-
 // TestStateImportsNoWireViews enforces that no non-test file of package
-// state imports sdk/api or net/http, save the listed exceptions.
+// state imports sdk/api or net/http.
 func TestStateImportsNoWireViews(t *testing.T) {
 	entries, err := os.ReadDir(".")
 	if err != nil {
@@ -54,23 +37,14 @@ func TestStateImportsNoWireViews(t *testing.T) {
 		if err != nil {
 			t.Fatalf("parse %s: %v", name, err)
 		}
-		importsAPI := false
 		for _, spec := range f.Imports {
 			p, err := strconv.Unquote(spec.Path.Value)
 			if err != nil {
 				t.Fatalf("%s: bad import %s", name, spec.Path.Value)
 			}
-			if !slices.Contains(forbidden, p) {
-				continue
+			if slices.Contains(forbidden, p) {
+				t.Errorf("%s imports %q; state returns domain records, coordinator/view renders them", name, p)
 			}
-			if p == forbidden[0] && slices.Contains(stillImportingAPI, name) {
-				importsAPI = true
-				continue
-			}
-			t.Errorf("%s imports %q; state returns domain records, coordinator/view renders them", name, p)
-		}
-		if slices.Contains(stillImportingAPI, name) && !importsAPI {
-			t.Errorf("%s no longer imports sdk/api: take it off stillImportingAPI", name)
 		}
 	}
 	if files < 10 {

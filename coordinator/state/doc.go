@@ -9,5 +9,13 @@
 // (wrong_claimant, not_claimed, stale_attempt, conflict) are decided here,
 // atomically with the write, and returned as the command's result.
 //
+// Each command has one typed outcome (handlers.go lists them): a domain
+// record, copied so the caller may read it outside the store's lock.
+// A proposer reads it with Propose[O], the one place where the untyped
+// value raft hands back is checked against the type asked for. The
+// package holds records and never renders the API's views or bytes:
+// package view does, for httpapi and sched (deps_test.go keeps sdk/api
+// and net/http out of this package).
+//
 // The package does not import raft; package fsm adapts it.
 package state

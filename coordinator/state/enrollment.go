@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // Cluster is a set of networks allowlisted workers enroll from.
@@ -86,7 +85,7 @@ func (s *Store) putCluster(c command.PutCluster) (ClusterOutcome, error) {
 		var outside []string
 		for _, key := range s.sortedEnrollmentKeys() {
 			e := s.enrollments[key]
-			if e.ClusterKey == c.ClusterKey && e.Status != api.EnrollmentRevoked && !next.contains(netip.MustParseAddr(e.PublicIP)) {
+			if e.ClusterKey == c.ClusterKey && e.Status != enrollmentRevoked && !next.contains(netip.MustParseAddr(e.PublicIP)) {
 				outside = append(outside, key)
 			}
 		}
@@ -125,7 +124,7 @@ func (s *Store) createEnrollment(c command.CreateEnrollment) (Enrollment, error)
 	if _, dup := s.enrollments[c.ExternalWorkerKey]; dup {
 		return Enrollment{}, fmt.Errorf("allowlist row %s exists (a revoked row stays revoked; use a new key): %w", c.ExternalWorkerKey, ErrConflict)
 	}
-	e := &Enrollment{Key: c.ExternalWorkerKey, ClusterKey: c.ClusterKey, PublicIP: ip.Unmap().String(), Status: api.EnrollmentPending, CreatedAt: c.Now, CreatedBy: c.By}
+	e := &Enrollment{Key: c.ExternalWorkerKey, ClusterKey: c.ClusterKey, PublicIP: ip.Unmap().String(), Status: enrollmentPending, CreatedAt: c.Now, CreatedBy: c.By}
 	s.enrollments[e.Key] = e
 	s.record(command.AuditEvent{Time: c.Now, Kind: "enrollment.created", Actor: c.By, Subject: e.Key, Source: c.Source, Detail: "cluster " + e.ClusterKey + ", public_ip " + e.PublicIP})
 	return *e, nil
@@ -136,12 +135,12 @@ func (s *Store) revokeEnrollment(c command.RevokeEnrollment) (Enrollment, error)
 	if !ok {
 		return Enrollment{}, fmt.Errorf("allowlist row %s: %w", c.ExternalWorkerKey, ErrNotFound)
 	}
-	if e.Status == api.EnrollmentRevoked {
+	if e.Status == enrollmentRevoked {
 		return *e, nil
 	}
-	e.Status, e.RevokedAt, e.RevokedBy = api.EnrollmentRevoked, c.Now, c.By
+	e.Status, e.RevokedAt, e.RevokedBy = enrollmentRevoked, c.Now, c.By
 	s.record(command.AuditEvent{Time: c.Now, Kind: "enrollment.revoked", Actor: c.By, Subject: e.Key, WorkerID: e.WorkerID, Source: c.Source, Detail: "cluster " + e.ClusterKey})
-	if w, ok := s.workers[e.WorkerID]; ok && w.Status != api.WorkerRevoked {
+	if w, ok := s.workers[e.WorkerID]; ok && w.Status != workerRevoked {
 		s.revokeWorkerLocked(w, c.By, c.Source, "allowlist row "+e.Key+" revoked", c.Now)
 	}
 	return *e, nil
@@ -168,13 +167,13 @@ func (s *Store) enrollCheck(clusterKey, key string, source netip.Addr) (string, 
 		return "no allowlist row for this key", ErrEnrollmentRefused
 	case e.ClusterKey != clusterKey:
 		return "the allowlist row belongs to another cluster", ErrEnrollmentRefused
-	case e.Status == api.EnrollmentRevoked:
+	case e.Status == enrollmentRevoked:
 		return "the allowlist row is revoked", ErrEnrollmentRefused
 	case !source.IsValid() || source.Unmap().String() != e.PublicIP:
 		return "source address " + source.String() + " is not the row's public_ip " + e.PublicIP, ErrEnrollmentRefused
 	case !cl.contains(source):
 		return "source address " + source.String() + " is outside the cluster's networks", ErrEnrollmentRefused
-	case e.Status == api.EnrollmentEnrolled:
+	case e.Status == enrollmentEnrolled:
 		return "the allowlist row is already enrolled as worker " + e.WorkerID, ErrConflict
 	}
 	return "", nil
@@ -190,11 +189,11 @@ func (s *Store) enrollWorker(c command.EnrollWorker) (RegisterOutcome, error) {
 	if reason, err := s.enrollCheck(c.ClusterKey, c.ExternalWorkerKey, source); err != nil {
 		ev.Detail = "cluster " + c.ClusterKey + ": " + reason
 		if errors.Is(err, ErrConflict) {
-			ev.Code = string(api.CodeConflict)
+			ev.Code = codeConflict
 			s.record(ev)
 			return RegisterOutcome{}, fmt.Errorf("allowlist row %s is already enrolled; it hands out no second credential: %w", c.ExternalWorkerKey, ErrConflict)
 		}
-		ev.Code = string(api.CodeEnrollmentRefused)
+		ev.Code = codeEnrollmentRefused
 		s.record(ev)
 		return RegisterOutcome{}, fmt.Errorf("%s: %w", refusal, ErrEnrollmentRefused)
 	}
@@ -210,7 +209,7 @@ func (s *Store) enrollWorker(c command.EnrollWorker) (RegisterOutcome, error) {
 	e := s.enrollments[c.ExternalWorkerKey]
 	w := &Worker{
 		ID:                c.WorkerID,
-		Status:            api.WorkerReady,
+		Status:            workerReady,
 		Labels:            c.Labels,
 		Capabilities:      c.Capabilities,
 		Executors:         c.Executors,
@@ -218,7 +217,7 @@ func (s *Store) enrollWorker(c command.EnrollWorker) (RegisterOutcome, error) {
 		CredentialID:      c.Credential.ID,
 		RegisteredAt:      c.Now,
 		RegisteredBy:      "enrollment:" + e.Key,
-		Origin:            api.OriginEnrollment,
+		Origin:            originEnrollment,
 		ClusterKey:        e.ClusterKey,
 		ExternalWorkerKey: e.Key,
 		active:            map[string]struct{}{},
@@ -227,7 +226,7 @@ func (s *Store) enrollWorker(c command.EnrollWorker) (RegisterOutcome, error) {
 	cred.WorkerID = w.ID
 	s.credentials[cred.ID] = &Credential{CredentialRecord: cred}
 	s.workers[w.ID] = w
-	e.Status, e.WorkerID, e.EnrolledAt = api.EnrollmentEnrolled, w.ID, c.Now
+	e.Status, e.WorkerID, e.EnrolledAt = enrollmentEnrolled, w.ID, c.Now
 	ev.Kind, ev.WorkerID, ev.CredentialID, ev.CredentialKind = "enrollment.accepted", w.ID, cred.ID, kindWorker
 	ev.Detail = "cluster " + e.ClusterKey
 	s.record(ev)

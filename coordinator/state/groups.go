@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // MaxGroupMembers bounds the direct members of one group.
@@ -19,34 +18,34 @@ const MaxGroupMembers = 1024
 // unique, so a group's record does not depend on the order of the writes
 // that built it.
 type Group struct {
-	ID        string            `json:"id"`
-	Members   []api.GroupMember `json:"members"`
-	CreatedAt time.Time         `json:"created_at"`
-	CreatedBy string            `json:"created_by,omitempty"`
-	UpdatedAt time.Time         `json:"updated_at"`
+	ID        string                `json:"id"`
+	Members   []command.GroupMember `json:"members"`
+	CreatedAt time.Time             `json:"created_at"`
+	CreatedBy string                `json:"created_by,omitempty"`
+	UpdatedAt time.Time             `json:"updated_at"`
 }
 
-func compareMembers(a, b api.GroupMember) int {
+func compareMembers(a, b command.GroupMember) int {
 	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
 		return c
 	}
 	return cmp.Compare(a.ID, b.ID)
 }
 
-func (g *Group) has(m api.GroupMember) bool {
+func (g *Group) has(m command.GroupMember) bool {
 	_, ok := slices.BinarySearchFunc(g.Members, m, compareMembers)
 	return ok
 }
 
 // memberExists checks that a member names a registered worker or an
 // existing group.
-func (s *Store) memberExists(m api.GroupMember) error {
+func (s *Store) memberExists(m command.GroupMember) error {
 	switch m.Kind {
-	case api.MemberWorker:
+	case memberWorker:
 		if _, ok := s.workers[m.ID]; !ok {
 			return fmt.Errorf("member worker %s: %w", m.ID, ErrNotFound)
 		}
-	case api.MemberGroup:
+	case memberGroup:
 		if _, ok := s.groups[m.ID]; !ok {
 			return fmt.Errorf("member group %s: %w", m.ID, ErrNotFound)
 		}
@@ -74,7 +73,7 @@ func (s *Store) reaches(from, to string) bool {
 		seen[id] = true
 		if g, ok := s.groups[id]; ok {
 			for _, m := range g.Members {
-				if m.Kind == api.MemberGroup && !seen[m.ID] {
+				if m.Kind == memberGroup && !seen[m.ID] {
 					stack = append(stack, m.ID)
 				}
 			}
@@ -118,9 +117,9 @@ func (s *Store) groupWorkers(id string) []string {
 		}
 		for _, m := range g.Members {
 			switch m.Kind {
-			case api.MemberWorker:
+			case memberWorker:
 				workers[m.ID] = true
-			case api.MemberGroup:
+			case memberGroup:
 				walk(m.ID)
 			}
 		}
@@ -145,7 +144,7 @@ func (s *Store) createGroup(c command.CreateGroup) (GroupRecord, error) {
 		return GroupRecord{}, fmt.Errorf("%w: a group has at most %d members", ErrInvalid, MaxGroupMembers)
 	}
 	for _, m := range members {
-		if m.Kind == api.MemberGroup && m.ID == c.GroupID {
+		if m.Kind == memberGroup && m.ID == c.GroupID {
 			return GroupRecord{}, fmt.Errorf("group %s cannot contain itself: %w", c.GroupID, ErrCycleDetected)
 		}
 		if err := s.memberExists(m); err != nil {
@@ -155,7 +154,7 @@ func (s *Store) createGroup(c command.CreateGroup) (GroupRecord, error) {
 	// A new group is contained by nothing yet, so its members cannot lead
 	// back to it: no cycle is possible beyond the self-membership above.
 	if members == nil {
-		members = []api.GroupMember{}
+		members = []command.GroupMember{}
 	}
 	g := &Group{ID: c.GroupID, Members: members, CreatedAt: c.Now, CreatedBy: c.By, UpdatedAt: c.Now}
 	s.groups[g.ID] = g
@@ -171,7 +170,7 @@ func (s *Store) addGroupMember(c command.AddGroupMember) (GroupRecord, error) {
 		return GroupRecord{}, fmt.Errorf("group %s: %w", c.GroupID, ErrNotFound)
 	}
 	m := c.Member
-	if m.Kind == api.MemberGroup && s.reaches(m.ID, g.ID) {
+	if m.Kind == memberGroup && s.reaches(m.ID, g.ID) {
 		return GroupRecord{}, fmt.Errorf("adding group %s to group %s would make a cycle: %w", m.ID, g.ID, ErrCycleDetected)
 	}
 	if err := s.memberExists(m); err != nil {
@@ -219,7 +218,7 @@ func (s *Store) deleteGroup(c command.DeleteGroup) (GroupRecord, error) {
 	if parents := s.parentsOf(g.ID); len(parents) > 0 {
 		return GroupRecord{}, fmt.Errorf("group %s is a member of %v; remove it there first: %w", g.ID, parents, ErrConflict)
 	}
-	if n := s.unfinishedTargeting(api.Target{Kind: api.TargetGroup, ID: g.ID}); n > 0 {
+	if n := s.unfinishedTargeting(command.Target{Kind: targetGroup, ID: g.ID}); n > 0 {
 		return GroupRecord{}, fmt.Errorf("%d unfinished tasks target group %s; cancel them first: %w", n, g.ID, ErrConflict)
 	}
 	rec := s.groupRecord(g)
@@ -229,7 +228,7 @@ func (s *Store) deleteGroup(c command.DeleteGroup) (GroupRecord, error) {
 	return rec, nil
 }
 
-func membersDetail(ms []api.GroupMember) string {
+func membersDetail(ms []command.GroupMember) string {
 	out := make([]string, len(ms))
 	for i, m := range ms {
 		out[i] = m.String()
@@ -240,7 +239,7 @@ func membersDetail(ms []api.GroupMember) string {
 // parentsOf lists, sorted, the groups that contain group id directly.
 func (s *Store) parentsOf(id string) []string {
 	var out []string
-	m := api.GroupMember{Kind: api.MemberGroup, ID: id}
+	m := command.GroupMember{Kind: memberGroup, ID: id}
 	for gid, g := range s.groups {
 		if g.has(m) {
 			out = append(out, gid)
@@ -253,7 +252,7 @@ func (s *Store) parentsOf(id string) []string {
 // unfinishedTargeting counts pending and active tasks whose job targets t.
 // Pending ones come from the queue index; active ones from the workers'
 // holds, which are bounded by what the cluster runs at once.
-func (s *Store) unfinishedTargeting(t api.Target) int {
+func (s *Store) unfinishedTargeting(t command.Target) int {
 	n := s.queue.targeted(targetKey(&t))
 	for _, w := range s.workers {
 		for id := range w.active {
@@ -267,16 +266,16 @@ func (s *Store) unfinishedTargeting(t api.Target) int {
 
 // targetExists checks that a job's target names a registered worker or an
 // existing group.
-func (s *Store) targetExists(t *api.Target) error {
+func (s *Store) targetExists(t *command.Target) error {
 	if t == nil {
 		return nil
 	}
 	switch t.Kind {
-	case api.TargetWorker:
+	case targetWorker:
 		if _, ok := s.workers[t.ID]; !ok {
 			return fmt.Errorf("target worker %s: %w", t.ID, ErrNotFound)
 		}
-	case api.TargetGroup:
+	case targetGroup:
 		if _, ok := s.groups[t.ID]; !ok {
 			return fmt.Errorf("target group %s: %w", t.ID, ErrNotFound)
 		}

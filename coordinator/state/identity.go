@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // reissueWorker replaces a worker's credential. The old credential is
@@ -18,7 +17,7 @@ func (s *Store) reissueWorker(c command.ReissueWorker) (WorkerRecord, error) {
 	if !ok {
 		return WorkerRecord{}, fmt.Errorf("worker %s: %w", c.WorkerID, ErrNotFound)
 	}
-	if w.Status == api.WorkerRevoked {
+	if w.Status == workerRevoked {
 		return WorkerRecord{}, fmt.Errorf("worker %s is revoked; register a new worker id instead: %w", w.ID, ErrConflict)
 	}
 	if c.Credential.ID == "" || c.Credential.Hash == "" {
@@ -50,7 +49,7 @@ func (s *Store) revokeWorker(c command.RevokeWorker) (WorkerRecord, error) {
 	if !ok {
 		return WorkerRecord{}, fmt.Errorf("worker %s: %w", c.WorkerID, ErrNotFound)
 	}
-	if w.Status == api.WorkerRevoked {
+	if w.Status == workerRevoked {
 		return s.workerRecord(w), nil
 	}
 	s.revokeWorkerLocked(w, c.By, c.Source, "", c.Now)
@@ -60,7 +59,7 @@ func (s *Store) revokeWorker(c command.RevokeWorker) (WorkerRecord, error) {
 // revokeWorkerLocked revokes w: its credential dies and the tasks it holds
 // are requeued or ended. why is added to the audit event.
 func (s *Store) revokeWorkerLocked(w *Worker, by, source, why string, now time.Time) {
-	w.Status = api.WorkerRevoked
+	w.Status = workerRevoked
 	if cred, ok := s.credentials[w.CredentialID]; ok {
 		cred.Revoked, cred.RevokedAt, cred.RevokedBy = true, now, by
 	}
@@ -76,7 +75,7 @@ func (s *Store) revokeWorkerLocked(w *Worker, by, source, why string, now time.T
 	}
 	for _, id := range held {
 		t := s.tasks[id]
-		s.endAttempt(t, api.AttemptLost, nil, reason, now)
+		s.endAttempt(t, attemptLost, nil, reason, now)
 		s.requeueOrEnd(t, reason, now)
 	}
 	s.markPending() // wakes the worker's own long poll, which then sees the revocation

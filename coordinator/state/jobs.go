@@ -8,7 +8,6 @@ import (
 	"sort"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // Defaults applied to a job spec at submission.
@@ -26,7 +25,7 @@ type SubmitOutcome struct {
 }
 
 // SpecHash is a stable digest of a job spec, used for idempotency keys.
-func SpecHash(spec api.JobSpec) string {
+func SpecHash(spec command.JobSpec) string {
 	b, _ := json.Marshal(spec)
 	var v any
 	_ = json.Unmarshal(b, &v)
@@ -77,7 +76,7 @@ func (s *Store) submitJob(c command.SubmitJob) (SubmitOutcome, error) {
 		if _, dup := s.tasks[id]; dup {
 			return SubmitOutcome{}, fmt.Errorf("task %s exists: %w", id, ErrConflict)
 		}
-		t := &Task{ID: id, JobID: j.ID, Index: i, Seq: s.nextSeq(), State: api.TaskPending, LeaseSeconds: lease, CreatedAt: c.Now, UpdatedAt: c.Now}
+		t := &Task{ID: id, JobID: j.ID, Index: i, Seq: s.nextSeq(), State: taskPending, LeaseSeconds: lease, CreatedAt: c.Now, UpdatedAt: c.Now}
 		s.tasks[id] = t
 		s.queue.push(keyOf(c.Spec), c.Spec.Priority, t)
 	}
@@ -102,9 +101,9 @@ func (s *Store) cancelJob(c command.CancelJob) (JobRecord, error) {
 	for _, id := range j.TaskIDs {
 		t := s.tasks[id]
 		switch {
-		case t.State == api.TaskPending:
+		case t.State == taskPending:
 			s.queue.remove(keyOf(j.Spec), t)
-			t.State = api.TaskCancelled
+			t.State = taskCancelled
 			t.Reason = "cancelled by " + c.By
 			t.UpdatedAt = c.Now
 		case t.Active():

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/gpulayer/gpulayer/sdk/api"
+	"github.com/gpulayer/gpulayer/coordinator/command"
 )
 
 // Candidate is a task acquire may hand to a worker, with the devices it
@@ -30,11 +30,11 @@ func (s *Store) Match(workerID, capability string, skip map[string]bool) (Candid
 		return Candidate{}, false, fmt.Errorf("worker %s: %w", workerID, ErrWorkerNotRegistered)
 	}
 	switch w.Status {
-	case api.WorkerRevoked:
+	case workerRevoked:
 		return Candidate{}, false, fmt.Errorf("worker %s: %w", workerID, ErrWorkerRevoked)
-	case api.WorkerPending:
+	case workerPending:
 		return Candidate{}, false, fmt.Errorf("worker %s: %w", workerID, ErrWorkerPending)
-	case api.WorkerReady, api.WorkerOffline:
+	case workerReady, workerOffline:
 	default:
 		return Candidate{}, false, nil
 	}
@@ -122,9 +122,9 @@ func acceptedCapabilities(workerCaps []string, narrow string) (caps []string, an
 // targetsOf lists the target keys a worker satisfies: untargeted work,
 // work for itself, and work for every group it belongs to.
 func (s *Store) targetsOf(w *Worker) []string {
-	out := []string{"", targetKey(&api.Target{Kind: api.TargetWorker, ID: w.ID})}
+	out := []string{"", targetKey(&command.Target{Kind: targetWorker, ID: w.ID})}
 	for g := range s.memberOf[w.ID] {
-		out = append(out, targetKey(&api.Target{Kind: api.TargetGroup, ID: g}))
+		out = append(out, targetKey(&command.Target{Kind: targetGroup, ID: g}))
 	}
 	sort.Strings(out[2:])
 	return out
@@ -132,14 +132,14 @@ func (s *Store) targetsOf(w *Worker) []string {
 
 // satisfies reports whether worker w may take work for target t, resolving
 // group membership transitively.
-func (s *Store) satisfies(w *Worker, t *api.Target) bool {
+func (s *Store) satisfies(w *Worker, t *command.Target) bool {
 	if t == nil {
 		return true
 	}
 	switch t.Kind {
-	case api.TargetWorker:
+	case targetWorker:
 		return t.ID == w.ID
-	case api.TargetGroup:
+	case targetGroup:
 		_, ok := s.memberOf[w.ID][t.ID]
 		return ok
 	}
@@ -149,10 +149,10 @@ func (s *Store) satisfies(w *Worker, t *api.Target) bool {
 // canRun checks everything but device availability.
 func (s *Store) canRun(w *Worker, j *Job, t *Task, capability string) error {
 	spec := j.Spec
-	if w.Status == api.WorkerRevoked {
+	if w.Status == workerRevoked {
 		return fmt.Errorf("worker %s: %w", w.ID, ErrWorkerRevoked)
 	}
-	if w.Status == api.WorkerPending {
+	if w.Status == workerPending {
 		return fmt.Errorf("worker %s: %w", w.ID, ErrWorkerPending)
 	}
 	if !slices.Contains(w.Executors, spec.Executor) {
@@ -203,14 +203,14 @@ func capabilityAllows(workerCaps []string, narrow, want string) bool {
 }
 
 // freeDevices lists the worker's healthy devices no active task holds.
-func (s *Store) freeDevices(w *Worker) []api.Device {
+func (s *Store) freeDevices(w *Worker) []command.Device {
 	used := map[string]bool{}
 	for id := range w.active {
 		for _, d := range s.tasks[id].Devices {
 			used[d] = true
 		}
 	}
-	var free []api.Device
+	var free []command.Device
 	for _, d := range w.Devices {
 		if d.Healthy && !used[d.UUID] {
 			free = append(free, d)
@@ -219,7 +219,7 @@ func (s *Store) freeDevices(w *Worker) []api.Device {
 	return free
 }
 
-func (s *Store) pickDevices(w *Worker, r *api.Resources) ([]string, bool) {
+func (s *Store) pickDevices(w *Worker, r *command.Resources) ([]string, bool) {
 	if r == nil || r.GPUs == 0 {
 		return nil, true
 	}

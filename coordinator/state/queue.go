@@ -3,7 +3,7 @@ package state
 import (
 	"sort"
 
-	"github.com/gpulayer/gpulayer/sdk/api"
+	"github.com/gpulayer/gpulayer/coordinator/command"
 )
 
 // queueKey names one pending sub-queue: the tasks of one executor, one
@@ -23,7 +23,7 @@ type routeKey struct {
 }
 
 // targetKey renders a job target as a queue key component.
-func targetKey(t *api.Target) string {
+func targetKey(t *command.Target) string {
 	if t == nil {
 		return ""
 	}
@@ -31,7 +31,7 @@ func targetKey(t *api.Target) string {
 }
 
 // keyOf is the sub-queue a job's pending tasks wait in.
-func keyOf(spec api.JobSpec) queueKey {
+func keyOf(spec command.JobSpec) queueKey {
 	return queueKey{executor: spec.Executor, target: targetKey(spec.Target), capability: spec.Capability}
 }
 

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // Credential is a stored credential: a hash, never a secret.
@@ -26,7 +25,7 @@ type Worker struct {
 	Labels       map[string]string `json:"labels,omitempty"`
 	Capabilities []string          `json:"capabilities"`
 	Executors    []string          `json:"executors"`
-	Devices      []api.Device      `json:"devices"`
+	Devices      []command.Device  `json:"devices"`
 	CredentialID string            `json:"credential_id"`
 	RegisteredAt time.Time         `json:"registered_at"`
 	RegisteredBy string            `json:"registered_by,omitempty"`
@@ -62,14 +61,14 @@ type Attempt struct {
 
 // Job is a submitted job.
 type Job struct {
-	ID        string      `json:"id"`
-	Spec      api.JobSpec `json:"spec"`
-	SpecHash  string      `json:"spec_hash"`
-	CreatedBy string      `json:"created_by"`
-	CreatedAt time.Time   `json:"created_at"`
-	UpdatedAt time.Time   `json:"updated_at"`
-	TaskIDs   []string    `json:"task_ids"`
-	Seq       uint64      `json:"seq"`
+	ID        string          `json:"id"`
+	Spec      command.JobSpec `json:"spec"`
+	SpecHash  string          `json:"spec_hash"`
+	CreatedBy string          `json:"created_by"`
+	CreatedAt time.Time       `json:"created_at"`
+	UpdatedAt time.Time       `json:"updated_at"`
+	TaskIDs   []string        `json:"task_ids"`
+	Seq       uint64          `json:"seq"`
 }
 
 // Task is one unit of a job.
@@ -98,11 +97,11 @@ type Task struct {
 }
 
 // Active reports whether the task is held by a worker.
-func (t *Task) Active() bool { return t.State == api.TaskAssigned || t.State == api.TaskRunning }
+func (t *Task) Active() bool { return t.State == taskAssigned || t.State == taskRunning }
 
 // Terminal reports whether the task has ended for good.
 func (t *Task) Terminal() bool {
-	return t.State == api.TaskSucceeded || t.State == api.TaskFailed || t.State == api.TaskCancelled
+	return t.State == taskSucceeded || t.State == taskFailed || t.State == taskCancelled
 }
 
 func (t *Task) current() *Attempt {

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // snapshotV1 is the serialised form of the whole store.
@@ -141,7 +140,7 @@ func (s *Store) load(snap *snapshotV1) error {
 			return fmt.Errorf("group listed twice or empty: %w", ErrInvalid)
 		}
 		if g.Members == nil {
-			g.Members = []api.GroupMember{}
+			g.Members = []command.GroupMember{}
 		}
 		s.groups[g.ID] = g
 	}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // ActiveTask is a task held by a worker, as the lease manager needs it.
@@ -23,7 +22,7 @@ type ActiveTask struct {
 // its job's spec, which together make the acquire answer.
 type AssignOutcome struct {
 	Task       Task
-	Spec       api.JobSpec
+	Spec       command.JobSpec
 	LeaseUntil time.Time
 	// Replayed is set when the answer is that of an earlier acquire under
 	// the same request id (acquire.go), and nothing was assigned now.
@@ -40,7 +39,7 @@ func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
 	if !ok {
 		return AssignOutcome{}, fmt.Errorf("task %s: %w", c.TaskID, ErrNotFound)
 	}
-	if t.State != api.TaskPending {
+	if t.State != taskPending {
 		return AssignOutcome{}, fmt.Errorf("task %s is %s: %w", t.ID, t.State, ErrConflict)
 	}
 	w, ok := s.workers[c.WorkerID]
@@ -63,14 +62,14 @@ func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
 		lease = c.LeaseSeconds
 	}
 	t.LeaseSeconds = lease
-	t.State = api.TaskAssigned
+	t.State = taskAssigned
 	t.AttemptID = c.AttemptID
 	t.WorkerID = w.ID
 	t.Devices = c.Devices
 	t.LeaseExpiresAt = c.Now.Add(time.Duration(lease) * time.Second)
 	t.LastLogSeq = 0
 	t.UpdatedAt = c.Now
-	t.Attempts = append(t.Attempts, Attempt{ID: c.AttemptID, Number: len(t.Attempts) + 1, WorkerID: w.ID, State: api.TaskAssigned, Devices: c.Devices, AssignedAt: c.Now})
+	t.Attempts = append(t.Attempts, Attempt{ID: c.AttemptID, Number: len(t.Attempts) + 1, WorkerID: w.ID, State: taskAssigned, Devices: c.Devices, AssignedAt: c.Now})
 	w.active[t.ID] = struct{}{}
 	recordAcquire(w, c)
 	return s.assignOutcome(t, false), nil
@@ -110,7 +109,7 @@ func (s *Store) claim(taskID, workerID, attemptID string) (*Task, error) {
 		// task then ended for want of attempts: to the worker that held
 		// it, this is a stale attempt, the same answer it would get had
 		// the task been retried.
-		if a := t.current(); a != nil && a.ID == attemptID && a.State == api.AttemptLost {
+		if a := t.current(); a != nil && a.ID == attemptID && a.State == attemptLost {
 			return nil, fmt.Errorf("task %s: attempt %s ended (%s): %w", taskID, attemptID, a.State, ErrStaleAttempt)
 		}
 		return nil, fmt.Errorf("task %s is %s: %w", taskID, t.State, ErrNotClaimed)
@@ -123,12 +122,12 @@ func (s *Store) startTask(c command.StartTask) (Task, error) {
 	if err != nil {
 		return Task{}, err
 	}
-	if t.State == api.TaskAssigned {
-		t.State = api.TaskRunning
+	if t.State == taskAssigned {
+		t.State = taskRunning
 		t.ExecutedBy = c.WorkerID
 		t.UpdatedAt = c.Now
 		a := t.current()
-		a.State = api.TaskRunning
+		a.State = taskRunning
 		a.StartedAt = c.Now
 	}
 	return t.clone(), nil
@@ -177,20 +176,20 @@ func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 		return Task{}, err
 	}
 	code := c.ExitCode
-	state := api.TaskSucceeded
+	state := taskSucceeded
 	switch {
 	case t.CancelRequested:
-		state = api.TaskCancelled
+		state = taskCancelled
 	case code != 0:
-		state = api.TaskFailed
+		state = taskFailed
 	}
 	reason := ""
 	switch {
-	case state == api.TaskCancelled:
+	case state == taskCancelled:
 		reason = "cancelled"
-	case state == api.TaskFailed && c.Reason != "":
+	case state == taskFailed && c.Reason != "":
 		reason = fmt.Sprintf("%s (exit code %d)", c.Reason, code)
-	case state == api.TaskFailed:
+	case state == taskFailed:
 		reason = fmt.Sprintf("exit code %d", code)
 	}
 	// The attempt keeps the agent's words only: an entry written before
@@ -216,7 +215,7 @@ func (s *Store) failTask(c command.FailTask) (Task, error) {
 	if reason == "" {
 		reason = "failed"
 	}
-	s.endAttempt(t, api.TaskFailed, nil, reason, c.Now)
+	s.endAttempt(t, taskFailed, nil, reason, c.Now)
 	s.requeueOrEnd(t, reason, c.Now)
 	return t.clone(), nil
 }
@@ -233,7 +232,7 @@ func (s *Store) loseAttempt(c command.LoseAttempt) (Task, error) {
 	if reason == "" {
 		reason = "lease expired"
 	}
-	s.endAttempt(t, api.AttemptLost, nil, reason, c.Now)
+	s.endAttempt(t, attemptLost, nil, reason, c.Now)
 	s.requeueOrEnd(t, reason, c.Now)
 	return t.clone(), nil
 }
@@ -263,16 +262,16 @@ func (s *Store) requeueOrEnd(t *Task, reason string, now time.Time) {
 	t.Devices = nil
 	switch {
 	case t.CancelRequested:
-		t.State = api.TaskCancelled
+		t.State = taskCancelled
 		t.Reason = "cancelled"
 	case len(t.Attempts) < maxAttempts:
-		t.State = api.TaskPending
+		t.State = taskPending
 		t.Reason = reason
 		t.WorkerID = ""
 		t.AttemptID = ""
 		s.queue.push(keyOf(j.Spec), j.Spec.Priority, t)
 	default:
-		t.State = api.TaskFailed
+		t.State = taskFailed
 		t.Reason = fmt.Sprintf("%s (after %d attempts)", reason, len(t.Attempts))
 	}
 	t.UpdatedAt = now

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // RegisterOutcome is the outcome of RegisterWorker and EnrollWorker: the
@@ -28,7 +27,7 @@ func (s *Store) registerWorker(c command.RegisterWorker) (RegisterOutcome, error
 	if _, dup := s.credentials[c.Credential.ID]; dup {
 		return RegisterOutcome{}, fmt.Errorf("credential id collision: %w", ErrConflict)
 	}
-	status := api.WorkerReady
+	status := workerReady
 	labels := c.Labels
 	var token *Credential
 	if c.TokenID != "" {
@@ -37,13 +36,13 @@ func (s *Store) registerWorker(c command.RegisterWorker) (RegisterOutcome, error
 			return RegisterOutcome{}, err
 		}
 		if token.RequiresApproval {
-			status = api.WorkerPending
+			status = workerPending
 		}
 		labels = mergeLabels(c.Labels, token.Labels)
 	}
 	origin := c.Origin
 	if origin == "" && c.TokenID != "" {
-		origin = api.OriginJoin
+		origin = originJoin
 	}
 	w := &Worker{
 		ID:           c.WorkerID,
@@ -79,7 +78,7 @@ func (s *Store) registerWorker(c command.RegisterWorker) (RegisterOutcome, error
 		ev.CredentialID, ev.CredentialKind = token.ID, token.Kind
 	}
 	s.record(ev)
-	if status == api.WorkerReady {
+	if status == workerReady {
 		s.markPending()
 	}
 	return RegisterOutcome{Created: true, Worker: s.workerRecord(w)}, nil
@@ -104,7 +103,7 @@ func mergeLabels(own, token map[string]string) map[string]string {
 // joinGroups adds a new worker to the groups its join token names. A group
 // deleted since the token was made is skipped and reported.
 func (s *Store) joinGroups(workerID string, groups []string, now time.Time) (joined, missing []string) {
-	m := api.GroupMember{Kind: api.MemberWorker, ID: workerID}
+	m := command.GroupMember{Kind: memberWorker, ID: workerID}
 	for _, id := range groups {
 		g, ok := s.groups[id]
 		if !ok {
@@ -131,13 +130,13 @@ func (s *Store) approveWorker(c command.ApproveWorker) (WorkerRecord, error) {
 		return WorkerRecord{}, fmt.Errorf("worker %s: %w", c.WorkerID, ErrNotFound)
 	}
 	switch w.Status {
-	case api.WorkerRevoked:
+	case workerRevoked:
 		return WorkerRecord{}, fmt.Errorf("worker %s is revoked: %w", w.ID, ErrConflict)
-	case api.WorkerPending:
+	case workerPending:
 	default:
 		return s.workerRecord(w), nil
 	}
-	w.Status = api.WorkerReady
+	w.Status = workerReady
 	w.ApprovedBy, w.ApprovedAt = c.By, c.Now
 	s.record(command.AuditEvent{Time: c.Now, Kind: "worker.approved", Actor: c.By, WorkerID: w.ID, Subject: w.ID, Source: c.Source})
 	s.markPending()
@@ -161,16 +160,16 @@ func (s *Store) setWorkerStatus(c command.SetWorkerStatus) (WorkerRecord, error)
 		return WorkerRecord{}, fmt.Errorf("worker %s: %w", c.WorkerID, ErrWorkerNotRegistered)
 	}
 	switch c.Status {
-	case api.WorkerReady, api.WorkerOffline:
+	case workerReady, workerOffline:
 	default:
 		return WorkerRecord{}, fmt.Errorf("%w: status %q", ErrInvalid, c.Status)
 	}
 	// Only ready and offline move between each other here; revoked,
 	// pending and the commands keep their meaning.
-	if w.Status != api.WorkerReady && w.Status != api.WorkerOffline {
+	if w.Status != workerReady && w.Status != workerOffline {
 		return WorkerRecord{}, fmt.Errorf("worker %s is %s: %w", w.ID, w.Status, ErrConflict)
 	}
-	if c.Status == api.WorkerReady && w.Status != api.WorkerReady {
+	if c.Status == workerReady && w.Status != workerReady {
 		s.markPending()
 	}
 	w.Status = c.Status

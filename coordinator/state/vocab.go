@@ -1,0 +1,41 @@
+package state
+
+// The words the state records in its tables, its log entries' outcomes
+// and its audit events. They are the protocol's words (vocab_test.go
+// checks each against sdk/api), kept here so that the state machine
+// depends on no wire package.
+const (
+	taskPending   = "pending"
+	taskAssigned  = "assigned"
+	taskRunning   = "running"
+	taskSucceeded = "succeeded"
+	taskFailed    = "failed"
+	taskCancelled = "cancelled"
+	attemptLost   = "lost"
+
+	workerPending = "pending"
+	workerReady   = "ready"
+	workerOffline = "offline"
+	workerRevoked = "revoked"
+
+	// A group member and a job's target name a worker or a group.
+	memberWorker = "worker"
+	memberGroup  = "group"
+	targetWorker = memberWorker
+	targetGroup  = memberGroup
+
+	originJoin       = "join"
+	originProvider   = "provider"
+	originEnrollment = "enrollment"
+
+	enrollmentPending  = "pending"
+	enrollmentEnrolled = "enrolled"
+	enrollmentRevoked  = "revoked"
+
+	// Error codes an audit event of a refused enrollment carries.
+	codeConflict          = "conflict"
+	codeEnrollmentRefused = "enrollment_refused"
+)
+
+// timeFormat is the protocol's timestamp layout, for audit details.
+const timeFormat = "2006-01-02T15:04:05.000Z07:00"
