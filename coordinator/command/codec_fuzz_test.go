@@ -17,12 +17,12 @@ func fuzzSeedCommands() []Command {
 	now := time.Date(2026, 12, 2, 13, 0, 0, 123000000, time.UTC)
 	east := time.Date(2026, 12, 2, 14, 0, 0, 0, time.FixedZone("", 3600))
 	var out []Command
-	for t := TypeBatch; t <= TypeRecordArtifact; t++ {
-		c, err := newOf(t)
+	for _, t := range Types() {
+		c, err := Decode([]byte{byte(t), '{', '}'})
 		if err != nil {
 			panic(err)
 		}
-		out = append(out, deref(c))
+		out = append(out, c)
 	}
 	inner := []byte{byte(TypeCancelJob), '{', '}'}
 	out = append(out,

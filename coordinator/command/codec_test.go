@@ -57,6 +57,9 @@ func TestTypeNumbersArePinned(t *testing.T) {
 		TypeDeleteGroup, TypeCreateToken, TypeRevokeToken, TypeApproveWorker, TypePutCluster,
 		TypeCreateEnrollment, TypeRevokeEnrollment, TypeEnrollWorker, TypeAppendAudit, TypeRecordArtifact,
 	}
+	if got := Types(); len(got) != len(pinned)-1 {
+		t.Errorf("%d types decode, %d are pinned: pin the new ones", len(got), len(pinned)-1)
+	}
 	for want, typ := range pinned {
 		if int(typ) != want {
 			t.Errorf("type at position %d has number %d", want, typ)
@@ -64,8 +67,8 @@ func TestTypeNumbersArePinned(t *testing.T) {
 		if typ == TypeInvalid {
 			continue
 		}
-		if _, err := newOf(typ); err != nil {
-			t.Errorf("type %d has no decoder: %v", typ, err)
+		if _, ok := decoders[typ]; !ok {
+			t.Errorf("type %d has no decoder", typ)
 		}
 	}
 }
@@ -82,5 +85,38 @@ func TestDecodeRejects(t *testing.T) {
 	}
 	if _, err := Decode([]byte{byte(TypeSubmitJob), '{'}); err == nil {
 		t.Error("truncated JSON decoded without error")
+	}
+}
+
+// A batch's entries are decoded in order, each on its own: one that does
+// not decode, or is a batch itself, carries its error in its place.
+func TestUnbatch(t *testing.T) {
+	cancel := []byte{byte(TypeCancelJob), '{', '}'}
+	nested := []byte{byte(TypeBatch), '{', '}'}
+	cases := []struct {
+		name  string
+		entry []byte
+		want  error
+	}{
+		{"a command", cancel, nil},
+		{"an unknown type", []byte{250, '{', '}'}, ErrUnknownType},
+		{"an empty entry", nil, ErrUnknownType},
+		{"a batch in a batch", nested, ErrNestedBatch},
+	}
+	b := Batch{}
+	for _, c := range cases {
+		b.Entries = append(b.Entries, c.entry)
+	}
+	got := Unbatch(b)
+	if len(got) != len(cases) {
+		t.Fatalf("%d entries decoded, want %d", len(got), len(cases))
+	}
+	for i, c := range cases {
+		switch {
+		case c.want == nil && (got[i].Err != nil || got[i].Command == nil || got[i].Command.Type() != TypeCancelJob):
+			t.Errorf("%s: %+v", c.name, got[i])
+		case c.want != nil && (!errors.Is(got[i].Err, c.want) || got[i].Command != nil):
+			t.Errorf("%s: %+v, want %v", c.name, got[i], c.want)
+		}
 	}
 }

@@ -6,4 +6,8 @@
 // stamps every command with the time (Now) and any random identifiers before
 // it is proposed, so that applying a command never reads the clock or a
 // random source.
+//
+// registry.go is the one list of the commands: Decode reads it, and the
+// state machine checks its handlers against it. A batch's entries are
+// decoded here too (Unbatch), one by one.
 package command

@@ -9,10 +9,18 @@ import (
 // handler applies one command to the store.
 type handler func(*Store, command.Command) Result
 
-// on adapts a typed apply function: its outcome, of type O, is what
-// Propose[O] returns to the proposer.
-func on[C command.Command, O any](apply func(*Store, C) (O, error)) handler {
-	return func(s *Store, c command.Command) Result {
+// applier is the handler of one command type.
+type applier struct {
+	typ   command.Type
+	apply handler
+}
+
+// on adapts a typed apply function to the commands of its parameter's
+// type: its outcome, of type O, is what Propose[O] returns to the
+// proposer.
+func on[C command.Command, O any](apply func(*Store, C) (O, error)) applier {
+	var zero C
+	return applier{typ: zero.Type(), apply: func(s *Store, c command.Command) Result {
 		cmd, ok := c.(C)
 		if !ok {
 			return Refused(fmt.Errorf("%w: %T applied as %T", ErrInvalid, c, cmd))
@@ -22,40 +30,52 @@ func on[C command.Command, O any](apply func(*Store, C) (O, error)) handler {
 			return Refused(err)
 		}
 		return Result{value: o}
-	}
+	}}
 }
 
-// handlers maps every command type but Batch to its apply function; the
-// outcome types are read off the functions' signatures.
-var handlers = map[command.Type]handler{
-	command.TypeImportBootstrap:   on((*Store).importBootstrap),
-	command.TypeRegisterWorker:    on((*Store).registerWorker),
-	command.TypeUpdateWorker:      on((*Store).updateWorker),
-	command.TypeSetWorkerStatus:   on((*Store).setWorkerStatus),
-	command.TypeSubmitJob:         on((*Store).submitJob),
-	command.TypeAssignTask:        on((*Store).assignTask),
-	command.TypeStartTask:         on((*Store).startTask),
-	command.TypeAppendLogs:        on((*Store).appendLogs),
-	command.TypeFinishTask:        on((*Store).finishTask),
-	command.TypeFailTask:          on((*Store).failTask),
-	command.TypeLoseAttempt:       on((*Store).loseAttempt),
-	command.TypeCancelJob:         on((*Store).cancelJob),
-	command.TypeRegisterNode:      on((*Store).registerNode),
-	command.TypeReissueWorker:     on((*Store).reissueWorker),
-	command.TypeRevokeWorker:      on((*Store).revokeWorker),
-	command.TypeCreateGroup:       on((*Store).createGroup),
-	command.TypeAddGroupMember:    on((*Store).addGroupMember),
-	command.TypeRemoveGroupMember: on((*Store).removeGroupMember),
-	command.TypeDeleteGroup:       on((*Store).deleteGroup),
-	command.TypeCreateToken:       on((*Store).createToken),
-	command.TypeRevokeToken:       on((*Store).revokeToken),
-	command.TypeApproveWorker:     on((*Store).approveWorker),
-	command.TypePutCluster:        on((*Store).putCluster),
-	command.TypeCreateEnrollment:  on((*Store).createEnrollment),
-	command.TypeRevokeEnrollment:  on((*Store).revokeEnrollment),
-	command.TypeEnrollWorker:      on((*Store).enrollWorker),
-	command.TypeAppendAudit:       on((*Store).appendAudit),
-	command.TypeRecordArtifact:    on((*Store).recordArtifact),
+// handlers maps every command type but Batch (command.Types lists them)
+// to its apply function, each named once: the command type is that of
+// the function's parameter, the outcome type that of its result.
+var handlers = index(
+	on((*Store).importBootstrap),
+	on((*Store).registerWorker),
+	on((*Store).updateWorker),
+	on((*Store).setWorkerStatus),
+	on((*Store).submitJob),
+	on((*Store).assignTask),
+	on((*Store).startTask),
+	on((*Store).appendLogs),
+	on((*Store).finishTask),
+	on((*Store).failTask),
+	on((*Store).loseAttempt),
+	on((*Store).cancelJob),
+	on((*Store).registerNode),
+	on((*Store).reissueWorker),
+	on((*Store).revokeWorker),
+	on((*Store).createGroup),
+	on((*Store).addGroupMember),
+	on((*Store).removeGroupMember),
+	on((*Store).deleteGroup),
+	on((*Store).createToken),
+	on((*Store).revokeToken),
+	on((*Store).approveWorker),
+	on((*Store).putCluster),
+	on((*Store).createEnrollment),
+	on((*Store).revokeEnrollment),
+	on((*Store).enrollWorker),
+	on((*Store).appendAudit),
+	on((*Store).recordArtifact),
+)
+
+func index(as ...applier) map[command.Type]handler {
+	m := make(map[command.Type]handler, len(as))
+	for _, a := range as {
+		if _, dup := m[a.typ]; dup {
+			panic(fmt.Sprintf("state: two handlers for command type %d", a.typ))
+		}
+		m[a.typ] = a.apply
+	}
+	return m
 }
 
 func (s *Store) applyOne(c command.Command) Result {

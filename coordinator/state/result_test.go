@@ -3,6 +3,7 @@ package state
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
@@ -36,20 +37,18 @@ func TestProposeTypesTheOutcome(t *testing.T) {
 	}
 }
 
-// Every command the codec knows, but Batch, has an apply function.
+// Every command the codec knows, but Batch, has an apply function, and
+// none other has.
 func TestEveryCommandTypeHasAHandler(t *testing.T) {
-	for ty := range 256 {
-		c, err := command.Decode([]byte{byte(ty), '{', '}'})
-		if err != nil || c.Type() == command.TypeBatch {
-			continue
-		}
-		if _, ok := handlers[c.Type()]; !ok {
-			t.Errorf("command type %d (%T) has no handler", ty, c)
+	types := command.Types()
+	for _, ty := range types {
+		if _, ok := handlers[ty]; !ok && ty != command.TypeBatch {
+			t.Errorf("command type %d has no handler", ty)
 		}
 	}
 	for ty := range handlers {
-		if _, err := command.Decode([]byte{byte(ty), '{', '}'}); err != nil {
-			t.Errorf("handler for type %d, which the codec does not know: %v", ty, err)
+		if !slices.Contains(types, ty) {
+			t.Errorf("a handler for type %d, which the codec does not know", ty)
 		}
 	}
 }

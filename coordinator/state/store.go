@@ -93,18 +93,14 @@ func (s *Store) Apply(c command.Command) any {
 	defer s.mu.Unlock()
 	defer s.wake()
 	if b, ok := c.(command.Batch); ok {
-		out := make([]Result, len(b.Entries))
-		for i, e := range b.Entries {
-			inner, err := command.Decode(e)
-			if err != nil {
-				out[i] = Refused(fmt.Errorf("%w: %v", ErrInvalid, err))
+		entries := command.Unbatch(b)
+		out := make([]Result, len(entries))
+		for i, e := range entries {
+			if e.Err != nil {
+				out[i] = Refused(fmt.Errorf("%w: %v", ErrInvalid, e.Err))
 				continue
 			}
-			if _, nested := inner.(command.Batch); nested {
-				out[i] = Refused(fmt.Errorf("%w: nested batch", ErrInvalid))
-				continue
-			}
-			out[i] = s.applyOne(inner)
+			out[i] = s.applyOne(e.Command)
 		}
 		return out
 	}
