@@ -193,7 +193,7 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 	if err != nil {
 		return r.fail(ctx, a, fmt.Sprintf("executor %q unavailable: %v", a.Executor, err))
 	}
-	if err := r.cfg.Coordinator.Start(ctx, a.ID, a.AttemptID); err != nil {
+	if err := r.start(ctx, a); err != nil {
 		return Outcome{ExitCode: -1, Failed: true, Reason: "start refused: " + err.Error()}
 	}
 	user, err := r.cfg.Users.Acquire()

@@ -146,7 +146,11 @@ type history struct {
 // an operation from its last request on. An acquire stays one operation
 // at both levels: its request id makes every request of a call one
 // operation in the protocol, and a resend may be answered with what the
-// first request assigned.
+// first request assigned. A start is split at both levels: the protocol
+// makes it safe to repeat (starting a running attempt changes nothing),
+// and its resend answers for the state it finds, so a first request that
+// landed before the attempt lapsed and a resend told stale_attempt are
+// two operations, not one.
 const (
 	byCall = iota
 	byRequest
@@ -195,7 +199,7 @@ func buildHistory(recs []record, keyTask map[string]string, level int) history {
 					break
 				}
 			}
-			if level == byRequest {
+			if level == byRequest || rec.in.Kind == opStart {
 				for _, s := range earlier {
 					if s.ambiguous && rec.in.Kind != opRead {
 						add(task, rec, rec.in, opOutput{Unknown: true}, s.at, never)

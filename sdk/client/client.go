@@ -41,7 +41,10 @@ type Config struct {
 
 // Client talks to a coordinator cluster. It is safe for concurrent use.
 type Client struct {
-	http    *http.Client
+	http *http.Client
+	// once sends writes that are not idempotent, each on a new connection
+	// (the same as http when Config.HTTPClient is given).
+	once    *http.Client
 	maxWait time.Duration
 
 	mu     sync.Mutex
@@ -53,6 +56,14 @@ type Client struct {
 
 // ErrNoAddress is returned by New without any coordinator address.
 var ErrNoAddress = errors.New("client: no coordinator address")
+
+// ErrOutcomeUnknown is wrapped by the error of a write whose request
+// reached a coordinator but whose answer was lost (the connection broke
+// after the request was sent, or the answer came cut short): it may or
+// may not have taken effect. The client resends such a write only when it
+// is idempotent; otherwise the caller decides (read the state, or send a
+// write that is safe to repeat).
+var ErrOutcomeUnknown = errors.New("the outcome is unknown: the answer was lost after the request was sent")
 
 // New builds a client.
 func New(cfg Config) (*Client, error) {
@@ -70,7 +81,7 @@ func New(cfg Config) (*Client, error) {
 	if len(addrs) == 0 {
 		return nil, ErrNoAddress
 	}
-	hc := cfg.HTTPClient
+	hc, once := cfg.HTTPClient, (*http.Client)(nil)
 	if hc == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		// A coordinator that died does not answer a dial at all: move to
@@ -103,12 +114,24 @@ func New(cfg Config) (*Client, error) {
 			tr.TLSClientConfig.Certificates = []tls.Certificate{cert}
 		}
 		hc = &http.Client{Transport: tr}
+		// Writes that are not safe to repeat go over a connection of their
+		// own: on a pooled one, a coordinator that closed it (stopped, or
+		// dropped it as idle) and one that read the request and then died
+		// both look the same (EOF), so the client could not tell whether
+		// to resend. On a new connection, a stopped coordinator refuses
+		// the dial, which is safe to retry elsewhere.
+		fresh := tr.Clone()
+		fresh.DisableKeepAlives = true
+		once = &http.Client{Transport: fresh}
+	}
+	if once == nil {
+		once = hc
 	}
 	wait := cfg.MaxRetryWait
 	if wait == 0 {
 		wait = 30 * time.Second
 	}
-	return &Client{http: hc, maxWait: wait, addrs: addrs, token: cfg.Token}, nil
+	return &Client{http: hc, once: once, maxWait: wait, addrs: addrs, token: cfg.Token}, nil
 }
 
 // SetToken replaces the bearer credential.
@@ -166,7 +189,7 @@ func (c *Client) Do(ctx context.Context, method, path string, in, out any) error
 		return nil
 	}
 	if err := decodeJSON(resp.Body, out); err != nil {
-		return fmt.Errorf("client: decode %s %s answer: %w", method, path, err)
+		return fmt.Errorf("client: decode %s %s answer: %w (%w)", method, path, ErrOutcomeUnknown, err)
 	}
 	return nil
 }
@@ -189,7 +212,7 @@ func (c *Client) doAs(ctx context.Context, token, method, path string, in, out a
 	}
 	defer resp.Body.Close()
 	if err := decodeJSON(resp.Body, out); err != nil {
-		return fmt.Errorf("client: decode %s %s answer: %w", method, path, err)
+		return fmt.Errorf("client: decode %s %s answer: %w (%w)", method, path, ErrOutcomeUnknown, err)
 	}
 	return nil
 }
@@ -241,7 +264,11 @@ func (c *Client) sendWith(ctx context.Context, override, method, path string, bo
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}
-		resp, err := c.http.Do(req)
+		hc := c.http
+		if method != http.MethodGet && !isIdempotent(ctx) {
+			hc = c.once
+		}
+		resp, err := hc.Do(req)
 		retry := false
 		var apiErr *api.Error
 		switch {
@@ -250,7 +277,7 @@ func (c *Client) sendWith(ctx context.Context, override, method, path string, bo
 				return nil, ctx.Err()
 			}
 			if !retryableTransport(err, method) && !isIdempotent(ctx) {
-				return nil, fmt.Errorf("client: %s %s: %w", method, path, err)
+				return nil, fmt.Errorf("client: %s %s: %w (%w)", method, path, ErrOutcomeUnknown, err)
 			}
 			c.rotate(base)
 			retry = true
@@ -259,8 +286,20 @@ func (c *Client) sendWith(ctx context.Context, override, method, path string, bo
 		case resp.StatusCode >= 200 && resp.StatusCode < 300:
 			return resp, nil
 		default:
-			apiErr = decodeError(resp)
+			apiErr, err = decodeError(resp)
 			resp.Body.Close()
+			if err != nil {
+				// The answer was cut short: the coordinator got the request
+				// and answered, but not what it said.
+				if method != http.MethodGet && !isIdempotent(ctx) {
+					return nil, fmt.Errorf("client: %s %s: %w (%w)", method, path, ErrOutcomeUnknown, err)
+				}
+				c.rotate(base)
+				retry = true
+				apiErr = nil
+				err = fmt.Errorf("client: %s %s: %w", method, path, err)
+				break
+			}
 			if resp.Header.Get(api.HeaderOutcome) == api.OutcomeUnknown && !isIdempotent(ctx) {
 				// The write may have been applied: resending it could
 				// apply it twice. The caller decides.
@@ -325,13 +364,22 @@ func retryableTransport(err error, method string) bool {
 	}
 	// net/http says "server closed idle connection" when a pooled
 	// connection was closed before the server read the request (a
-	// coordinator that stopped): nothing was processed.
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "connection reset") || strings.Contains(err.Error(), "server closed idle connection")
+	// coordinator that stopped): nothing was processed. A connection that
+	// breaks once the request is sent (EOF, a reset) may have carried it
+	// to a coordinator that acted on it: not retryable.
+	return strings.Contains(err.Error(), "server closed idle connection")
 }
 
-func decodeError(resp *http.Response) *api.Error {
+// decodeError reads an error answer. It fails only when the body could
+// not be read whole (the connection broke); a body that is whole but not
+// the protocol's error (a proxy's page) becomes an internal error that
+// quotes it.
+func decodeError(resp *http.Response) (*api.Error, error) {
 	var body api.ErrorBody
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return nil, fmt.Errorf("reading the HTTP %d answer: %w", resp.StatusCode, err)
+	}
 	if err := json.Unmarshal(b, &body); err != nil || body.Error == nil {
 		body.Error = &api.Error{Code: api.CodeInternal, Message: fmt.Sprintf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(b)))}
 	}
@@ -339,7 +387,7 @@ func decodeError(resp *http.Response) *api.Error {
 	if ra := resp.Header.Get("Retry-After"); ra != "" {
 		body.Error.RetryAfterSeconds, _ = strconv.Atoi(ra)
 	}
-	return body.Error
+	return body.Error, nil
 }
 
 // IsCode reports whether err is a protocol error with code.

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -65,5 +66,77 @@ func TestOutcomeUnknownIsResentOnlyWhenIdempotent(t *testing.T) {
 		if tc.wantErr && !IsCode(err, api.CodeNoLeader) {
 			t.Errorf("%s: %v, want the no_leader answer", tc.name, err)
 		}
+	}
+}
+
+// A connection that breaks after the request reached the coordinator
+// (closed before any answer, or an error answer cut short) leaves the
+// outcome unknown: a write that is not idempotent is not resent, and its
+// error says so; an idempotent one is resent. Before, a POST that met EOF
+// or a reset was resent whatever it was, so a write could take effect
+// twice and its caller see only the second answer (found by the fault
+// campaign's HTTP link faults, seeds 50037, 50049, 50055).
+func TestBrokenAnswersLeaveTheOutcomeUnknown(t *testing.T) {
+	breaks := map[string]func(w http.ResponseWriter){
+		"closed before any answer": func(w http.ResponseWriter) {
+			conn, _, err := http.NewResponseController(w).Hijack()
+			if err == nil {
+				_ = conn.Close()
+			}
+		},
+		"error answer cut short": func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Length", "200")
+			w.WriteHeader(http.StatusConflict)
+			_, _ = w.Write([]byte(`{"error":{"co`))
+			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				_ = conn.Close()
+			}
+		},
+	}
+	for name, brk := range breaks {
+		t.Run(name, func(t *testing.T) {
+			var calls atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if calls.Add(1) > 1 {
+					w.Header().Set("Content-Type", "application/json")
+					_, _ = w.Write([]byte(`{"task":{"id":"t"}}`))
+					return
+				}
+				brk(w)
+			}))
+			defer srv.Close()
+			c, err := New(Config{Addrs: []string{srv.URL}, Token: "glw_x", MaxRetryWait: 5 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			cases := []struct {
+				name      string
+				call      func() error
+				wantErr   bool
+				wantCalls int32
+			}{
+				{"start (safe to repeat)", func() error { return c.Start(ctx, "t", "a") }, false, 2},
+				{"fail (not idempotent)", func() error {
+					_, err := c.Fail(ctx, "t", api.FailRequest{AttemptID: "a", Reason: "r"})
+					return err
+				}, true, 1},
+				{"finish with a submission id", func() error {
+					_, err := c.Finish(ctx, "t", api.FinishRequest{AttemptID: "a", SubmissionID: "s"})
+					return err
+				}, false, 2},
+			}
+			for _, tc := range cases {
+				calls.Store(0)
+				err := tc.call()
+				if (err != nil) != tc.wantErr || calls.Load() != tc.wantCalls {
+					t.Errorf("%s: err %v after %d requests; want error %v after %d", tc.name, err, calls.Load(), tc.wantErr, tc.wantCalls)
+				}
+				if tc.wantErr && !errors.Is(err, ErrOutcomeUnknown) {
+					t.Errorf("%s: %v, want ErrOutcomeUnknown", tc.name, err)
+				}
+			}
+		})
 	}
 }

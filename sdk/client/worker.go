@@ -25,7 +25,9 @@ func (c *Client) Self(ctx context.Context) (api.Worker, error) {
 // Heartbeat sends a heartbeat.
 func (c *Client) Heartbeat(ctx context.Context, req api.HeartbeatRequest) (api.HeartbeatResponse, error) {
 	var out api.HeartbeatResponse
-	err := c.Do(ctx, http.MethodPost, "/v1/workers/self/heartbeat", req, &out)
+	// Sending a heartbeat twice renews and reports the same things: safe
+	// to resend; the answer is the state when the last one arrived.
+	err := c.Do(withIdempotent(ctx), http.MethodPost, "/v1/workers/self/heartbeat", req, &out)
 	return out, err
 }
 
@@ -49,7 +51,10 @@ func taskPath(id, verb string) string { return "/v1/tasks/" + url.PathEscape(id)
 
 // Start marks an attempt running.
 func (c *Client) Start(ctx context.Context, taskID, attemptID string) error {
-	return c.Do(ctx, http.MethodPost, taskPath(taskID, "start"), api.StartRequest{AttemptID: attemptID}, nil)
+	// Starting an attempt that runs already changes nothing: safe to
+	// resend. A resend answers for the state it finds: stale_attempt if
+	// the attempt lapsed meanwhile, whether or not the first one landed.
+	return c.Do(withIdempotent(ctx), http.MethodPost, taskPath(taskID, "start"), api.StartRequest{AttemptID: attemptID}, nil)
 }
 
 // AppendLogs ships one chunk of output.

@@ -1,0 +1,43 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/gpulayer/gpulayer/sdk/api"
+	"github.com/gpulayer/gpulayer/sdk/client"
+)
+
+// startPatience bounds how long a start whose outcome is unknown is sent
+// again before the attempt is given up (it then lapses and is retried).
+const startPatience = 30 * time.Second
+
+// start tells the coordinator the attempt has started. A start whose
+// answer was lost, or that no coordinator could serve, is sent again as
+// a new call: starting an attempt that runs already changes nothing, and
+// one that lapsed meanwhile is refused as stale. Any definite refusal is
+// returned at once.
+func (r *Runner) start(ctx context.Context, a api.Assignment) error {
+	deadline := r.cfg.Clock.Now().Add(startPatience)
+	backoff := 100 * time.Millisecond
+	for {
+		err := r.cfg.Coordinator.Start(ctx, a.ID, a.AttemptID)
+		if err == nil || !outcomeUnknown(err) || ctx.Err() != nil || r.cfg.Clock.Now().After(deadline) {
+			return err
+		}
+		r.cfg.Logger.Warn("start not confirmed; sending it again", "task_id", a.ID, "attempt_id", a.AttemptID, "error", err)
+		select {
+		case <-r.cfg.Clock.After(backoff):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		backoff = min(2*backoff, 2*time.Second)
+	}
+}
+
+// outcomeUnknown reports an error that does not say whether the call took
+// effect: its answer was lost, or no coordinator could serve it.
+func outcomeUnknown(err error) bool {
+	return errors.Is(err, client.ErrOutcomeUnknown) || client.IsCode(err, api.CodeNoLeader) || client.IsCode(err, api.CodeNotLeader)
+}
