@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -85,6 +86,10 @@ type Config struct {
 	// TaskUIDBase is the first uid (and gid) of the per-slot range,
 	// TaskUIDBase … TaskUIDBase+MaxTasks-1; 0 means DefaultTaskUIDBase.
 	TaskUIDBase uint32
+	// TaskUIDLockDir holds the locks by which an agent claims its task
+	// uids on the host, so that two agents never share one (default
+	// DefaultTaskUIDLockDir).
+	TaskUIDLockDir string
 	// AllowSharedUserTasks lets an agent that is not root run tasks as
 	// its own user. Without it such an agent refuses to start
 	// (ErrSharedUserTasks): its tasks could read its credential.
@@ -165,10 +170,18 @@ func (a *Agent) prepareTasks() (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	root, cleanup, err := prepareWorkRoot(a.cfg.WorkDir, !a.plan.shared)
+	unclaim := func() {}
+	if a.plan.perSlot() {
+		if unclaim, err = claimTaskUIDs(cmp.Or(a.cfg.TaskUIDLockDir, DefaultTaskUIDLockDir), a.plan.base, slots); err != nil {
+			return nil, err
+		}
+	}
+	root, removeRoot, err := prepareWorkRoot(a.cfg.WorkDir, !a.plan.shared)
 	if err != nil {
+		unclaim()
 		return nil, err
 	}
+	cleanup := func() { removeRoot(); unclaim() }
 	if data, err := filepath.EvalSymlinks(a.cfg.DataDir); err == nil && isInside(root, data) {
 		cleanup()
 		return nil, fmt.Errorf("%w: the work dir %s is inside the data dir %s, which tasks must not reach", errUnsafeDir, root, data)

@@ -12,4 +12,7 @@ var (
 	// ErrNoJoinToken means there is neither a credential nor a means to
 	// obtain one (join token, instance token or enrollment).
 	ErrNoJoinToken = errors.New("no persisted worker credential, and no join token, instance token or enrollment to register with")
+	// ErrTaskUIDsTaken means another agent on this host runs tasks under
+	// a uid of this agent's per-slot range.
+	ErrTaskUIDsTaken = errors.New("agent: the task uid range overlaps another agent's")
 )

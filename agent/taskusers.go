@@ -13,6 +13,9 @@ import (
 // DefaultTaskUIDBase is the first uid of the per-slot task uid range.
 const DefaultTaskUIDBase = 61000
 
+// DefaultTaskUIDLockDir is where agents claim their task uids on a host.
+const DefaultTaskUIDLockDir = "/run/gpulayer/task-uids"
+
 // ErrSharedUserTasks is returned by New when the agent is not root, so
 // cannot run tasks as another user, and was not told to accept tasks that
 // run as its own.
@@ -64,6 +67,9 @@ func planTaskUsers(cfg Config, euid int) (taskPlan, error) {
 	}
 	return taskPlan{base: base}, nil
 }
+
+// perSlot reports whether tasks run under uids of the per-slot range.
+func (p taskPlan) perSlot() bool { return !p.shared && p.fixed == nil }
 
 func taskUIDBase(cfg Config) uint32 {
 	if cfg.TaskUIDBase == 0 {

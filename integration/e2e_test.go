@@ -101,6 +101,7 @@ func newAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, op
 		Logger:            log,
 		// As root tasks get uids of their own; otherwise accept shared.
 		AllowSharedUserTasks: os.Geteuid() != 0,
+		TaskUIDBase:          nextTaskUIDBase(),
 	})
 	if err != nil {
 		t.Fatal(err)

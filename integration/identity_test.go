@@ -226,6 +226,7 @@ func TestAgentNeverLogsTheAdminToken(t *testing.T) {
 		Logger:       slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		// As root tasks get uids of their own; otherwise accept shared.
 		AllowSharedUserTasks: os.Geteuid() != 0,
+		TaskUIDBase:          nextTaskUIDBase(),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -40,6 +40,7 @@ type agentFlags struct {
 	workDir          string
 	taskUser         string
 	taskUIDBase      uint
+	taskUIDLockDir   string
 	allowSharedTasks bool
 	pluginPins       pinFlag
 }
@@ -69,6 +70,7 @@ func (f *agentFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.workDir, "work-dir", "", "where task directories are made (default: a fresh directory under $TMPDIR, removed at exit); not inside --data-dir")
 	fs.StringVar(&f.taskUser, "task-user", "", "run every task as this user (name or uid; needs root). Default as root: one uid per task slot from --task-uid-base")
 	fs.UintVar(&f.taskUIDBase, "task-uid-base", agent.DefaultTaskUIDBase, "as root without --task-user: task slot i runs as uid and gid base+i; the range must be unused on this host")
+	fs.StringVar(&f.taskUIDLockDir, "task-uid-lock-dir", agent.DefaultTaskUIDLockDir, "where agents on this host lock their task uid ranges, so that no two share a uid")
 	fs.BoolVar(&f.allowSharedTasks, "allow-shared-user-tasks", false, "let an agent that is not root run tasks as its own user (they can then read its credential); refused otherwise")
 	fs.Var(&f.pluginPins, "plugin-sha256", "pin a plugin-directory executor to the SHA-256 of its file, name=hex (repeatable; see also plugins.sha256)")
 }
@@ -190,6 +192,7 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 		WorkDir:              f.workDir,
 		TaskUser:             f.taskUser,
 		TaskUIDBase:          uint32(f.taskUIDBase),
+		TaskUIDLockDir:       f.taskUIDLockDir,
 		AllowSharedUserTasks: f.allowSharedTasks,
 		Devices:              src,
 		Executors:            host,

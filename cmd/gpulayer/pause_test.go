@@ -46,7 +46,10 @@ func TestPausedAgentLosesNothing(t *testing.T) {
 	}
 
 	args := []string{"agent", "run", "--coordinator", h.URL, "--data-dir", t.TempDir(),
-		"--worker-id", "paused", "--fake-gpus", "dgxh100", "--max-tasks", "2", "--stop-grace", "5s", "--log-level", "info"}
+		"--worker-id", "paused", "--fake-gpus", "dgxh100", "--max-tasks", "2", "--stop-grace", "5s", "--log-level", "info",
+		// A range of its own: the agents of other test packages may run
+		// at the same time (integration's use 64000 …).
+		"--task-uid-base", "63000"}
 	if os.Geteuid() != 0 {
 		args = append(args, "--allow-shared-user-tasks")
 	}
