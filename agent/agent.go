@@ -112,7 +112,11 @@ type Agent struct {
 
 	mu       sync.Mutex
 	workerID string
-	devices  []api.Device
+	token    string // the worker credential in use
+	// refused is set while the coordinator refuses the credential, so
+	// that the agent says so once, not at every heartbeat.
+	refused bool
+	devices []api.Device
 }
 
 // New validates cfg and builds an agent.
@@ -227,7 +231,7 @@ func (a *Agent) Run(ctx context.Context) error {
 		return err
 	}
 	defer cleanup()
-	if err := a.identify(ctx); err != nil {
+	if err := a.identifyPatiently(ctx); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -266,6 +270,7 @@ func (a *Agent) heartbeatLoop(ctx context.Context) error {
 		})
 		switch {
 		case err == nil:
+			a.credentialAccepted()
 			var renewed, all []string
 			for _, at := range running {
 				all = append(all, at.AttemptID)
@@ -281,6 +286,8 @@ func (a *Agent) heartbeatLoop(ctx context.Context) error {
 			}
 		case client.IsCode(err, api.CodeWorkerPending):
 			a.log.Debug("heartbeat: worker awaits approval")
+		case client.IsCode(err, api.CodeUnauthenticated):
+			a.credentialRefused(ctx)
 		case client.IsCode(err, api.CodeWorkerRevoked):
 			a.log.Error("worker revoked; stopping every task")
 			for _, at := range a.runner.Running() {

@@ -50,7 +50,7 @@ func (a *Agent) identify(ctx context.Context) error {
 	if err := saveCredential(a.cfg.DataDir, persisted{WorkerID: reg.WorkerID, WorkerToken: reg.WorkerToken}); err != nil {
 		return err
 	}
-	a.client.SetToken(reg.WorkerToken)
+	a.useCredential(reg.WorkerToken)
 	a.log.Info("registered", "worker_id", reg.WorkerID, "status", reg.Status)
 	if reg.Status == api.WorkerPending {
 		if _, err := a.awaitApproval(ctx, reg.WorkerID); err != nil {
@@ -129,7 +129,7 @@ func (a *Agent) awaitApproval(ctx context.Context, id string) (api.Worker, error
 
 // resume probes a persisted credential and repairs it if it can.
 func (a *Agent) resume(ctx context.Context, p persisted) error {
-	a.client.SetToken(p.WorkerToken)
+	a.useCredential(p.WorkerToken)
 	self, err := a.client.Self(ctx)
 	if client.IsCode(err, api.CodeWorkerPending) {
 		self, err = a.awaitApproval(ctx, p.WorkerID)
@@ -174,7 +174,7 @@ func (a *Agent) reissue(ctx context.Context, id string) error {
 	if err := saveCredential(a.cfg.DataDir, persisted{WorkerID: out.WorkerID, WorkerToken: out.WorkerToken}); err != nil {
 		return err
 	}
-	a.client.SetToken(out.WorkerToken)
+	a.useCredential(out.WorkerToken)
 	self, err := a.client.Self(ctx)
 	if err != nil {
 		return fmt.Errorf("agent: probe reissued credential of worker %s: %w", id, err)

@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"math"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/gpulayer/gpulayer/agent"
@@ -236,5 +238,32 @@ func agentRun(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeFn()
+	defer reloadOnSIGHUP(a, lf.logger())()
 	return a.Run(ctx)
+}
+
+// reloadOnSIGHUP has the agent read its credential file again on each
+// SIGHUP (a credential reissued by an admin and written there), until the
+// returned func is called.
+func reloadOnSIGHUP(a *agent.Agent, log *slog.Logger) (stop func()) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-hup:
+				changed, err := a.ReloadCredential()
+				switch {
+				case err != nil:
+					log.Error("SIGHUP: reloading the worker credential", "error", err)
+				case !changed:
+					log.Info("SIGHUP: the credential file holds the credential in use")
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() { signal.Stop(hup); close(done) }
 }

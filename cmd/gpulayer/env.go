@@ -40,7 +40,7 @@ func (c *clientFlags) client() (*client.Client, error) {
 	if tok == "" {
 		return nil, fmt.Errorf("no token: pass --token or set GPULAYER_TOKEN")
 	}
-	return client.New(client.Config{Addrs: []string{c.addr}, Token: tok, CAFile: c.caFile, ClientCert: c.clientCert, ClientKey: c.clientKey, MaxRetryWait: 15 * time.Second})
+	return client.New(client.Config{Addrs: []string{c.addr}, Token: tok, CAFile: c.caFile, ClientCert: c.clientCert, ClientKey: c.clientKey, MaxRetryWait: 15 * time.Second, FailFast: true})
 }
 
 // parseInterspersed parses flags that may come before or after the

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
 )
 
 // The CLI is tested as people use it: the real binary, built once.
@@ -231,5 +233,15 @@ func TestJobCommandsAgainstDev(t *testing.T) {
 	noToken := run(t, []string{env[0], "GPULAYER_TOKEN="}, "job", "list")
 	if noToken.code == 0 || !strings.Contains(noToken.stderr, "GPULAYER_TOKEN") {
 		t.Fatalf("no token: %d %q", noToken.code, noToken.stderr)
+	}
+}
+
+// A command against a coordinator that is down says so at once, naming
+// the address, instead of retrying for its whole budget (it hung 15 s).
+func TestClientCommandsFailFastWhenNoCoordinatorAnswers(t *testing.T) {
+	addr := coordinatortest.FreeAddr(t) // nothing listens there
+	r := run(t, []string{"GPULAYER_TOKEN=glc_unused"}, "job", "list", "--addr", "http://"+addr)
+	if r.code == 0 || !strings.Contains(r.stderr, "no coordinator reachable at http://"+addr) {
+		t.Fatalf("job list against a coordinator that is down: exit %d, %q", r.code, r.stderr)
 	}
 }

@@ -37,6 +37,19 @@ type Config struct {
 	// MaxRetryWait bounds how long a call keeps retrying while no
 	// coordinator can serve it (default 30 s).
 	MaxRetryWait time.Duration
+	// FailFast makes a call give up as soon as every address has refused
+	// or timed out its dial, instead of retrying for MaxRetryWait: for a
+	// person at a terminal, and for callers that retry on their own terms
+	// (see also FailFast, the same for one call).
+	FailFast bool
+}
+
+type failFastKey struct{}
+
+// FailFast marks ctx's calls to give up as soon as every address has
+// refused or timed out its dial (Config.FailFast for one call).
+func FailFast(ctx context.Context) context.Context {
+	return context.WithValue(ctx, failFastKey{}, true)
 }
 
 // Client talks to a coordinator cluster. It is safe for concurrent use.
@@ -44,8 +57,9 @@ type Client struct {
 	http *http.Client
 	// once sends writes that are not idempotent, each on a new connection
 	// (the same as http when Config.HTTPClient is given).
-	once    *http.Client
-	maxWait time.Duration
+	once     *http.Client
+	maxWait  time.Duration
+	failFast bool
 
 	mu     sync.Mutex
 	addrs  []string
@@ -131,7 +145,7 @@ func New(cfg Config) (*Client, error) {
 	if wait == 0 {
 		wait = 30 * time.Second
 	}
-	return &Client{http: hc, once: once, maxWait: wait, addrs: addrs, token: cfg.Token}, nil
+	return &Client{http: hc, once: once, maxWait: wait, failFast: cfg.FailFast, addrs: addrs, token: cfg.Token}, nil
 }
 
 // SetToken replaces the bearer credential.
@@ -243,6 +257,9 @@ func (c *Client) sendWith(ctx context.Context, override, method, path string, bo
 	deadline := time.Now().Add(c.maxWait)
 	backoff := 50 * time.Millisecond
 	const maxBackoff = 250 * time.Millisecond
+	failFast, _ := ctx.Value(failFastKey{}).(bool)
+	failFast = failFast || c.failFast
+	undialed := map[string]error{} // addresses whose dial failed, for failFast
 	for attempt := 0; ; attempt++ {
 		base, token := c.base()
 		switch override {
@@ -278,6 +295,12 @@ func (c *Client) sendWith(ctx context.Context, override, method, path string, bo
 			}
 			if !retryableTransport(err, method) && !isIdempotent(ctx) {
 				return nil, fmt.Errorf("client: %s %s: %w (%w)", method, path, ErrOutcomeUnknown, err)
+			}
+			if failFast && isDialError(err) {
+				undialed[base] = err
+				if addrs := c.Addrs(); len(undialed) >= len(addrs) {
+					return nil, fmt.Errorf("client: no coordinator reachable at %s: %w", strings.Join(addrs, ", "), err)
+				}
 			}
 			c.rotate(base)
 			retry = true
@@ -354,6 +377,13 @@ func (c *Client) sendWith(ctx context.Context, override, method, path string, bo
 // retryableTransport reports whether a transport error means the request
 // never reached a server (so it is safe to send elsewhere), or the request
 // is a read.
+// isDialError reports a connection that could not be made (refused,
+// timed out, no route): the request never left.
+func isDialError(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
 func retryableTransport(err error, method string) bool {
 	if method == http.MethodGet {
 		return true

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"strings"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -138,5 +139,33 @@ func TestBrokenAnswersLeaveTheOutcomeUnknown(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// With FailFast (the client's, or one call's), a call gives up once every
+// address has refused its dial, and names them, instead of retrying for
+// MaxRetryWait (an hour here).
+func TestFailFastNamesTheAddressesItTried(t *testing.T) {
+	var addrs []string
+	for range 2 {
+		srv := httptest.NewServer(http.NotFoundHandler())
+		addrs = append(addrs, srv.URL)
+		srv.Close() // nothing listens there any more
+	}
+	c, err := New(Config{Addrs: addrs, Token: "glc_x", MaxRetryWait: time.Hour, FailFast: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Jobs(context.Background(), 1)
+	if err == nil || !strings.Contains(err.Error(), "no coordinator reachable at "+strings.Join(addrs, ", ")) {
+		t.Fatalf("Jobs = %v, want an error naming %v", err, addrs)
+	}
+	slow, err := New(Config{Addrs: addrs, Token: "glc_x", MaxRetryWait: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same for one call marked so, on a client that otherwise retries.
+	if _, err := slow.Jobs(FailFast(context.Background()), 1); err == nil || !strings.Contains(err.Error(), "no coordinator reachable") {
+		t.Fatalf("Jobs(FailFast) = %v, want an error naming the addresses", err)
 	}
 }

@@ -1,0 +1,52 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/url"
+	"time"
+
+	"github.com/gpulayer/gpulayer/sdk/api"
+	"github.com/gpulayer/gpulayer/sdk/client"
+)
+
+// startRetryMax caps the pause between two tries to reach the
+// coordinators at start.
+const startRetryMax = 30 * time.Second
+
+// identifyPatiently runs identify until it succeeds or fails for a reason
+// that retrying cannot fix. While no coordinator can be reached (they are
+// starting, or the network is not up yet) it says so at each try, with
+// the next pause, growing from one second to startRetryMax: an agent
+// started before its coordinators waits for them instead of exiting.
+func (a *Agent) identifyPatiently(ctx context.Context) error {
+	pause := time.Second
+	for try := 1; ; try++ {
+		// Each try gives up as soon as no coordinator takes a connection,
+		// so that the agent says so at once rather than after the client's
+		// own retries.
+		err := a.identify(client.FailFast(ctx))
+		if err == nil || !unreachable(err) || ctx.Err() != nil {
+			return err
+		}
+		a.log.Warn("no coordinator reachable yet; trying again", "coordinators", a.cfg.Coordinators, "try", try, "retry_in", pause, "error", err)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-a.cfg.Clock.After(pause):
+		}
+		pause = min(2*pause, startRetryMax)
+	}
+}
+
+// unreachable reports an error that says no coordinator could serve the
+// call (down, partitioned, between leaders, or its answer lost), as
+// opposed to one that refused it.
+func unreachable(err error) bool {
+	var ue *url.Error
+	var ne net.Error
+	return errors.As(err, &ue) || errors.As(err, &ne) ||
+		errors.Is(err, client.ErrOutcomeUnknown) ||
+		client.IsCode(err, api.CodeNoLeader) || client.IsCode(err, api.CodeNotLeader) || client.IsCode(err, api.CodeRateLimited)
+}
