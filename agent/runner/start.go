@@ -14,16 +14,16 @@ import (
 const startPatience = 30 * time.Second
 
 // start tells the coordinator the attempt has started. A start whose
-// answer was lost, or that no coordinator could serve, is sent again as
-// a new call: starting an attempt that runs already changes nothing, and
-// one that lapsed meanwhile is refused as stale. Any definite refusal is
-// returned at once.
+// answer was lost, that no coordinator could serve, or whose credential
+// was refused is sent again as a new call: starting an attempt that runs
+// already changes nothing, and one that lapsed meanwhile is refused as
+// stale. Any other refusal is returned at once.
 func (r *Runner) start(ctx context.Context, a api.Assignment) error {
 	deadline := r.cfg.Clock.Now().Add(startPatience)
 	backoff := 100 * time.Millisecond
 	for {
 		err := r.cfg.Coordinator.Start(ctx, a.ID, a.AttemptID)
-		if err == nil || !outcomeUnknown(err) || ctx.Err() != nil || r.cfg.Clock.Now().After(deadline) {
+		if err == nil || !worthRetrying(err) || ctx.Err() != nil || r.cfg.Clock.Now().After(deadline) {
 			return err
 		}
 		r.cfg.Logger.Warn("start not confirmed; sending it again", "task_id", a.ID, "attempt_id", a.AttemptID, "error", err)
@@ -36,8 +36,12 @@ func (r *Runner) start(ctx context.Context, a api.Assignment) error {
 	}
 }
 
-// outcomeUnknown reports an error that does not say whether the call took
-// effect: its answer was lost, or no coordinator could serve it.
-func outcomeUnknown(err error) bool {
-	return errors.Is(err, client.ErrOutcomeUnknown) || client.IsCode(err, api.CodeNoLeader) || client.IsCode(err, api.CodeNotLeader)
+// worthRetrying reports an error after which a start may yet succeed: one
+// that does not say whether the call took effect (its answer was lost, or
+// no coordinator could serve it), or a refused credential, which the
+// agent replaces within a heartbeat when it was reissued (the task was
+// assigned to the old one, on a long poll that began before the reissue).
+func worthRetrying(err error) bool {
+	return errors.Is(err, client.ErrOutcomeUnknown) || client.IsCode(err, api.CodeNoLeader) || client.IsCode(err, api.CodeNotLeader) ||
+		client.IsCode(err, api.CodeUnauthenticated)
 }

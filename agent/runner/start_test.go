@@ -45,6 +45,7 @@ func TestStartWithAnUnknownOutcomeIsSentAgain(t *testing.T) {
 		{"answer lost, then confirmed", []error{lost, noLeader}, true, 3},
 		{"answer lost, then stale", []error{lost, stale}, false, 2},
 		{"stale at once", []error{stale}, false, 1},
+		{"credential refused, then replaced", []error{&api.Error{Code: api.CodeUnauthenticated, Message: "reissued"}}, true, 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
