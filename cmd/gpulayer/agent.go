@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"math"
@@ -12,6 +11,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/gpulayer/gpulayer/agent"
 	"github.com/gpulayer/gpulayer/agent/devices"
@@ -47,25 +49,24 @@ type agentFlags struct {
 	pluginPins       pinFlag
 }
 
-func (f *agentFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.coordinators, "coordinator", envOr("GPULAYER_ADDR", ""), "coordinator URL(s), comma separated")
-	fs.StringVar(&f.joinToken, "join-token", "", "join token to register with, first start only (default: GPULAYER_JOIN_TOKEN; as root, only from there)")
-	// No env default here: flag defaults are printed by --help, and this
-	// one is a secret. GPULAYER_ADMIN_TOKEN is read after parsing.
-	fs.StringVar(&f.adminToken, "admin-token", "", "admin client token used only to reissue this worker's credential when the persisted one is rejected (default: GPULAYER_ADMIN_TOKEN)")
+func (f *agentFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.coordinators, "coordinator", "", "coordinator URL(s), comma separated")
+	fs.StringVar(&f.joinToken, "join-token", "", "join token to register with, first start only (as root, only from the environment)")
+	// Secrets: as root, only from the environment (refuseSecretsOnArgv).
+	fs.StringVar(&f.adminToken, "admin-token", "", "admin client token used only to reissue this worker's credential when the persisted one is rejected")
 	fs.StringVar(&f.dataDir, "data-dir", "", "agent data directory (required)")
 	fs.StringVar(&f.workerID, "worker-id", "", "worker id to register as (default: generated)")
 	fs.StringVar(&f.fakeGPUs, "fake-gpus", "", "use fake GPUs: none, "+strings.Join(devices.FakeNames(), ", "))
 	fs.StringVar(&f.pluginDir, "plugin-dir", "", "directory of gpulayer-executor-<name> plugin binaries")
 	fs.StringVar(&f.caFile, "ca-file", "", "PEM bundle to trust for HTTPS")
-	fs.StringVar(&f.clientCert, "client-cert", envOr("GPULAYER_CLIENT_CERT", ""), "client certificate (PEM) for coordinators that require one")
-	fs.StringVar(&f.clientKey, "client-key", envOr("GPULAYER_CLIENT_KEY", ""), "key of --client-cert (PEM)")
+	fs.StringVar(&f.clientCert, "client-cert", "", "client certificate (PEM) for coordinators that require one")
+	fs.StringVar(&f.clientKey, "client-key", "", "key of --client-cert (PEM)")
 	// No env default for the instance token either: it is a secret.
-	fs.StringVar(&f.instanceToken, "instance-token", "", "single-use instance token (gli_…) to register a provisioned instance with origin provider (default: GPULAYER_INSTANCE_TOKEN)")
-	fs.StringVar(&f.instanceID, "instance-id", envOr("GPULAYER_INSTANCE_ID", ""), "the instance id the instance token is bound to")
+	fs.StringVar(&f.instanceToken, "instance-token", "", "single-use instance token (gli_…) to register a provisioned instance with origin provider")
+	fs.StringVar(&f.instanceID, "instance-id", "", "the instance id the instance token is bound to")
 	fs.BoolVar(&f.enroll, "enroll", false, "enroll through the coordinators' allowlist (no token): needs --cluster-key and --external-worker-key")
-	fs.StringVar(&f.clusterKey, "cluster-key", envOr("GPULAYER_CLUSTER_KEY", ""), "enrollment cluster key (with --enroll)")
-	fs.StringVar(&f.externalWorkerKey, "external-worker-key", envOr("GPULAYER_EXTERNAL_WORKER_KEY", ""), "this machine's allowlist key (with --enroll)")
+	fs.StringVar(&f.clusterKey, "cluster-key", "", "enrollment cluster key (with --enroll)")
+	fs.StringVar(&f.externalWorkerKey, "external-worker-key", "", "this machine's allowlist key (with --enroll)")
 	fs.StringVar(&f.capabilities, "capabilities", "*", "capabilities to advertise, comma separated (* takes any task)")
 	fs.IntVar(&f.maxTasks, "max-tasks", 0, "concurrent tasks (default: GPU count, at least 4)")
 	fs.DurationVar(&f.stopGrace, "stop-grace", 10*time.Second, "time between the polite stop and the kill")
@@ -81,6 +82,7 @@ func (f *agentFlags) register(fs *flag.FlagSet) {
 type pinFlag map[string]string
 
 func (p *pinFlag) String() string { return fmt.Sprint(map[string]string(*p)) }
+func (p *pinFlag) Type() string   { return "name=sha256" }
 
 func (p *pinFlag) Set(s string) error {
 	name, sum, err := pluginhost.ParsePin(s)
@@ -128,12 +130,12 @@ var errSecretOnArgv = errors.New("a secret on the command line")
 // with hidepid), while its environment is readable by root alone (and the
 // agent unsets it once read). An agent that is not root runs its tasks as
 // itself, which can read both anyway.
-func refuseSecretsOnArgv(fs *flag.FlagSet, euid int) error {
+func refuseSecretsOnArgv(fs *pflag.FlagSet, euid int) error {
 	if euid != 0 {
 		return nil
 	}
 	var err error
-	fs.Visit(func(fl *flag.Flag) {
+	fs.Visit(func(fl *pflag.Flag) {
 		if env, ok := secretFlags[fl.Name]; ok && err == nil {
 			err = fmt.Errorf("%w: --%s would be readable by every local user, this agent's tasks included, in /proc/<pid>/cmdline; pass it in %s instead (an EnvironmentFile= of a systemd unit, say)", errSecretOnArgv, fl.Name, env)
 		}
@@ -155,10 +157,10 @@ func splitList(s string) []string {
 // the devices and plugin processes.
 func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Agent, func(), error) {
 	if f.dataDir == "" {
-		return nil, nil, fmt.Errorf("--data-dir is required")
+		return nil, nil, usagef("--data-dir is required")
 	}
 	if f.coordinators == "" {
-		return nil, nil, fmt.Errorf("--coordinator (or GPULAYER_ADDR) is required")
+		return nil, nil, usagef("--coordinator (or GPULAYER_ADDR) is required")
 	}
 	src, err := devices.Open(ctx, log, f.fakeGPUs)
 	if err != nil {
@@ -208,38 +210,48 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 	return a, func() { host.Close(); src.Close() }, nil
 }
 
-func agentRun(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("agent run", flag.ContinueOnError)
+func agentCmd() *cobra.Command {
+	return group("agent", "run an agent on a GPU node",
+		"  GPULAYER_JOIN_TOKEN=glj_… gpulayer agent run --coordinator https://c1:7070 --data-dir /var/lib/gpulayer/agent",
+		agentRunCmd())
+}
+
+func agentRunCmd() *cobra.Command {
 	var f agentFlags
 	var lf logFlags
-	f.register(fs)
-	lf.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return err
+	cmd := &cobra.Command{
+		Use:   "run [flags] --coordinator URL --data-dir DIR",
+		Short: "register (or resume) and run tasks",
+		Long: `run registers this machine as a worker (with a join token, an instance
+token or through the allowlist) or resumes with the credential in its data
+dir, and runs the tasks it is given.
+
+Secrets (--join-token, --admin-token, --instance-token) belong in the
+environment (GPULAYER_JOIN_TOKEN, …): an agent running as root refuses
+them on the command line, where every local user can read them.`,
+		Example: `  GPULAYER_JOIN_TOKEN=glj_… gpulayer agent run --coordinator https://c1:7070 --data-dir /var/lib/gpulayer/agent
+  gpulayer agent run --coordinator http://127.0.0.1:7070 --data-dir /tmp/agent --fake-gpus dgxh100 --allow-shared-user-tasks`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := refuseSecretsOnArgv(cmd.Flags(), os.Geteuid()); err != nil {
+				return err
+			}
+			scrubAgentEnv()
+			if f.taskUIDBase > math.MaxUint32 {
+				return usagef("--task-uid-base %d is not a uid", f.taskUIDBase)
+			}
+			a, closeFn, err := buildAgent(cmd.Context(), f, lf.logger())
+			if err != nil {
+				return err
+			}
+			defer closeFn()
+			defer reloadOnSIGHUP(a, lf.logger())()
+			return a.Run(cmd.Context())
+		},
 	}
-	if err := refuseSecretsOnArgv(fs, os.Geteuid()); err != nil {
-		return err
-	}
-	if f.joinToken == "" {
-		f.joinToken = os.Getenv("GPULAYER_JOIN_TOKEN")
-	}
-	if f.adminToken == "" {
-		f.adminToken = os.Getenv("GPULAYER_ADMIN_TOKEN")
-	}
-	if f.instanceToken == "" {
-		f.instanceToken = os.Getenv("GPULAYER_INSTANCE_TOKEN")
-	}
-	scrubAgentEnv()
-	if f.taskUIDBase > math.MaxUint32 {
-		return fmt.Errorf("--task-uid-base %d is not a uid", f.taskUIDBase)
-	}
-	a, closeFn, err := buildAgent(ctx, f, lf.logger())
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	defer reloadOnSIGHUP(a, lf.logger())()
-	return a.Run(ctx)
+	f.register(cmd.Flags())
+	lf.register(cmd.Flags())
+	return cmd
 }
 
 // reloadOnSIGHUP has the agent read its credential file again on each

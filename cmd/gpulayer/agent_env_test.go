@@ -2,7 +2,7 @@ package main
 
 import (
 	"errors"
-	"flag"
+	"github.com/spf13/pflag"
 	"os"
 	"strings"
 	"testing"
@@ -61,7 +61,7 @@ func TestRootAgentRefusesSecretsOnArgv(t *testing.T) {
 		{[]string{"--join-token", "glj_x"}, 1000, ""},
 	}
 	for _, c := range cases {
-		fs := flag.NewFlagSet("agent run", flag.ContinueOnError)
+		fs := pflag.NewFlagSet("agent run", pflag.ContinueOnError)
 		var f agentFlags
 		f.register(fs)
 		if err := fs.Parse(c.args); err != nil {

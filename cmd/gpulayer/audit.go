@@ -2,12 +2,13 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
@@ -24,71 +25,121 @@ func parseWhen(flagName, s string, now time.Time) (time.Time, error) {
 	if d, err := time.ParseDuration(s); err == nil {
 		return now.Add(-d), nil
 	}
-	return time.Time{}, fmt.Errorf("--%s %q: want an RFC 3339 time or a duration such as 24h", flagName, s)
+	return time.Time{}, usagef("--%s %q: want an RFC 3339 time or a duration such as 24h", flagName, s)
 }
 
-// auditList prints the audit log, oldest first, following pages to the
-// end (or --limit events).
-func auditList(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
+func auditCmd() *cobra.Command {
 	var cf clientFlags
+	var out outputFlags
+	var since, until, kind string
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "audit [flags]",
+		Short: "print the audit log (admin)",
+		Long: `audit prints the audit log, oldest first. With --limit N it prints the
+newest N events (still oldest first, as tail does). -o json prints one
+event a line.`,
+		Example: `  gpulayer audit --since 24h
+  gpulayer audit --kind token,auth.refused --limit 20
+  gpulayer audit -o json | jq .kind`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var q client.AuditQuery
+			var err error
+			t := time.Now()
+			if q.Since, err = parseWhen("since", since, t); err != nil {
+				return err
+			}
+			if q.Until, err = parseWhen("until", until, t); err != nil {
+				return err
+			}
+			if limit < 0 {
+				return usagef("--limit must not be negative")
+			}
+			q.Kinds = splitList(kind)
+			c, err := cf.client()
+			if err != nil {
+				return err
+			}
+			return printAudit(cmd.Context(), c, q, limit, &out)
+		},
+	}
+	fs := cmd.Flags()
 	cf.register(fs)
-	since := fs.String("since", "", "from this time (RFC 3339) or this long ago (e.g. 24h)")
-	until := fs.String("until", "", "before this time (RFC 3339) or this long ago")
-	kind := fs.String("kind", "", "kinds or areas, comma separated (token, worker.approved, auth.refused, …)")
-	limit := fs.Int("limit", 0, "most events to print (0: all)")
-	asJSON := fs.Bool("json", false, "print JSON, one event per line")
-	if err := fs.Parse(args); err != nil {
-		return err
+	out.register(fs)
+	fs.StringVar(&since, "since", "", "from this time (RFC 3339) or this long ago (e.g. 24h)")
+	fs.StringVar(&until, "until", "", "before this time (RFC 3339) or this long ago")
+	fs.StringVar(&kind, "kind", "", "kinds or areas, comma separated (token, worker.approved, auth.refused, …)")
+	fs.IntVar(&limit, "limit", 0, "print only the newest N events (0: all)")
+	return cmd
+}
+
+// printAudit follows the log's pages to the end, printing each event as it
+// comes; with limit, it keeps the newest limit events and prints them at
+// the end.
+func printAudit(ctx context.Context, c *client.Client, q client.AuditQuery, limit int, out *outputFlags) error {
+	wide := out.is(formatWide)
+	tw := newTable(os.Stdout)
+	if !out.is(formatJSON) {
+		auditRow(tw, nil, wide)
 	}
-	now := time.Now()
-	var q client.AuditQuery
-	var err error
-	if q.Since, err = parseWhen("since", *since, now); err != nil {
-		return err
+	emit := func(ev api.AuditEvent) error {
+		if out.is(formatJSON) {
+			return printJSONLine(ev)
+		}
+		auditRow(tw, &ev, wide)
+		return nil
 	}
-	if q.Until, err = parseWhen("until", *until, now); err != nil {
-		return err
-	}
-	q.Kinds = splitList(*kind)
-	c, err := cf.client()
-	if err != nil {
-		return err
-	}
-	var tw *tabwriter.Writer
-	if !*asJSON {
-		tw = tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "SEQ\tTIME\tKIND\tACTOR\tSUBJECT\tSOURCE\tDETAIL")
-	}
-	printed := 0
+	var newest []api.AuditEvent // with limit: the newest limit events so far
 	for {
 		q.Limit = 1000
-		if *limit > 0 {
-			q.Limit = min(1000, *limit-printed)
-		}
 		page, err := c.Audit(ctx, q)
 		if err != nil {
 			return err
 		}
 		for _, ev := range page.Events {
-			if *asJSON {
-				if err := printJSONLine(ev); err != nil {
+			if limit == 0 {
+				if err := emit(ev); err != nil {
 					return err
 				}
-			} else {
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", ev.Seq, ev.Time, ev.Kind, dash(actorOf(ev)), dash(ev.Subject), dash(ev.Source), describe(ev))
+				continue
+			}
+			if newest = append(newest, ev); len(newest) > limit {
+				newest = newest[1:]
 			}
 		}
-		printed += len(page.Events)
-		if page.NextAfter == 0 || (*limit > 0 && printed >= *limit) {
+		if page.NextAfter == 0 {
 			break
 		}
 		q.After = page.NextAfter
 	}
-	if tw != nil {
-		return tw.Flush()
+	for _, ev := range newest {
+		if err := emit(ev); err != nil {
+			return err
+		}
 	}
-	return nil
+	return tw.Flush()
+}
+
+// auditRow writes one event as a table row, or the header when ev is nil.
+func auditRow(w io.Writer, ev *api.AuditEvent, wide bool) {
+	if ev == nil {
+		head := []string{"SEQ", "TIME", "KIND", "ACTOR", "SUBJECT", "SOURCE", "DETAIL"}
+		if wide {
+			head = append(head, "CREDENTIAL", "WORKER")
+		}
+		row(w, head...)
+		return
+	}
+	cells := []string{fmt.Sprint(ev.Seq), ev.Time, ev.Kind, dash(actorOf(*ev)), dash(ev.Subject), dash(ev.Source), describe(*ev)}
+	if wide {
+		cred := ""
+		if ev.CredentialID != "" {
+			cred = ev.CredentialKind + ":" + ev.CredentialID
+		}
+		cells = append(cells, dash(cred), dash(ev.WorkerID))
+	}
+	row(w, cells...)
 }
 
 func actorOf(ev api.AuditEvent) string {

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/gpulayer/gpulayer/coordinator"
 	"github.com/gpulayer/gpulayer/coordinator/httpapi"
@@ -23,35 +23,71 @@ func nonNilList(s string) []string {
 	return l
 }
 
-func coordinatorInit(_ context.Context, args []string) error {
-	fs := flag.NewFlagSet("coordinator init", flag.ContinueOnError)
-	dataDir := fs.String("data-dir", "", "coordinator data directory (required)")
-	asJSON := fs.Bool("json", false, `print {"admin_token": …, "join_token": …}`)
-	rotate := fs.Bool("rotate", false, "replace every client and join token")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if *dataDir == "" {
-		return fmt.Errorf("--data-dir is required")
-	}
-	toks, err := coordinator.Init(*dataDir, *rotate, time.Now())
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return json.NewEncoder(os.Stdout).Encode(toks)
-	}
-	fmt.Printf("admin token: %s\njoin token:  %s\n\nThese are shown once; only their hashes are stored in %s.\n", toks.AdminToken, toks.JoinToken, *dataDir)
-	if *rotate {
-		fmt.Println("Every earlier client, join and instance token stops working within a second on a running leader whose data dir (or --bootstrap-file) holds this file; copy it to every coordinator. Worker credentials are untouched.")
-	}
-	return nil
+func coordinatorCmd() *cobra.Command {
+	return group("coordinator", "run or initialise a coordinator",
+		"  gpulayer coordinator init --data-dir /var/lib/gpulayer/c1\n  gpulayer coordinator run --data-dir /var/lib/gpulayer/c1",
+		coordinatorInitCmd(), coordinatorRunCmd())
 }
 
-func coordinatorRun(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("coordinator run", flag.ContinueOnError)
+func coordinatorInitCmd() *cobra.Command {
+	var dataDir string
+	var asJSON, rotate bool
+	cmd := &cobra.Command{
+		Use:   "init [flags] --data-dir DIR",
+		Short: "mint the first admin and join tokens",
+		Long: `init mints the first admin and join tokens and prints them, once: only
+their hashes are stored, in the data dir.`,
+		Example: "  gpulayer coordinator init --data-dir /var/lib/gpulayer/c1\n  gpulayer coordinator init --data-dir /var/lib/gpulayer/c1 --rotate --json",
+		Args:    noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if dataDir == "" {
+				return usagef("--data-dir is required")
+			}
+			toks, err := coordinator.Init(dataDir, rotate, time.Now())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return json.NewEncoder(os.Stdout).Encode(toks)
+			}
+			fmt.Printf("admin token: %s\njoin token:  %s\n\nThese are shown once; only their hashes are stored in %s.\n", toks.AdminToken, toks.JoinToken, dataDir)
+			if rotate {
+				fmt.Println("Every earlier client, join and instance token stops working within a second on a running leader whose data dir (or --bootstrap-file) holds this file; copy it to every coordinator. Worker credentials are untouched.")
+			}
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&dataDir, "data-dir", "", "coordinator data directory (required)")
+	fs.BoolVar(&asJSON, "json", false, `print {"admin_token": …, "join_token": …}`)
+	fs.BoolVar(&rotate, "rotate", false, "replace every client and join token")
+	return cmd
+}
+
+func coordinatorRunCmd() *cobra.Command {
 	var cfg coordinator.Config
 	var lf logFlags
+	var join, trusted, exempt string
+	cmd := &cobra.Command{
+		Use:   "run [flags] --data-dir DIR",
+		Short: "run a coordinator",
+		Example: `  gpulayer coordinator run --data-dir /var/lib/gpulayer/c1 --http-addr 127.0.0.1:7070 --raft-addr 127.0.0.1:7071
+  gpulayer coordinator run --data-dir /data --bootstrap-expect 3 --join https://c2:7070,https://c3:7070 \
+      --tls-cert c1.pem --tls-key c1-key.pem --raft-tls-cert c1.pem --raft-tls-key c1-key.pem --raft-ca gpulayer-ca.pem`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg.Join = splitList(join)
+			cfg.TrustedProxyCIDRs = nonNilList(trusted)
+			cfg.RateLimitExemptCIDRs = nonNilList(exempt)
+			cfg.Logger = lf.logger()
+			srv, err := coordinator.New(cfg)
+			if err != nil {
+				return err
+			}
+			return srv.Run(cmd.Context())
+		},
+	}
+	fs := cmd.Flags()
 	fs.StringVar(&cfg.DataDir, "data-dir", "", "coordinator data directory (required)")
 	fs.StringVar(&cfg.HTTPAddr, "http-addr", "127.0.0.1:7070", "HTTP listen address")
 	fs.StringVar(&cfg.RaftAddr, "raft-addr", "127.0.0.1:7071", "Raft listen address")
@@ -64,7 +100,7 @@ func coordinatorRun(ctx context.Context, args []string) error {
 	fs.StringVar(&cfg.HTTPAdvertise, "http-advertise", "", "URL peers and clients use to reach this coordinator (default: from --http-addr)")
 	fs.StringVar(&cfg.RaftAdvertise, "raft-advertise", "", "Raft address peers dial (default: --raft-addr)")
 	fs.IntVar(&cfg.BootstrapExpect, "bootstrap-expect", 0, "servers that form a new cluster together (3 in production)")
-	join := fs.String("join", "", "other coordinators' URLs, comma separated, for forming a new cluster")
+	fs.StringVar(&join, "join", "", "other coordinators' URLs, comma separated, for forming a new cluster")
 	fs.StringVar(&cfg.BootstrapFile, "bootstrap-file", "", "credential hashes from `coordinator init` (default: in --data-dir)")
 	fs.StringVar(&cfg.ClientCAFile, "client-ca", "", "require client certificates signed by these CAs (PEM) on every connection (mTLS; needs --tls-cert)")
 	fs.StringVar(&cfg.ClientCert, "client-cert", "", "certificate shown to other coordinators that require one (default with --client-ca: --tls-cert)")
@@ -74,7 +110,7 @@ func coordinatorRun(ctx context.Context, args []string) error {
 	fs.StringVar(&cfg.RaftCAFile, "raft-ca", "", "CA bundle (PEM) a peer coordinator's certificate must chain to")
 	fs.StringVar(&cfg.ClusterName, "cluster-name", certs.DefaultCluster, "cluster name: peers must show server.<cluster-name>.gpulayer")
 	fs.BoolVar(&cfg.AllowInsecureRaft, "allow-insecure-raft", false, "allow plaintext, unauthenticated Raft on a non-loopback address (isolated labs only)")
-	trusted := fs.String("trusted-proxy-cidrs", "127.0.0.0/8,::1/128", "peers whose X-Real-IP / X-Forwarded-For are believed; include the other coordinators' addresses")
+	fs.StringVar(&trusted, "trusted-proxy-cidrs", "127.0.0.0/8,::1/128", "peers whose X-Real-IP / X-Forwarded-For are believed; include the other coordinators' addresses")
 	fs.BoolVar(&cfg.RequireIPBinding, "require-ip-binding", false, "workers enrolled through the allowlist must always call from inside their cluster's networks")
 	fs.Float64Var(&cfg.RateLimits.SourceRate, "rate-limit-source", httpapi.DefaultSourceRate, "requests per second per source address (IPv6: per /64); negative: no limit")
 	fs.IntVar(&cfg.RateLimits.SourceBurst, "rate-limit-source-burst", httpapi.DefaultSourceBurst, "burst per source address")
@@ -82,23 +118,12 @@ func coordinatorRun(ctx context.Context, args []string) error {
 	fs.IntVar(&cfg.RateLimits.PrincipalBurst, "rate-limit-principal-burst", httpapi.DefaultPrincipalBurst, "burst per credential")
 	fs.Float64Var(&cfg.RateLimits.RegisterRate, "rate-limit-register", httpapi.DefaultRegisterRate, "worker registrations and enrollments per second per source address; negative: no limit")
 	fs.IntVar(&cfg.RateLimits.RegisterBurst, "rate-limit-register-burst", httpapi.DefaultRegisterBurst, "burst of registrations per source address")
-	exempt := fs.String("rate-limit-exempt-cidrs", "127.0.0.0/8,::1/128", "source networks never rate limited (\"none\": none)")
+	fs.StringVar(&exempt, "rate-limit-exempt-cidrs", "127.0.0.0/8,::1/128", "source networks never rate limited (\"none\": none)")
 	// Quotas and stream limits (docs/protocol.md, "Quotas").
 	fs.IntVar(&cfg.Quotas.MaxPendingJobs, "max-pending-jobs", httpapi.DefaultMaxPendingJobs, "jobs one client token name may have that have not ended; negative: no quota")
 	fs.IntVar(&cfg.Quotas.MaxJobBytes, "max-job-bytes", httpapi.DefaultMaxJobBytes, "largest job spec, as JSON, one submission may carry; negative: no quota")
 	fs.DurationVar(&cfg.Streams.WriteTimeout, "stream-write-timeout", httpapi.DefaultStreamWriteTimeout, "a following log stream whose client takes longer than this to accept one write is closed")
 	fs.DurationVar(&cfg.Streams.MaxLife, "stream-max-life", httpapi.DefaultStreamMaxLife, "longest a following log stream stays open (clients reconnect)")
 	lf.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	cfg.Join = splitList(*join)
-	cfg.TrustedProxyCIDRs = nonNilList(*trusted)
-	cfg.RateLimitExemptCIDRs = nonNilList(*exempt)
-	cfg.Logger = lf.logger()
-	srv, err := coordinator.New(cfg)
-	if err != nil {
-		return err
-	}
-	return srv.Run(ctx)
+	return cmd
 }

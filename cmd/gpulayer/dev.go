@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"net"
 	"os"
@@ -11,30 +10,50 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/gpulayer/gpulayer/agent/devices"
 	"github.com/gpulayer/gpulayer/coordinator"
 )
 
-// devRun runs a coordinator and an agent in one process over a temporary
+// devCmd runs a coordinator and an agent in one process over a temporary
 // data dir: the embedded default a newcomer runs first.
-func devRun(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("dev", flag.ContinueOnError)
-	httpAddr := fs.String("http-addr", "127.0.0.1:7070", "coordinator HTTP address (loopback)")
-	fake := fs.String("fake-gpus", "auto", "fake GPUs: auto (dgxh100 when no driver), none, "+fmt.Sprint(devices.FakeNames()))
-	pluginDir := fs.String("plugin-dir", "", "directory of gpulayer-executor-<name> plugins")
-	envFile := fs.String("env-file", "", "write GPULAYER_ADDR and GPULAYER_TOKEN to this file (mode 0600) once ready")
-	keep := fs.Bool("keep", false, "keep the temporary data dir on exit")
-	var lf logFlags
-	lf.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return err
+func devCmd() *cobra.Command {
+	var o devOptions
+	cmd := &cobra.Command{
+		Use:   "dev [flags]",
+		Short: "a coordinator and an agent in one process",
+		Long: `dev runs a coordinator and an agent in one process over a temporary data
+dir and prints the address and the admin token to use. Without an NVIDIA
+driver the agent serves fake H100s.`,
+		Example: "  gpulayer dev\n  gpulayer dev --http-addr 127.0.0.1:0 --env-file /tmp/gpulayer.env --keep",
+		Args:    noArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return devRun(cmd.Context(), o) },
 	}
-	log := lf.logger()
+	fs := cmd.Flags()
+	fs.StringVar(&o.httpAddr, "http-addr", "127.0.0.1:7070", "coordinator HTTP address (loopback)")
+	fs.StringVar(&o.fake, "fake-gpus", "auto", "fake GPUs: auto (dgxh100 when no driver), none, "+fmt.Sprint(devices.FakeNames()))
+	fs.StringVar(&o.pluginDir, "plugin-dir", "", "directory of gpulayer-executor-<name> plugins")
+	fs.StringVar(&o.envFile, "env-file", "", "write GPULAYER_ADDR and GPULAYER_TOKEN to this file (mode 0600) once ready")
+	fs.BoolVar(&o.keep, "keep", false, "keep the temporary data dir on exit")
+	o.lf.register(fs)
+	return cmd
+}
+
+// devOptions are the flags of gpulayer dev.
+type devOptions struct {
+	httpAddr, fake, pluginDir, envFile string
+	keep                               bool
+	lf                                 logFlags
+}
+
+func devRun(ctx context.Context, o devOptions) error {
+	log := o.lf.logger()
 	dir, err := os.MkdirTemp("", "gpulayer-dev-")
 	if err != nil {
 		return err
 	}
-	if !*keep {
+	if !o.keep {
 		defer os.RemoveAll(dir)
 	}
 	cdir, adir := filepath.Join(dir, "coordinator"), filepath.Join(dir, "agent")
@@ -46,7 +65,7 @@ func devRun(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	srv, err := coordinator.New(coordinator.Config{DataDir: cdir, HTTPAddr: *httpAddr, RaftAddr: raftAddr, NodeID: "dev", Logger: log})
+	srv, err := coordinator.New(coordinator.Config{DataDir: cdir, HTTPAddr: o.httpAddr, RaftAddr: raftAddr, NodeID: "dev", Logger: log})
 	if err != nil {
 		return err
 	}
@@ -65,7 +84,7 @@ func devRun(ctx context.Context, args []string) error {
 		return err
 	}
 
-	fakeGPUs := *fake
+	fakeGPUs := o.fake
 	if fakeGPUs == "auto" {
 		fakeGPUs = ""
 		probe, err := devices.Open(ctx, log, "")
@@ -85,7 +104,7 @@ func devRun(ctx context.Context, args []string) error {
 	if shared {
 		log.Info("dev mode runs tasks as your own user (an agent started with `gpulayer agent run` refuses to unless it is root or given --allow-shared-user-tasks)")
 	}
-	a, closeAgent, err := buildAgent(ctx, agentFlags{coordinators: srv.URL(), joinToken: toks.JoinToken, dataDir: adir, workerID: "dev-worker", fakeGPUs: fakeGPUs, pluginDir: *pluginDir, capabilities: "*", stopGrace: 5 * time.Second, allowSharedTasks: shared}, log)
+	a, closeAgent, err := buildAgent(ctx, agentFlags{coordinators: srv.URL(), joinToken: toks.JoinToken, dataDir: adir, workerID: "dev-worker", fakeGPUs: fakeGPUs, pluginDir: o.pluginDir, capabilities: "*", stopGrace: 5 * time.Second, allowSharedTasks: shared}, log)
 	if err != nil {
 		cancel()
 		wg.Wait()
@@ -101,9 +120,9 @@ func devRun(ctx context.Context, args []string) error {
 	}()
 
 	fmt.Printf("GpuLayer dev is running.\n  GPULAYER_ADDR=%s\n  GPULAYER_TOKEN=%s\n  data dir: %s\nPress Ctrl-C to stop.\n", srv.URL(), toks.AdminToken, dir)
-	if *envFile != "" {
+	if o.envFile != "" {
 		content := fmt.Sprintf("GPULAYER_ADDR=%s\nGPULAYER_TOKEN=%s\n", srv.URL(), toks.AdminToken)
-		if err := os.WriteFile(*envFile, []byte(content), 0o600); err != nil {
+		if err := os.WriteFile(o.envFile, []byte(content), 0o600); err != nil {
 			cancel()
 			wg.Wait()
 			return err

@@ -2,151 +2,130 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"os"
+	"io"
 	"strings"
-	"text/tabwriter"
+
+	"github.com/spf13/cobra"
 
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
 )
 
-// enrollmentCommand parses the flags every enrollment command takes,
-// before or after its positional arguments.
-func enrollmentCommand(name string, args []string, extra func(*flag.FlagSet)) (*client.Client, []string, bool, error) {
-	fs := flag.NewFlagSet("enrollment "+name, flag.ContinueOnError)
-	var cf clientFlags
-	cf.register(fs)
-	asJSON := fs.Bool("json", false, "print JSON")
-	if extra != nil {
-		extra(fs)
-	}
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return nil, nil, false, err
-	}
-	c, err := cf.client()
-	if err != nil {
-		return nil, nil, false, err
-	}
-	return c, pos, *asJSON, nil
+func enrollmentCmd() *cobra.Command {
+	cluster := group("cluster", "enrollment clusters and their source networks",
+		"  gpulayer enrollment cluster set lab --cidrs 203.0.113.0/24\n  gpulayer enrollment cluster list",
+		clusterSetCmd(), clusterListCmd())
+	return group("enrollment", "allowlist enrollment without tokens (admin)",
+		"  gpulayer enrollment add vm-1 --cluster lab --public-ip 203.0.113.5\n  gpulayer enrollment list",
+		cluster, enrollmentAddCmd(), enrollmentListCmd(), enrollmentRevokeCmd())
 }
 
-// onePositional returns the single positional argument.
-func onePositional(pos []string, what string) (string, error) {
-	if len(pos) != 1 {
-		return "", fmt.Errorf("give exactly one %s", what)
-	}
-	return pos[0], nil
-}
-
-func clusterSet(ctx context.Context, args []string) error {
+func clusterSetCmd() *cobra.Command {
 	var cidrs string
-	c, pos, asJSON, err := enrollmentCommand("cluster set", args, func(fs *flag.FlagSet) {
-		fs.StringVar(&cidrs, "cidrs", "", "allowed source networks, comma separated (required)")
+	cmd := clientLeaf(&cobra.Command{
+		Use:     "set [flags] CLUSTER --cidrs A,B",
+		Short:   "create a cluster or replace its networks",
+		Example: "  gpulayer enrollment cluster set lab --cidrs 203.0.113.0/24,198.51.100.0/24",
+		Args:    exactArgs(1, "cluster key"),
+	}, jsonOnly(), func(cmd *cobra.Command, c *client.Client, args []string, out *outputFlags) error {
+		cl, err := c.PutCluster(cmd.Context(), api.ClusterRequest{ClusterKey: args[0], AllowedSourceCIDRs: splitList(cidrs)})
+		if err != nil {
+			return err
+		}
+		if out.json {
+			return printJSON(cl)
+		}
+		fmt.Printf("cluster %s: %s\n", cl.ClusterKey, strings.Join(cl.AllowedSourceCIDRs, ","))
+		return nil
 	})
-	if err != nil {
-		return err
-	}
-	key, err := onePositional(pos, "cluster key")
-	if err != nil {
-		return err
-	}
-	cl, err := c.PutCluster(ctx, api.ClusterRequest{ClusterKey: key, AllowedSourceCIDRs: splitList(cidrs)})
-	if err != nil {
-		return err
-	}
-	if asJSON {
-		return printJSON(cl)
-	}
-	fmt.Printf("cluster %s: %s\n", cl.ClusterKey, strings.Join(cl.AllowedSourceCIDRs, ","))
-	return nil
+	cmd.Flags().StringVar(&cidrs, "cidrs", "", "allowed source networks, comma separated (required)")
+	return cmd
 }
 
-func clusterList(ctx context.Context, args []string) error {
-	c, _, asJSON, err := enrollmentCommand("cluster list", args, nil)
-	if err != nil {
-		return err
-	}
-	cls, err := c.Clusters(ctx)
-	if err != nil {
-		return err
-	}
-	if asJSON {
-		return printJSON(cls)
-	}
-	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CLUSTER\tALLOWED SOURCES\tUPDATED")
-	for _, cl := range cls {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", cl.ClusterKey, strings.Join(cl.AllowedSourceCIDRs, ","), cl.UpdatedAt)
-	}
-	return tw.Flush()
+func clusterListCmd() *cobra.Command {
+	return readCmd(&cobra.Command{
+		Use:     "list [flags]",
+		Short:   "list clusters",
+		Example: "  gpulayer enrollment cluster list\n  gpulayer enrollment cluster list -o json",
+		Args:    noArgs,
+	}, false, func(ctx context.Context, c *client.Client, _ []string) ([]api.Cluster, error) {
+		return c.Clusters(ctx)
+	}, func(w io.Writer, cls []api.Cluster, wide bool) {
+		row(w, "CLUSTER", "ALLOWED SOURCES", "UPDATED")
+		for _, cl := range cls {
+			row(w, cl.ClusterKey, commaList(cl.AllowedSourceCIDRs), when(cl.UpdatedAt, wide))
+		}
+	})
 }
 
-func enrollmentAdd(ctx context.Context, args []string) error {
+func enrollmentAddCmd() *cobra.Command {
 	var req api.EnrollmentRequest
-	c, pos, asJSON, err := enrollmentCommand("add", args, func(fs *flag.FlagSet) {
-		fs.StringVar(&req.ClusterKey, "cluster", "", "cluster key (required)")
-		fs.StringVar(&req.PublicIP, "public-ip", "", "the address the machine will call from (required)")
+	cmd := clientLeaf(&cobra.Command{
+		Use:     "add [flags] KEY --cluster C --public-ip IP",
+		Short:   "allowlist a machine",
+		Example: "  gpulayer enrollment add vm-1 --cluster lab --public-ip 203.0.113.5",
+		Args:    exactArgs(1, "external worker key"),
+	}, jsonOnly(), func(cmd *cobra.Command, c *client.Client, args []string, out *outputFlags) error {
+		req.ExternalWorkerKey = args[0]
+		e, err := c.CreateEnrollment(cmd.Context(), req)
+		if err != nil {
+			return err
+		}
+		if out.json {
+			return printJSON(e)
+		}
+		fmt.Printf("allowlist row %s: cluster %s, public ip %s, %s\n", e.ExternalWorkerKey, e.ClusterKey, e.PublicIP, e.Status)
+		return nil
 	})
-	if err != nil {
-		return err
-	}
-	if req.ExternalWorkerKey, err = onePositional(pos, "external worker key"); err != nil {
-		return err
-	}
-	e, err := c.CreateEnrollment(ctx, req)
-	if err != nil {
-		return err
-	}
-	if asJSON {
-		return printJSON(e)
-	}
-	fmt.Printf("allowlist row %s: cluster %s, public ip %s, %s\n", e.ExternalWorkerKey, e.ClusterKey, e.PublicIP, e.Status)
-	return nil
+	cmd.Flags().StringVar(&req.ClusterKey, "cluster", "", "cluster key (required)")
+	cmd.Flags().StringVar(&req.PublicIP, "public-ip", "", "the address the machine will call from (required)")
+	return cmd
 }
 
-func enrollmentList(ctx context.Context, args []string) error {
-	c, _, asJSON, err := enrollmentCommand("list", args, nil)
-	if err != nil {
-		return err
-	}
-	es, err := c.Enrollments(ctx)
-	if err != nil {
-		return err
-	}
-	if asJSON {
-		return printJSON(es)
-	}
-	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEY\tCLUSTER\tPUBLIC IP\tSTATUS\tWORKER")
-	for _, e := range es {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.ExternalWorkerKey, e.ClusterKey, e.PublicIP, e.Status, dash(e.WorkerID))
-	}
-	return tw.Flush()
+func enrollmentListCmd() *cobra.Command {
+	return readCmd(&cobra.Command{
+		Use:     "list [flags]",
+		Short:   "list allowlist rows",
+		Example: "  gpulayer enrollment list\n  gpulayer enrollment list -o wide",
+		Args:    noArgs,
+	}, false, func(ctx context.Context, c *client.Client, _ []string) ([]api.Enrollment, error) {
+		return c.Enrollments(ctx)
+	}, func(w io.Writer, es []api.Enrollment, wide bool) {
+		head := []string{"KEY", "CLUSTER", "PUBLIC IP", "STATUS", "WORKER"}
+		if wide {
+			head = append(head, "CREATED", "CREATED BY", "ENROLLED", "REVOKED")
+		}
+		row(w, head...)
+		for _, e := range es {
+			cells := []string{e.ExternalWorkerKey, e.ClusterKey, e.PublicIP, e.Status, dash(e.WorkerID)}
+			if wide {
+				cells = append(cells, dash(e.CreatedAt), dash(e.CreatedBy), dash(e.EnrolledAt), dash(e.RevokedAt))
+			}
+			row(w, cells...)
+		}
+	})
 }
 
-func enrollmentRevoke(ctx context.Context, args []string) error {
-	c, pos, asJSON, err := enrollmentCommand("revoke", args, nil)
-	if err != nil {
-		return err
-	}
-	key, err := onePositional(pos, "external worker key")
-	if err != nil {
-		return err
-	}
-	e, err := c.RevokeEnrollment(ctx, key)
-	if err != nil {
-		return err
-	}
-	if asJSON {
-		return printJSON(e)
-	}
-	fmt.Printf("allowlist row %s revoked", e.ExternalWorkerKey)
-	if e.WorkerID != "" {
-		fmt.Printf(" (worker %s revoked with it)", e.WorkerID)
-	}
-	fmt.Println()
-	return nil
+func enrollmentRevokeCmd() *cobra.Command {
+	return clientLeaf(&cobra.Command{
+		Use:     "revoke [flags] KEY",
+		Short:   "revoke a row and the worker enrolled through it",
+		Example: "  gpulayer enrollment revoke vm-1",
+		Args:    exactArgs(1, "external worker key"),
+	}, jsonOnly(), func(cmd *cobra.Command, c *client.Client, args []string, out *outputFlags) error {
+		e, err := c.RevokeEnrollment(cmd.Context(), args[0])
+		if err != nil {
+			return err
+		}
+		if out.json {
+			return printJSON(e)
+		}
+		fmt.Printf("allowlist row %s revoked", e.ExternalWorkerKey)
+		if e.WorkerID != "" {
+			fmt.Printf(" (worker %s revoked with it)", e.WorkerID)
+		}
+		fmt.Println()
+		return nil
+	})
 }

@@ -1,94 +1,72 @@
 package main
 
 import (
-	"flag"
-	"fmt"
-	"github.com/gpulayer/gpulayer/sdk/client"
 	"os"
-	"time"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
-func envOr(key, def string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	return def
+// envPrefix starts the environment variable of every flag: --data-dir is
+// also GPULAYER_DATA_DIR. A flag on the command line wins over the
+// variable, which wins over the default.
+const envPrefix = "GPULAYER_"
+
+// envAliases are the older variables a flag also reads, after its own.
+var envAliases = map[string][]string{
+	"coordinator": {"GPULAYER_ADDR"}, // agent run: the same addresses clients use
 }
 
-// clientFlags are the address and token every client command takes.
-type clientFlags struct {
-	addr       string
-	token      string
-	caFile     string
-	clientCert string
-	clientKey  string
+// envNames returns the variables flag reads, in order of preference.
+func envNames(flag string) []string {
+	own := envPrefix + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+	return append([]string{own}, envAliases[flag]...)
 }
 
-func (c *clientFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.addr, "addr", envOr("GPULAYER_ADDR", "http://127.0.0.1:7070"), "coordinator URL(s), comma separated (or GPULAYER_ADDR)")
-	fs.StringVar(&c.token, "token", "", "client token (default: GPULAYER_TOKEN)")
-	fs.StringVar(&c.caFile, "ca-file", envOr("GPULAYER_CA_FILE", ""), "PEM bundle to trust for HTTPS")
-	fs.StringVar(&c.clientCert, "client-cert", envOr("GPULAYER_CLIENT_CERT", ""), "client certificate (PEM) for coordinators that require one")
-	fs.StringVar(&c.clientKey, "client-key", envOr("GPULAYER_CLIENT_KEY", ""), "key of --client-cert (PEM)")
-}
+// sourceAnnotation records, on a flag not given on the command line, where
+// its value came from (the variable's name, or the config file's).
+const sourceAnnotation = "gpulayer-source"
 
-func (c *clientFlags) client() (*client.Client, error) {
-	tok := c.token
-	if tok == "" {
-		tok = os.Getenv("GPULAYER_TOKEN")
-	}
-	if tok == "" {
-		return nil, fmt.Errorf("no token: pass --token or set GPULAYER_TOKEN")
-	}
-	return client.New(client.Config{Addrs: []string{c.addr}, Token: tok, CAFile: c.caFile, ClientCert: c.clientCert, ClientKey: c.clientKey, MaxRetryWait: 15 * time.Second, FailFast: true})
-}
+// noEnv are the flags no variable sets.
+func noEnv(name string) bool { return name == "help" }
 
-// parseInterspersed parses flags that may come before or after the
-// positional arguments ("enrollment add KEY --cluster C"), and returns the
-// positional ones.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
+// bindEnv sets every flag of fs not given on the command line from its
+// variable, when that is set and not empty. It does not mark the flag
+// changed: Changed keeps meaning "on the command line" (see
+// refuseSecretsOnArgv). A value that does not parse is a usage error
+// naming the variable, not repeating its value.
+func bindEnv(fs *pflag.FlagSet) error {
+	var err error
+	fs.VisitAll(func(f *pflag.Flag) {
+		if err != nil || f.Changed || noEnv(f.Name) {
+			return
 		}
-		if fs.NArg() == 0 {
-			return pos, nil
+		for _, name := range envNames(f.Name) {
+			v := os.Getenv(name)
+			if v == "" {
+				continue
+			}
+			if e := f.Value.Set(v); e != nil {
+				err = usagef("%s does not hold a valid --%s (%s)", name, f.Name, f.Value.Type())
+				return
+			}
+			_ = fs.SetAnnotation(f.Name, sourceAnnotation, []string{name})
+			return
 		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
+	})
+	return err
 }
 
-// clientCmd is a command that talks to the coordinators: a flag set with
-// the shared address, token and TLS flags already on it.
-type clientCmd struct {
-	*flag.FlagSet
-	cf clientFlags
-}
-
-func newClientCmd(name string) *clientCmd {
-	c := &clientCmd{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError)}
-	c.cf.register(c.FlagSet)
-	return c
-}
-
-// connect parses args, checks that exactly want positional arguments were
-// given (any number when want < 0; what names them in the error) and
-// returns a client with them.
-func (c *clientCmd) connect(args []string, want int, what string) (*client.Client, []string, error) {
-	if err := c.Parse(args); err != nil {
-		return nil, nil, err
-	}
-	if want >= 0 && c.NArg() != want {
-		if want == 1 {
-			return nil, nil, fmt.Errorf("give exactly one %s", what)
+// documentEnv appends each flag's variable to its help text, through the
+// whole tree.
+func documentEnv(cmd *cobra.Command) {
+	cmd.LocalNonPersistentFlags().VisitAll(func(f *pflag.Flag) {
+		if !noEnv(f.Name) && !strings.Contains(f.Usage, "$"+envPrefix) {
+			f.Usage += " [$" + strings.Join(envNames(f.Name), ", $") + "]"
 		}
-		return nil, nil, fmt.Errorf("give %d arguments: %s", want, what)
+	})
+	for _, c := range cmd.Commands() {
+		documentEnv(c)
 	}
-	cl, err := c.cf.client()
-	if err != nil {
-		return nil, nil, err
-	}
-	return cl, c.Args(), nil
 }

@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"os"
+	"io"
 	"strings"
-	"text/tabwriter"
+
+	"github.com/spf13/cobra"
 
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
@@ -27,138 +27,116 @@ func parseRefs(what string, args []string) ([]api.GroupMember, error) {
 	for _, a := range args {
 		m, err := parseRef(what, a)
 		if err != nil {
-			return nil, err
+			return nil, usageError{err}
 		}
 		out = append(out, m)
 	}
 	return out, nil
 }
 
-// groupCommand parses the flags every group command takes and its
-// positional arguments, at least min of them.
-func groupCommand(name string, args []string, min int, usage string) (*client.Client, []string, bool, error) {
-	fs := flag.NewFlagSet("group "+name, flag.ContinueOnError)
-	var cf clientFlags
-	cf.register(fs)
-	asJSON := fs.Bool("json", false, "print JSON")
-	if err := fs.Parse(args); err != nil {
-		return nil, nil, false, err
-	}
-	if fs.NArg() < min {
-		return nil, nil, false, fmt.Errorf("usage: gpulayer group %s %s", name, usage)
-	}
-	c, err := cf.client()
-	if err != nil {
-		return nil, nil, false, err
-	}
-	return c, fs.Args(), *asJSON, nil
+func groupCmd() *cobra.Command {
+	return group("group", "manage worker groups (admin)",
+		"  gpulayer group create gpus worker:node-1 worker:node-2\n  gpulayer group list",
+		groupCreateCmd(), groupMembersCmd("add", "add members"), groupMembersCmd("remove", "remove members"), groupDeleteCmd(), groupListCmd())
 }
 
 func printGroup(g api.Group, asJSON bool) error {
 	if asJSON {
 		return printJSON(g)
 	}
+	fmt.Printf("group %s  members=[%s]  workers=[%s]\n", g.GroupID, strings.Join(memberList(g), " "), strings.Join(g.Workers, " "))
+	return nil
+}
+
+func memberList(g api.Group) []string {
 	members := make([]string, len(g.Members))
 	for i, m := range g.Members {
 		members[i] = m.String()
 	}
-	fmt.Printf("group %s  members=[%s]  workers=[%s]\n", g.GroupID, strings.Join(members, " "), strings.Join(g.Workers, " "))
-	return nil
+	return members
 }
 
-func groupCreate(ctx context.Context, args []string) error {
-	c, rest, asJSON, err := groupCommand("create", args, 1, "[flags] GROUP [worker:ID|group:ID]...")
-	if err != nil {
-		return err
-	}
-	members, err := parseRefs("member", rest[1:])
-	if err != nil {
-		return err
-	}
-	g, err := c.CreateGroup(ctx, api.CreateGroupRequest{GroupID: rest[0], Members: members})
-	if err != nil {
-		return err
-	}
-	return printGroup(g, asJSON)
-}
-
-func groupAdd(ctx context.Context, args []string) error {
-	return groupMembers(ctx, "add", args, func(c *client.Client, id string, m api.GroupMember) (api.Group, error) {
-		return c.AddGroupMember(ctx, id, m)
-	})
-}
-
-func groupRemove(ctx context.Context, args []string) error {
-	return groupMembers(ctx, "remove", args, func(c *client.Client, id string, m api.GroupMember) (api.Group, error) {
-		return c.RemoveGroupMember(ctx, id, m)
-	})
-}
-
-// groupMembers applies one membership change per member argument, in
-// order, and prints the group as the last change left it.
-func groupMembers(ctx context.Context, name string, args []string, change func(*client.Client, string, api.GroupMember) (api.Group, error)) error {
-	c, rest, asJSON, err := groupCommand(name, args, 2, "[flags] GROUP worker:ID|group:ID...")
-	if err != nil {
-		return err
-	}
-	members, err := parseRefs("member", rest[1:])
-	if err != nil {
-		return err
-	}
-	var g api.Group
-	for _, m := range members {
-		if g, err = change(c, rest[0], m); err != nil {
-			return err
-		}
-	}
-	return printGroup(g, asJSON)
-}
-
-func groupDelete(ctx context.Context, args []string) error {
-	c, rest, asJSON, err := groupCommand("delete", args, 1, "[flags] GROUP")
-	if err != nil {
-		return err
-	}
-	if len(rest) != 1 {
-		return fmt.Errorf("give exactly one group id")
-	}
-	g, err := c.DeleteGroup(ctx, rest[0])
-	if err != nil {
-		return err
-	}
-	if asJSON {
-		return printJSON(g)
-	}
-	fmt.Printf("group %s deleted\n", g.GroupID)
-	return nil
-}
-
-func groupList(ctx context.Context, args []string) error {
-	c, rest, asJSON, err := groupCommand("list", args, 0, "[flags] [GROUP]")
-	if err != nil {
-		return err
-	}
-	var groups []api.Group
-	if len(rest) > 0 {
-		g, err := c.Group(ctx, rest[0])
+func groupCreateCmd() *cobra.Command {
+	return clientLeaf(&cobra.Command{
+		Use:     "create [flags] GROUP [worker:ID|group:ID]...",
+		Short:   "create a group",
+		Example: "  gpulayer group create gpus worker:node-1 group:rack-4",
+		Args:    minArgs(1, "GROUP [worker:ID|group:ID]..."),
+	}, jsonOnly(), func(cmd *cobra.Command, c *client.Client, args []string, out *outputFlags) error {
+		members, err := parseRefs("member", args[1:])
 		if err != nil {
 			return err
 		}
-		groups = []api.Group{g}
-	} else if groups, err = c.Groups(ctx); err != nil {
-		return err
-	}
-	if asJSON {
-		return printJSON(groups)
-	}
-	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "GROUP\tMEMBERS\tWORKERS\tUPDATED")
-	for _, g := range groups {
-		members := make([]string, len(g.Members))
-		for i, m := range g.Members {
-			members[i] = m.String()
+		g, err := c.CreateGroup(cmd.Context(), api.CreateGroupRequest{GroupID: args[0], Members: members})
+		if err != nil {
+			return err
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", g.GroupID, dash(strings.Join(members, ",")), dash(strings.Join(g.Workers, ",")), g.UpdatedAt)
-	}
-	return tw.Flush()
+		return printGroup(g, out.json)
+	})
+}
+
+// groupMembersCmd applies one membership change per member argument, in
+// order, and prints the group as the last change left it.
+func groupMembersCmd(name, short string) *cobra.Command {
+	return clientLeaf(&cobra.Command{
+		Use:     name + " [flags] GROUP worker:ID|group:ID...",
+		Short:   short,
+		Example: "  gpulayer group " + name + " gpus worker:node-3",
+		Args:    minArgs(2, "GROUP worker:ID|group:ID..."),
+	}, jsonOnly(), func(cmd *cobra.Command, c *client.Client, args []string, out *outputFlags) error {
+		members, err := parseRefs("member", args[1:])
+		if err != nil {
+			return err
+		}
+		change := c.AddGroupMember
+		if name == "remove" {
+			change = c.RemoveGroupMember
+		}
+		var g api.Group
+		for _, m := range members {
+			if g, err = change(cmd.Context(), args[0], m); err != nil {
+				return err
+			}
+		}
+		return printGroup(g, out.json)
+	})
+}
+
+func groupDeleteCmd() *cobra.Command {
+	return clientLeaf(&cobra.Command{
+		Use:     "delete [flags] GROUP",
+		Short:   "delete a group",
+		Example: "  gpulayer group delete gpus",
+		Args:    exactArgs(1, "group id"),
+	}, jsonOnly(), func(cmd *cobra.Command, c *client.Client, args []string, out *outputFlags) error {
+		g, err := c.DeleteGroup(cmd.Context(), args[0])
+		if err != nil {
+			return err
+		}
+		if out.json {
+			return printJSON(g)
+		}
+		fmt.Printf("group %s deleted\n", g.GroupID)
+		return nil
+	})
+}
+
+func groupListCmd() *cobra.Command {
+	return readCmd(&cobra.Command{
+		Use:     "list [flags] [GROUP]",
+		Short:   "list groups (or show one)",
+		Example: "  gpulayer group list\n  gpulayer group list gpus -o json",
+		Args:    maxArgs(1, "group id"),
+	}, false, func(ctx context.Context, c *client.Client, args []string) ([]api.Group, error) {
+		if len(args) == 0 {
+			return c.Groups(ctx)
+		}
+		g, err := c.Group(ctx, args[0])
+		return []api.Group{g}, err
+	}, func(w io.Writer, groups []api.Group, wide bool) {
+		row(w, "GROUP", "MEMBERS", "WORKERS", "UPDATED")
+		for _, g := range groups {
+			row(w, g.GroupID, commaList(memberList(g)), commaList(g.Workers), when(g.UpdatedAt, wide))
+		}
+	})
 }

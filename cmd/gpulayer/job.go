@@ -3,25 +3,76 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
+
+	"github.com/spf13/cobra"
 
 	"github.com/gpulayer/gpulayer/sdk/api"
+	"github.com/gpulayer/gpulayer/sdk/client"
 )
 
-func jobSubmit(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("job submit", flag.ContinueOnError)
+func jobCmd() *cobra.Command {
+	return group("job", "submit and inspect jobs", "  gpulayer job submit --gpus 1 --wait -- nvidia-smi -L\n  gpulayer job list",
+		jobSubmitCmd(), jobListCmd(), jobStatusCmd(), jobLogsCmd(), jobCancelCmd())
+}
+
+func jobSubmitCmd() *cobra.Command {
 	var cf clientFlags
-	cf.register(fs)
 	var spec api.JobSpec
 	var gpus int
 	var configJSON, target string
-	wait := fs.Bool("wait", false, "stream the logs and exit with the task's result")
-	asJSON := fs.Bool("json", false, "print the job as JSON")
+	var wait, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "submit [flags] [--] COMMAND [ARG...]",
+		Short: "submit a job",
+		Long: `submit sends a job to the coordinators and prints its id.
+
+The words after the flags are the command each task runs (exec executor).
+Flags are gpulayer's wherever they stand, so put the command after --
+when it has flags of its own: "job submit --gpus 1 -- train --epochs 3".
+Without --, a word that looks like a flag is taken as gpulayer's, and
+refused if gpulayer has no such flag.
+
+With --wait, submit streams the job's logs and exits with its result: 0
+when it succeeded, else the first failed task's exit code, else 1.`,
+		Example: `  gpulayer job submit --gpus 1 --wait -- nvidia-smi -L
+  gpulayer job submit --count 4 --name sweep -- python train.py --lr 0.1
+  gpulayer job submit --executor echo --config '{"message":"hi"}' --json`,
+		RunE: func(cmd *cobra.Command, rest []string) error {
+			if target != "" {
+				ref, err := parseRef("--target", target)
+				if err != nil {
+					return usageError{err}
+				}
+				spec.Target = &api.Target{Kind: ref.Kind, ID: ref.ID}
+			}
+			if gpus > 0 {
+				spec.Resources = &api.Resources{GPUs: gpus}
+			}
+			switch {
+			case configJSON != "" && len(rest) > 0:
+				return usagef("give either --config or a command after --, not both")
+			case configJSON != "":
+				spec.Config = json.RawMessage(configJSON)
+			case len(rest) > 0:
+				b, _ := json.Marshal(api.ExecConfig{Command: rest[0], Args: rest[1:]})
+				spec.Config = b
+			default:
+				return usagef("nothing to run: give a command after -- (or --config)")
+			}
+			return submit(cmd.Context(), cf, spec, wait, asJSON)
+		},
+	}
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return usagef("%w (a flag of the command to run? put the command after --: gpulayer job submit [flags] -- COMMAND [ARG...])", err)
+	})
+	fs := cmd.Flags()
+	cf.register(fs)
+	fs.BoolVar(&wait, "wait", false, "stream the logs and exit with the task's result")
+	fs.BoolVar(&asJSON, "json", false, "print the job as JSON")
 	fs.StringVar(&spec.Executor, "executor", "exec", "executor plugin")
 	fs.StringVar(&spec.Name, "name", "", "job name")
 	fs.IntVar(&gpus, "gpus", 0, "GPUs per task")
@@ -34,31 +85,11 @@ func jobSubmit(ctx context.Context, args []string) error {
 	fs.StringVar(&configJSON, "config", "", "executor config as JSON (instead of a command after --)")
 	fs.StringVar(&target, "target", "", "run only on worker:ID or on a member of group:ID")
 	fs.StringVar(&spec.Capability, "capability", "", "capability a worker must offer to take the tasks")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if target != "" {
-		ref, err := parseRef("--target", target)
-		if err != nil {
-			return err
-		}
-		spec.Target = &api.Target{Kind: ref.Kind, ID: ref.ID}
-	}
-	if gpus > 0 {
-		spec.Resources = &api.Resources{GPUs: gpus}
-	}
-	rest := fs.Args()
-	switch {
-	case configJSON != "" && len(rest) > 0:
-		return fmt.Errorf("give either --config or a command after --, not both")
-	case configJSON != "":
-		spec.Config = json.RawMessage(configJSON)
-	case len(rest) > 0:
-		b, _ := json.Marshal(api.ExecConfig{Command: rest[0], Args: rest[1:]})
-		spec.Config = b
-	default:
-		return fmt.Errorf("nothing to run: give a command after -- (or --config)")
-	}
+	return cmd
+}
+
+// submit sends spec and, with wait, follows the job to its end.
+func submit(ctx context.Context, cf clientFlags, spec api.JobSpec, wait, asJSON bool) error {
 	c, err := cf.client()
 	if err != nil {
 		return err
@@ -67,8 +98,8 @@ func jobSubmit(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if !*wait {
-		if *asJSON {
+	if !wait {
+		if asJSON {
 			return printJSON(job)
 		}
 		fmt.Println(job.ID)
@@ -124,57 +155,51 @@ func printLog(e api.LogEntry) error {
 	return err
 }
 
-func printJSON(v any) error {
-	enc := json.NewEncoder(os.Stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+func jobListCmd() *cobra.Command {
+	var limit int
+	cmd := readCmd(&cobra.Command{
+		Use:     "list [flags]",
+		Short:   "list jobs, newest first",
+		Example: "  gpulayer job list\n  gpulayer job list --limit 0 -o json\n  gpulayer job list -o wide --watch",
+		Args:    noArgs,
+	}, true, func(ctx context.Context, c *client.Client, _ []string) ([]api.Job, error) {
+		return c.Jobs(ctx, limit)
+	}, jobTable)
+	cmd.Flags().IntVar(&limit, "limit", 50, "most jobs to show, newest first (0: all; pages of GET /v1/jobs are followed)")
+	return cmd
 }
 
-func printJSONLine(v any) error { return json.NewEncoder(os.Stdout).Encode(v) }
-
-func jobList(ctx context.Context, args []string) error {
-	fs := newClientCmd("job list")
-	limit := fs.Int("limit", 50, "most jobs to show, newest first (0: all; pages of GET /v1/jobs are followed)")
-	asJSON := fs.Bool("json", false, "print JSON")
-	c, _, err := fs.connect(args, -1, "")
-	if err != nil {
-		return err
+func jobTable(w io.Writer, jobs []api.Job, wide bool) {
+	if wide {
+		row(w, "ID", "NAME", "STATE", "EXECUTOR", "TASKS", "PRIORITY", "TARGET", "CREATED BY", "CREATED", "UPDATED")
+	} else {
+		row(w, "ID", "STATE", "EXECUTOR", "TASKS", "CREATED BY", "CREATED")
 	}
-	jobs, err := c.Jobs(ctx, *limit)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return printJSON(jobs)
-	}
-	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATE\tEXECUTOR\tTASKS\tCREATED BY\tCREATED")
 	for _, j := range jobs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", j.ID, j.State, j.Executor, len(j.Tasks), j.CreatedBy, j.CreatedAt)
+		if !wide {
+			row(w, j.ID, j.State, j.Executor, fmt.Sprint(len(j.Tasks)), dash(j.CreatedBy), ago(j.CreatedAt))
+			continue
+		}
+		target := "-"
+		if j.Target != nil {
+			target = j.Target.Kind + ":" + j.Target.ID
+		}
+		row(w, j.ID, dash(j.Name), j.State, j.Executor, fmt.Sprint(len(j.Tasks)), fmt.Sprint(j.Priority), target, dash(j.CreatedBy), dash(j.CreatedAt), ago(j.UpdatedAt))
 	}
-	return tw.Flush()
 }
 
-func jobStatus(ctx context.Context, args []string) error {
-	fs := newClientCmd("job status")
-	asJSON := fs.Bool("json", false, "print JSON")
-	c, pos, err := fs.connect(args, 1, "job id")
-	if err != nil {
-		return err
-	}
-	id := pos[0]
-	job, err := c.Job(ctx, id)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return printJSON(job)
-	}
-	printJob(os.Stdout, job)
-	return nil
+func jobStatusCmd() *cobra.Command {
+	return readCmd(&cobra.Command{
+		Use:     "status [flags] JOB",
+		Short:   "show a job and its tasks",
+		Example: "  gpulayer job status j0001\n  gpulayer job status j0001 -o json\n  gpulayer job status j0001 --watch",
+		Args:    exactArgs(1, "job id"),
+	}, true, func(ctx context.Context, c *client.Client, args []string) (api.Job, error) {
+		return c.Job(ctx, args[0])
+	}, printJob)
 }
 
-func printJob(w io.Writer, j api.Job) {
+func printJob(w io.Writer, j api.Job, wide bool) {
 	fmt.Fprintf(w, "job %s  state=%s  executor=%s  created_by=%s  created=%s", j.ID, j.State, j.Executor, j.CreatedBy, j.CreatedAt)
 	if j.Target != nil {
 		fmt.Fprintf(w, "  target=%s:%s", j.Target.Kind, j.Target.ID)
@@ -183,8 +208,7 @@ func printJob(w io.Writer, j api.Job) {
 		fmt.Fprintf(w, "  capability=%s", j.Capability)
 	}
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "  TASK\tSTATE\tATTEMPT\tEXECUTED BY\tSUBMITTED BY\tEXIT\tDEVICES\tREASON")
+	fmt.Fprintln(w, "  TASK\tSTATE\tATTEMPT\tEXECUTED BY\tSUBMITTED BY\tEXIT\tDEVICES\tREASON")
 	for _, t := range j.Tasks {
 		exit := "-"
 		if t.ExitCode != nil {
@@ -194,46 +218,41 @@ func printJob(w io.Writer, j api.Job) {
 		if devs == "" && len(t.Attempts) > 0 {
 			devs = strings.Join(t.Attempts[len(t.Attempts)-1].Devices, ",")
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.State, t.Attempt, dash(t.ExecutedBy), dash(t.SubmittedBy), exit, dash(devs), t.Reason)
+		fmt.Fprintf(w, "  %s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.State, t.Attempt, dash(t.ExecutedBy), dash(t.SubmittedBy), exit, dash(devs), t.Reason)
 	}
-	tw.Flush()
 	for _, t := range j.Tasks {
 		for _, a := range t.Attempts {
-			fmt.Fprintf(w, "  attempt %d of %s: worker=%s state=%s assigned=%s ended=%s %s\n", a.Number, t.ID, a.WorkerID, a.State, a.AssignedAt, dash(a.EndedAt), a.Reason)
+			fmt.Fprintf(w, "  attempt %d of %s: worker=%s state=%s assigned=%s ended=%s %s\n", a.Number, t.ID, a.WorkerID, a.State, when(a.AssignedAt, wide), when(a.EndedAt, wide), a.Reason)
 		}
 	}
 }
 
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
+func jobLogsCmd() *cobra.Command {
+	var follow bool
+	cmd := clientLeaf(&cobra.Command{
+		Use:     "logs [flags] JOB",
+		Short:   "print a job's output",
+		Example: "  gpulayer job logs j0001\n  gpulayer job logs -f j0001",
+		Args:    exactArgs(1, "job id"),
+	}, nil, func(cmd *cobra.Command, c *client.Client, args []string, _ *outputFlags) error {
+		return c.Logs(cmd.Context(), args[0], follow, printLog)
+	})
+	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep streaming until the job ends")
+	return cmd
 }
 
-func jobLogs(ctx context.Context, args []string) error {
-	fs := newClientCmd("job logs")
-	follow := fs.Bool("follow", false, "keep streaming until the job ends")
-	fs.BoolVar(follow, "f", false, "short for --follow")
-	c, pos, err := fs.connect(args, 1, "job id")
-	if err != nil {
-		return err
-	}
-	id := pos[0]
-	return c.Logs(ctx, id, *follow, printLog)
-}
-
-func jobCancel(ctx context.Context, args []string) error {
-	fs := newClientCmd("job cancel")
-	c, pos, err := fs.connect(args, 1, "job id")
-	if err != nil {
-		return err
-	}
-	id := pos[0]
-	job, err := c.CancelJob(ctx, id)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("job %s: cancel requested (state %s)\n", job.ID, job.State)
-	return nil
+func jobCancelCmd() *cobra.Command {
+	return clientLeaf(&cobra.Command{
+		Use:     "cancel [flags] JOB",
+		Short:   "cancel a job",
+		Example: "  gpulayer job cancel j0001",
+		Args:    exactArgs(1, "job id"),
+	}, nil, func(cmd *cobra.Command, c *client.Client, args []string, _ *outputFlags) error {
+		job, err := c.CancelJob(cmd.Context(), args[0])
+		if err != nil {
+			return err
+		}
+		fmt.Printf("job %s: cancel requested (state %s)\n", job.ID, job.State)
+		return nil
+	})
 }

@@ -1,10 +1,11 @@
 package main
 
 import (
-	"flag"
 	"log/slog"
 	"os"
 	"strings"
+
+	"github.com/spf13/pflag"
 )
 
 type logFlags struct {
@@ -12,7 +13,7 @@ type logFlags struct {
 	format string
 }
 
-func (l *logFlags) register(fs *flag.FlagSet) {
+func (l *logFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&l.level, "log-level", "info", "log level: debug, info, warn, error")
 	fs.StringVar(&l.format, "log-format", "text", "log format: text or json")
 }

@@ -2,115 +2,121 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
+	"io"
 	"os"
-	"text/tabwriter"
+
+	"github.com/spf13/cobra"
 
 	"github.com/gpulayer/gpulayer/sdk/api"
+	"github.com/gpulayer/gpulayer/sdk/client"
 )
 
-func printPeers(peers []api.Peer) error {
-	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NODE\tRAFT ADDRESS\tSUFFRAGE\tLEADER")
-	for _, p := range peers {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\n", p.ID, p.Address, p.Suffrage, p.Leader)
-	}
-	return tw.Flush()
+func operatorCmd() *cobra.Command {
+	raft := group("raft", "Raft membership", "  gpulayer operator raft list-peers",
+		raftListPeersCmd(), raftAddPeerCmd(), raftRemovePeerCmd())
+	snapshot := group("snapshot", "backups of the replicated state", "  gpulayer operator snapshot save backup.snap",
+		snapshotSaveCmd(), snapshotRestoreCmd())
+	return group("operator", "cluster administration (admin)",
+		"  gpulayer operator raft list-peers\n  gpulayer operator snapshot save backup.snap", raft, snapshot)
 }
 
-func raftListPeers(ctx context.Context, args []string) error {
-	fs := newClientCmd("operator raft list-peers")
-	c, _, err := fs.connect(args, -1, "")
-	if err != nil {
-		return err
-	}
-	peers, err := c.Peers(ctx)
-	if err != nil {
-		return err
-	}
-	return printPeers(peers)
+// peerCmd is a Raft membership command: it prints the servers as the
+// command left them.
+func peerCmd(cmd *cobra.Command, call func(context.Context, *client.Client, []string) ([]api.Peer, error)) *cobra.Command {
+	return readCmd(cmd, false, call, func(w io.Writer, peers []api.Peer, _ bool) {
+		row(w, "NODE", "RAFT ADDRESS", "SUFFRAGE", "LEADER")
+		for _, p := range peers {
+			row(w, p.ID, p.Address, p.Suffrage, fmt.Sprint(p.Leader))
+		}
+	})
 }
 
-func raftAddPeer(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("operator raft add-peer", flag.ContinueOnError)
-	var cf clientFlags
-	cf.register(fs)
-	id := fs.String("node-id", "", "the new server's node id (required)")
-	addr := fs.String("raft-addr", "", "the new server's advertised Raft address (required)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if *id == "" || *addr == "" {
-		return fmt.Errorf("--node-id and --raft-addr are required")
-	}
-	c, err := cf.client()
-	if err != nil {
-		return err
-	}
-	peers, err := c.AddPeer(ctx, *id, *addr)
-	if err != nil {
-		return err
-	}
-	return printPeers(peers)
+func raftListPeersCmd() *cobra.Command {
+	return peerCmd(&cobra.Command{
+		Use:     "list-peers [flags]",
+		Short:   "list the Raft servers",
+		Example: "  gpulayer operator raft list-peers\n  gpulayer operator raft list-peers -o json",
+		Args:    noArgs,
+	}, func(ctx context.Context, c *client.Client, _ []string) ([]api.Peer, error) {
+		return c.Peers(ctx)
+	})
 }
 
-func raftRemovePeer(ctx context.Context, args []string) error {
-	fs := newClientCmd("operator raft remove-peer")
-	c, pos, err := fs.connect(args, 1, "node id")
-	if err != nil {
-		return err
-	}
-	id := pos[0]
-	peers, err := c.RemovePeer(ctx, id)
-	if err != nil {
-		return err
-	}
-	return printPeers(peers)
+func raftAddPeerCmd() *cobra.Command {
+	var id, addr string
+	cmd := peerCmd(&cobra.Command{
+		Use:     "add-peer [flags] --node-id ID --raft-addr HOST:PORT",
+		Short:   "add a server",
+		Example: "  gpulayer operator raft add-peer --node-id c4 --raft-addr 10.0.0.14:7071",
+		Args:    noArgs,
+	}, func(ctx context.Context, c *client.Client, _ []string) ([]api.Peer, error) {
+		if id == "" || addr == "" {
+			return nil, usagef("--node-id and --raft-addr are required")
+		}
+		return c.AddPeer(ctx, id, addr)
+	})
+	cmd.Flags().StringVar(&id, "node-id", "", "the new server's node id (required)")
+	cmd.Flags().StringVar(&addr, "raft-addr", "", "the new server's advertised Raft address (required)")
+	return cmd
 }
 
-func snapshotSave(ctx context.Context, args []string) error {
-	fs := newClientCmd("operator snapshot save")
-	c, pos, err := fs.connect(args, 1, "output file")
-	if err != nil {
-		return err
-	}
-	path := pos[0]
-	tmp := path + ".partial"
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	n, err := c.SaveSnapshot(ctx, f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	fmt.Printf("saved %d bytes to %s (it holds credential hashes: keep it private)\n", n, path)
-	return nil
+func raftRemovePeerCmd() *cobra.Command {
+	return peerCmd(&cobra.Command{
+		Use:     "remove-peer [flags] NODE_ID",
+		Short:   "remove a server",
+		Example: "  gpulayer operator raft remove-peer c4",
+		Args:    exactArgs(1, "node id"),
+	}, func(ctx context.Context, c *client.Client, args []string) ([]api.Peer, error) {
+		return c.RemovePeer(ctx, args[0])
+	})
 }
 
-func snapshotRestore(ctx context.Context, args []string) error {
-	fs := newClientCmd("operator snapshot restore")
-	c, pos, err := fs.connect(args, 1, "snapshot file")
-	if err != nil {
-		return err
-	}
-	path := pos[0]
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if err := c.RestoreSnapshot(ctx, f); err != nil {
-		return err
-	}
-	fmt.Printf("restored the cluster's state from %s\n", path)
-	return nil
+func snapshotSaveCmd() *cobra.Command {
+	return clientLeaf(&cobra.Command{
+		Use:     "save [flags] FILE",
+		Short:   "write a snapshot to FILE",
+		Example: "  gpulayer operator snapshot save backup.snap --addr https://c1:7070",
+		Args:    exactArgs(1, "output file"),
+	}, nil, func(cmd *cobra.Command, c *client.Client, args []string, _ *outputFlags) error {
+		path := args[0]
+		tmp := path + ".partial"
+		f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+		if err != nil {
+			return err
+		}
+		n, err := c.SaveSnapshot(cmd.Context(), f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(tmp)
+			return err
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			return err
+		}
+		fmt.Printf("saved %d bytes to %s (it holds credential hashes: keep it private)\n", n, path)
+		return nil
+	})
+}
+
+func snapshotRestoreCmd() *cobra.Command {
+	return clientLeaf(&cobra.Command{
+		Use:     "restore [flags] FILE",
+		Short:   "replace the whole state with FILE",
+		Example: "  gpulayer operator snapshot restore backup.snap",
+		Args:    exactArgs(1, "snapshot file"),
+	}, nil, func(cmd *cobra.Command, c *client.Client, args []string, _ *outputFlags) error {
+		f, err := os.Open(args[0])
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := c.RestoreSnapshot(cmd.Context(), f); err != nil {
+			return err
+		}
+		fmt.Printf("restored the cluster's state from %s\n", args[0])
+		return nil
+	})
 }

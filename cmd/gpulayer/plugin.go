@@ -1,17 +1,22 @@
 package main
 
 import (
-	"context"
 	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/gpulayer/gpulayer/plugins"
 )
 
-// pluginServe runs a built-in executor as a plugin process; the agent's
+// pluginCmd runs a built-in executor as a plugin process; the agent's
 // plugin host starts it as `gpulayer plugin <name>`.
-func pluginServe(_ context.Context, args []string) error {
-	if len(args) != 1 {
-		return fmt.Errorf("usage: gpulayer plugin <name> (built-in: %v)", plugins.Names())
+func pluginCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:     "plugin NAME",
+		Short:   "serve a built-in executor plugin (run by the agent)",
+		Example: "  gpulayer plugin exec   # what an agent runs; not for people",
+		Args:    exactArgs(1, fmt.Sprintf("built-in executor name (%s)", strings.Join(plugins.Names(), ", "))),
+		RunE:    func(_ *cobra.Command, args []string) error { return plugins.ServeBuiltin(args[0]) },
 	}
-	return plugins.ServeBuiltin(args[0])
 }

@@ -60,7 +60,7 @@ func TestSecurityCommandsAgainstDev(t *testing.T) {
 		t.Fatalf("register with the code: %v %v", resp, err)
 	}
 	resp.Body.Close()
-	if st := ok(env, "worker", "status", "gated").stdout; !strings.Contains(st, `"pending"`) {
+	if st := ok(env, "worker", "status", "gated", "-o", "json").stdout; !strings.Contains(st, `"pending"`) {
 		t.Fatalf("worker status:\n%s", st)
 	}
 	if out := ok(env, "worker", "approve", "gated").stdout; !strings.Contains(out, "ready") {

@@ -3,18 +3,22 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/gpulayer/gpulayer/sdk/api"
+	"github.com/gpulayer/gpulayer/sdk/client"
 )
 
 // labelFlags collects repeated --label k=v.
 type labelFlags map[string]string
 
 func (l labelFlags) String() string { return "" }
+func (l labelFlags) Type() string   { return "KEY=VALUE" }
 
 func (l labelFlags) Set(s string) error {
 	k, v, ok := strings.Cut(s, "=")
@@ -25,81 +29,111 @@ func (l labelFlags) Set(s string) error {
 	return nil
 }
 
-// tokenCreate mints a client, join or instance token and prints it once
-// on standard output (and nothing else there), so it can be piped.
-func tokenCreate(ctx context.Context, args []string) error {
-	fs := newClientCmd("token create")
-	kind := fs.String("kind", "client", "client, join or instance")
-	name := fs.String("name", "", "token name, used for attribution (required for client and join tokens)")
-	roles := fs.String("roles", "read", "client roles, comma separated: read, submit, admin")
-	expires := fs.Duration("expires-in", 0, "lifetime (0: none; instance tokens default to 24h)")
-	maxUses := fs.Int("max-uses", 0, "join token: registrations allowed (0: unlimited; 1: a one-time join code)")
-	approval := fs.Bool("requires-approval", false, "join token: workers wait as pending until `gpulayer worker approve`")
-	groups := fs.String("groups", "", "join token: groups its workers join, comma separated")
-	labels := labelFlags{}
-	fs.Var(labels, "label", "join token: KEY=VALUE given to its workers (repeatable)")
-	instanceID := fs.String("instance-id", "", "instance token: the instance it is bound to")
-	asJSON := fs.Bool("json", false, "print the whole answer as JSON")
-	c, _, err := fs.connect(args, -1, "")
-	if err != nil {
-		return err
-	}
-	secs := int64(expires.Round(time.Second) / time.Second)
-	var out api.CreateTokenResponse
-	switch *kind {
-	case api.TokenKindInstance:
-		out, err = c.CreateInstanceToken(ctx, api.CreateInstanceTokenRequest{InstanceID: *instanceID, Name: *name, ExpiresInSeconds: secs})
-	case api.TokenKindClient, api.TokenKindJoin:
-		req := api.CreateTokenRequest{Kind: *kind, Name: *name, ExpiresInSeconds: secs}
-		if *kind == api.TokenKindClient {
-			req.Roles = splitList(*roles)
-		} else {
-			req.MaxUses, req.RequiresApproval, req.Groups = *maxUses, *approval, splitList(*groups)
-			if len(labels) > 0 {
-				req.Labels = labels
-			}
-		}
-		out, err = c.CreateToken(ctx, req)
-	default:
-		return fmt.Errorf("--kind must be client, join or instance")
-	}
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return printJSON(out)
-	}
-	fmt.Fprintf(os.Stderr, "%s token %s (%s) created; it is shown only now:\n", out.Kind, out.ID, out.Name)
-	fmt.Println(out.Token)
-	return nil
+func tokenCmd() *cobra.Command {
+	return group("token", "client, join and instance tokens (admin)",
+		"  gpulayer token create --kind client --name ci --roles submit\n  gpulayer token list",
+		tokenCreateCmd(), tokenListCmd(), tokenRevokeCmd())
 }
 
-func tokenList(ctx context.Context, args []string) error {
-	fs := newClientCmd("token list")
-	asJSON := fs.Bool("json", false, "print JSON")
-	all := fs.Bool("all", false, "include revoked tokens")
-	c, _, err := fs.connect(args, -1, "")
-	if err != nil {
-		return err
+// tokenCreateCmd mints a client, join or instance token and prints it
+// once on standard output (and nothing else there), so it can be piped.
+func tokenCreateCmd() *cobra.Command {
+	var cf clientFlags
+	var kind, name, roles, groups, instanceID string
+	var expires time.Duration
+	var maxUses int
+	var approval, asJSON bool
+	labels := labelFlags{}
+	cmd := &cobra.Command{
+		Use:   "create [flags]",
+		Short: "mint a token, printed once: --kind client|join|instance",
+		Long: `create mints a token and prints it on stdout, alone, once: the
+coordinators keep only its hash.`,
+		Example: `  gpulayer token create --kind client --name ci --roles submit
+  gpulayer token create --kind join --name rack-4 --max-uses 1 --requires-approval --label zone=a
+  gpulayer token create --kind instance --instance-id i-0abc --expires-in 1h`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := cf.client()
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			secs := int64(expires.Round(time.Second) / time.Second)
+			var out api.CreateTokenResponse
+			switch kind {
+			case api.TokenKindInstance:
+				out, err = c.CreateInstanceToken(ctx, api.CreateInstanceTokenRequest{InstanceID: instanceID, Name: name, ExpiresInSeconds: secs})
+			case api.TokenKindClient, api.TokenKindJoin:
+				req := api.CreateTokenRequest{Kind: kind, Name: name, ExpiresInSeconds: secs}
+				if kind == api.TokenKindClient {
+					req.Roles = splitList(roles)
+				} else {
+					req.MaxUses, req.RequiresApproval, req.Groups = maxUses, approval, splitList(groups)
+					if len(labels) > 0 {
+						req.Labels = labels
+					}
+				}
+				out, err = c.CreateToken(ctx, req)
+			default:
+				return usagef("--kind must be client, join or instance")
+			}
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(out)
+			}
+			fmt.Fprintf(os.Stderr, "%s token %s (%s) created; it is shown only now:\n", out.Kind, out.ID, out.Name)
+			fmt.Println(out.Token)
+			return nil
+		},
 	}
-	toks, err := c.Tokens(ctx)
-	if err != nil {
-		return err
-	}
-	if !*all {
+	fs := cmd.Flags()
+	cf.register(fs)
+	fs.StringVar(&kind, "kind", "client", "client, join or instance")
+	fs.StringVar(&name, "name", "", "token name, used for attribution (required for client and join tokens)")
+	fs.StringVar(&roles, "roles", "read", "client roles, comma separated: read, submit, admin")
+	fs.DurationVar(&expires, "expires-in", 0, "lifetime (0: none; instance tokens default to 24h)")
+	fs.IntVar(&maxUses, "max-uses", 0, "join token: registrations allowed (0: unlimited; 1: a one-time join code)")
+	fs.BoolVar(&approval, "requires-approval", false, "join token: workers wait as pending until `gpulayer worker approve`")
+	fs.StringVar(&groups, "groups", "", "join token: groups its workers join, comma separated")
+	fs.Var(labels, "label", "join token: KEY=VALUE given to its workers (repeatable)")
+	fs.StringVar(&instanceID, "instance-id", "", "instance token: the instance it is bound to")
+	fs.BoolVar(&asJSON, "json", false, "print the whole answer as JSON")
+	return cmd
+}
+
+func tokenListCmd() *cobra.Command {
+	var all bool
+	cmd := readCmd(&cobra.Command{
+		Use:     "list [flags]",
+		Short:   "list tokens (never their secrets)",
+		Example: "  gpulayer token list\n  gpulayer token list --all -o wide",
+		Args:    noArgs,
+	}, false, func(ctx context.Context, c *client.Client, _ []string) ([]api.TokenInfo, error) {
+		toks, err := c.Tokens(ctx)
+		if err != nil || all {
+			return toks, err
+		}
 		live := toks[:0]
 		for _, t := range toks {
 			if !t.Revoked {
 				live = append(live, t)
 			}
 		}
-		toks = live
+		return live, nil
+	}, tokenTable)
+	cmd.Flags().BoolVar(&all, "all", false, "include revoked tokens")
+	return cmd
+}
+
+func tokenTable(w io.Writer, toks []api.TokenInfo, wide bool) {
+	head := []string{"ID", "KIND", "NAME", "ROLES", "USES", "EXPIRES", "STATE", "CREATED BY"}
+	if wide {
+		head = append(head, "CREATED", "LAST USED", "GROUPS", "LABELS", "INSTANCE")
 	}
-	if *asJSON {
-		return printJSON(toks)
-	}
-	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tKIND\tNAME\tROLES\tUSES\tEXPIRES\tSTATE\tCREATED BY")
+	row(w, head...)
 	for _, t := range toks {
 		uses := fmt.Sprint(t.Uses)
 		if t.MaxUses > 0 {
@@ -109,22 +143,26 @@ func tokenList(ctx context.Context, args []string) error {
 		if t.Revoked {
 			state = "revoked"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Kind, t.Name, dash(strings.Join(t.Roles, ",")), uses, dash(t.ExpiresAt), state, dash(t.CreatedBy))
+		cells := []string{t.ID, t.Kind, t.Name, commaList(t.Roles), uses, ago(t.ExpiresAt), state, dash(t.CreatedBy)}
+		if wide {
+			cells = append(cells, ago(t.CreatedAt), ago(t.LastUsedAt), commaList(t.Groups), labelList(t.Labels), dash(t.InstanceID))
+		}
+		row(w, cells...)
 	}
-	return tw.Flush()
 }
 
-func tokenRevoke(ctx context.Context, args []string) error {
-	fs := newClientCmd("token revoke")
-	c, pos, err := fs.connect(args, 1, "token id")
-	if err != nil {
-		return err
-	}
-	id := pos[0]
-	t, err := c.RevokeToken(ctx, id)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("%s token %s (%s) revoked\n", t.Kind, t.ID, t.Name)
-	return nil
+func tokenRevokeCmd() *cobra.Command {
+	return clientLeaf(&cobra.Command{
+		Use:     "revoke [flags] TOKEN_ID",
+		Short:   "revoke a token by id",
+		Example: "  gpulayer token revoke 3f2a9c",
+		Args:    exactArgs(1, "token id"),
+	}, nil, func(cmd *cobra.Command, c *client.Client, args []string, _ *outputFlags) error {
+		t, err := c.RevokeToken(cmd.Context(), args[0])
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%s token %s (%s) revoked\n", t.Kind, t.ID, t.Name)
+		return nil
+	})
 }

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/gpulayer/gpulayer/sdk/client"
+)
+
+// clientFlags are the address, token and TLS flags every command that
+// talks to the coordinators takes.
+type clientFlags struct {
+	addr       string
+	token      string
+	caFile     string
+	clientCert string
+	clientKey  string
+}
+
+func (c *clientFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&c.addr, "addr", "http://127.0.0.1:7070", "coordinator URL(s), comma separated")
+	fs.StringVar(&c.token, "token", "", "client token (better in the environment than on the command line)")
+	fs.StringVar(&c.caFile, "ca-file", "", "PEM bundle to trust for HTTPS")
+	fs.StringVar(&c.clientCert, "client-cert", "", "client certificate (PEM) for coordinators that require one")
+	fs.StringVar(&c.clientKey, "client-key", "", "key of --client-cert (PEM)")
+}
+
+// errNoToken: a client command was given no token.
+var errNoToken = fmt.Errorf("no token: pass --token or set %sTOKEN", envPrefix)
+
+func (c *clientFlags) client() (*client.Client, error) {
+	if c.token == "" {
+		return nil, usageError{errNoToken}
+	}
+	return client.New(client.Config{Addrs: []string{c.addr}, Token: c.token, CAFile: c.caFile, ClientCert: c.clientCert, ClientKey: c.clientKey, MaxRetryWait: 15 * time.Second, FailFast: true})
+}
+
+// clientLeaf completes cmd as a command that talks to the coordinators:
+// the client flags and out's flags registered (none when nil), and run
+// called with a connected client.
+func clientLeaf(cmd *cobra.Command, out *outputFlags, run func(*cobra.Command, *client.Client, []string, *outputFlags) error) *cobra.Command {
+	var cf clientFlags
+	switch {
+	case out == nil:
+	case out.jsonOnly:
+		cmd.Flags().BoolVar(&out.json, "json", false, "print JSON")
+	default:
+		out.register(cmd.Flags())
+	}
+	cf.register(cmd.Flags())
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		c, err := cf.client()
+		if err != nil {
+			return err
+		}
+		return run(cmd, c, args, out)
+	}
+	return cmd
+}
