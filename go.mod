@@ -3,6 +3,7 @@ module github.com/gpulayer/gpulayer
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/NVIDIA/go-nvml v0.13.4-1
 	github.com/anishathalye/porcupine v1.3.1
 	github.com/go-json-experiment/json v1.27.2

@@ -230,7 +230,8 @@ Secrets (--join-token, --admin-token, --instance-token) belong in the
 environment (GPULAYER_JOIN_TOKEN, …): an agent running as root refuses
 them on the command line, where every local user can read them.`,
 		Example: `  GPULAYER_JOIN_TOKEN=glj_… gpulayer agent run --coordinator https://c1:7070 --data-dir /var/lib/gpulayer/agent
-  gpulayer agent run --coordinator http://127.0.0.1:7070 --data-dir /tmp/agent --fake-gpus dgxh100 --allow-shared-user-tasks`,
+  gpulayer agent run --coordinator http://127.0.0.1:7070 --data-dir /tmp/agent --fake-gpus dgxh100 --allow-shared-user-tasks
+  gpulayer agent run --config /etc/gpulayer/agent.toml`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := refuseSecretsOnArgv(cmd.Flags(), os.Geteuid()); err != nil {
@@ -251,6 +252,7 @@ them on the command line, where every local user can read them.`,
 	}
 	f.register(cmd.Flags())
 	lf.register(cmd.Flags())
+	takesConfigFile(cmd)
 	return cmd
 }
 

@@ -129,6 +129,11 @@ func TestFlagsFromEnvironment(t *testing.T) {
 	if r := run(t, env, "job", "list", "--addr", flagAddr); !strings.Contains(r.stderr, flagAddr) || strings.Contains(r.stderr, envAddr) {
 		t.Errorf("--addr did not win over GPULAYER_ADDR: %q", r.stderr)
 	}
+	// GPULAYER_CONFIG names coordinator and agent config files, not job
+	// submit's executor config.
+	if r := run(t, append(env, "GPULAYER_CONFIG=/etc/gpulayer/agent.toml"), "job", "submit", "--", "true"); strings.Contains(r.stderr, "--config") || !strings.Contains(r.stderr, envAddr) {
+		t.Errorf("job submit took GPULAYER_CONFIG: %q", r.stderr)
+	}
 	if r := run(t, env, "job", "list"); strings.Contains(r.stderr, "glc_unused") {
 		t.Errorf("an error repeats the token: %q", r.stderr)
 	}

@@ -72,6 +72,7 @@ func coordinatorRunCmd() *cobra.Command {
 		Use:   "run [flags] --data-dir DIR",
 		Short: "run a coordinator",
 		Example: `  gpulayer coordinator run --data-dir /var/lib/gpulayer/c1 --http-addr 127.0.0.1:7070 --raft-addr 127.0.0.1:7071
+  gpulayer coordinator run --config /etc/gpulayer/coordinator.toml
   gpulayer coordinator run --data-dir /data --bootstrap-expect 3 --join https://c2:7070,https://c3:7070 \
       --tls-cert c1.pem --tls-key c1-key.pem --raft-tls-cert c1.pem --raft-tls-key c1-key.pem --raft-ca gpulayer-ca.pem`,
 		Args: noArgs,
@@ -125,5 +126,6 @@ func coordinatorRunCmd() *cobra.Command {
 	fs.DurationVar(&cfg.Streams.WriteTimeout, "stream-write-timeout", httpapi.DefaultStreamWriteTimeout, "a following log stream whose client takes longer than this to accept one write is closed")
 	fs.DurationVar(&cfg.Streams.MaxLife, "stream-max-life", httpapi.DefaultStreamMaxLife, "longest a following log stream stays open (clients reconnect)")
 	lf.register(fs)
+	takesConfigFile(cmd)
 	return cmd
 }

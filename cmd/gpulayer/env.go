@@ -28,8 +28,12 @@ func envNames(flag string) []string {
 // its value came from (the variable's name, or the config file's).
 const sourceAnnotation = "gpulayer-source"
 
-// noEnv are the flags no variable sets.
-func noEnv(name string) bool { return name == "help" }
+// noEnvAnnotation marks a flag no variable sets: job submit's --config,
+// as GPULAYER_CONFIG names the config file of coordinator and agent run.
+const noEnvAnnotation = "gpulayer-no-env"
+
+// noEnv says whether no variable sets f.
+func noEnv(f *pflag.Flag) bool { return f.Name == "help" || len(f.Annotations[noEnvAnnotation]) > 0 }
 
 // bindEnv sets every flag of fs not given on the command line from its
 // variable, when that is set and not empty. It does not mark the flag
@@ -39,7 +43,7 @@ func noEnv(name string) bool { return name == "help" }
 func bindEnv(fs *pflag.FlagSet) error {
 	var err error
 	fs.VisitAll(func(f *pflag.Flag) {
-		if err != nil || f.Changed || noEnv(f.Name) {
+		if err != nil || f.Changed || noEnv(f) {
 			return
 		}
 		for _, name := range envNames(f.Name) {
@@ -62,7 +66,7 @@ func bindEnv(fs *pflag.FlagSet) error {
 // whole tree.
 func documentEnv(cmd *cobra.Command) {
 	cmd.LocalNonPersistentFlags().VisitAll(func(f *pflag.Flag) {
-		if !noEnv(f.Name) && !strings.Contains(f.Usage, "$"+envPrefix) {
+		if !noEnv(f) && !strings.Contains(f.Usage, "$"+envPrefix) {
 			f.Usage += " [$" + strings.Join(envNames(f.Name), ", $") + "]"
 		}
 	})

@@ -82,7 +82,8 @@ when it succeeded, else the first failed task's exit code, else 1.`,
 	fs.IntVar(&spec.LeaseSeconds, "lease", 0, "lease seconds (default 30)")
 	fs.IntVar(&spec.Priority, "priority", 0, "priority (higher runs first)")
 	fs.StringVar(&spec.IdempotencyKey, "idempotency-key", "", "submit at most once under this key")
-	fs.StringVar(&configJSON, "config", "", "executor config as JSON (instead of a command after --)")
+	fs.StringVar(&configJSON, "config", "", "executor config as JSON (instead of a command after --); no variable sets it")
+	_ = fs.SetAnnotation("config", noEnvAnnotation, []string{"GPULAYER_CONFIG is a config file's name"})
 	fs.StringVar(&target, "target", "", "run only on worker:ID or on a member of group:ID")
 	fs.StringVar(&spec.Capability, "capability", "", "capability a worker must offer to take the tasks")
 	return cmd

@@ -43,9 +43,13 @@ func group(use, short, example string, subs ...*cobra.Command) *cobra.Command {
 }
 
 // applySources fills the flags not given on the command line from the
-// environment (and, for the commands that take one, a config file).
+// environment, then, for the commands that take one, the config file:
+// flag > environment > file > default.
 func applySources(cmd *cobra.Command) error {
-	return bindEnv(cmd.Flags())
+	if err := bindEnv(cmd.Flags()); err != nil {
+		return err
+	}
+	return bindConfigFile(cmd)
 }
 
 func helpCmd() *cobra.Command {
