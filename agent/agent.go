@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gpulayer/gpulayer/agent/devices/health"
 	"github.com/gpulayer/gpulayer/agent/runner"
 	"github.com/gpulayer/gpulayer/internal/clock"
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -86,6 +87,12 @@ type Config struct {
 	// TaskUIDBase is the first uid (and gid) of the per-slot range,
 	// TaskUIDBase … TaskUIDBase+MaxTasks-1; 0 means DefaultTaskUIDBase.
 	TaskUIDBase uint32
+	// HealthPolicy tunes how GPU faults take GPUs out of service and how
+	// they come back (hold-down, flap quarantine, XID classes); HealthPoll
+	// is how often GPUs are polled besides their events (default 10 s).
+	// Both apply when the device source watches health (HealthWatcher).
+	HealthPolicy health.Policy
+	HealthPoll   time.Duration
 	// TaskUIDLockDir holds the locks by which an agent claims its task
 	// uids on the host, so that two agents never share one (default
 	// DefaultTaskUIDLockDir).
@@ -112,7 +119,8 @@ type Agent struct {
 
 	mu       sync.Mutex
 	workerID string
-	token    string // the worker credential in use
+	token    string     // the worker credential in use
+	health   *gpuHealth // nil when the device source does not watch health
 	// refused is set while the coordinator refuses the credential, so
 	// that the agent says so once, not at every heartbeat.
 	refused bool
@@ -231,12 +239,22 @@ func (a *Agent) Run(ctx context.Context) error {
 		return err
 	}
 	defer cleanup()
-	if err := a.identifyPatiently(ctx); err != nil {
+	if err := a.startHealth(); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		a.watchHealth(ctx)
+	}()
+	if err := a.identifyPatiently(ctx); err != nil {
+		cancel(nil)
+		wg.Wait()
+		return err
+	}
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
@@ -265,7 +283,7 @@ func (a *Agent) heartbeatLoop(ctx context.Context) error {
 		sent := a.cfg.Clock.Now()
 		resp, err := a.client.Heartbeat(ctx, api.HeartbeatRequest{
 			RunningTaskIDs: taskIDs(running),
-			Devices:        a.devices,
+			Devices:        a.deviceView(),
 			Executors:      a.cfg.Executors.Names(),
 		})
 		switch {

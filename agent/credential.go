@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/gpulayer/gpulayer/internal/atomicfile"
 )
 
 // CredentialFile is the name, in the data dir, of the persisted worker
@@ -41,10 +43,8 @@ func saveCredential(dataDir string, p persisted) error {
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(dataDir, CredentialFile)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dataDir, CredentialFile), b, 0o600); err != nil {
 		return fmt.Errorf("save worker credential: %w", err)
 	}
-	return os.Rename(tmp, path)
+	return nil
 }

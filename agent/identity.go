@@ -69,7 +69,7 @@ func (a *Agent) firstCredential(ctx context.Context) (api.RegisterResponse, erro
 		Labels:       a.cfg.Labels,
 		Capabilities: a.cfg.Capabilities,
 		Executors:    a.cfg.Executors.Names(),
-		Devices:      a.devices,
+		Devices:      a.deviceView(),
 	}
 	switch {
 	case a.cfg.Enroll:

@@ -73,6 +73,14 @@ func (b *leaseBook) renewed(attempts []string, running []string, sent time.Time)
 	b.renewal = make(chan struct{})
 }
 
+// nudgeHeartbeat asks the heartbeat loop for a heartbeat now.
+func (b *leaseBook) nudgeHeartbeat() {
+	select {
+	case b.nudge <- struct{}{}:
+	default:
+	}
+}
+
 // errLeaseStopped: the attempt was stopped while it waited for its lease.
 var errLeaseStopped = errors.New("stopped while waiting for its lease to be renewed")
 

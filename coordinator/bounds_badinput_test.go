@@ -147,6 +147,9 @@ func TestBoundsBadInputIsRefusedAndChangesNothing(t *testing.T) {
 		{"cluster: 1 MiB cidr", "POST", "/v1/clusters", admin, obj(t, "cluster_key", "lab2", "allowed_source_cidrs", []string{mib}), 400, api.CodeInvalidArgument, "allowed_source_cidrs"},
 		// heartbeats (finding 4: a 1 MiB executor name, a 10 MiB device uuid)
 		{"heartbeat: 1 MiB executor name", "POST", "/v1/workers/self/heartbeat", f.worker, obj(t, "executors", []string{mib}), 400, api.CodeInvalidArgument, "executors[0]: 1048576 bytes"},
+		{"heartbeat: unknown device health", "POST", "/v1/workers/self/heartbeat", f.worker, obj(t, "devices", []api.Device{{UUID: "GPU-0", Health: "fine"}}), 400, api.CodeInvalidArgument, "devices[0].health"},
+		{"heartbeat: healthy=true with health unhealthy", "POST", "/v1/workers/self/heartbeat", f.worker, obj(t, "devices", []api.Device{{UUID: "GPU-0", Healthy: true, Health: api.HealthUnhealthy}}), 400, api.CodeInvalidArgument, "devices[0].healthy"},
+		{"heartbeat: long health reason", "POST", "/v1/workers/self/heartbeat", f.worker, obj(t, "devices", []api.Device{{UUID: "GPU-0", Health: api.HealthUnhealthy, HealthReason: mib}}), 400, api.CodeInvalidArgument, "devices[0].health_reason"},
 		{"heartbeat: 10 MiB device uuid", "POST", "/v1/workers/self/heartbeat", f.worker, obj(t, "devices", []api.Device{dev(tenMiB, "H100")}), 400, api.CodeInvalidArgument, "devices[0].uuid: 10485760 bytes"},
 		{"heartbeat: too many executors", "POST", "/v1/workers/self/heartbeat", f.worker, obj(t, "executors", many(api.MaxExecutors+1, func(i int) string { return fmt.Sprintf("e%d", i) })), 400, api.CodeInvalidArgument, "executors: 33 entries"},
 		{"heartbeat: long running task id", "POST", "/v1/workers/self/heartbeat", f.worker, obj(t, "running_task_ids", []string{mib}), 400, api.CodeInvalidArgument, "running_task_ids[0]: 1048576 bytes"},

@@ -41,6 +41,11 @@ type agentOpts struct {
 	instanceToken, instanceID     string
 	enroll                        bool
 	clusterKey, externalWorkerKey string
+
+	// source, when set, replaces the fake GPU set (a test fixture's
+	// NVML, watched for health); healthPoll is how often it is polled.
+	source     devices.Source
+	healthPoll time.Duration
 }
 
 func startAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, opts ...agentOpts) *runningAgent {
@@ -64,9 +69,12 @@ func newAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, op
 		dataDir = filepath.Join(t.TempDir(), workerID)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	src, err := devices.Open(ctx, log, fake)
-	if err != nil {
-		t.Fatal(err)
+	src := o.source
+	if src == nil {
+		var err error
+		if src, err = devices.Open(ctx, log, fake); err != nil {
+			t.Fatal(err)
+		}
 	}
 	gpus, err := src.Devices(ctx)
 	if err != nil {
@@ -102,6 +110,7 @@ func newAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, op
 		// As root tasks get uids of their own; otherwise accept shared.
 		AllowSharedUserTasks: os.Geteuid() != 0,
 		TaskUIDBase:          nextTaskUIDBase(),
+		HealthPoll:           o.healthPoll,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -81,10 +81,22 @@ type run struct {
 	// or one of its GPUs: the coordinator has moved on, so the attempt is
 	// stale and reports nothing more.
 	superseded atomic.Bool
-	done       chan struct{} // closed when the attempt is over and cleaned up
+	// fault, when set, is why the attempt was stopped: a GPU it holds
+	// failed. The attempt then reports fail with it, not its exit code.
+	fault atomic.Pointer[string]
+	done  chan struct{} // closed when the attempt is over and cleaned up
 }
 
 func (rn *run) stop() { rn.once.Do(func() { close(rn.cancel) }) }
+
+// stoppedBeforeStart is the reason of an attempt stopped before its
+// process started.
+func (rn *run) stoppedBeforeStart() string {
+	if f := rn.fault.Load(); f != nil {
+		return *f + " (before the task started)"
+	}
+	return "cancelled before it started"
+}
 
 // New returns a runner.
 func New(cfg Config) *Runner {
@@ -135,6 +147,28 @@ func (r *Runner) Cancel(attemptID string) bool {
 	return ok
 }
 
+// FailGPU stops every attempt that holds the GPU uuid, which failed: each
+// reports fail with reason (so the coordinator retries its task, on sound
+// GPUs) instead of an exit code. It returns the attempts it stopped.
+func (r *Runner) FailGPU(uuid, reason string) []string {
+	r.mu.Lock()
+	var hit []*run
+	for _, rn := range r.running {
+		if slices.Contains(rn.a.Devices, uuid) {
+			hit = append(hit, rn)
+		}
+	}
+	r.mu.Unlock()
+	var ids []string
+	for _, rn := range hit {
+		rn.fault.CompareAndSwap(nil, &reason)
+		rn.stop()
+		ids = append(ids, rn.a.AttemptID)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
 // Outcome is how a run ended, for logs and tests.
 type Outcome struct {
 	ExitCode int
@@ -171,7 +205,7 @@ func (r *Runner) Run(ctx context.Context, a api.Assignment) Outcome {
 	case rn.superseded.Load():
 		return Outcome{ExitCode: -1, Failed: true, Reason: "stale attempt"}
 	case errors.Is(err, errStoppedWaiting):
-		return r.fail(ctx, a, "cancelled before it started")
+		return r.fail(ctx, a, rn.stoppedBeforeStart())
 	default:
 		return r.fail(context.WithoutCancel(ctx), a, "agent shut down before the task started")
 	}
@@ -218,7 +252,7 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 			case ctx.Err() != nil:
 				return r.fail(context.WithoutCancel(ctx), a, "agent shut down before the task started")
 			default:
-				return r.fail(ctx, a, "cancelled before it started")
+				return r.fail(ctx, a, rn.stoppedBeforeStart())
 			}
 		}
 	}
@@ -268,6 +302,8 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 			note = "cancelled; stopping"
 			if rn.superseded.Load() {
 				note = "superseded by a newer assignment (lease lost); stopping"
+			} else if f := rn.fault.Load(); f != nil {
+				note = *f + "; stopping"
 			}
 			stopping = r.stop(ctx, ex, task.ID, log, note, stopping)
 		case <-ship.stale:
@@ -307,6 +343,11 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 	}
 	if note != "" {
 		ship.note(note)
+	}
+	if f := rn.fault.Load(); f != nil && !ship.isStale() {
+		// Its GPU failed under it: whatever its exit code says, the
+		// attempt did not run to its end on sound hardware.
+		return r.fail(context.WithoutCancel(ctx), a, *f)
 	}
 	if ship.isStale() {
 		return Outcome{ExitCode: wr.res.ExitCode, Failed: true, Reason: "stale attempt"}

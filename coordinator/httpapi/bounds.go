@@ -109,10 +109,19 @@ func validateDevices(devs []api.Device) error {
 			{"driver_version", d.DriverVersion, api.MaxDeviceFieldBytes},
 			{"cuda_version", d.CUDAVersion, api.MaxDeviceFieldBytes},
 			{"compute_capability", d.ComputeCapability, api.MaxDeviceFieldBytes},
+			{"health_reason", d.HealthReason, api.MaxDeviceHealthReasonBytes},
 		} {
 			if err := checkLen(field+"."+f.name, f.v, f.limit); err != nil {
 				return err
 			}
+		}
+		switch d.Health {
+		case "", api.HealthHealthy, api.HealthUnhealthy, api.HealthRecovering, api.HealthUnknown:
+		default:
+			return invalidf("%s.health: %s is not one of healthy, unhealthy, recovering, unknown", field, shortQuote(d.Health))
+		}
+		if d.Healthy && d.Health != "" && d.Health != api.HealthHealthy {
+			return invalidf("%s.healthy: a device whose health is %s cannot be healthy", field, d.Health)
 		}
 		switch {
 		case d.UUID == "":

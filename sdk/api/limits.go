@@ -11,7 +11,7 @@ package api
 //	labels (register, enroll, join token)  MaxLabels entries; key MaxLabelKeyBytes, value MaxLabelValueBytes
 //	capabilities                           MaxCapabilities entries of MaxCapabilityBytes
 //	executors (register, heartbeat)        MaxExecutors names of MaxExecutorBytes
-//	devices (register, heartbeat)          MaxDevices; uuid MaxDeviceUUIDBytes, name MaxDeviceNameBytes, versions MaxDeviceFieldBytes
+//	devices (register, heartbeat)          MaxDevices; uuid MaxDeviceUUIDBytes, name MaxDeviceNameBytes, versions MaxDeviceFieldBytes, health_reason MaxDeviceHealthReasonBytes
 //	running_task_ids (heartbeat)           MaxRunningTasks ids of MaxTaskIDBytes
 //	instance_id                            MaxInstanceIDBytes
 //	job name                               MaxJobNameBytes
@@ -46,6 +46,8 @@ const (
 	MaxDeviceUUIDBytes  = 128
 	MaxDeviceNameBytes  = 128
 	MaxDeviceFieldBytes = 64
+	// MaxDeviceHealthReasonBytes bounds a device's health_reason.
+	MaxDeviceHealthReasonBytes = 512
 
 	MaxRunningTasks = 4096
 	MaxTaskIDBytes  = 128

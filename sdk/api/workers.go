@@ -28,8 +28,25 @@ type Device struct {
 	DriverVersion     string `json:"driver_version,omitempty"`
 	CUDAVersion       string `json:"cuda_version,omitempty"`
 	ComputeCapability string `json:"compute_capability,omitempty"`
-	Healthy           bool   `json:"healthy"`
+	// Healthy says the device may be given work. It is true only when
+	// Health is healthy or, from an agent that does not watch health,
+	// empty.
+	Healthy bool `json:"healthy"`
+	// Health is the device's health where the agent watches it: healthy,
+	// unhealthy, recovering (after a fault, in its hold-down window) or
+	// unknown (its faults cannot be observed); HealthReason says why it is
+	// not healthy. See docs/gpus.md.
+	Health       string `json:"health,omitempty"`
+	HealthReason string `json:"health_reason,omitempty"`
 }
+
+// Device health states.
+const (
+	HealthHealthy    = "healthy"
+	HealthUnhealthy  = "unhealthy"
+	HealthRecovering = "recovering"
+	HealthUnknown    = "unknown"
+)
 
 // RegisterRequest is the body of POST /v1/workers/register.
 type RegisterRequest struct {

@@ -14,6 +14,7 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxh200"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
 
+	"github.com/gpulayer/gpulayer/agent/devices/health"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -30,7 +31,30 @@ var fakeServers = map[string]func() *server.Server{
 // example that the library was not found); no further NVML call is made.
 // The logger may be nil.
 func Open(ctx context.Context, logger *slog.Logger) (*Source, error) {
-	return openLib(ctx, logger, gonvml.New())
+	return OpenInterface(ctx, logger, gonvml.New())
+}
+
+// OpenInterface serves lib, an NVML library (the system's, or a test
+// fixture's: agent/devices/nvml/nvmltest), read and watched (Watch). The
+// fake sets of OpenFake are not watched: go-nvml's bare mock servers
+// answer no health call, and have no faults to report.
+func OpenInterface(ctx context.Context, logger *slog.Logger, lib gonvml.Interface) (*Source, error) {
+	src, err := openLib(ctx, logger, lib)
+	if err != nil {
+		return nil, err
+	}
+	src.watchWith(logger, lib)
+	return src, nil
+}
+
+// watchWith makes Watch observe lib.
+func (s *Source) watchWith(logger *slog.Logger, lib gonvml.Interface) {
+	s.watch = func(ctx context.Context, uuids []string, opts WatchOptions, sink func(health.Observation)) {
+		if opts.Logger == nil {
+			opts.Logger = logger
+		}
+		watch(ctx, lib, uuids, opts, sink)
+	}
 }
 
 // OpenFake serves the named fake GPU set (see FakeNames) from go-nvml's mock

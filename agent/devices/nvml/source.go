@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/gpulayer/gpulayer/agent/devices/health"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -23,6 +24,9 @@ type Source struct {
 	logger   *slog.Logger
 	read     readFunc
 	shutdown func() error
+	// watch observes the GPUs' health (nil: a source without NVML, whose
+	// GPUs are watched trivially).
+	watch func(ctx context.Context, uuids []string, opts WatchOptions, sink func(health.Observation))
 
 	mu           sync.Mutex
 	closed       bool
@@ -77,6 +81,33 @@ func (s *Source) logProblems(problems []error) {
 	for _, p := range problems {
 		s.logger.Warn("GPU flagged unhealthy; it will not be offered", "reason", p.Error())
 	}
+}
+
+// Watch observes the health of the GPUs uuids (by index, as Devices
+// returned them) until ctx ends, and hands each observation to sink, from
+// one goroutine: XID and double-bit ECC events as they come, and every
+// opts.Poll a poll of each GPU (it still answers by its UUID, its
+// uncorrected ECC count has not grown, no row remapping failed; the
+// driver's recovery action where it has one). It fails closed: a GPU
+// whose events can neither be registered nor polled is reported Blind,
+// one that answers ERROR_GPU_IS_LOST Lost. Watch must return before
+// Close is called. A source without NVML (a fake set built without cgo)
+// reports every GPU Watched once.
+func (s *Source) Watch(ctx context.Context, uuids []string, opts WatchOptions, sink func(health.Observation)) {
+	s.mu.Lock()
+	closed, w := s.closed, s.watch
+	s.mu.Unlock()
+	if closed {
+		return
+	}
+	if w == nil {
+		for _, u := range uuids {
+			sink(health.Observation{UUID: u, Kind: health.Watched})
+		}
+		<-ctx.Done()
+		return
+	}
+	w(ctx, uuids, opts, sink)
 }
 
 // Close shuts NVML down. It is idempotent; only the first call does work.

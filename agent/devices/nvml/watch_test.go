@@ -1,0 +1,204 @@
+//go:build cgo && linux
+
+package nvml
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	gonvml "github.com/NVIDIA/go-nvml/pkg/nvml"
+
+	"github.com/gpulayer/gpulayer/agent/devices/health"
+	"github.com/gpulayer/gpulayer/agent/devices/nvml/nvmltest"
+)
+
+// healthRig runs Watch on a mock machine into a health tracker, as the
+// agent does.
+type healthRig struct {
+	m     *nvmltest.Machine
+	uuids []string
+
+	mu      sync.Mutex
+	tracker *health.Tracker
+	effects []health.Effect
+	cancel  context.CancelFunc
+	done    chan struct{}
+}
+
+func startHealthRig(t *testing.T, setup func(m *nvmltest.Machine)) *healthRig {
+	t.Helper()
+	m := nvmltest.New("dgxh100", nvmltest.StableUUIDs())
+	if setup != nil {
+		setup(m)
+	}
+	src, err := OpenInterface(t.Context(), nil, m.Interface())
+	if err != nil {
+		t.Fatal(err)
+	}
+	devs, err := src.Devices(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &healthRig{m: m, done: make(chan struct{})}
+	for _, d := range devs {
+		r.uuids = append(r.uuids, d.UUID)
+	}
+	r.tracker = health.New(health.Policy{}, time.Now(), "boot", r.uuids, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	go func() {
+		defer close(r.done)
+		src.Watch(ctx, r.uuids, WatchOptions{Poll: 20 * time.Millisecond, Wait: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond}, func(o health.Observation) {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			if eff := r.tracker.Observe(time.Now(), o); len(eff.FailTasks) > 0 {
+				r.effects = append(r.effects, eff)
+			}
+		})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-r.done
+		_ = src.Close()
+	})
+	return r
+}
+
+func (r *healthRig) state(i int) health.Status {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.tracker.Status(r.uuids[i])
+}
+
+func (r *healthRig) waitState(t *testing.T, i int, want health.State, what string) health.Status {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st := r.state(i)
+		if st.State == want {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: GPU %d is %s (%s), want %s", what, i, st.State, st.Reason(), want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (r *healthRig) failed(uuid string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, e := range r.effects {
+		for _, u := range e.FailTasks {
+			if u == uuid {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Every GPU is watched once its events are registered and its first poll
+// answers; then events and polls drive its state.
+func TestWatchEventsAndPolls(t *testing.T) {
+	cases := []struct {
+		name   string
+		setup  func(m *nvmltest.Machine)
+		inject func(m *nvmltest.Machine)
+		want   health.State
+		class  health.Class
+		fails  bool
+	}{
+		{"an application XID fails the task and leaves the GPU healthy", nil,
+			func(m *nvmltest.Machine) { m.InjectXid(2, 13) }, health.Healthy, "", true},
+		{"XID 48 takes the GPU out", nil,
+			func(m *nvmltest.Machine) { m.InjectXid(2, 48) }, health.Unhealthy, health.ClassResetGPU, true},
+		{"a double-bit ECC event takes the GPU out", nil,
+			func(m *nvmltest.Machine) { m.InjectECCDoubleBit(2) }, health.Unhealthy, health.ClassResetGPU, true},
+		{"a GPU fallen off the bus is lost", nil,
+			func(m *nvmltest.Machine) { m.InjectGPULost(2) }, health.Unhealthy, health.ClassGPULost, true},
+		{"events not supported: a growing ECC counter is seen by polling",
+			func(m *nvmltest.Machine) {
+				m.SetSupportedEvents(2, 0)
+				m.Fail(2, "RegisterEvents", gonvml.ERROR_NOT_SUPPORTED, nvmltest.Always)
+				m.SetECCErrors(2, gonvml.MEMORY_ERROR_TYPE_UNCORRECTED, gonvml.VOLATILE_ECC, 0)
+			},
+			func(m *nvmltest.Machine) {
+				m.SetECCErrors(2, gonvml.MEMORY_ERROR_TYPE_UNCORRECTED, gonvml.VOLATILE_ECC, 3)
+			}, health.Unhealthy, health.ClassResetGPU, true},
+		{"events not supported: a lost GPU is seen by polling",
+			func(m *nvmltest.Machine) {
+				m.Fail(2, "RegisterEvents", gonvml.ERROR_NOT_SUPPORTED, nvmltest.Always)
+			},
+			func(m *nvmltest.Machine) {
+				m.Fail(2, "DeviceGetHandleByUUID", gonvml.ERROR_GPU_IS_LOST, nvmltest.Always)
+			},
+			health.Unhealthy, health.ClassGPULost, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := startHealthRig(t, c.setup)
+			for i := range r.uuids {
+				r.waitState(t, i, health.Healthy, "before the fault")
+			}
+			c.inject(r.m)
+			if c.want == health.Healthy {
+				deadline := time.Now().Add(10 * time.Second)
+				for !r.failed(r.uuids[2]) {
+					if time.Now().After(deadline) {
+						t.Fatal("the application XID did not fail the GPU's tasks")
+					}
+					time.Sleep(5 * time.Millisecond)
+				}
+			}
+			st := r.waitState(t, 2, c.want, "after the fault")
+			if st.Class != c.class || r.failed(r.uuids[2]) != c.fails {
+				t.Fatalf("GPU 2: %+v, tasks failed %v; want class %q, failed %v", st, r.failed(r.uuids[2]), c.class, c.fails)
+			}
+			for i := range r.uuids {
+				if i != 2 && r.state(i).State != health.Healthy {
+					t.Fatalf("GPU %d caught GPU 2's fault: %+v", i, r.state(i))
+				}
+			}
+		})
+	}
+}
+
+// Failing closed: no event set, a registration that fails, or a UUID
+// lookup that fails leaves the GPUs unknown, never assumed healthy.
+func TestWatchFailsClosed(t *testing.T) {
+	cases := []struct {
+		name  string
+		setup func(m *nvmltest.Machine)
+		gpu   int
+	}{
+		{"registration refused and no poll answers", func(m *nvmltest.Machine) {
+			m.Fail(3, "RegisterEvents", gonvml.ERROR_UNKNOWN, nvmltest.Always)
+			m.Fail(3, "DeviceGetHandleByUUID", gonvml.ERROR_UNKNOWN, nvmltest.Always)
+		}, 3},
+		{"no event set and no poll answers", func(m *nvmltest.Machine) {
+			m.FailCall("EventSetCreate", gonvml.ERROR_UNKNOWN)
+			m.Fail(1, "DeviceGetHandleByUUID", gonvml.ERROR_UNKNOWN, nvmltest.Always)
+		}, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := startHealthRig(t, c.setup)
+			for i := range r.uuids {
+				if i != c.gpu {
+					r.waitState(t, i, health.Healthy, "a GPU that answers")
+				}
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for st := r.state(c.gpu); !strings.Contains(st.Reason(), "cannot be watched"); st = r.state(c.gpu) {
+				if st.State != health.Unknown || time.Now().After(deadline) {
+					t.Fatalf("GPU %d: %+v, want unknown because its health cannot be watched", c.gpu, st)
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		})
+	}
+}

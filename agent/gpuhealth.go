@@ -1,0 +1,156 @@
+package agent
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/gpulayer/gpulayer/agent/devices/health"
+	"github.com/gpulayer/gpulayer/agent/devices/nvml"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// HealthWatcher is a device source that watches its GPUs' health
+// (nvml.Source): faults as NVML events, and polls.
+type HealthWatcher interface {
+	Watch(ctx context.Context, uuids []string, opts nvml.WatchOptions, sink func(health.Observation))
+}
+
+// healthTick is how often recovering GPUs are checked against their
+// hold-down window.
+const healthTick = 10 * time.Second
+
+// gpuHealth is the agent's view of its GPUs' health: a tracker fed by the
+// watcher, whose statuses are persisted in the data dir and reported with
+// the devices.
+type gpuHealth struct {
+	tracker *health.Tracker
+	obs     chan health.Observation
+	logged  map[string]string // the state and reason last logged, by GPU
+}
+
+// startHealth loads the saved statuses and builds the tracker, when the
+// device source watches health. A saved file that cannot be read stops the
+// agent: starting without it would whitewash faults it recorded.
+func (a *Agent) startHealth() error {
+	if _, ok := a.cfg.Devices.(HealthWatcher); !ok {
+		return nil
+	}
+	saved, err := health.Load(a.cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	uuids := make([]string, 0, len(a.devices))
+	for _, d := range a.devices {
+		uuids = append(uuids, d.UUID)
+	}
+	a.mu.Lock()
+	a.health = &gpuHealth{
+		tracker: health.New(a.cfg.HealthPolicy, a.cfg.Clock.Now(), health.BootID(), uuids, saved),
+		obs:     make(chan health.Observation, 64),
+		logged:  map[string]string{},
+	}
+	a.mu.Unlock()
+	for _, s := range saved {
+		if s.State != health.Healthy {
+			a.log.Warn("GPU fault carried over from before the restart", "uuid", s.UUID, "state", s.State, "reason", s.Reason())
+		}
+	}
+	return nil
+}
+
+// watchHealth runs the watcher and applies what it sees until ctx ends.
+func (a *Agent) watchHealth(ctx context.Context) {
+	a.mu.Lock()
+	h := a.health
+	a.mu.Unlock()
+	if h == nil {
+		return
+	}
+	w := a.cfg.Devices.(HealthWatcher)
+	uuids := make([]string, 0, len(a.devices))
+	for _, d := range a.devices {
+		uuids = append(uuids, d.UUID)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w.Watch(ctx, uuids, nvml.WatchOptions{Poll: a.cfg.HealthPoll, Clock: a.cfg.Clock, Logger: a.log}, func(o health.Observation) {
+			select {
+			case h.obs <- o:
+			case <-ctx.Done():
+			}
+		})
+	}()
+	tick := a.cfg.Clock.NewTicker(healthTick)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			<-done
+			return
+		case o := <-h.obs:
+			a.mu.Lock()
+			eff := h.tracker.Observe(a.cfg.Clock.Now(), o)
+			a.mu.Unlock()
+			a.applyHealth(eff)
+		case <-tick.C():
+			a.mu.Lock()
+			changed := h.tracker.Tick(a.cfg.Clock.Now())
+			a.mu.Unlock()
+			a.applyHealth(health.Effect{Changed: changed})
+		}
+	}
+}
+
+// applyHealth fails the tasks on faulty GPUs, persists and reports a
+// change.
+func (a *Agent) applyHealth(eff health.Effect) {
+	for _, uuid := range eff.FailTasks {
+		if a.runner == nil {
+			break
+		}
+		for _, att := range a.runner.FailGPU(uuid, eff.Reason) {
+			a.log.Warn("stopping a task on a faulty GPU", "uuid", uuid, "attempt_id", att, "reason", eff.Reason)
+		}
+	}
+	if !eff.Changed {
+		return
+	}
+	a.mu.Lock()
+	statuses := a.health.tracker.Statuses()
+	a.mu.Unlock()
+	for _, s := range statuses {
+		if said := string(s.State) + " " + s.Reason(); a.health.logged[s.UUID] != said {
+			a.health.logged[s.UUID] = said
+			level := slog.LevelInfo
+			if s.State != health.Healthy {
+				level = slog.LevelWarn
+			}
+			a.log.Log(context.Background(), level, "GPU health changed", "uuid", s.UUID, "state", s.State, "reason", s.Reason())
+		}
+	}
+	if err := health.Save(a.cfg.DataDir, statuses); err != nil {
+		a.log.Error("saving GPU health", "error", err)
+	}
+	a.leases.nudgeHeartbeat() // the coordinator learns at once
+}
+
+// deviceView is the devices as reported: each with its health, offered
+// only when it is healthy.
+func (a *Agent) deviceView() []api.Device {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]api.Device, len(a.devices))
+	copy(out, a.devices)
+	if a.health == nil {
+		return out
+	}
+	for i := range out {
+		st := a.health.tracker.Status(out[i].UUID)
+		out[i].Health = string(st.State)
+		out[i].HealthReason = st.Reason()
+		out[i].Healthy = out[i].Healthy && st.State.Offered()
+	}
+	return out
+}

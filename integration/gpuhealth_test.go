@@ -1,0 +1,118 @@
+//go:build cgo && linux
+
+package integration
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpulayer/gpulayer/agent/devices/health"
+	"github.com/gpulayer/gpulayer/agent/devices/nvml"
+	"github.com/gpulayer/gpulayer/agent/devices/nvml/nvmltest"
+	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// A GPU that throws a fault while a task runs on it: the task's attempt
+// fails saying why and the task succeeds on another GPU; the GPU is
+// reported unhealthy with its reason and is not handed out again; the
+// fault is saved, so the agent's next start keeps it out. An
+// application-class XID fails only the task and leaves the GPU in service.
+func TestGPUFaultsTakeGPUsOutOfService(t *testing.T) {
+	cases := []struct {
+		name         string
+		xid          uint64
+		outOfService bool
+	}{
+		{"XID 48 (double-bit ECC) takes the GPU out", 48, true},
+		{"XID 13 (application) fails only the task", 13, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := startCoordinator(t)
+			admin := h.Client(t, h.AdminToken)
+			m := nvmltest.New("dgxh100", nvmltest.StableUUIDs())
+			src, err := nvml.OpenInterface(t.Context(), nil, m.Interface())
+			if err != nil {
+				t.Fatal(err)
+			}
+			ra := startAgent(t, h.URL, h.JoinToken, "faulty", "", agentOpts{source: src, healthPoll: 50 * time.Millisecond})
+			coordinatortest.WaitFor(t, 30*time.Second, "every GPU to be reported healthy", func() bool {
+				w, err := admin.Worker(t.Context(), "faulty")
+				if err != nil || len(w.Devices) != m.Count() {
+					return false
+				}
+				for _, d := range w.Devices {
+					if !d.Healthy || d.Health != api.HealthHealthy {
+						return false
+					}
+				}
+				return true
+			})
+
+			// A task that runs until it is stopped the first time, and
+			// ends at once on its second attempt (a marker in a directory
+			// every task uid may write says which).
+			shared, err := os.MkdirTemp("", "gpulayer-gpuhealth-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.RemoveAll(shared) })
+			if err := os.Chmod(shared, 0o777); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := json.Marshal(map[string]any{"command": "sh", "args": []string{"-c", `[ -e "$1/ran" ] && exit 0; touch "$1/ran"; sleep 60`, "sh", shared}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			job, err := admin.SubmitJob(t.Context(), api.JobSpec{Executor: "exec", MaxAttempts: 2, Config: cfg, Resources: &api.Resources{GPUs: 1}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			running := waitJob(t, admin, job.ID, func(j api.Job) bool { return j.Tasks[0].State == api.TaskRunning }, "the task to start")
+			coordinatortest.WaitFor(t, 30*time.Second, "the task's process to run", func() bool {
+				_, err := os.Stat(filepath.Join(shared, "ran"))
+				return err == nil
+			})
+			first := running.Tasks[0].Devices[0]
+			index := slices.IndexFunc(ra.gpus, func(d api.Device) bool { return d.UUID == first })
+			m.InjectXid(index, c.xid)
+
+			done := waitJob(t, admin, job.ID, func(j api.Job) bool { return j.Tasks[0].State == api.TaskSucceeded },
+				"the task to succeed on its second attempt")
+			attempts := done.Tasks[0].Attempts
+			if len(attempts) != 2 || !strings.Contains(attempts[0].Reason, "XID") {
+				t.Fatalf("attempts %+v: want the first failed naming the XID", attempts)
+			}
+			if c.outOfService && slices.Contains(attempts[1].Devices, first) {
+				t.Fatalf("the second attempt got the faulty GPU %s", first)
+			}
+
+			w, err := admin.Worker(t.Context(), "faulty")
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := slices.IndexFunc(w.Devices, func(d api.Device) bool { return d.UUID == first })
+			d := w.Devices[i]
+			switch {
+			case c.outOfService && (d.Healthy || d.Health != api.HealthUnhealthy || !strings.Contains(d.HealthReason, "XID 48")):
+				t.Fatalf("the faulty GPU is reported %+v, want unhealthy naming XID 48", d)
+			case !c.outOfService && (!d.Healthy || d.Health != api.HealthHealthy):
+				t.Fatalf("an application XID took the GPU out: %+v", d)
+			}
+			saved, err := health.Load(ra.dataDir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			j := slices.IndexFunc(saved, func(s health.Status) bool { return s.UUID == first })
+			if c.outOfService && (j < 0 || saved[j].State != health.Unhealthy) {
+				t.Fatalf("the fault was not saved for the next start: %+v", saved)
+			}
+		})
+	}
+}
