@@ -102,6 +102,9 @@ type Config struct {
 	LeaseGrace time.Duration
 	// LeaseTick is how often lease deadlines are checked.
 	LeaseTick time.Duration
+	// Retention bounds how long finished jobs are kept (zero fields take
+	// the defaults: 4 h, 50,000 jobs, collected every 5 min).
+	Retention Retention
 
 	// Raft timeouts; zero takes the cluster package's LAN defaults.
 	RaftHeartbeatTimeout time.Duration

@@ -166,6 +166,7 @@ func New(cfg Config) (*Server, error) {
 		Ready:            s.LeaderReady,
 		Self:             s.self,
 		Operator:         node,
+		CollectGarbage:   s.CollectGarbage,
 		ForwardTransport: fwd,
 
 		TrustedProxies:   trusted,
@@ -294,7 +295,10 @@ func (s *Server) leadership(ctx context.Context) {
 			done = make(chan struct{})
 			go func(d chan struct{}) {
 				defer close(d)
+				gcDone := make(chan struct{})
+				go func() { defer close(gcDone); s.collectGarbage(lctx, log) }()
 				_ = s.leases.Run(lctx)
+				<-gcDone
 			}(done)
 			s.setLeaderReady(true)
 			log.Info("leading")

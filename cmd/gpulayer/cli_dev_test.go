@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -86,6 +87,30 @@ func TestCLIConventionsAgainstDev(t *testing.T) {
 	if len(all) < 3 || len(last) != 2 || seq(last[0]) >= seq(last[1]) || seq(last[0]) < seq(all[len(all)-2]) {
 		t.Fatalf("audit --limit 2 printed\n%s\nof\n%s", strings.Join(last, "\n"), strings.Join(all, "\n"))
 	}
+
+	if st := ok("worker", "status", "dev-worker").stdout; !strings.Contains(st, "HEALTH") {
+		t.Errorf("worker status shows no GPU health:\n%s", st)
+	}
+
+	// operator gc removes finished jobs; they answer not found after.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var j api.Job
+		if err := json.Unmarshal([]byte(ok("job", "status", id, "-o", "json").stdout), &j); err == nil && j.State == api.TaskSucceeded {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s did not finish", id)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if r := ok("operator", "gc", "--older-than", "0s"); !strings.Contains(r.stdout, "finished jobs removed") || strings.HasPrefix(r.stdout, "0 ") {
+		t.Fatalf("operator gc: %q", r.stdout)
+	}
+	if r := run(t, env, "job", "status", id); r.code == 0 || !strings.Contains(r.stderr, "not_found") {
+		t.Fatalf("job status of a collected job: exit %d, %q", r.code, r.stderr)
+	}
+	id = strings.TrimSpace(ok("job", "submit", "--", "true").stdout)
 
 	// --watch with -o json: a document a refresh until interrupted.
 	for _, args := range [][]string{{"job", "list"}, {"job", "status", id}, {"worker", "list"}} {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,7 +19,37 @@ func operatorCmd() *cobra.Command {
 	snapshot := group("snapshot", "backups of the replicated state", "  gpulayer operator snapshot save backup.snap",
 		snapshotSaveCmd(), snapshotRestoreCmd())
 	return group("operator", "cluster administration (admin)",
-		"  gpulayer operator raft list-peers\n  gpulayer operator snapshot save backup.snap", raft, snapshot)
+		"  gpulayer operator raft list-peers\n  gpulayer operator snapshot save backup.snap\n  gpulayer operator gc", raft, snapshot, gcCmd())
+}
+
+// gcCmd removes the finished jobs due under the retention now.
+func gcCmd() *cobra.Command {
+	var olderThan time.Duration
+	cmd := clientLeaf(&cobra.Command{
+		Use:   "gc [flags]",
+		Short: "remove finished jobs past the retention now (the leader also does it every few minutes)",
+		Long: "gc removes, with their tasks, output and idempotency keys, the finished jobs older than the\n" +
+			"coordinators' retention threshold (or --older-than) and those beyond the number kept.\n" +
+			"Afterwards they answer 404.",
+		Example: "  gpulayer operator gc\n  gpulayer operator gc --older-than 0s   # every finished job",
+		Args:    noArgs,
+	}, nil, func(cmd *cobra.Command, c *client.Client, _ []string, _ *outputFlags) error {
+		var age *time.Duration
+		if cmd.Flags().Changed("older-than") {
+			if olderThan < 0 {
+				return usagef("--older-than must not be negative")
+			}
+			age = &olderThan
+		}
+		n, err := c.CollectGarbage(cmd.Context(), age)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "%d finished jobs removed\n", n)
+		return nil
+	})
+	cmd.Flags().DurationVar(&olderThan, "older-than", 0, "remove finished jobs older than this instead of the retention threshold")
+	return cmd
 }
 
 // peerCmd is a Raft membership command: it prints the servers as the

@@ -92,9 +92,21 @@ func printWorker(w io.Writer, x api.Worker, wide bool) {
 		return
 	}
 	fmt.Fprintln(w)
-	row(w, "  INDEX", "UUID", "NAME", "MEMORY", "HEALTHY", "DRIVER", "CUDA", "COMPUTE")
+	row(w, "  INDEX", "UUID", "NAME", "MEMORY", "HEALTH", "DRIVER", "CUDA", "COMPUTE", "WHY")
 	for _, d := range x.Devices {
-		row(w, fmt.Sprintf("  %d", d.Index), d.UUID, d.Name, fmt.Sprintf("%d MiB", d.MemoryMiB), fmt.Sprint(d.Healthy),
-			dash(d.DriverVersion), dash(d.CUDAVersion), dash(d.ComputeCapability))
+		row(w, fmt.Sprintf("  %d", d.Index), d.UUID, d.Name, fmt.Sprintf("%d MiB", d.MemoryMiB), deviceHealth(d),
+			dash(d.DriverVersion), dash(d.CUDAVersion), dash(d.ComputeCapability), dash(d.HealthReason))
 	}
+}
+
+// deviceHealth is a device's health as a word: its reported state, or,
+// from an agent that does not watch health, whether it is offered.
+func deviceHealth(d api.Device) string {
+	switch {
+	case d.Health != "":
+		return d.Health
+	case d.Healthy:
+		return api.HealthHealthy
+	}
+	return api.HealthUnhealthy
 }

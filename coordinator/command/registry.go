@@ -41,6 +41,7 @@ var decoders = register(
 	as[EnrollWorker](),
 	as[AppendAudit](),
 	as[RecordArtifact](),
+	as[CollectGarbage](),
 )
 
 // decoder decodes the JSON body of one command type.

@@ -42,6 +42,7 @@ const (
 	TypeEnrollWorker
 	TypeAppendAudit
 	TypeRecordArtifact
+	TypeCollectGarbage
 )
 
 // Command is implemented by every command body.
@@ -233,3 +234,22 @@ func (FailTask) Type() Type        { return TypeFailTask }
 func (LoseAttempt) Type() Type     { return TypeLoseAttempt }
 func (CancelJob) Type() Type       { return TypeCancelJob }
 func (RegisterNode) Type() Type    { return TypeRegisterNode }
+
+// CollectGarbage removes finished jobs (every task terminal), oldest
+// first, with their tasks, attempts, output, finish records and
+// idempotency keys: those that ended at or before Now minus OlderThan,
+// and, past that, the oldest beyond the KeepFinished newest finished jobs
+// (0: no bound by count). It removes at most Limit jobs (0: no limit), so
+// that one log entry stays small; the leader proposes it again while more
+// remain. It is decided on the log's own data alone, so every replica
+// removes the same jobs.
+type CollectGarbage struct {
+	Now          time.Time     `json:"now"`
+	OlderThan    time.Duration `json:"older_than"`
+	KeepFinished int           `json:"keep_finished,omitempty"`
+	Limit        int           `json:"limit,omitempty"`
+	By           string        `json:"by"`
+	Source       string        `json:"source,omitempty"`
+}
+
+func (CollectGarbage) Type() Type { return TypeCollectGarbage }

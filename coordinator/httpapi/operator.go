@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/state"
@@ -21,6 +22,32 @@ func (s *Server) statusSelf(w http.ResponseWriter, r *http.Request, _ auth.Princ
 		return fmt.Errorf("status/self not wired")
 	}
 	writeJSON(w, http.StatusOK, s.self())
+	return nil
+}
+
+// collect removes the finished jobs due now (admin): those past the
+// retention threshold, or the one given, and those beyond the count kept.
+func (s *Server) collect(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	var req api.GCRequest
+	if _, err := decodeRequest(r, &req, true); err != nil {
+		return err
+	}
+	olderThan := time.Duration(-1)
+	if v := req.OlderThanSeconds; v != nil {
+		if *v < 0 || *v > api.MaxGCAgeSeconds {
+			return invalidf("older_than_seconds: %d is not within 0 … %d", *v, int64(api.MaxGCAgeSeconds))
+		}
+		olderThan = time.Duration(*v) * time.Second
+	}
+	if s.collectGarbage == nil {
+		return fmt.Errorf("garbage collection not wired")
+	}
+	n, err := s.collectGarbage(r.Context(), p.Name, olderThan)
+	if err != nil {
+		return err
+	}
+	s.log.Info("finished jobs collected on request", "by", p.Name, "removed", n)
+	writeJSON(w, http.StatusOK, api.GCResponse{Removed: n})
 	return nil
 }
 

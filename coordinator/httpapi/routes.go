@@ -66,6 +66,7 @@ func (s *Server) routeTable() []Route {
 		{"GET", "/v1/operator/snapshot", clientAdmin, s.saveSnapshot},
 		{"PUT", "/v1/operator/snapshot", clientAdmin, s.restoreSnapshot},
 		{"GET", "/v1/operator/local/digest", clientAdmin, s.localDigest},
+		{"POST", "/v1/operator/gc", clientAdmin, s.collect},
 		{"GET", "/metrics", public, s.metricsHandler},
 
 		{"POST", "/v1/jobs", clientSubmit, s.submitJob},

@@ -58,6 +58,9 @@ type Config struct {
 	Self func() api.SelfResponse
 	// Operator performs membership changes and snapshot restores.
 	Operator Operator
+	// CollectGarbage removes the finished jobs due under the retention
+	// (olderThan < 0: the configured threshold), returning how many.
+	CollectGarbage func(ctx context.Context, by string, olderThan time.Duration) (int, error)
 	// ForwardTransport carries requests forwarded to the leader.
 	ForwardTransport http.RoundTripper
 
@@ -97,6 +100,7 @@ type Server struct {
 	ready            func() bool
 	self             func() api.SelfResponse
 	operator         Operator
+	collectGarbage   func(ctx context.Context, by string, olderThan time.Duration) (int, error)
 	forwardTransport http.RoundTripper
 	proxies          proxies
 
@@ -137,6 +141,7 @@ func New(cfg Config) *Server {
 	}
 	s.self = cfg.Self
 	s.operator = cfg.Operator
+	s.collectGarbage = cfg.CollectGarbage
 	s.forwardTransport = cfg.ForwardTransport
 	if s.forwardTransport == nil {
 		s.forwardTransport = http.DefaultTransport

@@ -65,6 +65,7 @@ var handlers = index(
 	on((*Store).enrollWorker),
 	on((*Store).appendAudit),
 	on((*Store).recordArtifact),
+	on((*Store).collectGarbage),
 )
 
 func index(as ...applier) map[command.Type]handler {

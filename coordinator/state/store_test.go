@@ -61,6 +61,7 @@ func scenario() []command.Command {
 		submit("j2", 1, 0),
 		command.CancelJob{JobID: "j2", By: "admin", Now: at(45)},
 		command.SetWorkerStatus{WorkerID: "w2", Status: api.WorkerOffline, Now: at(46)},
+		command.CollectGarbage{Now: at(100), OlderThan: 30 * time.Second, By: "leader"}, // removes j2
 		command.RegisterNode{NodeID: "n1", HTTPAddr: "http://127.0.0.1:1"},
 	}
 }

@@ -46,6 +46,9 @@ const (
 	MaxDeviceUUIDBytes  = 128
 	MaxDeviceNameBytes  = 128
 	MaxDeviceFieldBytes = 64
+	// MaxGCAgeSeconds bounds older_than_seconds of POST /v1/operator/gc
+	// (ten years).
+	MaxGCAgeSeconds = 10 * 365 * 24 * 3600
 	// MaxDeviceHealthReasonBytes bounds a device's health_reason.
 	MaxDeviceHealthReasonBytes = 512
 

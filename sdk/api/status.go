@@ -46,6 +46,19 @@ type RaftPeerRequest struct {
 	RaftAddr string `json:"raft_addr"`
 }
 
+// GCRequest is the body of POST /v1/operator/gc: collect the finished
+// jobs due now. OlderThanSeconds, when set, replaces the coordinator's
+// retention threshold for this collection (0: every finished job, within
+// the count kept).
+type GCRequest struct {
+	OlderThanSeconds *int64 `json:"older_than_seconds,omitempty"`
+}
+
+// GCResponse answers POST /v1/operator/gc.
+type GCResponse struct {
+	Removed int `json:"removed"`
+}
+
 // DigestResponse answers GET /v1/operator/local/digest: what this node has
 // applied, for checking that every server holds the same state.
 type DigestResponse struct {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -22,6 +23,20 @@ func (c *Client) AddPeer(ctx context.Context, nodeID, raftAddr string) ([]api.Pe
 	var out api.PeersResponse
 	err := c.Do(ctx, http.MethodPost, "/v1/operator/raft/peers", api.RaftPeerRequest{NodeID: nodeID, RaftAddr: raftAddr}, &out)
 	return out.Peers, err
+}
+
+// CollectGarbage removes the finished jobs due under the coordinators'
+// retention now (admin); olderThan, when not nil, replaces the retention
+// threshold for this collection. It returns how many jobs were removed.
+func (c *Client) CollectGarbage(ctx context.Context, olderThan *time.Duration) (int, error) {
+	var req api.GCRequest
+	if olderThan != nil {
+		secs := int64(olderThan.Seconds())
+		req.OlderThanSeconds = &secs
+	}
+	var out api.GCResponse
+	err := c.Do(ctx, http.MethodPost, "/v1/operator/gc", req, &out)
+	return out.Removed, err
 }
 
 // RemovePeer removes a server from the Raft configuration (admin).
