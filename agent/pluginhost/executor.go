@@ -62,7 +62,7 @@ func (i *instance) check(ctx context.Context, err error) error {
 		return nil
 	}
 	if errors.Is(err, executor.ErrUnknownTask) || errors.Is(err, executor.ErrDuplicateTask) ||
-		errors.Is(err, executor.ErrInvalidConfig) {
+		executor.IsPermanent(err) {
 		return err
 	}
 	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {

@@ -215,7 +215,18 @@ func (r *Runner) Run(ctx context.Context, a api.Assignment) Outcome {
 }
 
 func (r *Runner) fail(ctx context.Context, a api.Assignment, reason string) Outcome {
-	if _, err := r.cfg.Coordinator.Fail(ctx, a.ID, api.FailRequest{AttemptID: a.AttemptID, Reason: reason}); err != nil {
+	return r.report(ctx, a, api.FailRequest{AttemptID: a.AttemptID, Reason: reason})
+}
+
+// failForGood reports a failure no retry can fix: the task fails now.
+func (r *Runner) failForGood(ctx context.Context, a api.Assignment, reason string) Outcome {
+	return r.report(ctx, a, api.FailRequest{AttemptID: a.AttemptID, Reason: reason, Permanent: true})
+}
+
+// report tells the coordinator the attempt failed without an exit code.
+func (r *Runner) report(ctx context.Context, a api.Assignment, req api.FailRequest) Outcome {
+	reason := req.Reason
+	if _, err := r.cfg.Coordinator.Fail(ctx, a.ID, req); err != nil {
 		r.cfg.Logger.Warn("reporting failure", "task_id", a.ID, "error", err)
 	}
 	return Outcome{ExitCode: -1, Failed: true, Reason: reason}
@@ -266,7 +277,11 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 		WorkDir: workDir,
 	}
 	if err := ex.Start(ctx, task); err != nil {
-		return r.fail(ctx, a, fmt.Sprintf("executor %q could not start the task: %v", a.Executor, err))
+		why := fmt.Sprintf("executor %q could not start the task: %v", a.Executor, err)
+		if executor.IsPermanent(err) {
+			return r.failForGood(ctx, a, why)
+		}
+		return r.fail(ctx, a, why)
 	}
 
 	ship := newShipper(r.cfg.Coordinator, a)

@@ -189,6 +189,7 @@ type FailTask struct {
 	WorkerID  string    `json:"worker_id"`
 	AttemptID string    `json:"attempt_id"`
 	Reason    string    `json:"reason"`
+	Permanent bool      `json:"permanent,omitempty"`
 	Now       time.Time `json:"now"`
 }
 

@@ -216,6 +216,13 @@ func (s *Store) failTask(c command.FailTask) (Task, error) {
 		reason = "failed"
 	}
 	s.endAttempt(t, taskFailed, nil, reason, c.Now)
+	if c.Permanent && !t.CancelRequested {
+		t.Devices = nil
+		t.State = taskFailed
+		t.Reason = reason + " (not retried: no attempt can succeed)"
+		t.UpdatedAt = c.Now
+		return t.clone(), nil
+	}
 	s.requeueOrEnd(t, reason, c.Now)
 	return t.clone(), nil
 }

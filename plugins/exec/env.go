@@ -83,7 +83,7 @@ func lookPath(file, pathList string) (string, error) {
 			return path, nil
 		}
 	}
-	return "", fmt.Errorf("%q: %w", file, errNotFound)
+	return "", executor.Permanent(fmt.Errorf("%q: %w", file, errNotFound))
 }
 
 // homeDefaults points HOME and TMPDIR at the task's work dir, for hosts

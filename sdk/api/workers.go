@@ -187,6 +187,10 @@ type FinishRequest struct {
 type FailRequest struct {
 	AttemptID string `json:"attempt_id"`
 	Reason    string `json:"reason"`
+	// Permanent says no retry can succeed (a command missing on the node,
+	// a config the executor refuses): the task fails now, whatever
+	// attempts it has left.
+	Permanent bool `json:"permanent,omitempty"`
 }
 
 // TaskResponse answers start, logs, finish and fail.

@@ -97,5 +97,30 @@ var (
 	// ErrDuplicateTask is returned by Start for an id already started.
 	ErrDuplicateTask = errors.New("executor: task already started")
 	// ErrInvalidConfig is returned by Start when the config is unusable.
+	// It is permanent (IsPermanent): the task fails without a retry.
 	ErrInvalidConfig = errors.New("executor: invalid config")
+	// ErrPermanent marks a failure that no retry of the task can fix (a
+	// command that does not exist, a model file missing from the image):
+	// the task fails at once instead of using up its attempts. Wrap an
+	// error with Permanent.
+	ErrPermanent = errors.New("executor: permanent failure")
 )
+
+// Permanent marks err as a failure no retry can fix (nil stays nil).
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &permanentError{err}
+}
+
+type permanentError struct{ err error }
+
+func (e *permanentError) Error() string   { return e.err.Error() }
+func (e *permanentError) Unwrap() []error { return []error{e.err, ErrPermanent} }
+
+// IsPermanent reports whether err says that no retry of the task can
+// succeed: it wraps ErrPermanent or ErrInvalidConfig.
+func IsPermanent(err error) bool {
+	return errors.Is(err, ErrPermanent) || errors.Is(err, ErrInvalidConfig)
+}

@@ -25,6 +25,8 @@ func toStatus(err error) error {
 		code = codes.AlreadyExists
 	case errors.Is(err, ErrInvalidConfig):
 		code = codes.InvalidArgument
+	case errors.Is(err, ErrPermanent):
+		code = codes.FailedPrecondition
 	case errors.Is(err, context.Canceled):
 		code = codes.Canceled
 	case errors.Is(err, context.DeadlineExceeded):
@@ -34,7 +36,7 @@ func toStatus(err error) error {
 }
 
 func isSentinel(err error) bool {
-	return errors.Is(err, ErrUnknownTask) || errors.Is(err, ErrDuplicateTask) || errors.Is(err, ErrInvalidConfig)
+	return errors.Is(err, ErrUnknownTask) || errors.Is(err, ErrDuplicateTask) || errors.Is(err, ErrInvalidConfig) || errors.Is(err, ErrPermanent)
 }
 
 // fromStatus turns a gRPC error from the plugin back into an error that
@@ -60,6 +62,8 @@ func fromStatus(err error) error {
 		sentinel = ErrDuplicateTask
 	case codes.InvalidArgument:
 		sentinel = ErrInvalidConfig
+	case codes.FailedPrecondition:
+		sentinel = ErrPermanent
 	case codes.Canceled:
 		sentinel = context.Canceled
 	case codes.DeadlineExceeded:

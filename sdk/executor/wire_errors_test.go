@@ -20,6 +20,7 @@ func TestErrorsCrossTheWire(t *testing.T) {
 		{"unknown", fmt.Errorf("exec: wait t1: %w", ErrUnknownTask), ErrUnknownTask, codes.NotFound},
 		{"duplicate", fmt.Errorf("exec: start t1: %w", ErrDuplicateTask), ErrDuplicateTask, codes.AlreadyExists},
 		{"invalid", fmt.Errorf("exec: %w: unknown field \"x\"", ErrInvalidConfig), ErrInvalidConfig, codes.InvalidArgument},
+		{"permanent", Permanent(errors.New("exec: \"nvidia-smi\": executable file not found in $PATH")), ErrPermanent, codes.FailedPrecondition},
 		{"canceled", context.Canceled, context.Canceled, codes.Canceled},
 		{"deadline", fmt.Errorf("wait: %w", context.DeadlineExceeded), context.DeadlineExceeded, codes.DeadlineExceeded},
 	} {
@@ -60,5 +61,25 @@ func TestOtherErrorsKeepStatus(t *testing.T) {
 	}
 	if toStatus(nil) != nil || fromStatus(nil) != nil {
 		t.Error("nil error mapped to non-nil")
+	}
+}
+
+// A permanent failure is one that no retry can fix: an invalid config, or
+// an error the plugin marked with Permanent; others are not.
+func TestIsPermanent(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{Permanent(errors.New("no such command")), true},
+		{fmt.Errorf("start: %w", ErrInvalidConfig), true},
+		{fromStatus(toStatus(Permanent(errors.New("gone")))), true},
+		{errors.New("disk full"), false},
+		{Permanent(nil), false},
+		{nil, false},
+	} {
+		if got := IsPermanent(tc.err); got != tc.want {
+			t.Errorf("IsPermanent(%v) = %v, want %v", tc.err, got, tc.want)
+		}
 	}
 }
