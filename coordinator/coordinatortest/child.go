@@ -171,6 +171,8 @@ func control(srv *coordinator.Server, clk *clock.Stepped, disk *faultstore.Disk,
 	switch f[0] {
 	case "leader":
 		return "ok " + strconv.FormatBool(srv.LeaderReady())
+	case "raft":
+		return "ok " + raftSummary(srv.Node().Stats())
 	case "snapshot":
 		file, err := os.Create(arg(1))
 		if err != nil {
@@ -216,4 +218,16 @@ func control(srv *coordinator.Server, clk *clock.Stepped, disk *faultstore.Disk,
 		return strings.TrimSpace("ok " + strings.Join(parts, " "))
 	}
 	return "err unknown command " + strconv.Quote(f[0])
+}
+
+// raftSummary is the part of a node's Raft stats that tells why it may not
+// have caught up: its role and term, what it has in its log, committed and
+// applied, its last snapshot, and when it last heard from a leader.
+func raftSummary(st map[string]string) string {
+	keys := []string{"state", "term", "last_log_index", "commit_index", "applied_index", "last_snapshot_index", "last_contact"}
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, k+"="+st[k])
+	}
+	return strings.Join(parts, " ")
 }

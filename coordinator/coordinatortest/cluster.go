@@ -394,7 +394,7 @@ func (c *Cluster) Converged(timeout time.Duration) []byte {
 				same = false
 			}
 			sum := sha256.Sum256(state)
-			seen = append(seen, fmt.Sprintf("%s: %d bytes, sha256 %x", n.ID, len(state), sum[:6]))
+			seen = append(seen, fmt.Sprintf("%s: %d bytes, sha256 %x, raft %s", n.ID, len(state), sum[:6], c.raftOf(n)))
 		}
 		if same && first != nil {
 			return first
@@ -404,6 +404,19 @@ func (c *Cluster) Converged(timeout time.Duration) []byte {
 		}
 		<-time.After(10 * time.Millisecond)
 	}
+}
+
+// raftOf summarises a running node's Raft stats, for a report.
+func (c *Cluster) raftOf(n *Node) string {
+	if s := n.Server(); s != nil {
+		return raftSummary(s.Node().Stats())
+	}
+	if p := n.process(); p != nil && p.alive() {
+		if v, err := p.control("raft"); err == nil {
+			return v
+		}
+	}
+	return "(no answer)"
 }
 
 // state reads a running node's replicated state; ok is false for a node

@@ -51,6 +51,10 @@ func TestProcessControl(t *testing.T) {
 	if v, err := l.Control("leader"); err != nil || v != "true" {
 		t.Fatalf("leader: %q, %v", v, err)
 	}
+	// What a report of a node that did not catch up shows of it.
+	if v, err := l.Control("raft"); err != nil || !strings.Contains(v, "state=Leader") || !strings.Contains(v, "applied_index=") {
+		t.Fatalf("raft stats: %q %v", v, err)
+	}
 	if v, err := l.Control("clock -45s"); err != nil || v != "-45s" {
 		t.Fatalf("clock step: %q, %v", v, err)
 	}
