@@ -13,8 +13,11 @@ PLUGIN_DIR := bin/plugins
 EXAMPLE_PLUGINS := $(notdir $(wildcard examples/plugins/*))
 
 .PHONY: build plugins demo test test-short lint fmt proto bench bench-quick bench-logstore test-cluster fuzz test-faults test-agent-faults
+# The commit `gpulayer version` reports (empty outside a git checkout).
+COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+
 build: plugins
-	$(GO) build -o $(BIN) ./cmd/gpulayer
+	$(GO) build -ldflags "$(if $(COMMIT),-X main.commit=$(COMMIT))" -o $(BIN) ./cmd/gpulayer
 
 # Out-of-tree example plugins, built into the directory the demo agent
 # loads with --plugin-dir.
