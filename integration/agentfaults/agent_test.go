@@ -262,28 +262,6 @@ func isPlugin(p proc) bool {
 	return len(f) >= 3 && filepath.Base(f[0]) == "gpulayer" && f[1] == "plugin"
 }
 
-// leftovers lists every process seen under some life of the agent that
-// still runs although its life is over, or (with current) although
-// it is not below the current life either.
-func (a *agentProc) leftovers() []proc {
-	var cur map[int]bool
-	if a.running() {
-		cur = map[int]bool{}
-		for _, p := range descendants(a.PID()) {
-			cur[p.PID] = true
-		}
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	var out []proc
-	for _, p := range a.seen {
-		if p.live() && !cur[p.PID] {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 func (a *agentProc) cleanup() {
 	if a.running() {
 		if err := a.Stop(30 * time.Second); err != nil {
