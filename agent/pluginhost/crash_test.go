@@ -116,3 +116,18 @@ func TestCallerCancelIsNotACrash(t *testing.T) {
 		t.Errorf("plugin unusable after a cancelled call: %v", err)
 	}
 }
+
+// A plugin that dies of a Go panic says so: the panic's message is in the
+// crash error, and from there in the task's reason, instead of only in the
+// agent's log.
+func TestPluginPanicReachesTheError(t *testing.T) {
+	h := newHost(t, buildPlugins(t))
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	e := get(t, h, "crash")
+	err := e.Start(ctx, executortest.NewTask(t, jsonConfig(map[string]any{"panic": "model weights not found at /models/llama"})))
+	requireCrash(t, "Start of the panicking task", err)
+	if !strings.Contains(err.Error(), "panic: model weights not found at /models/llama") {
+		t.Fatalf("crash error %q does not carry the panic", err)
+	}
+}

@@ -30,12 +30,18 @@ type CrashError struct {
 	// Err is the error the call itself got, usually a gRPC transport
 	// error.
 	Err error
+	// Panic is the plugin's last words on its standard error when it
+	// died of a Go panic or fatal error ("panic: …"), or empty.
+	Panic string
 }
 
 func (e *CrashError) Error() string {
 	msg := "executor plugin \"" + e.Executor + "\" exited unexpectedly"
 	if e.Exit != "" {
 		msg += " (" + e.Exit + ")"
+	}
+	if e.Panic != "" {
+		msg += ": " + e.Panic
 	}
 	return msg
 }

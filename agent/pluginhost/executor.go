@@ -69,7 +69,7 @@ func (i *instance) check(ctx context.Context, err error) error {
 		return err
 	}
 	if i.isBroken() {
-		return &CrashError{Executor: i.name, Exit: i.exitStatus(), Err: err}
+		return &CrashError{Executor: i.name, Exit: i.exitStatus(), Err: err, Panic: i.words.panicLine()}
 	}
 	if i.killed() {
 		return fmt.Errorf("executor plugin %q was shut down: %w", i.name, ErrClosed)
@@ -79,7 +79,7 @@ func (i *instance) check(ctx context.Context, err error) error {
 	}
 	exited := i.waitExited(exitGrace)
 	i.markBroken()
-	crash := &CrashError{Executor: i.name, Exit: i.exitStatus(), Err: err}
+	crash := &CrashError{Executor: i.name, Exit: i.exitStatus(), Err: err, Panic: i.words.panicLine()}
 	if !exited {
 		// The connection is gone but the process lingers: end it, so the
 		// next Get starts afresh.

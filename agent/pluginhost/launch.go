@@ -66,6 +66,7 @@ func (h *Host) launch(ctx context.Context, name string) (*instance, error) {
 			log.Debug("plugin wrote to "+stream, "line", line)
 		}}
 	}
+	words := &lastWords{}
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  executor.Handshake,
 		Plugins:          executor.PluginSet(nil),
@@ -78,6 +79,7 @@ func (h *Host) launch(ctx context.Context, name string) (*instance, error) {
 		AutoMTLS:         true,
 		SyncStdout:       stdio("stdout"),
 		SyncStderr:       stdio("stderr"),
+		Stderr:           words,
 	})
 	fail := func(err error) (*instance, error) {
 		client.Kill()
@@ -95,7 +97,7 @@ func (h *Host) launch(ctx context.Context, name string) (*instance, error) {
 	if !ok {
 		return fail(fmt.Errorf("plugin dispensed %T, not an executor", raw))
 	}
-	inst := &instance{name: name, client: client, cmd: cmd, log: log}
+	inst := &instance{name: name, client: client, cmd: cmd, log: log, words: words}
 	inst.exec = &pluginExecutor{inst: inst, remote: remote}
 	log.Info("executor plugin started", "path", cmd.Path, "pid", pid(cmd))
 	return inst, nil
@@ -115,6 +117,7 @@ type instance struct {
 	cmd    *exec.Cmd
 	log    *slog.Logger
 	exec   *pluginExecutor
+	words  *lastWords // the end of the process's standard error
 
 	mu     sync.Mutex
 	broken bool // a call saw the process die

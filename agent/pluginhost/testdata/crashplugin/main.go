@@ -1,6 +1,7 @@
 // Command crashplugin is a test executor plugin that dies on request: a
 // task whose config is {"crash": true} makes the whole plugin process
-// exit with status 3 during Start, and {"crash_running": true} makes it exit
+// exit with status 3 during Start, {"panic": "MSG"} panics with MSG there,
+// and {"crash_running": true} makes it exit
 // once the task has started and its first line was delivered. Other tasks
 // run until stopped.
 package main
@@ -17,8 +18,9 @@ import (
 )
 
 type config struct {
-	Crash        bool `json:"crash"`
-	CrashRunning bool `json:"crash_running"`
+	Crash        bool   `json:"crash"`
+	CrashRunning bool   `json:"crash_running"`
+	Panic        string `json:"panic"`
 }
 
 type crasher struct {
@@ -38,6 +40,9 @@ func (c *crasher) Start(_ context.Context, t executor.Task) error {
 	}
 	if cfg.Crash {
 		os.Exit(3)
+	}
+	if cfg.Panic != "" {
+		panic(cfg.Panic)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
