@@ -64,7 +64,7 @@ func TestCLIConventionsAgainstDev(t *testing.T) {
 		}
 	}
 	workers := ok("worker", "list").stdout
-	if !strings.Contains(workers, "LAST HEARTBEAT") || !strings.Contains(workers, " exec ") || strings.Contains(workers, "[exec]") {
+	if !strings.Contains(workers, "LAST HEARTBEAT") || !strings.Contains(workers, " ago") || !strings.Contains(workers, " exec ") || strings.Contains(workers, "[exec]") {
 		t.Errorf("worker list:\n%s", workers)
 	}
 	if st := ok("worker", "status", "dev-worker").stdout; !strings.Contains(st, "status:") || !strings.Contains(st, "ready") || !strings.Contains(st, "GPU-") {

@@ -32,6 +32,9 @@ type Acquirer interface {
 type Leases interface {
 	Heartbeat(workerID string, running []string) time.Time
 	HeartbeatInterval() time.Duration
+	// LastSeen is the leader's last heartbeat from a worker (kept in its
+	// memory, not replicated).
+	LastSeen(workerID string) (time.Time, bool)
 }
 
 // Operator performs cluster administration (leader only).

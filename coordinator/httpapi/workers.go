@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/command"
@@ -12,7 +13,11 @@ import (
 )
 
 func (s *Server) listWorkers(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
-	writeJSON(w, http.StatusOK, map[string]any{"workers": view.Workers(s.store.Workers())})
+	ws := view.Workers(s.store.Workers())
+	for i := range ws {
+		s.withLastHeartbeat(&ws[i])
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"workers": ws})
 	return nil
 }
 
@@ -21,8 +26,19 @@ func (s *Server) getWorker(w http.ResponseWriter, r *http.Request, _ auth.Princi
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"worker": view.Worker(wk)})
+	v := view.Worker(wk)
+	s.withLastHeartbeat(&v)
+	writeJSON(w, http.StatusOK, map[string]any{"worker": v})
 	return nil
+}
+
+// withLastHeartbeat fills in when the leader last heard from the worker
+// (reads are served by the leader; empty before its first heartbeat to
+// this leader).
+func (s *Server) withLastHeartbeat(w *api.Worker) {
+	if t, ok := s.leases.LastSeen(w.WorkerID); ok {
+		w.LastHeartbeat = t.UTC().Format(time.RFC3339Nano)
+	}
 }
 
 func validateRegister(req *api.RegisterRequest) error {

@@ -215,6 +215,15 @@ func (m *Manager) Heartbeat(workerID string, running []string) time.Time {
 	return earliest
 }
 
+// LastSeen returns when this leader last had a heartbeat from a worker
+// (false before its first one since the leader took office).
+func (m *Manager) LastSeen(workerID string) (time.Time, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t, ok := m.lastSeen[workerID]
+	return t, ok
+}
+
 // Deadline returns an attempt's current lease deadline.
 func (m *Manager) Deadline(attemptID string) (time.Time, bool) {
 	m.mu.Lock()
