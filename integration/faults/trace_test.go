@@ -127,20 +127,33 @@ func (t *tracer) RoundTrip(req *http.Request) (*http.Response, error) {
 		s.status = resp.StatusCode
 	default:
 		s.status = resp.StatusCode
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		body, rerr := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		resp.Body.Close()
-		resp.Body = io.NopCloser(bytes.NewReader(body))
+		// The client must see what the network did: an answer cut short
+		// stays cut short (before, it was handed on whole and empty, and
+		// the client took it for an odd but complete answer: seed 70643).
+		var rest io.Reader = bytes.NewReader(body)
+		if rerr != nil {
+			rest = io.MultiReader(rest, failingReader{rerr})
+			s.err = shorten("answer cut short: " + rerr.Error())
+		}
+		resp.Body = io.NopCloser(rest)
 		var eb api.ErrorBody
 		if json.Unmarshal(body, &eb) == nil && eb.Error != nil {
 			s.code, s.msg = eb.Error.Code, shorten(eb.Error.Message)
 		}
 	}
 	if err != nil || resp.StatusCode >= 300 {
-		s.ambiguous = ambiguous(s.status, s.code, s.msg, err)
+		s.ambiguous = ambiguous(s.status, s.code, s.msg, err) || strings.HasPrefix(s.err, "answer cut short")
 	}
 	t.rec.update(rec, func(r *record) { r.sends = append(r.sends, s) })
 	return resp, err
 }
+
+// failingReader fails every read with err.
+type failingReader struct{ err error }
+
+func (f failingReader) Read([]byte) (int, error) { return 0, f.err }
 
 func shorten(s string) string {
 	if len(s) > 90 {
