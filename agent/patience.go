@@ -2,12 +2,8 @@ package agent
 
 import (
 	"context"
-	"errors"
-	"net"
-	"net/url"
 	"time"
 
-	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
 )
 
@@ -27,7 +23,7 @@ func (a *Agent) identifyPatiently(ctx context.Context) error {
 		// so that the agent says so at once rather than after the client's
 		// own retries.
 		err := a.identify(client.FailFast(ctx))
-		if err == nil || !unreachable(err) || ctx.Err() != nil {
+		if err == nil || !client.Unavailable(err) || ctx.Err() != nil {
 			return err
 		}
 		a.log.Warn("no coordinator reachable yet; trying again", "coordinators", a.cfg.Coordinators, "try", try, "retry_in", pause, "error", err)
@@ -38,15 +34,4 @@ func (a *Agent) identifyPatiently(ctx context.Context) error {
 		}
 		pause = min(2*pause, startRetryMax)
 	}
-}
-
-// unreachable reports an error that says no coordinator could serve the
-// call (down, partitioned, between leaders, or its answer lost), as
-// opposed to one that refused it.
-func unreachable(err error) bool {
-	var ue *url.Error
-	var ne net.Error
-	return errors.As(err, &ue) || errors.As(err, &ne) ||
-		errors.Is(err, client.ErrOutcomeUnknown) ||
-		client.IsCode(err, api.CodeNoLeader) || client.IsCode(err, api.CodeNotLeader) || client.IsCode(err, api.CodeRateLimited)
 }

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -36,12 +35,11 @@ func (r *Runner) start(ctx context.Context, a api.Assignment) error {
 	}
 }
 
-// worthRetrying reports an error after which a start may yet succeed: one
-// that does not say whether the call took effect (its answer was lost, or
-// no coordinator could serve it), or a refused credential, which the
-// agent replaces within a heartbeat when it was reissued (the task was
-// assigned to the old one, on a long poll that began before the reissue).
+// worthRetrying reports an error after which a start may yet succeed: no
+// coordinator could serve it or its answer was lost (client.Unavailable),
+// or its credential was refused, which the agent replaces within a
+// heartbeat when it was reissued (the task was assigned to the old one,
+// on a long poll that began before the reissue).
 func worthRetrying(err error) bool {
-	return errors.Is(err, client.ErrOutcomeUnknown) || client.IsCode(err, api.CodeNoLeader) || client.IsCode(err, api.CodeNotLeader) ||
-		client.IsCode(err, api.CodeUnauthenticated)
+	return client.Unavailable(err) || client.IsCode(err, api.CodeUnauthenticated)
 }

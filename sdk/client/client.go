@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -388,8 +389,7 @@ func retryableTransport(err error, method string) bool {
 	if method == http.MethodGet {
 		return true
 	}
-	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
+	if isDialError(err) {
 		return true
 	}
 	// net/http says "server closed idle connection" when a pooled
@@ -424,4 +424,15 @@ func decodeError(resp *http.Response) (*api.Error, error) {
 func IsCode(err error, code api.Code) bool {
 	var e *api.Error
 	return errors.As(err, &e) && e.Code == code
+}
+
+// Unavailable reports an error that says no coordinator could serve the
+// call (down, unreachable, between leaders, over its rate, or its answer
+// lost: the outcome is unknown), as opposed to one a coordinator refused.
+// A caller that retries on its own terms retries these.
+func Unavailable(err error) bool {
+	var ue *url.Error
+	var ne net.Error
+	return errors.As(err, &ue) || errors.As(err, &ne) || errors.Is(err, ErrOutcomeUnknown) ||
+		IsCode(err, api.CodeNoLeader) || IsCode(err, api.CodeNotLeader) || IsCode(err, api.CodeRateLimited)
 }

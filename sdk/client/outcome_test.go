@@ -3,8 +3,10 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -13,27 +15,37 @@ import (
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
-// An answer that says the write may have been applied (leadership lost
-// while it committed) is not resent for a write that is not idempotent,
-// and is for one that is.
-func TestOutcomeUnknownIsResentOnlyWhenIdempotent(t *testing.T) {
-	var calls atomic.Int32
+// firstAnswerThenTask serves first for the first request and a task for
+// every later one, and returns a client of it and the request count.
+func firstAnswerThenTask(t *testing.T, first func(http.ResponseWriter)) (*Client, *atomic.Int32) {
+	t.Helper()
+	calls := new(atomic.Int32)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if calls.Add(1) > 1 {
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = w.Write([]byte(`{"task":{"id":"t"}}`))
 			return
 		}
-		w.Header().Set(api.HeaderOutcome, api.OutcomeUnknown)
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusServiceUnavailable)
-		_, _ = w.Write([]byte(`{"error":{"code":"no_leader","message":"not the leader (outcome unknown)"}}`))
+		first(w)
 	}))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	c, err := New(Config{Addrs: []string{srv.URL}, Token: "glw_x", MaxRetryWait: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c, calls
+}
+
+// An answer that says the write may have been applied (leadership lost
+// while it committed) is not resent for a write that is not idempotent,
+// and is for one that is.
+func TestOutcomeUnknownIsResentOnlyWhenIdempotent(t *testing.T) {
+	c, calls := firstAnswerThenTask(t, func(w http.ResponseWriter) {
+		w.Header().Set(api.HeaderOutcome, api.OutcomeUnknown)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte(`{"error":{"code":"no_leader","message":"not the leader (outcome unknown)"}}`))
+	})
 	ctx := context.Background()
 	cases := []struct {
 		name      string
@@ -97,20 +109,7 @@ func TestBrokenAnswersLeaveTheOutcomeUnknown(t *testing.T) {
 	}
 	for name, brk := range breaks {
 		t.Run(name, func(t *testing.T) {
-			var calls atomic.Int32
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if calls.Add(1) > 1 {
-					w.Header().Set("Content-Type", "application/json")
-					_, _ = w.Write([]byte(`{"task":{"id":"t"}}`))
-					return
-				}
-				brk(w)
-			}))
-			defer srv.Close()
-			c, err := New(Config{Addrs: []string{srv.URL}, Token: "glw_x", MaxRetryWait: 5 * time.Second})
-			if err != nil {
-				t.Fatal(err)
-			}
+			c, calls := firstAnswerThenTask(t, brk)
 			ctx := context.Background()
 			cases := []struct {
 				name      string
@@ -167,5 +166,28 @@ func TestFailFastNamesTheAddressesItTried(t *testing.T) {
 	// The same for one call marked so, on a client that otherwise retries.
 	if _, err := slow.Jobs(FailFast(context.Background()), 1); err == nil || !strings.Contains(err.Error(), "no coordinator reachable") {
 		t.Fatalf("Jobs(FailFast) = %v, want an error naming the addresses", err)
+	}
+}
+
+// Unavailable tells "no coordinator could serve it" from "a coordinator
+// refused it", for callers that retry on their own terms.
+func TestUnavailable(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"dial refused", &url.Error{Op: "Post", URL: "http://c1", Err: errors.New("connection refused")}, true},
+		{"answer lost", fmt.Errorf("client: POST /x: %w (EOF)", ErrOutcomeUnknown), true},
+		{"no leader", &api.Error{Code: api.CodeNoLeader}, true},
+		{"not leader", &api.Error{Code: api.CodeNotLeader}, true},
+		{"rate limited", &api.Error{Code: api.CodeRateLimited}, true},
+		{"stale attempt", &api.Error{Code: api.CodeStaleAttempt}, false},
+		{"unauthenticated", &api.Error{Code: api.CodeUnauthenticated}, false},
+		{"decode", errors.New("client: decode: invalid character"), false},
+	} {
+		if got := Unavailable(tc.err); got != tc.want {
+			t.Errorf("%s: Unavailable(%v) = %v, want %v", tc.name, tc.err, got, tc.want)
+		}
 	}
 }
