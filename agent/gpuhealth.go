@@ -25,6 +25,7 @@ const healthTick = 10 * time.Second
 // the devices.
 type gpuHealth struct {
 	tracker *health.Tracker
+	uuids   []string // the GPUs watched, by index
 	obs     chan health.Observation
 	logged  map[string]string // the state and reason last logged, by GPU
 }
@@ -47,6 +48,7 @@ func (a *Agent) startHealth() error {
 	a.mu.Lock()
 	a.health = &gpuHealth{
 		tracker: health.New(a.cfg.HealthPolicy, a.cfg.Clock.Now(), health.BootID(), uuids, saved),
+		uuids:   uuids,
 		obs:     make(chan health.Observation, 64),
 		logged:  map[string]string{},
 	}
@@ -68,14 +70,10 @@ func (a *Agent) watchHealth(ctx context.Context) {
 		return
 	}
 	w := a.cfg.Devices.(HealthWatcher)
-	uuids := make([]string, 0, len(a.devices))
-	for _, d := range a.devices {
-		uuids = append(uuids, d.UUID)
-	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		w.Watch(ctx, uuids, nvml.WatchOptions{Poll: a.cfg.HealthPoll, Clock: a.cfg.Clock, Logger: a.log}, func(o health.Observation) {
+		w.Watch(ctx, h.uuids, nvml.WatchOptions{Poll: a.cfg.HealthPoll, Clock: a.cfg.Clock, Logger: a.log}, func(o health.Observation) {
 			select {
 			case h.obs <- o:
 			case <-ctx.Done():

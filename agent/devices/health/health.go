@@ -32,6 +32,7 @@ package health
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -312,14 +313,6 @@ func (t *Tracker) Statuses() []Status {
 	for u := range t.gpus {
 		out = append(out, t.Status(u))
 	}
-	slices.SortFunc(out, func(a, b Status) int {
-		switch {
-		case a.UUID < b.UUID:
-			return -1
-		case a.UUID > b.UUID:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b Status) int { return strings.Compare(a.UUID, b.UUID) })
 	return out
 }
