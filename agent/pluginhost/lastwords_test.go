@@ -17,15 +17,15 @@ func TestLastWordsFindsThePanic(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var l lastWords
+			l := newLastWords()
 			for chunk := range strings.SplitSeq(c.written, "\n") { // written in pieces, as a pipe would
 				_, _ = l.Write([]byte(chunk + "\n"))
 			}
 			if got := l.panicLine(); got != c.want {
 				t.Fatalf("panicLine = %q, want %q", got, c.want)
 			}
-			if len(l.buf) > lastWordsBytes {
-				t.Fatalf("kept %d bytes, more than %d", len(l.buf), lastWordsBytes)
+			if l.Len() > lastWordsBytes {
+				t.Fatalf("kept %d bytes, more than %d", l.Len(), lastWordsBytes)
 			}
 		})
 	}

@@ -66,7 +66,7 @@ func (h *Host) launch(ctx context.Context, name string) (*instance, error) {
 			log.Debug("plugin wrote to "+stream, "line", line)
 		}}
 	}
-	words := &lastWords{}
+	words := newLastWords()
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  executor.Handshake,
 		Plugins:          executor.PluginSet(nil),

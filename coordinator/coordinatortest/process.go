@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator"
+	"github.com/gpulayer/gpulayer/internal/tailbuf"
 )
 
 // ErrExited is returned by a control command sent to a coordinator
@@ -35,7 +36,7 @@ type proc struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	out    *bufio.Reader
-	stderr *tailBuffer
+	stderr *tailbuf.Buffer
 
 	mu sync.Mutex // one control exchange at a time
 
@@ -66,7 +67,7 @@ func (c *Cluster) startProcess(n *Node, cfg coordinator.Config) (*proc, error) {
 	// No Pdeathsig: it fires when the thread that forked ends, which in a
 	// Go program may be long before the test does. The child exits when
 	// its standard input ends instead, which is when this process does.
-	p := &proc{cmd: cmd, stderr: &tailBuffer{max: 16 << 10}, exited: make(chan struct{})}
+	p := &proc{cmd: cmd, stderr: tailbuf.New(16 << 10), exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
 		return nil, err
@@ -181,27 +182,4 @@ func (p *proc) terminate(grace time.Duration) {
 func (p *proc) kill() {
 	p.signal(syscall.SIGKILL)
 	<-p.exited
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (b *tailBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf = append(b.buf, p...)
-	if over := len(b.buf) - b.max; over > 0 {
-		b.buf = append(b.buf[:0], b.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-func (b *tailBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return string(b.buf)
 }

@@ -13,30 +13,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gpulayer/gpulayer/internal/tailbuf"
 )
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (b *tailBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf = append(b.buf, p...)
-	if over := len(b.buf) - b.max; over > 0 {
-		b.buf = append([]byte(nil), b.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-func (b *tailBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return string(b.buf)
-}
 
 // agentOpts are what an agent process is started with.
 type agentOpts struct {
@@ -64,7 +43,7 @@ type agentProc struct {
 	err    error // how the last life ended, once exited is closed
 	asked  bool  // the test ended the last life on purpose
 	life   int
-	logs   *tailBuffer // the agent's stderr, every life
+	logs   *tailbuf.Buffer // the agent's stderr, every life
 	seen   map[int]proc
 }
 
@@ -73,7 +52,7 @@ type agentProc struct {
 // every process it left behind is killed then as well.
 func startAgent(t testing.TB, o agentOpts) *agentProc {
 	t.Helper()
-	a := &agentProc{t: t, opts: o, logs: &tailBuffer{max: 4 << 20}, seen: map[int]proc{},
+	a := &agentProc{t: t, opts: o, logs: tailbuf.New(4 << 20), seen: map[int]proc{},
 		DataDir: filepath.Join(o.Root, "data-"+o.ID), WorkDir: filepath.Join(o.Root, "work-"+o.ID)}
 	if err := os.MkdirAll(a.WorkDir, 0o711); err != nil {
 		t.Fatal(err)
