@@ -9,6 +9,8 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/gpulayer/gpulayer/coordinator/auth"
 )
 
 // configFileAnnotation marks the commands whose --config names a TOML
@@ -42,7 +44,9 @@ func bindConfigFile(cmd *cobra.Command) error {
 	}
 	var values map[string]any
 	if _, err := toml.DecodeFile(file, &values); err != nil {
-		return usageError{fmt.Errorf("%w %s: %v", errConfig, file, err)}
+		// A parse error may quote the line it stopped at: a token there
+		// must not reach the terminal or a log that captures it.
+		return usageError{fmt.Errorf("%w %s: %s", errConfig, file, auth.Redact(err.Error()))}
 	}
 	keys := make([]string, 0, len(values))
 	for k := range values {
@@ -52,13 +56,14 @@ func bindConfigFile(cmd *cobra.Command) error {
 	for _, k := range keys {
 		f := fs.Lookup(k)
 		if f == nil || k == "config" || k == "help" {
-			return usagef("%w %s: unknown key %q (keys are the long flags of %s)", errConfig, file, k, cmd.CommandPath())
+			// A token pasted on a line of its own reads as a key.
+			return usagef("%w %s: unknown key %q (keys are the long flags of %s)", errConfig, file, auth.Redact(k), cmd.CommandPath())
 		}
 		if f.Changed || len(f.Annotations[sourceAnnotation]) > 0 {
 			continue // the command line or the environment wins
 		}
 		if err := setFromConfig(f, values[k]); err != nil {
-			return usagef("%w %s: key %q: %v", errConfig, file, k, err)
+			return usagef("%w %s: key %q: %s", errConfig, file, k, auth.Redact(err.Error()))
 		}
 		_ = fs.SetAnnotation(k, sourceAnnotation, []string{file})
 	}

@@ -123,3 +123,25 @@ func TestConfigUnknownKeyRefused(t *testing.T) {
 		t.Fatalf("agent run --config with a bad value: exit %d, %q", r.code, r.stderr)
 	}
 }
+
+// A config file that is refused never has a token it holds repeated in
+// the error (a log may capture it): one pasted where a key goes, or on a
+// line that is not valid TOML.
+func TestConfigErrorsNameNoToken(t *testing.T) {
+	const token = "glj_0123456789abcdef_secretsecretsecret"
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"pasted as a key": token + " = \"x\"\n",
+		"unquoted":        "join-token = " + token + "\n",
+		"broken":          "join-token = \"" + token + "\" extra\n",
+	} {
+		file := filepath.Join(dir, name+".toml")
+		if err := os.WriteFile(file, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		err := parsed(t, agentRunCmd(), "--config", file)
+		if !errors.Is(err, errConfig) || strings.Contains(err.Error(), "secret") || strings.Contains(err.Error(), "0123456789") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

@@ -1,27 +1,15 @@
 package httpapi
 
 import (
-	"regexp"
-	"strings"
 	"unicode/utf8"
+
+	"github.com/gpulayer/gpulayer/coordinator/auth"
 )
 
-// Credentials are "<prefix>_<id>_<secret>" with a three-letter prefix
-// starting "gl" (coordinator/auth/token.go). A client that puts one in a
-// URL path by mistake, or on purpose, must not have it copied into the
-// coordinator's log or echoed in an error message. redactCredentials
-// replaces anything shaped like one, whole or cut short, keeping only the
-// prefix: "glc_0123…_abcd…" becomes "glc_[redacted]".
-var credentialShape = regexp.MustCompile(`gl[a-z]_[0-9A-Za-z][0-9A-Za-z_]*`)
-
-func redactCredentials(s string) string {
-	if !strings.Contains(s, "gl") || !strings.Contains(s, "_") {
-		return s
-	}
-	return credentialShape.ReplaceAllStringFunc(s, func(m string) string {
-		return m[:4] + "[redacted]"
-	})
-}
+// redactCredentials keeps credentials a client put in a URL path, by
+// mistake or on purpose, out of the coordinator's log and its error
+// messages (auth.Redact).
+func redactCredentials(s string) string { return auth.Redact(s) }
 
 // maxMessageBytes bounds an error message. Messages that quote a value
 // cut it to 64 bytes already (shortQuote); this catches the rest, so that
