@@ -42,6 +42,8 @@ var decoders = register(
 	as[AppendAudit](),
 	as[RecordArtifact](),
 	as[CollectGarbage](),
+	as[ControlWorker](),
+	as[ExpireDrains](),
 )
 
 // decoder decodes the JSON body of one command type.

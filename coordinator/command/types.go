@@ -43,6 +43,8 @@ const (
 	TypeAppendAudit
 	TypeRecordArtifact
 	TypeCollectGarbage
+	TypeControlWorker
+	TypeExpireDrains
 )
 
 // Command is implemented by every command body.

@@ -66,6 +66,8 @@ var handlers = index(
 	on((*Store).appendAudit),
 	on((*Store).recordArtifact),
 	on((*Store).collectGarbage),
+	on((*Store).controlWorker),
+	on((*Store).expireDrains),
 )
 
 func index(as ...applier) map[command.Type]handler {

@@ -155,6 +155,9 @@ func (s *Store) canRun(w *Worker, j *Job, t *Task, capability string) error {
 	if w.Status == workerPending {
 		return fmt.Errorf("worker %s: %w", w.ID, ErrWorkerPending)
 	}
+	if w.Status == workerDraining || w.Status == workerStopping {
+		return fmt.Errorf("worker %s is %s: %w", w.ID, w.Status, ErrConflict)
+	}
 	if !slices.Contains(w.Executors, spec.Executor) {
 		return fmt.Errorf("worker %s lacks executor %q: %w", w.ID, spec.Executor, ErrConflict)
 	}

@@ -40,6 +40,13 @@ type Worker struct {
 	// LastAcquire is the assignment the worker's last acquire with a
 	// request id was answered with (acquire.go).
 	LastAcquire *LastAcquire `json:"last_acquire,omitempty"`
+	// A draining or stopping worker (fleet.go): who asked (drainedBySelf
+	// when its own agent did), when its remaining tasks are stopped (zero
+	// once they have been told to, or for a stop), and whether it is
+	// forgotten once it holds no task.
+	DrainedBy     string    `json:"drained_by,omitempty"`
+	DrainDeadline time.Time `json:"drain_deadline,omitzero"`
+	Deregister    bool      `json:"deregister,omitempty"`
 
 	// active holds the ids of tasks assigned to or running on the worker.
 	active map[string]struct{}
@@ -89,11 +96,15 @@ type Task struct {
 	SubmittedBy     string          `json:"submitted_by,omitempty"`
 	ExecutedBy      string          `json:"executed_by,omitempty"`
 	CancelRequested bool            `json:"cancel_requested,omitempty"`
-	Attempts        []Attempt       `json:"attempts,omitempty"`
-	CreatedAt       time.Time       `json:"created_at"`
-	UpdatedAt       time.Time       `json:"updated_at"`
-	LogBytes        int             `json:"log_bytes,omitempty"`
-	LastLogSeq      int64           `json:"last_log_seq"`
+	// Preempt, when set, says why the current attempt was asked to stop
+	// by a drain or a stop: however it ends, it ends preempted and the
+	// task is requeued without using up an attempt.
+	Preempt    string    `json:"preempt,omitempty"`
+	Attempts   []Attempt `json:"attempts,omitempty"`
+	CreatedAt  time.Time `json:"created_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
+	LogBytes   int       `json:"log_bytes,omitempty"`
+	LastLogSeq int64     `json:"last_log_seq"`
 }
 
 // Active reports whether the task is held by a worker.

@@ -62,6 +62,12 @@ func scenario() []command.Command {
 		command.CancelJob{JobID: "j2", By: "admin", Now: at(45)},
 		command.SetWorkerStatus{WorkerID: "w2", Status: api.WorkerOffline, Now: at(46)},
 		command.CollectGarbage{Now: at(100), OlderThan: 30 * time.Second, By: "leader"}, // removes j2
+		command.ControlWorker{WorkerID: "w1", Action: command.ActionDrain, Deadline: at(60), By: "admin", Now: at(50)},
+		command.ExpireDrains{Now: at(61)},                                                                                            // requeues j1-b, assigned to w1 but not started
+		command.ControlWorker{WorkerID: "w2", Action: command.ActionDeregister, Self: true, Deadline: at(90), By: "w2", Now: at(62)}, // w2 holds nothing: forgotten
+		command.ControlWorker{WorkerID: "w2", Action: command.ActionResume, By: "admin", Now: at(63)},                                // refused: no such worker
+		command.ControlWorker{WorkerID: "w1", Action: command.ActionResume, By: "admin", Now: at(64)},
+		command.AssignTask{TaskID: "j1-b", WorkerID: "w1", AttemptID: "a5", Devices: []string{"GPU-2"}, Now: at(65)},
 		command.RegisterNode{NodeID: "n1", HTTPAddr: "http://127.0.0.1:1"},
 	}
 }
@@ -160,8 +166,17 @@ func TestScenarioOutcomes(t *testing.T) {
 		t.Errorf("j1-a: %+v", a)
 	}
 	b, _ := s.Task("j1-b")
-	if b.State != api.TaskAssigned || len(b.Attempts) != 2 || b.Attempts[0].State != api.AttemptLost || b.Attempts[0].WorkerID != "w2" {
+	// Its second attempt was preempted by w1's drain and does not count:
+	// a third is allowed although the job allows two.
+	if b.State != api.TaskAssigned || len(b.Attempts) != 3 || b.Attempts[0].State != api.AttemptLost || b.Attempts[0].WorkerID != "w2" ||
+		b.Attempts[1].State != api.AttemptPreempted || b.AttemptID != "a5" {
 		t.Errorf("j1-b: %+v", b)
+	}
+	if _, err := s.Worker("w2"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("deregistered w2: %v, want not found", err)
+	}
+	if !errors.Is(results[len(results)-4].Err(), ErrNotFound) {
+		t.Errorf("resuming a forgotten worker: %v, want not found", results[len(results)-4].Err())
 	}
 	j2, _ := s.Job("j2")
 	for _, task := range j2.Tasks {

@@ -16,6 +16,8 @@ type ActiveTask struct {
 	LeaseSeconds    int
 	LeaseExpiresAt  time.Time
 	CancelRequested bool
+	// Preempted: a drain or a stop asked the attempt to stop.
+	Preempted bool
 }
 
 // AssignOutcome is the outcome of AssignTask: the task as assigned and
@@ -192,6 +194,13 @@ func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 	case state == taskFailed:
 		reason = fmt.Sprintf("exit code %d", code)
 	}
+	if state == taskFailed && t.Preempt != "" {
+		// Stopped by a drain or a stop: requeued, the attempt not counted.
+		s.endAttempt(t, attemptPreempted, &code, c.Reason, c.Now)
+		s.requeueOrEnd(t, t.Attempts[len(t.Attempts)-1].Reason, c.Now)
+		s.keepSubmission(c, t)
+		return t.clone(), nil
+	}
 	// The attempt keeps the agent's words only: an entry written before
 	// finishes carried a reason must apply as it always did.
 	s.endAttempt(t, state, &code, c.Reason, c.Now)
@@ -200,10 +209,16 @@ func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 	t.Output = c.Output
 	t.SubmittedBy = c.WorkerID
 	t.Reason = reason
+	s.keepSubmission(c, t)
+	return t.clone(), nil
+}
+
+// keepSubmission remembers a finish under its submission id, with the
+// task as it left it, for a replay's answer.
+func (s *Store) keepSubmission(c command.FinishTask, t *Task) {
 	if c.SubmissionID != "" {
 		s.submissions[submissionKey(c.TaskID, c.SubmissionID)] = Submission{BodyHash: c.BodyHash, Task: t.clone()}
 	}
-	return t.clone(), nil
 }
 
 func (s *Store) failTask(c command.FailTask) (Task, error) {
@@ -214,6 +229,11 @@ func (s *Store) failTask(c command.FailTask) (Task, error) {
 	reason := c.Reason
 	if reason == "" {
 		reason = "failed"
+	}
+	if t.Preempt != "" && !c.Permanent {
+		s.endAttempt(t, attemptPreempted, nil, reason, c.Now)
+		s.requeueOrEnd(t, reason, c.Now)
+		return t.clone(), nil
 	}
 	s.endAttempt(t, taskFailed, nil, reason, c.Now)
 	if c.Permanent && !t.CancelRequested {
@@ -239,7 +259,11 @@ func (s *Store) loseAttempt(c command.LoseAttempt) (Task, error) {
 	if reason == "" {
 		reason = "lease expired"
 	}
-	s.endAttempt(t, attemptLost, nil, reason, c.Now)
+	state := attemptLost
+	if t.Preempt != "" {
+		state = attemptPreempted
+	}
+	s.endAttempt(t, state, nil, reason, c.Now)
 	s.requeueOrEnd(t, reason, c.Now)
 	return t.clone(), nil
 }
@@ -251,8 +275,16 @@ func (s *Store) endAttempt(t *Task, state string, code *int, reason string, now 
 	a.EndedAt = now
 	a.ExitCode = code
 	a.Reason = reason
+	if state == attemptPreempted && t.Preempt != "" {
+		a.Reason = t.Preempt
+		if reason != "" && reason != t.Preempt {
+			a.Reason += ": " + reason
+		}
+	}
+	t.Preempt = ""
 	if w, ok := s.workers[t.WorkerID]; ok {
 		delete(w.active, t.ID)
+		s.forgetIfDone(w, now)
 	}
 	t.UpdatedAt = now
 	s.markPending() // the worker's devices are free again
@@ -271,7 +303,7 @@ func (s *Store) requeueOrEnd(t *Task, reason string, now time.Time) {
 	case t.CancelRequested:
 		t.State = taskCancelled
 		t.Reason = "cancelled"
-	case len(t.Attempts) < maxAttempts:
+	case t.attemptsUsed() < maxAttempts:
 		t.State = taskPending
 		t.Reason = reason
 		t.WorkerID = ""
@@ -317,7 +349,7 @@ func (s *Store) AllActive() []ActiveTask {
 	for _, w := range s.workers {
 		for id := range w.active {
 			if t := s.tasks[id]; t != nil && t.Active() {
-				out = append(out, ActiveTask{TaskID: t.ID, AttemptID: t.AttemptID, WorkerID: t.WorkerID, LeaseSeconds: t.LeaseSeconds, LeaseExpiresAt: t.LeaseExpiresAt, CancelRequested: t.CancelRequested})
+				out = append(out, ActiveTask{TaskID: t.ID, AttemptID: t.AttemptID, WorkerID: t.WorkerID, LeaseSeconds: t.LeaseSeconds, LeaseExpiresAt: t.LeaseExpiresAt, CancelRequested: t.CancelRequested, Preempted: t.Preempt != ""})
 			}
 		}
 	}

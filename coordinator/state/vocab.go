@@ -12,11 +12,18 @@ const (
 	taskFailed    = "failed"
 	taskCancelled = "cancelled"
 	attemptLost   = "lost"
+	// attemptPreempted: stopped by a drain's deadline or a stop; such an
+	// attempt does not count against the task's max attempts.
+	attemptPreempted = "preempted"
 
-	workerPending = "pending"
-	workerReady   = "ready"
-	workerOffline = "offline"
-	workerRevoked = "revoked"
+	workerPending  = "pending"
+	workerReady    = "ready"
+	workerOffline  = "offline"
+	workerRevoked  = "revoked"
+	workerDraining = "draining"
+	workerStopping = "stopping"
+	// drainedBySelf is the DrainedBy of a drain the worker's agent asked for.
+	drainedBySelf = "self"
 
 	// A group member and a job's target name a worker or a group.
 	memberWorker = "worker"

@@ -16,6 +16,10 @@ const (
 const (
 	AttemptLost  = "lost"
 	AttemptStale = "stale"
+	// AttemptPreempted: the attempt was stopped because its worker was
+	// drained past its deadline or stopped; it does not use up one of the
+	// task's attempts.
+	AttemptPreempted = "preempted"
 )
 
 // Target kinds.

@@ -103,6 +103,15 @@ type Worker struct {
 	TokenID    string `json:"token_id,omitempty"`
 	ApprovedBy string `json:"approved_by,omitempty"`
 	ApprovedAt string `json:"approved_at,omitempty"`
+	// DrainDeadline is when a draining worker's remaining tasks are
+	// stopped and requeued (absent: the worker is not draining, or its
+	// deadline has passed and its tasks were told to stop).
+	DrainDeadline string `json:"drain_deadline,omitempty"`
+	// DrainedBy names who drained or stopped the worker: an admin's
+	// credential name, or "self" when the worker's agent did.
+	DrainedBy string `json:"drained_by,omitempty"`
+	// Deregistering: the worker asked to be forgotten once its tasks end.
+	Deregistering bool `json:"deregistering,omitempty"`
 }
 
 // HeartbeatRequest is the body of POST /v1/workers/self/heartbeat.
