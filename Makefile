@@ -17,18 +17,21 @@ EXAMPLE_PLUGINS := $(notdir $(wildcard examples/plugins/*))
 COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 
 build: plugins
+	@echo "==> building $(BIN) (coordinator, agent, CLI)"
 	$(GO) build -ldflags "$(if $(COMMIT),-X main.commit=$(COMMIT))" -o $(BIN) ./cmd/gpulayer
 
 # Out-of-tree example plugins, built into the directory the demo agent
 # loads with --plugin-dir.
 plugins:
 	@mkdir -p $(PLUGIN_DIR)
+	@echo "==> building the example plugins into $(PLUGIN_DIR)/, then $(BIN): the first build compiles every dependency once (a few minutes on two cores), later ones take seconds"
 	@for p in $(EXAMPLE_PLUGINS); do \
 		echo "$(GO) build -o $(PLUGIN_DIR)/gpulayer-executor-$$p ./examples/plugins/$$p"; \
 		$(GO) build -o $(PLUGIN_DIR)/gpulayer-executor-$$p ./examples/plugins/$$p || exit 1; \
 	done
 
 demo: build
+	@echo "==> running scripts/demo.sh"
 	./scripts/demo.sh
 
 test:

@@ -5,11 +5,14 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/gpulayer/gpulayer/coordinator/blob"
 	"github.com/gpulayer/gpulayer/coordinator/cluster"
@@ -19,6 +22,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/lease"
 	"github.com/gpulayer/gpulayer/coordinator/sched"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/internal/telemetry"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -106,6 +110,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.listener = ln
 
+	// Raft reports through go-metrics' global, installed once per process.
+	if _, err := telemetry.Shared(); err != nil {
+		ln.Close()
+		return nil, err
+	}
 	node, err := cluster.Open(cluster.Config{
 		NodeID:            cfg.NodeID,
 		RaftAddr:          cfg.RaftAddr,
@@ -176,6 +185,7 @@ func New(cfg Config) (*Server, error) {
 		Blobs:            blobs,
 		Quotas:           cfg.Quotas,
 		Streams:          cfg.Streams,
+		Collectors:       []prometheus.Collector{node.Collector()},
 	})
 	s.forward = fwd
 	s.http = &http.Server{
@@ -185,7 +195,7 @@ func New(cfg Config) (*Server, error) {
 		WriteTimeout:      time.Duration(api.MaxWaitSeconds+30) * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    httpapi.ServerMaxHeaderBytes, // api.MaxHeaderBytes is enforced in httpapi, with a JSON answer
-		ErrorLog:          nil,
+		ErrorLog:          telemetry.ErrorLog(cfg.Logger.With("component", "http.server"), slog.LevelWarn),
 	}
 	return s, nil
 }

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/state"
@@ -16,44 +17,44 @@ import (
 func (s *Server) authenticate(r *http.Request) (auth.Principal, error) {
 	h := r.Header.Get("Authorization")
 	if h == "" {
-		return auth.Principal{}, newError(api.CodeUnauthenticated, "missing Authorization: Bearer token")
+		return auth.Principal{}, refuse(refusedMissing, newError(api.CodeUnauthenticated, "missing Authorization: Bearer token"))
 	}
 	raw, ok := strings.CutPrefix(h, "Bearer ")
 	if !ok {
-		return auth.Principal{}, newError(api.CodeUnauthenticated, "Authorization must be a Bearer token")
+		return auth.Principal{}, refuse(refusedMalformed, newError(api.CodeUnauthenticated, "Authorization must be a Bearer token"))
 	}
 	tok, err := auth.Parse(strings.TrimSpace(raw))
 	if err != nil {
-		return auth.Principal{}, newError(api.CodeUnauthenticated, "malformed token")
+		return auth.Principal{}, refuse(refusedMalformed, newError(api.CodeUnauthenticated, "malformed token"))
 	}
 	kind := auth.KindForPrefix(tok.Prefix)
 	seen := auth.Principal{Kind: kind, CredentialID: tok.ID}
 	cred, ok := s.store.Credential(tok.ID)
 	if !ok || auth.Kind(cred.Kind) != kind || !auth.Verify(tok.Secret, cred.Hash) {
-		return seen, newError(api.CodeUnauthenticated, "unknown or invalid %s token", kind)
+		return seen, refuse(refusedUnknown, newError(api.CodeUnauthenticated, "unknown or invalid %s token", kind))
 	}
 	p := auth.Principal{Kind: kind, CredentialID: cred.ID, Name: cred.Name, Roles: cred.Roles, WorkerID: cred.WorkerID, InstanceID: cred.InstanceID}
 	if kind == auth.KindWorker {
 		w, ok := s.store.WorkerAuthInfo(cred.WorkerID)
 		if !ok {
-			return seen, newError(api.CodeUnauthenticated, "worker credential names no worker")
+			return seen, refuse(refusedUnknown, newError(api.CodeUnauthenticated, "worker credential names no worker"))
 		}
 		seen.WorkerID = w.ID
 		if w.Status == api.WorkerRevoked {
-			return seen, newError(api.CodeWorkerRevoked, "worker %s is revoked", w.ID)
+			return seen, refuse(refusedRevoked, newError(api.CodeWorkerRevoked, "worker %s is revoked", w.ID))
 		}
 		if w.CredentialID != cred.ID {
-			return seen, newError(api.CodeUnauthenticated, "worker credential was replaced; use the reissued one")
+			return seen, refuse(refusedReplaced, newError(api.CodeUnauthenticated, "worker credential was replaced; use the reissued one"))
 		}
 		if s.requireIPBinding && w.ClusterKey != "" && !s.store.ContainsSource(w.ClusterKey, source(r)) {
-			return seen, newError(api.CodeEnrollmentRefused, "worker %s enrolled through cluster %s and must call from inside its networks; this request comes from %s", w.ID, w.ClusterKey, sourceString(r))
+			return seen, refuse(refusedNetwork, newError(api.CodeEnrollmentRefused, "worker %s enrolled through cluster %s and must call from inside its networks; this request comes from %s", w.ID, w.ClusterKey, sourceString(r)))
 		}
 		if w.Status == api.WorkerPending {
 			return p, state.ErrWorkerPending
 		}
 	}
 	if err := cred.Check(s.now()); err != nil {
-		return seen, newError(api.CodeUnauthenticated, "%v", err)
+		return seen, refuse(unusableKind(cred, s.now()), newError(api.CodeUnauthenticated, "%v", err))
 	}
 	return p, nil
 }
@@ -61,10 +62,10 @@ func (s *Server) authenticate(r *http.Request) (auth.Principal, error) {
 // authorize checks a principal against a route's access rule.
 func authorize(p auth.Principal, a Access) error {
 	if p.Kind != a.Kind && (a.Also == auth.KindNone || p.Kind != a.Also) {
-		return newError(api.CodeForbidden, "a %s credential may not call this route (it needs %s)", kindName(p.Kind), accessName(a))
+		return refuse(refusedWrongKind, newError(api.CodeForbidden, "a %s credential may not call this route (it needs %s)", kindName(p.Kind), accessName(a)))
 	}
 	if p.Kind == auth.KindClient && !p.HasRole(a.Role) {
-		return newError(api.CodeForbidden, "client token %q lacks the %s role", p.Name, a.Role)
+		return refuse(refusedWrongRole, newError(api.CodeForbidden, "client token %q lacks the %s role", p.Name, a.Role))
 	}
 	return nil
 }
@@ -82,4 +83,17 @@ func accessName(a Access) string {
 		s += " or a " + string(a.Also) + " credential"
 	}
 	return s
+}
+
+// unusableKind is the refusal kind of a credential that Check refused.
+func unusableKind(cred state.Credential, now time.Time) refusalKind {
+	switch {
+	case cred.Revoked:
+		return refusedRevoked
+	case cred.Expired(now):
+		return refusedExpired
+	case cred.UsedUp():
+		return refusedUsedUp
+	}
+	return refusedOther
 }

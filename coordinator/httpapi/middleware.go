@@ -66,7 +66,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 				s.writeError(sw, r, newError(api.CodeInternal, "internal error"))
 			}
 		}
-		s.metrics.observe(sw.status)
+		s.metrics.observe(s.routeOf(r), sw.status, time.Since(start))
 		s.log.Debug("request", "request_id", id, "method", r.Method, "path", redactCredentials(r.URL.Path), "source", sourceString(r), "status", sw.status, "duration_ms", time.Since(start).Milliseconds())
 	}()
 	if s.refuseLongHeader(sw, r) {

@@ -169,6 +169,7 @@ func (s *Server) refused(r *http.Request, route string, p auth.Principal, err er
 		// agent's periodic probes meanwhile are not refusals to record.
 		return
 	}
+	s.metrics.refused(kindOf(err))
 	s.audit.add(command.AuditEvent{
 		Time: s.now(), Kind: "auth.refused", Actor: p.Name, CredentialID: p.CredentialID, CredentialKind: string(p.Kind),
 		WorkerID: p.WorkerID, Source: sourceString(r), Route: route, Code: code,

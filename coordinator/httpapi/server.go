@@ -8,6 +8,8 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/gpulayer/gpulayer/coordinator/blob"
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/internal/clock"
@@ -85,6 +87,8 @@ type Config struct {
 	// (zero values: defaults).
 	Quotas  Quotas
 	Streams StreamLimits
+	// Collectors are more metrics for /metrics (the Raft node's).
+	Collectors []prometheus.Collector
 }
 
 // Server is the HTTP handler of the protocol.
@@ -136,7 +140,6 @@ func New(cfg Config) *Server {
 		clock:   cfg.Clock,
 		log:     cfg.Logger.With("component", "http"),
 		mux:     http.NewServeMux(),
-		metrics: newMetrics(),
 	}
 	s.ready = cfg.Ready
 	if s.ready == nil {
@@ -160,6 +163,7 @@ func New(cfg Config) *Server {
 	s.quotas = cfg.Quotas.withDefaults()
 	s.streams = cfg.Streams.withDefaults()
 	s.polls = newLongPolls(api.MaxLongPollsPerCredential)
+	s.metrics = newMetrics(s, cfg.Collectors)
 	s.routes = s.routeTable()
 	for _, rt := range s.routes {
 		s.mux.Handle(rt.Method+" "+rt.Pattern, s.wrap(rt))

@@ -2,19 +2,51 @@ package state
 
 // Stats are counts for metrics.
 type Stats struct {
-	Jobs         int
-	Workers      int
-	TasksByState map[string]int
-	Pending      int
+	Jobs            int
+	Workers         int
+	WorkersByStatus map[string]int
+	TasksByState    map[string]int
+	Pending         int
+	// PendingByExecutor is the queue depth of each executor: pending
+	// tasks, whatever their target and capability; an executor some worker
+	// advertises is there even at zero.
+	PendingByExecutor map[string]int
+	// LeasesHeld counts tasks assigned to or running on a worker, each
+	// under a lease.
+	LeasesHeld int
 }
 
-// Stats counts what the store holds.
+// Stats counts what the store holds. It walks the tasks once, under the
+// read lock; metrics call it on each scrape, never on a write.
 func (s *Store) Stats() Stats {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	st := Stats{Jobs: len(s.jobs), Workers: len(s.workers), TasksByState: map[string]int{}, Pending: s.queue.len()}
+	st := Stats{
+		Jobs:              len(s.jobs),
+		Workers:           len(s.workers),
+		WorkersByStatus:   map[string]int{},
+		TasksByState:      map[string]int{},
+		Pending:           s.queue.len(),
+		PendingByExecutor: map[string]int{},
+	}
+	for _, w := range s.workers {
+		st.WorkersByStatus[w.Status]++
+		for _, e := range w.Executors {
+			if _, ok := st.PendingByExecutor[e]; !ok {
+				st.PendingByExecutor[e] = 0 // an executor some worker runs shows, at zero
+			}
+		}
+	}
 	for _, t := range s.tasks {
 		st.TasksByState[t.State]++
+		if t.Active() {
+			st.LeasesHeld++
+		}
+	}
+	for rk, byCap := range s.queue.lists {
+		for _, list := range byCap {
+			st.PendingByExecutor[rk.executor] += len(list)
+		}
 	}
 	return st
 }
