@@ -156,8 +156,16 @@ func startBinaryEnv(t *testing.T, env []string, args ...string) process {
 // startDev runs `gpulayer dev` and returns the client environment.
 func startDev(t *testing.T) []string {
 	t.Helper()
+	return startDevWith(t)
+}
+
+// startDevWith runs `gpulayer dev` with extra flags (--plugin-dir, say)
+// and returns the client environment.
+func startDevWith(t *testing.T, extra ...string) []string {
+	t.Helper()
 	envFile := filepath.Join(t.TempDir(), "env")
-	p := startBinary(t, "dev", "--http-addr", "127.0.0.1:0", "--env-file", envFile, "--log-level", "warn")
+	args := append([]string{"dev", "--http-addr", "127.0.0.1:0", "--env-file", envFile, "--log-level", "warn"}, extra...)
+	p := startBinary(t, args...)
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		if b, err := os.ReadFile(envFile); err == nil && bytes.Count(b, []byte("\n")) == 2 {
