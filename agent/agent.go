@@ -116,6 +116,10 @@ type Agent struct {
 	plan   taskPlan
 	runner *runner.Runner // built by Run, once the slots are known
 	leases *leaseBook
+	orders *orders
+	wake   chan struct{} // a heartbeat now, please
+	// identified is closed once the agent holds an accepted credential.
+	identified chan struct{}
 
 	mu       sync.Mutex
 	workerID string
@@ -167,7 +171,7 @@ func New(cfg Config) (*Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
-	return &Agent{cfg: cfg, log: cfg.Logger.With("component", "agent"), client: c, plan: plan, leases: newLeaseBook(cfg.Clock)}, nil
+	return &Agent{cfg: cfg, log: cfg.Logger.With("component", "agent"), client: c, plan: plan, leases: newLeaseBook(cfg.Clock), orders: newOrders(), wake: make(chan struct{}, 1), identified: make(chan struct{})}, nil
 }
 
 // prepareTasks secures the data dir and builds the runner: the task users
@@ -255,6 +259,8 @@ func (a *Agent) Run(ctx context.Context) error {
 		wg.Wait()
 		return err
 	}
+	a.resumeOwnDrain(ctx) // before a SIGTERM's drain may be asked for
+	close(a.identified)
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
@@ -267,7 +273,7 @@ func (a *Agent) Run(ctx context.Context) error {
 		a.acquireLoop(ctx)
 	}()
 	wg.Wait()
-	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
+	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, errFinished) {
 		return err
 	}
 	return nil
@@ -289,6 +295,7 @@ func (a *Agent) heartbeatLoop(ctx context.Context) error {
 		switch {
 		case err == nil:
 			a.credentialAccepted()
+			a.heard(resp.Command)
 			var renewed, all []string
 			for _, at := range running {
 				all = append(all, at.AttemptID)
@@ -302,8 +309,15 @@ func (a *Agent) heartbeatLoop(ctx context.Context) error {
 			if resp.IntervalSeconds > 0 {
 				interval = time.Duration(resp.IntervalSeconds * float64(time.Second))
 			}
+			if a.orders.exitWhenIdle() && len(running) == 0 && len(a.runner.Running()) == 0 {
+				a.log.Info("worker holds no task; the agent exits", "command", resp.Command)
+				return errFinished
+			}
 		case client.IsCode(err, api.CodeWorkerPending):
 			a.log.Debug("heartbeat: worker awaits approval")
+		case client.IsCode(err, api.CodeUnauthenticated) && a.orders.forgotten():
+			a.log.Info("worker deregistered: the coordinator has forgotten it; the agent exits")
+			return errFinished
 		case client.IsCode(err, api.CodeUnauthenticated):
 			a.credentialRefused(ctx)
 		case client.IsCode(err, api.CodeWorkerRevoked):
@@ -322,6 +336,7 @@ func (a *Agent) heartbeatLoop(ctx context.Context) error {
 			return nil
 		case <-a.cfg.Clock.After(interval):
 		case <-a.leases.nudge: // a task waits for its lease to be renewed
+		case <-a.wake:
 		}
 	}
 }
@@ -360,6 +375,17 @@ func (a *Agent) acquireLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		}
+		if command, changed := a.orders.current(); command != api.CommandNone {
+			// Draining or stopping: no acquire until a heartbeat says
+			// the worker is ready again.
+			<-slots
+			select {
+			case <-changed:
+			case <-ctx.Done():
+				return
+			}
+			continue
+		}
 		if requestID == "" {
 			requestID = rand.Text()
 			sent = a.cfg.Clock.Now()
@@ -367,6 +393,9 @@ func (a *Agent) acquireLoop(ctx context.Context) {
 		resp, err := a.client.Acquire(ctx, api.AcquireRequest{WaitSeconds: int(a.cfg.AcquireWait / time.Second), RequestID: requestID})
 		if err == nil {
 			requestID = ""
+			if resp.Task == nil && resp.Command != "" {
+				a.heard(resp.Command)
+			}
 		}
 		if err != nil || resp.Task == nil {
 			<-slots

@@ -307,8 +307,11 @@ func (s *Server) leadership(ctx context.Context) {
 				defer close(d)
 				gcDone := make(chan struct{})
 				go func() { defer close(gcDone); s.collectGarbage(lctx, log) }()
+				drainDone := make(chan struct{})
+				go func() { defer close(drainDone); s.expireDrains(lctx, log) }()
 				_ = s.leases.Run(lctx)
 				<-gcDone
+				<-drainDone
 			}(done)
 			s.setLeaderReady(true)
 			log.Info("leading")

@@ -40,6 +40,8 @@ type agentFlags struct {
 	externalWorkerKey string
 	maxTasks          int
 	stopGrace         time.Duration
+	drainDeadline     time.Duration
+	leaveOnTerminate  bool
 
 	workDir          string
 	taskUser         string
@@ -70,6 +72,8 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.capabilities, "capabilities", "*", "capabilities to advertise, comma separated (* takes any task)")
 	fs.IntVar(&f.maxTasks, "max-tasks", 0, "concurrent tasks (default: GPU count, at least 4)")
 	fs.DurationVar(&f.stopGrace, "stop-grace", 10*time.Second, "time between the polite stop and the kill")
+	fs.DurationVar(&f.drainDeadline, "drain-deadline", time.Minute, "at SIGTERM the agent drains its worker: running tasks get this long to end before they are stopped and handed back (a second SIGTERM, or SIGINT, stops at once)")
+	fs.BoolVar(&f.leaveOnTerminate, "leave-on-terminate", false, "at SIGTERM deregister the worker instead of draining it: the coordinator forgets it once idle, and its credential stops working")
 	fs.StringVar(&f.workDir, "work-dir", "", "where task directories are made (default: a fresh directory under $TMPDIR, removed at exit); not inside --data-dir")
 	fs.StringVar(&f.taskUser, "task-user", "", "run every task as this user (name or uid; needs root). Default as root: one uid per task slot from --task-uid-base")
 	fs.UintVar(&f.taskUIDBase, "task-uid-base", agent.DefaultTaskUIDBase, "as root without --task-user: task slot i runs as uid and gid base+i; the range must be unused on this host")
@@ -247,7 +251,10 @@ them on the command line, where every local user can read them.`,
 			}
 			defer closeFn()
 			defer reloadOnSIGHUP(a, lf.logger())()
-			return a.Run(cmd.Context())
+			ctx, cancel := context.WithCancel(cmd.Context())
+			defer cancel()
+			defer onTerminate(drainOnSIGTERM(ctx, cancel, a, f, lf.logger()))()
+			return a.Run(ctx)
 		},
 	}
 	f.register(cmd.Flags())

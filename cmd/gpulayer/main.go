@@ -15,7 +15,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"syscall"
 )
 
 // Exit codes, documented in docs/cli.md.
@@ -31,8 +30,12 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, cancel := context.WithCancel(ctx)
+	stopTerm := handleSIGTERM(cancel) // terminate.go: an agent drains first
 	code := execute(ctx, os.Args[1:], os.Stderr)
+	stopTerm()
+	cancel()
 	stop()
 	os.Exit(code)
 }

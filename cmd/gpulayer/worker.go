@@ -15,7 +15,8 @@ import (
 
 func workerCmd() *cobra.Command {
 	return group("worker", "inspect and manage workers (admin)", "  gpulayer worker list\n  gpulayer worker status dev-worker",
-		workerListCmd(), workerStatusCmd(), workerReissueCmd(), workerRevokeCmd(), workerApproveCmd())
+		workerListCmd(), workerStatusCmd(), workerReissueCmd(), workerRevokeCmd(), workerApproveCmd(),
+		workerDrainCmd(), workerStopCmd(), workerResumeCmd())
 }
 
 func workerListCmd() *cobra.Command {

@@ -169,7 +169,7 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p auth.Princi
 	earliest := s.leases.Heartbeat(wk.ID, req.RunningTaskIDs)
 	cancel := []string{}
 	for _, a := range s.store.ActiveTasks(wk.ID) {
-		if a.CancelRequested {
+		if a.CancelRequested || a.Preempted {
 			cancel = append(cancel, a.TaskID)
 		}
 	}

@@ -31,6 +31,9 @@ func Worker(r state.WorkerRecord) api.Worker {
 		TokenID:           w.TokenID,
 		ApprovedBy:        w.ApprovedBy,
 		ApprovedAt:        api.FormatTime(w.ApprovedAt),
+		DrainDeadline:     api.FormatTime(w.DrainDeadline),
+		DrainedBy:         w.DrainedBy,
+		Deregistering:     w.Deregister,
 	}
 }
 

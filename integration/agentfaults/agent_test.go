@@ -71,7 +71,7 @@ func (a *agentProc) args() []string {
 		"--coordinator", strings.Join(o.Coordinators, ","),
 		"--data-dir", a.DataDir, "--work-dir", a.WorkDir,
 		"--worker-id", o.ID, "--fake-gpus", "dgxh100",
-		"--max-tasks", strconv.Itoa(o.MaxTasks), "--stop-grace", o.StopGrace.String(),
+		"--max-tasks", strconv.Itoa(o.MaxTasks), "--stop-grace", o.StopGrace.String(), "--drain-deadline", "5s",
 		"--log-level", "info"}
 	switch {
 	case os.Geteuid() == 0 && o.TaskUser != "":

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpulayer/gpulayer/sdk/api"
+	"github.com/gpulayer/gpulayer/sdk/client"
+)
+
+// workerDrainCmd drains a worker: no new task, running ones until the
+// deadline, then stopped and requeued without using up an attempt.
+func workerDrainCmd() *cobra.Command {
+	var deadline time.Duration
+	cmd := workerWrite("drain", "give a worker no new task; stop what it still runs at the deadline",
+		"  gpulayer worker drain gpu-node-7                 # its tasks get an hour\n  gpulayer worker drain gpu-node-7 --deadline 10m\n  gpulayer worker drain gpu-node-7 --deadline 0     # stop its tasks now, hand them back",
+		func(cmd *cobra.Command, c *client.Client, id string) (api.Worker, error) {
+			var secs *int
+			if cmd.Flags().Changed("deadline") {
+				if deadline < 0 || deadline%time.Second != 0 {
+					return api.Worker{}, usagef("--deadline %s: want whole seconds, 0 or more", deadline)
+				}
+				s := int(deadline / time.Second)
+				secs = &s
+			}
+			return c.DrainWorker(cmd.Context(), id, secs)
+		},
+		func(w api.Worker) {
+			if w.DrainDeadline == "" {
+				fmt.Printf("worker %s: %s; its tasks were told to stop and go back to the queue\n", w.WorkerID, w.Status)
+				return
+			}
+			fmt.Printf("worker %s: %s; tasks still running at %s are stopped and go back to the queue\n", w.WorkerID, w.Status, w.DrainDeadline)
+		})
+	cmd.Flags().DurationVar(&deadline, "deadline", time.Duration(api.DefaultDrainDeadlineSeconds)*time.Second, "how long running tasks may go on")
+	return cmd
+}
+
+// workerStopCmd stops a worker's tasks now; its agent exits once idle.
+func workerStopCmd() *cobra.Command {
+	return workerWrite("stop", "stop a worker's tasks now (they go back to the queue); its agent then exits 0",
+		"  gpulayer worker stop gpu-node-7",
+		func(cmd *cobra.Command, c *client.Client, id string) (api.Worker, error) {
+			return c.StopWorker(cmd.Context(), id)
+		},
+		func(w api.Worker) {
+			fmt.Printf("worker %s: %s; its tasks were told to stop and go back to the queue\n", w.WorkerID, w.Status)
+		})
+}
+
+// workerResumeCmd makes a drained or stopped worker ready again.
+func workerResumeCmd() *cobra.Command {
+	return workerWrite("resume", "make a draining or stopping worker ready again",
+		"  gpulayer worker resume gpu-node-7",
+		func(cmd *cobra.Command, c *client.Client, id string) (api.Worker, error) {
+			return c.ResumeWorker(cmd.Context(), id)
+		},
+		func(w api.Worker) { fmt.Printf("worker %s: %s\n", w.WorkerID, w.Status) })
+}

@@ -1,0 +1,59 @@
+package client
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// Fleet control. Each call is safe to resend: drain, stop and resume set
+// a status, so twice is once (a drain sent again counts its deadline
+// from the second arrival).
+
+// drainBody is a drain's body: deadline nil means the coordinator's
+// default (api.DefaultDrainDeadlineSeconds), 0 stops the tasks now.
+func drainBody(deadlineSeconds *int) api.DrainRequest {
+	return api.DrainRequest{DeadlineSeconds: deadlineSeconds}
+}
+
+// DrainWorker makes a worker take no new task; its running tasks are
+// stopped and requeued, without using up an attempt, once the deadline
+// passes.
+func (c *Client) DrainWorker(ctx context.Context, id string, deadlineSeconds *int) (api.Worker, error) {
+	return c.workerAction(ctx, workerPath(id)+"/drain", drainBody(deadlineSeconds))
+}
+
+// StopWorker stops a worker's tasks now (they are requeued without using
+// up an attempt); its agent exits once it holds none.
+func (c *Client) StopWorker(ctx context.Context, id string) (api.Worker, error) {
+	return c.workerAction(ctx, workerPath(id)+"/stop", struct{}{})
+}
+
+// ResumeWorker makes a draining or stopping worker ready again.
+func (c *Client) ResumeWorker(ctx context.Context, id string) (api.Worker, error) {
+	return c.workerAction(ctx, workerPath(id)+"/resume", struct{}{})
+}
+
+// DrainSelf drains the calling worker (an agent at SIGTERM).
+func (c *Client) DrainSelf(ctx context.Context, deadlineSeconds *int) (api.Worker, error) {
+	return c.workerAction(ctx, "/v1/workers/self/drain", drainBody(deadlineSeconds))
+}
+
+// ResumeSelf lifts a drain the calling worker asked for itself; one an
+// admin made answers 409 conflict.
+func (c *Client) ResumeSelf(ctx context.Context) (api.Worker, error) {
+	return c.workerAction(ctx, "/v1/workers/self/resume", struct{}{})
+}
+
+// Deregister drains the calling worker and then forgets it: once it holds
+// no task its credential answers 401.
+func (c *Client) Deregister(ctx context.Context, deadlineSeconds *int) (api.Worker, error) {
+	return c.workerAction(ctx, "/v1/workers/self/deregister", drainBody(deadlineSeconds))
+}
+
+func (c *Client) workerAction(ctx context.Context, path string, body any) (api.Worker, error) {
+	var out api.WorkerResponse
+	err := c.Do(withIdempotent(ctx), http.MethodPost, path, body, &out)
+	return out.Worker, err
+}
