@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -173,6 +174,16 @@ func control(srv *coordinator.Server, clk *clock.Stepped, disk *faultstore.Disk,
 		return "ok " + strconv.FormatBool(srv.LeaderReady())
 	case "raft":
 		return "ok " + raftSummary(srv.Node().Stats())
+	case "stacks":
+		file, err := os.Create(arg(1))
+		if err != nil {
+			return "err " + err.Error()
+		}
+		defer file.Close()
+		if err := pprof.Lookup("goroutine").WriteTo(file, 2); err != nil {
+			return "err " + err.Error()
+		}
+		return "ok"
 	case "snapshot":
 		file, err := os.Create(arg(1))
 		if err != nil {

@@ -400,10 +400,40 @@ func (c *Cluster) Converged(timeout time.Duration) []byte {
 			return first
 		}
 		if time.Now().After(deadline) {
-			c.t.Fatalf("timed out after %v waiting for every node to hold the same state: %s", timeout, strings.Join(seen, "; "))
+			c.t.Fatalf("timed out after %v waiting for every node to hold the same state: %s%s", timeout, strings.Join(seen, "; "), c.dumpStacks())
 		}
 		<-time.After(10 * time.Millisecond)
 	}
+}
+
+// dumpStacks writes, for a report, every coordinator process's goroutines
+// and the end of its stderr to a file that outlives the test (a node that
+// does not catch up is stuck somewhere), and says where.
+func (c *Cluster) dumpStacks() string {
+	var out []string
+	for _, n := range c.Nodes {
+		p := n.process()
+		if p == nil || !p.alive() {
+			continue
+		}
+		f, err := os.CreateTemp("", "gpulayer-stacks-"+n.ID+"-")
+		if err != nil {
+			continue
+		}
+		f.Close()
+		if _, err := p.control("stacks " + f.Name()); err != nil {
+			continue
+		}
+		if tail, err := os.OpenFile(f.Name(), os.O_APPEND|os.O_WRONLY, 0); err == nil {
+			fmt.Fprintf(tail, "\n--- end of stderr ---\n%s", p.stderr.String())
+			tail.Close()
+		}
+		out = append(out, n.ID+" "+f.Name())
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return "; goroutines and stderr: " + strings.Join(out, ", ")
 }
 
 // raftOf summarises a running node's Raft stats, for a report.

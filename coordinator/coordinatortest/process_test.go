@@ -2,6 +2,7 @@ package coordinatortest
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -54,6 +55,13 @@ func TestProcessControl(t *testing.T) {
 	// What a report of a node that did not catch up shows of it.
 	if v, err := l.Control("raft"); err != nil || !strings.Contains(v, "state=Leader") || !strings.Contains(v, "applied_index=") {
 		t.Fatalf("raft stats: %q %v", v, err)
+	}
+	stacks := filepath.Join(t.TempDir(), "stacks")
+	if _, err := l.Control("stacks " + stacks); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(stacks); err != nil || !strings.Contains(string(b), "goroutine ") {
+		t.Fatalf("stacks: %d bytes, %v", len(b), err)
 	}
 	if v, err := l.Control("clock -45s"); err != nil || v != "-45s" {
 		t.Fatalf("clock step: %q, %v", v, err)
