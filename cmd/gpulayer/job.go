@@ -107,7 +107,11 @@ func submit(ctx context.Context, cf clientFlags, spec api.JobSpec, wait, asJSON 
 		return nil
 	}
 	fmt.Fprintf(os.Stderr, "job %s submitted; streaming its logs\n", job.ID)
-	if err := c.Logs(ctx, job.ID, true, printLog); err != nil {
+	wctx, stopWatch := context.WithCancel(ctx)
+	go sayWhyItWaits(wctx, c, job.ID, os.Stderr)
+	err = c.Logs(ctx, job.ID, true, printLog)
+	stopWatch()
+	if err != nil {
 		return err
 	}
 	job, err = c.Job(ctx, job.ID)
@@ -219,7 +223,11 @@ func printJob(w io.Writer, j api.Job, wide bool) {
 		if devs == "" && len(t.Attempts) > 0 {
 			devs = strings.Join(t.Attempts[len(t.Attempts)-1].Devices, ",")
 		}
-		fmt.Fprintf(w, "  %s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.State, t.Attempt, dash(t.ExecutedBy), dash(t.SubmittedBy), exit, dash(devs), t.Reason)
+		reason := t.Reason
+		if t.PendingReason != "" {
+			reason = "waits: " + t.PendingReason
+		}
+		fmt.Fprintf(w, "  %s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.State, t.Attempt, dash(t.ExecutedBy), dash(t.SubmittedBy), exit, dash(devs), reason)
 	}
 	for _, t := range j.Tasks {
 		for _, a := range t.Attempts {

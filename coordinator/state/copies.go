@@ -15,6 +15,9 @@ import (
 type JobRecord struct {
 	Job   Job
 	Tasks []Task
+	// PendingReason, on a read, says why no live worker can take the
+	// job's pending tasks (why.go); empty when one could, or none waits.
+	PendingReason string
 }
 
 func (s *Store) jobRecord(j *Job) JobRecord {

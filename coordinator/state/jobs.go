@@ -133,7 +133,20 @@ func (s *Store) Job(id string) (JobRecord, error) {
 	if !ok {
 		return JobRecord{}, fmt.Errorf("job %s: %w", id, ErrNotFound)
 	}
-	return s.jobRecord(j), nil
+	return s.readJob(j), nil
+}
+
+// readJob is a job's record as a read shows it, with why its pending
+// tasks wait.
+func (s *Store) readJob(j *Job) JobRecord {
+	r := s.jobRecord(j)
+	for _, t := range r.Tasks {
+		if t.State == taskPending {
+			r.PendingReason = s.pendingReason(j.Spec)
+			break
+		}
+	}
+	return r
 }
 
 // JobOwner returns who created a job.
@@ -173,7 +186,7 @@ func (s *Store) JobsPage(before uint64, limit int) (page []JobEntry, more bool) 
 	i := end - 1
 	for ; i >= 0 && len(page) < limit; i-- {
 		j := s.jobs[s.jobOrder[i]]
-		page = append(page, JobEntry{Seq: j.Seq, Job: s.jobRecord(j)})
+		page = append(page, JobEntry{Seq: j.Seq, Job: s.readJob(j)})
 	}
 	return page, i >= 0
 }

@@ -228,13 +228,7 @@ func (s *Store) pickDevices(w *Worker, r *command.Resources) ([]string, bool) {
 	}
 	var out []string
 	for _, d := range s.freeDevices(w) {
-		if r.GPUMemoryMiB > 0 && d.MemoryMiB < r.GPUMemoryMiB {
-			continue
-		}
-		if r.GPUModel != "" && !strings.Contains(strings.ToLower(d.Name), strings.ToLower(r.GPUModel)) {
-			continue
-		}
-		if r.ComputeCapability != "" && d.ComputeCapability != "" && d.ComputeCapability < r.ComputeCapability {
+		if !deviceFits(d, r) {
 			continue
 		}
 		out = append(out, d.UUID)
@@ -243,6 +237,20 @@ func (s *Store) pickDevices(w *Worker, r *command.Resources) ([]string, bool) {
 		}
 	}
 	return nil, false
+}
+
+// deviceFits reports whether d meets r's memory, model and compute
+// capability terms (its health and use aside).
+func deviceFits(d command.Device, r *command.Resources) bool {
+	switch {
+	case r.GPUMemoryMiB > 0 && d.MemoryMiB < r.GPUMemoryMiB:
+		return false
+	case r.GPUModel != "" && !strings.Contains(strings.ToLower(d.Name), strings.ToLower(r.GPUModel)):
+		return false
+	case r.ComputeCapability != "" && d.ComputeCapability != "" && d.ComputeCapability < r.ComputeCapability:
+		return false
+	}
+	return true
 }
 
 func (s *Store) devicesFree(w *Worker, devs []string) bool {

@@ -51,6 +51,9 @@ func Job(r state.JobRecord) api.Job {
 	updated := r.Job.UpdatedAt
 	for i, t := range r.Tasks {
 		tasks[i] = Task(t)
+		if t.State == api.TaskPending {
+			tasks[i].PendingReason = r.PendingReason
+		}
 		if t.UpdatedAt.After(updated) {
 			updated = t.UpdatedAt
 		}

@@ -86,23 +86,26 @@ type Attempt struct {
 
 // Task is one unit of a job as clients see it.
 type Task struct {
-	ID              string          `json:"id"`
-	JobID           string          `json:"job_id"`
-	Index           int             `json:"index"`
-	State           string          `json:"state"`
-	Attempt         int             `json:"attempt"`
-	AttemptID       string          `json:"attempt_id,omitempty"`
-	WorkerID        string          `json:"worker_id,omitempty"`
-	ExitCode        *int            `json:"exit_code,omitempty"`
-	Output          json.RawMessage `json:"output,omitempty"`
-	Reason          string          `json:"reason,omitempty"`
-	SubmittedBy     string          `json:"submitted_by,omitempty"`
-	ExecutedBy      string          `json:"executed_by,omitempty"`
-	Devices         []string        `json:"devices,omitempty"`
-	CancelRequested bool            `json:"cancel_requested,omitempty"`
-	Attempts        []Attempt       `json:"attempts,omitempty"`
-	CreatedAt       string          `json:"created_at"`
-	UpdatedAt       string          `json:"updated_at"`
+	ID        string          `json:"id"`
+	JobID     string          `json:"job_id"`
+	Index     int             `json:"index"`
+	State     string          `json:"state"`
+	Attempt   int             `json:"attempt"`
+	AttemptID string          `json:"attempt_id,omitempty"`
+	WorkerID  string          `json:"worker_id,omitempty"`
+	ExitCode  *int            `json:"exit_code,omitempty"`
+	Output    json.RawMessage `json:"output,omitempty"`
+	Reason    string          `json:"reason,omitempty"`
+	// PendingReason, on a pending task that no live worker can take,
+	// says what is missing: the target, an executor, a capability, GPUs.
+	PendingReason   string    `json:"pending_reason,omitempty"`
+	SubmittedBy     string    `json:"submitted_by,omitempty"`
+	ExecutedBy      string    `json:"executed_by,omitempty"`
+	Devices         []string  `json:"devices,omitempty"`
+	CancelRequested bool      `json:"cancel_requested,omitempty"`
+	Attempts        []Attempt `json:"attempts,omitempty"`
+	CreatedAt       string    `json:"created_at"`
+	UpdatedAt       string    `json:"updated_at"`
 }
 
 // Job is a submitted job as clients see it: the spec it was submitted with

@@ -1,0 +1,162 @@
+package state
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+)
+
+// Why a task waits. A pending task that no live worker could take, even
+// with every GPU free, says what is missing: the target, the executor, the
+// capability or the GPUs. A task some live worker could take only waits
+// for room and says nothing. This is read on demand (a job's read), from
+// the replicated worker registry, so every node gives the same answer; it
+// costs one pass over the workers a job could use.
+
+// pendingReason is why no live worker can take a task of spec, or "".
+func (s *Store) pendingReason(spec command.JobSpec) string {
+	cands, why := s.liveCandidates(spec.Target)
+	if len(cands) == 0 {
+		return why
+	}
+	cands = slices.DeleteFunc(cands, func(w *Worker) bool { return !slices.Contains(w.Executors, spec.Executor) })
+	if len(cands) == 0 {
+		return fmt.Sprintf("no live worker%s offers executor %q", where(spec.Target), spec.Executor)
+	}
+	cands = slices.DeleteFunc(cands, func(w *Worker) bool { return !capabilityAllows(w.Capabilities, "", spec.Capability) })
+	if len(cands) == 0 {
+		return fmt.Sprintf("capability %q is not offered by any live worker%s that runs executor %q", spec.Capability, where(spec.Target), spec.Executor)
+	}
+	return gpuShortfall(cands, spec.Resources)
+}
+
+// liveCandidates lists the ready workers a target allows, or says why
+// there are none.
+func (s *Store) liveCandidates(t *command.Target) ([]*Worker, string) {
+	var cands []*Worker
+	switch {
+	case t == nil:
+		for _, w := range s.workers {
+			if w.Status == workerReady {
+				cands = append(cands, w)
+			}
+		}
+		if len(cands) == 0 {
+			return nil, "no live worker: " + s.workerCensus()
+		}
+	case t.Kind == targetWorker:
+		w, ok := s.workers[t.ID]
+		switch {
+		case !ok:
+			return nil, fmt.Sprintf("target worker %s is not registered", t.ID)
+		case w.Status != workerReady:
+			return nil, fmt.Sprintf("target worker %s is %s", t.ID, w.Status)
+		}
+		cands = []*Worker{w}
+	case t.Kind == targetGroup:
+		if _, ok := s.groups[t.ID]; !ok {
+			return nil, fmt.Sprintf("target group %s does not exist", t.ID)
+		}
+		members := 0
+		for _, w := range s.workers {
+			if s.satisfies(w, t) {
+				members++
+				if w.Status == workerReady {
+					cands = append(cands, w)
+				}
+			}
+		}
+		if len(cands) == 0 {
+			return nil, fmt.Sprintf("target group %s has no live worker (%d members)", t.ID, members)
+		}
+	}
+	// Sorted, so that a reason that names a worker names the same one on
+	// every node and at every read.
+	sort.Slice(cands, func(i, j int) bool { return cands[i].ID < cands[j].ID })
+	return cands, ""
+}
+
+// workerCensus counts the workers by status: "3 offline, 1 draining", or
+// "no worker is registered".
+func (s *Store) workerCensus() string {
+	if len(s.workers) == 0 {
+		return "no worker is registered"
+	}
+	by := map[string]int{}
+	for _, w := range s.workers {
+		by[w.Status]++
+	}
+	statuses := make([]string, 0, len(by))
+	for st := range by {
+		statuses = append(statuses, st)
+	}
+	sort.Strings(statuses)
+	parts := make([]string, len(statuses))
+	for i, st := range statuses {
+		parts[i] = fmt.Sprintf("%d %s", by[st], st)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// where names a target for a reason: " in group g", " (target x)", or "".
+func where(t *command.Target) string {
+	switch {
+	case t == nil:
+		return ""
+	case t.Kind == targetGroup:
+		return " in group " + t.ID
+	default:
+		return " " + t.Kind + " " + t.ID
+	}
+}
+
+// gpuShortfall says why none of cands has enough GPUs that fit r, with
+// every GPU free, or "" when one has.
+func gpuShortfall(cands []*Worker, r *command.Resources) string {
+	if r == nil || r.GPUs == 0 {
+		return ""
+	}
+	most, mostHealthy := 0, 0
+	for _, w := range cands {
+		fit, healthy := 0, 0
+		for _, d := range w.Devices {
+			if deviceFits(d, r) {
+				fit++
+				if d.Healthy {
+					healthy++
+				}
+			}
+		}
+		if healthy >= r.GPUs {
+			return ""
+		}
+		most, mostHealthy = max(most, fit), max(mostHealthy, healthy)
+	}
+	need := fmt.Sprintf("needs %d GPUs%s", r.GPUs, gpuTerms(r))
+	if most < r.GPUs {
+		return fmt.Sprintf("%s; the most any live worker has is %d", need, most)
+	}
+	return fmt.Sprintf("%s; the most any live worker has healthy now is %d", need, mostHealthy)
+}
+
+// gpuTerms spells out a request's GPU constraints: " (model h100, at
+// least 40960 MiB, compute capability 9.0 or more)".
+func gpuTerms(r *command.Resources) string {
+	var terms []string
+	if r.GPUModel != "" {
+		terms = append(terms, "model "+r.GPUModel)
+	}
+	if r.GPUMemoryMiB > 0 {
+		terms = append(terms, fmt.Sprintf("at least %d MiB", r.GPUMemoryMiB))
+	}
+	if r.ComputeCapability != "" {
+		terms = append(terms, "compute capability "+r.ComputeCapability+" or more")
+	}
+	if len(terms) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(terms, ", ") + ")"
+}

@@ -1,0 +1,96 @@
+package state
+
+import (
+	"testing"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// A pending task that no live worker could take, even with every GPU
+// free, says what is missing; one that waits only for room says nothing.
+func TestPendingReason(t *testing.T) {
+	eight := make([]string, 8)
+	for i := range eight {
+		eight[i] = "GPU-" + string(rune('a'+i))
+	}
+	sick := register("sick", "GPU-s1", "GPU-s2")
+	sick.Devices[1].Healthy = false
+	offline := command.SetWorkerStatus{WorkerID: "w1", Status: api.WorkerOffline, Now: at(1)}
+	spec := func(edit func(*api.JobSpec)) command.SubmitJob {
+		j := submit("j", 1, 0)
+		edit(&j.Spec)
+		return j
+	}
+	gpus := func(n int) func(*api.JobSpec) {
+		return func(s *api.JobSpec) { s.Resources = &api.Resources{GPUs: n} }
+	}
+	cases := []struct {
+		name string
+		log  []command.Command
+		want string
+	}{
+		{"no worker at all", []command.Command{submit("j", 1, 0)}, "no live worker: no worker is registered"},
+		{"every worker offline", []command.Command{register("w1"), offline, submit("j", 1, 0)}, "no live worker: 1 offline"},
+		{"no worker offers the executor", []command.Command{register("w1"), spec(func(s *api.JobSpec) { s.Executor = "pytorch" })},
+			`no live worker offers executor "pytorch"`},
+		{"more GPUs than any worker has", []command.Command{register("w1", eight...), register("w2", "GPU-z"), spec(gpus(9))},
+			"needs 9 GPUs; the most any live worker has is 8"},
+		{"not enough healthy GPUs", []command.Command{sick, spec(gpus(2))},
+			"needs 2 GPUs; the most any live worker has healthy now is 1"},
+		{"no GPU of the model", []command.Command{register("w1", "GPU-1"), spec(func(s *api.JobSpec) { s.Resources = &api.Resources{GPUs: 1, GPUModel: "A100"} })},
+			"needs 1 GPUs (model A100); the most any live worker has is 0"},
+		{"capability not offered", []command.Command{
+			command.RegisterWorker{WorkerID: "w1", Credential: command.CredentialRecord{ID: "c1", Kind: "worker", Hash: "h"}, Capabilities: []string{"cpu"}, Executors: []string{"exec"}, Now: at(0)},
+			spec(func(s *api.JobSpec) { s.Capability = "rdma" })},
+			`capability "rdma" is not offered by any live worker that runs executor "exec"`},
+		{"target worker offline", []command.Command{register("w1"), register("w2"), offline, spec(func(s *api.JobSpec) { s.Target = &api.Target{Kind: api.TargetWorker, ID: "w1"} })},
+			"target worker w1 is offline"},
+		{"target worker deregistered since", []command.Command{register("node3"), spec(func(s *api.JobSpec) { s.Target = &api.Target{Kind: api.TargetWorker, ID: "node3"} }),
+			command.ControlWorker{WorkerID: "node3", Action: command.ActionDeregister, Self: true, By: "node3", Now: at(5)}},
+			"target worker node3 is not registered"},
+		{"target worker draining", []command.Command{register("w1"), control("w1", command.ActionDrain, 100), spec(func(s *api.JobSpec) { s.Target = &api.Target{Kind: api.TargetWorker, ID: "w1"} })},
+			"target worker w1 is draining"},
+		{"group without a live member", []command.Command{register("w1"), register("w2"), offline,
+			command.CreateGroup{GroupID: "g", Members: []api.GroupMember{{Kind: memberWorker, ID: "w1"}}, By: "admin", Now: at(1)},
+			spec(func(s *api.JobSpec) { s.Target = &api.Target{Kind: api.TargetGroup, ID: "g"} })},
+			"target group g has no live worker (1 members)"},
+		{"group member without the executor", []command.Command{register("w1"),
+			command.CreateGroup{GroupID: "g", Members: []api.GroupMember{{Kind: memberWorker, ID: "w1"}}, By: "admin", Now: at(1)},
+			spec(func(s *api.JobSpec) { s.Executor = "echo"; s.Target = &api.Target{Kind: api.TargetGroup, ID: "g"} })},
+			`no live worker in group g offers executor "echo"`},
+		{"waits only for room", []command.Command{register("w1", "GPU-1"), submit("k", 1, 1),
+			command.AssignTask{TaskID: "k-a", WorkerID: "w1", AttemptID: "a1", Devices: []string{"GPU-1"}, Now: at(2)}, spec(gpus(1))}, ""},
+		{"some worker fits", []command.Command{register("w1", "GPU-1"), register("w2", eight...), spec(gpus(4))}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := New()
+			mustApply(t, s, c.log...)
+			j, err := s.Job("j")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if j.PendingReason != c.want {
+				t.Fatalf("pending reason %q, want %q", j.PendingReason, c.want)
+			}
+			page, _ := s.JobsPage(0, 0)
+			for _, e := range page {
+				if e.Job.Job.ID == "j" && e.Job.PendingReason != c.want {
+					t.Fatalf("the list says %q", e.Job.PendingReason)
+				}
+			}
+		})
+	}
+}
+
+// A job with no pending task has no reason, whatever the workers.
+func TestNoPendingReasonOnceAssigned(t *testing.T) {
+	s := New()
+	mustApply(t, s, register("w1"), submit("j", 1, 0),
+		command.AssignTask{TaskID: "j-a", WorkerID: "w1", AttemptID: "a1", Now: at(2)},
+		command.SetWorkerStatus{WorkerID: "w1", Status: api.WorkerOffline, Now: at(3)})
+	if j, _ := s.Job("j"); j.PendingReason != "" {
+		t.Fatalf("an assigned job says %q", j.PendingReason)
+	}
+}
