@@ -25,6 +25,7 @@ func jobSubmitCmd() *cobra.Command {
 	var gpus int
 	var configJSON, target string
 	var wait, asJSON bool
+	var aff affinityFlags
 	cmd := &cobra.Command{
 		Use:   "submit [flags] [--] COMMAND [ARG...]",
 		Short: "submit a job",
@@ -40,7 +41,8 @@ With --wait, submit streams the job's logs and exits with its result: 0
 when it succeeded, else the first failed task's exit code, else 1.`,
 		Example: `  gpulayer job submit --gpus 1 --wait -- nvidia-smi -L
   gpulayer job submit --count 4 --name sweep -- python train.py --lr 0.1
-  gpulayer job submit --executor echo --config '{"message":"hi"}' --json`,
+  gpulayer job submit --executor echo --config '{"message":"hi"}' --json
+  gpulayer job submit --count 8 --spread --prefer label:zone=a:80 --avoid group:flaky -- ./shard.sh`,
 		RunE: func(cmd *cobra.Command, rest []string) error {
 			if target != "" {
 				ref, err := parseRef("--target", target)
@@ -52,6 +54,11 @@ when it succeeded, else the first failed task's exit code, else 1.`,
 			if gpus > 0 {
 				spec.Resources = &api.Resources{GPUs: gpus}
 			}
+			rules, err := aff.rules()
+			if err != nil {
+				return err
+			}
+			spec.Affinity = rules
 			switch {
 			case configJSON != "" && len(rest) > 0:
 				return usagef("give either --config or a command after --, not both")
@@ -86,6 +93,10 @@ when it succeeded, else the first failed task's exit code, else 1.`,
 	_ = fs.SetAnnotation("config", noEnvAnnotation, []string{"GPULAYER_CONFIG is a config file's name"})
 	fs.StringVar(&target, "target", "", "run only on worker:ID or on a member of group:ID")
 	fs.StringVar(&spec.Capability, "capability", "", "capability a worker must offer to take the tasks")
+	fs.StringArrayVar(&aff.prefer, "prefer", nil, "prefer (or, with a negative weight, shun) workers: worker:ID, group:ID or label:KEY[=VALUE], then :WEIGHT (-100..100, default 50); repeatable")
+	fs.StringArrayVar(&aff.require, "require", nil, "run only on workers that match worker:ID, group:ID or label:KEY[=VALUE]; repeatable")
+	fs.StringArrayVar(&aff.avoid, "avoid", nil, "never run on workers that match worker:ID, group:ID or label:KEY[=VALUE]; repeatable")
+	fs.BoolVar(&spec.Spread, "spread", false, "spread the tasks over the workers that can take them")
 	return cmd
 }
 
@@ -212,7 +223,13 @@ func printJob(w io.Writer, j api.Job, wide bool) {
 	if j.Capability != "" {
 		fmt.Fprintf(w, "  capability=%s", j.Capability)
 	}
+	if j.Spread {
+		fmt.Fprint(w, "  spread")
+	}
 	fmt.Fprintln(w)
+	for _, line := range describeAffinity(j.Affinity) {
+		fmt.Fprintf(w, "  affinity: %s\n", line)
+	}
 	fmt.Fprintln(w, "  TASK\tSTATE\tATTEMPT\tEXECUTED BY\tSUBMITTED BY\tEXIT\tDEVICES\tREASON")
 	for _, t := range j.Tasks {
 		exit := "-"

@@ -11,4 +11,10 @@ type (
 	Target      = api.Target
 	Device      = api.Device
 	GroupMember = api.GroupMember
+	// AffinityRule is one rule of JobSpec.Affinity.
+	AffinityRule = api.AffinityRule
 )
+
+// ParseAffinity reads a job's affinity rules (the API's parser: a job
+// accepted at submit always parses).
+func ParseAffinity(spec JobSpec) ([]AffinityRule, error) { return api.ParseAffinity(spec.Affinity) }

@@ -52,7 +52,7 @@ var fuzzBodySeeds = []string{
 	`{"kind":"worker","id":"w1"}`,
 	`{"name":"n","executor":"exec","config":{"command":"true","args":["-c"],"env":{"A":"b"},"dir":"sub/dir"},"count":2,` +
 		`"resources":{"gpus":1,"gpu_memory_mib":81559,"gpu_model":"H100","compute_capability":"9.0"},"capability":"infer",` +
-		`"target":{"kind":"group","id":"pool"},"affinity":{"zone":"a"},"exclusive_worker":true,"max_per_worker":1,"priority":-3,` +
+		`"target":{"kind":"group","id":"pool"},"affinity":[{"label":"zone","value":"a","weight":20},{"group":"pool","required":true}],"spread":true,"exclusive_worker":true,"max_per_worker":1,"priority":-3,` +
 		`"max_attempts":2,"lease_seconds":30,"timeout_seconds":60,` +
 		`"inputs":["e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"],"idempotency_key":"k"}`,
 	`{"command":"true","dir":"../x"}`,
@@ -155,6 +155,9 @@ func FuzzValidateJobSpec(f *testing.F) {
 		}
 		if !executorPattern.MatchString(spec.Executor) {
 			t.Fatalf("accepted executor %q", spec.Executor)
+		}
+		if _, err := api.ParseAffinity(spec.Affinity); err != nil {
+			t.Fatalf("accepted affinity %s: %v", spec.Affinity, err)
 		}
 		for _, in := range spec.Inputs {
 			if !isDigest(in) {

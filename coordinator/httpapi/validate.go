@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -72,6 +73,20 @@ func validateJobSpec(s *api.JobSpec) error {
 		}
 		if err := validateID("target.id", t.ID); err != nil {
 			return err
+		}
+	}
+	rules, err := api.ParseAffinity(s.Affinity)
+	if err != nil {
+		return invalidf("%v", err)
+	}
+	for i, r := range rules {
+		for field, id := range map[string]string{"worker": r.Worker, "group": r.Group} {
+			if id == "" {
+				continue
+			}
+			if err := validateID(fmt.Sprintf("affinity[%d].%s", i, field), id); err != nil {
+				return err
+			}
 		}
 	}
 	if len(s.Config) > 0 {

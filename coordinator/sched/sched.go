@@ -64,15 +64,22 @@ func (s *Scheduler) Acquire(ctx context.Context, workerID string, req api.Acquir
 	}
 	for {
 		changed := s.store.PendingChanged()
-		a, err := s.tryOnce(ctx, workerID, req)
+		a, retryAt, err := s.tryOnce(ctx, workerID, req)
 		if err != nil || a != nil {
 			return a, err
 		}
 		if wait == 0 {
 			return nil, nil
 		}
+		// A task passed over for its affinity or spread becomes this
+		// worker's to take at retryAt, with no state change to wake us.
+		var retry <-chan time.Time
+		if !retryAt.IsZero() {
+			retry = s.clock.After(max(retryAt.Sub(s.clock.Now()), time.Millisecond))
+		}
 		select {
 		case <-changed:
+		case <-retry:
 		case <-deadline:
 			return nil, nil
 		case <-ctx.Done():
@@ -83,13 +90,13 @@ func (s *Scheduler) Acquire(ctx context.Context, workerID string, req api.Acquir
 
 // tryOnce matches and proposes; it retries matching while the state machine
 // refuses candidates that a concurrent write took first.
-func (s *Scheduler) tryOnce(ctx context.Context, workerID string, req api.AcquireRequest) (*api.Assignment, error) {
+func (s *Scheduler) tryOnce(ctx context.Context, workerID string, req api.AcquireRequest) (*api.Assignment, time.Time, error) {
 	for range 16 {
 		s.mu.Lock()
-		cand, ok, err := s.store.Match(workerID, req.Capability, s.reserved)
+		cand, ok, err := s.store.MatchAt(s.clock.Now().UTC(), workerID, req.Capability, s.reserved)
 		if err != nil || !ok {
 			s.mu.Unlock()
-			return nil, err
+			return nil, cand.RetryAt, err
 		}
 		s.reserved[cand.TaskID] = true
 		s.mu.Unlock()
@@ -113,11 +120,11 @@ func (s *Scheduler) tryOnce(ctx context.Context, workerID string, req api.Acquir
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return nil, time.Time{}, err
 		}
-		return s.handOut(workerID, out), nil
+		return s.handOut(workerID, out), time.Time{}, nil
 	}
-	return nil, nil
+	return nil, time.Time{}, nil
 }
 
 // handOut arms the lease of an assignment (again, for a replayed one: the

@@ -72,6 +72,7 @@ func (s *Store) submitJob(c command.SubmitJob) (SubmitOutcome, error) {
 		lease = DefaultLeaseSeconds
 	}
 	j := &Job{ID: c.JobID, Spec: c.Spec, SpecHash: hash, CreatedBy: c.CreatedBy, CreatedAt: c.Now, UpdatedAt: c.Now, TaskIDs: c.TaskIDs, Seq: s.nextSeq()}
+	j.rules = rulesOf(j.Spec)
 	for i, id := range c.TaskIDs {
 		if _, dup := s.tasks[id]; dup {
 			return SubmitOutcome{}, fmt.Errorf("task %s exists: %w", id, ErrConflict)
@@ -142,7 +143,7 @@ func (s *Store) readJob(j *Job) JobRecord {
 	r := s.jobRecord(j)
 	for _, t := range r.Tasks {
 		if t.State == taskPending {
-			r.PendingReason = s.pendingReason(j.Spec)
+			r.PendingReason = s.pendingReason(j)
 			break
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 )
@@ -14,6 +15,10 @@ import (
 type Candidate struct {
 	TaskID  string
 	Devices []string
+	// RetryAt, when nothing matched, is the earliest time a task passed
+	// over for its affinity or spread (affinity.go) may be taken: the
+	// caller should look again then. Zero when none was passed over.
+	RetryAt time.Time
 }
 
 // Match finds the best pending task that worker can run now: highest
@@ -23,6 +28,13 @@ type Candidate struct {
 // nothing. skip names tasks already being handed out by concurrent
 // acquires.
 func (s *Store) Match(workerID, capability string, skip map[string]bool) (Candidate, bool, error) {
+	return s.MatchAt(time.Time{}, workerID, capability, skip)
+}
+
+// MatchAt is Match at time now, which decides whether a task with soft
+// affinity or spread is still waiting for a worker that suits it better
+// (a zero now: never).
+func (s *Store) MatchAt(now time.Time, workerID, capability string, skip map[string]bool) (Candidate, bool, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	w, ok := s.workers[workerID]
@@ -38,9 +50,9 @@ func (s *Store) Match(workerID, capability string, skip map[string]bool) (Candid
 	default:
 		return Candidate{}, false, nil
 	}
-	best, devs, _ := s.match(w, capability, skip)
+	best, devs, _, retry := s.match(w, capability, skip, now)
 	if best == nil {
-		return Candidate{}, false, nil
+		return Candidate{RetryAt: retry}, false, nil
 	}
 	return Candidate{TaskID: best.ID, Devices: devs}, true, nil
 }
@@ -48,11 +60,12 @@ func (s *Store) Match(workerID, capability string, skip map[string]bool) (Candid
 // match does Match's work under the lock and also reports how many pending
 // tasks it examined (tests use this to show that the cost does not grow
 // with work the worker cannot take).
-func (s *Store) match(w *Worker, capability string, skip map[string]bool) (*Task, []string, int) {
+func (s *Store) match(w *Worker, capability string, skip map[string]bool, now time.Time) (*Task, []string, int, time.Time) {
 	caps, anyCap := acceptedCapabilities(w.Capabilities, capability)
 	if !anyCap && len(caps) == 0 {
-		return nil, nil, 0
+		return nil, nil, 0, time.Time{}
 	}
+	var retry time.Time
 	targets := s.targetsOf(w)
 	var best *Task
 	var bestDevices []string
@@ -72,6 +85,12 @@ func (s *Store) match(w *Worker, capability string, skip map[string]bool) (*Task
 			}
 			devs, ok := s.pickDevices(w, j.Spec.Resources)
 			if !ok {
+				continue
+			}
+			if until, wait := s.deferral(w, j, t, now); wait {
+				if retry.IsZero() || until.Before(retry) {
+					retry = until
+				}
 				continue
 			}
 			best, bestDevices = t, devs
@@ -95,7 +114,7 @@ func (s *Store) match(w *Worker, capability string, skip map[string]bool) (*Task
 			}
 		}
 	}
-	return best, bestDevices, examined
+	return best, bestDevices, examined, retry
 }
 
 // acceptedCapabilities lists the task capabilities a worker takes under an
@@ -166,6 +185,9 @@ func (s *Store) canRun(w *Worker, j *Job, t *Task, capability string) error {
 	}
 	if !s.satisfies(w, spec.Target) {
 		return fmt.Errorf("task %s targets %s %s: %w", t.ID, spec.Target.Kind, spec.Target.ID, ErrConflict)
+	}
+	if r, broken := s.requiredRule(w, j.rules); broken {
+		return fmt.Errorf("worker %s breaks job %s's required affinity %+v: %w", w.ID, j.ID, r, ErrConflict)
 	}
 	sameJob := 0
 	for id := range w.active {

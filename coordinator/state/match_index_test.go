@@ -3,6 +3,7 @@ package state
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -14,7 +15,7 @@ func examined(t *testing.T, s *Store, workerID, narrow string) (string, int) {
 	t.Helper()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	best, _, n := s.match(s.workers[workerID], narrow, nil)
+	best, _, n, _ := s.match(s.workers[workerID], narrow, nil, time.Time{})
 	if best == nil {
 		return "", n
 	}

@@ -76,6 +76,10 @@ type Job struct {
 	UpdatedAt time.Time       `json:"updated_at"`
 	TaskIDs   []string        `json:"task_ids"`
 	Seq       uint64          `json:"seq"`
+
+	// rules are Spec.Affinity's, read once when the job is created or
+	// restored (affinity.go).
+	rules []command.AffinityRule
 }
 
 // Task is one unit of a job.

@@ -174,6 +174,7 @@ func (s *Store) load(snap *snapshotV1) error {
 		if j == nil || s.jobs[j.ID] != nil {
 			return fmt.Errorf("job listed twice or empty: %w", ErrInvalid)
 		}
+		j.rules = rulesOf(j.Spec)
 		s.jobs[j.ID] = j
 		s.jobOrder = append(s.jobOrder, j.ID)
 	}

@@ -16,8 +16,9 @@ import (
 // the replicated worker registry, so every node gives the same answer; it
 // costs one pass over the workers a job could use.
 
-// pendingReason is why no live worker can take a task of spec, or "".
-func (s *Store) pendingReason(spec command.JobSpec) string {
+// pendingReason is why no live worker can take a task of j, or "".
+func (s *Store) pendingReason(j *Job) string {
+	spec := j.Spec
 	cands, why := s.liveCandidates(spec.Target)
 	if len(cands) == 0 {
 		return why
@@ -30,7 +31,38 @@ func (s *Store) pendingReason(spec command.JobSpec) string {
 	if len(cands) == 0 {
 		return fmt.Sprintf("capability %q is not offered by any live worker%s that runs executor %q", spec.Capability, where(spec.Target), spec.Executor)
 	}
+	var broken command.AffinityRule
+	cands = slices.DeleteFunc(cands, func(w *Worker) bool {
+		r, ok := s.requiredRule(w, j.rules)
+		if ok {
+			broken = r
+		}
+		return ok
+	})
+	if len(cands) == 0 {
+		return "no live worker that can run it meets its required affinity " + describeRule(broken)
+	}
 	return gpuShortfall(cands, spec.Resources)
+}
+
+// describeRule names a rule's selector for a reason: "label zone=a",
+// "not in group g".
+func describeRule(r command.AffinityRule) string {
+	var sel string
+	switch {
+	case r.Worker != "":
+		sel = "worker " + r.Worker
+	case r.Group != "":
+		sel = "group " + r.Group
+	case r.Value != "":
+		sel = "label " + r.Label + "=" + r.Value
+	default:
+		sel = "label " + r.Label
+	}
+	if r.Repels() {
+		return "(not " + sel + ")"
+	}
+	return "(" + sel + ")"
 }
 
 // liveCandidates lists the ready workers a target allows, or says why

@@ -44,14 +44,19 @@ type Target struct {
 
 // JobSpec is the body of POST /v1/jobs.
 type JobSpec struct {
-	Name            string          `json:"name,omitempty"`
-	Executor        string          `json:"executor"`
-	Config          json.RawMessage `json:"config,omitempty"`
-	Count           int             `json:"count,omitempty"`
-	Resources       *Resources      `json:"resources,omitempty"`
-	Capability      string          `json:"capability,omitempty"`
-	Target          *Target         `json:"target,omitempty"`
+	Name       string          `json:"name,omitempty"`
+	Executor   string          `json:"executor"`
+	Config     json.RawMessage `json:"config,omitempty"`
+	Count      int             `json:"count,omitempty"`
+	Resources  *Resources      `json:"resources,omitempty"`
+	Capability string          `json:"capability,omitempty"`
+	Target     *Target         `json:"target,omitempty"`
+	// Affinity is a JSON array of AffinityRule (kept raw so that jobs
+	// stored before its shape was fixed still decode; ParseAffinity reads
+	// it). Spread spreads the job's tasks over the live workers that can
+	// take them.
 	Affinity        json.RawMessage `json:"affinity,omitempty"`
+	Spread          bool            `json:"spread,omitempty"`
 	ExclusiveWorker bool            `json:"exclusive_worker,omitempty"`
 	MaxPerWorker    int             `json:"max_per_worker,omitempty"`
 	Priority        int             `json:"priority,omitempty"`
