@@ -210,9 +210,9 @@ func jobStatusCmd() *cobra.Command {
 		Short:   "show a job and its tasks",
 		Example: "  gpulayer job status j0001\n  gpulayer job status j0001 -o json\n  gpulayer job status j0001 --watch",
 		Args:    exactArgs(1, "job id"),
-	}, true, func(ctx context.Context, c *client.Client, args []string) (api.Job, error) {
-		return c.Job(ctx, args[0])
-	}, printJob)
+	}, true, func(ctx context.Context, c *client.Client, args []string) (jobView, error) {
+		return fetchJobView(ctx, c, args[0])
+	}, printJobView)
 }
 
 func printJob(w io.Writer, j api.Job, wide bool) {
