@@ -16,6 +16,7 @@ import (
 	"github.com/gpulayer/gpulayer/agent/devices/nvml/nvmltest"
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
 	"github.com/gpulayer/gpulayer/sdk/api"
+	"github.com/gpulayer/gpulayer/sdk/client"
 )
 
 // A GPU that throws a fault while a task runs on it: the task's attempt
@@ -104,6 +105,21 @@ func TestGPUFaultsTakeGPUsOutOfService(t *testing.T) {
 				t.Fatalf("the faulty GPU is reported %+v, want unhealthy naming XID 48", d)
 			case !c.outOfService && (!d.Healthy || d.Health != api.HealthHealthy):
 				t.Fatalf("an application XID took the GPU out: %+v", d)
+			}
+			// The coordinator audits the GPU's change of health, and only
+			// the one that changed.
+			audit, err := admin.Audit(t.Context(), client.AuditQuery{Kinds: []string{"gpu.health"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var changed []string
+			for _, ev := range audit.Events {
+				if ev.WorkerID == "faulty" && strings.Contains(ev.Detail, "-> unhealthy") {
+					changed = append(changed, ev.Subject)
+				}
+			}
+			if want := map[bool]int{true: 1, false: 0}[c.outOfService]; len(changed) != want || (want == 1 && changed[0] != first) {
+				t.Fatalf("audited unhealthy GPUs %v, want %d (%s)", changed, want, first)
 			}
 			saved, err := health.Load(ra.dataDir)
 			if err != nil {

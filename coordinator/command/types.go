@@ -115,6 +115,9 @@ type UpdateWorker struct {
 	Executors []string     `json:"executors"`
 	Devices   []api.Device `json:"devices"`
 	Now       time.Time    `json:"now"`
+	// AuditDevices has the state machine audit each GPU that appears,
+	// goes, or changes health (entries written before it did not).
+	AuditDevices bool `json:"audit_devices,omitempty"`
 }
 
 // SetWorkerStatus moves a worker between ready and offline.

@@ -157,7 +157,7 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p auth.Princi
 		if dev == nil {
 			dev = wk.Devices
 		}
-		if _, err := state.Propose[state.WorkerRecord](r.Context(), s.propose, command.UpdateWorker{WorkerID: wk.ID, Executors: ex, Devices: dev, Now: now}); err != nil {
+		if _, err := state.Propose[state.WorkerRecord](r.Context(), s.propose, command.UpdateWorker{WorkerID: wk.ID, Executors: ex, Devices: dev, Now: now, AuditDevices: true}); err != nil {
 			return err
 		}
 	}

@@ -148,6 +148,9 @@ func (s *Store) updateWorker(c command.UpdateWorker) (WorkerRecord, error) {
 	if !ok {
 		return WorkerRecord{}, fmt.Errorf("worker %s: %w", c.WorkerID, ErrWorkerNotRegistered)
 	}
+	if c.AuditDevices {
+		s.auditDevices(w, c.Devices, c.Now)
+	}
 	w.Executors = c.Executors
 	w.Devices = c.Devices
 	s.markPending()
