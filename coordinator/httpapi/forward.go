@@ -29,7 +29,8 @@ const ArtifactLocalHeader = "X-GpuLayer-Artifact-Local"
 // reaches.
 func local(r *http.Request) bool {
 	path := r.URL.Path
-	if strings.HasPrefix(path, "/v1/status/") || strings.HasPrefix(path, "/v1/operator/local/") || path == "/metrics" {
+	if strings.HasPrefix(path, "/v1/status/") || strings.HasPrefix(path, "/v1/operator/local/") || path == "/metrics" ||
+		path == "/ui" || strings.HasPrefix(path, "/ui/") {
 		return true
 	}
 	return r.Method == http.MethodGet && strings.HasPrefix(path, "/v1/artifacts/") &&

@@ -68,6 +68,8 @@ func (s *Server) routeTable() []Route {
 		{"GET", "/v1/operator/local/digest", clientAdmin, s.localDigest},
 		{"POST", "/v1/operator/gc", clientAdmin, s.collect},
 		{"GET", "/metrics", public, s.metricsHandler},
+		{"GET", "/ui", public, s.dashboard},
+		{"GET", "/ui/{path...}", public, s.dashboard},
 
 		{"POST", "/v1/jobs", clientSubmit, s.submitJob},
 		{"GET", "/v1/jobs", clientRead, s.listJobs},
