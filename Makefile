@@ -12,7 +12,7 @@ BIN := bin/gpulayer
 PLUGIN_DIR := bin/plugins
 EXAMPLE_PLUGINS := $(notdir $(wildcard examples/plugins/*))
 
-.PHONY: build plugins demo test test-short lint fmt proto bench bench-quick bench-logstore test-cluster fuzz test-faults test-agent-faults
+.PHONY: build plugins demo test test-short test-ui lint fmt proto bench bench-quick bench-logstore test-cluster fuzz test-faults test-agent-faults
 # The commit `gpulayer version` reports (empty outside a git checkout).
 COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 
@@ -39,6 +39,18 @@ test:
 	$(MAKE) test-faults N=50 FAULT_BUDGET=5m
 	$(MAKE) fuzz FUZZTIME=4s
 	$(MAKE) bench-quick
+
+# The web dashboard in headless Chromium against a real coordinator:
+# scripts/ensure-chromium.sh finds the browser (or installs Debian's
+# chromium with apt-get when run as root), then the tests of
+# coordinator/ui sign in, check every panel and save PNG screenshots to
+# UI_SHOTS_DIR. See docs/dashboard.md.
+UI_SHOTS_DIR ?= $(or $(TMPDIR),/tmp)/gpulayer-ui-shots
+test-ui:
+	@browser=$$(./scripts/ensure-chromium.sh | tail -n 1) && echo "==> dashboard tests in $$browser" && \
+	GPULAYER_UI_TEST=1 GPULAYER_CHROMIUM="$$browser" UI_SHOTS_DIR="$(UI_SHOTS_DIR)" \
+		$(GO) test -count=1 -timeout 5m ./coordinator/ui/...
+	@echo "==> screenshots in $(UI_SHOTS_DIR):" && ls $(UI_SHOTS_DIR)
 
 # Randomized fault campaign checked for linearizability (porcupine): N
 # schedules on three coordinators over loopback, each replayable from its
