@@ -44,12 +44,13 @@ test:
 # scripts/ensure-chromium.sh finds the browser (or installs Debian's
 # chromium with apt-get when run as root), then the tests of
 # coordinator/ui sign in, check every panel and save PNG screenshots to
-# UI_SHOTS_DIR. See docs/dashboard.md.
+# UI_SHOTS_DIR. Built with -race like make test, so that after it
+# nothing is compiled again. See docs/dashboard.md.
 UI_SHOTS_DIR ?= $(or $(TMPDIR),/tmp)/gpulayer-ui-shots
 test-ui:
 	@browser=$$(./scripts/ensure-chromium.sh | tail -n 1) && echo "==> dashboard tests in $$browser" && \
 	GPULAYER_UI_TEST=1 GPULAYER_CHROMIUM="$$browser" UI_SHOTS_DIR="$(UI_SHOTS_DIR)" \
-		$(GO) test -count=1 -timeout 5m ./coordinator/ui/...
+		$(GO) test -race -count=1 -timeout 5m ./coordinator/ui/...
 	@echo "==> screenshots in $(UI_SHOTS_DIR):" && ls $(UI_SHOTS_DIR)
 
 # Randomized fault campaign checked for linearizability (porcupine): N

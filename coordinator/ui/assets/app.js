@@ -122,6 +122,7 @@ async function signIn(ev) {
 function signOut(message) {
   api.setToken(null);
   logs.stop();
+  view = { name: '', arg: '' }; // the next sign-in opens its view afresh
   if (inflight) inflight.abort();
   jobs.reset();
   audit.reset();

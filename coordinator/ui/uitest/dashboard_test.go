@@ -104,11 +104,14 @@ func TestDashboard(t *testing.T) {
 		chromedp.WaitVisible(`//section[@id="view-audit"]//p[contains(@class, "locked")][contains(., "admin token")]`))
 	b.checkNoStorage(f.readToken)
 
-	b.do("sign out", chromedp.Click(chromedp.ID("signout")), chromedp.WaitVisible(chromedp.ID("token")))
-	if n := eval[int](b, `document.querySelectorAll("tr.job-row, .task").length`); n != 0 {
-		t.Errorf("%d rows of data remain after signing out", n)
+	b.do("sign out on a job's page", openJob(f.running), chromedp.WaitVisible(logsContain("step 2")),
+		chromedp.Click(chromedp.ID("signout")), chromedp.WaitVisible(chromedp.ID("token")))
+	if n := eval[int](b, `document.querySelectorAll("tr.job-row, .task, #logs span").length`); n != 0 {
+		t.Errorf("%d elements of data remain after signing out", n)
 	}
-	b.do("sign in with the admin token", chromedp.SendKeys(chromedp.ID("token"), f.h.AdminToken), chromedp.Click(chromedp.ID("signin-button")),
+	b.do("sign in with the admin token, back on that page", chromedp.SendKeys(chromedp.ID("token"), f.h.AdminToken),
+		chromedp.Click(chromedp.ID("signin-button")), chromedp.WaitVisible(logsContain("step 2")))
+	b.do("audit with the admin token", showView("audit"),
 		chromedp.WaitVisible(`//tr[contains(@class, "audit-row")][contains(., "token.created")]`),
 		chromedp.WaitVisible(`//tr[contains(@class, "audit-row")][contains(., "worker.drained")]`))
 	b.shot("08-audit")
