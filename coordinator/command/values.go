@@ -11,6 +11,7 @@ type (
 	Target      = api.Target
 	Device      = api.Device
 	GroupMember = api.GroupMember
+	DeviceLink  = api.DeviceLink
 	// AffinityRule is one rule of JobSpec.Affinity.
 	AffinityRule = api.AffinityRule
 )

@@ -2,7 +2,9 @@ package httpapi
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -130,6 +132,44 @@ func validateDevices(devs []api.Device) error {
 			return invalidf("%s: uuid %s listed twice", field, shortQuote(d.UUID))
 		}
 		seen[d.UUID] = true
+	}
+	return validateLinks(devs, seen)
+}
+
+// maxNvLinks bounds a link's NVLink count (NVML's own maximum per GPU).
+const maxNvLinks = 64
+
+// validateLinks checks each device's topology: a NUMA node of 0 or more,
+// at most one link to each other device of the report (never itself),
+// with a known path and an NVLink count only on NVLink paths.
+func validateLinks(devs []api.Device, uuids map[string]bool) error {
+	for i, d := range devs {
+		field := fmt.Sprintf("devices[%d]", i)
+		if d.NUMANode != nil && (*d.NUMANode < 0 || *d.NUMANode > 1<<16) {
+			return invalidf("%s.numa_node: %d is not a NUMA node", field, *d.NUMANode)
+		}
+		if err := checkCount(field+".links", len(d.Links), api.MaxDevices); err != nil {
+			return err
+		}
+		peers := make(map[string]bool, len(d.Links))
+		for j, l := range d.Links {
+			lf := fmt.Sprintf("%s.links[%d]", field, j)
+			switch {
+			case l.Peer == d.UUID:
+				return invalidf("%s: a device has no link to itself", lf)
+			case !uuids[l.Peer]:
+				return invalidf("%s.peer: %s is not a device of this report", lf, shortQuote(l.Peer))
+			case peers[l.Peer]:
+				return invalidf("%s.peer: %s listed twice", lf, shortQuote(l.Peer))
+			case !slices.Contains(api.LinkPaths, l.Path):
+				return invalidf("%s.path: %s is not one of %s", lf, shortQuote(l.Path), strings.Join(api.LinkPaths, ", "))
+			case l.NvLinks < 0 || l.NvLinks > maxNvLinks:
+				return invalidf("%s.nvlinks: %d is not between 0 and %d", lf, l.NvLinks, maxNvLinks)
+			case l.NvLinks > 0 && l.Path != api.PathNvLink && l.Path != api.PathNVSwitch:
+				return invalidf("%s.nvlinks: only an nvlink or nvswitch path has NVLinks", lf)
+			}
+			peers[l.Peer] = true
+		}
 	}
 	return nil
 }

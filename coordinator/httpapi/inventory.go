@@ -31,14 +31,14 @@ func sameDevices(a, b []api.Device) bool {
 	if len(a) != len(b) {
 		return false
 	}
-	if slices.Equal(a, b) {
+	if slices.EqualFunc(a, b, api.Device.Equal) {
 		return true
 	}
 	byUUID := func(p, q api.Device) int { return cmp.Compare(p.UUID, q.UUID) }
 	x, y := slices.Clone(a), slices.Clone(b)
 	slices.SortFunc(x, byUUID)
 	slices.SortFunc(y, byUUID)
-	return slices.Equal(x, y)
+	return slices.EqualFunc(x, y, api.Device.Equal)
 }
 
 // inventoryChanged reports whether a heartbeat's lists (nil: not sent)

@@ -248,17 +248,16 @@ func (s *Store) pickDevices(w *Worker, r *command.Resources) ([]string, bool) {
 	if r == nil || r.GPUs == 0 {
 		return nil, true
 	}
-	var out []string
+	var fit []command.Device
 	for _, d := range s.freeDevices(w) {
-		if !deviceFits(d, r) {
-			continue
-		}
-		out = append(out, d.UUID)
-		if len(out) == r.GPUs {
-			return out, true
+		if deviceFits(d, r) {
+			fit = append(fit, d)
 		}
 	}
-	return nil, false
+	if len(fit) < r.GPUs {
+		return nil, false
+	}
+	return pickConnected(fit, r.GPUs), true
 }
 
 // deviceFits reports whether d meets r's memory, model and compute

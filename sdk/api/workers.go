@@ -1,6 +1,9 @@
 package api
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"slices"
+)
 
 // Worker statuses.
 const (
@@ -38,7 +41,38 @@ type Device struct {
 	// not healthy. See docs/gpus.md.
 	Health       string `json:"health,omitempty"`
 	HealthReason string `json:"health_reason,omitempty"`
+	// NUMANode is the host NUMA node the GPU hangs off, where known.
+	NUMANode *int `json:"numa_node,omitempty"`
+	// Links says how the GPU reaches each other GPU of the worker, where
+	// the agent could read its topology (docs/gpus.md, "Topology").
+	Links []DeviceLink `json:"links,omitempty"`
 }
+
+// DeviceLink is how a GPU reaches another GPU of its worker: Path is the
+// best route between them, one of the Path* words (nvidia-smi topo's
+// vocabulary), and NvLinks, for an NVLink or NVSwitch path, the number
+// of active links (to the peer, or for a switch the fewer of the two
+// GPUs' links into the fabric).
+type DeviceLink struct {
+	Peer    string `json:"peer"`
+	Path    string `json:"path"`
+	NvLinks int    `json:"nvlinks,omitempty"`
+}
+
+// Device link paths, best first.
+const (
+	PathNvLink   = "nvlink"   // direct NVLinks
+	PathNVSwitch = "nvswitch" // through an NVSwitch fabric
+	PathBoard    = "board"    // on one board (a multi-GPU card)
+	PathPIX      = "pix"      // one PCIe switch
+	PathPXB      = "pxb"      // several PCIe switches
+	PathPHB      = "phb"      // one PCIe host bridge
+	PathNode     = "node"     // host bridges of one NUMA node
+	PathSys      = "sys"      // across NUMA nodes
+)
+
+// LinkPaths lists the device link paths, best first.
+var LinkPaths = []string{PathNvLink, PathNVSwitch, PathBoard, PathPIX, PathPXB, PathPHB, PathNode, PathSys}
 
 // Device health states.
 const (
@@ -205,4 +239,26 @@ type FailRequest struct {
 // TaskResponse answers start, logs, finish and fail.
 type TaskResponse struct {
 	Task Task `json:"task"`
+}
+
+// Equal reports whether two device reports say the same.
+func (d Device) Equal(o Device) bool {
+	dl, ol := d.Links, o.Links
+	dn, on := d.NUMANode, o.NUMANode
+	d.Links, o.Links, d.NUMANode, o.NUMANode = nil, nil, nil, nil
+	return d.plain() == o.plain() && slices.Equal(dl, ol) && (dn == nil) == (on == nil) && (dn == nil || *dn == *on)
+}
+
+// deviceFields is Device without its slice and pointer, comparable.
+type deviceFields struct {
+	Index                                         int
+	UUID, Name                                    string
+	MemoryMiB                                     uint64
+	DriverVersion, CUDAVersion, ComputeCapability string
+	Healthy                                       bool
+	Health, HealthReason                          string
+}
+
+func (d Device) plain() deviceFields {
+	return deviceFields{d.Index, d.UUID, d.Name, d.MemoryMiB, d.DriverVersion, d.CUDAVersion, d.ComputeCapability, d.Healthy, d.Health, d.HealthReason}
 }

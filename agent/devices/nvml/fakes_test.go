@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"testing"
+
+	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 var uuidPattern = regexp.MustCompile(`^GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
@@ -42,7 +44,7 @@ func TestOpenFake(t *testing.T) {
 				}
 			}
 			again, err := src.Devices(t.Context())
-			if err != nil || !slices.Equal(first, again) {
+			if err != nil || !slices.EqualFunc(first, again, api.Device.Equal) {
 				t.Errorf("second read differs: %v", err)
 			}
 		})

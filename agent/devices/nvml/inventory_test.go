@@ -45,7 +45,7 @@ func TestMockServersMatchFakeSpecs(t *testing.T) {
 					DriverVersion: spec.driverVersion, CUDAVersion: spec.cudaVersion,
 					ComputeCapability: spec.computeCapability, Healthy: true,
 				}
-				if d != want {
+				if !d.Equal(want) {
 					t.Errorf("device %d:\n got %+v\nwant %+v", i, d, want)
 				}
 			}

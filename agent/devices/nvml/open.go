@@ -35,14 +35,16 @@ func Open(ctx context.Context, logger *slog.Logger) (*Source, error) {
 }
 
 // OpenInterface serves lib, an NVML library (the system's, or a test
-// fixture's: agent/devices/nvml/nvmltest), read and watched (Watch). The
-// fake sets of OpenFake are not watched: go-nvml's bare mock servers
-// answer no health call, and have no faults to report.
+// fixture's: agent/devices/nvml/nvmltest), read with its topology
+// (topology.go) and watched (Watch). The fake sets of OpenFake are
+// neither: go-nvml's bare mock servers answer no health or topology call,
+// and have no faults to report.
 func OpenInterface(ctx context.Context, logger *slog.Logger, lib gonvml.Interface) (*Source, error) {
 	src, err := openLib(ctx, logger, lib)
 	if err != nil {
 		return nil, err
 	}
+	src.read = withTopology(src.read, lib, src.logger)
 	src.watchWith(logger, lib)
 	return src, nil
 }
