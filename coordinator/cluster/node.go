@@ -76,6 +76,15 @@ func Open(cfg Config) (*Node, error) {
 	if cfg.Stores != nil {
 		stores = cfg.Stores(stores)
 	}
+	// Answer for the newest snapshot's last entry where compaction
+	// removed it (snapmark.go: a follower could otherwise be stuck).
+	mark := &snapMark{}
+	if stores.Snapshots, err = markSnapshots(stores.Snapshots, mark); err != nil {
+		transport.Close()
+		store.Close()
+		return nil, fmt.Errorf("cluster: snapshot store: %w", err)
+	}
+	stores.Log = &snapshotAwareLog{LogStore: stores.Log, mark: mark}
 	r, err := raft.NewRaft(rc, cfg.FSM, stores.Log, stores.Stable, stores.Snapshots, transport)
 	if err != nil {
 		transport.Close()
