@@ -23,19 +23,18 @@ import (
 // campaign met it about once in a hundred schedules with a follower that
 // had led.
 //
-// snapshotAwareLog applies rule 7 from outside the library, for the case
-// the campaign met: the entry at the newest snapshot's index, when the
-// store no longer has it, is answered as the snapshot records it (its
-// index and term, as a no-op: the snapshot holds its effect). Every other
-// lookup, that entry's included when the store has it, is the store's.
-// No caller applies or sends the answered entry's data: the state machine
-// already holds it (applying starts after the snapshot); a leader names
-// its own snapshot as the previous entry from the snapshot itself, and
-// reads entries to send only above a previous entry it found, while a
-// compacted log lacks every entry below the missing one. A stored entry
-// at that index with another term (#697's other case, a stale entry
-// kept) is left as it is: answering for it could hide the entry's data
-// from a reader that needs it; the campaign has not met it.
+// snapshotAwareLog applies rule 7 from outside the library: the entry at
+// the newest snapshot's index, when the store lacks it or holds it with
+// another term, is answered as the snapshot records it (its index and
+// term, as a no-op: the snapshot holds its effect). The snapshot is
+// committed state, so the entry at its index is the one with its term: a
+// stored entry there with another term is a stale one, never committed,
+// whose data no reader may use either. Every other lookup, and that one
+// when the store agrees with the snapshot, is the store's. No caller
+// applies or sends the answered entry's data: the state machine already
+// holds it (applying starts after the snapshot), and a leader names its
+// own snapshot as the previous entry from the snapshot itself and reads
+// entries to send only above a previous entry it found.
 
 // snapMark is the index and term of the newest snapshot in a store.
 type snapMark struct {
@@ -114,8 +113,11 @@ func (l *snapshotAwareLog) GetLog(index uint64, out *raft.Log) error {
 	if snapIndex == 0 || index != snapIndex {
 		return err
 	}
-	if !errors.Is(err, raft.ErrLogNotFound) {
-		return err // found, or the store failed: as the store says
+	switch {
+	case err == nil && out.Term == snapTerm:
+		return nil
+	case err != nil && !errors.Is(err, raft.ErrLogNotFound):
+		return err // the store failed: say so
 	}
 	*out = raft.Log{Index: snapIndex, Term: snapTerm, Type: raft.LogNoop}
 	return nil

@@ -56,13 +56,20 @@ func (counterSnap) Release() {}
 // then took (or installed) a snapshot at 53 whose compaction removed
 // entries up to 53. The new leader of term 3 holds the same snapshot.
 // With aware, its stores are wrapped as the cluster package wraps them.
-func staleFollower(t *testing.T, aware bool) (*raft.Raft, raft.ServerAddress, *counter, *raft.InmemTransport) {
+func staleFollower(t *testing.T, aware, staleAt53 bool) (*raft.Raft, raft.ServerAddress, *counter, *raft.InmemTransport) {
 	t.Helper()
 	logs := raft.NewInmemStore()
 	if err := logs.SetUint64([]byte("CurrentTerm"), 2); err != nil {
 		t.Fatal(err)
 	}
-	for i := uint64(54); i <= 74; i++ {
+	first := uint64(54)
+	if staleAt53 {
+		first = 53 // and entry 53 is of term 1: kept though the snapshot at 53 is of term 2
+		if err := logs.StoreLog(&raft.Log{Index: 53, Term: 1, Type: raft.LogCommand, Data: []byte("stale")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := max(first, 54); i <= 74; i++ {
 		if err := logs.StoreLog(&raft.Log{Index: i, Term: 2, Type: raft.LogCommand, Data: []byte("stale")}); err != nil {
 			t.Fatal(err)
 		}
@@ -130,14 +137,24 @@ func appendFromLeader(t *testing.T, f raft.ServerAddress, l *raft.InmemTransport
 // snapmark.go can go). With it, the follower takes the leader's entries,
 // drops its stale ones and applies the committed ones.
 func TestFollowerAcceptsItsSnapshotAsThePreviousEntry(t *testing.T) {
+	for _, stale := range []bool{false, true} {
+		name := "entry 53 compacted"
+		if stale {
+			name = "stale entry 53 of another term"
+		}
+		t.Run(name, func(t *testing.T) { followerCase(t, stale) })
+	}
+}
+
+func followerCase(t *testing.T, staleAt53 bool) {
 	t.Run("raft alone", func(t *testing.T) {
-		_, addr, _, l := staleFollower(t, false)
+		_, addr, _, l := staleFollower(t, false, staleAt53)
 		if resp := appendFromLeader(t, addr, l); resp.Success {
 			t.Fatal("hashicorp/raft accepted the leader: the livelock is fixed upstream; remove snapmark.go")
 		}
 	})
 	t.Run("snapshot-aware log", func(t *testing.T) {
-		f, addr, fsm, l := staleFollower(t, true)
+		f, addr, fsm, l := staleFollower(t, true, staleAt53)
 		if resp := appendFromLeader(t, addr, l); !resp.Success {
 			t.Fatalf("the follower refused the leader: %+v", resp)
 		}
@@ -173,6 +190,9 @@ func TestSnapshotAwareLog(t *testing.T) {
 	}
 	mark.advance(53, 3)
 	mark.advance(40, 9) // older: ignored
+	if err := logs.StoreLog(&raft.Log{Index: 56, Term: 1}); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		index uint64
 		term  uint64
@@ -191,9 +211,13 @@ func TestSnapshotAwareLog(t *testing.T) {
 			t.Errorf("entry %d: %+v, %v; want term %d type %v, %v", c.index, l, err, c.term, c.typ, c.err)
 		}
 	}
-	mark.advance(50, 1)
-	if l, err := get(50); err != nil || l.Type != raft.LogCommand {
-		t.Fatalf("a stored entry at the snapshot's index is the store's: %+v %v", l, err)
+	mark.advance(54, 2)
+	if l, err := get(54); err != nil || l.Type != raft.LogCommand {
+		t.Fatalf("a stored entry at the snapshot's index with its term is the store's: %+v %v", l, err)
+	}
+	mark.advance(56, 4)
+	if l, err := get(56); err != nil || l.Term != 4 || l.Type != raft.LogNoop {
+		t.Fatalf("a stale entry (term 1) at the snapshot's index (term 4): %+v %v, want the snapshot's", l, err)
 	}
 }
 
