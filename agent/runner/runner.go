@@ -89,13 +89,13 @@ type run struct {
 
 func (rn *run) stop() { rn.once.Do(func() { close(rn.cancel) }) }
 
-// stoppedBeforeStart is the reason of an attempt stopped before its
-// process started.
-func (rn *run) stoppedBeforeStart() string {
+// stoppedBeforeStart is the end and reason of an attempt stopped before
+// its process started.
+func (rn *run) stoppedBeforeStart() (End, string) {
 	if f := rn.fault.Load(); f != nil {
-		return *f + " (before the task started)"
+		return EndGPUFault, *f + " (before the task started)"
 	}
-	return "cancelled before it started"
+	return EndCancelled, "cancelled before it started"
 }
 
 // New returns a runner.
@@ -176,6 +176,8 @@ type Outcome struct {
 	// to an exit code), with Reason.
 	Failed bool
 	Reason string
+	// End is how it ended, in a word.
+	End End
 }
 
 // Run carries an assignment to its end. It returns when the coordinator
@@ -203,52 +205,57 @@ func (r *Runner) Run(ctx context.Context, a api.Assignment) Outcome {
 	switch err := r.awaitSuperseded(ctx, rn, older, log); {
 	case err == nil:
 	case rn.superseded.Load():
-		return Outcome{ExitCode: -1, Failed: true, Reason: "stale attempt"}
+		return staleOutcome(-1)
 	case errors.Is(err, errStoppedWaiting):
-		return r.fail(ctx, a, rn.stoppedBeforeStart())
+		end, why := rn.stoppedBeforeStart()
+		return r.fail(ctx, a, end, why)
 	default:
-		return r.fail(context.WithoutCancel(ctx), a, "agent shut down before the task started")
+		return r.fail(context.WithoutCancel(ctx), a, EndShutdown, "agent shut down before the task started")
 	}
 	out := r.execute(ctx, rn, log)
 	log.Info("task ended", "exit_code", out.ExitCode, "failed", out.Failed, "reason", out.Reason)
 	return out
 }
 
-func (r *Runner) fail(ctx context.Context, a api.Assignment, reason string) Outcome {
-	return r.report(ctx, a, api.FailRequest{AttemptID: a.AttemptID, Reason: reason})
+func (r *Runner) fail(ctx context.Context, a api.Assignment, end End, reason string) Outcome {
+	return r.report(ctx, a, end, api.FailRequest{AttemptID: a.AttemptID, Reason: reason})
 }
 
 // failForGood reports a failure no retry can fix: the task fails now.
 func (r *Runner) failForGood(ctx context.Context, a api.Assignment, reason string) Outcome {
-	return r.report(ctx, a, api.FailRequest{AttemptID: a.AttemptID, Reason: reason, Permanent: true})
+	return r.report(ctx, a, EndError, api.FailRequest{AttemptID: a.AttemptID, Reason: reason, Permanent: true})
 }
 
 // report tells the coordinator the attempt failed without an exit code.
-func (r *Runner) report(ctx context.Context, a api.Assignment, req api.FailRequest) Outcome {
+func (r *Runner) report(ctx context.Context, a api.Assignment, end End, req api.FailRequest) Outcome {
 	reason := req.Reason
 	if _, err := r.cfg.Coordinator.Fail(ctx, a.ID, req); err != nil {
 		r.cfg.Logger.Warn("reporting failure", "task_id", a.ID, "error", err)
 	}
-	return Outcome{ExitCode: -1, Failed: true, Reason: reason}
+	return Outcome{ExitCode: -1, Failed: true, Reason: reason, End: end}
 }
 
 func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome {
 	a := rn.a
 	ex, err := r.cfg.Host.Get(ctx, a.Executor)
 	if err != nil {
-		return r.fail(ctx, a, fmt.Sprintf("executor %q unavailable: %v", a.Executor, err))
+		return r.fail(ctx, a, EndError, fmt.Sprintf("executor %q unavailable: %v", a.Executor, err))
 	}
 	if err := r.start(ctx, a); err != nil {
-		return Outcome{ExitCode: -1, Failed: true, Reason: "start refused: " + err.Error()}
+		end := EndStale
+		if ctx.Err() != nil {
+			end = EndShutdown
+		}
+		return Outcome{ExitCode: -1, Failed: true, Reason: "start refused: " + err.Error(), End: end}
 	}
 	user, err := r.cfg.Users.Acquire()
 	if err != nil {
-		return r.fail(ctx, a, "task user: "+err.Error())
+		return r.fail(ctx, a, EndError, "task user: "+err.Error())
 	}
 	workDir, err := makeTaskDir(r.cfg.WorkRoot, a.AttemptID, user)
 	defer r.cleanUp(log, user, workDir)
 	if err != nil {
-		return r.fail(ctx, a, "task directory: "+err.Error())
+		return r.fail(ctx, a, EndError, "task directory: "+err.Error())
 	}
 
 	if r.cfg.Leases != nil {
@@ -259,11 +266,12 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 		if err := r.cfg.Leases.Hold(ctx, a.AttemptID, rn.cancel); err != nil {
 			switch {
 			case rn.superseded.Load():
-				return Outcome{ExitCode: -1, Failed: true, Reason: "stale attempt"}
+				return staleOutcome(-1)
 			case ctx.Err() != nil:
-				return r.fail(context.WithoutCancel(ctx), a, "agent shut down before the task started")
+				return r.fail(context.WithoutCancel(ctx), a, EndShutdown, "agent shut down before the task started")
 			default:
-				return r.fail(ctx, a, rn.stoppedBeforeStart())
+				end, why := rn.stoppedBeforeStart()
+				return r.fail(ctx, a, end, why)
 			}
 		}
 	}
@@ -281,7 +289,7 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 		if executor.IsPermanent(err) {
 			return r.failForGood(ctx, a, why)
 		}
-		return r.fail(ctx, a, why)
+		return r.fail(ctx, a, EndError, why)
 	}
 
 	ship := newShipper(r.cfg.Coordinator, a)
@@ -333,7 +341,7 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 			stopLogs()
 			<-logsDone
 			log.Info("task handed back at shutdown", "exit_code", res.ExitCode, "wait_error", err)
-			return r.fail(bg, a, "agent shut down while the task ran")
+			return r.fail(bg, a, EndShutdown, "agent shut down while the task ran")
 		}
 	}
 	if wr.err != nil {
@@ -345,16 +353,16 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 		// that is killed first.
 		r.killRemains(log, user, a.AttemptID)
 		if ship.isStale() || rn.superseded.Load() {
-			return Outcome{ExitCode: -1, Failed: true, Reason: "stale attempt"}
+			return staleOutcome(-1)
 		}
-		return r.fail(context.WithoutCancel(ctx), a, fmt.Sprintf("executor %q: %v", a.Executor, wr.err))
+		return r.fail(context.WithoutCancel(ctx), a, EndError, fmt.Sprintf("executor %q: %v", a.Executor, wr.err))
 	}
 	// Every line the task wrote is shipped before the finish.
 	if err := <-logsDone; err != nil && !errors.Is(err, context.Canceled) {
 		log.Warn("log stream ended with an error", "error", err)
 	}
 	if rn.superseded.Load() {
-		return Outcome{ExitCode: wr.res.ExitCode, Failed: true, Reason: "stale attempt"}
+		return staleOutcome(wr.res.ExitCode)
 	}
 	if note != "" {
 		ship.note(note)
@@ -362,10 +370,10 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 	if f := rn.fault.Load(); f != nil && !ship.isStale() {
 		// Its GPU failed under it: whatever its exit code says, the
 		// attempt did not run to its end on sound hardware.
-		return r.fail(context.WithoutCancel(ctx), a, *f)
+		return r.fail(context.WithoutCancel(ctx), a, EndGPUFault, *f)
 	}
 	if ship.isStale() {
-		return Outcome{ExitCode: wr.res.ExitCode, Failed: true, Reason: "stale attempt"}
+		return staleOutcome(wr.res.ExitCode)
 	}
 	req := api.FinishRequest{AttemptID: a.AttemptID, SubmissionID: a.AttemptID + "-finish", ExitCode: wr.res.ExitCode, Reason: why}
 	if len(wr.res.Output) > 0 {
@@ -374,7 +382,7 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 	if _, err := r.cfg.Coordinator.Finish(context.WithoutCancel(ctx), a.ID, req); err != nil {
 		log.Warn("reporting finish", "error", err)
 	}
-	return Outcome{ExitCode: wr.res.ExitCode, Reason: strings.TrimSpace(note + " " + wr.res.Reason)}
+	return Outcome{ExitCode: wr.res.ExitCode, Reason: strings.TrimSpace(note + " " + wr.res.Reason), End: exitEnd(wr.res.ExitCode, why != "", note != "")}
 }
 
 type waitResult struct {

@@ -1,0 +1,57 @@
+package runner
+
+// End is how an attempt ended on this agent, in one word from a fixed set
+// (for metrics and logs; the reason says more).
+type End string
+
+// Ends.
+const (
+	// EndSucceeded: the task ran and exited 0.
+	EndSucceeded End = "succeeded"
+	// EndFailed: the task ran and exited non-zero.
+	EndFailed End = "failed"
+	// EndTimedOut: the task was stopped at its timeout.
+	EndTimedOut End = "timed_out"
+	// EndCancelled: the task was stopped on request (the coordinator's
+	// cancel or stop, a lost lease, revocation), before or after its
+	// process started.
+	EndCancelled End = "cancelled"
+	// EndGPUFault: a GPU the attempt held failed; it was stopped and
+	// reported failed, to be retried on sound GPUs.
+	EndGPUFault End = "gpu_fault"
+	// EndShutdown: the agent shut down and handed the attempt back.
+	EndShutdown End = "shutdown"
+	// EndStale: the coordinator no longer counted the attempt current
+	// (superseded, lease lost, start refused); nothing more was reported.
+	EndStale End = "stale"
+	// EndError: the agent or the executor could not run the task (the
+	// executor unavailable, refusing the start or crashing under it; no
+	// task user or directory).
+	EndError End = "error"
+)
+
+// Ends lists every End, in the order above.
+func Ends() []End {
+	return []End{EndSucceeded, EndFailed, EndTimedOut, EndCancelled, EndGPUFault, EndShutdown, EndStale, EndError}
+}
+
+// staleOutcome is the outcome of an attempt found stale, which reports
+// nothing more.
+func staleOutcome(exitCode int) Outcome {
+	return Outcome{ExitCode: exitCode, Failed: true, Reason: "stale attempt", End: EndStale}
+}
+
+// exitEnd is the end of a task that ran to an exit code: stopped at its
+// timeout (timedOut), on request (stopped), or by itself.
+func exitEnd(exitCode int, timedOut, stopped bool) End {
+	switch {
+	case timedOut:
+		return EndTimedOut
+	case stopped:
+		return EndCancelled
+	case exitCode == 0:
+		return EndSucceeded
+	default:
+		return EndFailed
+	}
+}
