@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -129,5 +130,55 @@ func TestPluginPanicReachesTheError(t *testing.T) {
 	requireCrash(t, "Start of the panicking task", err)
 	if !strings.Contains(err.Error(), "panic: model weights not found at /models/llama") {
 		t.Fatalf("crash error %q does not carry the panic", err)
+	}
+}
+
+// countingEvents counts the plugin starts and crashes a host tells of.
+type countingEvents struct {
+	mu      sync.Mutex
+	started map[string]int
+	crashed map[string]int
+}
+
+func (c *countingEvents) PluginStarted(name string) { c.mu.Lock(); c.started[name]++; c.mu.Unlock() }
+func (c *countingEvents) PluginCrashed(name string) { c.mu.Lock(); c.crashed[name]++; c.mu.Unlock() }
+
+func (c *countingEvents) counts(name string) (started, crashed int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.started[name], c.crashed[name]
+}
+
+// The host tells its Events of each launch and of each crash once, however
+// many calls see the dead process; a process the host kills is no crash.
+func TestEventsCountStartsAndCrashes(t *testing.T) {
+	events := &countingEvents{started: map[string]int{}, crashed: map[string]int{}}
+	h := newHostWith(t, buildPlugins(t), events)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+
+	e := get(t, h, "crash")
+	err := e.Start(ctx, executortest.NewTask(t, jsonConfig(map[string]any{"crash": true})))
+	requireCrash(t, "Start of the crashing task", err)
+	_, err = e.Info(ctx)
+	requireCrash(t, "Info after the crash", err)
+	if _, err := get(t, h, "crash").Info(ctx); err != nil {
+		t.Fatalf("Info on the relaunched plugin: %v", err)
+	}
+	get(t, h, "echo")
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, c := range []struct {
+		name             string
+		started, crashed int
+	}{
+		{"crash", 2, 1},
+		{"echo", 1, 0},
+	} {
+		if started, crashed := events.counts(c.name); started != c.started || crashed != c.crashed {
+			t.Errorf("%s: %d starts, %d crashes; want %d, %d", c.name, started, crashed, c.started, c.crashed)
+		}
 	}
 }

@@ -52,6 +52,9 @@ type Config struct {
 	// StartTimeout bounds a plugin's launch and handshake; zero means
 	// one minute.
 	StartTimeout time.Duration
+	// Events, when set, hears of every plugin process started and
+	// crashed.
+	Events Events
 }
 
 // Host owns the executor plugin processes. It is safe for concurrent use.
@@ -90,6 +93,9 @@ func New(cfg Config) (*Host, error) {
 	}
 	if cfg.StartTimeout <= 0 {
 		cfg.StartTimeout = time.Minute
+	}
+	if cfg.Events == nil {
+		cfg.Events = noEvents{}
 	}
 	h := &Host{
 		cfg:     cfg,

@@ -97,9 +97,10 @@ func (h *Host) launch(ctx context.Context, name string) (*instance, error) {
 	if !ok {
 		return fail(fmt.Errorf("plugin dispensed %T, not an executor", raw))
 	}
-	inst := &instance{name: name, client: client, cmd: cmd, log: log, words: words}
+	inst := &instance{name: name, client: client, cmd: cmd, log: log, words: words, events: h.cfg.Events}
 	inst.exec = &pluginExecutor{inst: inst, remote: remote}
 	log.Info("executor plugin started", "path", cmd.Path, "pid", pid(cmd))
+	h.cfg.Events.PluginStarted(name)
 	return inst, nil
 }
 
@@ -118,6 +119,7 @@ type instance struct {
 	log    *slog.Logger
 	exec   *pluginExecutor
 	words  *lastWords // the end of the process's standard error
+	events Events
 
 	mu     sync.Mutex
 	broken bool // a call saw the process die
@@ -163,10 +165,16 @@ func (i *instance) isBroken() bool {
 	return i.broken
 }
 
+// markBroken records that the process died or stopped answering; the
+// first time, unless the host killed it, that is a crash.
 func (i *instance) markBroken() {
 	i.mu.Lock()
+	crashed := !i.broken && !i.dead
 	i.broken = true
 	i.mu.Unlock()
+	if crashed {
+		i.events.PluginCrashed(i.name)
+	}
 }
 
 func (i *instance) killed() bool {

@@ -82,6 +82,12 @@ func buildPlugins(t *testing.T) string {
 // whose plugin directory is dir; it is closed when the test ends.
 func newHost(t *testing.T, dir string) *pluginhost.Host {
 	t.Helper()
+	return newHostWith(t, dir, nil)
+}
+
+// newHostWith is newHost telling events of plugin starts and crashes.
+func newHostWith(t *testing.T, dir string, events pluginhost.Events) *pluginhost.Host {
+	t.Helper()
 	logs := &testWriter{t: t}
 	t.Cleanup(logs.close) // runs after the host's Close below
 	h, err := pluginhost.New(pluginhost.Config{
@@ -89,6 +95,7 @@ func newHost(t *testing.T, dir string) *pluginhost.Host {
 		SelfExe:   os.Args[0],
 		SelfArgs:  func(name string) []string { return []string{serveArg, name} },
 		PluginDir: dir,
+		Events:    events,
 	})
 	if err != nil {
 		t.Fatal(err)
