@@ -101,6 +101,12 @@ type Config struct {
 	// its own user. Without it such an agent refuses to start
 	// (ErrSharedUserTasks): its tasks could read its credential.
 	AllowSharedUserTasks bool
+	// Metrics receives the agent's counters (NewMetrics when nil);
+	// MetricsAddr, when set, serves them at GET /metrics, on a loopback
+	// address unless MetricsAllowRemote (see checkMetricsAddr).
+	Metrics            *Metrics
+	MetricsAddr        string
+	MetricsAllowRemote bool
 
 	Devices   Devices
 	Executors Executors
@@ -162,6 +168,12 @@ func New(cfg Config) (*Agent, error) {
 	}
 	if (cfg.InstanceToken == "") != (cfg.InstanceID == "") {
 		return nil, errors.New("agent: an instance token goes with its instance id")
+	}
+	if err := checkMetricsAddr(cfg.MetricsAddr, cfg.MetricsAllowRemote); err != nil {
+		return nil, err
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = NewMetrics()
 	}
 	plan, err := planTaskUsers(cfg, os.Geteuid())
 	if err != nil {
@@ -246,6 +258,11 @@ func (a *Agent) Run(ctx context.Context) error {
 	if err := a.startHealth(); err != nil {
 		return err
 	}
+	stopMetrics, err := a.startMetrics()
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var wg sync.WaitGroup
@@ -286,12 +303,13 @@ func (a *Agent) heartbeatLoop(ctx context.Context) error {
 		// sent: a task named in cancel_task_ids is stopped in those only,
 		// never in an attempt of it assigned while the heartbeat was out.
 		running := a.runner.Running()
-		sent := a.cfg.Clock.Now()
+		sent, began := a.cfg.Clock.Now(), time.Now()
 		resp, err := a.client.Heartbeat(ctx, api.HeartbeatRequest{
 			RunningTaskIDs: taskIDs(running),
 			Devices:        a.deviceView(),
 			Executors:      a.cfg.Executors.Names(),
 		})
+		a.cfg.Metrics.heartbeatDone(ctx, time.Since(began), err)
 		switch {
 		case err == nil:
 			a.credentialAccepted()
@@ -404,6 +422,7 @@ func (a *Agent) acquireLoop(ctx context.Context) {
 			}
 			if err != nil {
 				a.log.Warn("acquire failed", "error", err)
+				a.cfg.Metrics.acquireFailed()
 				select {
 				case <-ctx.Done():
 					return
@@ -423,7 +442,9 @@ func (a *Agent) acquireLoop(ctx context.Context) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			a.runner.Run(ctx, task)
+			began := time.Now()
+			out := a.runner.Run(ctx, task)
+			a.cfg.Metrics.taskFinished(out.End, time.Since(began))
 		}()
 	}
 }

@@ -15,4 +15,7 @@ var (
 	// ErrTaskUIDsTaken means another agent on this host runs tasks under
 	// a uid of this agent's per-slot range.
 	ErrTaskUIDsTaken = errors.New("agent: the task uid range overlaps another agent's")
+	// ErrMetricsAddr means the metrics address is not HOST:PORT, or not
+	// a loopback address while remote scrapes are not allowed.
+	ErrMetricsAddr = errors.New("agent: metrics address refused")
 )

@@ -49,6 +49,9 @@ type agentFlags struct {
 	taskUIDLockDir   string
 	allowSharedTasks bool
 	pluginPins       pinFlag
+
+	metricsAddr        string
+	metricsAllowRemote bool
 }
 
 func (f *agentFlags) register(fs *pflag.FlagSet) {
@@ -80,6 +83,8 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.taskUIDLockDir, "task-uid-lock-dir", agent.DefaultTaskUIDLockDir, "where agents on this host lock their task uid ranges, so that no two share a uid")
 	fs.BoolVar(&f.allowSharedTasks, "allow-shared-user-tasks", false, "let an agent that is not root run tasks as its own user (they can then read its credential); refused otherwise")
 	fs.Var(&f.pluginPins, "plugin-sha256", "pin a plugin-directory executor to the SHA-256 of its file, name=hex (repeatable; see also plugins.sha256)")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at GET /metrics on this HOST:PORT, loopback unless --metrics-allow-remote (default: not served)")
+	fs.BoolVar(&f.metricsAllowRemote, "metrics-allow-remote", false, "let --metrics-addr be a non-loopback address (the endpoint has no TLS or authentication)")
 }
 
 // pinFlag collects --plugin-sha256 name=hex values.
@@ -170,7 +175,8 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 	if err != nil {
 		return nil, nil, err
 	}
-	host, err := pluginhost.New(pluginhost.Config{Logger: log.With("component", "pluginhost"), PluginDir: f.pluginDir, PluginSHA256: f.pluginPins})
+	metrics := agent.NewMetrics()
+	host, err := pluginhost.New(pluginhost.Config{Logger: log.With("component", "pluginhost"), PluginDir: f.pluginDir, PluginSHA256: f.pluginPins, Events: metrics})
 	if err != nil {
 		src.Close()
 		return nil, nil, err
@@ -202,6 +208,9 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 		TaskUIDBase:          uint32(f.taskUIDBase),
 		TaskUIDLockDir:       f.taskUIDLockDir,
 		AllowSharedUserTasks: f.allowSharedTasks,
+		Metrics:              metrics,
+		MetricsAddr:          f.metricsAddr,
+		MetricsAllowRemote:   f.metricsAllowRemote,
 		Devices:              src,
 		Executors:            host,
 		Logger:               log,
@@ -209,6 +218,9 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 	if err != nil {
 		host.Close()
 		src.Close()
+		if errors.Is(err, agent.ErrMetricsAddr) {
+			err = usagef("--metrics-addr: %w", err)
+		}
 		return nil, nil, err
 	}
 	return a, func() { host.Close(); src.Close() }, nil
