@@ -314,6 +314,7 @@ func (a *Agent) heartbeatLoop(ctx context.Context) error {
 		case err == nil:
 			a.credentialAccepted()
 			a.heard(resp.Command)
+			a.clearGPUs(resp.ClearGPUs)
 			var renewed, all []string
 			for _, at := range running {
 				all = append(all, at.AttemptID)

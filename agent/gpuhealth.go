@@ -27,6 +27,7 @@ type gpuHealth struct {
 	tracker *health.Tracker
 	uuids   []string // the GPUs watched, by index
 	obs     chan health.Observation
+	clears  chan string       // GPUs an admin asked to clear (heartbeat answers)
 	logged  map[string]string // the state and reason last logged, by GPU
 }
 
@@ -50,6 +51,7 @@ func (a *Agent) startHealth() error {
 		tracker: health.New(a.cfg.HealthPolicy, a.cfg.Clock.Now(), health.BootID(), uuids, saved),
 		uuids:   uuids,
 		obs:     make(chan health.Observation, 64),
+		clears:  make(chan string, 16),
 		logged:  map[string]string{},
 	}
 	a.mu.Unlock()
@@ -96,6 +98,18 @@ func (a *Agent) watchHealth(ctx context.Context) {
 			a.mu.Lock()
 			changed := h.tracker.Tick(a.cfg.Clock.Now())
 			a.mu.Unlock()
+			a.applyHealth(health.Effect{Changed: changed})
+		case uuid := <-h.clears:
+			a.mu.Lock()
+			st := h.tracker.Status(uuid)
+			changed := false
+			if st.State == health.Unhealthy || st.State == health.Unknown || st.Quarantined {
+				changed = h.tracker.Clear(a.cfg.Clock.Now(), uuid)
+			}
+			a.mu.Unlock()
+			if changed {
+				a.log.Info("GPU cleared by an admin; it returns to service after its hold-down", "uuid", uuid, "was", st.State, "reason", st.Reason())
+			}
 			a.applyHealth(health.Effect{Changed: changed})
 		}
 	}
@@ -151,4 +165,22 @@ func (a *Agent) deviceView() []api.Device {
 		out[i].Healthy = out[i].Healthy && st.State.Offered()
 	}
 	return out
+}
+
+// clearGPUs hands the GPUs an admin asked to clear to the health loop
+// (which owns the tracker); one it cannot take now is asked for again by
+// the next heartbeat's answer.
+func (a *Agent) clearGPUs(uuids []string) {
+	a.mu.Lock()
+	h := a.health
+	a.mu.Unlock()
+	if h == nil {
+		return
+	}
+	for _, u := range uuids {
+		select {
+		case h.clears <- u:
+		default:
+		}
+	}
 }

@@ -121,13 +121,29 @@ func TestGPUFaultsTakeGPUsOutOfService(t *testing.T) {
 			if want := map[bool]int{true: 1, false: 0}[c.outOfService]; len(changed) != want || (want == 1 && changed[0] != first) {
 				t.Fatalf("audited unhealthy GPUs %v, want %d (%s)", changed, want, first)
 			}
+			if c.outOfService {
+				// An admin clears the GPU: the agent hears it in a
+				// heartbeat answer, puts the GPU through its hold-down
+				// window (recovering), and the request is settled.
+				if _, err := admin.ClearGPU(t.Context(), "faulty", first); err != nil {
+					t.Fatal(err)
+				}
+				coordinatortest.WaitFor(t, 30*time.Second, "the cleared GPU to be reported recovering", func() bool {
+					w, err := admin.Worker(t.Context(), "faulty")
+					if err != nil || len(w.ClearGPUs) > 0 {
+						return false
+					}
+					i := slices.IndexFunc(w.Devices, func(d api.Device) bool { return d.UUID == first })
+					return w.Devices[i].Health == api.HealthRecovering && !w.Devices[i].Healthy
+				})
+			}
 			saved, err := health.Load(ra.dataDir)
 			if err != nil {
 				t.Fatal(err)
 			}
 			j := slices.IndexFunc(saved, func(s health.Status) bool { return s.UUID == first })
-			if c.outOfService && (j < 0 || saved[j].State != health.Unhealthy) {
-				t.Fatalf("the fault was not saved for the next start: %+v", saved)
+			if c.outOfService && (j < 0 || saved[j].State != health.Recovering) {
+				t.Fatalf("the fault and its clearing were not saved for the next start: %+v", saved)
 			}
 		})
 	}

@@ -16,7 +16,7 @@ import (
 func workerCmd() *cobra.Command {
 	return group("worker", "inspect and manage workers (admin)", "  gpulayer worker list\n  gpulayer worker status dev-worker",
 		workerListCmd(), workerStatusCmd(), workerReissueCmd(), workerRevokeCmd(), workerApproveCmd(),
-		workerDrainCmd(), workerStopCmd(), workerResumeCmd())
+		workerDrainCmd(), workerStopCmd(), workerResumeCmd(), workerClearGPUCmd())
 }
 
 func workerListCmd() *cobra.Command {

@@ -59,3 +59,24 @@ func workerResumeCmd() *cobra.Command {
 		},
 		func(w api.Worker) { fmt.Printf("worker %s: %s\n", w.WorkerID, w.Status) })
 }
+
+// workerClearGPUCmd asks a worker's agent to put a faulty or quarantined
+// GPU back in service.
+func workerClearGPUCmd() *cobra.Command {
+	return clientLeaf(&cobra.Command{
+		Use:     "clear-gpu [flags] WORKER GPU-UUID",
+		Short:   "put a GPU its agent took out of service (a fault, a quarantine) back, through its hold-down window",
+		Example: "  gpulayer worker clear-gpu gpu-node-7 GPU-5f1c…   # see gpulayer worker status gpu-node-7 for UUIDs",
+		Args:    exactArgs(2, "worker id and GPU uuid"),
+	}, jsonOnly(), func(cmd *cobra.Command, c *client.Client, args []string, out *outputFlags) error {
+		w, err := c.ClearGPU(cmd.Context(), args[0], args[1])
+		if err != nil {
+			return err
+		}
+		if out.json {
+			return printJSON(w)
+		}
+		fmt.Printf("worker %s: GPU %s will be cleared at its agent's next heartbeat; it returns to service after the hold-down window\n", w.WorkerID, args[1])
+		return nil
+	})
+}

@@ -38,5 +38,17 @@ type ExpireDrains struct {
 	Now time.Time `json:"now"`
 }
 
+// ClearGPU asks a worker's agent to take a GPU out of fault or quarantine
+// (through its hold-down window): the request stays on the worker until
+// its device report shows the GPU healthy or recovering, or gone.
+type ClearGPU struct {
+	WorkerID string    `json:"worker_id"`
+	UUID     string    `json:"uuid"`
+	By       string    `json:"by"`
+	Source   string    `json:"source,omitempty"`
+	Now      time.Time `json:"now"`
+}
+
 func (ControlWorker) Type() Type { return TypeControlWorker }
 func (ExpireDrains) Type() Type  { return TypeExpireDrains }
+func (ClearGPU) Type() Type      { return TypeClearGPU }

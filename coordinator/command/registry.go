@@ -44,6 +44,7 @@ var decoders = register(
 	as[CollectGarbage](),
 	as[ControlWorker](),
 	as[ExpireDrains](),
+	as[ClearGPU](),
 )
 
 // decoder decodes the JSON body of one command type.

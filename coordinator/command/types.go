@@ -45,6 +45,7 @@ const (
 	TypeCollectGarbage
 	TypeControlWorker
 	TypeExpireDrains
+	TypeClearGPU
 )
 
 // Command is implemented by every command body.

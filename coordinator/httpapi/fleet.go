@@ -84,3 +84,29 @@ func decodeDrain(r *http.Request) (time.Duration, error) {
 	}
 	return time.Duration(secs) * time.Second, nil
 }
+
+// clearGPU asks a worker's agent to take a GPU out of fault or
+// quarantine; the answer is the worker, with the GPU in clear_gpus until
+// its agent reports it back.
+func (s *Server) clearGPU(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	id, uuid := r.PathValue("id"), r.PathValue("uuid")
+	if err := validateID("worker id", id); err != nil {
+		return err
+	}
+	if uuid == "" {
+		return invalidf("a GPU uuid is required")
+	}
+	if err := checkLen("uuid", uuid, api.MaxDeviceUUIDBytes); err != nil {
+		return err
+	}
+	if err := emptyBody(r); err != nil {
+		return err
+	}
+	rec, err := state.Propose[state.WorkerRecord](r.Context(), s.propose, command.ClearGPU{WorkerID: id, UUID: uuid, By: p.Name, Source: sourceString(r), Now: s.now()})
+	if err != nil {
+		return err
+	}
+	s.log.Info("GPU clear requested", "worker_id", id, "uuid", uuid, "by", p.Name)
+	writeJSON(w, http.StatusOK, api.WorkerResponse{Worker: view.Worker(rec)})
+	return nil
+}

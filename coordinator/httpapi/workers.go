@@ -186,6 +186,7 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p auth.Princi
 		command = api.CommandStop
 	}
 	writeJSON(w, http.StatusOK, api.HeartbeatResponse{
+		ClearGPUs:       wk.ClearGPUs,
 		CancelTaskIDs:   cancel,
 		LeaseExpiresAt:  api.FormatTime(earliest),
 		Command:         command,

@@ -72,6 +72,7 @@ func (s *Store) workerRecord(w *Worker) WorkerRecord {
 	c.Capabilities = slices.Clone(w.Capabilities)
 	c.Executors = slices.Clone(w.Executors)
 	c.Devices = slices.Clone(w.Devices)
+	c.ClearGPUs = slices.Clone(w.ClearGPUs)
 	if w.LastAcquire != nil {
 		last := *w.LastAcquire
 		c.LastAcquire = &last

@@ -68,6 +68,7 @@ var handlers = index(
 	on((*Store).collectGarbage),
 	on((*Store).controlWorker),
 	on((*Store).expireDrains),
+	on((*Store).clearGPU),
 )
 
 func index(as ...applier) map[command.Type]handler {

@@ -47,6 +47,8 @@ type Worker struct {
 	DrainedBy     string    `json:"drained_by,omitempty"`
 	DrainDeadline time.Time `json:"drain_deadline,omitzero"`
 	Deregister    bool      `json:"deregister,omitempty"`
+	// ClearGPUs are GPUs an admin asked the agent to clear (gpuclear.go).
+	ClearGPUs []string `json:"clear_gpus,omitempty"`
 
 	// active holds the ids of tasks assigned to or running on the worker.
 	active map[string]struct{}

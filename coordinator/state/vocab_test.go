@@ -21,6 +21,8 @@ func TestVocabularyIsTheProtocols(t *testing.T) {
 		{workerDraining, api.WorkerDraining},
 		{workerStopping, api.WorkerStopping},
 		{drainedBySelf, api.DrainedBySelf},
+		{healthHealthy, api.HealthHealthy},
+		{healthRecovering, api.HealthRecovering},
 		{workerPending, api.WorkerPending},
 		{workerReady, api.WorkerReady},
 		{workerOffline, api.WorkerOffline},

@@ -153,6 +153,7 @@ func (s *Store) updateWorker(c command.UpdateWorker) (WorkerRecord, error) {
 	}
 	w.Executors = c.Executors
 	w.Devices = c.Devices
+	s.settleClears(w, c.Now)
 	s.markPending()
 	return s.workerRecord(w), nil
 }

@@ -34,6 +34,7 @@ func Worker(r state.WorkerRecord) api.Worker {
 		DrainDeadline:     api.FormatTime(w.DrainDeadline),
 		DrainedBy:         w.DrainedBy,
 		Deregistering:     w.Deregister,
+		ClearGPUs:         w.ClearGPUs,
 	}
 }
 

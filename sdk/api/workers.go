@@ -146,6 +146,9 @@ type Worker struct {
 	DrainedBy string `json:"drained_by,omitempty"`
 	// Deregistering: the worker asked to be forgotten once its tasks end.
 	Deregistering bool `json:"deregistering,omitempty"`
+	// ClearGPUs are the GPUs an admin asked to clear that the worker's
+	// agent has not yet reported back in service.
+	ClearGPUs []string `json:"clear_gpus,omitempty"`
 }
 
 // HeartbeatRequest is the body of POST /v1/workers/self/heartbeat.
@@ -157,6 +160,10 @@ type HeartbeatRequest struct {
 
 // HeartbeatResponse answers a heartbeat.
 type HeartbeatResponse struct {
+	// ClearGPUs names GPUs an admin took out of fault or quarantine
+	// (gpulayer worker clear-gpu): the agent puts each back through its
+	// hold-down window.
+	ClearGPUs       []string `json:"clear_gpus,omitempty"`
 	CancelTaskIDs   []string `json:"cancel_task_ids"`
 	LeaseExpiresAt  string   `json:"lease_expires_at,omitempty"`
 	Command         string   `json:"command"`

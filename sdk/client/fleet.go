@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"net/http"
+	"net/url"
 
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -56,4 +57,10 @@ func (c *Client) workerAction(ctx context.Context, path string, body any) (api.W
 	var out api.WorkerResponse
 	err := c.Do(withIdempotent(ctx), http.MethodPost, path, body, &out)
 	return out.Worker, err
+}
+
+// ClearGPU asks a worker's agent to take a GPU out of fault or quarantine
+// (it returns to service after the agent's hold-down window).
+func (c *Client) ClearGPU(ctx context.Context, workerID, uuid string) (api.Worker, error) {
+	return c.workerAction(ctx, workerPath(workerID)+"/gpus/"+url.PathEscape(uuid)+"/clear", struct{}{})
 }
