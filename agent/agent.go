@@ -385,8 +385,10 @@ func (a *Agent) acquireLoop(ctx context.Context) {
 	backoff := 100 * time.Millisecond
 	// requestID is kept until a call is answered, so that an acquire whose
 	// answer was lost (the client gave up retrying) is asked again under
-	// its id and gets the task it was given, not a second one.
+	// its id and gets the tasks it was given, not more; asked is how many
+	// slots that call held, and its retry holds as many.
 	requestID := ""
+	asked := 0
 	var sent time.Time // when the acquire under requestID was first sent
 	for {
 		select {
@@ -405,19 +407,38 @@ func (a *Agent) acquireLoop(ctx context.Context) {
 			}
 			continue
 		}
+		held := 1
 		if requestID == "" {
-			requestID = rand.Text()
-			sent = a.cfg.Clock.Now()
+			// Every free slot, in one call.
+			held += takeFree(slots, api.MaxAcquireTasks-1)
+			requestID, asked, sent = rand.Text(), held, a.cfg.Clock.Now()
+		} else {
+			for ; held < asked; held++ {
+				select {
+				case slots <- struct{}{}:
+				case <-ctx.Done():
+					return
+				}
+			}
 		}
-		resp, err := a.client.Acquire(ctx, api.AcquireRequest{WaitSeconds: int(a.cfg.AcquireWait / time.Second), RequestID: requestID})
+		release := func(n int) {
+			for range n {
+				<-slots
+			}
+		}
+		resp, err := a.client.Acquire(ctx, api.AcquireRequest{WaitSeconds: int(a.cfg.AcquireWait / time.Second), RequestID: requestID, MaxTasks: held})
 		if err == nil {
 			requestID = ""
 			if resp.Task == nil && resp.Command != "" {
 				a.heard(resp.Command)
 			}
 		}
-		if err != nil || resp.Task == nil {
-			<-slots
+		tasks := resp.Tasks
+		if len(tasks) == 0 && resp.Task != nil {
+			tasks = []api.Assignment{*resp.Task}
+		}
+		if err != nil || len(tasks) == 0 {
+			release(held)
 			if ctx.Err() != nil {
 				return
 			}
@@ -434,20 +455,43 @@ func (a *Agent) acquireLoop(ctx context.Context) {
 			continue
 		}
 		backoff = 100 * time.Millisecond
-		task := *resp.Task
-		if task.LeaseSeconds > 0 {
-			a.leases.assigned(task.AttemptID, time.Duration(task.LeaseSeconds)*time.Second, sent)
+		if len(tasks) > held {
+			// A coordinator that hands out more than asked: run what the
+			// slots allow; the rest lapse and go to other workers.
+			a.log.Warn("acquire answered more tasks than asked", "asked", held, "got", len(tasks))
+			tasks = tasks[:held]
 		}
-		a.log.Info("task assigned", "task_id", task.ID, "attempt_id", task.AttemptID, "devices", task.Devices)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-slots }()
-			began := time.Now()
-			out := a.runner.Run(ctx, task)
-			a.cfg.Metrics.taskFinished(out.End, time.Since(began))
-		}()
+		release(held - len(tasks))
+		for _, task := range tasks {
+			if task.LeaseSeconds > 0 {
+				a.leases.assigned(task.AttemptID, time.Duration(task.LeaseSeconds)*time.Second, sent)
+			}
+			a.log.Info("task assigned", "task_id", task.ID, "attempt_id", task.AttemptID, "devices", task.Devices)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() { <-slots }()
+				began := time.Now()
+				out := a.runner.Run(ctx, task)
+				a.cfg.Metrics.taskFinished(out.End, time.Since(began))
+			}()
+		}
 	}
+}
+
+// takeFree takes up to n more slots that are free now, without waiting,
+// and says how many it took.
+func takeFree(slots chan struct{}, n int) int {
+	took := 0
+	for took < n {
+		select {
+		case slots <- struct{}{}:
+			took++
+		default:
+			return took
+		}
+	}
+	return took
 }
 
 // CredentialPath is where the agent keeps its worker credential.

@@ -152,6 +152,9 @@ type AssignTask struct {
 	// the worker's last one was made under, while that attempt is still
 	// the worker's, yields that assignment again and assigns nothing.
 	RequestID string `json:"request_id,omitempty"`
+	// More marks a second or later task of one acquire for several under
+	// RequestID: it is assigned, and remembered with the first.
+	More bool `json:"more,omitempty"`
 }
 
 // StartTask marks the current attempt running.

@@ -27,7 +27,7 @@ type Cluster interface {
 
 // Acquirer hands tasks to workers (the scheduler, on the leader).
 type Acquirer interface {
-	Acquire(ctx context.Context, workerID string, req api.AcquireRequest) (*api.Assignment, error)
+	Acquire(ctx context.Context, workerID string, req api.AcquireRequest) ([]api.Assignment, error)
 }
 
 // Leases renews leases on heartbeats (the lease manager, on the leader).

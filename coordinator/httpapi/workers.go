@@ -206,6 +206,8 @@ func (s *Server) acquire(w http.ResponseWriter, r *http.Request, p auth.Principa
 		return invalidf("wait_seconds must be between 0 and %d", api.MaxWaitSeconds)
 	case req.MaxLeaseSeconds < 0 || req.MaxLeaseSeconds > maxLeaseSeconds:
 		return invalidf("max_lease_seconds must be between 0 and %d", maxLeaseSeconds)
+	case req.MaxTasks < 0 || req.MaxTasks > api.MaxAcquireTasks:
+		return invalidf("max_tasks must be between 0 and %d", api.MaxAcquireTasks)
 	case len(req.Capability) > api.MaxCapabilityBytes:
 		return invalidf("capability: %d bytes, at most %d", len(req.Capability), api.MaxCapabilityBytes)
 	}
@@ -234,10 +236,23 @@ func (s *Server) acquire(w http.ResponseWriter, r *http.Request, p auth.Principa
 		}
 		defer release()
 	}
-	a, err := s.sched.Acquire(r.Context(), p.WorkerID, req)
+	got, err := s.sched.Acquire(r.Context(), p.WorkerID, req)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, api.AcquireResponse{Task: a})
+	writeJSON(w, http.StatusOK, acquireAnswer(got, req.MaxTasks))
 	return nil
+}
+
+// acquireAnswer is acquire's answer: the first task in task, and for a
+// call that asked for several, all of them in tasks.
+func acquireAnswer(got []api.Assignment, asked int) api.AcquireResponse {
+	var out api.AcquireResponse
+	if len(got) > 0 {
+		out.Task = &got[0]
+	}
+	if asked > 1 {
+		out.Tasks = got
+	}
+	return out
 }

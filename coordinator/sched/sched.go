@@ -44,8 +44,9 @@ func New(store *state.Store, propose state.Proposer, leases LeaseArmer, clk cloc
 	return &Scheduler{store: store, propose: propose, leases: leases, clock: clk, reserved: map[string]bool{}}
 }
 
-// Acquire returns a task for the worker, or nil once wait has passed with
-// nothing to hand out. Errors wrap the state sentinels (worker revoked,
+// Acquire returns up to req.MaxTasks tasks (at least one) for the worker,
+// or none once wait has passed with nothing to hand out: it waits for the
+// first, then takes what else matches at once. Errors wrap the state sentinels (worker revoked,
 // pending, not registered) or the proposer's errors.
 //
 // A request id the worker's last assignment was made under, while that
@@ -53,10 +54,31 @@ func New(store *state.Store, propose state.Proposer, leases LeaseArmer, clk cloc
 // retry of a call whose answer was lost. Two calls under one id racing
 // each other are settled by the state machine, which answers the second
 // assignment proposed with the first.
-func (s *Scheduler) Acquire(ctx context.Context, workerID string, req api.AcquireRequest) (*api.Assignment, error) {
-	if out, ok := s.store.AcquireReplay(workerID, req.RequestID); ok {
-		return s.handOut(workerID, out), nil
+func (s *Scheduler) Acquire(ctx context.Context, workerID string, req api.AcquireRequest) ([]api.Assignment, error) {
+	if outs, ok := s.store.AcquireReplay(workerID, req.RequestID); ok {
+		got := make([]api.Assignment, len(outs))
+		for i, out := range outs {
+			got[i] = *s.handOut(workerID, out)
+		}
+		return got, nil
 	}
+	first, err := s.acquireOne(ctx, workerID, req)
+	if err != nil || first == nil {
+		return nil, err
+	}
+	got := []api.Assignment{*first}
+	for len(got) < max(req.MaxTasks, 1) {
+		a, _, err := s.tryOnce(ctx, workerID, req, true)
+		if err != nil || a == nil {
+			break // what was assigned is handed out; the rest waits for the next call
+		}
+		got = append(got, *a)
+	}
+	return got, nil
+}
+
+// acquireOne waits up to req.WaitSeconds for one task.
+func (s *Scheduler) acquireOne(ctx context.Context, workerID string, req api.AcquireRequest) (*api.Assignment, error) {
 	wait := time.Duration(min(max(req.WaitSeconds, 0), api.MaxWaitSeconds)) * time.Second
 	var deadline <-chan time.Time
 	if wait > 0 {
@@ -64,7 +86,7 @@ func (s *Scheduler) Acquire(ctx context.Context, workerID string, req api.Acquir
 	}
 	for {
 		changed := s.store.PendingChanged()
-		a, retryAt, err := s.tryOnce(ctx, workerID, req)
+		a, retryAt, err := s.tryOnce(ctx, workerID, req, false)
 		if err != nil || a != nil {
 			return a, err
 		}
@@ -90,7 +112,7 @@ func (s *Scheduler) Acquire(ctx context.Context, workerID string, req api.Acquir
 
 // tryOnce matches and proposes; it retries matching while the state machine
 // refuses candidates that a concurrent write took first.
-func (s *Scheduler) tryOnce(ctx context.Context, workerID string, req api.AcquireRequest) (*api.Assignment, time.Time, error) {
+func (s *Scheduler) tryOnce(ctx context.Context, workerID string, req api.AcquireRequest, more bool) (*api.Assignment, time.Time, error) {
 	for range 16 {
 		s.mu.Lock()
 		cand, ok, err := s.store.MatchAt(s.clock.Now().UTC(), workerID, req.Capability, s.reserved)
@@ -112,6 +134,7 @@ func (s *Scheduler) tryOnce(ctx context.Context, workerID string, req api.Acquir
 			LeaseSeconds: req.MaxLeaseSeconds,
 			Now:          s.clock.Now().UTC(),
 			RequestID:    req.RequestID,
+			More:         more,
 		})
 		s.mu.Lock()
 		delete(s.reserved, cand.TaskID)

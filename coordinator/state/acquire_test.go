@@ -40,7 +40,7 @@ func TestAcquireUnderOneRequestIDAssignsOnce(t *testing.T) {
 	if task, _ := s.Task("j1-b"); task.State != api.TaskPending {
 		t.Fatalf("the replay assigned j1-b: %s", task.State)
 	}
-	if out, ok := s.AcquireReplay("w1", "r1"); !ok || out.Task.AttemptID != "a1" {
+	if out, ok := s.AcquireReplay("w1", "r1"); !ok || len(out) != 1 || out[0].Task.AttemptID != "a1" {
 		t.Fatalf("AcquireReplay: %+v %v", out, ok)
 	}
 	if _, ok := s.AcquireReplay("w2", "r1"); ok {
@@ -51,7 +51,7 @@ func TestAcquireUnderOneRequestIDAssignsOnce(t *testing.T) {
 	}
 
 	r, _ := roundTrip(t, s)
-	if out, ok := r.AcquireReplay("w1", "r1"); !ok || out.Task.AttemptID != "a1" {
+	if out, ok := r.AcquireReplay("w1", "r1"); !ok || len(out) != 1 || out[0].Task.AttemptID != "a1" {
 		t.Fatalf("AcquireReplay after a restore: %+v %v", out, ok)
 	}
 
@@ -64,5 +64,27 @@ func TestAcquireUnderOneRequestIDAssignsOnce(t *testing.T) {
 	}
 	if out := assign("j1-d", "w1", "a5", "GPU-1", "r2"); out.Replayed {
 		t.Fatalf("a new request id replayed: %+v", out)
+	}
+}
+
+// An acquire for several tasks under one request id is remembered whole:
+// a retry under that id gets every assignment still the worker's, and
+// assigns nothing more.
+func TestAcquireForSeveralIsReplayedWhole(t *testing.T) {
+	s := New()
+	mustApply(t, s, register("w1"), submit("j", 3, 0),
+		command.AssignTask{TaskID: "j-a", WorkerID: "w1", AttemptID: "a1", Now: at(2), RequestID: "r"},
+		command.AssignTask{TaskID: "j-b", WorkerID: "w1", AttemptID: "a2", Now: at(2), RequestID: "r", More: true})
+	out, ok := s.AcquireReplay("w1", "r")
+	if !ok || len(out) != 2 || out[0].Task.ID != "j-a" || out[1].Task.ID != "j-b" {
+		t.Fatalf("replay: %+v %v", out, ok)
+	}
+	again := apply(t, s, command.AssignTask{TaskID: "j-c", WorkerID: "w1", AttemptID: "a3", Now: at(3), RequestID: "r"})
+	if task, _ := s.Task("j-c"); again.Err() != nil || task.State != api.TaskPending {
+		t.Fatalf("a retry under the id assigned j-c: %s %v", task.State, again.Err())
+	}
+	mustApply(t, s, command.FinishTask{TaskID: "j-a", WorkerID: "w1", AttemptID: "a1", ExitCode: 0, Now: at(4)})
+	if out, ok := s.AcquireReplay("w1", "r"); !ok || len(out) != 1 || out[0].Task.ID != "j-b" {
+		t.Fatalf("replay after one ended: %+v %v", out, ok)
 	}
 }

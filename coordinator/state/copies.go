@@ -75,6 +75,7 @@ func (s *Store) workerRecord(w *Worker) WorkerRecord {
 	c.ClearGPUs = slices.Clone(w.ClearGPUs)
 	if w.LastAcquire != nil {
 		last := *w.LastAcquire
+		last.More = slices.Clone(last.More)
 		c.LastAcquire = &last
 	}
 	return WorkerRecord{Worker: c, RunningTasks: running, Groups: s.groupsOf(w.ID)}

@@ -32,9 +32,9 @@ type AssignOutcome struct {
 }
 
 func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
-	if w, ok := s.workers[c.WorkerID]; ok {
+	if w, ok := s.workers[c.WorkerID]; ok && !c.More {
 		if out, ok := s.acquireReplay(w, c.RequestID); ok {
-			return out, nil
+			return out[0], nil
 		}
 	}
 	t, ok := s.tasks[c.TaskID]

@@ -182,7 +182,14 @@ type AcquireRequest struct {
 	// answer lost to a timeout or a failover is not left as a ghost).
 	// At most MaxKeyBytes; sdk/client sets one when it is empty.
 	RequestID string `json:"request_id,omitempty"`
+	// MaxTasks asks for up to this many tasks in one call (1 to
+	// MaxAcquireTasks; 0 means 1): an agent with several free slots
+	// fills them in one round trip. The answer's Tasks lists them.
+	MaxTasks int `json:"max_tasks,omitempty"`
 }
+
+// MaxAcquireTasks bounds AcquireRequest.MaxTasks.
+const MaxAcquireTasks = 64
 
 // Assignment is a task handed to a worker by acquire.
 type Assignment struct {
@@ -203,8 +210,11 @@ type Assignment struct {
 
 // AcquireResponse answers acquire: a task, nothing, or a command.
 type AcquireResponse struct {
-	Task    *Assignment `json:"task,omitempty"`
-	Command string      `json:"command,omitempty"`
+	// Task is the first (or only) task handed out; Tasks, for a call with
+	// max_tasks above 1, lists every one, Task first.
+	Task    *Assignment  `json:"task,omitempty"`
+	Tasks   []Assignment `json:"tasks,omitempty"`
+	Command string       `json:"command,omitempty"`
 }
 
 // StartRequest is the body of POST /v1/tasks/{id}/start.
