@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/agent/devices/health"
+	"github.com/gpulayer/gpulayer/agent/devices/nvml"
 	"github.com/gpulayer/gpulayer/agent/runner"
 	"github.com/gpulayer/gpulayer/internal/clock"
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -93,6 +94,9 @@ type Config struct {
 	// Both apply when the device source watches health (HealthWatcher).
 	HealthPolicy health.Policy
 	HealthPoll   time.Duration
+	// GPUSampleInterval is how often GPU metrics are read, when the
+	// device source reads them (GPUSampler; default 10 s).
+	GPUSampleInterval time.Duration
 	// TaskUIDLockDir holds the locks by which an agent claims its task
 	// uids on the host, so that two agents never share one (default
 	// DefaultTaskUIDLockDir).
@@ -131,6 +135,8 @@ type Agent struct {
 	workerID string
 	token    string     // the worker credential in use
 	health   *gpuHealth // nil when the device source does not watch health
+	// gpuSamples is the last GPU metrics sample (gpumetrics.go).
+	gpuSamples []nvml.Sample
 	// refused is set while the coordinator refuses the credential, so
 	// that the agent says so once, not at every heartbeat.
 	refused bool
@@ -271,6 +277,13 @@ func (a *Agent) Run(ctx context.Context) error {
 		defer wg.Done()
 		a.watchHealth(ctx)
 	}()
+	if s, ok := a.cfg.Devices.(GPUSampler); ok {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a.sampleGPUs(ctx, s)
+		}()
+	}
 	if err := a.identifyPatiently(ctx); err != nil {
 		cancel(nil)
 		wg.Wait()

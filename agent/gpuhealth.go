@@ -90,6 +90,9 @@ func (a *Agent) watchHealth(ctx context.Context) {
 			<-done
 			return
 		case o := <-h.obs:
+			if o.Kind == health.XidError {
+				a.cfg.Metrics.xidSeen(o.UUID, o.Xid, string(health.Classify(o.Xid, a.cfg.HealthPolicy.Xids)))
+			}
 			a.mu.Lock()
 			eff := h.tracker.Observe(a.cfg.Clock.Now(), o)
 			a.mu.Unlock()

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -37,6 +38,8 @@ type Metrics struct {
 	pluginCrashes *prometheus.CounterVec
 	coordErrors   *prometheus.CounterVec
 	heartbeat     prometheus.Histogram
+	xids          *prometheus.CounterVec
+	nvmlErrors    *prometheus.CounterVec
 }
 
 var _ pluginhost.Events = (*Metrics)(nil)
@@ -72,6 +75,14 @@ func NewMetrics() *Metrics {
 			Help:    "Time to send a heartbeat and get its answer (or error), retries included.",
 			Buckets: heartbeatBuckets,
 		}),
+		xids: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "gpulayer_gpu_xid_total",
+			Help: "XID errors the driver reported on each GPU, by XID and its class (docs/gpus.md).",
+		}, []string{"uuid", "xid", "class"}),
+		nvmlErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "gpulayer_nvml_errors_total",
+			Help: "NVML calls that failed while sampling GPU metrics, by call and NVML's error (not-supported readings are not counted).",
+		}, []string{"call", "code"}),
 	}
 	for _, e := range runner.Ends() {
 		m.finished.WithLabelValues(string(e))
@@ -79,7 +90,7 @@ func NewMetrics() *Metrics {
 	for _, c := range []string{callHeartbeat, callAcquire} {
 		m.coordErrors.WithLabelValues(c)
 	}
-	m.reg.MustRegister(m.finished, m.duration, m.pluginStarts, m.pluginCrashes, m.coordErrors, m.heartbeat)
+	m.reg.MustRegister(m.finished, m.duration, m.pluginStarts, m.pluginCrashes, m.coordErrors, m.heartbeat, m.xids, m.nvmlErrors)
 	return m
 }
 
@@ -112,3 +123,11 @@ func (m *Metrics) heartbeatDone(ctx context.Context, took time.Duration, err err
 
 // acquireFailed counts an acquire that failed.
 func (m *Metrics) acquireFailed() { m.coordErrors.WithLabelValues(callAcquire).Inc() }
+
+// xidSeen counts an XID the driver reported on a GPU.
+func (m *Metrics) xidSeen(uuid string, xid uint64, class string) {
+	m.xids.WithLabelValues(uuid, strconv.FormatUint(xid, 10), class).Inc()
+}
+
+// nvmlFailed counts a failed NVML call of the GPU sampler.
+func (m *Metrics) nvmlFailed(call, code string) { m.nvmlErrors.WithLabelValues(call, code).Inc() }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	gonvml "github.com/NVIDIA/go-nvml/pkg/nvml"
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/gpulayer/gpulayer/agent/devices/nvml"
@@ -137,5 +138,98 @@ func TestGPUHealthMetricsFollowFaults(t *testing.T) {
 		if got := gauge(t, m, c.name, c.labels); got != c.want {
 			t.Errorf("%s%v = %v, want %v", c.name, c.labels, got, c.want)
 		}
+	}
+}
+
+// GPU metrics under DCGM's names, sampled in the background: the values
+// NVML gives, the task that holds a GPU (none here), and NVML calls that
+// fail counted by call and code; an XID is counted by GPU, XID and class.
+func TestGPUMetricsAreSampled(t *testing.T) {
+	machine := nvmltest.New("dgxh100", nvmltest.StableUUIDs())
+	machine.SetUtilization(nvmltest.All, 87, 41)
+	machine.SetMemoryUsed(nvmltest.All, 10<<30)
+	machine.SetTemperature(nvmltest.All, 64)
+	machine.SetPowerUsage(nvmltest.All, 412_500)
+	machine.Fail(5, "GetTemperature", gonvml.ERROR_UNKNOWN, nvmltest.Always)
+	src, err := nvml.OpenInterface(t.Context(), nil, machine.Interface())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = src.Close() })
+	m := NewMetrics()
+	a, err := New(Config{
+		Coordinators:         []string{"http://127.0.0.1:1"}, // never answers
+		JoinToken:            "glj_never-used",
+		DataDir:              t.TempDir(),
+		MaxTasks:             1,
+		TaskUIDBase:          63160,
+		TaskUIDLockDir:       t.TempDir(),
+		AllowSharedUserTasks: os.Geteuid() != 0,
+		HealthPoll:           50 * time.Millisecond,
+		GPUSampleInterval:    50 * time.Millisecond,
+		Devices:              src,
+		Executors:            noExecutors{},
+		Metrics:              m,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	ran := make(chan struct{})
+	go func() {
+		defer close(ran)
+		if err := a.Run(ctx); err != nil && ctx.Err() == nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+	defer func() {
+		cancel()
+		<-ran
+	}()
+	gpu0 := map[string]string{"gpu": "0", "job_id": "", "task_id": ""}
+	waitGauge(t, m, "DCGM_FI_DEV_GPU_UTIL", gpu0, 87)
+	for _, c := range []struct {
+		name string
+		want float64
+	}{
+		{"DCGM_FI_DEV_MEM_COPY_UTIL", 41},
+		{"DCGM_FI_DEV_FB_USED", 10 << 10},
+		{"DCGM_FI_DEV_GPU_TEMP", 64},
+		{"DCGM_FI_DEV_POWER_USAGE", 412.5},
+	} {
+		if got := gauge(t, m, c.name, gpu0); got != c.want {
+			t.Errorf("%s = %v, want %v", c.name, got, c.want)
+		}
+	}
+	if got := gauge(t, m, "DCGM_FI_DEV_GPU_TEMP", map[string]string{"gpu": "5"}); got != 0 {
+		t.Errorf("GPU 5's temperature, which NVML fails to read, reads %v", got)
+	}
+	waitCounter(t, m, "gpulayer_nvml_errors_total", map[string]string{"call": "GetTemperature", "code": gonvml.ErrorString(gonvml.ERROR_UNKNOWN)})
+	machine.InjectXid(3, 79)
+	waitCounter(t, m, "gpulayer_gpu_xid_total", map[string]string{"uuid": a.devices[3].UUID, "xid": "79"})
+}
+
+// waitCounter polls until a counter series is above 0.
+func waitCounter(t *testing.T, m *Metrics, name string, labels map[string]string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		fams, err := m.Gatherer().Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range fams {
+			for _, s := range f.GetMetric() {
+				if f.GetName() == name && hasLabels(s, labels) && s.GetCounter().GetValue() > 0 {
+					return
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s%v never counted", name, labels)
+		}
+		<-tick.C
 	}
 }

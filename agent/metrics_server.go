@@ -46,11 +46,15 @@ func checkMetricsAddr(addr string, allowRemote bool) error {
 // returned func is called. A listener that cannot be opened is an error
 // naming the address.
 func (a *Agent) startMetrics() (stop func(), err error) {
-	state := stateCollector{a}
+	state, gpus := stateCollector{a}, gpuCollector{a}
 	if err := a.cfg.Metrics.reg.Register(state); err != nil {
 		return nil, fmt.Errorf("agent: metrics: %w", err)
 	}
-	unregister := func() { a.cfg.Metrics.reg.Unregister(state) }
+	if err := a.cfg.Metrics.reg.Register(gpus); err != nil {
+		a.cfg.Metrics.reg.Unregister(state)
+		return nil, fmt.Errorf("agent: metrics: %w", err)
+	}
+	unregister := func() { a.cfg.Metrics.reg.Unregister(state); a.cfg.Metrics.reg.Unregister(gpus) }
 	if a.cfg.MetricsAddr == "" {
 		return unregister, nil
 	}

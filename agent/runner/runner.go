@@ -120,6 +120,22 @@ type Attempt struct {
 	TaskID, AttemptID string
 }
 
+// Holder is the task an attempt holding a GPU belongs to.
+type Holder struct{ JobID, TaskID string }
+
+// Holders maps each GPU that a running attempt holds to its task.
+func (r *Runner) Holders() map[string]Holder {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string]Holder{}
+	for _, rn := range r.running {
+		for _, d := range rn.a.Devices {
+			out[d] = Holder{JobID: rn.a.JobID, TaskID: rn.a.ID}
+		}
+	}
+	return out
+}
+
 // Running lists the attempts being run (including one waiting for an
 // older attempt it superseded to be gone), ordered by task then attempt.
 func (r *Runner) Running() []Attempt {

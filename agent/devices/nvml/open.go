@@ -45,6 +45,7 @@ func OpenInterface(ctx context.Context, logger *slog.Logger, lib gonvml.Interfac
 		return nil, err
 	}
 	src.read = withTopology(src.read, lib, src.logger)
+	src.sample = samplerOf(lib)
 	src.watchWith(logger, lib)
 	return src, nil
 }

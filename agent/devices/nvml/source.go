@@ -24,6 +24,9 @@ type Source struct {
 	logger   *slog.Logger
 	read     readFunc
 	shutdown func() error
+	// sample reads the GPUs' metrics (nil: a source that cannot, such as
+	// go-nvml's bare mock servers).
+	sample func(ctx context.Context) ([]Sample, []CallError)
 	// watch observes the GPUs' health (nil: a source without NVML, whose
 	// GPUs are watched trivially).
 	watch func(ctx context.Context, uuids []string, opts WatchOptions, sink func(health.Observation))
@@ -126,4 +129,22 @@ func (s *Source) Close() error {
 
 func sortByIndex(devs []api.Device) {
 	slices.SortStableFunc(devs, func(a, b api.Device) int { return a.Index - b.Index })
+}
+
+// ErrNoMetrics: the source cannot read GPU metrics.
+var ErrNoMetrics = errors.New("nvml: this device source reads no GPU metrics")
+
+// Sample reads each GPU's metrics now (the agent calls it in the
+// background), and the calls that failed.
+func (s *Source) Sample(ctx context.Context) ([]Sample, []CallError, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, nil, ErrClosed
+	}
+	if s.sample == nil {
+		return nil, nil, ErrNoMetrics
+	}
+	samples, errs := s.sample(ctx)
+	return samples, errs, nil
 }
