@@ -23,18 +23,21 @@ import (
 // campaign met it about once in a hundred schedules with a follower that
 // had led.
 //
-// snapshotAwareLog applies rule 7 from outside the library: the entry at
-// the newest snapshot's index, when the store lacks it or holds it with
-// another term, is answered as the snapshot records it (its index and
-// term, as a no-op: the snapshot holds its effect). The snapshot is
-// committed state, so the entry at its index is the one with its term: a
-// stored entry there with another term is a stale one, never committed,
-// whose data no reader may use either. Every other lookup, and that one
-// when the store agrees with the snapshot, is the store's. No caller
-// applies or sends the answered entry's data: the state machine already
-// holds it (applying starts after the snapshot), and a leader names its
-// own snapshot as the previous entry from the snapshot itself and reads
-// entries to send only above a previous entry it found.
+// snapshotAwareLog applies rule 7 from outside the library, for the case
+// the campaign met: when compaction has removed every entry up to the
+// newest snapshot's index (the store's first entry is past it), the entry
+// at that index is answered as the snapshot records it (its index and
+// term, as a no-op: the snapshot holds its effect). Every other lookup is
+// the store's. No leader reads the answered entry to send it: it names
+// its own snapshot as a previous entry from the snapshot itself, and any
+// entry it would send at or below that index is preceded by a previous
+// entry the store lacks too, which makes it send the snapshot. Two cases
+// are left as the library has them. A restored user snapshot leaves a
+// hole at its index above entries that are kept, on purpose: replication
+// meets the hole and sends the snapshot; filling it would send a no-op
+// instead (TestHASnapshotSaveAndRestore). And a stale entry kept at the
+// snapshot's index with another term (#697's other case) holds data a
+// leader could read; the campaign has not met it.
 
 // snapMark is the index and term of the newest snapshot in a store.
 type snapMark struct {
@@ -113,11 +116,11 @@ func (l *snapshotAwareLog) GetLog(index uint64, out *raft.Log) error {
 	if snapIndex == 0 || index != snapIndex {
 		return err
 	}
-	switch {
-	case err == nil && out.Term == snapTerm:
-		return nil
-	case err != nil && !errors.Is(err, raft.ErrLogNotFound):
-		return err // the store failed: say so
+	if !errors.Is(err, raft.ErrLogNotFound) {
+		return err // found, or the store failed: as the store says
+	}
+	if first, ferr := l.LogStore.FirstIndex(); ferr != nil || first <= snapIndex {
+		return err // entries at or below the snapshot are kept: a hole, not compaction
 	}
 	*out = raft.Log{Index: snapIndex, Term: snapTerm, Type: raft.LogNoop}
 	return nil

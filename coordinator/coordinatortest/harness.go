@@ -49,16 +49,22 @@ type Options struct {
 // FreeAddr returns a loopback address with a free port. Ports come from
 // below Linux's ephemeral range, so that the kernel does not hand the same
 // port to an outgoing connection or a ":0" listener between this call and
-// the moment the coordinator binds it.
+// the moment the coordinator binds it, and each is claimed for this
+// process (portlock.go), so that no other test process picks it too.
 func FreeAddr(t testing.TB) string {
 	t.Helper()
 	for range 1000 {
 		port := 20000 + rand.IntN(12000)
+		if !claimPort(port) {
+			continue
+		}
 		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
+			releasePort(port)
 			continue
 		}
+		t.Cleanup(func() { releasePort(port) })
 		ln.Close()
 		return addr
 	}
