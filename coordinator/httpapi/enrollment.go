@@ -197,6 +197,7 @@ func (s *Server) enroll(w http.ResponseWriter, r *http.Request, _ auth.Principal
 	if err := validateRegister(&reg); err != nil {
 		return err
 	}
+	req.Devices = verifyDevices(req.Devices)
 	src := source(r)
 	if !src.IsValid() {
 		return invalidf("the source address of this request could not be determined (a trusted proxy sent an empty or malformed X-Real-IP or X-Forwarded-For)")

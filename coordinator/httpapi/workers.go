@@ -69,6 +69,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, p auth.Princip
 	if err := validateRegister(&req); err != nil {
 		return err
 	}
+	req.Devices = verifyDevices(req.Devices)
 	switch {
 	case req.Origin != "" && req.Origin != api.OriginProvider:
 		return invalidf("origin must be empty or %q", api.OriginProvider)
@@ -140,6 +141,7 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p auth.Princi
 	if err := validateInventory(nil, req.Executors, req.Devices); err != nil {
 		return err
 	}
+	req.Devices = verifyDevices(req.Devices)
 	if !s.cluster.IsLeader() {
 		return errNotLeader
 	}

@@ -1,0 +1,34 @@
+package httpapi
+
+import (
+	"github.com/gpulayer/gpulayer/internal/gpusku"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// verifyDevices checks a worker's device report against the known GPU
+// models (internal/gpusku): a device whose memory or compute capability
+// contradicts its model's name is kept on the record but not offered
+// (health unknown, with the reason), so a worker cannot be given work for
+// GPUs it does not have. It returns the report as the coordinator keeps
+// it, a copy where it changed anything.
+func verifyDevices(devs []api.Device) []api.Device {
+	out := devs
+	for i, d := range devs {
+		why := gpusku.Check(d.Name, d.MemoryMiB, d.ComputeCapability)
+		if why == "" {
+			continue
+		}
+		if &out[0] == &devs[0] {
+			out = append([]api.Device(nil), devs...)
+		}
+		reason := "not offered: the report does not match its model: " + why
+		if d.HealthReason != "" {
+			reason += "; " + d.HealthReason
+		}
+		if len(reason) > api.MaxDeviceHealthReasonBytes {
+			reason = reason[:api.MaxDeviceHealthReasonBytes]
+		}
+		out[i].Healthy, out[i].Health, out[i].HealthReason = false, api.HealthUnknown, reason
+	}
+	return out
+}

@@ -1,0 +1,57 @@
+package coordinator_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
+	"github.com/gpulayer/gpulayer/sdk/api"
+	"github.com/gpulayer/gpulayer/sdk/client"
+)
+
+// A worker that claims an H100 with half an H100's memory keeps the
+// device on its record, not offered, saying why; its healthy GPU is
+// offered as usual; a heartbeat repeating the claim writes nothing new.
+func TestDeviceReportContradictingItsModelIsNotOffered(t *testing.T) {
+	h := coordinatortest.Start(t, coordinatortest.Options{})
+	ctx := t.Context()
+	admin := h.Client(t, h.AdminToken)
+	devs := []api.Device{
+		{Index: 0, UUID: "GPU-real", Name: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559, ComputeCapability: "9.0", Healthy: true},
+		{Index: 1, UUID: "GPU-claimed", Name: "NVIDIA H100 80GB HBM3", MemoryMiB: 40960, ComputeCapability: "9.0", Healthy: true},
+	}
+	reg, err := h.Client(t, h.JoinToken).Register(ctx, api.RegisterRequest{WorkerID: "claims", Capabilities: []string{"*"}, Executors: []string{"exec"}, Devices: devs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := admin.Worker(ctx, "claims")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := w.Devices[1]; d.Healthy || d.Health != api.HealthUnknown || !strings.Contains(d.HealthReason, "reports 40960 MiB") {
+		t.Fatalf("the contradicting device is kept as %+v", d)
+	}
+	if d := w.Devices[0]; !d.Healthy {
+		t.Fatalf("the consistent device is not offered: %+v", d)
+	}
+	job, err := admin.SubmitJob(ctx, api.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`), Resources: &api.Resources{GPUs: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	worker := h.Client(t, reg.WorkerToken)
+	if acq, err := worker.Acquire(ctx, api.AcquireRequest{}); err != nil || acq.Task != nil {
+		t.Fatalf("a two-GPU task went to a worker with one GPU to offer: %+v %v", acq, err)
+	}
+	j, err := admin.Job(ctx, job.ID)
+	if err != nil || !strings.Contains(j.Tasks[0].PendingReason, "healthy now is 1") {
+		t.Fatalf("pending reason %q %v", j.Tasks[0].PendingReason, err)
+	}
+	before, _ := admin.Audit(ctx, client.AuditQuery{Kinds: []string{"gpu"}})
+	if _, err := worker.Heartbeat(ctx, api.HeartbeatRequest{Devices: devs}); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := admin.Audit(ctx, client.AuditQuery{Kinds: []string{"gpu"}})
+	if len(after.Events) != len(before.Events) {
+		t.Fatalf("a heartbeat repeating the report changed the record: %d gpu events, then %d", len(before.Events), len(after.Events))
+	}
+}

@@ -1,0 +1,31 @@
+package gpusku
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCheck(t *testing.T) {
+	cases := []struct {
+		name, model string
+		mem         uint64
+		cc, bad     string
+	}{
+		{"a real H100 SXM", "NVIDIA H100 80GB HBM3", 81559, "9.0", ""},
+		{"the mock's H100", "NVIDIA H100 80GB HBM3", 81920, "9.0", ""},
+		{"compute capability unknown", "NVIDIA H100 80GB HBM3", 81559, "", ""},
+		{"name in another case", "nvidia h100 80gb hbm3", 81559, "9.0", ""},
+		{"an H100 with half its memory", "NVIDIA H100 80GB HBM3", 40960, "9.0", "reports 40960 MiB"},
+		{"an H100 with too much", "NVIDIA H100 80GB HBM3", 143771, "9.0", "reports 143771 MiB"},
+		{"an H100 of the wrong generation", "NVIDIA H100 80GB HBM3", 81559, "8.0", "compute capability 8.0"},
+		{"a model not known", "NVIDIA RTX 6000 Ada Generation", 49140, "8.9", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := Check(c.model, c.mem, c.cc)
+			if (c.bad == "") != (got == "") || !strings.Contains(got, c.bad) {
+				t.Fatalf("Check = %q, want one about %q", got, c.bad)
+			}
+		})
+	}
+}
