@@ -261,7 +261,23 @@ func jobLogsCmd() *cobra.Command {
 		Example: "  gpulayer job logs j0001\n  gpulayer job logs -f j0001",
 		Args:    exactArgs(1, "job id"),
 	}, nil, func(cmd *cobra.Command, c *client.Client, args []string, _ *outputFlags) error {
-		return c.Logs(cmd.Context(), args[0], follow, printLog)
+		printed := 0
+		err := c.Logs(cmd.Context(), args[0], follow, func(e api.LogEntry) error {
+			printed++
+			return printLog(e)
+		})
+		if err != nil || printed > 0 {
+			return err
+		}
+		// Nothing to show: say so, and why the job ended if it did not
+		// succeed, rather than exit in silence.
+		job, err := c.Job(cmd.Context(), args[0])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "job %s (%s) has no output\n", job.ID, job.State)
+		printReasons(os.Stderr, job)
+		return nil
 	})
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep streaming until the job ends")
 	return cmd

@@ -35,3 +35,17 @@ func TestJobStatusShowsTheEndOfAFailedTasksOutput(t *testing.T) {
 		t.Fatalf("-o json: %v\n%s", err, js.stdout)
 	}
 }
+
+// job logs of a job that wrote nothing says so, and why it failed.
+func TestJobLogsOfASilentFailure(t *testing.T) {
+	env := startDev(t)
+	r := run(t, env, "job", "submit", "--wait", "--", "no-such-command-here")
+	if r.code == 0 {
+		t.Fatalf("submit --wait of a missing command: exit 0\n%s", r.stderr)
+	}
+	id := strings.Fields(r.stderr)[1]
+	logs := run(t, env, "job", "logs", id)
+	if logs.code != 0 || logs.stdout != "" || !strings.Contains(logs.stderr, "has no output") || !strings.Contains(logs.stderr, "executable file not found") {
+		t.Fatalf("job logs: exit %d, stdout %q, stderr %q", logs.code, logs.stdout, logs.stderr)
+	}
+}
