@@ -9,6 +9,12 @@
 #       building one; the machine then needs no Go toolchain.
 #   RUN_TESTS=1  also run go test -race ./agent/devices/... here, so the real
 #       NVML path of the tests sees real GPUs.
+#   TASK_CHECK=0  skip the check that a one-GPU task sees exactly its GPU
+#       (it builds gpulayer and runs gpulayer dev on this machine).
+#
+# The inventory JSON it prints includes each GPU's topology (links,
+# numa_node), to compare by eye with nvidia-smi topo -m, which it prints
+# too. Nothing here changes a GPU's settings (MIG mode, clocks, resets).
 #
 # Exit status: 0 when they match; 1 on a difference, an unhealthy GPU or a
 # failure of gpuinventory; 2 when this is not a GPU machine or a tool is
@@ -64,9 +70,47 @@ fi
 
 "$bin" -json >"$work/inventory.json" 2>/dev/null
 cat "$work/inventory.json"
+nvidia-smi topo -m || true
 if grep -q '"healthy": false' "$work/inventory.json"; then
 	say "FAIL: some GPUs are flagged unhealthy (see the log above)"
 	status=1
+fi
+
+# A one-GPU task sees exactly its GPU: gpulayer dev (a coordinator and an
+# agent on this machine's real NVML), one task that prints what CUDA and
+# nvidia-smi show it. Reads only; it changes no GPU setting.
+if [[ ${TASK_CHECK:-1} == 1 ]] && command -v go >/dev/null 2>&1; then
+	say "building gpulayer for the task check"
+	(cd "$root" && CGO_ENABLED=1 go build -o "$work/gpulayer" ./cmd/gpulayer)
+	"$work/gpulayer" dev --http-addr 127.0.0.1:0 --env-file "$work/env" --log-level warn >"$work/dev.log" 2>&1 &
+	devpid=$!
+	for _ in $(seq 1 300); do [[ -s $work/env ]] && break; sleep 0.2; done
+	if [[ ! -s $work/env ]]; then
+		cat "$work/dev.log" >&2
+		say "FAIL: gpulayer dev did not come up"
+		status=1
+	else
+		set -a
+		# shellcheck disable=SC1091
+		. "$work/env"
+		set +a
+		if ! "$work/gpulayer" job submit --gpus 1 --wait -- sh -c 'echo "CVD=$CUDA_VISIBLE_DEVICES"; nvidia-smi -L' >"$work/task.out" 2>"$work/task.err"; then
+			cat "$work/task.err" >&2
+			say "FAIL: the one-GPU task failed"
+			status=1
+		fi
+		cat "$work/task.out"
+		cvd=$(sed -n 's/^CVD=//p' "$work/task.out")
+		seen=$(grep -c '^GPU [0-9]' "$work/task.out" || true)
+		if [[ $cvd == *,* || -z $cvd ]] || [[ $seen -ne 1 ]] || ! grep -q "UUID: $cvd)" "$work/task.out"; then
+			say "FAIL: the task was given '$cvd' and nvidia-smi showed it $seen GPU(s)"
+			status=1
+		else
+			say "a one-GPU task sees exactly its GPU ($cvd)"
+		fi
+	fi
+	kill "$devpid" 2>/dev/null || true
+	wait "$devpid" 2>/dev/null || true
 fi
 
 if [[ ${RUN_TESTS:-0} == 1 ]]; then
