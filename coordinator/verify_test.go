@@ -55,3 +55,49 @@ func TestDeviceReportContradictingItsModelIsNotOffered(t *testing.T) {
 		t.Fatalf("a heartbeat repeating the report changed the record: %d gpu events, then %d", len(before.Events), len(after.Events))
 	}
 }
+
+// A join token that pins GPU models refuses a worker reporting another
+// model (and is not used up by it), and keeps out of service a GPU of
+// another model its worker reports later.
+func TestJoinTokenPinsGPUModels(t *testing.T) {
+	h := coordinatortest.Start(t, coordinatortest.Options{})
+	ctx := t.Context()
+	admin := h.Client(t, h.AdminToken)
+	tok := mintJoin(t, admin, api.CreateTokenRequest{Kind: api.TokenKindJoin, Name: "h100-pool", GPUModels: []string{"NVIDIA H100 80GB HBM3"}})
+	h100 := api.Device{Index: 0, UUID: "GPU-h", Name: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559, ComputeCapability: "9.0", Healthy: true}
+	a100 := api.Device{Index: 1, UUID: "GPU-a", Name: "NVIDIA A100-SXM4-80GB", MemoryMiB: 81920, ComputeCapability: "8.0", Healthy: true}
+	joiner := h.Client(t, tok.Token)
+	_, err := joiner.Register(ctx, api.RegisterRequest{WorkerID: "mixed", Executors: []string{"exec"}, Devices: []api.Device{h100, a100}})
+	if !client.IsCode(err, api.CodeForbidden) || !strings.Contains(err.Error(), "NVIDIA A100-SXM4-80GB") {
+		t.Fatalf("registering an A100 with an H100 token: %v, want forbidden naming the model", err)
+	}
+	toks, err := admin.Tokens(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, info := range toks {
+		if info.ID == tok.ID && (info.Uses != 0 || len(info.GPUModels) != 1) {
+			t.Fatalf("the token after a refused registration: %+v", info)
+		}
+	}
+	reg, err := joiner.Register(ctx, api.RegisterRequest{WorkerID: "pure", Executors: []string{"exec"}, Devices: []api.Device{h100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	worker := h.Client(t, reg.WorkerToken)
+	if _, err := worker.Heartbeat(ctx, api.HeartbeatRequest{Devices: []api.Device{h100, a100}}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := admin.Worker(ctx, "pure")
+	if err != nil || len(w.Devices) != 2 {
+		t.Fatalf("worker: %+v %v", w, err)
+	}
+	if d := w.Devices[1]; d.Healthy || !strings.Contains(d.HealthReason, "join token admits") {
+		t.Fatalf("the A100 that appeared later is %+v", d)
+	}
+	if !w.Devices[0].Healthy {
+		t.Fatalf("the admitted H100 is not offered: %+v", w.Devices[0])
+	}
+	r := call(t, h.URL, "POST", "/v1/tokens", h.AdminToken, []byte(`{"kind":"client","name":"x","gpu_models":["NVIDIA H100 80GB HBM3"]}`), nil)
+	wantCode(t, "gpu_models on a client token", r, 400, api.CodeInvalidArgument)
+}

@@ -43,6 +43,7 @@ func tokenCreateCmd() *cobra.Command {
 	var expires time.Duration
 	var maxUses int
 	var approval, asJSON bool
+	var gpuModels []string
 	labels := labelFlags{}
 	cmd := &cobra.Command{
 		Use:   "create [flags]",
@@ -51,6 +52,7 @@ func tokenCreateCmd() *cobra.Command {
 coordinators keep only its hash.`,
 		Example: `  gpulayer token create --kind client --name ci --roles submit
   gpulayer token create --kind join --name rack-4 --max-uses 1 --requires-approval --label zone=a
+  gpulayer token create --kind join --name h100-pool --gpu-model "NVIDIA H100 80GB HBM3"
   gpulayer token create --kind instance --instance-id i-0abc --expires-in 1h`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -69,7 +71,7 @@ coordinators keep only its hash.`,
 				if kind == api.TokenKindClient {
 					req.Roles = splitList(roles)
 				} else {
-					req.MaxUses, req.RequiresApproval, req.Groups = maxUses, approval, splitList(groups)
+					req.MaxUses, req.RequiresApproval, req.Groups, req.GPUModels = maxUses, approval, splitList(groups), gpuModels
 					if len(labels) > 0 {
 						req.Labels = labels
 					}
@@ -99,6 +101,7 @@ coordinators keep only its hash.`,
 	fs.BoolVar(&approval, "requires-approval", false, "join token: workers wait as pending until `gpulayer worker approve`")
 	fs.StringVar(&groups, "groups", "", "join token: groups its workers join, comma separated")
 	fs.Var(labels, "label", "join token: KEY=VALUE given to its workers (repeatable)")
+	fs.StringArrayVar(&gpuModels, "gpu-model", nil, "join token: the only GPU model its workers may have, as NVML names it (\"NVIDIA H100 80GB HBM3\"; repeatable)")
 	fs.StringVar(&instanceID, "instance-id", "", "instance token: the instance it is bound to")
 	fs.BoolVar(&asJSON, "json", false, "print the whole answer as JSON")
 	return cmd

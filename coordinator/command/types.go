@@ -74,6 +74,8 @@ type CredentialRecord struct {
 	// Groups and Labels are given to the workers a join token registers.
 	Groups []string          `json:"groups,omitempty"`
 	Labels map[string]string `json:"labels,omitempty"`
+	// GPUModels pins the GPU models a join token's workers may have.
+	GPUModels []string `json:"gpu_models,omitempty"`
 	// InstanceID binds an instance token to one provisioned instance.
 	InstanceID string `json:"instance_id,omitempty"`
 }

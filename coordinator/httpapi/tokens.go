@@ -105,8 +105,8 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p auth.Prin
 	rec := command.CredentialRecord{Kind: req.Kind, Name: req.Name, CreatedAt: now, ExpiresAt: expires, CreatedBy: p.Name}
 	prefix := api.PrefixClient
 	if req.Kind == api.TokenKindClient {
-		if req.MaxUses != 0 || req.RequiresApproval || len(req.Groups) > 0 || len(req.Labels) > 0 {
-			return invalidf("max_uses, requires_approval, groups and labels are for join tokens")
+		if req.MaxUses != 0 || req.RequiresApproval || len(req.Groups) > 0 || len(req.Labels) > 0 || len(req.GPUModels) > 0 {
+			return invalidf("max_uses, requires_approval, groups, labels and gpu_models are for join tokens")
 		}
 		if rec.Roles, err = normaliseRoles(req.Roles); err != nil {
 			return err
@@ -129,6 +129,15 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p auth.Prin
 		if err := validateLabelMap(req.Labels); err != nil {
 			return err
 		}
+		if err := checkStrings("gpu_models", req.GPUModels, api.MaxTokenGPUModels, api.MaxDeviceNameBytes); err != nil {
+			return err
+		}
+		for i, m := range req.GPUModels {
+			if strings.TrimSpace(m) == "" {
+				return invalidf("gpu_models[%d]: empty", i)
+			}
+		}
+		rec.GPUModels = slices.Clone(req.GPUModels)
 		groups := slices.Clone(req.Groups)
 		slices.Sort(groups)
 		rec.Groups = slices.Compact(groups)

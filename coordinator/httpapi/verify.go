@@ -1,27 +1,36 @@
 package httpapi
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/gpulayer/gpulayer/internal/gpusku"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // verifyDevices checks a worker's device report against the known GPU
-// models (internal/gpusku): a device whose memory or compute capability
-// contradicts its model's name is kept on the record but not offered
-// (health unknown, with the reason), so a worker cannot be given work for
-// GPUs it does not have. It returns the report as the coordinator keeps
+// models (internal/gpusku), and against the models its join token admits
+// when it pins any: a device whose memory or compute capability
+// contradicts its model's name, or whose model the token does not admit,
+// is kept on the record but not offered (health unknown, with the
+// reason), so a worker cannot be given work for GPUs it does not have. It returns the report as the coordinator keeps
 // it, a copy where it changed anything.
-func verifyDevices(devs []api.Device) []api.Device {
+func verifyDevices(devs []api.Device, admitted ...string) []api.Device {
 	out := devs
 	for i, d := range devs {
 		why := gpusku.Check(d.Name, d.MemoryMiB, d.ComputeCapability)
+		if why != "" {
+			why = "the report does not match its model: " + why
+		} else if len(admitted) > 0 && !slices.ContainsFunc(admitted, func(m string) bool { return strings.EqualFold(strings.TrimSpace(m), strings.TrimSpace(d.Name)) }) {
+			why = "its model is not one the worker's join token admits (" + strings.Join(admitted, ", ") + ")"
+		}
 		if why == "" {
 			continue
 		}
 		if &out[0] == &devs[0] {
 			out = append([]api.Device(nil), devs...)
 		}
-		reason := "not offered: the report does not match its model: " + why
+		reason := "not offered: " + why
 		if d.HealthReason != "" {
 			reason += "; " + d.HealthReason
 		}

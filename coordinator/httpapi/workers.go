@@ -141,7 +141,7 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p auth.Princi
 	if err := validateInventory(nil, req.Executors, req.Devices); err != nil {
 		return err
 	}
-	req.Devices = verifyDevices(req.Devices)
+	req.Devices = verifyDevices(req.Devices, s.store.AdmittedModels(p.WorkerID)...)
 	if !s.cluster.IsLeader() {
 		return errNotLeader
 	}

@@ -99,6 +99,7 @@ func (c *Credential) clone() Credential {
 	out.Roles = slices.Clone(c.Roles)
 	out.Groups = slices.Clone(c.Groups)
 	out.Labels = maps.Clone(c.Labels)
+	out.GPUModels = slices.Clone(c.GPUModels)
 	return out
 }
 

@@ -31,6 +31,11 @@ func (s *Store) registerWorker(c command.RegisterWorker) (RegisterOutcome, error
 	labels := c.Labels
 	var token *Credential
 	if c.TokenID != "" {
+		if cred, ok := s.credentials[c.TokenID]; ok {
+			if d, pinned := outsideModels(c.Devices, cred.GPUModels); pinned {
+				return RegisterOutcome{}, fmt.Errorf("join token %s admits GPU models %s, and this worker reports %q: %w", cred.ID, strings.Join(cred.GPUModels, ", "), d.Name, ErrForbidden)
+			}
+		}
 		var err error
 		if token, err = s.redeem(c.TokenID, c.Origin, c.InstanceID, c.Now); err != nil {
 			return RegisterOutcome{}, err
@@ -240,4 +245,33 @@ func (s *Store) ActiveTasks(workerID string) []ActiveTask {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].TaskID < out[j].TaskID })
 	return out
+}
+
+// outsideModels returns a device whose model is not among models (any
+// case), if models pins any and one is not.
+func outsideModels(devs []command.Device, models []string) (command.Device, bool) {
+	if len(models) == 0 {
+		return command.Device{}, false
+	}
+	for _, d := range devs {
+		if !slices.ContainsFunc(models, func(m string) bool { return strings.EqualFold(strings.TrimSpace(m), strings.TrimSpace(d.Name)) }) {
+			return d, true
+		}
+	}
+	return command.Device{}, false
+}
+
+// AdmittedModels are the GPU models the join token a worker registered
+// with pins (nil: any).
+func (s *Store) AdmittedModels(workerID string) []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	w, ok := s.workers[workerID]
+	if !ok || w.TokenID == "" {
+		return nil
+	}
+	if cred, ok := s.credentials[w.TokenID]; ok {
+		return slices.Clone(cred.GPUModels)
+	}
+	return nil
 }

@@ -25,6 +25,7 @@ func Token(c state.Credential) api.TokenInfo {
 		RequiresApproval: c.RequiresApproval,
 		Groups:           c.Groups,
 		Labels:           labels,
+		GPUModels:        c.GPUModels,
 		InstanceID:       c.InstanceID,
 		Revoked:          c.Revoked,
 		RevokedAt:        api.FormatTime(c.RevokedAt),

@@ -27,7 +27,15 @@ type CreateTokenRequest struct {
 	RequiresApproval bool              `json:"requires_approval,omitempty"`
 	Groups           []string          `json:"groups,omitempty"`
 	Labels           map[string]string `json:"labels,omitempty"`
+	// GPUModels, on a join token, pins the GPU models (names as NVML
+	// reports them, any case) its workers may have: a worker reporting
+	// another model is refused at registration, and one that reports it
+	// later has that GPU kept out of service.
+	GPUModels []string `json:"gpu_models,omitempty"`
 }
+
+// MaxTokenGPUModels bounds CreateTokenRequest.GPUModels.
+const MaxTokenGPUModels = 16
 
 // CreateInstanceTokenRequest is the body of POST /v1/instance-tokens.
 type CreateInstanceTokenRequest struct {
@@ -52,6 +60,7 @@ type TokenInfo struct {
 	RequiresApproval bool              `json:"requires_approval,omitempty"`
 	Groups           []string          `json:"groups,omitempty"`
 	Labels           map[string]string `json:"labels,omitempty"`
+	GPUModels        []string          `json:"gpu_models,omitempty"`
 	InstanceID       string            `json:"instance_id,omitempty"`
 	Revoked          bool              `json:"revoked"`
 	RevokedAt        string            `json:"revoked_at,omitempty"`
