@@ -142,11 +142,7 @@ func tokenTable(w io.Writer, toks []api.TokenInfo, wide bool) {
 		if t.MaxUses > 0 {
 			uses += "/" + fmt.Sprint(t.MaxUses)
 		}
-		state := "live"
-		if t.Revoked {
-			state = "revoked"
-		}
-		cells := []string{t.ID, t.Kind, t.Name, commaList(t.Roles), uses, ago(t.ExpiresAt), state, dash(t.CreatedBy)}
+		cells := []string{t.ID, t.Kind, t.Name, commaList(t.Roles), uses, ago(t.ExpiresAt), tokenState(t, time.Now()), dash(t.CreatedBy)}
 		if wide {
 			cells = append(cells, ago(t.CreatedAt), ago(t.LastUsedAt), commaList(t.Groups), labelList(t.Labels), dash(t.InstanceID))
 		}
@@ -168,4 +164,21 @@ func tokenRevokeCmd() *cobra.Command {
 		fmt.Printf("%s token %s (%s) revoked\n", t.Kind, t.ID, t.Name)
 		return nil
 	})
+}
+
+// tokenState says whether a token still works: revoked, expired, used up
+// (a join or instance token with no registration left), or live.
+func tokenState(t api.TokenInfo, now time.Time) string {
+	switch {
+	case t.Revoked:
+		return "revoked"
+	case t.ExpiresAt != "":
+		if at, err := api.ParseTime(t.ExpiresAt); err == nil && !now.Before(at) {
+			return "expired"
+		}
+	}
+	if t.MaxUses > 0 && t.Uses >= t.MaxUses {
+		return "used up"
+	}
+	return "live"
 }
