@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -61,13 +62,22 @@ func devRun(ctx context.Context, o devOptions) error {
 	if err != nil {
 		return err
 	}
-	raftAddr, err := freeLoopback()
-	if err != nil {
-		return err
-	}
-	srv, err := coordinator.New(coordinator.Config{DataDir: cdir, HTTPAddr: o.httpAddr, RaftAddr: raftAddr, NodeID: "dev", Logger: log})
-	if err != nil {
-		return err
+	// The Raft port is picked free and bound a moment later; another
+	// process may take it between the two, so a few tries.
+	var srv *coordinator.Server
+	for try := 0; ; try++ {
+		raftAddr, err := freeLoopback()
+		if err != nil {
+			return err
+		}
+		srv, err = coordinator.New(coordinator.Config{DataDir: cdir, HTTPAddr: o.httpAddr, RaftAddr: raftAddr, NodeID: "dev", Logger: log})
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EADDRINUSE) || try == 4 {
+			return err
+		}
+		log.Warn("the Raft port was taken meanwhile; picking another", "addr", raftAddr)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
