@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
@@ -22,7 +24,8 @@ func jobCmd() *cobra.Command {
 func jobSubmitCmd() *cobra.Command {
 	var cf clientFlags
 	var spec api.JobSpec
-	var gpus int
+	var res resourceFlags
+	var env []string
 	var configJSON, target string
 	var wait, asJSON bool
 	var aff affinityFlags
@@ -37,12 +40,24 @@ when it has flags of its own: "job submit --gpus 1 -- train --epochs 3".
 Without --, a word that looks like a flag is taken as gpulayer's, and
 refused if gpulayer has no such flag.
 
+--env KEY=VALUE adds to that command's environment; the agent's own
+variables (GPULAYER_*, CUDA_VISIBLE_DEVICES, NVIDIA_VISIBLE_DEVICES, HOME,
+TMPDIR, USER, LOGNAME) cannot be set. With --config, put env in the
+config instead.
+
+--gpu-model, --gpu-memory and --compute-capability say which GPUs a task
+may be given, so they go with --gpus. --gpu-memory is MiB as a plain
+number, or a whole number with a binary unit: M or MiB, G or GiB, T or TiB
+(80G is 81920 MiB); it is compared with the memory the worker reports.
+
 With --wait, submit streams the job's logs and exits with its result: 0
 when it succeeded, else the first failed task's exit code, else 1.`,
 		Example: `  gpulayer job submit --gpus 1 --wait -- nvidia-smi -L
   gpulayer job submit --count 4 --name sweep -- python train.py --lr 0.1
   gpulayer job submit --executor echo --config '{"message":"hi"}' --json
-  gpulayer job submit --count 8 --spread --prefer label:zone=a:80 --avoid group:flaky -- ./shard.sh`,
+  gpulayer job submit --count 8 --spread --prefer label:zone=a:80 --avoid group:flaky -- ./shard.sh
+  gpulayer job submit --gpus 8 --gpu-model h100 --gpu-memory 80000 --exclusive -- ./train.sh
+  gpulayer job submit --count 16 --max-per-worker 2 --compute-capability 8.0 --gpus 1 --env SEED=7 -- python eval.py`,
 		RunE: func(cmd *cobra.Command, rest []string) error {
 			if target != "" {
 				ref, err := parseRef("--target", target)
@@ -51,8 +66,17 @@ when it succeeded, else the first failed task's exit code, else 1.`,
 				}
 				spec.Target = &api.Target{Kind: ref.Kind, ID: ref.ID}
 			}
-			if gpus > 0 {
-				spec.Resources = &api.Resources{GPUs: gpus}
+			resources, err := res.resources(cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			spec.Resources = resources
+			if spec.MaxPerWorker < 0 {
+				return usagef("--max-per-worker %d: give the most tasks of the job one worker may run at once, or 0 for no limit", spec.MaxPerWorker)
+			}
+			taskEnv, err := parseEnv(env)
+			if err != nil {
+				return err
 			}
 			rules, err := aff.rules()
 			if err != nil {
@@ -62,10 +86,12 @@ when it succeeded, else the first failed task's exit code, else 1.`,
 			switch {
 			case configJSON != "" && len(rest) > 0:
 				return usagef("give either --config or a command after --, not both")
+			case configJSON != "" && taskEnv != nil:
+				return usagef("--env goes with a command after --; with --config, put the variables in the config's \"env\"")
 			case configJSON != "":
 				spec.Config = json.RawMessage(configJSON)
 			case len(rest) > 0:
-				b, _ := json.Marshal(api.ExecConfig{Command: rest[0], Args: rest[1:]})
+				b, _ := json.Marshal(api.ExecConfig{Command: rest[0], Args: rest[1:], Env: taskEnv})
 				spec.Config = b
 			default:
 				return usagef("nothing to run: give a command after -- (or --config)")
@@ -74,6 +100,10 @@ when it succeeded, else the first failed task's exit code, else 1.`,
 		},
 	}
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		var bad *pflag.InvalidValueError
+		if errors.As(err, &bad) {
+			return usageError{err} // a value of gpulayer's own flag that does not parse
+		}
 		return usagef("%w (a flag of the command to run? put the command after --: gpulayer job submit [flags] -- COMMAND [ARG...])", err)
 	})
 	fs := cmd.Flags()
@@ -82,7 +112,10 @@ when it succeeded, else the first failed task's exit code, else 1.`,
 	fs.BoolVar(&asJSON, "json", false, "print the job as JSON")
 	fs.StringVar(&spec.Executor, "executor", "exec", "executor plugin")
 	fs.StringVar(&spec.Name, "name", "", "job name")
-	fs.IntVar(&gpus, "gpus", 0, "GPUs per task")
+	fs.IntVar(&res.gpus, "gpus", 0, "GPUs per task")
+	fs.StringVar(&res.model, "gpu-model", "", "the task's GPUs must have this in their name, any case (h100 matches \"NVIDIA H100 80GB HBM3\"); with --gpus")
+	fs.StringVar(&res.memory, "gpu-memory", "", "least memory of each of the task's GPUs: MiB (40960) or with a binary unit (80G, 40GiB, 24576MiB); with --gpus")
+	fs.StringVar(&res.computeCapability, "compute-capability", "", "least CUDA compute capability of the task's GPUs, MAJOR.MINOR (8.0, 9.0); with --gpus")
 	fs.IntVar(&spec.Count, "count", 1, "number of tasks")
 	fs.IntVar(&spec.TimeoutSeconds, "timeout", 0, "task timeout in seconds (0: none)")
 	fs.IntVar(&spec.MaxAttempts, "max-attempts", 0, "attempts per task (default 3)")
@@ -97,6 +130,10 @@ when it succeeded, else the first failed task's exit code, else 1.`,
 	fs.StringArrayVar(&aff.require, "require", nil, "run only on workers that match worker:ID, group:ID or label:KEY[=VALUE]; repeatable")
 	fs.StringArrayVar(&aff.avoid, "avoid", nil, "never run on workers that match worker:ID, group:ID or label:KEY[=VALUE]; repeatable")
 	fs.BoolVar(&spec.Spread, "spread", false, "spread the tasks over the workers that can take them")
+	fs.IntVar(&spec.MaxPerWorker, "max-per-worker", 0, "most of the job's tasks one worker runs at once (0: no limit)")
+	fs.BoolVar(&spec.ExclusiveWorker, "exclusive", false, "run each task alone on its worker: no other task beside it, and it waits for a worker that runs nothing")
+	fs.StringArrayVar(&env, "env", nil, "KEY=VALUE in the environment of the command after --; repeatable; no variable sets it")
+	_ = fs.SetAnnotation("env", noEnvAnnotation, []string{"GPULAYER_ENV is too common a name to read as a task's variable"})
 	return cmd
 }
 
@@ -222,6 +259,24 @@ func printJob(w io.Writer, j api.Job, wide bool) {
 	}
 	if j.Capability != "" {
 		fmt.Fprintf(w, "  capability=%s", j.Capability)
+	}
+	if r := j.Resources; r != nil {
+		fmt.Fprintf(w, "  gpus=%d", r.GPUs)
+		if r.GPUModel != "" {
+			fmt.Fprintf(w, "  gpu_model=%q", r.GPUModel)
+		}
+		if r.GPUMemoryMiB > 0 {
+			fmt.Fprintf(w, "  gpu_memory=%dMiB", r.GPUMemoryMiB)
+		}
+		if r.ComputeCapability != "" {
+			fmt.Fprintf(w, "  compute_capability=%s", r.ComputeCapability)
+		}
+	}
+	if j.MaxPerWorker > 0 {
+		fmt.Fprintf(w, "  max_per_worker=%d", j.MaxPerWorker)
+	}
+	if j.ExclusiveWorker {
+		fmt.Fprint(w, "  exclusive")
 	}
 	if j.Spread {
 		fmt.Fprint(w, "  spread")
