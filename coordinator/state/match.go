@@ -1,9 +1,11 @@
 package state
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -268,7 +270,7 @@ func deviceFits(d command.Device, r *command.Resources) bool {
 		return false
 	case r.GPUModel != "" && !strings.Contains(strings.ToLower(d.Name), strings.ToLower(r.GPUModel)):
 		return false
-	case r.ComputeCapability != "" && d.ComputeCapability != "" && d.ComputeCapability < r.ComputeCapability:
+	case r.ComputeCapability != "" && d.ComputeCapability != "" && compareCapability(d.ComputeCapability, r.ComputeCapability) < 0:
 		return false
 	}
 	return true
@@ -286,4 +288,20 @@ func (s *Store) devicesFree(w *Worker, devs []string) bool {
 		delete(free, d)
 	}
 	return true
+}
+
+// compareCapability orders two compute capabilities ("9.0", "10.0",
+// "8.6") by major then minor number, as numbers: "10.0" is above "9.0".
+// A part that is not a number counts as 0.
+func compareCapability(a, b string) int {
+	am, an := splitCapability(a)
+	bm, bn := splitCapability(b)
+	return cmp.Or(cmp.Compare(am, bm), cmp.Compare(an, bn))
+}
+
+func splitCapability(v string) (major, minor int) {
+	maj, mnr, _ := strings.Cut(v, ".")
+	major, _ = strconv.Atoi(maj)
+	minor, _ = strconv.Atoi(mnr)
+	return major, minor
 }
