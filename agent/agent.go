@@ -69,6 +69,10 @@ type Config struct {
 	Capabilities []string
 	// MaxTasks bounds concurrent tasks (default: the GPU count, at least 4).
 	MaxTasks int
+	// AdvertiseAddr is the address this host's gang tasks are reached on
+	// by their peers (MASTER_ADDR when one is rank 0); default: the local
+	// address of the route to the first coordinator (advertise.go).
+	AdvertiseAddr string
 	// HeartbeatInterval until the coordinator says otherwise (default 2 s).
 	HeartbeatInterval time.Duration
 	// AcquireWait is the long-poll wait of each acquire (default 20 s).
@@ -227,6 +231,7 @@ func (a *Agent) prepareTasks() (func(), error) {
 		Users:       users,
 		StopGrace:   a.cfg.StopGrace,
 		Leases:      a.leases,
+		Advertise:   advertiseAddr(context.Background(), a.cfg.AdvertiseAddr, a.cfg.Coordinators),
 		Clock:       a.cfg.Clock,
 		Logger:      a.cfg.Logger.With("component", "runner"),
 	})
@@ -321,6 +326,7 @@ func (a *Agent) heartbeatLoop(ctx context.Context) error {
 			RunningTaskIDs: taskIDs(running),
 			Devices:        a.deviceView(),
 			Executors:      a.cfg.Executors.Names(),
+			MaxTasks:       a.maxTasks(),
 		})
 		a.cfg.Metrics.heartbeatDone(ctx, time.Since(began), err)
 		switch {
@@ -486,7 +492,9 @@ func (a *Agent) acquireLoop(ctx context.Context) {
 				defer func() { <-slots }()
 				began := time.Now()
 				out := a.runner.Run(ctx, task)
-				a.cfg.Metrics.taskFinished(out.End, time.Since(began))
+				if out.End != runner.EndDuplicate {
+					a.cfg.Metrics.taskFinished(out.End, time.Since(began))
+				}
 			}()
 		}
 	}

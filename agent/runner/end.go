@@ -28,6 +28,9 @@ const (
 	// executor unavailable, refusing the start or crashing under it; no
 	// task user or directory).
 	EndError End = "error"
+	// EndDuplicate: the attempt was handed to Run while it ran already;
+	// the second call did nothing.
+	EndDuplicate End = "duplicate"
 )
 
 // Ends lists every End, in the order above.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -30,6 +31,7 @@ type Coordinator interface {
 	AppendLogs(ctx context.Context, taskID string, req api.LogsRequest) error
 	Finish(ctx context.Context, taskID string, req api.FinishRequest) (api.Task, error)
 	Fail(ctx context.Context, taskID string, req api.FailRequest) (api.Task, error)
+	Rendezvous(ctx context.Context, taskID string, req api.RendezvousRequest) (api.RendezvousResponse, error)
 }
 
 var _ Coordinator = (*client.Client)(nil)
@@ -59,8 +61,11 @@ type Config struct {
 	// Leases, when set, is asked before each task's process starts;
 	// nil starts it at once.
 	Leases Leases
-	Clock  clock.Clock
-	Logger *slog.Logger
+	// Advertise is the address gang members on this host give their
+	// peers (rendezvous); empty: 127.0.0.1.
+	Advertise string
+	Clock     clock.Clock
+	Logger    *slog.Logger
 }
 
 // Runner runs tasks. It is safe for concurrent use.
@@ -205,9 +210,16 @@ type Outcome struct {
 // so those attempts are stale. They are stopped, and this one starts only
 // once they are gone, so that one task never runs twice at once here and
 // a GPU is never in two attempts' hands.
+//
+// An attempt this runner runs already is not run again: an acquire hands
+// out a gang member placed on this worker until it starts (Duplicate).
 func (r *Runner) Run(ctx context.Context, a api.Assignment) Outcome {
 	rn := &run{a: a, cancel: make(chan struct{}), done: make(chan struct{})}
 	r.mu.Lock()
+	if _, dup := r.running[a.AttemptID]; dup {
+		r.mu.Unlock()
+		return Outcome{ExitCode: -1, End: EndDuplicate, Reason: "attempt already running here"}
+	}
 	older := r.supersededBy(a)
 	r.running[a.AttemptID] = rn
 	r.mu.Unlock()
@@ -274,6 +286,24 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 		return r.fail(ctx, a, EndError, "task directory: "+err.Error())
 	}
 
+	env := taskEnv(a, workDir, user)
+	if a.Gang != nil {
+		peers, err := r.meet(ctx, rn)
+		switch {
+		case err == nil:
+			maps.Copy(env, gangEnv(*a.Gang, peers, len(a.Devices)))
+		case rn.superseded.Load() || client.IsCode(err, api.CodeStaleAttempt):
+			return staleOutcome(-1)
+		case ctx.Err() != nil:
+			return r.fail(context.WithoutCancel(ctx), a, EndShutdown, "agent shut down while the gang met")
+		case errors.Is(err, errGangStopped):
+			end, why := rn.stoppedBeforeStart()
+			return r.fail(ctx, a, end, why)
+		default:
+			return r.fail(ctx, a, EndError, "rendezvous: "+err.Error())
+		}
+		log.Info("gang met", "rank", a.Gang.Rank, "size", a.Gang.Size, "master", env["MASTER_ADDR"]+":"+env["MASTER_PORT"])
+	}
 	if r.cfg.Leases != nil {
 		// The coordinator counts an attempt lost once its lease lapses and
 		// hands the task to another worker: a process started after that
@@ -296,7 +326,7 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 		TaskID:  a.ID,
 		JobID:   a.JobID,
 		Config:  a.Config,
-		Env:     taskEnv(a, workDir, user),
+		Env:     env,
 		Devices: a.Devices,
 		WorkDir: workDir,
 	}

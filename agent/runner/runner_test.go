@@ -31,6 +31,16 @@ type recorder struct {
 	ended  map[string]string // task id -> "finish <code>" or "fail <reason>"
 	// reports are the attempts that reported an end, in order.
 	reports []string
+	// peers answer rendezvous (none: not ready); joined are the calls.
+	peers  []api.GangPeer
+	joined []api.RendezvousRequest
+}
+
+func (r *recorder) Rendezvous(_ context.Context, _ string, req api.RendezvousRequest) (api.RendezvousResponse, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.joined = append(r.joined, req)
+	return api.RendezvousResponse{Ready: r.peers != nil, Peers: r.peers}, nil
 }
 
 func newRecorder() *recorder {

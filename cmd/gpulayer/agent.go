@@ -39,6 +39,7 @@ type agentFlags struct {
 	clusterKey        string
 	externalWorkerKey string
 	maxTasks          int
+	advertiseAddr     string
 	stopGrace         time.Duration
 	drainDeadline     time.Duration
 	leaveOnTerminate  bool
@@ -74,6 +75,7 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.externalWorkerKey, "external-worker-key", "", "this machine's allowlist key (with --enroll)")
 	fs.StringVar(&f.capabilities, "capabilities", "*", "capabilities to advertise, comma separated (* takes any task)")
 	fs.IntVar(&f.maxTasks, "max-tasks", 0, "concurrent tasks (default: GPU count, at least 4)")
+	fs.StringVar(&f.advertiseAddr, "advertise-addr", "", "IP or host name this node's gang tasks are reached on by their peers (MASTER_ADDR); default: this host's address on the route to the coordinator")
 	fs.DurationVar(&f.stopGrace, "stop-grace", 10*time.Second, "time between the polite stop and the kill")
 	fs.DurationVar(&f.drainDeadline, "drain-deadline", time.Minute, "at SIGTERM the agent drains its worker: running tasks get this long to end before they are stopped and handed back (a second SIGTERM, or SIGINT, stops at once)")
 	fs.BoolVar(&f.leaveOnTerminate, "leave-on-terminate", false, "at SIGTERM deregister the worker instead of draining it: the coordinator forgets it once idle, and its credential stops working")
@@ -202,6 +204,7 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 		WorkerID:             f.workerID,
 		Capabilities:         caps,
 		MaxTasks:             f.maxTasks,
+		AdvertiseAddr:        f.advertiseAddr,
 		StopGrace:            f.stopGrace,
 		WorkDir:              f.workDir,
 		TaskUser:             f.taskUser,

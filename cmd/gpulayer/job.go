@@ -57,6 +57,7 @@ when it succeeded, else the first failed task's exit code, else 1.`,
   gpulayer job submit --executor echo --config '{"message":"hi"}' --json
   gpulayer job submit --count 8 --spread --prefer label:zone=a:80 --avoid group:flaky -- ./shard.sh
   gpulayer job submit --gpus 8 --gpu-model h100 --gpu-memory 80000 --exclusive -- ./train.sh
+  gpulayer job submit --gang --count 4 --gpus 8 -- torchrun train.py
   gpulayer job submit --count 16 --max-per-worker 2 --compute-capability 8.0 --gpus 1 --env SEED=7 -- python eval.py`,
 		RunE: func(cmd *cobra.Command, rest []string) error {
 			if target != "" {
@@ -71,10 +72,13 @@ when it succeeded, else the first failed task's exit code, else 1.`,
 				return err
 			}
 			spec.Resources = resources
+			if spec.Gang && (spec.Count < 2 || spec.Count > api.MaxGangSize) {
+				return usagef("--gang --count %d: a gang needs --count of 2 or more, at most %d", spec.Count, api.MaxGangSize)
+			}
 			if spec.MaxPerWorker < 0 {
 				return usagef("--max-per-worker %d: give the most tasks of the job one worker may run at once, or 0 for no limit", spec.MaxPerWorker)
 			}
-			taskEnv, err := parseEnv(env)
+			taskEnv, err := parseEnv(env, spec.Gang)
 			if err != nil {
 				return err
 			}
@@ -130,6 +134,7 @@ when it succeeded, else the first failed task's exit code, else 1.`,
 	fs.StringArrayVar(&aff.require, "require", nil, "run only on workers that match worker:ID, group:ID or label:KEY[=VALUE]; repeatable")
 	fs.StringArrayVar(&aff.avoid, "avoid", nil, "never run on workers that match worker:ID, group:ID or label:KEY[=VALUE]; repeatable")
 	fs.BoolVar(&spec.Spread, "spread", false, "spread the tasks over the workers that can take them")
+	fs.BoolVar(&spec.Gang, "gang", false, "run the --count tasks (2 or more) as a gang: placed together or not at all, met through rendezvous (MASTER_ADDR, RANK, WORLD_SIZE...), retried whole")
 	fs.IntVar(&spec.MaxPerWorker, "max-per-worker", 0, "most of the job's tasks one worker runs at once (0: no limit)")
 	fs.BoolVar(&spec.ExclusiveWorker, "exclusive", false, "run each task alone on its worker: no other task beside it, and it waits for a worker that runs nothing")
 	fs.StringArrayVar(&env, "env", nil, "KEY=VALUE in the environment of the command after --; repeatable; no variable sets it")

@@ -132,8 +132,9 @@ var agentEnv = map[string]string{
 // nil for none; a usage error for a malformed entry, a name that is not a
 // shell variable name, a name the agent sets itself, a name given twice,
 // or more or bigger than the coordinator takes (api.MaxEnv and its
-// kin).
-func parseEnv(list []string) (map[string]string, error) {
+// kin). A gang job's tasks are also given the gang's variables
+// (gangEnv), which the job cannot set either.
+func parseEnv(list []string, gang bool) (map[string]string, error) {
 	if len(list) == 0 {
 		return nil, nil
 	}
@@ -156,6 +157,8 @@ func parseEnv(list []string) (map[string]string, error) {
 			return nil, usagef("--env %s: GPULAYER_* variables are the agent's (task and job ids, the task's user); choose another name", k)
 		case agentEnv[k] != "":
 			return nil, usagef("--env %s: the agent sets it for every task (%s), over the job's env", k, agentEnv[k])
+		case gang && (gangEnv[k] || strings.HasPrefix(k, "PET_")):
+			return nil, usagef("--env %s: the agent sets it for every task of a gang, from the rendezvous", k)
 		}
 		if _, dup := env[k]; dup {
 			return nil, usagef("--env %s given twice", k)
@@ -163,4 +166,11 @@ func parseEnv(list []string) (map[string]string, error) {
 		env[k] = v
 	}
 	return env, nil
+}
+
+// gangEnv names the variables the agent gives a gang's tasks besides the
+// PET_* ones (agent/runner/gang.go).
+var gangEnv = map[string]bool{
+	"MASTER_ADDR": true, "MASTER_PORT": true, "WORLD_SIZE": true, "RANK": true,
+	"NODE_RANK": true, "GROUP_RANK": true, "LOCAL_RANK": true, "LOCAL_WORLD_SIZE": true,
 }

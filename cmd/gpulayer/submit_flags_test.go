@@ -80,6 +80,7 @@ func TestSubmitFlagsReachTheJob(t *testing.T) {
 		{name: "max per worker", args: []string{"--count", "3", "--max-per-worker", "1"},
 			want: func(s *api.JobSpec) { s.Count, s.MaxPerWorker = 3, 1 }},
 		{name: "exclusive", args: []string{"--exclusive"}, want: func(s *api.JobSpec) { s.ExclusiveWorker = true }},
+		{name: "gang", args: []string{"--gang", "--count", "4"}, want: func(s *api.JobSpec) { s.Gang, s.Count = true, 4 }},
 		{name: "env", args: []string{"--env", "SEED=7", "--env", "EMPTY=", "--env", "OPTS=a=b c", "--env", "PATH=/opt/bin:/usr/bin"},
 			want: func(s *api.JobSpec) {
 				s.Config = execJSON(api.ExecConfig{Command: "true", Env: map[string]string{"SEED": "7", "EMPTY": "", "OPTS": "a=b c", "PATH": "/opt/bin:/usr/bin"}})
@@ -191,6 +192,9 @@ func TestSubmitFlagsRefuseBadValues(t *testing.T) {
 		{"env given twice", nil, []string{"--env", "A=1", "--env", "A=2"}, "A given twice"},
 		{"env value too long", nil, []string{"--env", "BIG=" + strings.Repeat("v", api.MaxEnvValueBytes+1)}, "at most 32768"},
 		{"env too many", nil, manyEnv, "at most 256"},
+		{"gang of one", nil, []string{"--gang"}, "a gang needs --count of 2 or more"},
+		{"env a gang's rank", nil, []string{"--gang", "--count", "2", "--env", "RANK=3"}, "the agent sets it for every task of a gang"},
+		{"env a torchrun option in a gang", nil, []string{"--gang", "--count", "2", "--env", "PET_NNODES=9"}, "the agent sets it for every task of a gang"},
 		{"env with --config", nil, []string{"--executor", "echo", "--config", `{"message":"hi"}`, "--env", "A=1"}, `put the variables in the config's "env"`},
 		{"gpu memory from a bad variable", []string{"GPULAYER_GPU_MEMORY=huge"}, []string{"--gpus", "1"}, "--gpu-memory \"huge\""},
 	}

@@ -56,7 +56,8 @@ func TestTypeNumbersArePinned(t *testing.T) {
 		TypeReissueWorker, TypeRevokeWorker, TypeCreateGroup, TypeAddGroupMember, TypeRemoveGroupMember,
 		TypeDeleteGroup, TypeCreateToken, TypeRevokeToken, TypeApproveWorker, TypePutCluster,
 		TypeCreateEnrollment, TypeRevokeEnrollment, TypeEnrollWorker, TypeAppendAudit, TypeRecordArtifact,
-		TypeCollectGarbage, TypeControlWorker, TypeExpireDrains, TypeClearGPU,
+		TypeCollectGarbage, TypeControlWorker, TypeExpireDrains, TypeClearGPU, TypeAssignGang,
+		TypeJoinRendezvous,
 	}
 	if got := Types(); len(got) != len(pinned)-1 {
 		t.Errorf("%d types decode, %d are pinned: pin the new ones", len(got), len(pinned)-1)

@@ -45,6 +45,8 @@ var decoders = register(
 	as[ControlWorker](),
 	as[ExpireDrains](),
 	as[ClearGPU](),
+	as[AssignGang](),
+	as[JoinRendezvous](),
 )
 
 // decoder decodes the JSON body of one command type.

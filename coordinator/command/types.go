@@ -46,6 +46,8 @@ const (
 	TypeControlWorker
 	TypeExpireDrains
 	TypeClearGPU
+	TypeAssignGang
+	TypeJoinRendezvous
 )
 
 // Command is implemented by every command body.
@@ -121,6 +123,8 @@ type UpdateWorker struct {
 	// AuditDevices has the state machine audit each GPU that appears,
 	// goes, or changes health (entries written before it did not).
 	AuditDevices bool `json:"audit_devices,omitempty"`
+	// MaxTasks, when positive, is how many tasks the agent runs at once.
+	MaxTasks int `json:"max_tasks,omitempty"`
 }
 
 // SetWorkerStatus moves a worker between ready and offline.

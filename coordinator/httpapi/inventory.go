@@ -45,5 +45,6 @@ func sameDevices(a, b []api.Device) bool {
 // differ from the stored worker record.
 func inventoryChanged(req *api.HeartbeatRequest, wk *state.Worker) bool {
 	return (req.Executors != nil && !sameExecutors(req.Executors, wk.Executors)) ||
-		(req.Devices != nil && !sameDevices(req.Devices, wk.Devices))
+		(req.Devices != nil && !sameDevices(req.Devices, wk.Devices)) ||
+		(req.MaxTasks > 0 && req.MaxTasks != wk.MaxTasks)
 }

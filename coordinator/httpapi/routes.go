@@ -126,6 +126,7 @@ func (s *Server) routeTable() []Route {
 		{"POST", "/v1/tasks/{id}/logs", workerOnly, s.taskLogs},
 		{"POST", "/v1/tasks/{id}/finish", workerOnly, s.finishTask},
 		{"POST", "/v1/tasks/{id}/fail", workerOnly, s.failTask},
+		{"POST", "/v1/tasks/{id}/rendezvous", workerOnly, s.rendezvous},
 	}
 }
 

@@ -58,6 +58,8 @@ func validateJobSpec(s *api.JobSpec) error {
 		return invalidf("timeout_seconds must be between 0 and %d", maxTimeout)
 	case s.MaxPerWorker < 0:
 		return invalidf("max_per_worker must not be negative")
+	case s.Gang && (s.Count < 2 || s.Count > api.MaxGangSize):
+		return invalidf("a gang job needs count between 2 and %d", api.MaxGangSize)
 	}
 	if err := validateJobBounds(s); err != nil {
 		return err

@@ -141,6 +141,9 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p auth.Princi
 	if err := validateInventory(nil, req.Executors, req.Devices); err != nil {
 		return err
 	}
+	if req.MaxTasks < 0 || req.MaxTasks > api.MaxRunningTasks {
+		return invalidf("max_tasks must be between 0 and %d", api.MaxRunningTasks)
+	}
 	req.Devices = verifyDevices(req.Devices, s.store.AdmittedModels(p.WorkerID)...)
 	if !s.cluster.IsLeader() {
 		return errNotLeader
@@ -159,7 +162,7 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p auth.Princi
 		if dev == nil {
 			dev = wk.Devices
 		}
-		if _, err := state.Propose[state.WorkerRecord](r.Context(), s.propose, command.UpdateWorker{WorkerID: wk.ID, Executors: ex, Devices: dev, Now: now, AuditDevices: true}); err != nil {
+		if _, err := state.Propose[state.WorkerRecord](r.Context(), s.propose, command.UpdateWorker{WorkerID: wk.ID, Executors: ex, Devices: dev, Now: now, AuditDevices: true, MaxTasks: req.MaxTasks}); err != nil {
 			return err
 		}
 	}

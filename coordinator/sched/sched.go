@@ -34,14 +34,28 @@ type Scheduler struct {
 
 	mu       sync.Mutex
 	reserved map[string]bool
+	// delivered notes, by attempt, when and under which acquire a gang
+	// member placed by another worker's acquire was last handed out.
+	delivered map[string]delivery
 }
+
+// delivery is one hand-out of a gang member (deliveries).
+type delivery struct {
+	at        time.Time
+	requestID string
+}
+
+// redeliverAfter is how long a gang member handed out and not yet
+// started waits before an acquire hands it out again (its answer may
+// have been lost); the same acquire retried gets it again at once.
+const redeliverAfter = 5 * time.Second
 
 // New returns a scheduler.
 func New(store *state.Store, propose state.Proposer, leases LeaseArmer, clk clock.Clock) *Scheduler {
 	if clk == nil {
 		clk = clock.Real{}
 	}
-	return &Scheduler{store: store, propose: propose, leases: leases, clock: clk, reserved: map[string]bool{}}
+	return &Scheduler{store: store, propose: propose, leases: leases, clock: clk, reserved: map[string]bool{}, delivered: map[string]delivery{}}
 }
 
 // Acquire returns up to req.MaxTasks tasks (at least one) for the worker,
@@ -62,23 +76,52 @@ func (s *Scheduler) Acquire(ctx context.Context, workerID string, req api.Acquir
 		}
 		return got, nil
 	}
-	first, err := s.acquireOne(ctx, workerID, req)
-	if err != nil || first == nil {
+	got, err := s.acquireOne(ctx, workerID, req)
+	if err != nil || len(got) == 0 {
 		return nil, err
 	}
-	got := []api.Assignment{*first}
 	for len(got) < max(req.MaxTasks, 1) {
-		a, _, err := s.tryOnce(ctx, workerID, req, true)
-		if err != nil || a == nil {
+		more, _, err := s.tryOnce(ctx, workerID, req, true)
+		if err != nil || len(more) == 0 {
 			break // what was assigned is handed out; the rest waits for the next call
 		}
-		got = append(got, *a)
+		got = append(got, more...)
 	}
 	return got, nil
 }
 
+// deliveries hands out the gang members placed on workerID that have
+// not started (state.GangDeliveries), each once, then again only to the
+// same acquire retried or after redeliverAfter: until the agent starts
+// a member, every acquire would otherwise answer with it at once.
+func (s *Scheduler) deliveries(workerID, requestID string) []api.Assignment {
+	outs := s.store.GangDeliveries(workerID)
+	now := s.clock.Now()
+	s.mu.Lock()
+	for id, d := range s.delivered {
+		if now.Sub(d.at) > time.Hour {
+			delete(s.delivered, id) // started or ended long since
+		}
+	}
+	var due []state.AssignOutcome
+	for _, out := range outs {
+		d, ok := s.delivered[out.Task.AttemptID]
+		if ok && d.requestID != requestID && now.Sub(d.at) < redeliverAfter {
+			continue
+		}
+		s.delivered[out.Task.AttemptID] = delivery{at: now, requestID: requestID}
+		due = append(due, out)
+	}
+	s.mu.Unlock()
+	got := make([]api.Assignment, 0, len(due))
+	for _, out := range due {
+		got = append(got, *s.handOut(workerID, out))
+	}
+	return got
+}
+
 // acquireOne waits up to req.WaitSeconds for one task.
-func (s *Scheduler) acquireOne(ctx context.Context, workerID string, req api.AcquireRequest) (*api.Assignment, error) {
+func (s *Scheduler) acquireOne(ctx context.Context, workerID string, req api.AcquireRequest) ([]api.Assignment, error) {
 	wait := time.Duration(min(max(req.WaitSeconds, 0), api.MaxWaitSeconds)) * time.Second
 	var deadline <-chan time.Time
 	if wait > 0 {
@@ -86,9 +129,12 @@ func (s *Scheduler) acquireOne(ctx context.Context, workerID string, req api.Acq
 	}
 	for {
 		changed := s.store.PendingChanged()
-		a, retryAt, err := s.tryOnce(ctx, workerID, req, false)
-		if err != nil || a != nil {
-			return a, err
+		if got := s.deliveries(workerID, req.RequestID); len(got) > 0 {
+			return got, nil
+		}
+		got, retryAt, err := s.tryOnce(ctx, workerID, req, false)
+		if err != nil || len(got) > 0 {
+			return got, err
 		}
 		if wait == 0 {
 			return nil, nil
@@ -112,13 +158,21 @@ func (s *Scheduler) acquireOne(ctx context.Context, workerID string, req api.Acq
 
 // tryOnce matches and proposes; it retries matching while the state machine
 // refuses candidates that a concurrent write took first.
-func (s *Scheduler) tryOnce(ctx context.Context, workerID string, req api.AcquireRequest, more bool) (*api.Assignment, time.Time, error) {
+func (s *Scheduler) tryOnce(ctx context.Context, workerID string, req api.AcquireRequest, more bool) ([]api.Assignment, time.Time, error) {
 	for range 16 {
 		s.mu.Lock()
-		cand, ok, err := s.store.MatchAt(s.clock.Now().UTC(), workerID, req.Capability, s.reserved)
+		cand, ok, err := s.store.MatchAt(s.clock.Now().UTC(), workerID, req.Capability, max(req.MaxTasks, 1), s.reserved)
 		if err != nil || !ok {
 			s.mu.Unlock()
 			return nil, cand.RetryAt, err
+		}
+		if cand.Gang != nil {
+			s.mu.Unlock()
+			got, err := s.assignGang(ctx, workerID, req, cand.Gang)
+			if errors.Is(err, state.ErrConflict) {
+				continue
+			}
+			return got, time.Time{}, err
 		}
 		s.reserved[cand.TaskID] = true
 		s.mu.Unlock()
@@ -145,9 +199,63 @@ func (s *Scheduler) tryOnce(ctx context.Context, workerID string, req api.Acquir
 		if err != nil {
 			return nil, time.Time{}, err
 		}
-		return s.handOut(workerID, out), time.Time{}, nil
+		return []api.Assignment{*s.handOut(workerID, out)}, time.Time{}, nil
 	}
 	return nil, time.Time{}, nil
+}
+
+// assignGang proposes a gang's placement, reserving its members while
+// the proposal is in flight, and arms the lease of every member: those
+// of workerID are its answer, the others wait for their workers'
+// acquires.
+func (s *Scheduler) assignGang(ctx context.Context, workerID string, req api.AcquireRequest, plan []state.GangPlacement) ([]api.Assignment, error) {
+	s.mu.Lock()
+	for _, m := range plan {
+		if s.reserved[m.TaskID] {
+			s.mu.Unlock()
+			return nil, state.ErrConflict // another acquire is placing it
+		}
+	}
+	for _, m := range plan {
+		s.reserved[m.TaskID] = true
+	}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		for _, m := range plan {
+			delete(s.reserved, m.TaskID)
+		}
+		s.mu.Unlock()
+	}()
+	c := command.AssignGang{WorkerID: workerID, LeaseSeconds: req.MaxLeaseSeconds, RequestID: req.RequestID, Now: s.clock.Now().UTC()}
+	for _, m := range plan {
+		c.Members = append(c.Members, command.GangMember{TaskID: m.TaskID, WorkerID: m.WorkerID, AttemptID: auth.NewID(12), Devices: m.Devices})
+	}
+	if t, err := s.store.Task(plan[0].TaskID); err == nil {
+		c.JobID = t.JobID
+	}
+	outs, err := state.Propose[[]state.AssignOutcome](ctx, s.propose, c)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range c.Members {
+		if m.WorkerID == workerID {
+			continue
+		}
+		if t, err := s.store.Task(m.TaskID); err == nil && t.AttemptID == m.AttemptID {
+			s.leases.Assigned(t.ID, m.WorkerID, m.AttemptID, time.Duration(t.LeaseSeconds)*time.Second, t.LeaseExpiresAt)
+		}
+	}
+	s.mu.Lock()
+	for _, out := range outs {
+		s.delivered[out.Task.AttemptID] = delivery{at: s.clock.Now(), requestID: req.RequestID}
+	}
+	s.mu.Unlock()
+	got := make([]api.Assignment, 0, len(outs))
+	for _, out := range outs {
+		got = append(got, *s.handOut(workerID, out))
+	}
+	return got, nil
 }
 
 // handOut arms the lease of an assignment (again, for a replayed one: the

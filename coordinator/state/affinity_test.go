@@ -78,19 +78,19 @@ func TestSoftAffinityWaitsForTheBestWorker(t *testing.T) {
 			withAffinity(t, 1, false, rule))
 		pendingSince := at(1) // the job's submit time
 		within := pendingSince.Add(AffinityWait / 2)
-		cand, ok, _ := s.MatchAt(within, "w1", "", nil)
+		cand, ok, _ := s.MatchAt(within, "w1", "", 0, nil)
 		if ok || !cand.RetryAt.Equal(pendingSince.Add(AffinityWait)) {
 			t.Fatalf("%+v: w1 within the wait: ok %v, retry at %v", rule, ok, cand.RetryAt)
 		}
-		if _, ok, _ := s.MatchAt(within, "w2", "", nil); !ok {
+		if _, ok, _ := s.MatchAt(within, "w2", "", 0, nil); !ok {
 			t.Fatalf("%+v: the better worker was not matched", rule)
 		}
-		if _, ok, _ := s.MatchAt(pendingSince.Add(AffinityWait), "w1", "", nil); !ok {
+		if _, ok, _ := s.MatchAt(pendingSince.Add(AffinityWait), "w1", "", 0, nil); !ok {
 			t.Fatalf("%+v: past the wait the task still waits", rule)
 		}
 		// With the better worker offline, nobody better is live: w1 takes it.
 		mustApply(t, s, command.SetWorkerStatus{WorkerID: "w2", Status: api.WorkerOffline, Now: at(2)})
-		if _, ok, _ := s.MatchAt(within, "w1", "", nil); !ok {
+		if _, ok, _ := s.MatchAt(within, "w1", "", 0, nil); !ok {
 			t.Fatalf("%+v: w1 waited for an offline worker", rule)
 		}
 	}
@@ -103,10 +103,10 @@ func TestSpreadPrefersTheLessLoadedWorker(t *testing.T) {
 	mustApply(t, s, register("w1", "GPU-1", "GPU-2"), labelled("w2", nil), withAffinity(t, 2, true),
 		command.AssignTask{TaskID: "j-a", WorkerID: "w1", AttemptID: "a1", Now: at(2)})
 	within := at(1).Add(AffinityWait / 2)
-	if _, ok, _ := s.MatchAt(within, "w1", "", nil); ok {
+	if _, ok, _ := s.MatchAt(within, "w1", "", 0, nil); ok {
 		t.Fatal("w1 took a second task of a spread job while w2 runs none")
 	}
-	if cand, ok, _ := s.MatchAt(within, "w2", "", nil); !ok || cand.TaskID != "j-b" {
+	if cand, ok, _ := s.MatchAt(within, "w2", "", 0, nil); !ok || cand.TaskID != "j-b" {
 		t.Fatalf("w2 was not given the second task: %+v %v", cand, ok)
 	}
 	if _, ok, _ := s.Match("w1", "", nil); !ok {

@@ -40,6 +40,10 @@ func (t *Task) clone() Task {
 		a := &c.Attempts[i]
 		a.Devices = slices.Clone(a.Devices)
 		a.ExitCode = cloneInt(a.ExitCode)
+		if a.Rendezvous != nil {
+			e := *a.Rendezvous
+			a.Rendezvous = &e
+		}
 	}
 	return c
 }

@@ -69,6 +69,8 @@ var handlers = index(
 	on((*Store).controlWorker),
 	on((*Store).expireDrains),
 	on((*Store).clearGPU),
+	on((*Store).assignGang),
+	on((*Store).joinRendezvous),
 )
 
 func index(as ...applier) map[command.Type]handler {

@@ -21,6 +21,9 @@ type Candidate struct {
 	// over for its affinity or spread (affinity.go) may be taken: the
 	// caller should look again then. Zero when none was passed over.
 	RetryAt time.Time
+	// Gang, when the task is a gang member, places the whole gang
+	// (gang.go): it is proposed as one AssignGang, not an AssignTask.
+	Gang []GangPlacement
 }
 
 // Match finds the best pending task that worker can run now: highest
@@ -30,13 +33,14 @@ type Candidate struct {
 // nothing. skip names tasks already being handed out by concurrent
 // acquires.
 func (s *Store) Match(workerID, capability string, skip map[string]bool) (Candidate, bool, error) {
-	return s.MatchAt(time.Time{}, workerID, capability, skip)
+	return s.MatchAt(time.Time{}, workerID, capability, 0, skip)
 }
 
 // MatchAt is Match at time now, which decides whether a task with soft
 // affinity or spread is still waiting for a worker that suits it better
-// (a zero now: never).
-func (s *Store) MatchAt(now time.Time, workerID, capability string, skip map[string]bool) (Candidate, bool, error) {
+// (a zero now: never). slots is how many tasks the worker can take now
+// (0: any number); it bounds the members of a gang it is given.
+func (s *Store) MatchAt(now time.Time, workerID, capability string, slots int, skip map[string]bool) (Candidate, bool, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	w, ok := s.workers[workerID]
@@ -52,25 +56,27 @@ func (s *Store) MatchAt(now time.Time, workerID, capability string, skip map[str
 	default:
 		return Candidate{}, false, nil
 	}
-	best, devs, _, retry := s.match(w, capability, skip, now)
+	best, devs, gang, _, retry := s.match(w, capability, slots, skip, now)
 	if best == nil {
 		return Candidate{RetryAt: retry}, false, nil
 	}
-	return Candidate{TaskID: best.ID, Devices: devs}, true, nil
+	return Candidate{TaskID: best.ID, Devices: devs, Gang: gang}, true, nil
 }
 
 // match does Match's work under the lock and also reports how many pending
 // tasks it examined (tests use this to show that the cost does not grow
 // with work the worker cannot take).
-func (s *Store) match(w *Worker, capability string, skip map[string]bool, now time.Time) (*Task, []string, int, time.Time) {
+func (s *Store) match(w *Worker, capability string, slots int, skip map[string]bool, now time.Time) (*Task, []string, []GangPlacement, int, time.Time) {
 	caps, anyCap := acceptedCapabilities(w.Capabilities, capability)
 	if !anyCap && len(caps) == 0 {
-		return nil, nil, 0, time.Time{}
+		return nil, nil, nil, 0, time.Time{}
 	}
 	var retry time.Time
 	targets := s.targetsOf(w)
 	var best *Task
 	var bestDevices []string
+	var bestGang []GangPlacement
+	gangTried := map[string]bool{}
 	examined := 0
 	scan := func(list []*Task) {
 		for _, t := range list {
@@ -82,6 +88,19 @@ func (s *Store) match(w *Worker, capability string, skip map[string]bool, now ti
 				continue
 			}
 			j := s.jobs[t.JobID]
+			if j.Spec.Gang {
+				// A gang is placed whole, at its first member met; one
+				// that does not fit now is passed over (backfill).
+				if gangTried[j.ID] || slices.ContainsFunc(j.TaskIDs, func(id string) bool { return skip[id] }) {
+					continue
+				}
+				gangTried[j.ID] = true
+				if plan, ok := s.planGang(w, capability, slots, j); ok {
+					best, bestDevices, bestGang = t, nil, plan
+					return
+				}
+				continue
+			}
 			if s.canRun(w, j, t, capability) != nil {
 				continue
 			}
@@ -95,7 +114,7 @@ func (s *Store) match(w *Worker, capability string, skip map[string]bool, now ti
 				}
 				continue
 			}
-			best, bestDevices = t, devs
+			best, bestDevices, bestGang = t, devs, nil
 			return
 		}
 	}
@@ -116,7 +135,7 @@ func (s *Store) match(w *Worker, capability string, skip map[string]bool, now ti
 			}
 		}
 	}
-	return best, bestDevices, examined, retry
+	return best, bestDevices, bestGang, examined, retry
 }
 
 // acceptedCapabilities lists the task capabilities a worker takes under an

@@ -15,7 +15,7 @@ func examined(t *testing.T, s *Store, workerID, narrow string) (string, int) {
 	t.Helper()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	best, _, n, _ := s.match(s.workers[workerID], narrow, nil, time.Time{})
+	best, _, _, n, _ := s.match(s.workers[workerID], narrow, 0, nil, time.Time{})
 	if best == nil {
 		return "", n
 	}

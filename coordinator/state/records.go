@@ -49,6 +49,9 @@ type Worker struct {
 	Deregister    bool      `json:"deregister,omitempty"`
 	// ClearGPUs are GPUs an admin asked the agent to clear (gpuclear.go).
 	ClearGPUs []string `json:"clear_gpus,omitempty"`
+	// MaxTasks is how many tasks the worker's agent runs at once, as its
+	// heartbeats say (0: not said); a gang placement keeps within it.
+	MaxTasks int `json:"max_tasks,omitempty"`
 
 	// active holds the ids of tasks assigned to or running on the worker.
 	active map[string]struct{}
@@ -66,6 +69,15 @@ type Attempt struct {
 	EndedAt    time.Time `json:"ended_at,omitzero"`
 	ExitCode   *int      `json:"exit_code,omitempty"`
 	Reason     string    `json:"reason,omitempty"`
+	// Rendezvous is where a gang member's attempt said its peers reach
+	// it (gang.go); nil until it called rendezvous.
+	Rendezvous *Endpoint `json:"rendezvous,omitempty"`
+}
+
+// Endpoint is an address and port a gang member advertised.
+type Endpoint struct {
+	Address string `json:"address"`
+	Port    int    `json:"port,omitempty"`
 }
 
 // Job is a submitted job.

@@ -49,6 +49,9 @@ func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
 		return AssignOutcome{}, fmt.Errorf("worker %s: %w", c.WorkerID, ErrWorkerNotRegistered)
 	}
 	j := s.jobs[t.JobID]
+	if j.Spec.Gang {
+		return AssignOutcome{}, fmt.Errorf("task %s is a gang member, assigned only with its gang: %w", t.ID, ErrConflict)
+	}
 	if err := s.canRun(w, j, t, ""); err != nil {
 		return AssignOutcome{}, err
 	}
@@ -63,16 +66,7 @@ func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
 	if c.LeaseSeconds > 0 && c.LeaseSeconds < lease {
 		lease = c.LeaseSeconds
 	}
-	t.LeaseSeconds = lease
-	t.State = taskAssigned
-	t.AttemptID = c.AttemptID
-	t.WorkerID = w.ID
-	t.Devices = c.Devices
-	t.LeaseExpiresAt = c.Now.Add(time.Duration(lease) * time.Second)
-	t.LastLogSeq = 0
-	t.UpdatedAt = c.Now
-	t.Attempts = append(t.Attempts, Attempt{ID: c.AttemptID, Number: len(t.Attempts) + 1, WorkerID: w.ID, State: taskAssigned, Devices: c.Devices, AssignedAt: c.Now})
-	w.active[t.ID] = struct{}{}
+	s.giveTask(t, w, c.AttemptID, c.Devices, lease, c.Now)
 	recordAcquire(w, c)
 	return s.assignOutcome(t, false), nil
 }
@@ -198,6 +192,20 @@ func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 		// Stopped by a drain or a stop: requeued, the attempt not counted.
 		s.endAttempt(t, attemptPreempted, &code, c.Reason, c.Now)
 		s.requeueOrEnd(t, t.Attempts[len(t.Attempts)-1].Reason, c.Now)
+		s.settleGang(t, c.Now)
+		s.keepSubmission(c, t)
+		return t.clone(), nil
+	}
+	if state == taskFailed && s.jobs[t.JobID].Spec.Gang {
+		// A gang member that fails takes its gang down, and the gang is
+		// run again whole while the member has attempts left: one rank's
+		// crash is what a gang's retries are for.
+		s.endAttempt(t, taskFailed, &code, c.Reason, c.Now)
+		s.requeueOrEnd(t, reason, c.Now)
+		if t.State == taskFailed {
+			t.ExitCode = &code
+		}
+		s.settleGang(t, c.Now)
 		s.keepSubmission(c, t)
 		return t.clone(), nil
 	}
@@ -230,20 +238,18 @@ func (s *Store) failTask(c command.FailTask) (Task, error) {
 	if reason == "" {
 		reason = "failed"
 	}
-	if t.Preempt != "" && !c.Permanent {
+	switch {
+	case t.Preempt != "" && !c.Permanent:
 		s.endAttempt(t, attemptPreempted, nil, reason, c.Now)
 		s.requeueOrEnd(t, reason, c.Now)
-		return t.clone(), nil
+	case c.Permanent && !t.CancelRequested:
+		s.endAttempt(t, taskFailed, nil, reason, c.Now)
+		s.failNow(t, reason+" (not retried: no attempt can succeed)", c.Now)
+	default:
+		s.endAttempt(t, taskFailed, nil, reason, c.Now)
+		s.requeueOrEnd(t, reason, c.Now)
 	}
-	s.endAttempt(t, taskFailed, nil, reason, c.Now)
-	if c.Permanent && !t.CancelRequested {
-		t.Devices = nil
-		t.State = taskFailed
-		t.Reason = reason + " (not retried: no attempt can succeed)"
-		t.UpdatedAt = c.Now
-		return t.clone(), nil
-	}
-	s.requeueOrEnd(t, reason, c.Now)
+	s.settleGang(t, c.Now)
 	return t.clone(), nil
 }
 
@@ -265,6 +271,7 @@ func (s *Store) loseAttempt(c command.LoseAttempt) (Task, error) {
 	}
 	s.endAttempt(t, state, nil, reason, c.Now)
 	s.requeueOrEnd(t, reason, c.Now)
+	s.settleGang(t, c.Now)
 	return t.clone(), nil
 }
 

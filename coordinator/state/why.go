@@ -42,7 +42,42 @@ func (s *Store) pendingReason(j *Job) string {
 	if len(cands) == 0 {
 		return "no live worker that can run it meets its required affinity " + describeRule(broken)
 	}
-	return gpuShortfall(cands, spec.Resources)
+	if why := gpuShortfall(cands, spec.Resources); why != "" || !spec.Gang {
+		return why
+	}
+	return gangShortfall(cands, spec)
+}
+
+// gangShortfall says when the live workers could not hold a whole gang
+// at once even with every GPU and slot free, or "".
+func gangShortfall(cands []*Worker, spec command.JobSpec) string {
+	room := 0
+	for _, w := range cands {
+		n := spec.Count
+		if r := spec.Resources; r != nil && r.GPUs > 0 {
+			healthy := 0
+			for _, d := range w.Devices {
+				if d.Healthy && deviceFits(d, r) {
+					healthy++
+				}
+			}
+			n = min(n, healthy/r.GPUs)
+		}
+		if w.MaxTasks > 0 {
+			n = min(n, w.MaxTasks)
+		}
+		if spec.MaxPerWorker > 0 {
+			n = min(n, spec.MaxPerWorker)
+		}
+		if spec.ExclusiveWorker {
+			n = min(n, 1)
+		}
+		room += n
+		if room >= spec.Count {
+			return ""
+		}
+	}
+	return fmt.Sprintf("a gang of %d placed whole; the live workers can hold at most %d of its tasks at once", spec.Count, room)
 }
 
 // describeRule names a rule's selector for a reason: "label zone=a",

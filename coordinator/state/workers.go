@@ -158,6 +158,9 @@ func (s *Store) updateWorker(c command.UpdateWorker) (WorkerRecord, error) {
 	}
 	w.Executors = c.Executors
 	w.Devices = c.Devices
+	if c.MaxTasks > 0 {
+		w.MaxTasks = c.MaxTasks
+	}
 	s.settleClears(w, c.Now)
 	s.markPending()
 	return s.workerRecord(w), nil

@@ -101,7 +101,12 @@ func jobState(tasks []api.Task) string {
 // attempt.
 func Assignment(out state.AssignOutcome) api.Assignment {
 	t, spec := out.Task, out.Spec
+	var gang *api.GangMember
+	if spec.Gang {
+		gang = &api.GangMember{Size: spec.Count, Rank: t.Index}
+	}
 	return api.Assignment{
+		Gang:           gang,
 		ID:             t.ID,
 		JobID:          t.JobID,
 		Index:          t.Index,

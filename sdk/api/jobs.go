@@ -55,16 +55,19 @@ type JobSpec struct {
 	// stored before its shape was fixed still decode; ParseAffinity reads
 	// it). Spread spreads the job's tasks over the live workers that can
 	// take them.
-	Affinity        json.RawMessage `json:"affinity,omitempty"`
-	Spread          bool            `json:"spread,omitempty"`
-	ExclusiveWorker bool            `json:"exclusive_worker,omitempty"`
-	MaxPerWorker    int             `json:"max_per_worker,omitempty"`
-	Priority        int             `json:"priority,omitempty"`
-	MaxAttempts     int             `json:"max_attempts,omitempty"`
-	LeaseSeconds    int             `json:"lease_seconds,omitempty"`
-	TimeoutSeconds  int             `json:"timeout_seconds,omitempty"`
-	Inputs          []string        `json:"inputs,omitempty"`
-	IdempotencyKey  string          `json:"idempotency_key,omitempty"`
+	Affinity json.RawMessage `json:"affinity,omitempty"`
+	Spread   bool            `json:"spread,omitempty"`
+	// Gang assigns the job's Count tasks (at least 2) together, in one
+	// decision, or none of them; they meet through rendezvous (gang.go).
+	Gang            bool     `json:"gang,omitempty"`
+	ExclusiveWorker bool     `json:"exclusive_worker,omitempty"`
+	MaxPerWorker    int      `json:"max_per_worker,omitempty"`
+	Priority        int      `json:"priority,omitempty"`
+	MaxAttempts     int      `json:"max_attempts,omitempty"`
+	LeaseSeconds    int      `json:"lease_seconds,omitempty"`
+	TimeoutSeconds  int      `json:"timeout_seconds,omitempty"`
+	Inputs          []string `json:"inputs,omitempty"`
+	IdempotencyKey  string   `json:"idempotency_key,omitempty"`
 }
 
 // ExecConfig is the config of the built-in exec executor.

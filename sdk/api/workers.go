@@ -156,6 +156,9 @@ type HeartbeatRequest struct {
 	RunningTaskIDs []string `json:"running_task_ids,omitempty"`
 	Devices        []Device `json:"devices,omitempty"`
 	Executors      []string `json:"executors,omitempty"`
+	// MaxTasks is how many tasks the agent runs at once (0: not said);
+	// the coordinator keeps gang placements within it.
+	MaxTasks int `json:"max_tasks,omitempty"`
 }
 
 // HeartbeatResponse answers a heartbeat.
@@ -206,6 +209,9 @@ type Assignment struct {
 	LeaseSeconds   int             `json:"lease_seconds"`
 	TimeoutSeconds int             `json:"timeout_seconds,omitempty"`
 	Inputs         []string        `json:"inputs,omitempty"`
+	// Gang is set for a member of a gang job: the task calls rendezvous
+	// before its process starts.
+	Gang *GangMember `json:"gang,omitempty"`
 }
 
 // AcquireResponse answers acquire: a task, nothing, or a command.

@@ -57,6 +57,17 @@ func (c *Client) Start(ctx context.Context, taskID, attemptID string) error {
 	return c.Do(withIdempotent(ctx), http.MethodPost, taskPath(taskID, "start"), api.StartRequest{AttemptID: attemptID}, nil)
 }
 
+// Rendezvous tells the coordinator where a gang member's attempt is
+// reached and waits (a long poll, at most req.WaitSeconds or
+// api.MaxRendezvousWaitSeconds) for the rest of its gang: Ready false
+// means call again. Joining again with the same body changes nothing, so
+// it is resent when its answer is lost.
+func (c *Client) Rendezvous(ctx context.Context, taskID string, req api.RendezvousRequest) (api.RendezvousResponse, error) {
+	var out api.RendezvousResponse
+	err := c.Do(withIdempotent(ctx), http.MethodPost, taskPath(taskID, "rendezvous"), req, &out)
+	return out, err
+}
+
 // AppendLogs ships one chunk of output.
 func (c *Client) AppendLogs(ctx context.Context, taskID string, req api.LogsRequest) error {
 	// A sequence number seen before is ignored: safe to resend.

@@ -1,0 +1,396 @@
+package state
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+)
+
+// Gang tasks. A gang job's tasks are assigned together or not at all:
+// the leader plans a placement of every member (PlanGang) when a worker's
+// acquire finds the gang at the head of what it could take, and proposes
+// it as one AssignGang, which the state machine checks whole before it
+// changes anything. Nothing is ever held while waiting for the rest, so
+// two gangs that want the same GPUs cannot deadlock: one placement
+// commits, the other no longer fits and waits.
+//
+// The acquiring worker's members are its answer; the others are
+// delivered to their workers by those workers' next acquire
+// (GangDeliveries). Members meet through rendezvous (JoinRendezvous,
+// Rendezvous). One member's attempt ending other than in success ends
+// every other member's (settleGang): the gang is retried as a whole while
+// the failing member has attempts left, the others' attempts counted as
+// preempted, and once any member has succeeded it is not retried at all.
+
+// GangPlacement places one member of a gang.
+type GangPlacement struct {
+	TaskID   string
+	WorkerID string
+	Devices  []string
+}
+
+// PlanGang places every task of gang job jobID, the worker workerID
+// (whose acquire asks for up to slots tasks, narrowed by capability)
+// taking the first ranks it can and the other ready workers, in id
+// order, the rest, each within its free slots (freeSlots). It reports
+// false when the job is not a gang whose tasks are all pending, or when
+// the fleet cannot take them all now, or when workerID can take none.
+func (s *Store) PlanGang(workerID, capability string, slots int, jobID string) ([]GangPlacement, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	w, ok := s.workers[workerID]
+	j, jok := s.jobs[jobID]
+	if !ok || !jok || !j.Spec.Gang {
+		return nil, false
+	}
+	return s.planGang(w, capability, slots, j)
+}
+
+// gangTasks returns j's tasks by rank, or false unless all are pending.
+func (s *Store) gangTasks(j *Job) ([]*Task, bool) {
+	ts := make([]*Task, 0, len(j.TaskIDs))
+	for _, id := range j.TaskIDs {
+		t := s.tasks[id]
+		if t == nil || t.State != taskPending {
+			return nil, false
+		}
+		ts = append(ts, t)
+	}
+	slices.SortFunc(ts, func(a, b *Task) int { return a.Index - b.Index })
+	return ts, len(ts) > 0
+}
+
+func (s *Store) planGang(w *Worker, capability string, slots int, j *Job) ([]GangPlacement, bool) {
+	ts, ok := s.gangTasks(j)
+	if !ok {
+		return nil, false
+	}
+	others := make([]*Worker, 0, len(s.workers))
+	for _, o := range s.workers {
+		if o != w && o.Status == workerReady && slices.Contains(o.Executors, j.Spec.Executor) {
+			others = append(others, o)
+		}
+	}
+	slices.SortFunc(others, func(a, b *Worker) int { return strings.Compare(a.ID, b.ID) })
+	tent := newTentative()
+	var plan []GangPlacement
+	next := 0
+	for i, o := range append([]*Worker{w}, others...) {
+		narrow, room := "", s.freeSlots(o)
+		if i == 0 {
+			narrow, room = capability, slots
+		}
+		for taken := 0; next < len(ts) && ((room <= 0 && i == 0) || taken < room); taken++ {
+			devs, ok := s.fitsTentatively(o, j, ts[next], narrow, tent)
+			if !ok {
+				break
+			}
+			tent.take(o.ID, devs)
+			plan = append(plan, GangPlacement{TaskID: ts[next].ID, WorkerID: o.ID, Devices: devs})
+			next++
+		}
+		if i == 0 && next == 0 {
+			return nil, false // the asking worker takes no member: another's acquire will place the gang
+		}
+		if next == len(ts) {
+			return plan, true
+		}
+	}
+	return nil, false
+}
+
+// freeSlots is how many more tasks worker w can run: what its agent
+// said it runs at most (Worker.MaxTasks) less what it holds, or one when
+// its agent never said.
+func (s *Store) freeSlots(w *Worker) int {
+	if w.MaxTasks <= 0 {
+		return 1
+	}
+	return max(w.MaxTasks-len(w.active), 0)
+}
+
+// tentative tracks what a gang placement being planned or checked has
+// given each worker so far.
+type tentative struct {
+	devices map[string]bool
+	count   map[string]int
+}
+
+func newTentative() *tentative {
+	return &tentative{devices: map[string]bool{}, count: map[string]int{}}
+}
+
+func (p *tentative) take(workerID string, devs []string) {
+	p.count[workerID]++
+	for _, d := range devs {
+		p.devices[d] = true
+	}
+}
+
+// fitsTentatively reports whether w can run t (of gang job j) beside
+// what tent already gave it, and the devices it would get.
+func (s *Store) fitsTentatively(w *Worker, j *Job, t *Task, capability string, tent *tentative) ([]string, bool) {
+	if s.canRun(w, j, t, capability) != nil {
+		return nil, false
+	}
+	n := tent.count[w.ID]
+	switch {
+	case n > 0 && j.Spec.ExclusiveWorker:
+		return nil, false
+	case j.Spec.MaxPerWorker > 0 && n >= j.Spec.MaxPerWorker:
+		return nil, false
+	}
+	r := j.Spec.Resources
+	if r == nil || r.GPUs == 0 {
+		return nil, true
+	}
+	var fit []command.Device
+	for _, d := range s.freeDevices(w) {
+		if !tent.devices[d.UUID] && deviceFits(d, r) {
+			fit = append(fit, d)
+		}
+	}
+	if len(fit) < r.GPUs {
+		return nil, false
+	}
+	return pickConnected(fit, r.GPUs), true
+}
+
+// assignGang applies a gang placement, whole or not at all.
+func (s *Store) assignGang(c command.AssignGang) ([]AssignOutcome, error) {
+	if w, ok := s.workers[c.WorkerID]; ok {
+		if out, ok := s.acquireReplay(w, c.RequestID); ok {
+			return out, nil
+		}
+	}
+	j, ok := s.jobs[c.JobID]
+	if !ok {
+		return nil, fmt.Errorf("job %s: %w", c.JobID, ErrNotFound)
+	}
+	if !j.Spec.Gang {
+		return nil, fmt.Errorf("job %s is not a gang: %w", j.ID, ErrInvalid)
+	}
+	ts, ok := s.gangTasks(j)
+	if !ok {
+		return nil, fmt.Errorf("job %s: not every member is pending: %w", j.ID, ErrConflict)
+	}
+	if len(c.Members) != len(ts) {
+		return nil, fmt.Errorf("job %s has %d members, the placement %d: %w", j.ID, len(ts), len(c.Members), ErrInvalid)
+	}
+	tent := newTentative()
+	placed := map[string]bool{}
+	for _, m := range c.Members {
+		t := s.tasks[m.TaskID]
+		w := s.workers[m.WorkerID]
+		switch {
+		case t == nil || t.JobID != j.ID || placed[t.ID]:
+			return nil, fmt.Errorf("task %s is not a member of job %s, or is placed twice: %w", m.TaskID, j.ID, ErrInvalid)
+		case w == nil:
+			return nil, fmt.Errorf("worker %s: %w", m.WorkerID, ErrWorkerNotRegistered)
+		case m.AttemptID == "":
+			return nil, fmt.Errorf("task %s: no attempt id: %w", t.ID, ErrInvalid)
+		}
+		if err := s.canRun(w, j, t, ""); err != nil {
+			return nil, err
+		}
+		if n := tent.count[w.ID]; (n > 0 && j.Spec.ExclusiveWorker) || (j.Spec.MaxPerWorker > 0 && n >= j.Spec.MaxPerWorker) {
+			return nil, fmt.Errorf("job %s: too many members on %s: %w", j.ID, w.ID, ErrConflict)
+		}
+		if !s.devicesFreeBeside(w, m.Devices, tent) || !s.devicesFit(w, m.Devices, j.Spec.Resources) {
+			return nil, fmt.Errorf("devices %v not free on %s: %w", m.Devices, w.ID, ErrConflict)
+		}
+		tent.take(w.ID, m.Devices)
+		placed[t.ID] = true
+	}
+	lease := j.Spec.LeaseSeconds
+	if lease <= 0 {
+		lease = DefaultLeaseSeconds
+	}
+	var out []AssignOutcome
+	var mine []TaskAttempt
+	for _, m := range c.Members {
+		t, w := s.tasks[m.TaskID], s.workers[m.WorkerID]
+		l := lease
+		if w.ID == c.WorkerID && c.LeaseSeconds > 0 {
+			l = min(l, c.LeaseSeconds)
+		}
+		s.queue.remove(keyOf(j.Spec), t)
+		s.giveTask(t, w, m.AttemptID, m.Devices, l, c.Now)
+		if w.ID == c.WorkerID {
+			out = append(out, s.assignOutcome(t, false))
+			mine = append(mine, TaskAttempt{TaskID: t.ID, AttemptID: t.AttemptID})
+		}
+	}
+	if w := s.workers[c.WorkerID]; w != nil && c.RequestID != "" && len(mine) > 0 {
+		if rec := w.LastAcquire; rec != nil && rec.RequestID == c.RequestID {
+			rec.More = append(rec.More, mine...) // a later task of one acquire for several
+		} else {
+			w.LastAcquire = &LastAcquire{RequestID: c.RequestID, TaskID: mine[0].TaskID, AttemptID: mine[0].AttemptID, More: mine[1:]}
+		}
+	}
+	// The other members' workers may be waiting in acquire: wake them.
+	s.markPending()
+	return out, nil
+}
+
+// devicesFreeBeside reports whether devs are free on w and not given
+// by tent.
+func (s *Store) devicesFreeBeside(w *Worker, devs []string, tent *tentative) bool {
+	for _, d := range devs {
+		if tent.devices[d] {
+			return false
+		}
+	}
+	return s.devicesFree(w, devs)
+}
+
+// devicesFit reports whether devs are as many as r asks, each meeting
+// its terms.
+func (s *Store) devicesFit(w *Worker, devs []string, r *command.Resources) bool {
+	want := 0
+	if r != nil {
+		want = r.GPUs
+	}
+	if len(devs) != want {
+		return false
+	}
+	for _, uuid := range devs {
+		i := slices.IndexFunc(w.Devices, func(d command.Device) bool { return d.UUID == uuid })
+		if i < 0 || !deviceFits(w.Devices[i], r) {
+			return false
+		}
+	}
+	return true
+}
+
+// giveTask makes t w's under a new attempt.
+func (s *Store) giveTask(t *Task, w *Worker, attemptID string, devs []string, lease int, now time.Time) {
+	t.LeaseSeconds = lease
+	t.State = taskAssigned
+	t.AttemptID = attemptID
+	t.WorkerID = w.ID
+	t.Devices = devs
+	t.LeaseExpiresAt = now.Add(time.Duration(lease) * time.Second)
+	t.LastLogSeq = 0
+	t.UpdatedAt = now
+	t.Attempts = append(t.Attempts, Attempt{ID: attemptID, Number: len(t.Attempts) + 1, WorkerID: w.ID, State: taskAssigned, Devices: devs, AssignedAt: now})
+	w.active[t.ID] = struct{}{}
+}
+
+// GangDeliveries lists the gang members assigned to workerID that have
+// not started: a placement made by another worker's acquire reaches this
+// worker through its own acquire, which hands these out again until the
+// agent starts them (the agent ignores an attempt it already runs).
+func (s *Store) GangDeliveries(workerID string) []AssignOutcome {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	w, ok := s.workers[workerID]
+	if !ok {
+		return nil
+	}
+	var out []AssignOutcome
+	for id := range w.active {
+		t := s.tasks[id]
+		if t != nil && t.State == taskAssigned && s.jobs[t.JobID].Spec.Gang {
+			out = append(out, s.assignOutcome(t, true))
+		}
+	}
+	slices.SortFunc(out, func(a, b AssignOutcome) int { return strings.Compare(a.Task.ID, b.Task.ID) })
+	return out
+}
+
+// joinRendezvous records where the member's current attempt is reached.
+func (s *Store) joinRendezvous(c command.JoinRendezvous) (struct{}, error) {
+	t, err := s.claim(c.TaskID, c.WorkerID, c.AttemptID)
+	if err != nil {
+		return struct{}{}, err
+	}
+	j := s.jobs[t.JobID]
+	switch {
+	case !j.Spec.Gang:
+		return struct{}{}, fmt.Errorf("task %s is not a gang member: %w", t.ID, ErrConflict)
+	case t.Index == 0 && (c.Port <= 0 || c.Port > 65535):
+		return struct{}{}, fmt.Errorf("rank 0 is the master and must give a port: %w", ErrInvalid)
+	}
+	t.current().Rendezvous = &Endpoint{Address: c.Address, Port: c.Port}
+	t.UpdatedAt = c.Now
+	return struct{}{}, nil
+}
+
+// GangPeer is one member of a gang that met (Rendezvous).
+type GangPeer struct {
+	Rank     int
+	TaskID   string
+	WorkerID string
+	Endpoint Endpoint
+}
+
+// Rendezvous reports the gang of taskID's attempt attemptID: every
+// member by rank once all of the gang's current attempts have joined,
+// else ready false. A stale or foreign attempt gets claim's error.
+func (s *Store) Rendezvous(taskID, workerID, attemptID string) ([]GangPeer, bool, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	t, err := s.claim(taskID, workerID, attemptID)
+	if err != nil {
+		return nil, false, err
+	}
+	j := s.jobs[t.JobID]
+	peers := make([]GangPeer, 0, len(j.TaskIDs))
+	for _, id := range j.TaskIDs {
+		m := s.tasks[id]
+		a := m.current()
+		if !m.Active() || a == nil || a.Rendezvous == nil {
+			return nil, false, nil
+		}
+		peers = append(peers, GangPeer{Rank: m.Index, TaskID: m.ID, WorkerID: m.WorkerID, Endpoint: *a.Rendezvous})
+	}
+	slices.SortFunc(peers, func(a, b GangPeer) int { return a.Rank - b.Rank })
+	return peers, true, nil
+}
+
+// settleGang follows an attempt of t that ended other than in success:
+// when t is a gang member, every other member's attempt ends too. While
+// t goes back to the queue and no member has succeeded, they are
+// requeued, preempted (not counted); otherwise the whole gang fails.
+func (s *Store) settleGang(t *Task, now time.Time) {
+	j := s.jobs[t.JobID]
+	if j == nil || !j.Spec.Gang || t.State == taskCancelled {
+		return
+	}
+	succeeded := slices.ContainsFunc(j.TaskIDs, func(id string) bool { return s.tasks[id].State == taskSucceeded })
+	why := fmt.Sprintf("gang member %d (task %s) ended: %s", t.Index, t.ID, t.Reason)
+	retry := t.State == taskPending && !succeeded
+	if t.State == taskPending && succeeded {
+		s.queue.remove(keyOf(j.Spec), t)
+		t.State = taskFailed
+		t.Reason += " (not retried: a gang is retried only as a whole, and a member has succeeded)"
+	}
+	for _, id := range j.TaskIDs {
+		o := s.tasks[id]
+		switch {
+		case o == t || o.Terminal():
+		case o.Active() && retry:
+			o.Preempt = why
+			s.endAttempt(o, attemptPreempted, nil, "", now)
+			s.requeueOrEnd(o, why, now)
+		case o.Active():
+			s.endAttempt(o, taskFailed, nil, why, now)
+			s.failNow(o, why, now)
+		case o.State == taskPending && !retry:
+			s.queue.remove(keyOf(j.Spec), o)
+			s.failNow(o, why, now)
+		}
+	}
+}
+
+// failNow ends t as failed for reason, without a retry.
+func (s *Store) failNow(t *Task, reason string, now time.Time) {
+	t.Devices = nil
+	t.State = taskFailed
+	t.Reason = reason
+	t.UpdatedAt = now
+}
