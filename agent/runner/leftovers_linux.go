@@ -1,13 +1,11 @@
 package runner
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 )
@@ -49,49 +47,71 @@ func killUntilGone(what string, list func() ([]int, error)) error {
 }
 
 // processesOf lists the live (not zombie) processes whose real, effective,
-// saved or filesystem uid is uid.
+// saved or filesystem uid is uid. It runs at every task's end, so it
+// reads each /proc/<pid>/status with bare system calls into one buffer:
+// an open, a read and a close a process.
 func processesOf(uid uint32) ([]int, error) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil, err
 	}
-	want := strconv.FormatUint(uint64(uid), 10)
+	want := []byte(strconv.FormatUint(uint64(uid), 10))
+	buf := make([]byte, statusPrefix)
 	var pids []int
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		if ownedBy(filepath.Join("/proc", e.Name(), "status"), want) {
+		if ownedBy(buf, "/proc/"+e.Name()+"/status", want) {
 			pids = append(pids, pid)
 		}
 	}
 	return pids, nil
 }
 
-// ownedBy reads a /proc/<pid>/status file: a process that is gone or a
-// zombie is not counted.
-func ownedBy(status, uid string) bool {
-	f, err := os.Open(status)
+// statusPrefix is how much of /proc/<pid>/status is read: its State and
+// Uid lines come within the first few hundred bytes (after Name, Umask,
+// State, Tgid, Ngid, Pid, PPid and TracerPid; a Name is at most 64
+// bytes, escaped).
+const statusPrefix = 1024
+
+// ownedBy reads the start of a /proc/<pid>/status file into buf: a process
+// that is gone or a zombie is not counted.
+func ownedBy(buf []byte, status string, uid []byte) bool {
+	fd, err := syscall.Open(status, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return false
 	}
-	defer f.Close()
-	var owned, zombie bool
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if rest, ok := strings.CutPrefix(line, "State:"); ok {
-			zombie = strings.HasPrefix(strings.TrimSpace(rest), "Z") || strings.HasPrefix(strings.TrimSpace(rest), "X")
+	n, err := syscall.Read(fd, buf)
+	_ = syscall.Close(fd)
+	if err != nil || n <= 0 {
+		return false
+	}
+	return statusOwnedBy(buf[:n], uid)
+}
+
+// statusOwnedBy reports whether a status text's Uid line names uid (as
+// real, effective, saved or filesystem uid) and its State is not a zombie
+// or dead process.
+func statusOwnedBy(status, uid []byte) bool {
+	zombie := false
+	for line := range bytes.Lines(status) {
+		if rest, ok := bytes.CutPrefix(line, []byte("State:")); ok {
+			rest = bytes.TrimSpace(rest)
+			zombie = bytes.HasPrefix(rest, []byte("Z")) || bytes.HasPrefix(rest, []byte("X"))
+			continue
 		}
-		if rest, ok := strings.CutPrefix(line, "Uid:"); ok {
-			for _, f := range strings.Fields(rest) {
-				owned = owned || f == uid
+		if rest, ok := bytes.CutPrefix(line, []byte("Uid:")); ok {
+			for _, f := range bytes.Fields(rest) {
+				if bytes.Equal(f, uid) {
+					return !zombie
+				}
 			}
-			break // Uid comes after State
+			return false // Uid comes after State
 		}
 	}
-	return owned && !zombie
+	return false
 }
 
 // killAttempt kills every process that carries attemptID in its

@@ -1,7 +1,10 @@
 package runner
 
 import (
+	"os"
 	"os/exec"
+	"slices"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -35,5 +38,63 @@ func TestKillAttemptByEnvironment(t *testing.T) {
 	}
 	if err := bystander.Process.Signal(syscall.Signal(0)); err != nil {
 		t.Fatalf("another attempt's process was killed: %v", err)
+	}
+}
+
+// A status text names its owner on its Uid line, by any of the four
+// uids; a zombie or dead process is owned by no one.
+func TestStatusOwnedBy(t *testing.T) {
+	status := func(state, uids string) []byte {
+		return []byte("Name:\tsleep\nUmask:\t0022\nState:\t" + state + "\nTgid:\t42\nPid:\t42\nPPid:\t1\nTracerPid:\t0\nUid:\t" + uids + "\nGid:\t0\t0\t0\t0\n")
+	}
+	cases := []struct {
+		name   string
+		status []byte
+		uid    string
+		want   bool
+	}{
+		{"real uid", status("S (sleeping)", "61000\t0\t0\t0"), "61000", true},
+		{"effective uid", status("R (running)", "0\t61000\t0\t0"), "61000", true},
+		{"saved uid", status("S (sleeping)", "0\t0\t61000\t0"), "61000", true},
+		{"filesystem uid", status("S (sleeping)", "0\t0\t0\t61000"), "61000", true},
+		{"another uid", status("S (sleeping)", "61001\t61001\t61001\t61001"), "61000", false},
+		{"a prefix of the uid is not it", status("S (sleeping)", "610000\t610000\t610000\t610000"), "61000", false},
+		{"zombie", status("Z (zombie)", "61000\t61000\t61000\t61000"), "61000", false},
+		{"dead", status("X (dead)", "61000\t61000\t61000\t61000"), "61000", false},
+		{"cut before the Uid line", status("S (sleeping)", "61000")[:40], "61000", false},
+	}
+	for _, c := range cases {
+		if got := statusOwnedBy(c.status, []byte(c.uid)); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+	// This process, read from /proc: owned by its own uid.
+	me := []byte(strconv.Itoa(os.Getuid()))
+	if !ownedBy(make([]byte, statusPrefix), "/proc/self/status", me) {
+		t.Errorf("/proc/self/status is not owned by uid %s", me)
+	}
+}
+
+// processesOf finds a process running under a uid, and killLeftovers
+// leaves none.
+func TestProcessesOfFindsAndKillsAUidsProcess(t *testing.T) {
+	rootOnly(t)
+	const uid = 64999
+	cmd := exec.Command("sleep", "120")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: uid}}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	pids, err := processesOf(uid)
+	if err != nil || !slices.Contains(pids, cmd.Process.Pid) {
+		t.Fatalf("processes of uid %d: %v %v, want %d among them", uid, pids, err, cmd.Process.Pid)
+	}
+	if err := killLeftovers(uid); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if pids, _ := processesOf(uid); len(pids) != 0 {
+		t.Fatalf("left after the kill: %v", pids)
 	}
 }

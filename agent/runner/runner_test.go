@@ -179,4 +179,12 @@ func TestUIDPoolSkipsUIDsInUse(t *testing.T) {
 	if err != nil || u.UID != 61001 {
 		t.Fatalf("Acquire = %+v, %v; want 61001, skipping the busy 61000", u, err)
 	}
+	// A uid handed back (its processes killed first) is not looked up
+	// again; one never handed out still is.
+	scans := 0
+	p.busy = func(uid uint32) bool { scans++; return uid == 61000 }
+	p.Release(u)
+	if again, err := p.Acquire(); err != nil || again.UID != 61001 || scans != 1 {
+		t.Fatalf("after a release: %+v, %v, %d scans; want 61001 with only 61000 scanned", again, err, scans)
+	}
 }

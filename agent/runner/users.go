@@ -43,19 +43,23 @@ var ErrNoTaskUser = errors.New("no free task uid: every uid of the task uid rang
 //
 // A uid that some process already runs under (another agent on the same
 // host with an overlapping range, a process nobody cleaned up) is skipped:
-// it is not free, whatever this pool knows.
+// it is not free, whatever this pool knows. A uid handed back with
+// Release is known to run nothing (the runner kills what is left under it
+// first, and only root could start anything under it since), so it is not
+// looked up again: a /proc scan a task is enough.
 type UIDPool struct {
 	base uint32
 	size int
 	busy func(uid uint32) bool
 
-	mu   sync.Mutex
-	used []bool
+	mu    sync.Mutex
+	used  []bool
+	clean []bool // released with nothing left running under it
 }
 
 // NewUIDPool returns a pool of size uids from base.
 func NewUIDPool(base uint32, size int) *UIDPool {
-	return &UIDPool{base: base, size: size, busy: uidInUse, used: make([]bool, size)}
+	return &UIDPool{base: base, size: size, busy: uidInUse, used: make([]bool, size), clean: make([]bool, size)}
 }
 
 // uidInUse reports whether any live process runs under uid.
@@ -69,8 +73,8 @@ func (p *UIDPool) Acquire() (User, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for i, taken := range p.used {
-		if !taken && !p.busy(p.base+uint32(i)) {
-			p.used[i] = true
+		if !taken && (p.clean[i] || !p.busy(p.base+uint32(i))) {
+			p.used[i], p.clean[i] = true, false
 			id := p.base + uint32(i)
 			return User{UID: id, GID: id, Name: "gpulayer-" + strconv.FormatUint(uint64(id), 10), Switch: true, Exclusive: true}, nil
 		}
@@ -78,12 +82,14 @@ func (p *UIDPool) Acquire() (User, error) {
 	return User{}, fmt.Errorf("%w (%d uids from %d)", ErrNoTaskUser, p.size, p.base)
 }
 
-// Release implements Users.
+// Release implements Users. The caller must have seen that no process
+// runs under u any more (Runner.cleanUp does): the uid is handed out
+// again without a scan.
 func (p *UIDPool) Release(u User) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if i := int(u.UID) - int(p.base); u.UID >= p.base && i < p.size {
-		p.used[i] = false
+		p.used[i], p.clean[i] = false, true
 	}
 }
 
