@@ -130,6 +130,9 @@ func (e *env) runAll(ctx context.Context) {
 	if e.want("s6") {
 		e.step(ctx, "S6 state size", e.runS6)
 	}
+	if e.want("e1") {
+		e.step(ctx, "E1-E4 end to end on gpulayer dev", e.runE1)
+	}
 }
 
 // runOnTunedCluster forms the three-coordinator cluster with the
