@@ -98,6 +98,9 @@ type Config struct {
 	// Both apply when the device source watches health (HealthWatcher).
 	HealthPolicy health.Policy
 	HealthPoll   time.Duration
+	// InventoryInterval is how often the GPU inventory is read again
+	// (default DefaultInventoryInterval; negative: never).
+	InventoryInterval time.Duration
 	// GPUSampleInterval is how often GPU metrics are read, when the
 	// device source reads them (GPUSampler; default 10 s).
 	GPUSampleInterval time.Duration
@@ -145,6 +148,7 @@ type Agent struct {
 	// that the agent says so once, not at every heartbeat.
 	refused bool
 	devices []api.Device
+	slots   int // tasks at once, fixed when Run starts
 }
 
 // New validates cfg and builds an agent.
@@ -166,6 +170,9 @@ func New(cfg Config) (*Agent, error) {
 	}
 	if cfg.AcquireWait == 0 {
 		cfg.AcquireWait = 20 * time.Second
+	}
+	if cfg.InventoryInterval == 0 {
+		cfg.InventoryInterval = DefaultInventoryInterval
 	}
 	if cfg.Capabilities == nil {
 		cfg.Capabilities = []string{"*"}
@@ -260,6 +267,10 @@ func (a *Agent) Run(ctx context.Context) error {
 		return fmt.Errorf("agent: discover devices: %w", err)
 	}
 	a.devices = devs
+	a.slots = a.cfg.MaxTasks
+	if a.slots <= 0 {
+		a.slots = max(4, len(devs)) // fixed for the run: the task uids are claimed for it
+	}
 	a.log.Info("devices discovered", "gpus", len(devs), "executors", a.cfg.Executors.Names())
 	cleanup, err := a.prepareTasks()
 	if err != nil {
@@ -281,6 +292,11 @@ func (a *Agent) Run(ctx context.Context) error {
 	go func() {
 		defer wg.Done()
 		a.watchHealth(ctx)
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		a.rereadInventory(ctx, a.cfg.InventoryInterval)
 	}()
 	if s, ok := a.cfg.Devices.(GPUSampler); ok {
 		wg.Add(1)
@@ -390,12 +406,9 @@ func taskIDs(running []runner.Attempt) []string {
 	return ids
 }
 
-func (a *Agent) maxTasks() int {
-	if a.cfg.MaxTasks > 0 {
-		return a.cfg.MaxTasks
-	}
-	return max(4, len(a.devices))
-}
+// maxTasks is how many tasks the agent runs at once, set when Run
+// starts.
+func (a *Agent) maxTasks() int { return a.slots }
 
 func (a *Agent) acquireLoop(ctx context.Context) {
 	slots := make(chan struct{}, a.maxTasks())

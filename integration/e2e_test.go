@@ -46,6 +46,9 @@ type agentOpts struct {
 	// NVML, watched for health); healthPoll is how often it is polled.
 	source     devices.Source
 	healthPoll time.Duration
+	// inventoryInterval is how often the agent reads its GPUs again
+	// (0: the agent's default).
+	inventoryInterval time.Duration
 }
 
 func startAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, opts ...agentOpts) *runningAgent {
@@ -111,6 +114,7 @@ func newAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, op
 		AllowSharedUserTasks: os.Geteuid() != 0,
 		TaskUIDBase:          nextTaskUIDBase(),
 		HealthPoll:           o.healthPoll,
+		InventoryInterval:    o.inventoryInterval,
 	})
 	if err != nil {
 		t.Fatal(err)

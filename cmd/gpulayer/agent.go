@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -40,6 +41,7 @@ type agentFlags struct {
 	externalWorkerKey string
 	maxTasks          int
 	advertiseAddr     string
+	inventoryInterval time.Duration
 	stopGrace         time.Duration
 	drainDeadline     time.Duration
 	leaveOnTerminate  bool
@@ -75,6 +77,7 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.externalWorkerKey, "external-worker-key", "", "this machine's allowlist key (with --enroll)")
 	fs.StringVar(&f.capabilities, "capabilities", "*", "capabilities to advertise, comma separated (* takes any task)")
 	fs.IntVar(&f.maxTasks, "max-tasks", 0, "concurrent tasks (default: GPU count, at least 4)")
+	fs.DurationVar(&f.inventoryInterval, "inventory-interval", agent.DefaultInventoryInterval, "how often to read the GPU inventory again (a GPU that appears or changes is offered once an admin approves it); 0: never")
 	fs.StringVar(&f.advertiseAddr, "advertise-addr", "", "IP or host name this node's gang tasks are reached on by their peers (MASTER_ADDR); default: this host's address on the route to the coordinator")
 	fs.DurationVar(&f.stopGrace, "stop-grace", 10*time.Second, "time between the polite stop and the kill")
 	fs.DurationVar(&f.drainDeadline, "drain-deadline", time.Minute, "at SIGTERM the agent drains its worker: running tasks get this long to end before they are stopped and handed back (a second SIGTERM, or SIGINT, stops at once)")
@@ -205,6 +208,7 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 		Capabilities:         caps,
 		MaxTasks:             f.maxTasks,
 		AdvertiseAddr:        f.advertiseAddr,
+		InventoryInterval:    cmp.Or(f.inventoryInterval, -1),
 		StopGrace:            f.stopGrace,
 		WorkDir:              f.workDir,
 		TaskUser:             f.taskUser,

@@ -16,7 +16,7 @@ import (
 func workerCmd() *cobra.Command {
 	return group("worker", "inspect and manage workers (admin)", "  gpulayer worker list\n  gpulayer worker status dev-worker",
 		workerListCmd(), workerStatusCmd(), workerReissueCmd(), workerRevokeCmd(), workerApproveCmd(),
-		workerDrainCmd(), workerStopCmd(), workerResumeCmd(), workerClearGPUCmd())
+		workerDrainCmd(), workerStopCmd(), workerResumeCmd(), workerClearGPUCmd(), workerApproveGPUsCmd())
 }
 
 func workerListCmd() *cobra.Command {
@@ -104,6 +104,8 @@ func printWorker(w io.Writer, x api.Worker, wide bool) {
 // from an agent that does not watch health, whether it is offered.
 func deviceHealth(d api.Device) string {
 	switch {
+	case d.PendingApproval:
+		return "awaiting-approval"
 	case d.Health != "":
 		return d.Health
 	case d.Healthy:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -77,6 +78,40 @@ func workerClearGPUCmd() *cobra.Command {
 			return printJSON(w)
 		}
 		fmt.Printf("worker %s: GPU %s will be cleared at its agent's next heartbeat; it returns to service after the hold-down window\n", w.WorkerID, args[1])
+		return nil
+	})
+}
+
+// workerApproveGPUsCmd approves a worker's changed GPU inventory.
+func workerApproveGPUsCmd() *cobra.Command {
+	return clientLeaf(&cobra.Command{
+		Use:     "approve-gpus [flags] WORKER",
+		Short:   "offer a worker's GPUs as it reports them now: those new since its inventory was approved, or whose memory changed, get work",
+		Example: "  gpulayer worker approve-gpus gpu-node-7   # after checking the GPUs gpulayer worker status shows as awaiting approval",
+		Args:    exactArgs(1, "worker id"),
+	}, jsonOnly(), func(cmd *cobra.Command, c *client.Client, args []string, out *outputFlags) error {
+		before, err := c.Worker(cmd.Context(), args[0])
+		if err != nil {
+			return err
+		}
+		w, err := c.ApproveGPUs(cmd.Context(), args[0])
+		if err != nil {
+			return err
+		}
+		if out.json {
+			return printJSON(w)
+		}
+		var approved []string
+		for _, d := range before.Devices {
+			if d.PendingApproval {
+				approved = append(approved, d.UUID)
+			}
+		}
+		if len(approved) == 0 {
+			fmt.Printf("worker %s: no GPU was awaiting approval; its inventory as it stands is approved\n", w.WorkerID)
+			return nil
+		}
+		fmt.Printf("worker %s: %d GPU(s) brought into service: %s\n", w.WorkerID, len(approved), strings.Join(approved, ", "))
 		return nil
 	})
 }

@@ -52,3 +52,15 @@ type ClearGPU struct {
 func (ControlWorker) Type() Type { return TypeControlWorker }
 func (ExpireDrains) Type() Type  { return TypeExpireDrains }
 func (ClearGPU) Type() Type      { return TypeClearGPU }
+
+// ApproveDevices makes a worker's current GPU inventory its approved one:
+// GPUs new since the last approval, or whose memory changed, are offered
+// from then on (state/gpuapproval.go).
+type ApproveDevices struct {
+	WorkerID string    `json:"worker_id"`
+	By       string    `json:"by"`
+	Source   string    `json:"source,omitempty"`
+	Now      time.Time `json:"now"`
+}
+
+func (ApproveDevices) Type() Type { return TypeApproveDevices }

@@ -47,6 +47,7 @@ var decoders = register(
 	as[ClearGPU](),
 	as[AssignGang](),
 	as[JoinRendezvous](),
+	as[ApproveDevices](),
 )
 
 // decoder decodes the JSON body of one command type.

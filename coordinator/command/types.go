@@ -48,6 +48,7 @@ const (
 	TypeClearGPU
 	TypeAssignGang
 	TypeJoinRendezvous
+	TypeApproveDevices
 )
 
 // Command is implemented by every command body.

@@ -85,6 +85,7 @@ func (s *Server) routeTable() []Route {
 		{"POST", "/v1/workers/{id}/stop", clientAdmin, s.stopWorker},
 		{"POST", "/v1/workers/{id}/resume", clientAdmin, s.resumeWorker},
 		{"POST", "/v1/workers/{id}/gpus/{uuid}/clear", clientAdmin, s.clearGPU},
+		{"POST", "/v1/workers/{id}/gpus/approve", clientAdmin, s.approveGPUs},
 
 		{"POST", "/v1/groups", clientAdmin, s.createGroup},
 		{"GET", "/v1/groups", clientAdmin, s.listGroups},

@@ -16,6 +16,13 @@ import (
 // reason), so a worker cannot be given work for GPUs it does not have. It returns the report as the coordinator keeps
 // it, a copy where it changed anything.
 func verifyDevices(devs []api.Device, admitted ...string) []api.Device {
+	if slices.ContainsFunc(devs, func(d api.Device) bool { return d.PendingApproval }) {
+		// The coordinator's word, never an agent's.
+		devs = slices.Clone(devs)
+		for i := range devs {
+			devs[i].PendingApproval = false
+		}
+	}
 	out := devs
 	for i, d := range devs {
 		why := gpusku.Check(d.Name, d.MemoryMiB, d.ComputeCapability)

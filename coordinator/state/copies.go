@@ -62,6 +62,9 @@ type WorkerRecord struct {
 	Worker       Worker
 	RunningTasks []string
 	Groups       []string
+	// Unapproved says, by UUID, why each GPU awaiting an admin's approval
+	// is not offered (gpuapproval.go).
+	Unapproved map[string]string
 }
 
 func (s *Store) workerRecord(w *Worker) WorkerRecord {
@@ -82,7 +85,8 @@ func (s *Store) workerRecord(w *Worker) WorkerRecord {
 		last.More = slices.Clone(last.More)
 		c.LastAcquire = &last
 	}
-	return WorkerRecord{Worker: c, RunningTasks: running, Groups: s.groupsOf(w.ID)}
+	c.ApprovedDevices = maps.Clone(w.ApprovedDevices)
+	return WorkerRecord{Worker: c, RunningTasks: running, Groups: s.groupsOf(w.ID), Unapproved: unapproved(w)}
 }
 
 // GroupRecord is a group with the workers that belong to it, directly or

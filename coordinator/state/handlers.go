@@ -71,6 +71,7 @@ var handlers = index(
 	on((*Store).clearGPU),
 	on((*Store).assignGang),
 	on((*Store).joinRendezvous),
+	on((*Store).approveDevices),
 )
 
 func index(as ...applier) map[command.Type]handler {

@@ -258,7 +258,7 @@ func (s *Store) freeDevices(w *Worker) []command.Device {
 	}
 	var free []command.Device
 	for _, d := range w.Devices {
-		if d.Healthy && !used[d.UUID] {
+		if offered(w, d) && !used[d.UUID] {
 			free = append(free, d)
 		}
 	}

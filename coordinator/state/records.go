@@ -49,6 +49,10 @@ type Worker struct {
 	Deregister    bool      `json:"deregister,omitempty"`
 	// ClearGPUs are GPUs an admin asked the agent to clear (gpuclear.go).
 	ClearGPUs []string `json:"clear_gpus,omitempty"`
+	// ApprovedDevices is the inventory the worker's GPUs are offered as
+	// (gpuapproval.go): UUID to memory in MiB; nil in state written
+	// before it was kept.
+	ApprovedDevices map[string]uint64 `json:"approved_devices,omitempty"`
 	// MaxTasks is how many tasks the worker's agent runs at once, as its
 	// heartbeats say (0: not said); a gang placement keeps within it.
 	MaxTasks int `json:"max_tasks,omitempty"`

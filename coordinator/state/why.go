@@ -57,7 +57,7 @@ func gangShortfall(cands []*Worker, spec command.JobSpec) string {
 		if r := spec.Resources; r != nil && r.GPUs > 0 {
 			healthy := 0
 			for _, d := range w.Devices {
-				if d.Healthy && deviceFits(d, r) {
+				if offered(w, d) && deviceFits(d, r) {
 					healthy++
 				}
 			}
@@ -192,7 +192,7 @@ func gpuShortfall(cands []*Worker, r *command.Resources) string {
 		for _, d := range w.Devices {
 			if deviceFits(d, r) {
 				fit++
-				if d.Healthy {
+				if offered(w, d) {
 					healthy++
 				}
 			}
@@ -206,7 +206,7 @@ func gpuShortfall(cands []*Worker, r *command.Resources) string {
 	if most < r.GPUs {
 		return fmt.Sprintf("%s; the most any live worker has is %d", need, most)
 	}
-	return fmt.Sprintf("%s; the most any live worker has healthy now is %d", need, mostHealthy)
+	return fmt.Sprintf("%s; the most any live worker has healthy (and approved) now is %d", need, mostHealthy)
 }
 
 // gpuTerms spells out a request's GPU constraints: " (model h100, at

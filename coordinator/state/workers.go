@@ -56,13 +56,15 @@ func (s *Store) registerWorker(c command.RegisterWorker) (RegisterOutcome, error
 		Capabilities: c.Capabilities,
 		Executors:    c.Executors,
 		Devices:      c.Devices,
-		CredentialID: c.Credential.ID,
-		RegisteredAt: c.Now,
-		RegisteredBy: c.RegisteredBy,
-		Origin:       origin,
-		InstanceID:   c.InstanceID,
-		TokenID:      c.TokenID,
-		active:       map[string]struct{}{},
+		// What a worker registers with is its approved inventory.
+		ApprovedDevices: inventoryOf(c.Devices),
+		CredentialID:    c.Credential.ID,
+		RegisteredAt:    c.Now,
+		RegisteredBy:    c.RegisteredBy,
+		Origin:          origin,
+		InstanceID:      c.InstanceID,
+		TokenID:         c.TokenID,
+		active:          map[string]struct{}{},
 	}
 	cred := c.Credential
 	cred.WorkerID = c.WorkerID
@@ -155,6 +157,9 @@ func (s *Store) updateWorker(c command.UpdateWorker) (WorkerRecord, error) {
 	}
 	if c.AuditDevices {
 		s.auditDevices(w, c.Devices, c.Now)
+	}
+	if w.ApprovedDevices == nil {
+		w.ApprovedDevices = inventoryOf(w.Devices) // state from before approvals were kept
 	}
 	w.Executors = c.Executors
 	w.Devices = c.Devices

@@ -1,6 +1,8 @@
 package view
 
 import (
+	"slices"
+
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -8,9 +10,20 @@ import (
 // Worker renders a worker; lists it has none of render as empty lists.
 func Worker(r state.WorkerRecord) api.Worker {
 	w := r.Worker
-	devices := w.Devices
+	devices := slices.Clone(w.Devices)
 	if devices == nil {
 		devices = []api.Device{}
+	}
+	for i, d := range devices {
+		why, ok := r.Unapproved[d.UUID]
+		if !ok {
+			continue
+		}
+		reason := "not offered until an admin approves the worker's GPUs (gpulayer worker approve-gpus " + w.ID + "): " + why
+		if d.HealthReason != "" {
+			reason += "; " + d.HealthReason
+		}
+		devices[i].Healthy, devices[i].PendingApproval, devices[i].HealthReason = false, true, reason
 	}
 	return api.Worker{
 		WorkerID:     w.ID,

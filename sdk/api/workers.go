@@ -41,6 +41,11 @@ type Device struct {
 	// not healthy. See docs/gpus.md.
 	Health       string `json:"health,omitempty"`
 	HealthReason string `json:"health_reason,omitempty"`
+	// PendingApproval, in a worker's record, marks a GPU that is new
+	// since the worker's inventory was approved, or whose memory changed:
+	// it is given no work until an admin approves (POST
+	// /v1/workers/{id}/gpus/approve). Agents do not send it.
+	PendingApproval bool `json:"pending_approval,omitempty"`
 	// NUMANode is the host NUMA node the GPU hangs off, where known.
 	NUMANode *int `json:"numa_node,omitempty"`
 	// Links says how the GPU reaches each other GPU of the worker, where

@@ -64,3 +64,10 @@ func (c *Client) workerAction(ctx context.Context, path string, body any) (api.W
 func (c *Client) ClearGPU(ctx context.Context, workerID, uuid string) (api.Worker, error) {
 	return c.workerAction(ctx, workerPath(workerID)+"/gpus/"+url.PathEscape(uuid)+"/clear", struct{}{})
 }
+
+// ApproveGPUs makes a worker's current GPU inventory the one its GPUs are
+// offered as: GPUs new since the last approval, or whose memory changed,
+// are given work from now on.
+func (c *Client) ApproveGPUs(ctx context.Context, workerID string) (api.Worker, error) {
+	return c.workerAction(ctx, workerPath(workerID)+"/gpus/approve", nil)
+}
