@@ -23,7 +23,7 @@ func TestChangedInventoryAwaitsApproval(t *testing.T) {
 	if _, ok, _ := s.Match("w1", "", nil); ok {
 		t.Fatal("a 3-GPU task matched with one GPU awaiting approval")
 	}
-	if j, _ := s.Job("j"); !strings.Contains(j.PendingReason, "healthy (and approved) now is 2") {
+	if j, _ := s.Job("j"); !strings.Contains(j.PendingReason, "healthy now is 2") {
 		t.Fatalf("pending reason %q", j.PendingReason)
 	}
 	rec, _ := s.Worker("w1")

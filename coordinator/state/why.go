@@ -206,7 +206,7 @@ func gpuShortfall(cands []*Worker, r *command.Resources) string {
 	if most < r.GPUs {
 		return fmt.Sprintf("%s; the most any live worker has is %d", need, most)
 	}
-	return fmt.Sprintf("%s; the most any live worker has healthy (and approved) now is %d", need, mostHealthy)
+	return fmt.Sprintf("%s; the most any live worker has healthy now is %d", need, mostHealthy)
 }
 
 // gpuTerms spells out a request's GPU constraints: " (model h100, at

@@ -37,7 +37,7 @@ func TestPendingReason(t *testing.T) {
 		{"more GPUs than any worker has", []command.Command{register("w1", eight...), register("w2", "GPU-z"), spec(gpus(9))},
 			"needs 9 GPUs; the most any live worker has is 8"},
 		{"not enough healthy GPUs", []command.Command{sick, spec(gpus(2))},
-			"needs 2 GPUs; the most any live worker has healthy (and approved) now is 1"},
+			"needs 2 GPUs; the most any live worker has healthy now is 1"},
 		{"no GPU of the model", []command.Command{register("w1", "GPU-1"), spec(func(s *api.JobSpec) { s.Resources = &api.Resources{GPUs: 1, GPUModel: "A100"} })},
 			"needs 1 GPUs (model A100); the most any live worker has is 0"},
 		{"capability not offered", []command.Command{
