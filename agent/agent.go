@@ -234,6 +234,7 @@ func (a *Agent) prepareTasks() (func(), error) {
 	a.runner = runner.New(runner.Config{
 		Host:        a.cfg.Executors,
 		Coordinator: a.client,
+		Artifacts:   a.client,
 		WorkRoot:    root,
 		Users:       users,
 		StopGrace:   a.cfg.StopGrace,

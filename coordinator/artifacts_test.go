@@ -9,12 +9,15 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gpulayer/gpulayer/coordinator"
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
@@ -73,13 +76,13 @@ func TestArtifactsAreScopedToHeldTasks(t *testing.T) {
 	tok1, w1 := enroll(t, h, "holder")
 	tok2, w2 := enroll(t, h, "bystander")
 	spec := execJob()
-	spec.Inputs = []string{dw}
+	spec.Inputs = []api.ArtifactRef{{SHA256: dw}}
 	spec.Target = &api.Target{Kind: api.TargetWorker, ID: "holder"}
 	if _, err := admin.SubmitJob(ctx, spec); err != nil {
 		t.Fatal(err)
 	}
 	task := acquireOne(t, w1)
-	if len(task.Inputs) != 1 || task.Inputs[0] != dw {
+	if len(task.Inputs) != 1 || task.Inputs[0].SHA256 != dw || task.Inputs[0].StagePath() != "inputs/"+dw {
 		t.Fatalf("assignment inputs %v", task.Inputs)
 	}
 	buf.Reset()
@@ -97,24 +100,34 @@ func TestArtifactsAreScopedToHeldTasks(t *testing.T) {
 	_ = w2
 }
 
-// An artifact's bytes live on the coordinator that received the upload
-// (the leader then). After leadership moves, a read is relayed from that
-// holder; while no holder is up, the answer says so.
-func TestArtifactReadAfterLeaderChange(t *testing.T) {
+// An acknowledged artifact is on two coordinators: the one that received
+// the upload (the leader) and one more. Losing the receiver loses
+// nothing: the survivors serve it.
+func TestArtifactSurvivesTheLossOfItsReceiver(t *testing.T) {
 	c := coordinatortest.StartCluster(t, 3, coordinatortest.Options{})
 	ctx := t.Context()
+	receiver := c.WaitLeader(10 * time.Second)
 	admin := c.Client(c.AdminToken)
 	body := []byte("checkpoint-0001")
 	d := digest(body)
-	if _, err := admin.PutArtifact(ctx, d, body); err != nil {
+	a, err := admin.PutArtifact(ctx, d, body)
+	if err != nil {
 		t.Fatal(err)
 	}
-	holder := c.WaitLeader(10 * time.Second)
+	if len(a.Holders) != 2 || !slices.Contains(a.Holders, receiver.ID) {
+		t.Fatalf("acknowledged with holders %v, want the receiver %s and one more", a.Holders, receiver.ID)
+	}
+	for _, n := range c.Nodes {
+		_, err := os.Stat(filepath.Join(n.DataDir, "artifacts", d[:2], d))
+		if held := slices.Contains(a.Holders, n.ID); held != (err == nil) {
+			t.Fatalf("node %s: listed as holder %v, file there: %v", n.ID, held, err)
+		}
+	}
 	c.Converged(10 * time.Second)
-	c.Stop(holder)
+	c.Stop(receiver)
 	var others []string
 	for _, n := range c.Nodes {
-		if n != holder {
+		if n != receiver {
 			others = append(others, n.URL)
 		}
 	}
@@ -123,24 +136,158 @@ func TestArtifactReadAfterLeaderChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if _, err := survivors.GetArtifact(ctx, d, &buf); !client.IsCode(err, api.CodeNotFound) || !strings.Contains(err.Error(), holder.ID) {
-		t.Fatalf("read while the only holder is down: %v, want not_found naming %s", err, holder.ID)
-	}
-	c.Restart(holder)
-	coordinatortest.WaitFor(t, 20*time.Second, "the holder to rejoin", func() bool {
-		s := holder.Server()
-		return s != nil && s.Store().NodeHTTPAddr(holder.ID) != "" && s.Store().BootstrapGeneration() > 0
-	})
-	if l := c.WaitLeader(10 * time.Second); l == holder {
-		t.Skip("the restarted holder won the election again; nothing to relay")
-	}
-	buf.Reset()
-	coordinatortest.WaitFor(t, 20*time.Second, "the artifact relayed from its holder", func() bool {
+	coordinatortest.WaitFor(t, 20*time.Second, "the survivors to serve the artifact", func() bool {
 		buf.Reset()
 		_, err := survivors.GetArtifact(ctx, d, &buf)
 		return err == nil
 	})
 	if !bytes.Equal(buf.Bytes(), body) {
-		t.Fatalf("relayed %q", buf.Bytes())
+		t.Fatalf("survivors served %q", buf.Bytes())
+	}
+}
+
+// An upload no second coordinator can take a copy of is refused (503
+// no_leader, saying why) and recorded nowhere: its acknowledgement would promise a
+// copy that does not exist. Here no coordinator trusts the others as
+// proxies, so none honours the leader's copy request.
+func TestArtifactWithoutASecondCopyIsRefused(t *testing.T) {
+	c := coordinatortest.StartCluster(t, 3, coordinatortest.Options{Tweak: func(cfg *coordinator.Config) {
+		cfg.TrustedProxyCIDRs = []string{"192.0.2.0/24"}
+	}})
+	ctx := t.Context()
+	leader := c.WaitLeader(10 * time.Second)
+	body := []byte("one copy only")
+	d := digest(body)
+	var urls []string
+	for _, n := range c.Nodes {
+		urls = append(urls, n.URL)
+	}
+	impatient, err := client.New(client.Config{Addrs: urls, Token: c.AdminToken, MaxRetryWait: 1500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = impatient.PutArtifact(ctx, d, body)
+	if !client.IsCode(err, api.CodeNoLeader) || !strings.Contains(err.Error(), "no other coordinator could take a copy") {
+		t.Fatalf("upload: %v, want no_leader", err)
+	}
+	var ae *api.Error
+	if !errors.As(err, &ae) || ae.Status != 503 {
+		t.Fatalf("answer %+v, want HTTP 503", ae)
+	}
+	if _, ok := leader.Server().Store().Artifact(d); ok {
+		t.Fatal("a refused upload was recorded")
+	}
+}
+
+// A worker uploads only while it holds a task whose job declares
+// outputs, and a finish lists only artifacts that were uploaded.
+func TestWorkerUploadsOnlyItsTasksOutputs(t *testing.T) {
+	h := coordinatortest.Start(t, coordinatortest.Options{})
+	ctx := t.Context()
+	admin := h.Client(t, h.AdminToken)
+	tok, w := enroll(t, h, "maker")
+	out := []byte("model weights")
+	d := digest(out)
+	wantCode(t, "upload without a task", call(t, h.URL, "PUT", "/v1/artifacts/"+d, tok, out, nil), 403, api.CodeForbidden)
+
+	plain := execJob()
+	plain.Target = &api.Target{Kind: api.TargetWorker, ID: "maker"}
+	if _, err := admin.SubmitJob(ctx, plain); err != nil {
+		t.Fatal(err)
+	}
+	task := acquireOne(t, w)
+	wantCode(t, "upload for a job without outputs", call(t, h.URL, "PUT", "/v1/artifacts/"+d, tok, out, nil), 403, api.CodeForbidden)
+	if _, err := w.Finish(ctx, task.ID, api.FinishRequest{AttemptID: task.AttemptID}); err != nil {
+		t.Fatal(err)
+	}
+
+	spec := execJob()
+	spec.Target = plain.Target
+	spec.Outputs = []string{"out/*"}
+	if _, err := admin.SubmitJob(ctx, spec); err != nil {
+		t.Fatal(err)
+	}
+	task = acquireOne(t, w)
+	if len(task.Outputs) != 1 || task.Outputs[0] != "out/*" {
+		t.Fatalf("assignment outputs %v", task.Outputs)
+	}
+	fin := api.FinishRequest{AttemptID: task.AttemptID, Artifacts: []api.TaskArtifact{{Path: "out/w.bin", SHA256: d, Size: int64(len(out))}}}
+	if _, err := w.Finish(ctx, task.ID, fin); !client.IsCode(err, api.CodeInvalidArgument) || !strings.Contains(err.Error(), d) {
+		t.Fatalf("finish naming an artifact not uploaded: %v, want invalid_argument naming it", err)
+	}
+	if a, err := w.PutArtifact(ctx, d, out); err != nil || a.UploadedBy == "" {
+		t.Fatalf("upload of an output: %+v %v", a, err)
+	}
+	done, err := w.Finish(ctx, task.ID, fin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done.State != api.TaskSucceeded || len(done.Artifacts) != 1 || done.Artifacts[0] != fin.Artifacts[0] {
+		t.Fatalf("finished task %+v", done)
+	}
+	job, err := admin.Job(ctx, task.JobID)
+	if err != nil || len(job.Tasks) != 1 || len(job.Tasks[0].Artifacts) != 1 || job.Tasks[0].Artifacts[0].Path != "out/w.bin" {
+		t.Fatalf("job lists %+v %v", job.Tasks, err)
+	}
+	wantCode(t, "upload once the task ended", call(t, h.URL, "PUT", "/v1/artifacts/"+d, tok, out, nil), 403, api.CodeForbidden)
+}
+
+// Garbage collection removes an artifact with the last job that names it,
+// and each coordinator then removes the bytes from its own disk.
+func TestArtifactsAreRemovedWithTheirJobs(t *testing.T) {
+	c := coordinatortest.StartCluster(t, 3, coordinatortest.Options{Tweak: func(cfg *coordinator.Config) {
+		cfg.Retention = coordinator.Retention{Threshold: time.Hour, Interval: 100 * time.Millisecond, ArtifactGrace: time.Nanosecond}
+	}})
+	ctx := t.Context()
+	admin := c.Client(c.AdminToken)
+	in := []byte("an input")
+	d := digest(in)
+	a, err := admin.PutArtifact(ctx, d, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := c.Client(c.JoinToken).Register(ctx, api.RegisterRequest{WorkerID: "w", Capabilities: []string{"*"}, Executors: []string{"exec"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	worker := c.Client(reg.WorkerToken)
+	job, err := admin.SubmitJob(ctx, api.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`), Inputs: []api.ArtifactRef{{SHA256: d, Path: "data/in"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero := time.Duration(0)
+	if _, err := admin.CollectGarbage(ctx, &zero); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Job(ctx, job.ID); err != nil {
+		t.Fatalf("a pending job was collected: %v", err)
+	}
+	var buf bytes.Buffer
+	if _, err := admin.GetArtifact(ctx, d, &buf); err != nil {
+		t.Fatalf("the input of a pending job was collected: %v", err)
+	}
+	acq, err := worker.Acquire(ctx, api.AcquireRequest{WaitSeconds: 5})
+	if err != nil || acq.Task == nil {
+		t.Fatalf("acquire: %+v %v", acq, err)
+	}
+	if _, err := worker.Finish(ctx, acq.Task.ID, api.FinishRequest{AttemptID: acq.Task.AttemptID}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := admin.CollectGarbage(ctx, &zero); err != nil || n != 1 {
+		t.Fatalf("gc: %d %v", n, err)
+	}
+	if _, err := admin.GetArtifact(ctx, d, &buf); !client.IsCode(err, api.CodeNotFound) {
+		t.Fatalf("artifact of a collected job: %v, want not_found", err)
+	}
+	coordinatortest.WaitFor(t, 20*time.Second, "every holder to remove the bytes from its disk", func() bool {
+		for _, n := range c.Nodes {
+			if _, err := os.Stat(filepath.Join(n.DataDir, "artifacts", d[:2], d)); err == nil {
+				return false
+			}
+		}
+		return true
+	})
+	if len(a.Holders) != 2 {
+		t.Fatalf("holders %v", a.Holders)
 	}
 }

@@ -3,6 +3,7 @@ package coordinator_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
+	"github.com/gpulayer/gpulayer/coordinator/httpapi"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -135,6 +137,12 @@ func TestBadInputIsRefusedAndChangesNothing(t *testing.T) {
 	attempt := `{"attempt_id":"` + f.heldAttempt + `","exit_code":0}`
 	huge := append([]byte(`{"executor":"exec","name":"`), bytes.Repeat([]byte("x"), api.MaxJSONBody)...)
 	huge = append(huge, []byte(`"}`)...)
+	d64, e64 := strings.Repeat("d", 64), strings.Repeat("e", 64)
+	var sixes []string
+	for i := range 6 { // six of 2 GiB: over the 10 GiB a task may upload
+		sixes = append(sixes, fmt.Sprintf(`{"path":"out/%d","sha256":"%s","size":%d}`, i, d64, int64(api.MaxArtifactBody)))
+	}
+	overCap := strings.Join(sixes, ",")
 
 	cases := []struct {
 		name   string
@@ -206,6 +214,30 @@ func TestBadInputIsRefusedAndChangesNothing(t *testing.T) {
 		{"provider origin with a join token", "POST", "/v1/workers/register", join, `{"worker_id":"p1","origin":"provider","instance_id":"i-1"}`, nil, nil, 403, api.CodeForbidden},
 		{"acquire waits too long", "POST", "/v1/workers/self/acquire", worker, `{"wait_seconds":31}`, nil, nil, 400, api.CodeInvalidArgument},
 		{"unknown route", "GET", "/v1/nothing", admin, "", nil, nil, 404, api.CodeNotFound},
+		{"input not a digest", "POST", "/v1/jobs", admin, `{"executor":"exec","config":{"command":"x"},"inputs":["nope"]}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"input object not a digest", "POST", "/v1/jobs", admin, `{"executor":"exec","config":{"command":"x"},"inputs":[{"sha256":"ABC","path":"a"}]}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"input with an unknown field", "POST", "/v1/jobs", admin, `{"executor":"exec","config":{"command":"x"},"inputs":[{"sha256":"` + d64 + `","mode":"0777"}]}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"input at an absolute path", "POST", "/v1/jobs", admin, `{"executor":"exec","config":{"command":"x"},"inputs":[{"sha256":"` + d64 + `","path":"/etc/passwd"}]}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"input path that climbs out", "POST", "/v1/jobs", admin, `{"executor":"exec","config":{"command":"x"},"inputs":[{"sha256":"` + d64 + `","path":"data/../../x"}]}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"input path not clean", "POST", "/v1/jobs", admin, `{"executor":"exec","config":{"command":"x"},"inputs":[{"sha256":"` + d64 + `","path":"a//b"}]}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"input path too long", "POST", "/v1/jobs", admin, `{"executor":"exec","config":{"command":"x"},"inputs":[{"sha256":"` + d64 + `","path":"` + strings.Repeat("a", api.MaxPathBytes+1) + `"}]}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"two inputs at one path", "POST", "/v1/jobs", admin, `{"executor":"exec","config":{"command":"x"},"inputs":[{"sha256":"` + d64 + `","path":"a"},{"sha256":"` + e64 + `","path":"a"}]}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"an input under another input's file", "POST", "/v1/jobs", admin, `{"executor":"exec","config":{"command":"x"},"inputs":[{"sha256":"` + d64 + `","path":"a"},{"sha256":"` + e64 + `","path":"a/b"}]}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"too many inputs", "POST", "/v1/jobs", admin, `{"executor":"exec","config":{"command":"x"},"inputs":[` + strings.Repeat(`"`+d64+`",`, api.MaxDigests) + `"` + d64 + `"]}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"output glob that climbs out", "POST", "/v1/jobs", admin, `{"executor":"exec","config":{"command":"x"},"outputs":["../*"]}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"output glob absolute", "POST", "/v1/jobs", admin, `{"executor":"exec","config":{"command":"x"},"outputs":["/etc/*"]}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"output glob malformed", "POST", "/v1/jobs", admin, `{"executor":"exec","config":{"command":"x"},"outputs":["out/["]}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"output glob too long", "POST", "/v1/jobs", admin, `{"executor":"exec","config":{"command":"x"},"outputs":["` + strings.Repeat("a", api.MaxOutputGlobBytes+1) + `"]}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"too many output globs", "POST", "/v1/jobs", admin, `{"executor":"exec","config":{"command":"x"},"outputs":[` + strings.Repeat(`"a",`, api.MaxOutputGlobs) + `"b"]}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"finish with an artifact not a digest", "POST", "/v1/tasks/" + f.heldTask + "/finish", worker, `{"attempt_id":"` + f.heldAttempt + `","exit_code":0,"artifacts":["nope"]}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"finish with an artifact never uploaded", "POST", "/v1/tasks/" + f.heldTask + "/finish", worker, `{"attempt_id":"` + f.heldAttempt + `","exit_code":0,"artifacts":[{"path":"out/a","sha256":"` + d64 + `","size":1}]}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"finish with an artifact path outside", "POST", "/v1/tasks/" + f.heldTask + "/finish", worker, `{"attempt_id":"` + f.heldAttempt + `","exit_code":0,"artifacts":[{"path":"../a","sha256":"` + d64 + `","size":1}]}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"finish with a negative artifact size", "POST", "/v1/tasks/" + f.heldTask + "/finish", worker, `{"attempt_id":"` + f.heldAttempt + `","exit_code":0,"artifacts":[{"path":"a","sha256":"` + d64 + `","size":-1}]}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"finish with outputs over the task cap", "POST", "/v1/tasks/" + f.heldTask + "/finish", worker, `{"attempt_id":"` + f.heldAttempt + `","exit_code":0,"artifacts":[` + overCap + `]}`, nil, nil, 400, api.CodeInvalidArgument},
+		{"worker uploads without a task that declares outputs", "PUT", "/v1/artifacts/" + d64, worker, "bytes", nil, nil, 403, api.CodeForbidden},
+		{"node address forwarded by a follower", "PUT", "/v1/operator/nodes/" + f.h.Server.Node().ID(), "", `{"http_addr":"http://evil.example:80"}`, nil, map[string]string{httpapi.ForwardedHeader: "c9"}, 403, api.CodeForbidden},
+		{"node address of no coordinator", "PUT", "/v1/operator/nodes/c9", "", `{"http_addr":"http://127.0.0.1:1"}`, nil, nil, 404, api.CodeNotFound},
+		{"node address not a URL", "PUT", "/v1/operator/nodes/" + f.h.Server.Node().ID(), "", `{"http_addr":"file:///etc/passwd"}`, nil, nil, 400, api.CodeInvalidArgument},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

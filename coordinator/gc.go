@@ -26,8 +26,12 @@ type Retention struct {
 	Threshold time.Duration
 	// Keep: at most this many finished jobs are kept (the newest).
 	Keep int
-	// Interval: how often the leader collects.
+	// Interval: how often the leader collects, and each node sweeps its
+	// disk of artifacts no record names.
 	Interval time.Duration
+	// ArtifactGrace: a blob on a node's disk that no record names there
+	// is removed once this old (default DefaultArtifactGrace).
+	ArtifactGrace time.Duration
 }
 
 func (r Retention) withDefaults() Retention {
@@ -40,12 +44,16 @@ func (r Retention) withDefaults() Retention {
 	if r.Interval <= 0 {
 		r.Interval = DefaultJobGCInterval
 	}
+	if r.ArtifactGrace <= 0 {
+		r.ArtifactGrace = DefaultArtifactGrace
+	}
 	return r
 }
 
 // CollectGarbage removes the finished jobs the retention makes due, with
-// threshold in place of the configured age when it is not negative, in
-// batches until none is due, and returns how many it removed.
+// threshold in place of the configured age when it is not negative, and
+// the artifacts no job left names that are as old, in batches until none
+// is due, and returns how many jobs it removed.
 func (s *Server) CollectGarbage(ctx context.Context, by string, threshold time.Duration) (int, error) {
 	r := s.cfg.Retention.withDefaults()
 	if threshold < 0 {
@@ -54,7 +62,7 @@ func (s *Server) CollectGarbage(ctx context.Context, by string, threshold time.D
 	removed := 0
 	for {
 		out, err := state.Propose[state.GCOutcome](ctx, s.Propose, command.CollectGarbage{
-			Now: s.cfg.Clock.Now().UTC(), OlderThan: threshold, KeepFinished: r.Keep, Limit: gcBatch, By: by,
+			Now: s.cfg.Clock.Now().UTC(), OlderThan: threshold, KeepFinished: r.Keep, Limit: gcBatch, By: by, Artifacts: true,
 		})
 		if err != nil {
 			return removed, err

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -37,6 +38,7 @@ type Server struct {
 	listener  net.Listener
 	bootstrap bootstrapFile
 	scheme    string
+	blobs     *blob.Store
 
 	needsFormation bool
 	forward        http.RoundTripper
@@ -101,6 +103,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.blobs = blobs
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
 		return nil, fmt.Errorf("coordinator: listen %s: %w", cfg.HTTPAddr, err)
@@ -249,10 +252,14 @@ func (s *Server) Run(ctx context.Context) error {
 	log.Info("coordinator serving", "url", s.URL(), "raft_addr", s.node.Addr(), "node_id", s.node.ID())
 
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
 	go func() {
 		defer wg.Done()
 		s.leadership(ctx)
+	}()
+	go func() {
+		defer wg.Done()
+		s.sweepArtifacts(ctx, log)
 	}()
 	go func() {
 		defer wg.Done()
@@ -291,6 +298,7 @@ func (s *Server) leadership(ctx context.Context) {
 	var done chan struct{}
 	check := time.NewTicker(500 * time.Millisecond)
 	defer check.Stop()
+	var announcing atomic.Bool
 	step := func() {
 		leading := s.node.IsLeader()
 		switch {
@@ -323,6 +331,15 @@ func (s *Server) leadership(ctx context.Context) {
 			<-done
 			stop = nil
 			log.Info("stepped down")
+		case !leading && announcing.CompareAndSwap(false, true):
+			// In the background: an unreachable leader must not hold up
+			// this loop (taking office when this node is elected).
+			go func() {
+				defer announcing.Store(false)
+				if err := s.announceAddr(ctx); err != nil && ctx.Err() == nil {
+					log.Debug("telling the leader this coordinator's address", "error", err)
+				}
+			}()
 		}
 	}
 	for {

@@ -64,6 +64,10 @@ type Config struct {
 	// Advertise is the address gang members on this host give their
 	// peers (rendezvous); empty: 127.0.0.1.
 	Advertise string
+	// Artifacts fetches a task's inputs and uploads its outputs (the
+	// coordinator client); nil: a task with inputs fails to stage, one
+	// with outputs finishes without them.
+	Artifacts Artifacts
 	Clock     clock.Clock
 	Logger    *slog.Logger
 }
@@ -286,6 +290,12 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 		return r.fail(ctx, a, EndError, "task directory: "+err.Error())
 	}
 
+	if err := r.stageInputs(ctx, a, workDir, user); err != nil {
+		if ctx.Err() != nil {
+			return r.fail(context.WithoutCancel(ctx), a, EndShutdown, "agent shut down while staging the task's inputs")
+		}
+		return r.fail(ctx, a, EndError, "staging inputs: "+err.Error())
+	}
 	env := taskEnv(a, workDir, user)
 	if a.Gang != nil {
 		peers, err := r.meet(ctx, rn)
@@ -421,7 +431,14 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 	if ship.isStale() {
 		return staleOutcome(wr.res.ExitCode)
 	}
-	req := api.FinishRequest{AttemptID: a.AttemptID, SubmissionID: a.AttemptID + "-finish", ExitCode: wr.res.ExitCode, Reason: why}
+	arts, problem := r.uploadOutputs(context.WithoutCancel(ctx), a, workDir, log)
+	if problem != "" {
+		why = strings.TrimPrefix(why+"; "+problem, "; ")
+		if len(why) > api.MaxReasonBytes {
+			why = why[:api.MaxReasonBytes-3] + "..."
+		}
+	}
+	req := api.FinishRequest{AttemptID: a.AttemptID, SubmissionID: a.AttemptID + "-finish", ExitCode: wr.res.ExitCode, Reason: why, Artifacts: arts}
 	if len(wr.res.Output) > 0 {
 		req.Output = wr.res.Output
 	}

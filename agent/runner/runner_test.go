@@ -34,6 +34,8 @@ type recorder struct {
 	// peers answer rendezvous (none: not ready); joined are the calls.
 	peers  []api.GangPeer
 	joined []api.RendezvousRequest
+	// finishes are the finish requests, by task id.
+	finishes map[string]api.FinishRequest
 }
 
 func (r *recorder) Rendezvous(_ context.Context, _ string, req api.RendezvousRequest) (api.RendezvousResponse, error) {
@@ -44,7 +46,7 @@ func (r *recorder) Rendezvous(_ context.Context, _ string, req api.RendezvousReq
 }
 
 func newRecorder() *recorder {
-	return &recorder{stdout: map[string]*strings.Builder{}, stderr: map[string]*strings.Builder{}, ended: map[string]string{}}
+	return &recorder{stdout: map[string]*strings.Builder{}, stderr: map[string]*strings.Builder{}, ended: map[string]string{}, finishes: map[string]api.FinishRequest{}}
 }
 
 func (r *recorder) Start(context.Context, string, string) error { return nil }
@@ -67,6 +69,7 @@ func (r *recorder) Finish(_ context.Context, id string, req api.FinishRequest) (
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.ended[id] = fmt.Sprintf("finish %d", req.ExitCode)
+	r.finishes[id] = req
 	r.reports = append(r.reports, req.AttemptID)
 	return api.Task{}, nil
 }

@@ -18,14 +18,14 @@ import (
 
 func jobCmd() *cobra.Command {
 	return group("job", "submit and inspect jobs", "  gpulayer job submit --gpus 1 --wait -- nvidia-smi -L\n  gpulayer job list",
-		jobSubmitCmd(), jobListCmd(), jobStatusCmd(), jobLogsCmd(), jobCancelCmd())
+		jobSubmitCmd(), jobListCmd(), jobStatusCmd(), jobLogsCmd(), jobCancelCmd(), jobOutputsCmd())
 }
 
 func jobSubmitCmd() *cobra.Command {
 	var cf clientFlags
 	var spec api.JobSpec
 	var res resourceFlags
-	var env []string
+	var env, inputs []string
 	var configJSON, target string
 	var wait, asJSON bool
 	var aff affinityFlags
@@ -50,6 +50,13 @@ may be given, so they go with --gpus. --gpu-memory is MiB as a plain
 number, or a whole number with a binary unit: M or MiB, G or GiB, T or TiB
 (80G is 81920 MiB); it is compared with the memory the worker reports.
 
+--input FILE[:PATH] uploads FILE (unless the coordinators hold it
+already) and has it staged at PATH in each task's directory (default: the
+file's base name), verified against its digest before the task starts.
+--output GLOB names files the task leaves in its directory (path.Match
+globs; a directory takes the files under it); they are uploaded once it
+ended: see job outputs.
+
 With --wait, submit streams the job's logs and exits with its result: 0
 when it succeeded, else the first failed task's exit code, else 1.`,
 		Example: `  gpulayer job submit --gpus 1 --wait -- nvidia-smi -L
@@ -58,7 +65,8 @@ when it succeeded, else the first failed task's exit code, else 1.`,
   gpulayer job submit --count 8 --spread --prefer label:zone=a:80 --avoid group:flaky -- ./shard.sh
   gpulayer job submit --gpus 8 --gpu-model h100 --gpu-memory 80000 --exclusive -- ./train.sh
   gpulayer job submit --gang --count 4 --gpus 8 -- torchrun train.py
-  gpulayer job submit --count 16 --max-per-worker 2 --compute-capability 8.0 --gpus 1 --env SEED=7 -- python eval.py`,
+  gpulayer job submit --count 16 --max-per-worker 2 --compute-capability 8.0 --gpus 1 --env SEED=7 -- python eval.py
+  gpulayer job submit --input data.csv --input model.pt:ckpt/model.pt --output 'results/*' -- python eval.py`,
 		RunE: func(cmd *cobra.Command, rest []string) error {
 			if target != "" {
 				ref, err := parseRef("--target", target)
@@ -100,7 +108,23 @@ when it succeeded, else the first failed task's exit code, else 1.`,
 			default:
 				return usagef("nothing to run: give a command after -- (or --config)")
 			}
-			return submit(cmd.Context(), cf, spec, wait, asJSON)
+			refs, err := parseInputs(inputs)
+			if err != nil {
+				return err
+			}
+			for _, g := range spec.Outputs {
+				if err := api.CheckOutputGlob(g); err != nil {
+					return usagef("--output %q: %v", g, err)
+				}
+			}
+			c, err := cf.client()
+			if err != nil {
+				return err
+			}
+			if spec.Inputs, err = uploadInputs(cmd.Context(), c, refs); err != nil {
+				return err
+			}
+			return submit(cmd.Context(), c, spec, wait, asJSON)
 		},
 	}
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
@@ -137,17 +161,15 @@ when it succeeded, else the first failed task's exit code, else 1.`,
 	fs.BoolVar(&spec.Gang, "gang", false, "run the --count tasks (2 or more) as a gang: placed together or not at all, met through rendezvous (MASTER_ADDR, RANK, WORLD_SIZE...), retried whole")
 	fs.IntVar(&spec.MaxPerWorker, "max-per-worker", 0, "most of the job's tasks one worker runs at once (0: no limit)")
 	fs.BoolVar(&spec.ExclusiveWorker, "exclusive", false, "run each task alone on its worker: no other task beside it, and it waits for a worker that runs nothing")
+	fs.StringArrayVar(&inputs, "input", nil, "FILE[:PATH]: upload FILE and stage it at PATH in each task's directory (default its base name); repeatable")
+	fs.StringArrayVar(&spec.Outputs, "output", nil, "GLOB of files (relative to the task's directory) uploaded when a task ends; repeatable")
 	fs.StringArrayVar(&env, "env", nil, "KEY=VALUE in the environment of the command after --; repeatable; no variable sets it")
 	_ = fs.SetAnnotation("env", noEnvAnnotation, []string{"GPULAYER_ENV is too common a name to read as a task's variable"})
 	return cmd
 }
 
 // submit sends spec and, with wait, follows the job to its end.
-func submit(ctx context.Context, cf clientFlags, spec api.JobSpec, wait, asJSON bool) error {
-	c, err := cf.client()
-	if err != nil {
-		return err
-	}
+func submit(ctx context.Context, c *client.Client, spec api.JobSpec, wait, asJSON bool) error {
 	job, err := c.SubmitJob(ctx, spec)
 	if err != nil {
 		return err

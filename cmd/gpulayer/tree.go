@@ -29,7 +29,7 @@ GPULAYER_DATA_DIR); the command line wins. Exit codes: 0 ok, 1 failure,
 	root.SetFlagErrorFunc(flagError)
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetHelpCommand(helpCmd())
-	root.AddCommand(coordinatorCmd(), agentCmd(), jobCmd(), workerCmd(), tokenCmd(), enrollmentCmd(),
+	root.AddCommand(coordinatorCmd(), agentCmd(), jobCmd(), artifactCmd(), workerCmd(), tokenCmd(), enrollmentCmd(),
 		auditCmd(), groupCmd(), operatorCmd(), tlsCmd(), pluginCmd(), devCmd(), versionCmd(), completionCmd())
 	documentEnv(root)
 	return root

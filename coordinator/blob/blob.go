@@ -3,7 +3,8 @@
 // and renamed into place only once its bytes hash to its name.
 //
 // Only metadata (digest, size, which nodes hold a copy) is replicated
-// through Raft; the bytes stay on the node that received them.
+// through Raft; the bytes stay on the nodes that hold them (the one that
+// received the upload and the one it copied it to).
 package blob
 
 import (
@@ -15,6 +16,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // Sentinel errors.
@@ -158,4 +160,51 @@ func (s *Store) Has(digest string) bool {
 	}
 	_, err := os.Stat(s.path(digest))
 	return err == nil
+}
+
+// Held is one blob in the store: its digest and when it was written.
+type Held struct {
+	Digest  string
+	ModTime time.Time
+}
+
+// List returns the blobs held here, in digest order. Files whose names
+// are not digests (none are written) are left out.
+func (s *Store) List() ([]Held, error) {
+	shards, err := os.ReadDir(s.dir)
+	if err != nil {
+		return nil, fmt.Errorf("blob: %w", err)
+	}
+	var out []Held
+	for _, sh := range shards {
+		if !sh.IsDir() || len(sh.Name()) != 2 {
+			continue // tmp/, or not ours
+		}
+		files, err := os.ReadDir(filepath.Join(s.dir, sh.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("blob: %w", err)
+		}
+		for _, f := range files {
+			if !ValidDigest(f.Name()) || f.Name()[:2] != sh.Name() || !f.Type().IsRegular() {
+				continue
+			}
+			info, err := f.Info()
+			if err != nil {
+				continue // removed meanwhile
+			}
+			out = append(out, Held{Digest: f.Name(), ModTime: info.ModTime()})
+		}
+	}
+	return out, nil
+}
+
+// Remove deletes the blob of digest; one not held here is no error.
+func (s *Store) Remove(digest string) error {
+	if !ValidDigest(digest) {
+		return ErrInvalidDigest
+	}
+	if err := os.Remove(s.path(digest)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("blob: %w", err)
+	}
+	return nil
 }

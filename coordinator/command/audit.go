@@ -26,12 +26,19 @@ type AppendAudit struct {
 	Events []AuditEvent `json:"events"`
 }
 
-// RecordArtifact records that a coordinator holds the blob of a digest in
-// its data dir. The bytes never travel through Raft.
+// RecordArtifact records that coordinators hold the blob of a digest in
+// their data dirs: NodeID, and every node in Holders (an entry written
+// before copies were made carries NodeID alone). The bytes never travel
+// through Raft.
 type RecordArtifact struct {
-	Digest string    `json:"digest"`
-	Size   int64     `json:"size"`
-	NodeID string    `json:"node_id"`
+	Digest  string   `json:"digest"`
+	Size    int64    `json:"size"`
+	NodeID  string   `json:"node_id"`
+	Holders []string `json:"holders,omitempty"`
+	// Touch marks the record as put again now (TouchedAt), so that
+	// garbage collection keeps a digest that was just uploaded again
+	// until a job names it (absent in entries written before).
+	Touch  bool      `json:"touch,omitempty"`
 	By     string    `json:"by"`
 	Source string    `json:"source,omitempty"`
 	Now    time.Time `json:"now"`

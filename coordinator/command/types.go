@@ -193,9 +193,14 @@ type FinishTask struct {
 	BodyHash     string          `json:"body_hash,omitempty"`
 	ExitCode     int             `json:"exit_code"`
 	Output       json.RawMessage `json:"output,omitempty"`
-	Artifacts    []string        `json:"artifacts,omitempty"`
-	Now          time.Time       `json:"now"`
-	Reason       string          `json:"reason,omitempty"`
+	// Artifacts are the task's uploaded outputs (an entry written before
+	// outputs had paths carries bare digests, read as TaskArtifact).
+	Artifacts []api.TaskArtifact `json:"artifacts,omitempty"`
+	// RequireRecorded refuses a finish listing an artifact that has no
+	// record (absent in entries written before: those apply unchecked).
+	RequireRecorded bool      `json:"require_recorded,omitempty"`
+	Now             time.Time `json:"now"`
+	Reason          string    `json:"reason,omitempty"`
 }
 
 // FailTask ends the current attempt as failed for a reason outside the task
@@ -267,6 +272,11 @@ type CollectGarbage struct {
 	Limit        int           `json:"limit,omitempty"`
 	By           string        `json:"by"`
 	Source       string        `json:"source,omitempty"`
+	// Artifacts also removes the artifact records that no job left names
+	// (as an input or a task's output) and that were uploaded at or
+	// before Now minus OlderThan (absent in entries written before
+	// artifacts were collected: those keep every artifact).
+	Artifacts bool `json:"artifacts,omitempty"`
 }
 
 func (CollectGarbage) Type() Type { return TypeCollectGarbage }

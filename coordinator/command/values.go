@@ -12,6 +12,10 @@ type (
 	Device      = api.Device
 	GroupMember = api.GroupMember
 	DeviceLink  = api.DeviceLink
+	// ArtifactRef is one of a job's inputs; TaskArtifact one of a task's
+	// uploaded outputs.
+	ArtifactRef  = api.ArtifactRef
+	TaskArtifact = api.TaskArtifact
 	// AffinityRule is one rule of JobSpec.Affinity.
 	AffinityRule = api.AffinityRule
 )

@@ -1,10 +1,13 @@
 package httpapi
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,10 +21,12 @@ import (
 )
 
 // Artifacts are content-addressed bytes. Uploads are writes, so they are
-// forwarded to the leader, which stores the bytes in its data dir and
-// replicates only the record (digest, size, which nodes hold a copy). A
-// read reaches the leader too; if it does not hold the bytes (leadership
-// moved since the upload) it fetches them from a holder and relays them.
+// forwarded to the leader, which stores the bytes in its data dir, has one
+// other coordinator store a copy (artifactcopy.go), and only then
+// replicates the record (digest, size, which nodes hold a copy): an
+// acknowledged artifact survives the loss of any one coordinator. A read
+// reaches the leader too; if it does not hold the bytes (leadership moved
+// since the upload) it fetches them from a holder and relays them.
 
 // artifactTransfer is how long one upload or download may take.
 const artifactTransfer = 30 * time.Minute
@@ -42,14 +47,92 @@ func (s *Server) putArtifact(w http.ResponseWriter, r *http.Request, p auth.Prin
 	if s.blobs == nil {
 		return fmt.Errorf("artifact store not configured")
 	}
+	if p.Kind == auth.KindWorker && !s.store.WorkerMayUpload(p.WorkerID) {
+		return newError(api.CodeForbidden, "worker %s holds no task whose job declares outputs: a worker uploads only its tasks' outputs", p.WorkerID)
+	}
 	if r.ContentLength > api.MaxArtifactBody {
 		return newError(api.CodeBodyTooLarge, "artifact of %d bytes exceeds the %d byte cap", r.ContentLength, int64(api.MaxArtifactBody))
 	}
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(artifactTransfer))
+	if isArtifactCopy(r) {
+		return s.storeCopy(w, r, d)
+	}
+	others, err := s.otherCoordinators()
+	if err != nil {
+		return err
+	}
+	need := min(2, 1+len(others))
+	meta, recorded := s.store.Artifact(d)
+	holders := liveHolders(meta.Holders, s.cluster.ID(), others)
+	if recorded && len(holders) >= need {
+		// Stored as often as it must be already: the bytes are not needed
+		// (a sender that waits for 100 Continue never sends them), only
+		// checked when they come anyway.
+		if r.Header.Get("Expect") == "" {
+			if _, err := s.drainUpload(r, d); err != nil {
+				return err
+			}
+		}
+		out, err := state.Propose[state.ArtifactOutcome](r.Context(), s.propose, command.RecordArtifact{Digest: d, Size: meta.Size, Touch: true, By: p.Name, Source: sourceString(r), Now: s.now()})
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, api.ArtifactResponse{Artifact: view.Artifact(out.Artifact)})
+		return nil
+	}
+	size, err := s.storeUpload(r, d)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(holders, s.cluster.ID()) {
+		holders = append(holders, s.cluster.ID())
+	}
+	if len(holders) < need {
+		node, err := s.pushCopy(r, d, size, others, holders)
+		if err != nil {
+			return err
+		}
+		holders = append(holders, node)
+	}
+	out, err := state.Propose[state.ArtifactOutcome](r.Context(), s.propose, command.RecordArtifact{Digest: d, Size: size, NodeID: s.cluster.ID(), Holders: holders, Touch: recorded, By: p.Name, Source: sourceString(r), Now: s.now()})
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if out.Created {
+		status = http.StatusCreated
+	}
+	s.log.Info("artifact stored", "sha256", d, "bytes", size, "by", p.Name, "holders", strings.Join(out.Artifact.Holders, ","))
+	writeJSON(w, status, api.ArtifactResponse{Artifact: view.Artifact(out.Artifact)})
+	return nil
+}
+
+// storeUpload stores the request's body in this node's blob store under
+// d, and returns its size; a body that does not hash to d, is over the
+// cap or breaks off is refused and nothing is stored.
+func (s *Server) storeUpload(r *http.Request, d string) (int64, error) {
 	size, err := s.blobs.Put(d, &cappedReader{r: r.Body, left: api.MaxArtifactBody})
+	return size, uploadError(d, err)
+}
+
+// drainUpload reads the request's body without storing it, and refuses it
+// as storeUpload would when it does not hash to d.
+func (s *Server) drainUpload(r *http.Request, d string) (int64, error) {
+	h := sha256.New()
+	n, err := io.Copy(h, &cappedReader{r: r.Body, left: api.MaxArtifactBody})
+	if err == nil && hex.EncodeToString(h.Sum(nil)) != d {
+		err = fmt.Errorf("%w: the body hashes to %x", blob.ErrDigestMismatch, h.Sum(nil))
+	}
+	return n, uploadError(d, err)
+}
+
+// uploadError maps a failure to store an upload to its answer.
+func uploadError(d string, err error) error {
 	var mbe *http.MaxBytesError
 	switch {
+	case err == nil:
+		return nil
 	case errors.Is(err, blob.ErrDigestMismatch):
 		return invalidf("upload refused and not stored: %v, not to its name %s", err, d)
 	case errors.Is(err, errBodyTooLarge), errors.As(err, &mbe):
@@ -58,20 +141,9 @@ func (s *Server) putArtifact(w http.ResponseWriter, r *http.Request, p auth.Prin
 		// This node's disk failed (full, say), not the sender: an internal
 		// error, whose detail (it names paths) goes to the log only.
 		return err
-	case err != nil:
+	default:
 		return invalidf("reading the upload: %v", err)
 	}
-	out, err := state.Propose[state.ArtifactOutcome](r.Context(), s.propose, command.RecordArtifact{Digest: d, Size: size, NodeID: s.cluster.ID(), By: p.Name, Source: sourceString(r), Now: s.now()})
-	if err != nil {
-		return err
-	}
-	status := http.StatusOK
-	if out.Created {
-		status = http.StatusCreated
-	}
-	s.log.Info("artifact stored", "sha256", d, "bytes", size, "by", p.Name)
-	writeJSON(w, status, api.ArtifactResponse{Artifact: view.Artifact(out.Artifact)})
-	return nil
 }
 
 // cappedReader fails once more than left bytes have been read, so an

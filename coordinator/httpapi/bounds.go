@@ -192,6 +192,7 @@ func validateJobBounds(s *api.JobSpec) error {
 		checkLen("affinity", s.Affinity, api.MaxAffinityBytes),
 		checkLen("idempotency_key", s.IdempotencyKey, api.MaxKeyBytes),
 		checkCount("inputs", len(s.Inputs), api.MaxDigests),
+		checkCount("outputs", len(s.Outputs), api.MaxOutputGlobs),
 	}
 	if r := s.Resources; r != nil {
 		checks = append(checks,

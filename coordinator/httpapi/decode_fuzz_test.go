@@ -160,8 +160,13 @@ func FuzzValidateJobSpec(f *testing.F) {
 			t.Fatalf("accepted affinity %s: %v", spec.Affinity, err)
 		}
 		for _, in := range spec.Inputs {
-			if !isDigest(in) {
-				t.Fatalf("accepted input %q", in)
+			if !isDigest(in.SHA256) || api.CheckArtifactPath(in.StagePath()) != nil {
+				t.Fatalf("accepted input %+v", in)
+			}
+		}
+		for _, g := range spec.Outputs {
+			if api.CheckOutputGlob(g) != nil {
+				t.Fatalf("accepted output %q", g)
 			}
 		}
 		if spec.Executor == "exec" {

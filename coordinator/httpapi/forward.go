@@ -20,10 +20,17 @@ import (
 const ForwardedHeader = "X-GpuLayer-Forwarded-By"
 
 // ArtifactLocalHeader asks a coordinator to serve an artifact read from
-// its own data dir instead of forwarding it. The leader sets it when it
-// fetches a blob it does not hold from a coordinator that does; it is
-// honoured only from a trusted proxy.
+// its own data dir, or to store an upload in it, instead of forwarding
+// it. The leader sets it when it fetches a blob it does not hold from a
+// coordinator that does, and when it has a second coordinator store a
+// copy; it is honoured only from a trusted proxy.
 const ArtifactLocalHeader = "X-GpuLayer-Artifact-Local"
+
+// AppliedIndexHeader carries the leader's applied Raft index on a copy it
+// asks another coordinator to store: that coordinator authenticates the
+// request only once it has applied as much (so that a credential created
+// just before the upload is known there too), or after a short wait.
+const AppliedIndexHeader = "X-GpuLayer-Applied-Index"
 
 // local reports whether a request is always answered by the node it
 // reaches.
@@ -33,7 +40,15 @@ func local(r *http.Request) bool {
 		path == "/ui" || strings.HasPrefix(path, "/ui/") {
 		return true
 	}
-	return r.Method == http.MethodGet && strings.HasPrefix(path, "/v1/artifacts/") &&
+	return isArtifactCopy(r)
+}
+
+// isArtifactCopy reports whether r is one coordinator asking another for
+// its own copy of an artifact: a read served from this node's disk (the
+// leader fetching bytes it lacks) or a write stored on it (the leader
+// making a second copy). Only a trusted proxy may ask.
+func isArtifactCopy(r *http.Request) bool {
+	return (r.Method == http.MethodGet || r.Method == http.MethodPut) && strings.HasPrefix(r.URL.Path, "/v1/artifacts/") &&
 		r.Header.Get(ArtifactLocalHeader) != "" && infoOf(r).peerTrusted
 }
 

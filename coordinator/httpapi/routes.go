@@ -45,6 +45,9 @@ var (
 	registrar    = Access{Kind: auth.KindJoin, Also: auth.KindInstance}
 	workerOnly   = Access{Kind: auth.KindWorker}
 	artifactRead = Access{Kind: auth.KindClient, Role: auth.RoleRead, Also: auth.KindWorker}
+	// artifactPut: clients upload; a worker uploads its tasks' outputs
+	// (the handler checks it holds a task whose job declares outputs).
+	artifactPut = Access{Kind: auth.KindClient, Role: auth.RoleSubmit, Also: auth.KindWorker}
 )
 
 // Route is one entry of the route table.
@@ -67,6 +70,9 @@ func (s *Server) routeTable() []Route {
 		{"PUT", "/v1/operator/snapshot", clientAdmin, s.restoreSnapshot},
 		{"GET", "/v1/operator/local/digest", clientAdmin, s.localDigest},
 		{"POST", "/v1/operator/gc", clientAdmin, s.collect},
+		// A coordinator's own address (nodes.go): no credential, a
+		// trusted proxy only.
+		{"PUT", "/v1/operator/nodes/{id}", public, s.registerNode},
 		{"GET", "/metrics", public, s.metricsHandler},
 		{"GET", "/ui", public, s.dashboard},
 		{"GET", "/ui/{path...}", public, s.dashboard},
@@ -112,7 +118,7 @@ func (s *Server) routeTable() []Route {
 
 		{"GET", "/v1/audit", clientAdmin, s.listAudit},
 
-		{"PUT", "/v1/artifacts/{sha256}", clientSubmit, s.putArtifact},
+		{"PUT", "/v1/artifacts/{sha256}", artifactPut, s.putArtifact},
 		{"GET", "/v1/artifacts/{sha256}", artifactRead, s.getArtifact},
 
 		{"POST", "/v1/workers/enroll", public, s.enroll},
@@ -140,6 +146,9 @@ func (s *Server) wrap(rt Route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var p auth.Principal
 		if !rt.Access.Public() {
+			if isArtifactCopy(r) {
+				s.awaitApplied(r)
+			}
 			var err error
 			p, err = s.authenticate(r)
 			if err == nil {

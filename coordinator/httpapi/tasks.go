@@ -102,13 +102,8 @@ func (s *Server) finishTask(w http.ResponseWriter, r *http.Request, p auth.Princ
 	if err := checkLen("reason", req.Reason, api.MaxReasonBytes); err != nil {
 		return err
 	}
-	if err := checkCount("artifacts", len(req.Artifacts), api.MaxDigests); err != nil {
+	if err := validateTaskArtifacts(req.Artifacts); err != nil {
 		return err
-	}
-	for _, a := range req.Artifacts {
-		if !isDigest(a) {
-			return invalidf("artifacts: %s is not a sha256 digest", shortQuote(a))
-		}
 	}
 	canon, err := canonicalJSON(raw)
 	if err != nil {
@@ -116,16 +111,17 @@ func (s *Server) finishTask(w http.ResponseWriter, r *http.Request, p auth.Princ
 	}
 	sum := sha256.Sum256(canon)
 	t, err := state.Propose[state.Task](r.Context(), s.propose, command.FinishTask{
-		TaskID:       r.PathValue("id"),
-		WorkerID:     p.WorkerID,
-		AttemptID:    req.AttemptID,
-		SubmissionID: req.SubmissionID,
-		BodyHash:     hex.EncodeToString(sum[:]),
-		ExitCode:     req.ExitCode,
-		Output:       req.Output,
-		Artifacts:    req.Artifacts,
-		Now:          s.now(),
-		Reason:       req.Reason,
+		TaskID:          r.PathValue("id"),
+		WorkerID:        p.WorkerID,
+		AttemptID:       req.AttemptID,
+		SubmissionID:    req.SubmissionID,
+		BodyHash:        hex.EncodeToString(sum[:]),
+		ExitCode:        req.ExitCode,
+		Output:          req.Output,
+		Artifacts:       req.Artifacts,
+		RequireRecorded: true,
+		Now:             s.now(),
+		Reason:          req.Reason,
 	})
 	if err != nil {
 		return err

@@ -112,12 +112,7 @@ func validateJobSpec(s *api.JobSpec) error {
 			return err
 		}
 	}
-	for _, in := range s.Inputs {
-		if !isDigest(in) {
-			return invalidf("inputs: %s is not a sha256 digest (64 lowercase hex)", shortQuote(in))
-		}
-	}
-	return nil
+	return validateArtifactRefs(s)
 }
 
 func isDigest(s string) bool {

@@ -3,6 +3,7 @@ package state
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
@@ -17,10 +18,21 @@ type Artifact struct {
 	UploadedBy string    `json:"uploaded_by,omitempty"`
 	UploadedAt time.Time `json:"uploaded_at"`
 	Holders    []string  `json:"holders"`
+	// TouchedAt is when it was last put again (zero: never); garbage
+	// collection counts an artifact's age from the later of the two.
+	TouchedAt time.Time `json:"touched_at,omitzero"`
+}
+
+// lastPut is when the artifact was last uploaded.
+func (a *Artifact) lastPut() time.Time {
+	if a.TouchedAt.After(a.UploadedAt) {
+		return a.TouchedAt
+	}
+	return a.UploadedAt
 }
 
 // ArtifactOutcome is the outcome of RecordArtifact: the record, and
-// whether this command created it (else it added a holder).
+// whether this command created it (else it added holders).
 type ArtifactOutcome struct {
 	Created  bool
 	Artifact Artifact
@@ -34,11 +46,19 @@ func (s *Store) recordArtifact(c command.RecordArtifact) (ArtifactOutcome, error
 	if !ok {
 		a = &Artifact{Digest: c.Digest, Size: c.Size, UploadedBy: c.By, UploadedAt: c.Now}
 		s.artifacts[c.Digest] = a
+	} else if c.Touch {
+		a.TouchedAt = c.Now
 	}
-	if i, held := slices.BinarySearch(a.Holders, c.NodeID); !held {
-		a.Holders = slices.Insert(a.Holders, i, c.NodeID)
+	nodes := c.Holders
+	if c.NodeID != "" && !slices.Contains(nodes, c.NodeID) {
+		nodes = append([]string{c.NodeID}, nodes...)
 	}
-	s.record(command.AuditEvent{Time: c.Now, Kind: "artifact.stored", Actor: c.By, Subject: c.Digest, Source: c.Source, Detail: fmt.Sprintf("%d bytes on %s", c.Size, c.NodeID)})
+	for _, n := range nodes {
+		if i, held := slices.BinarySearch(a.Holders, n); !held {
+			a.Holders = slices.Insert(a.Holders, i, n)
+		}
+	}
+	s.record(command.AuditEvent{Time: c.Now, Kind: "artifact.stored", Actor: c.By, Subject: c.Digest, Source: c.Source, Detail: fmt.Sprintf("%d bytes on %s", c.Size, strings.Join(nodes, ","))})
 	return ArtifactOutcome{Created: !ok, Artifact: a.clone()}, nil
 }
 
@@ -53,20 +73,59 @@ func (s *Store) Artifact(digest string) (Artifact, bool) {
 	return a.clone(), true
 }
 
+// HasArtifact reports whether digest has a record.
+func (s *Store) HasArtifact(digest string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	_, ok := s.artifacts[digest]
+	return ok
+}
+
 // WorkerHoldsInput reports whether worker holds (assigned or running) a
 // task whose job lists digest among its inputs: the only artifacts a
 // worker may read.
 func (s *Store) WorkerHoldsInput(workerID, digest string) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	w, ok := s.workers[workerID]
-	if !ok || w.Status == workerRevoked {
+	return s.workerHolds(workerID, func(spec *command.JobSpec) bool {
+		return slices.ContainsFunc(spec.Inputs, func(r command.ArtifactRef) bool { return r.SHA256 == digest })
+	})
+}
+
+// WorkerMayUpload reports whether worker holds (assigned or running) a
+// task whose job declares outputs: the only time a worker may upload.
+func (s *Store) WorkerMayUpload(workerID string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.workerHolds(workerID, func(spec *command.JobSpec) bool { return len(spec.Outputs) > 0 })
+}
+
+// workerHolds reports whether a live worker holds a task whose job's spec
+// satisfies ok; mu must be held.
+func (s *Store) workerHolds(workerID string, ok func(*command.JobSpec) bool) bool {
+	w, found := s.workers[workerID]
+	if !found || w.Status == workerRevoked {
 		return false
 	}
 	for id := range w.active {
-		if slices.Contains(s.jobs[s.tasks[id].JobID].Spec.Inputs, digest) {
+		if ok(&s.jobs[s.tasks[id].JobID].Spec) {
 			return true
 		}
 	}
 	return false
+}
+
+// checkRecorded refuses artifacts of which one has no record, or whose
+// sizes do not match their records.
+func (s *Store) checkRecorded(arts []command.TaskArtifact) error {
+	for _, a := range arts {
+		rec, ok := s.artifacts[a.SHA256]
+		switch {
+		case !ok:
+			return fmt.Errorf("%w: artifacts: %s has not been uploaded (upload it before the finish)", ErrInvalid, a.SHA256)
+		case a.Path != "" && rec.Size != a.Size: // a bare digest has no size
+			return fmt.Errorf("%w: artifacts: %s is %d bytes, not %d", ErrInvalid, a.SHA256, rec.Size, a.Size)
+		}
+	}
+	return nil
 }

@@ -35,6 +35,7 @@ func (t *Task) clone() Task {
 	c.Devices = slices.Clone(t.Devices)
 	c.ExitCode = cloneInt(t.ExitCode)
 	c.Output = bytes.Clone(t.Output)
+	c.Artifacts = slices.Clone(t.Artifacts)
 	c.Attempts = slices.Clone(t.Attempts)
 	for i := range c.Attempts {
 		a := &c.Attempts[i]

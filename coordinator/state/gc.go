@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,7 +13,9 @@ import (
 // and whether more jobs were due than its limit let it remove.
 type GCOutcome struct {
 	Removed int
-	More    bool
+	// Artifacts is how many artifact records it removed.
+	Artifacts int
+	More      bool
 }
 
 // collectGarbage removes the finished jobs that CollectGarbage's policy
@@ -47,13 +50,57 @@ func (s *Store) collectGarbage(c command.CollectGarbage) (GCOutcome, error) {
 		due[id] = true
 		finished--
 	}
-	if len(due) == 0 {
-		return GCOutcome{}, nil
+	out := GCOutcome{Removed: len(due), More: more}
+	if len(due) > 0 {
+		s.removeJobs(due)
+		s.record(command.AuditEvent{Time: c.Now, Kind: "jobs.collected", Actor: c.By, Source: c.Source,
+			Detail: fmt.Sprintf("%d finished jobs removed (older than %v, or beyond the newest %d)", len(due), c.OlderThan, c.KeepFinished)})
 	}
-	s.removeJobs(due)
-	s.record(command.AuditEvent{Time: c.Now, Kind: "jobs.collected", Actor: c.By, Source: c.Source,
-		Detail: fmt.Sprintf("%d finished jobs removed (older than %v, or beyond the newest %d)", len(due), c.OlderThan, c.KeepFinished)})
-	return GCOutcome{Removed: len(due), More: more}, nil
+	if c.Artifacts && !more {
+		// Only once no job is left due: an artifact that a job due in a
+		// later batch names is collected with it, in that batch.
+		n, moreArts := s.collectArtifacts(cutoff, c.Limit)
+		out.Artifacts, out.More = n, moreArts
+		if n > 0 {
+			s.record(command.AuditEvent{Time: c.Now, Kind: "artifacts.collected", Actor: c.By, Source: c.Source,
+				Detail: fmt.Sprintf("%d artifacts no job names removed (uploaded before %s)", n, cutoff.UTC().Format(time.RFC3339))})
+		}
+	}
+	return out, nil
+}
+
+// collectArtifacts removes the records of artifacts that no job names (as
+// an input, or a task's output) and that were uploaded at or before
+// cutoff, up to limit (0: no limit), in digest order. It reports how many
+// it removed and whether more were due. The bytes are removed by each
+// coordinator from its own disk, outside Apply (blob sweeps).
+func (s *Store) collectArtifacts(cutoff time.Time, limit int) (int, bool) {
+	named := map[string]bool{}
+	for _, j := range s.jobs {
+		for _, in := range j.Spec.Inputs {
+			named[in.SHA256] = true
+		}
+		for _, id := range j.TaskIDs {
+			for _, a := range s.tasks[id].Artifacts {
+				named[a.SHA256] = true
+			}
+		}
+	}
+	var due []string
+	for d, a := range s.artifacts {
+		if !named[d] && !a.lastPut().After(cutoff) {
+			due = append(due, d)
+		}
+	}
+	slices.Sort(due)
+	more := false
+	if limit > 0 && len(due) > limit {
+		due, more = due[:limit], true
+	}
+	for _, d := range due {
+		delete(s.artifacts, d)
+	}
+	return len(due), more
 }
 
 // jobEnded is when a finished job's last task ended.

@@ -102,22 +102,24 @@ type Job struct {
 
 // Task is one unit of a job.
 type Task struct {
-	ID              string          `json:"id"`
-	JobID           string          `json:"job_id"`
-	Index           int             `json:"index"`
-	Seq             uint64          `json:"seq"`
-	State           string          `json:"state"`
-	AttemptID       string          `json:"attempt_id,omitempty"`
-	WorkerID        string          `json:"worker_id,omitempty"`
-	Devices         []string        `json:"devices,omitempty"`
-	LeaseSeconds    int             `json:"lease_seconds"`
-	LeaseExpiresAt  time.Time       `json:"lease_expires_at,omitzero"`
-	ExitCode        *int            `json:"exit_code,omitempty"`
-	Output          json.RawMessage `json:"output,omitempty"`
-	Reason          string          `json:"reason,omitempty"`
-	SubmittedBy     string          `json:"submitted_by,omitempty"`
-	ExecutedBy      string          `json:"executed_by,omitempty"`
-	CancelRequested bool            `json:"cancel_requested,omitempty"`
+	ID             string          `json:"id"`
+	JobID          string          `json:"job_id"`
+	Index          int             `json:"index"`
+	Seq            uint64          `json:"seq"`
+	State          string          `json:"state"`
+	AttemptID      string          `json:"attempt_id,omitempty"`
+	WorkerID       string          `json:"worker_id,omitempty"`
+	Devices        []string        `json:"devices,omitempty"`
+	LeaseSeconds   int             `json:"lease_seconds"`
+	LeaseExpiresAt time.Time       `json:"lease_expires_at,omitzero"`
+	ExitCode       *int            `json:"exit_code,omitempty"`
+	Output         json.RawMessage `json:"output,omitempty"`
+	// Artifacts are the outputs the finish listed.
+	Artifacts       []command.TaskArtifact `json:"artifacts,omitempty"`
+	Reason          string                 `json:"reason,omitempty"`
+	SubmittedBy     string                 `json:"submitted_by,omitempty"`
+	ExecutedBy      string                 `json:"executed_by,omitempty"`
+	CancelRequested bool                   `json:"cancel_requested,omitempty"`
 	// Preempt, when set, says why the current attempt was asked to stop
 	// by a drain or a stop: however it ends, it ends preempted and the
 	// task is requeued without using up an attempt.

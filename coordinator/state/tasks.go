@@ -171,6 +171,11 @@ func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 	if err != nil {
 		return Task{}, err
 	}
+	if c.RequireRecorded {
+		if err := s.checkRecorded(c.Artifacts); err != nil {
+			return Task{}, err
+		}
+	}
 	code := c.ExitCode
 	state := taskSucceeded
 	switch {
@@ -215,6 +220,7 @@ func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 	t.State = state
 	t.ExitCode = &code
 	t.Output = c.Output
+	t.Artifacts = slices.Clone(c.Artifacts)
 	t.SubmittedBy = c.WorkerID
 	t.Reason = reason
 	s.keepSubmission(c, t)

@@ -19,6 +19,7 @@ func Task(t state.Task) api.Task {
 		WorkerID:        t.WorkerID,
 		ExitCode:        t.ExitCode,
 		Output:          t.Output,
+		Artifacts:       slices.Clone(t.Artifacts),
 		Reason:          t.Reason,
 		SubmittedBy:     t.SubmittedBy,
 		ExecutedBy:      t.ExecutedBy,
@@ -119,7 +120,8 @@ func Assignment(out state.AssignOutcome) api.Assignment {
 		LeaseExpiresAt: api.FormatTime(t.LeaseExpiresAt),
 		LeaseSeconds:   t.LeaseSeconds,
 		TimeoutSeconds: spec.TimeoutSeconds,
-		Inputs:         spec.Inputs,
+		Inputs:         slices.Clone(spec.Inputs),
+		Outputs:        slices.Clone(spec.Outputs),
 	}
 }
 

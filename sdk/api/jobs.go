@@ -59,15 +59,22 @@ type JobSpec struct {
 	Spread   bool            `json:"spread,omitempty"`
 	// Gang assigns the job's Count tasks (at least 2) together, in one
 	// decision, or none of them; they meet through rendezvous (gang.go).
-	Gang            bool     `json:"gang,omitempty"`
-	ExclusiveWorker bool     `json:"exclusive_worker,omitempty"`
-	MaxPerWorker    int      `json:"max_per_worker,omitempty"`
-	Priority        int      `json:"priority,omitempty"`
-	MaxAttempts     int      `json:"max_attempts,omitempty"`
-	LeaseSeconds    int      `json:"lease_seconds,omitempty"`
-	TimeoutSeconds  int      `json:"timeout_seconds,omitempty"`
-	Inputs          []string `json:"inputs,omitempty"`
-	IdempotencyKey  string   `json:"idempotency_key,omitempty"`
+	Gang            bool `json:"gang,omitempty"`
+	ExclusiveWorker bool `json:"exclusive_worker,omitempty"`
+	MaxPerWorker    int  `json:"max_per_worker,omitempty"`
+	Priority        int  `json:"priority,omitempty"`
+	MaxAttempts     int  `json:"max_attempts,omitempty"`
+	LeaseSeconds    int  `json:"lease_seconds,omitempty"`
+	TimeoutSeconds  int  `json:"timeout_seconds,omitempty"`
+	// Inputs are staged into each task's directory, verified against
+	// their digest, before its process starts (ArtifactRef: a bare digest
+	// is staged at inputs/<sha256>).
+	Inputs []ArtifactRef `json:"inputs,omitempty"`
+	// Outputs are globs (path.Match) relative to the task's directory:
+	// the files they match once the process ended are uploaded and listed
+	// on the task. A glob that names a directory takes the files under it.
+	Outputs        []string `json:"outputs,omitempty"`
+	IdempotencyKey string   `json:"idempotency_key,omitempty"`
 }
 
 // ExecConfig is the config of the built-in exec executor.
@@ -103,7 +110,9 @@ type Task struct {
 	WorkerID  string          `json:"worker_id,omitempty"`
 	ExitCode  *int            `json:"exit_code,omitempty"`
 	Output    json.RawMessage `json:"output,omitempty"`
-	Reason    string          `json:"reason,omitempty"`
+	// Artifacts are the outputs the task's finish listed.
+	Artifacts []TaskArtifact `json:"artifacts,omitempty"`
+	Reason    string         `json:"reason,omitempty"`
 	// PendingReason, on a pending task that no live worker can take,
 	// says what is missing: the target, an executor, a capability, GPUs.
 	PendingReason   string    `json:"pending_reason,omitempty"`

@@ -40,6 +40,16 @@ type SelfResponse struct {
 	HasState bool   `json:"has_state"`
 }
 
+// NodeAddrRequest is the body of PUT /v1/operator/nodes/{id}: a
+// coordinator telling the leader the HTTP address other coordinators
+// reach it at (to relay artifact reads and store artifact copies).
+type NodeAddrRequest struct {
+	HTTPAddr string `json:"http_addr"`
+}
+
+// MaxNodeAddrBytes bounds NodeAddrRequest.HTTPAddr.
+const MaxNodeAddrBytes = 256
+
 // RaftPeerRequest is the body of POST /v1/operator/raft/peers.
 type RaftPeerRequest struct {
 	NodeID   string `json:"node_id"`

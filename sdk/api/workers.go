@@ -213,7 +213,10 @@ type Assignment struct {
 	LeaseExpiresAt string          `json:"lease_expires_at"`
 	LeaseSeconds   int             `json:"lease_seconds"`
 	TimeoutSeconds int             `json:"timeout_seconds,omitempty"`
-	Inputs         []string        `json:"inputs,omitempty"`
+	// Inputs are staged into the task's directory before it starts;
+	// Outputs are the job's output globs, uploaded after it ends.
+	Inputs  []ArtifactRef `json:"inputs,omitempty"`
+	Outputs []string      `json:"outputs,omitempty"`
 	// Gang is set for a member of a gang job: the task calls rendezvous
 	// before its process starts.
 	Gang *GangMember `json:"gang,omitempty"`
@@ -247,7 +250,10 @@ type FinishRequest struct {
 	SubmissionID string          `json:"submission_id,omitempty"`
 	ExitCode     int             `json:"exit_code"`
 	Output       json.RawMessage `json:"output,omitempty"`
-	Artifacts    []string        `json:"artifacts,omitempty"`
+	// Artifacts are the outputs the agent uploaded (each recorded before
+	// the finish is sent), at most MaxDigests adding up to at most
+	// MaxTaskOutputBytes.
+	Artifacts []TaskArtifact `json:"artifacts,omitempty"`
 	// Reason, optional, says why the task ended as it did when the agent
 	// knows better than the exit code ("timed out after 30s"). At most
 	// MaxReasonBytes.

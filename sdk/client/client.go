@@ -255,6 +255,18 @@ func (c *Client) sendRaw(ctx context.Context, method, path string, body []byte, 
 // sendWith performs a request; a non-empty override replaces the client's
 // token (noToken: none at all).
 func (c *Client) sendWith(ctx context.Context, override, method, path string, body []byte, contentType string) (*http.Response, error) {
+	var open func() (io.ReadCloser, int64, error)
+	if body != nil {
+		open = func() (io.ReadCloser, int64, error) {
+			return io.NopCloser(bytes.NewReader(body)), int64(len(body)), nil
+		}
+	}
+	return c.sendBody(ctx, override, method, path, open, contentType)
+}
+
+// sendBody performs a request whose body open gives afresh for each try
+// (nil: no body), with its length.
+func (c *Client) sendBody(ctx context.Context, override, method, path string, open func() (io.ReadCloser, int64, error), contentType string) (*http.Response, error) {
 	deadline := time.Now().Add(c.maxWait)
 	backoff := 50 * time.Millisecond
 	const maxBackoff = 250 * time.Millisecond
@@ -271,12 +283,24 @@ func (c *Client) sendWith(ctx context.Context, override, method, path string, bo
 			token = override
 		}
 		wait := time.Duration(0)
-		req, err := http.NewRequestWithContext(ctx, method, base+path, bytes.NewReader(body))
+		req, err := http.NewRequestWithContext(ctx, method, base+path, nil)
 		if err != nil {
 			return nil, fmt.Errorf("client: %w", err)
 		}
-		if body != nil {
+		if open != nil {
+			rc, n, err := open()
+			if err != nil {
+				return nil, fmt.Errorf("client: %w", err)
+			}
+			req.Body, req.ContentLength = rc, n
+			if n == 0 {
+				req.Body = http.NoBody
+				rc.Close()
+			}
 			req.Header.Set("Content-Type", contentType)
+			if n > 0 && expectsContinue(ctx) {
+				req.Header.Set("Expect", "100-continue")
+			}
 		}
 		req.Header.Set(api.ProtocolHeader, api.ProtocolVersion)
 		if token != "" {

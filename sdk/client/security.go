@@ -2,8 +2,6 @@ package client
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -133,32 +131,4 @@ func (c *Client) Audit(ctx context.Context, q AuditQuery) (api.AuditList, error)
 	var out api.AuditList
 	err := c.Do(ctx, http.MethodGet, q.path(), nil, &out)
 	return out, err
-}
-
-// PutArtifact uploads bytes under their SHA-256 digest (submit role).
-func (c *Client) PutArtifact(ctx context.Context, digest string, body []byte) (api.Artifact, error) {
-	resp, err := c.sendRaw(ctx, http.MethodPut, "/v1/artifacts/"+url.PathEscape(digest), body, "application/octet-stream")
-	if err != nil {
-		return api.Artifact{}, err
-	}
-	defer resp.Body.Close()
-	var out api.ArtifactResponse
-	if err := decodeJSON(resp.Body, &out); err != nil {
-		return api.Artifact{}, fmt.Errorf("client: decode artifact answer: %w", err)
-	}
-	return out.Artifact, nil
-}
-
-// GetArtifact copies an artifact's bytes to w.
-func (c *Client) GetArtifact(ctx context.Context, digest string, w io.Writer) (int64, error) {
-	resp, err := c.sendRaw(ctx, http.MethodGet, "/v1/artifacts/"+url.PathEscape(digest), nil, "")
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	n, err := io.Copy(w, resp.Body)
-	if err != nil {
-		return n, fmt.Errorf("client: reading artifact: %w", err)
-	}
-	return n, nil
 }
