@@ -75,7 +75,7 @@ func newAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, op
 	src := o.source
 	if src == nil {
 		var err error
-		if src, err = devices.Open(ctx, log, fake); err != nil {
+		if src, err = devices.OpenSeeded(ctx, log, fake, dataDir); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -35,6 +35,13 @@ func FakeNames() []string { return nvml.FakeNames() }
 // Any other name is an error wrapping ErrUnknownFake. The logger may be nil
 // (slog.Default is used); it is tagged component=devices.
 func Open(ctx context.Context, logger *slog.Logger, fake string) (Source, error) {
+	return OpenSeeded(ctx, logger, fake, "")
+}
+
+// OpenSeeded is Open with a fake set's GPU UUIDs derived from seed (the
+// agent's data dir), so that an agent restarted on it reports the same
+// fake GPUs; an empty seed gives random ones. Real GPUs are unaffected.
+func OpenSeeded(ctx context.Context, logger *slog.Logger, fake, seed string) (Source, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
@@ -57,7 +64,7 @@ func Open(ctx context.Context, logger *slog.Logger, fake string) (Source, error)
 		}
 		return src, nil
 	default:
-		src, err := nvml.OpenFake(ctx, logger, fake)
+		src, err := nvml.OpenFakeSeeded(ctx, logger, fake, seed)
 		if err != nil {
 			return nil, fmt.Errorf("open fake gpus: %w", err)
 		}

@@ -176,7 +176,7 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 	if f.coordinators == "" {
 		return nil, nil, usagef("--coordinator (or GPULAYER_ADDR) is required")
 	}
-	src, err := devices.Open(ctx, log, f.fakeGPUs)
+	src, err := devices.OpenSeeded(ctx, log, f.fakeGPUs, f.dataDir)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -147,7 +147,7 @@ func startBinaryEnv(t *testing.T, env []string, args ...string) process {
 			}
 		case <-time.After(30 * time.Second):
 			_ = cmd.Process.Kill()
-			t.Errorf("gpulayer %s did not stop on SIGTERM", args[0])
+			t.Errorf("gpulayer %s did not stop on SIGTERM\n%s", args[0], errb.String())
 		}
 	})
 	return process{cmd: cmd, stderr: errb, exited: exited}

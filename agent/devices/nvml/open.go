@@ -64,11 +64,26 @@ func (s *Source) watchWith(logger *slog.Logger, lib gonvml.Interface) {
 // server, read through the same code as the real library. UUIDs are random
 // per call and stable for the Source's lifetime. The logger may be nil.
 func OpenFake(ctx context.Context, logger *slog.Logger, name string) (*Source, error) {
+	return OpenFakeSeeded(ctx, logger, name, "")
+}
+
+// OpenFakeSeeded is OpenFake with the GPUs' UUIDs derived from seed (the
+// agent's data dir): stable across restarts on it. An empty seed keeps
+// the mock server's random UUIDs.
+func OpenFakeSeeded(ctx context.Context, logger *slog.Logger, name, seed string) (*Source, error) {
 	newServer, ok := fakeServers[name]
 	if !ok {
 		return nil, fmt.Errorf("%w %q (want one of %v)", ErrUnknownFake, name, FakeNames())
 	}
-	return openLib(ctx, logger, newServer())
+	srv := newServer()
+	if seed != "" {
+		for i, d := range srv.Devices {
+			if sd, ok := d.(*server.Device); ok {
+				sd.UUID = seededUUID(seed, name, i)
+			}
+		}
+	}
+	return openLib(ctx, logger, srv)
 }
 
 // openLib initialises lib and wraps it in a Source. If Init fails it

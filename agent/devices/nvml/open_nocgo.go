@@ -25,6 +25,13 @@ func Open(ctx context.Context, _ *slog.Logger) (*Source, error) {
 // table that a cgo test keeps identical to the mocks. UUIDs are random per
 // call and stable for the Source's lifetime. The logger may be nil.
 func OpenFake(ctx context.Context, logger *slog.Logger, name string) (*Source, error) {
+	return OpenFakeSeeded(ctx, logger, name, "")
+}
+
+// OpenFakeSeeded is OpenFake with the GPUs' UUIDs derived from seed (the
+// agent's data dir): stable across restarts on it. An empty seed gives
+// random ones.
+func OpenFakeSeeded(ctx context.Context, logger *slog.Logger, name, seed string) (*Source, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -36,7 +43,7 @@ func OpenFake(ctx context.Context, logger *slog.Logger, name string) (*Source, e
 	for i := range devs {
 		devs[i] = api.Device{
 			Index:             i,
-			UUID:              "GPU-" + randomUUID(),
+			UUID:              fakeUUID(seed, name, i),
 			Name:              spec.name,
 			MemoryMiB:         spec.memoryMiB,
 			DriverVersion:     spec.driverVersion,
@@ -59,4 +66,12 @@ func randomUUID() string {
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// fakeUUID is fake GPU i's UUID: seeded, or random without a seed.
+func fakeUUID(seed, set string, i int) string {
+	if seed == "" {
+		return "GPU-" + randomUUID()
+	}
+	return seededUUID(seed, set, i)
 }
