@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"time"
@@ -44,7 +45,9 @@ func (a *Agent) startHealth() error {
 	}
 	uuids := make([]string, 0, len(a.devices))
 	for _, d := range a.devices {
-		uuids = append(uuids, d.UUID)
+		if d.Parent == "" { // a MIG device's health is its GPU's
+			uuids = append(uuids, d.UUID)
+		}
 	}
 	a.mu.Lock()
 	a.health = &gpuHealth{
@@ -162,7 +165,7 @@ func (a *Agent) deviceView() []api.Device {
 		return out
 	}
 	for i := range out {
-		st := a.health.tracker.Status(out[i].UUID)
+		st := a.health.tracker.Status(cmp.Or(out[i].Parent, out[i].UUID)) // a MIG device's health is its GPU's
 		out[i].Health = string(st.State)
 		out[i].HealthReason = st.Reason()
 		out[i].Healthy = out[i].Healthy && st.State.Offered()

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -76,7 +77,7 @@ func (a *Agent) gpuStates() []gpuState {
 		st := health.Unhealthy
 		switch {
 		case a.health != nil:
-			st = a.health.tracker.Status(d.UUID).State
+			st = a.health.tracker.Status(cmp.Or(d.Parent, d.UUID)).State
 		case d.Healthy:
 			st = health.Healthy
 		}

@@ -20,6 +20,7 @@ const maxGPUsPerTask = 64
 type resourceFlags struct {
 	gpus                             int
 	model, memory, computeCapability string
+	migProfile                       string
 }
 
 // resources builds the job's resources, nil when no flag asks for
@@ -46,6 +47,15 @@ func (f resourceFlags) resources(warn io.Writer) (*api.Resources, error) {
 			return nil, err
 		}
 		r.GPUMemoryMiB = mib
+	}
+	if f.migProfile != "" {
+		if !migProfilePattern.MatchString(f.migProfile) {
+			return nil, usagef("--mig-profile %q: give a MIG profile as NVIDIA names it (1g.10gb, 3g.40gb, 1c.3g.40gb)", f.migProfile)
+		}
+		if r.GPUs == 0 {
+			return nil, usagef("--mig-profile needs --gpus: the number of MIG devices of that profile each task gets")
+		}
+		r.MIGProfile = f.migProfile
 	}
 	if f.computeCapability != "" {
 		cc, err := parseComputeCapability(f.computeCapability)
@@ -174,3 +184,7 @@ var gangEnv = map[string]bool{
 	"MASTER_ADDR": true, "MASTER_PORT": true, "WORLD_SIZE": true, "RANK": true,
 	"NODE_RANK": true, "GROUP_RANK": true, "LOCAL_RANK": true, "LOCAL_WORLD_SIZE": true,
 }
+
+// migProfilePattern is a MIG profile as the coordinator takes it
+// (coordinator/httpapi's).
+var migProfilePattern = regexp.MustCompile(`^([1-8]c\.)?[1-8]g\.[0-9]{1,4}gb(\+me)?$`)

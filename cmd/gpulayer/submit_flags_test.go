@@ -80,6 +80,8 @@ func TestSubmitFlagsReachTheJob(t *testing.T) {
 		{name: "max per worker", args: []string{"--count", "3", "--max-per-worker", "1"},
 			want: func(s *api.JobSpec) { s.Count, s.MaxPerWorker = 3, 1 }},
 		{name: "exclusive", args: []string{"--exclusive"}, want: func(s *api.JobSpec) { s.ExclusiveWorker = true }},
+		{name: "mig profile", args: []string{"--gpus", "2", "--mig-profile", "1g.10gb"},
+			want: func(s *api.JobSpec) { s.Resources = res(api.Resources{GPUs: 2, MIGProfile: "1g.10gb"}) }},
 		{name: "gang", args: []string{"--gang", "--count", "4"}, want: func(s *api.JobSpec) { s.Gang, s.Count = true, 4 }},
 		{name: "env", args: []string{"--env", "SEED=7", "--env", "EMPTY=", "--env", "OPTS=a=b c", "--env", "PATH=/opt/bin:/usr/bin"},
 			want: func(s *api.JobSpec) {
@@ -192,6 +194,8 @@ func TestSubmitFlagsRefuseBadValues(t *testing.T) {
 		{"env given twice", nil, []string{"--env", "A=1", "--env", "A=2"}, "A given twice"},
 		{"env value too long", nil, []string{"--env", "BIG=" + strings.Repeat("v", api.MaxEnvValueBytes+1)}, "at most 32768"},
 		{"env too many", nil, manyEnv, "at most 256"},
+		{"mig profile misspelt", nil, []string{"--gpus", "1", "--mig-profile", "1g10gb"}, "give a MIG profile"},
+		{"mig profile without gpus", nil, []string{"--mig-profile", "1g.10gb"}, "--mig-profile needs --gpus"},
 		{"gang of one", nil, []string{"--gang"}, "a gang needs --count of 2 or more"},
 		{"env a gang's rank", nil, []string{"--gang", "--count", "2", "--env", "RANK=3"}, "the agent sets it for every task of a gang"},
 		{"env a torchrun option in a gang", nil, []string{"--gang", "--count", "2", "--env", "PET_NNODES=9"}, "the agent sets it for every task of a gang"},

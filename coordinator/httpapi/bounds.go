@@ -133,6 +133,9 @@ func validateDevices(devs []api.Device) error {
 		}
 		seen[d.UUID] = true
 	}
+	if err := validateMIGDevices(devs); err != nil {
+		return err
+	}
 	return validateLinks(devs, seen)
 }
 

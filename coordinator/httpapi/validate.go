@@ -68,6 +68,9 @@ func validateJobSpec(s *api.JobSpec) error {
 		if r.GPUs < 0 || r.GPUs > maxGPUs {
 			return invalidf("resources.gpus must be between 0 and %d", maxGPUs)
 		}
+		if err := validateMIGResources(r); err != nil {
+			return err
+		}
 	}
 	if t := s.Target; t != nil {
 		if t.Kind != api.TargetWorker && t.Kind != api.TargetGroup {

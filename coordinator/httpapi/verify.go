@@ -25,6 +25,9 @@ func verifyDevices(devs []api.Device, admitted ...string) []api.Device {
 	}
 	out := devs
 	for i, d := range devs {
+		if d.Parent != "" {
+			continue // a MIG device: its GPU, in the same report, is checked
+		}
 		why := gpusku.Check(d.Name, d.MemoryMiB, d.ComputeCapability)
 		if why != "" {
 			why = "the report does not match its model: " + why
@@ -45,6 +48,28 @@ func verifyDevices(devs []api.Device, admitted ...string) []api.Device {
 			reason = reason[:api.MaxDeviceHealthReasonBytes]
 		}
 		out[i].Healthy, out[i].Health, out[i].HealthReason = false, api.HealthUnknown, reason
+	}
+	return withheldParents(out)
+}
+
+// withheldParents keeps the MIG devices of a GPU that is not offered out
+// of service with it.
+func withheldParents(devs []api.Device) []api.Device {
+	withheld := map[string]string{}
+	for _, d := range devs {
+		if d.MIGEnabled && d.Health == api.HealthUnknown && strings.HasPrefix(d.HealthReason, "not offered: ") {
+			withheld[d.UUID] = d.HealthReason
+		}
+	}
+	if len(withheld) == 0 {
+		return devs
+	}
+	out := slices.Clone(devs)
+	for i, d := range out {
+		if why, ok := withheld[d.Parent]; ok {
+			why = "its GPU is " + why
+			out[i].Healthy, out[i].Health, out[i].HealthReason = false, api.HealthUnknown, why[:min(len(why), api.MaxDeviceHealthReasonBytes)]
+		}
 	}
 	return out
 }

@@ -285,6 +285,10 @@ func (s *Store) pickDevices(w *Worker, r *command.Resources) ([]string, bool) {
 // capability terms (its health and use aside).
 func deviceFits(d command.Device, r *command.Resources) bool {
 	switch {
+	case d.MIGEnabled:
+		return false // a GPU in MIG mode is given out as its MIG devices only
+	case r.MIGProfile != d.MIGProfile:
+		return false // a MIG device for its profile only, a whole GPU for no profile
 	case r.GPUMemoryMiB > 0 && d.MemoryMiB < r.GPUMemoryMiB:
 		return false
 	case r.GPUModel != "" && !strings.Contains(strings.ToLower(d.Name), strings.ToLower(r.GPUModel)):

@@ -213,6 +213,9 @@ func gpuShortfall(cands []*Worker, r *command.Resources) string {
 // least 40960 MiB, compute capability 9.0 or more)".
 func gpuTerms(r *command.Resources) string {
 	var terms []string
+	if r.MIGProfile != "" {
+		terms = append(terms, "MIG devices of profile "+r.MIGProfile)
+	}
 	if r.GPUModel != "" {
 		terms = append(terms, "model "+r.GPUModel)
 	}

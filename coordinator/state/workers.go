@@ -262,6 +262,9 @@ func outsideModels(devs []command.Device, models []string) (command.Device, bool
 		return command.Device{}, false
 	}
 	for _, d := range devs {
+		if d.Parent != "" {
+			continue // a MIG device is its GPU's model, checked as that GPU
+		}
 		if !slices.ContainsFunc(models, func(m string) bool { return strings.EqualFold(strings.TrimSpace(m), strings.TrimSpace(d.Name)) }) {
 			return d, true
 		}

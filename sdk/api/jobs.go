@@ -34,6 +34,10 @@ type Resources struct {
 	GPUMemoryMiB      uint64 `json:"gpu_memory_mib,omitempty"`
 	GPUModel          string `json:"gpu_model,omitempty"`
 	ComputeCapability string `json:"compute_capability,omitempty"`
+	// MIGProfile asks for MIG devices of this profile ("1g.10gb",
+	// "3g.40gb", "1c.3g.40gb"): GPUs then counts MIG devices, not whole
+	// GPUs (docs/gpus.md, "MIG").
+	MIGProfile string `json:"mig_profile,omitempty"`
 }
 
 // Target restricts a job to one worker or to the members of a group.

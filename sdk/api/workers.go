@@ -46,6 +46,13 @@ type Device struct {
 	// it is given no work until an admin approves (POST
 	// /v1/workers/{id}/gpus/approve). Agents do not send it.
 	PendingApproval bool `json:"pending_approval,omitempty"`
+	// MIGEnabled marks a GPU in MIG mode: it is given out only as its MIG
+	// devices, never whole. A MIG device has Parent (its GPU's UUID) and
+	// MIGProfile ("1g.10gb"); its UUID is the MIG-... one CUDA takes, and
+	// its Index its GPU's.
+	MIGEnabled bool   `json:"mig_enabled,omitempty"`
+	Parent     string `json:"parent,omitempty"`
+	MIGProfile string `json:"mig_profile,omitempty"`
 	// NUMANode is the host NUMA node the GPU hangs off, where known.
 	NUMANode *int `json:"numa_node,omitempty"`
 	// Links says how the GPU reaches each other GPU of the worker, where
@@ -291,8 +298,10 @@ type deviceFields struct {
 	DriverVersion, CUDAVersion, ComputeCapability string
 	Healthy                                       bool
 	Health, HealthReason                          string
+	MIGEnabled                                    bool
+	Parent, MIGProfile                            string
 }
 
 func (d Device) plain() deviceFields {
-	return deviceFields{d.Index, d.UUID, d.Name, d.MemoryMiB, d.DriverVersion, d.CUDAVersion, d.ComputeCapability, d.Healthy, d.Health, d.HealthReason}
+	return deviceFields{d.Index, d.UUID, d.Name, d.MemoryMiB, d.DriverVersion, d.CUDAVersion, d.ComputeCapability, d.Healthy, d.Health, d.HealthReason, d.MIGEnabled, d.Parent, d.MIGProfile}
 }

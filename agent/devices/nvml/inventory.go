@@ -48,6 +48,11 @@ func inventory(ctx context.Context, lib gonvml.Interface) (devs []api.Device, pr
 		}
 		d.DriverVersion, d.CUDAVersion = driver, cuda
 		devs = append(devs, d)
+		if err == nil {
+			migs, migProblems := readMIG(lib, &devs[len(devs)-1])
+			devs = append(devs, migs...)
+			problems = append(problems, migProblems...)
+		}
 	}
 	sortByIndex(devs)
 	return devs, problems, nil

@@ -35,7 +35,7 @@ func withTopology(read readFunc, lib gonvml.Interface, logger *slog.Logger) read
 		mu.Lock()
 		defer mu.Unlock()
 		if k := uuidKey(devs); k != key {
-			known, key = discoverTopology(lib, devs), k
+			known, key = discoverTopology(lib, wholeGPUs(devs)), k
 			if logger != nil {
 				logger.Info("GPU topology read", "gpus", len(known), "summary", summarize(known))
 			}
@@ -47,6 +47,18 @@ func withTopology(read readFunc, lib gonvml.Interface, logger *slog.Logger) read
 		}
 		return devs, problems, nil
 	}
+}
+
+// wholeGPUs is devs less the MIG devices: topology is the GPUs' (a MIG
+// device reaches others through its GPU).
+func wholeGPUs(devs []api.Device) []api.Device {
+	out := make([]api.Device, 0, len(devs))
+	for _, d := range devs {
+		if d.Parent == "" {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // deviceTopology is one GPU's place in the topology.

@@ -80,6 +80,7 @@ type Machine struct {
 	events   events
 	metrics  []metrics
 	topo     topology
+	mig      map[int][]nvml.Device // MIG devices by GPU (SetMIGDevices)
 }
 
 // Option configures New.
