@@ -85,7 +85,9 @@ func Open(cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("cluster: snapshot store: %w", err)
 	}
 	stores.Log = &snapshotAwareLog{LogStore: stores.Log, mark: mark}
-	r, err := raft.NewRaft(rc, cfg.FSM, stores.Log, stores.Stable, stores.Snapshots, transport)
+	// Pipelines that stall are closed (pipeline.go: a follower could
+	// otherwise stop receiving entries for good).
+	r, err := raft.NewRaft(rc, cfg.FSM, stores.Log, stores.Stable, stores.Snapshots, guardedTransport{NetworkTransport: transport, stall: pipelineStall})
 	if err != nil {
 		transport.Close()
 		store.Close()
