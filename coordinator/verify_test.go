@@ -101,3 +101,35 @@ func TestJoinTokenPinsGPUModels(t *testing.T) {
 	r := call(t, h.URL, "POST", "/v1/tokens", h.AdminToken, []byte(`{"kind":"client","name":"x","gpu_models":["NVIDIA H100 80GB HBM3"]}`), nil)
 	wantCode(t, "gpu_models on a client token", r, 400, api.CodeInvalidArgument)
 }
+
+// A device whose PCI id is another model's is not offered: a worker
+// cannot dress an A100 up as an H100 by its name and memory alone. A
+// malformed PCI id is refused outright.
+func TestDeviceWithAnotherModelsPCIIDIsNotOffered(t *testing.T) {
+	h := coordinatortest.Start(t, coordinatortest.Options{})
+	ctx := t.Context()
+	admin := h.Client(t, h.AdminToken)
+	devs := []api.Device{
+		{Index: 0, UUID: "GPU-true", Name: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559, ComputeCapability: "9.0", PCIDevice: "10de:2330", Healthy: true},
+		{Index: 1, UUID: "GPU-dressed", Name: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559, ComputeCapability: "9.0", PCIDevice: "10de:20b0", Healthy: true},
+	}
+	if _, err := h.Client(t, h.JoinToken).Register(ctx, api.RegisterRequest{WorkerID: "dressed", Capabilities: []string{"*"}, Executors: []string{"exec"}, Devices: devs}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := admin.Worker(ctx, "dressed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := w.Devices[1]; d.Healthy || !strings.Contains(d.HealthReason, "reports PCI device 10de:20b0, but a NVIDIA H100 80GB HBM3 is 10de:2330") {
+		t.Fatalf("the dressed-up device is kept as %+v", d)
+	}
+	if d := w.Devices[0]; !d.Healthy || d.PCIDevice != "10de:2330" {
+		t.Fatalf("the true one: %+v", d)
+	}
+	bad := devs[:1]
+	bad[0].PCIDevice = "nvidia"
+	_, err = h.Client(t, h.JoinToken).Register(ctx, api.RegisterRequest{WorkerID: "garbled", Capabilities: []string{"*"}, Executors: []string{"exec"}, Devices: bad})
+	if !client.IsCode(err, api.CodeInvalidArgument) || !strings.Contains(err.Error(), "pci_device") {
+		t.Fatalf("a malformed PCI id: %v, want invalid_argument naming pci_device", err)
+	}
+}

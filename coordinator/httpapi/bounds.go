@@ -111,11 +111,15 @@ func validateDevices(devs []api.Device) error {
 			{"driver_version", d.DriverVersion, api.MaxDeviceFieldBytes},
 			{"cuda_version", d.CUDAVersion, api.MaxDeviceFieldBytes},
 			{"compute_capability", d.ComputeCapability, api.MaxDeviceFieldBytes},
+			{"pci_device", d.PCIDevice, api.MaxDeviceFieldBytes},
 			{"health_reason", d.HealthReason, api.MaxDeviceHealthReasonBytes},
 		} {
 			if err := checkLen(field+"."+f.name, f.v, f.limit); err != nil {
 				return err
 			}
+		}
+		if d.PCIDevice != "" && !pciDevicePattern.MatchString(d.PCIDevice) {
+			return invalidf("%s.pci_device %s is not a PCI id (vendor:device, as 10de:2330)", field, shortQuote(d.PCIDevice))
 		}
 		switch d.Health {
 		case "", api.HealthHealthy, api.HealthUnhealthy, api.HealthRecovering, api.HealthUnknown:

@@ -12,6 +12,9 @@ import (
 // instance ("1c.3g.40gb"), and the media-engine variants ("1g.10gb+me").
 var migProfilePattern = regexp.MustCompile(`^([1-8]c\.)?[1-8]g\.[0-9]{1,4}gb(\+me)?$`)
 
+// pciDevicePattern is a PCI id as a device report carries it.
+var pciDevicePattern = regexp.MustCompile(`^[0-9a-fA-F]{4}:[0-9a-fA-F]{4}$`)
+
 // maxMIGProfileBytes bounds a MIG profile name.
 const maxMIGProfileBytes = 32
 

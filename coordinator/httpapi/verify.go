@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -28,7 +29,7 @@ func verifyDevices(devs []api.Device, admitted ...string) []api.Device {
 		if d.Parent != "" {
 			continue // a MIG device: its GPU, in the same report, is checked
 		}
-		why := gpusku.Check(d.Name, d.MemoryMiB, d.ComputeCapability)
+		why := cmp.Or(gpusku.Check(d.Name, d.MemoryMiB, d.ComputeCapability), gpusku.CheckPCI(d.Name, d.PCIDevice))
 		if why != "" {
 			why = "the report does not match its model: " + why
 		} else if len(admitted) > 0 && !slices.ContainsFunc(admitted, func(m string) bool { return strings.EqualFold(strings.TrimSpace(m), strings.TrimSpace(d.Name)) }) {

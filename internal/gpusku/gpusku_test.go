@@ -29,3 +29,30 @@ func TestCheck(t *testing.T) {
 		})
 	}
 }
+
+// A device whose PCI id is not its model's is flagged; an unknown model,
+// an unpinned one or an unreported id is not checked.
+func TestCheckPCI(t *testing.T) {
+	cases := []struct {
+		name, model, pci, bad string
+	}{
+		{"an H100 that is one", "NVIDIA H100 80GB HBM3", "10de:2330", ""},
+		{"upper case", "NVIDIA H100 80GB HBM3", "10DE:2330", ""},
+		{"an A100 calling itself an H100", "NVIDIA H100 80GB HBM3", "10de:20b0", "reports PCI device 10de:20b0, but a NVIDIA H100 80GB HBM3 is 10de:2330"},
+		{"no id reported", "NVIDIA H100 80GB HBM3", "", ""},
+		{"a model the table does not pin", "NVIDIA H100 PCIe", "10de:2331", ""},
+		{"a model not known", "NVIDIA L4", "10de:27b8", ""},
+	}
+	for _, c := range cases {
+		got := CheckPCI(c.model, c.pci)
+		if (c.bad == "") != (got == "") || !strings.Contains(got, c.bad) {
+			t.Errorf("%s: %q, want one about %q", c.name, got, c.bad)
+		}
+	}
+	if got := FormatPCIDevice(0x233010DE); got != "10de:2330" {
+		t.Errorf("FormatPCIDevice = %q", got)
+	}
+	if got := FormatPCIDevice(0); got != "" {
+		t.Errorf("FormatPCIDevice(0) = %q", got)
+	}
+}

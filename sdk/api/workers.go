@@ -31,6 +31,10 @@ type Device struct {
 	DriverVersion     string `json:"driver_version,omitempty"`
 	CUDAVersion       string `json:"cuda_version,omitempty"`
 	ComputeCapability string `json:"compute_capability,omitempty"`
+	// PCIDevice is the GPU's PCI id, "vendor:device" in lowercase hex
+	// ("10de:2330"), where NVML says; the coordinator checks it against
+	// the model's (docs/gpus.md, "Verified models").
+	PCIDevice string `json:"pci_device,omitempty"`
 	// Healthy says the device may be given work. It is true only when
 	// Health is healthy or, from an agent that does not watch health,
 	// empty.
@@ -299,9 +303,9 @@ type deviceFields struct {
 	Healthy                                       bool
 	Health, HealthReason                          string
 	MIGEnabled                                    bool
-	Parent, MIGProfile                            string
+	Parent, MIGProfile, PCIDevice                 string
 }
 
 func (d Device) plain() deviceFields {
-	return deviceFields{d.Index, d.UUID, d.Name, d.MemoryMiB, d.DriverVersion, d.CUDAVersion, d.ComputeCapability, d.Healthy, d.Health, d.HealthReason, d.MIGEnabled, d.Parent, d.MIGProfile}
+	return deviceFields{d.Index, d.UUID, d.Name, d.MemoryMiB, d.DriverVersion, d.CUDAVersion, d.ComputeCapability, d.Healthy, d.Health, d.HealthReason, d.MIGEnabled, d.Parent, d.MIGProfile, d.PCIDevice}
 }

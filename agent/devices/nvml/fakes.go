@@ -25,14 +25,15 @@ type fakeSpec struct {
 	computeCapability string
 	driverVersion     string
 	cudaVersion       string
+	pciDevice         string
 }
 
 var fakeSpecs = map[string]fakeSpec{
 	// go-nvml v0.13.4-1 really names this one "Mock NVIDIA …".
-	FakeDGXA100: {8, "Mock NVIDIA A100-SXM4-40GB", 40960, "8.0", "550.54.15", "12.4"},
-	FakeDGXH100: {8, "NVIDIA H100 80GB HBM3", 81920, "9.0", "550.54.15", "12.4"},
-	FakeDGXH200: {8, "NVIDIA H200 141GB HBM3e", 144384, "9.0", "550.54.15", "12.4"},
-	FakeDGXB200: {8, "NVIDIA B200 180GB HBM3e", 184320, "10.0", "560.28.03", "12.6"},
+	FakeDGXA100: {8, "Mock NVIDIA A100-SXM4-40GB", 40960, "8.0", "550.54.15", "12.4", "10de:20b0"},
+	FakeDGXH100: {8, "NVIDIA H100 80GB HBM3", 81920, "9.0", "550.54.15", "12.4", "10de:2330"},
+	FakeDGXH200: {8, "NVIDIA H200 141GB HBM3e", 144384, "9.0", "550.54.15", "12.4", "10de:2333"},
+	FakeDGXB200: {8, "NVIDIA B200 180GB HBM3e", 184320, "10.0", "560.28.03", "12.6", "10de:2b00"},
 }
 
 // FakeNames lists the names OpenFake accepts, sorted.

@@ -8,6 +8,7 @@ import (
 
 	gonvml "github.com/NVIDIA/go-nvml/pkg/nvml"
 
+	"github.com/gpulayer/gpulayer/internal/gpusku"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -18,7 +19,9 @@ import (
 // It makes only these calls, which the mock servers implement (calling an
 // unset function of a moq mock panics): DeviceGetCount,
 // SystemGetDriverVersion, SystemGetCudaDriverVersion, DeviceGetHandleByIndex
-// and, per device, GetUUID, GetName, GetMemoryInfo, GetCudaComputeCapability.
+// and, per device, GetUUID, GetName, GetMemoryInfo, GetCudaComputeCapability,
+// GetPciInfo and GetMigMode (and, for a GPU in MIG mode, mig.go's calls,
+// which only the test fixture answers).
 //
 // A failed device count is an error wrapping ErrQuery: the inventory as a
 // whole is unknown. A failure on one device is not: the device is reported
@@ -70,6 +73,9 @@ func readDevice(lib gonvml.Interface, i int) (api.Device, error) {
 	// Optional: the UUID and memory matter more for scheduling than this.
 	if major, minor, ret := h.GetCudaComputeCapability(); ret == gonvml.SUCCESS {
 		d.ComputeCapability = fmt.Sprintf("%d.%d", major, minor)
+	}
+	if pci, ret := h.GetPciInfo(); ret == gonvml.SUCCESS {
+		d.PCIDevice = gpusku.FormatPCIDevice(pci.PciDeviceId)
 	}
 	uuid, ret := h.GetUUID()
 	if ret != gonvml.SUCCESS || uuid == "" {

@@ -43,7 +43,7 @@ func TestMockServersMatchFakeSpecs(t *testing.T) {
 				want := api.Device{
 					Index: i, UUID: d.UUID, Name: spec.name, MemoryMiB: spec.memoryMiB,
 					DriverVersion: spec.driverVersion, CUDAVersion: spec.cudaVersion,
-					ComputeCapability: spec.computeCapability, Healthy: true,
+					ComputeCapability: spec.computeCapability, PCIDevice: spec.pciDevice, Healthy: true,
 				}
 				if !d.Equal(want) {
 					t.Errorf("device %d:\n got %+v\nwant %+v", i, d, want)

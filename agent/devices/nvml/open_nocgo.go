@@ -49,6 +49,7 @@ func OpenFakeSeeded(ctx context.Context, logger *slog.Logger, name, seed string)
 			DriverVersion:     spec.driverVersion,
 			CUDAVersion:       spec.cudaVersion,
 			ComputeCapability: spec.computeCapability,
+			PCIDevice:         spec.pciDevice,
 			Healthy:           true,
 		}
 	}

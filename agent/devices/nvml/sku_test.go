@@ -24,6 +24,9 @@ func TestSKUTableMatchesNVIDIAsMocks(t *testing.T) {
 		if cc := fmt.Sprintf("%d.%d", c.CudaMajor, c.CudaMinor); sku.ComputeCapability != cc || sku.MemoryMiB != c.MemoryMB {
 			t.Errorf("%s: the table says %d MiB, %s; the mock %d MiB, %s", c.Name, sku.MemoryMiB, sku.ComputeCapability, c.MemoryMB, cc)
 		}
+		if pci := gpusku.FormatPCIDevice(c.PciDeviceId); sku.PCIDevice != pci {
+			t.Errorf("%s: the table says PCI %s, the mock %s", c.Name, sku.PCIDevice, pci)
+		}
 	}
 	for _, name := range FakeNames() {
 		src, err := OpenFake(t.Context(), nil, name)
@@ -38,6 +41,10 @@ func TestSKUTableMatchesNVIDIAsMocks(t *testing.T) {
 		for _, d := range devs {
 			if why := gpusku.Check(d.Name, d.MemoryMiB, d.ComputeCapability); why != "" && !strings.HasPrefix(d.Name, "Mock ") {
 				t.Errorf("%s GPU %d (%s): %s", name, d.Index, d.Name, why)
+			}
+			sku, _ := gpusku.Lookup(strings.TrimPrefix(d.Name, "Mock "))
+			if d.PCIDevice == "" || (sku.PCIDevice != "" && d.PCIDevice != sku.PCIDevice) {
+				t.Errorf("%s GPU %d (%s): PCI device %q, want %q", name, d.Index, d.Name, d.PCIDevice, sku.PCIDevice)
 			}
 		}
 	}
