@@ -124,6 +124,18 @@ func checkInvariants(recs []record, final map[string]api.Job, skewed bool) []str
 		}
 		return l
 	}
+	// An attempt's process ended before its first finish or fail was
+	// sent, whatever became of that call: when its answer was lost, the
+	// resend's acceptance (a replay) says nothing of a live process.
+	firstEnd := map[string]int64{}
+	for _, rec := range recs {
+		if rec.in.Kind != opFinish && rec.in.Kind != opFail {
+			continue
+		}
+		if e, ok := firstEnd[rec.in.Attempt]; !ok || rec.call < e {
+			firstEnd[rec.in.Attempt] = rec.call
+		}
+	}
 	finishedBy := map[string]map[string]bool{} // task -> attempts with an accepted finish
 	for _, rec := range recs {
 		if !rec.ended || rec.out.Unknown || rec.out.Code != "" || rec.drop {
@@ -179,6 +191,9 @@ func checkInvariants(recs []record, final map[string]api.Job, skewed bool) []str
 	var ls []*live
 	names := map[*live]string{}
 	for att, l := range lives {
+		if e, ok := firstEnd[att]; ok && l.to > e {
+			l.to = e
+		}
 		if l.hasFrom && l.to >= l.from {
 			ls = append(ls, l)
 			names[l] = att

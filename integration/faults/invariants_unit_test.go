@@ -37,6 +37,11 @@ func TestInvariantsGPUHeldAcrossAReplayedFinish(t *testing.T) {
 			acquire("jb-0", "b", 4), rec(opFinish, "ja-0", "a", 6, opOutput{}),
 			rec(opStart, "jb-0", "b", 7, opOutput{}), rec(opFinish, "jb-0", "b", 8, opOutput{}),
 		}, false},
+		{"the first finish's answer lost, its resend accepted after the next task took the GPU (seed 90425)", []record{
+			acquire("ja-0", "a", 0), rec(opStart, "ja-0", "a", 2, opOutput{}), rec(opFinish, "ja-0", "a", 3, opOutput{Unknown: true}),
+			acquire("jb-0", "b", 4), rec(opFinish, "ja-0", "a", 6, opOutput{}),
+			rec(opStart, "jb-0", "b", 7, opOutput{}), rec(opFinish, "jb-0", "b", 8, opOutput{}),
+		}, false},
 		{"logs of the first attempt accepted after the next took the GPU", []record{
 			acquire("ja-0", "a", 0), rec(opStart, "ja-0", "a", 2, opOutput{}),
 			acquire("jb-0", "b", 4), rec(opLogs, "ja-0", "a", 6, opOutput{}), rec(opFinish, "ja-0", "a", 7, opOutput{}),
