@@ -79,18 +79,28 @@ func devRun(ctx context.Context, o devOptions) error {
 		}
 		log.Warn("the Raft port was taken meanwhile; picking another", "addr", raftAddr)
 	}
+	// The coordinator outlives the agent: at shutdown the agent hands its
+	// running tasks back, which needs the coordinator, so the coordinator
+	// stops only once the agent has (stop below).
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var wg sync.WaitGroup
+	srvCtx, stopSrv := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopSrv()
+	var wg, agentWG sync.WaitGroup
+	stop := func() {
+		cancel()
+		agentWG.Wait()
+		stopSrv()
+		wg.Wait()
+	}
 	errc := make(chan error, 2)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		errc <- srv.Run(ctx)
+		errc <- srv.Run(srvCtx)
 	}()
 	if err := waitLeader(ctx, srv); err != nil {
-		cancel()
-		wg.Wait()
+		stop()
 		return err
 	}
 
@@ -116,14 +126,13 @@ func devRun(ctx context.Context, o devOptions) error {
 	}
 	a, closeAgent, err := buildAgent(ctx, agentFlags{coordinators: srv.URL(), joinToken: toks.JoinToken, dataDir: adir, workerID: "dev-worker", fakeGPUs: fakeGPUs, pluginDir: o.pluginDir, capabilities: "*", stopGrace: 5 * time.Second, allowSharedTasks: shared}, log)
 	if err != nil {
-		cancel()
-		wg.Wait()
+		stop()
 		return err
 	}
 	defer closeAgent()
-	wg.Add(1)
+	agentWG.Add(1)
 	go func() {
-		defer wg.Done()
+		defer agentWG.Done()
 		if err := a.Run(ctx); err != nil {
 			errc <- fmt.Errorf("agent: %w", err)
 		}
@@ -133,8 +142,7 @@ func devRun(ctx context.Context, o devOptions) error {
 	if o.envFile != "" {
 		content := fmt.Sprintf("GPULAYER_ADDR=%s\nGPULAYER_TOKEN=%s\n", srv.URL(), toks.AdminToken)
 		if err := os.WriteFile(o.envFile, []byte(content), 0o600); err != nil {
-			cancel()
-			wg.Wait()
+			stop()
 			return err
 		}
 	}
@@ -143,8 +151,7 @@ func devRun(ctx context.Context, o devOptions) error {
 	case <-ctx.Done():
 	case runErr = <-errc:
 	}
-	cancel()
-	wg.Wait()
+	stop()
 	return runErr
 }
 

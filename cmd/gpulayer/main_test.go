@@ -146,7 +146,13 @@ func startBinaryEnv(t *testing.T, env []string, args ...string) process {
 				t.Errorf("gpulayer %s exited with %v after SIGTERM\n%s", args[0], err, errb.String())
 			}
 		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill()
+			// SIGQUIT makes the Go runtime write every goroutine to stderr.
+			_ = cmd.Process.Signal(syscall.SIGQUIT)
+			select {
+			case <-exited:
+			case <-time.After(5 * time.Second):
+				_ = cmd.Process.Kill()
+			}
 			t.Errorf("gpulayer %s did not stop on SIGTERM\n%s", args[0], errb.String())
 		}
 	})
