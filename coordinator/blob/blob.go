@@ -17,6 +17,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // Sentinel errors.
@@ -61,19 +63,9 @@ func Open(dir string) (*Store, error) {
 	return &Store{dir: dir}, nil
 }
 
-// ValidDigest reports whether d is 64 lowercase hex characters.
-func ValidDigest(d string) bool {
-	if len(d) != 64 {
-		return false
-	}
-	for i := 0; i < len(d); i++ {
-		c := d[i]
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
-}
+// ValidDigest reports whether d is 64 lowercase hex characters (the
+// protocol's rule, api.ValidDigest).
+func ValidDigest(d string) bool { return api.ValidDigest(d) }
 
 func (s *Store) path(digest string) string { return filepath.Join(s.dir, digest[:2], digest) }
 

@@ -14,7 +14,7 @@ func validateArtifactRefs(s *api.JobSpec) error {
 	staged := make(map[string]int, len(s.Inputs))
 	for i, in := range s.Inputs {
 		field := fmt.Sprintf("inputs[%d]", i)
-		if !isDigest(in.SHA256) {
+		if !api.ValidDigest(in.SHA256) {
 			return invalidf("%s.sha256: %s is not a sha256 digest (64 lowercase hex)", field, shortQuote(in.SHA256))
 		}
 		if in.Path != "" {
@@ -63,7 +63,7 @@ func validateTaskArtifacts(arts []api.TaskArtifact) error {
 	paths := make(map[string]bool, len(arts))
 	for i, a := range arts {
 		field := fmt.Sprintf("artifacts[%d]", i)
-		if !isDigest(a.SHA256) {
+		if !api.ValidDigest(a.SHA256) {
 			return invalidf("%s.sha256: %s is not a sha256 digest", field, shortQuote(a.SHA256))
 		}
 		if a.Size < 0 || a.Size > api.MaxArtifactBody {

@@ -11,9 +11,9 @@ import (
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
-// FuzzDigest checks the two sha256 digest checks, isDigest (job inputs
-// and finish artifacts) and blob.ValidDigest (artifact routes and the
-// blob store), on arbitrary strings. Neither may panic; they must agree
+// FuzzDigest checks the sha256 digest check, api.ValidDigest (job inputs,
+// finish artifacts, the CLI) and blob.ValidDigest, its name in the blob
+// store and the artifact routes, on arbitrary strings. Neither may panic; they must agree
 // with each other and with the definition, a string that hex decodes to
 // 32 bytes and is its own lowercase encoding; and artifactDigest must
 // return an accepted digest unchanged and refuse any other with
@@ -37,8 +37,8 @@ func FuzzDigest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		b, err := hex.DecodeString(s)
 		want := err == nil && len(b) == 32 && hex.EncodeToString(b) == s
-		if got := isDigest(s); got != want {
-			t.Fatalf("isDigest(%q) = %v, want %v", s, got, want)
+		if got := api.ValidDigest(s); got != want {
+			t.Fatalf("api.ValidDigest(%q) = %v, want %v", s, got, want)
 		}
 		if got := blob.ValidDigest(s); got != want {
 			t.Fatalf("blob.ValidDigest(%q) = %v, want %v", s, got, want)

@@ -117,16 +117,3 @@ func validateJobSpec(s *api.JobSpec) error {
 	}
 	return validateArtifactRefs(s)
 }
-
-func isDigest(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
-}
