@@ -14,18 +14,14 @@ import (
 // when it pins any: a device whose memory or compute capability
 // contradicts its model's name, or whose model the token does not admit,
 // is kept on the record but not offered (health unknown, with the
-// reason), so a worker cannot be given work for GPUs it does not have. It returns the report as the coordinator keeps
-// it, a copy where it changed anything.
+// reason), so a worker cannot be given work for GPUs it does not have. It
+// returns a copy of the report as the coordinator keeps it.
 func verifyDevices(devs []api.Device, admitted ...string) []api.Device {
-	if slices.ContainsFunc(devs, func(d api.Device) bool { return d.PendingApproval }) {
-		// The coordinator's word, never an agent's.
-		devs = slices.Clone(devs)
-		for i := range devs {
-			devs[i].PendingApproval = false
-		}
-	}
-	out := devs
-	for i, d := range devs {
+	out := slices.Clone(devs)
+	withheld := map[string]string{} // a GPU not offered: why
+	for i := range out {
+		d := &out[i]
+		d.PendingApproval = false // the coordinator's word, never an agent's
 		if d.Parent != "" {
 			continue // a MIG device: its GPU, in the same report, is checked
 		}
@@ -35,42 +31,25 @@ func verifyDevices(devs []api.Device, admitted ...string) []api.Device {
 		} else if len(admitted) > 0 && !slices.ContainsFunc(admitted, func(m string) bool { return strings.EqualFold(strings.TrimSpace(m), strings.TrimSpace(d.Name)) }) {
 			why = "its model is not one the worker's join token admits (" + strings.Join(admitted, ", ") + ")"
 		}
-		if why == "" {
-			continue
-		}
-		if &out[0] == &devs[0] {
-			out = append([]api.Device(nil), devs...)
-		}
-		reason := "not offered: " + why
-		if d.HealthReason != "" {
-			reason += "; " + d.HealthReason
-		}
-		if len(reason) > api.MaxDeviceHealthReasonBytes {
-			reason = reason[:api.MaxDeviceHealthReasonBytes]
-		}
-		out[i].Healthy, out[i].Health, out[i].HealthReason = false, api.HealthUnknown, reason
-	}
-	return withheldParents(out)
-}
-
-// withheldParents keeps the MIG devices of a GPU that is not offered out
-// of service with it.
-func withheldParents(devs []api.Device) []api.Device {
-	withheld := map[string]string{}
-	for _, d := range devs {
-		if d.MIGEnabled && d.Health == api.HealthUnknown && strings.HasPrefix(d.HealthReason, "not offered: ") {
+		if why != "" {
+			withhold(d, "not offered: "+why)
 			withheld[d.UUID] = d.HealthReason
 		}
 	}
-	if len(withheld) == 0 {
-		return devs
-	}
-	out := slices.Clone(devs)
-	for i, d := range out {
-		if why, ok := withheld[d.Parent]; ok {
-			why = "its GPU is " + why
-			out[i].Healthy, out[i].Health, out[i].HealthReason = false, api.HealthUnknown, why[:min(len(why), api.MaxDeviceHealthReasonBytes)]
+	// The MIG devices of a GPU not offered are held back with it.
+	for i := range out {
+		if why, ok := withheld[out[i].Parent]; ok {
+			withhold(&out[i], "its GPU is "+why)
 		}
 	}
 	return out
+}
+
+// withhold keeps d on the record but not offered, for reason (and what
+// the agent said of it), within the health reason's bound.
+func withhold(d *api.Device, reason string) {
+	if d.HealthReason != "" {
+		reason += "; " + d.HealthReason
+	}
+	d.Healthy, d.Health, d.HealthReason = false, api.HealthUnknown, reason[:min(len(reason), api.MaxDeviceHealthReasonBytes)]
 }
