@@ -47,19 +47,14 @@ func (s *Server) SweepArtifacts(ctx context.Context, grace time.Duration) (int, 
 // sweepArtifacts sweeps this node's blobs every retention interval, on
 // every node, leader or not.
 func (s *Server) sweepArtifacts(ctx context.Context, log *slog.Logger) {
-	r := s.cfg.Retention.withDefaults()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.cfg.Clock.After(r.Interval):
-		}
-		n, err := s.SweepArtifacts(ctx, r.ArtifactGrace)
+	grace := s.cfg.Retention.withDefaults().ArtifactGrace
+	s.everyRetentionInterval(ctx, func() {
+		n, err := s.SweepArtifacts(ctx, grace)
 		switch {
 		case err != nil && ctx.Err() == nil:
 			log.Warn("sweeping artifacts no record names", "error", err)
 		case n > 0:
 			log.Info("artifacts removed from this node's disk", "count", n)
 		}
-	}
+	})
 }

@@ -78,12 +78,7 @@ func (s *Server) CollectGarbage(ctx context.Context, by string, threshold time.D
 // retention interval.
 func (s *Server) collectGarbage(ctx context.Context, log *slog.Logger) {
 	r := s.cfg.Retention.withDefaults()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.cfg.Clock.After(r.Interval):
-		}
+	s.everyRetentionInterval(ctx, func() {
 		n, err := s.CollectGarbage(ctx, "retention", -1)
 		switch {
 		case err != nil && ctx.Err() == nil:
@@ -91,5 +86,19 @@ func (s *Server) collectGarbage(ctx context.Context, log *slog.Logger) {
 		case n > 0:
 			log.Info("finished jobs removed", "count", n, "older_than", r.Threshold, "keep", r.Keep)
 		}
+	})
+}
+
+// everyRetentionInterval calls fn every retention interval until ctx
+// ends.
+func (s *Server) everyRetentionInterval(ctx context.Context, fn func()) {
+	interval := s.cfg.Retention.withDefaults().Interval
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.cfg.Clock.After(interval):
+		}
+		fn()
 	}
 }

@@ -16,21 +16,7 @@ import (
 // send never returns; guarded, it fails after the stall limit with the
 // pipeline closed, so raft's replication goes on without it.
 func TestStalledPipelineIsClosed(t *testing.T) {
-	follower, err := raft.NewTCPTransport("127.0.0.1:0", nil, 2, time.Second, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer follower.Close()
-	go func() { // answer every AppendEntries at once
-		for rpc := range follower.Consumer() {
-			rpc.Respond(&raft.AppendEntriesResponse{Term: 1, Success: true}, nil)
-		}
-	}()
-	leader, err := raft.NewTCPTransport("127.0.0.1:0", nil, 2, time.Second, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer leader.Close()
+	leader, follower := transportPair(t)
 	guarded := guardedTransport{NetworkTransport: leader, stall: 300 * time.Millisecond}
 	p, err := guarded.AppendEntriesPipeline("f", follower.LocalAddr())
 	if err != nil {
@@ -72,21 +58,7 @@ func TestStalledPipelineIsClosed(t *testing.T) {
 // Without the guard the same send does not return: the stall the guard
 // exists for (the pipeline is closed here to end the test).
 func TestUnguardedPipelineStalls(t *testing.T) {
-	follower, err := raft.NewTCPTransport("127.0.0.1:0", nil, 2, time.Second, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer follower.Close()
-	go func() {
-		for rpc := range follower.Consumer() {
-			rpc.Respond(&raft.AppendEntriesResponse{Term: 1, Success: true}, nil)
-		}
-	}()
-	leader, err := raft.NewTCPTransport("127.0.0.1:0", nil, 2, time.Second, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer leader.Close()
+	leader, follower := transportPair(t)
 	p, err := leader.AppendEntriesPipeline("f", follower.LocalAddr())
 	if err != nil {
 		t.Fatal(err)
@@ -109,4 +81,26 @@ func TestUnguardedPipelineStalls(t *testing.T) {
 	if err := <-returned; !errors.Is(err, raft.ErrPipelineShutdown) {
 		t.Fatalf("after Close: %v", err)
 	}
+}
+
+// transportPair is a leader's network transport and a follower's on
+// loopback, the follower answering every AppendEntries at once; both are
+// closed when the test ends.
+func transportPair(t *testing.T) (leader, follower *raft.NetworkTransport) {
+	t.Helper()
+	open := func() *raft.NetworkTransport {
+		tr, err := raft.NewTCPTransport("127.0.0.1:0", nil, 2, time.Second, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tr.Close() })
+		return tr
+	}
+	follower = open()
+	go func() {
+		for rpc := range follower.Consumer() {
+			rpc.Respond(&raft.AppendEntriesResponse{Term: 1, Success: true}, nil)
+		}
+	}()
+	return open(), follower
 }
