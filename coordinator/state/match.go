@@ -76,7 +76,7 @@ func (s *Store) match(w *Worker, capability string, slots int, skip map[string]b
 	var best *Task
 	var bestDevices []string
 	var bestGang []GangPlacement
-	gangTried := map[string]bool{}
+	var gangTried map[string]bool // gangs planned in this match (most matches meet none)
 	examined := 0
 	scan := func(list []*Task) {
 		for _, t := range list {
@@ -93,6 +93,9 @@ func (s *Store) match(w *Worker, capability string, slots int, skip map[string]b
 				// that does not fit now is passed over (backfill).
 				if gangTried[j.ID] || slices.ContainsFunc(j.TaskIDs, func(id string) bool { return skip[id] }) {
 					continue
+				}
+				if gangTried == nil {
+					gangTried = map[string]bool{}
 				}
 				gangTried[j.ID] = true
 				if plan, ok := s.planGang(w, capability, slots, j); ok {
