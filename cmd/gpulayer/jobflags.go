@@ -49,7 +49,7 @@ func (f resourceFlags) resources(warn io.Writer) (*api.Resources, error) {
 		r.GPUMemoryMiB = mib
 	}
 	if f.migProfile != "" {
-		if !migProfilePattern.MatchString(f.migProfile) {
+		if !api.ValidMIGProfile(f.migProfile) {
 			return nil, usagef("--mig-profile %q: give a MIG profile as NVIDIA names it (1g.10gb, 3g.40gb, 1c.3g.40gb)", f.migProfile)
 		}
 		if r.GPUs == 0 {
@@ -184,7 +184,3 @@ var gangEnv = map[string]bool{
 	"MASTER_ADDR": true, "MASTER_PORT": true, "WORLD_SIZE": true, "RANK": true,
 	"NODE_RANK": true, "GROUP_RANK": true, "LOCAL_RANK": true, "LOCAL_WORLD_SIZE": true,
 }
-
-// migProfilePattern is a MIG profile as the coordinator takes it
-// (coordinator/httpapi's).
-var migProfilePattern = regexp.MustCompile(`^([1-8]c\.)?[1-8]g\.[0-9]{1,4}gb(\+me)?$`)

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -91,6 +92,9 @@ func validateInventory(capabilities, executors []string, devices []api.Device) e
 	}
 	return validateDevices(devices)
 }
+
+// pciDevicePattern is a PCI id as a device report carries it.
+var pciDevicePattern = regexp.MustCompile(`^[0-9a-fA-F]{4}:[0-9a-fA-F]{4}$`)
 
 // validateDevices bounds a device list and refuses a device without a
 // uuid or a uuid listed twice.

@@ -2,21 +2,9 @@ package httpapi
 
 import (
 	"fmt"
-	"regexp"
 
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
-
-// migProfilePattern is a MIG profile as NVIDIA names them: GPU slices and
-// memory ("1g.10gb", "7g.80gb"), a compute-instance slice of a GPU
-// instance ("1c.3g.40gb"), and the media-engine variants ("1g.10gb+me").
-var migProfilePattern = regexp.MustCompile(`^([1-8]c\.)?[1-8]g\.[0-9]{1,4}gb(\+me)?$`)
-
-// pciDevicePattern is a PCI id as a device report carries it.
-var pciDevicePattern = regexp.MustCompile(`^[0-9a-fA-F]{4}:[0-9a-fA-F]{4}$`)
-
-// maxMIGProfileBytes bounds a MIG profile name.
-const maxMIGProfileBytes = 32
 
 // validateMIGResources checks a job's MIG terms: a profile of NVIDIA's
 // form, asked for with gpus (the number of MIG devices).
@@ -25,7 +13,7 @@ func validateMIGResources(r *api.Resources) error {
 		return nil
 	}
 	switch {
-	case len(r.MIGProfile) > maxMIGProfileBytes || !migProfilePattern.MatchString(r.MIGProfile):
+	case !api.ValidMIGProfile(r.MIGProfile):
 		return invalidf("resources.mig_profile %s is not a MIG profile (like 1g.10gb, 3g.40gb or 1c.3g.40gb)", shortQuote(r.MIGProfile))
 	case r.GPUs < 1:
 		return invalidf("resources.mig_profile needs resources.gpus of 1 or more: the number of MIG devices")
@@ -48,7 +36,7 @@ func validateMIGDevices(devs []api.Device) error {
 		if err := checkLen(field+".parent", d.Parent, api.MaxDeviceUUIDBytes); err != nil {
 			return err
 		}
-		if err := checkLen(field+".mig_profile", d.MIGProfile, maxMIGProfileBytes); err != nil {
+		if err := checkLen(field+".mig_profile", d.MIGProfile, api.MaxMIGProfileBytes); err != nil {
 			return err
 		}
 		switch {
@@ -59,7 +47,7 @@ func validateMIGDevices(devs []api.Device) error {
 			return invalidf("%s: a MIG device needs both parent and mig_profile", field)
 		case !migParent[d.Parent]:
 			return invalidf("%s.parent: %s is not a GPU in MIG mode in this report", field, shortQuote(d.Parent))
-		case !migProfilePattern.MatchString(d.MIGProfile):
+		case !api.ValidMIGProfile(d.MIGProfile):
 			return invalidf("%s.mig_profile %s is not a MIG profile", field, shortQuote(d.MIGProfile))
 		case len(d.Links) > 0:
 			return invalidf("%s.links: a MIG device has no links of its own (its GPU has)", field)
