@@ -13,11 +13,11 @@ import (
 // the port it leased for the master.
 func TestGangMemberStartsAfterRendezvousWithTheGangsEnvironment(t *testing.T) {
 	r, rec, _ := newRunner(t, SharedUser{})
-	rec.peers = []api.GangPeer{
-		{Rank: 0, TaskID: "t0", WorkerID: "w1", Address: "10.0.0.1", Port: 29500},
-		{Rank: 1, TaskID: "t1", WorkerID: "w1", Address: "10.0.0.1"},
-		{Rank: 2, TaskID: "t2", WorkerID: "w2", Address: "10.0.0.2"},
-	}
+	rec.setPeers(
+		api.GangPeer{Rank: 0, TaskID: "t0", WorkerID: "w1", Address: "10.0.0.1", Port: 29500},
+		api.GangPeer{Rank: 1, TaskID: "t1", WorkerID: "w1", Address: "10.0.0.1"},
+		api.GangPeer{Rank: 2, TaskID: "t2", WorkerID: "w2", Address: "10.0.0.2"},
+	)
 	a := shellTask(t, `echo "$MASTER_ADDR:$MASTER_PORT $WORLD_SIZE $RANK $NODE_RANK $LOCAL_RANK $LOCAL_WORLD_SIZE $PET_NNODES $PET_NODE_RANK $PET_NPROC_PER_NODE"`, map[string]string{"RANK": "99"})
 	a.Gang = &api.GangMember{Size: 3, Rank: 2}
 	out := r.Run(context.Background(), a)
@@ -50,14 +50,9 @@ func TestGangMemberStoppedWhileWaiting(t *testing.T) {
 	a.Gang = &api.GangMember{Size: 2, Rank: 1}
 	done := make(chan Outcome, 1)
 	go func() { done <- r.Run(context.Background(), a) }()
-	for {
-		rec.mu.Lock()
-		n := len(rec.joined)
-		rec.mu.Unlock()
-		if n > 0 && r.Cancel(a.AttemptID) {
-			break
-		}
-		<-r.cfg.Clock.After(0)
+	<-rec.waiting // in rendezvous, which waits for a gang that never meets
+	if !r.Cancel(a.AttemptID) {
+		t.Fatal("the attempt waiting in rendezvous is not running")
 	}
 	out := <-done
 	if !out.Failed || out.End != EndCancelled {
@@ -72,18 +67,14 @@ func TestGangMemberStoppedWhileWaiting(t *testing.T) {
 func TestRunIgnoresAnAttemptItRunsAlready(t *testing.T) {
 	r, rec, _ := newRunner(t, SharedUser{})
 	a := shellTask(t, `echo once`, nil)
-	a.Gang = &api.GangMember{Size: 2, Rank: 1} // held in rendezvous until peers are set
+	a.Gang = &api.GangMember{Size: 2, Rank: 1} // held in rendezvous until setPeers
 	done := make(chan Outcome, 1)
 	go func() { done <- r.Run(context.Background(), a) }()
-	for len(r.Running()) == 0 {
-		<-r.cfg.Clock.After(0)
-	}
+	<-rec.waiting // the first Run holds the attempt, waiting for its gang
 	if out := r.Run(context.Background(), a); out.End != EndDuplicate {
 		t.Fatalf("the second Run: %+v, want a duplicate", out)
 	}
-	rec.mu.Lock()
-	rec.peers = []api.GangPeer{{Rank: 0, WorkerID: "w1", Address: "10.0.0.1", Port: 1}, {Rank: 1, WorkerID: "w1", Address: "10.0.0.1"}}
-	rec.mu.Unlock()
+	rec.setPeers(api.GangPeer{Rank: 0, WorkerID: "w1", Address: "10.0.0.1", Port: 1}, api.GangPeer{Rank: 1, WorkerID: "w1", Address: "10.0.0.1"})
 	if out := <-done; out.ExitCode != 0 {
 		t.Fatalf("the first Run: %+v", out)
 	}

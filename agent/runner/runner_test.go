@@ -31,22 +31,44 @@ type recorder struct {
 	ended  map[string]string // task id -> "finish <code>" or "fail <reason>"
 	// reports are the attempts that reported an end, in order.
 	reports []string
-	// peers answer rendezvous (none: not ready); joined are the calls.
-	peers  []api.GangPeer
-	joined []api.RendezvousRequest
+	// peers answer rendezvous; until setPeers, a rendezvous waits, as
+	// the coordinator's long poll does. joined are the calls, and waiting
+	// is closed at the first.
+	peers   []api.GangPeer
+	joined  []api.RendezvousRequest
+	met     chan struct{} // closed by setPeers
+	waiting chan struct{}
 	// finishes are the finish requests, by task id.
 	finishes map[string]api.FinishRequest
 }
 
-func (r *recorder) Rendezvous(_ context.Context, _ string, req api.RendezvousRequest) (api.RendezvousResponse, error) {
+func (r *recorder) Rendezvous(ctx context.Context, _ string, req api.RendezvousRequest) (api.RendezvousResponse, error) {
+	r.mu.Lock()
+	r.joined = append(r.joined, req)
+	if len(r.joined) == 1 {
+		close(r.waiting)
+	}
+	r.mu.Unlock()
+	select {
+	case <-r.met:
+	case <-ctx.Done():
+		return api.RendezvousResponse{}, ctx.Err()
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.joined = append(r.joined, req)
-	return api.RendezvousResponse{Ready: r.peers != nil, Peers: r.peers}, nil
+	return api.RendezvousResponse{Ready: true, Peers: r.peers}, nil
+}
+
+// setPeers answers every rendezvous, waiting or to come, with peers.
+func (r *recorder) setPeers(peers ...api.GangPeer) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.peers = peers
+	close(r.met)
 }
 
 func newRecorder() *recorder {
-	return &recorder{stdout: map[string]*strings.Builder{}, stderr: map[string]*strings.Builder{}, ended: map[string]string{}, finishes: map[string]api.FinishRequest{}}
+	return &recorder{stdout: map[string]*strings.Builder{}, stderr: map[string]*strings.Builder{}, ended: map[string]string{}, finishes: map[string]api.FinishRequest{}, met: make(chan struct{}), waiting: make(chan struct{})}
 }
 
 func (r *recorder) Start(context.Context, string, string) error { return nil }
