@@ -7,10 +7,19 @@
 #   GPUINVENTORY=/path/to/gpuinventory  use a prebuilt binary (build it with
 #       CGO_ENABLED=1 go build ./agent/devices/cmd/gpuinventory) instead of
 #       building one; the machine then needs no Go toolchain.
+#   GPULAYER=/path/to/gpulayer  likewise for the task and metrics checks.
+#   REPORT_DIR=dir  copy what was read (inventory, probe, task output,
+#       metrics) there, to keep as the record of the run.
 #   RUN_TESTS=1  also run go test -race ./agent/devices/... here, so the real
 #       NVML path of the tests sees real GPUs.
 #   TASK_CHECK=0  skip the check that a one-GPU task sees exactly its GPU
-#       (it builds gpulayer and runs gpulayer dev on this machine).
+#       and the metrics check (they run gpulayer dev and a second agent with
+#       --metrics-addr on this machine).
+#
+# It also records what the health watcher relies on (gpuinventory -probe:
+# the event types each GPU supports, whether XID and double-bit ECC events
+# register, the driver's recovery-action field) and checks that the metrics
+# the agent serves read sane values beside nvidia-smi's.
 #
 # The inventory JSON it prints includes each GPU's topology (links,
 # numa_node), to compare by eye with nvidia-smi topo -m, which it prints
@@ -76,13 +85,85 @@ if grep -q '"healthy": false' "$work/inventory.json"; then
 	status=1
 fi
 
+# What the health watcher can rely on here: recorded, not judged, except
+# that NVML must answer the probe at all.
+if "$bin" -probe >"$work/probe.json" 2>"$work/probe.log"; then
+	cat "$work/probe.json"
+	say "probe: event set $(sed -n 's/^  "event_set": "\(.*\)",$/\1/p' "$work/probe.json"); per GPU: register, recovery action:"
+	grep -E '"(register|recovery_action)"' "$work/probe.json" | tr -d ' ,' >&2 || true
+else
+	cat "$work/probe.log" >&2
+	say "FAIL: gpuinventory -probe failed"
+	status=1
+fi
+
+# metrics_check runs a second agent against gpulayer dev with
+# --metrics-addr and checks each GPU's DCGM-named readings beside what
+# nvidia-smi reads at the same time.
+metrics_check() {
+	local tok port=19477 body=""
+	tok=$("$gl" token create --kind join --name gpu-check-metrics --json | sed -n 's/.*"token": *"\([^"]*\)".*/\1/p')
+	GPULAYER_JOIN_TOKEN=$tok "$gl" agent run --coordinator "$GPULAYER_ADDR" --data-dir "$work/metrics-agent" \
+		--worker-id gpu-check-metrics --max-tasks 1 --task-uid-base 62000 \
+		--metrics-addr "127.0.0.1:$port" --log-level warn >"$work/metrics-agent.log" 2>&1 &
+	local apid=$!
+	for _ in $(seq 1 150); do
+		body=$(python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=2).read().decode())' "http://127.0.0.1:$port/metrics" 2>/dev/null || true)
+		grep -q '^DCGM_FI_DEV_GPU_TEMP' <<<"$body" && break
+		sleep 0.2
+	done
+	kill "$apid" 2>/dev/null || true
+	wait "$apid" 2>/dev/null || true
+	printf '%s\n' "$body" >"$work/metrics.txt"
+	nvidia-smi --query-gpu=uuid,temperature.gpu,memory.used,memory.total,power.draw,utilization.gpu --format=csv,noheader,nounits >"$work/metrics-smi.csv"
+	grep -E '^(DCGM_|gpulayer_gpu_health|gpulayer_nvml)' "$work/metrics.txt" >&2 || true
+	if ! grep -q '^DCGM_FI_DEV_GPU_TEMP' "$work/metrics.txt"; then
+		cat "$work/metrics-agent.log" >&2
+		say "FAIL: the agent served no GPU metrics"
+		return 1
+	fi
+	python3 - "$work/metrics.txt" "$work/metrics-smi.csv" <<'PY'
+import re, sys
+vals = {}
+for line in open(sys.argv[1]):
+    m = re.match(r'^(DCGM_FI_DEV_\w+)\{([^}]*)\} (\S+)$', line.strip())
+    if m:
+        uuid = re.search(r'UUID="([^"]+)"', m.group(2))
+        if uuid:
+            vals.setdefault(uuid.group(1), {})[m.group(1)] = float(m.group(3))
+bad = 0
+for row in open(sys.argv[2]):
+    uuid, temp, used, total, power, util = [f.strip() for f in row.split(",")]
+    got = vals.get(uuid, {})
+    def check(name, ok, want):
+        global bad
+        v = got.get(name)
+        if v is None or not ok(v):
+            print(f"gpu-check: FAIL: {uuid} {name}={v}, nvidia-smi says {want}", file=sys.stderr)
+            bad = 1
+    check("DCGM_FI_DEV_GPU_TEMP", lambda v: abs(v - float(temp)) <= 5, temp)
+    check("DCGM_FI_DEV_FB_USED", lambda v: abs(v - float(used)) <= 0.05 * float(total), used)
+    check("DCGM_FI_DEV_FB_FREE", lambda v: 0 < v + got.get("DCGM_FI_DEV_FB_USED", 0) <= float(total) * 1.01, f"total {total}")
+    if power not in ("[N/A]", "N/A"):
+        check("DCGM_FI_DEV_POWER_USAGE", lambda v: 0 < v < 2000 and abs(v - float(power)) <= max(50, 0.5 * float(power)), power)
+    check("DCGM_FI_DEV_GPU_UTIL", lambda v: 0 <= v <= 100, util)
+    if got:
+        print(f"gpu-check: metrics of {uuid}: " + ", ".join(f"{k[12:]}={v:g}" for k, v in sorted(got.items())), file=sys.stderr)
+sys.exit(bad)
+PY
+}
+
 # A one-GPU task sees exactly its GPU: gpulayer dev (a coordinator and an
 # agent on this machine's real NVML), one task that prints what CUDA and
 # nvidia-smi show it. Reads only; it changes no GPU setting.
-if [[ ${TASK_CHECK:-1} == 1 ]] && command -v go >/dev/null 2>&1; then
+gl=${GPULAYER:-}
+if [[ ${TASK_CHECK:-1} == 1 && -z $gl ]] && command -v go >/dev/null 2>&1; then
 	say "building gpulayer for the task check"
 	(cd "$root" && CGO_ENABLED=1 go build -o "$work/gpulayer" ./cmd/gpulayer)
-	"$work/gpulayer" dev --http-addr 127.0.0.1:0 --env-file "$work/env" --log-level warn >"$work/dev.log" 2>&1 &
+	gl=$work/gpulayer
+fi
+if [[ ${TASK_CHECK:-1} == 1 && -n $gl ]]; then
+	"$gl" dev --http-addr 127.0.0.1:0 --env-file "$work/env" --log-level warn >"$work/dev.log" 2>&1 &
 	devpid=$!
 	for _ in $(seq 1 300); do [[ -s $work/env ]] && break; sleep 0.2; done
 	if [[ ! -s $work/env ]]; then
@@ -94,7 +175,10 @@ if [[ ${TASK_CHECK:-1} == 1 ]] && command -v go >/dev/null 2>&1; then
 		# shellcheck disable=SC1091
 		. "$work/env"
 		set +a
-		if ! "$work/gpulayer" job submit --gpus 1 --wait -- sh -c 'echo "CVD=$CUDA_VISIBLE_DEVICES"; nvidia-smi -L' >"$work/task.out" 2>"$work/task.err"; then
+		# nvidia-smi lists every GPU whatever CUDA_VISIBLE_DEVICES says;
+		# CUDA itself (through torch, where the machine has it) shows what
+		# the task can use.
+		if ! "$gl" job submit --gpus 1 --wait -- sh -c 'echo "CVD=$CUDA_VISIBLE_DEVICES"; nvidia-smi -L; python3 -c "import torch; print(\"CUDA_DEVICES\", torch.cuda.device_count(), \"GPU-\" + str(torch.cuda.get_device_properties(0).uuid))" 2>&1 || true' >"$work/task.out" 2>"$work/task.err"; then
 			cat "$work/task.err" >&2
 			say "FAIL: the one-GPU task failed"
 			status=1
@@ -108,6 +192,17 @@ if [[ ${TASK_CHECK:-1} == 1 ]] && command -v go >/dev/null 2>&1; then
 		else
 			say "a one-GPU task sees exactly its GPU ($cvd)"
 		fi
+		if cuda=$(grep '^CUDA_DEVICES ' "$work/task.out"); then
+			if [[ $cuda != "CUDA_DEVICES 1 $cvd" ]]; then
+				say "FAIL: CUDA in the task saw '$cuda', want one device, $cvd"
+				status=1
+			else
+				say "CUDA in the task sees one device, $cvd"
+			fi
+		else
+			say "no torch here: CUDA's own view of the task was not checked"
+		fi
+		metrics_check || status=1
 	fi
 	kill "$devpid" 2>/dev/null || true
 	wait "$devpid" 2>/dev/null || true
@@ -116,6 +211,13 @@ fi
 if [[ ${RUN_TESTS:-0} == 1 ]]; then
 	say "running go test -race ./agent/devices/..."
 	(cd "$root" && go test -race -count=1 -v -run 'TestOpenReal' ./agent/devices/ && go test -race -count=1 ./agent/devices/...) || status=1
+fi
+
+if [[ -n ${REPORT_DIR:-} ]]; then
+	mkdir -p "$REPORT_DIR"
+	for f in nvidia-smi.csv gpuinventory.csv inventory.json probe.json task.out metrics.txt metrics-smi.csv; do
+		[[ -f $work/$f ]] && cp "$work/$f" "$REPORT_DIR/"
+	done
 fi
 
 if [[ $status -eq 0 ]]; then

@@ -6,7 +6,10 @@
 //	nvidia-smi --query-gpu=uuid,name,memory.total,driver_version --format=csv,noheader,nounits
 //
 // so the two can be diffed on a GPU machine (scripts/gpu-check.sh does).
-// -json prints every field, health included. Logs go to stderr.
+// -json prints every field, health included. -probe prints instead what
+// the real NVML supports that the agent's health watcher and metrics rely
+// on (event types and registration, the recovery-action field, one metrics
+// sample) as JSON; it changes no GPU setting. Logs go to stderr.
 package main
 
 import (
@@ -21,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/gpulayer/gpulayer/agent/devices"
+	"github.com/gpulayer/gpulayer/agent/devices/nvml"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -28,10 +32,18 @@ func main() {
 	fake := flag.String("fake-gpus", devices.FakeReal,
 		`"" for the real NVML, "none", or a fake set: `+strings.Join(devices.FakeNames(), ", "))
 	asJSON := flag.Bool("json", false, "print all fields as JSON instead of nvidia-smi style CSV")
+	probe := flag.Bool("probe", false, "print what the real NVML supports (events, recovery action, metrics) as JSON")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if *probe {
+		if err := printProbe(ctx, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "gpuinventory:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	if err := run(ctx, logger, os.Stdout, *fake, *asJSON); err != nil {
 		fmt.Fprintln(os.Stderr, "gpuinventory:", err)
@@ -55,6 +67,17 @@ func run(ctx context.Context, logger *slog.Logger, w io.Writer, fake string, asJ
 		return enc.Encode(devs)
 	}
 	return writeCSV(w, devs)
+}
+
+// printProbe writes the real NVML's probe report as indented JSON.
+func printProbe(ctx context.Context, w io.Writer) error {
+	r, err := nvml.ProbeSystem(ctx)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
 }
 
 // writeCSV writes one line per device in nvidia-smi's csv,noheader,nounits
