@@ -127,8 +127,11 @@ func (e *env) runAll(ctx context.Context) {
 	if e.want("s5") {
 		e.step(ctx, "S5 plugin overhead", e.runS5)
 	}
-	if e.want("s6") {
-		e.step(ctx, "S6 state size", e.runS6)
+	if e.want("s6") || e.want("s7") {
+		e.step(ctx, "S6 state size", e.runS6) // and S7, on S6's state
+	}
+	if e.want("s8") {
+		e.step(ctx, "S8 output volume", e.runS8)
 	}
 	if e.want("e1") {
 		e.step(ctx, "E1-E4 end to end on gpulayer dev", e.runE1)

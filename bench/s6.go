@@ -39,7 +39,7 @@ type s6Figures struct {
 // runS6 builds a state of finished tasks and workers, restores it into a
 // coordinator process through PUT /v1/operator/snapshot, and reads that
 // process's memory; it times snapshot and restore both in process and
-// through the API.
+// through the API. S7 then runs on that coordinator, holding that state.
 func (e *env) runS6(ctx context.Context) error {
 	f := s6Figures{Tasks: e.num(2000, 100000), Workers: e.num(200, 10000)}
 	c, err := e.startCluster(ctx, "s6", clusterOpts{nodes: 1})
@@ -112,6 +112,9 @@ func (e *env) runS6(ctx context.Context) error {
 	f.RSSAfterGC, _, _ = n.proc().Memory()
 	f.HeapInuseAfterGC = heapInuse(ctx, n)
 	e.reportS6(f)
+	if e.want("s7") {
+		e.step(ctx, "S7 submits during snapshots", func(ctx context.Context) error { return e.runS7(ctx, c, n, f) })
+	}
 	return nil
 }
 
@@ -147,12 +150,7 @@ func mb(b int64) float64 { return float64(b) / (1 << 20) }
 
 func (e *env) reportS6(f s6Figures) {
 	e.report.detail("s6", f)
-	judge := func(ok bool) string {
-		if e.opts.quick {
-			return "" // a fiftieth of the size: not judged
-		}
-		return met(ok)
-	}
+	judge := e.judged // quick mode: a fiftieth of the size, not judged
 	scale := fmt.Sprintf("%d finished tasks, %d workers", f.Tasks, f.Workers)
 	e.report.add(Row{
 		Scenario: "S6", Metric: "coordinator RSS holding " + scale + " (restored via PUT /v1/operator/snapshot)",
