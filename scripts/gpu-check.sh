@@ -153,6 +153,36 @@ sys.exit(bad)
 PY
 }
 
+# process_check runs a task that holds 2 GiB of GPU memory through torch
+# and checks what a per-task memory watchdog reads: NVML lists the task's
+# process with that memory, and /proc shows the process under the task's
+# own uid. Recorded, and failed only when NVML lists nothing at all.
+process_check() {
+	local job pid="" used="" uid
+	job=$("$gl" job submit --gpus 1 --json -- python3 -c 'import time, torch; x = torch.empty(2 << 30, dtype=torch.uint8, device="cuda"); print("holding", flush=True); time.sleep(30)' |
+		sed -n 's/^  "id": "\([^"]*\)".*/\1/p' | head -1)
+	for _ in $(seq 1 150); do
+		"$bin" -probe >"$work/probe-hold.json" 2>/dev/null || true
+		read -r pid used < <(python3 -c 'import json, sys
+for g in json.load(open(sys.argv[1]))["gpus"]:
+    for p in g.get("processes") or []:
+        if p["used_mib"] >= 2048:
+            print(p["pid"], p["used_mib"]); sys.exit()' "$work/probe-hold.json") || true
+		[[ -n $pid ]] && break
+		sleep 0.2
+	done
+	if [[ -z $pid ]]; then
+		say "FAIL: NVML listed no process holding 2 GiB while the task ran (job $job)"
+		grep -E '"processes' "$work/probe-hold.json" >&2 || true
+		"$gl" job cancel "$job" >/dev/null 2>&1 || true
+		return 1
+	fi
+	uid=$(awk '/^Uid:/{print $2}' "/proc/$pid/status" 2>/dev/null || echo "?")
+	say "NVML lists the task's process: pid $pid holding $used MiB, running as uid $uid (job $job)"
+	echo "pid=$pid used_mib=$used uid=$uid" >"$work/process.txt"
+	"$gl" job cancel "$job" >/dev/null 2>&1 || true
+}
+
 # A one-GPU task sees exactly its GPU: gpulayer dev (a coordinator and an
 # agent on this machine's real NVML), one task that prints what CUDA and
 # nvidia-smi show it. Reads only; it changes no GPU setting.
@@ -199,8 +229,9 @@ if [[ ${TASK_CHECK:-1} == 1 && -n $gl ]]; then
 			else
 				say "CUDA in the task sees one device, $cvd"
 			fi
+			process_check || status=1
 		else
-			say "no torch here: CUDA's own view of the task was not checked"
+			say "no torch here: CUDA's own view of the task and the process check were not run"
 		fi
 		metrics_check || status=1
 	fi
@@ -215,7 +246,7 @@ fi
 
 if [[ -n ${REPORT_DIR:-} ]]; then
 	mkdir -p "$REPORT_DIR"
-	for f in nvidia-smi.csv gpuinventory.csv inventory.json probe.json task.out metrics.txt metrics-smi.csv; do
+	for f in nvidia-smi.csv gpuinventory.csv inventory.json probe.json task.out metrics.txt metrics-smi.csv probe-hold.json process.txt; do
 		[[ -f $work/$f ]] && cp "$work/$f" "$REPORT_DIR/"
 	done
 fi

@@ -21,8 +21,9 @@ func ProbeSystem(ctx context.Context) (ProbeReport, error) {
 
 // Probe asks lib, for each GPU, what the health watcher relies on: the
 // event types it supports, whether the watched events register, whether
-// the driver has the recovery-action field, and one metrics sample (the
-// readings the agent's metrics listener serves). It changes no GPU
+// the driver has the recovery-action field, the compute processes it lists
+// with their memory (what a per-task memory watchdog reads), and one
+// metrics sample (the readings the agent's metrics listener serves). It changes no GPU
 // setting: the one event set it makes is freed before it returns.
 func Probe(ctx context.Context, lib gonvml.Interface) ProbeReport {
 	var r ProbeReport
@@ -54,6 +55,14 @@ func Probe(ctx context.Context, lib gonvml.Interface) ProbeReport {
 		}
 		if es != nil {
 			g.Register = gonvml.ErrorString(h.RegisterEvents(watchedEvents, es))
+		}
+		if ps, ret := h.GetComputeRunningProcesses(); ret == gonvml.SUCCESS {
+			g.Processes = []ProbeProcess{}
+			for _, p := range ps {
+				g.Processes = append(g.Processes, ProbeProcess{PID: p.Pid, UsedMiB: p.UsedGpuMemory >> 20})
+			}
+		} else {
+			g.ProcessesError = gonvml.ErrorString(ret)
 		}
 		if a, ok := recoveryAction(h); ok {
 			g.RecoveryAction = recoveryActionName(a)

@@ -21,6 +21,7 @@ func TestProbeReportsWhatEachGPUSupports(t *testing.T) {
 	m.SetSupportedEvents(1, uint64(gonvml.EventTypeClock))
 	m.SetUtilization(0, 42, 7)
 	m.SetTemperature(0, 51)
+	m.SetProcesses(0, gonvml.ProcessInfo{Pid: 4242, UsedGpuMemory: 3 << 30})
 
 	r := Probe(t.Context(), m.Interface())
 
@@ -34,6 +35,12 @@ func TestProbeReportsWhatEachGPUSupports(t *testing.T) {
 	}
 	if g1.Register != gonvml.ErrorString(gonvml.ERROR_NOT_SUPPORTED) || !slices.Equal(g1.SupportedEvents, []string{"clock"}) {
 		t.Errorf("GPU 1 = %+v", g1)
+	}
+	if !slices.Equal(g0.Processes, []ProbeProcess{{PID: 4242, UsedMiB: 3072}}) || g0.ProcessesError != "" {
+		t.Errorf("GPU 0 processes = %+v (%s)", g0.Processes, g0.ProcessesError)
+	}
+	if g1.Processes != nil || g1.ProcessesError == "" {
+		t.Errorf("GPU 1, whose process list is not configured: %+v (%q)", g1.Processes, g1.ProcessesError)
 	}
 	if g0.RecoveryAction != "unsupported" {
 		t.Errorf("recovery action on a driver without the field = %q", g0.RecoveryAction)
