@@ -124,7 +124,7 @@ func (a *Agent) watchHealth(ctx context.Context) {
 // applyHealth fails the tasks on faulty GPUs, persists and reports a
 // change.
 func (a *Agent) applyHealth(eff health.Effect) {
-	for _, uuid := range eff.FailTasks {
+	for _, uuid := range a.withMIGDevices(eff.FailTasks) {
 		if a.runner == nil {
 			break
 		}
@@ -152,6 +152,27 @@ func (a *Agent) applyHealth(eff health.Effect) {
 		a.log.Error("saving GPU health", "error", err)
 	}
 	a.leases.nudgeHeartbeat() // the coordinator learns at once
+}
+
+// withMIGDevices is uuids with, after each GPU, the MIG devices it is
+// split into: a fault of the GPU stops the tasks on its MIG devices too
+// (they are given MIG UUIDs, never their GPU's).
+func (a *Agent) withMIGDevices(uuids []string) []string {
+	if len(uuids) == 0 {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]string, 0, len(uuids))
+	for _, u := range uuids {
+		out = append(out, u)
+		for _, d := range a.devices {
+			if d.Parent == u {
+				out = append(out, d.UUID)
+			}
+		}
+	}
+	return out
 }
 
 // deviceView is the devices as reported: each with its health, offered

@@ -132,17 +132,24 @@ const (
 
 // Observation is one thing seen about a GPU.
 type Observation struct {
-	UUID   string
-	Kind   Kind
-	Xid    uint64
-	Detail string // for the reason, e.g. the error NVML returned
+	UUID string
+	Kind Kind
+	Xid  uint64
+	// Instance is the MIG device (its UUID) an event named, when the GPU
+	// is in MIG mode and the driver said which instance faulted. An
+	// application-class XID then fails only the tasks on that MIG device;
+	// any other fault is the whole GPU's.
+	Instance string
+	Detail   string // for the reason, e.g. the error NVML returned
 }
 
 // Effect is what the caller must do after an observation.
 type Effect struct {
 	// Changed: a status changed (report it, persist it).
 	Changed bool
-	// FailTasks: fail the tasks running on these GPUs, with Reason.
+	// FailTasks: fail the tasks running on these GPUs, with Reason. A
+	// GPU's UUID means the tasks on its MIG devices too; a MIG device's
+	// UUID (an application fault in one instance) that device's alone.
 	FailTasks []string
 	Reason    string
 }
@@ -197,6 +204,9 @@ func (t *Tracker) Observe(now time.Time, o Observation) Effect {
 			why += ": " + o.Detail
 		}
 		if class == ClassApplication {
+			if o.Instance != "" {
+				return Effect{FailTasks: []string{o.Instance}, Reason: "MIG device " + o.Instance + " of GPU " + o.UUID + " reported " + why}
+			}
 			return Effect{FailTasks: []string{o.UUID}, Reason: "GPU " + o.UUID + " reported " + why}
 		}
 		return t.fault(now, g, class, o.Xid, why)

@@ -202,3 +202,35 @@ func statusIDs(ss []Status) []string {
 	}
 	return out
 }
+
+// In MIG mode an application fault names its instance: only the tasks on
+// that MIG device fail, and the GPU stays in service. A fault of the GPU
+// itself names the GPU, whatever instance the event came from.
+func TestMIGInstanceFaults(t *testing.T) {
+	const mig = "MIG-2"
+	cases := []struct {
+		name     string
+		xid      uint64
+		want     State
+		failWhat string
+	}{
+		{"an application XID in one instance fails that instance's tasks", 13, Healthy, mig},
+		{"a reset-class XID from an instance takes the whole GPU out", 48, Unhealthy, gpu},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tr := New(Policy{}, t0, "boot", []string{gpu}, nil)
+			tr.Observe(t0, Observation{UUID: gpu, Kind: Watched})
+			eff := tr.Observe(t0.Add(time.Second), Observation{UUID: gpu, Kind: XidError, Xid: c.xid, Instance: mig})
+			if !slices.Equal(eff.FailTasks, []string{c.failWhat}) || !strings.Contains(eff.Reason, "XID") {
+				t.Errorf("effect = %+v, want the tasks on %s failed", eff, c.failWhat)
+			}
+			if c.failWhat == mig && !strings.Contains(eff.Reason, "MIG device "+mig+" of GPU "+gpu) {
+				t.Errorf("reason %q does not name the instance and its GPU", eff.Reason)
+			}
+			if st := tr.Status(gpu); st.State != c.want {
+				t.Errorf("GPU is %s, want %s", st.State, c.want)
+			}
+		})
+	}
+}

@@ -132,6 +132,10 @@ func (w *watcher) pollOnly(ctx context.Context) {
 	}
 }
 
+// noInstance is the GPU or compute instance id of an event about the
+// whole GPU.
+const noInstance = 0xFFFFFFFF
+
 // event turns one NVML event into an observation.
 func (w *watcher) event(ev gonvml.EventData) {
 	uuid, ok := w.uuidOf(ev.Device)
@@ -140,10 +144,42 @@ func (w *watcher) event(ev gonvml.EventData) {
 	}
 	switch ev.EventType {
 	case gonvml.EventTypeXidCriticalError:
-		w.sink(health.Observation{UUID: uuid, Kind: health.XidError, Xid: ev.EventData})
+		o := health.Observation{UUID: uuid, Kind: health.XidError, Xid: ev.EventData}
+		if ev.GpuInstanceId != noInstance {
+			o.Instance = migDeviceOf(ev.Device, ev.GpuInstanceId, ev.ComputeInstanceId)
+		}
+		w.sink(o)
 	case gonvml.EventTypeDoubleBitEccError:
 		w.sink(health.Observation{UUID: uuid, Kind: health.DoubleBitECC})
 	}
+}
+
+// migDeviceOf names the MIG device of GPU d that is GPU instance gi (and
+// compute instance ci, unless the event named none), or "" when none
+// matches: the fault is then taken as the whole GPU's.
+func migDeviceOf(d gonvml.Device, gi, ci uint32) string {
+	n, ret := d.GetMaxMigDeviceCount()
+	if ret != gonvml.SUCCESS {
+		return ""
+	}
+	for j := range n {
+		mh, ret := d.GetMigDeviceHandleByIndex(j)
+		if ret != gonvml.SUCCESS || mh == nil {
+			continue
+		}
+		if g, ret := mh.GetGpuInstanceId(); ret != gonvml.SUCCESS || uint32(g) != gi {
+			continue
+		}
+		if ci != noInstance {
+			if c, ret := mh.GetComputeInstanceId(); ret != gonvml.SUCCESS || uint32(c) != ci {
+				continue
+			}
+		}
+		if u, ret := mh.GetUUID(); ret == gonvml.SUCCESS {
+			return u
+		}
+	}
+	return ""
 }
 
 // uuidOf names the GPU of an event.

@@ -44,7 +44,9 @@ func startHealthRig(t *testing.T, setup func(m *nvmltest.Machine)) *healthRig {
 	}
 	r := &healthRig{m: m, done: make(chan struct{})}
 	for _, d := range devs {
-		r.uuids = append(r.uuids, d.UUID)
+		if d.Parent == "" { // as the agent does: a MIG device's health is its GPU's
+			r.uuids = append(r.uuids, d.UUID)
+		}
 	}
 	r.tracker = health.New(health.Policy{}, time.Now(), "boot", r.uuids, nil)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -165,6 +167,50 @@ func TestWatchEventsAndPolls(t *testing.T) {
 			}
 		})
 	}
+}
+
+// On a GPU in MIG mode an XID event names the GPU instance that faulted:
+// an application XID there fails the tasks on that MIG device only, and a
+// GPU-class XID from an instance still takes the whole GPU out.
+func TestWatchMIGInstanceEvents(t *testing.T) {
+	migs := []nvmltest.MIGDevice{
+		{UUID: "MIG-aaaaaaaa-0000-4000-8000-000000000001", Profile: "3g.40gb", MemoryMiB: 40192, GPUInstance: 1, ComputeInstance: 0},
+		{UUID: "MIG-aaaaaaaa-0000-4000-8000-000000000002", Profile: "3g.40gb", MemoryMiB: 40192, GPUInstance: 2, ComputeInstance: 0},
+	}
+	event := func(m *nvmltest.Machine, xid uint64, gi uint32) {
+		m.Inject(gonvml.EventData{Device: m.Device(2), EventType: gonvml.EventTypeXidCriticalError, EventData: xid, GpuInstanceId: gi, ComputeInstanceId: 0})
+	}
+	wait := func(t *testing.T, r *healthRig, uuid string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !r.failed(uuid) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the tasks on %s were not failed", uuid)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	t.Run("application XID in instance 2", func(t *testing.T) {
+		r := startHealthRig(t, func(m *nvmltest.Machine) { m.SetMIGDevices(2, migs...) })
+		r.waitState(t, 2, health.Healthy, "before the fault")
+		event(r.m, 13, 2)
+		wait(t, r, migs[1].UUID)
+		if r.failed(r.uuids[2]) || r.failed(migs[0].UUID) {
+			t.Fatal("an application fault in one instance failed more than that instance's tasks")
+		}
+		if st := r.state(2); st.State != health.Healthy {
+			t.Fatalf("GPU 2 after an application fault in an instance: %+v", st)
+		}
+	})
+	t.Run("GPU-class XID from instance 1", func(t *testing.T) {
+		r := startHealthRig(t, func(m *nvmltest.Machine) { m.SetMIGDevices(2, migs...) })
+		r.waitState(t, 2, health.Healthy, "before the fault")
+		event(r.m, 48, 1)
+		wait(t, r, r.uuids[2])
+		if st := r.waitState(t, 2, health.Unhealthy, "after the fault"); st.Class != health.ClassResetGPU {
+			t.Fatalf("GPU 2: %+v", st)
+		}
+	})
 }
 
 // Failing closed: no event set, a registration that fails, or a UUID
