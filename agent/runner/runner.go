@@ -70,6 +70,10 @@ type Config struct {
 	Artifacts Artifacts
 	Clock     clock.Clock
 	Logger    *slog.Logger
+	// MPSPipeDir, when set, is the pipe directory of the MPS control
+	// daemon serving this host's GPUs: a shared task is given it and its
+	// share as MPS's pinned device memory limit (share.go).
+	MPSPipeDir string
 }
 
 // Runner runs tasks. It is safe for concurrent use.
@@ -90,9 +94,10 @@ type run struct {
 	// or one of its GPUs: the coordinator has moved on, so the attempt is
 	// stale and reports nothing more.
 	superseded atomic.Bool
-	// fault, when set, is why the attempt was stopped: a GPU it holds
-	// failed. The attempt then reports fail with it, not its exit code.
-	fault atomic.Pointer[string]
+	// cause, when set, is why the agent stopped the attempt: a GPU it
+	// holds failed, or it used more than its share of one. The attempt
+	// then reports fail with it, not its exit code.
+	cause atomic.Pointer[stopCause]
 	done  chan struct{} // closed when the attempt is over and cleaned up
 }
 
@@ -101,8 +106,8 @@ func (rn *run) stop() { rn.once.Do(func() { close(rn.cancel) }) }
 // stoppedBeforeStart is the end and reason of an attempt stopped before
 // its process started.
 func (rn *run) stoppedBeforeStart() (End, string) {
-	if f := rn.fault.Load(); f != nil {
-		return EndGPUFault, *f + " (before the task started)"
+	if c := rn.cause.Load(); c != nil {
+		return c.end, c.reason + " (before the task started)"
 	}
 	return EndCancelled, "cancelled before it started"
 }
@@ -186,7 +191,7 @@ func (r *Runner) FailGPU(uuid, reason string) []string {
 	r.mu.Unlock()
 	var ids []string
 	for _, rn := range hit {
-		rn.fault.CompareAndSwap(nil, &reason)
+		rn.cause.CompareAndSwap(nil, &stopCause{end: EndGPUFault, reason: reason})
 		rn.stop()
 		ids = append(ids, rn.a.AttemptID)
 	}
@@ -297,6 +302,7 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 		return r.fail(ctx, a, EndError, "staging inputs: "+err.Error())
 	}
 	env := taskEnv(a, workDir, user)
+	maps.Copy(env, shareEnv(a.Resources, r.cfg.MPSPipeDir))
 	if a.Gang != nil {
 		peers, err := r.meet(ctx, rn)
 		switch {
@@ -381,8 +387,8 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 			note = "cancelled; stopping"
 			if rn.superseded.Load() {
 				note = "superseded by a newer assignment (lease lost); stopping"
-			} else if f := rn.fault.Load(); f != nil {
-				note = *f + "; stopping"
+			} else if c := rn.cause.Load(); c != nil {
+				note = c.reason + "; stopping"
 			}
 			stopping = r.stop(ctx, ex, task.ID, log, note, stopping)
 		case <-ship.stale:
@@ -423,10 +429,10 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 	if note != "" {
 		ship.note(note)
 	}
-	if f := rn.fault.Load(); f != nil && !ship.isStale() {
-		// Its GPU failed under it: whatever its exit code says, the
-		// attempt did not run to its end on sound hardware.
-		return r.fail(context.WithoutCancel(ctx), a, EndGPUFault, *f)
+	if c := rn.cause.Load(); c != nil && !ship.isStale() {
+		// Its GPU failed under it, or it outgrew its share: whatever its
+		// exit code says, the attempt did not run to its own end.
+		return r.fail(context.WithoutCancel(ctx), a, c.end, c.reason)
 	}
 	if ship.isStale() {
 		return staleOutcome(wr.res.ExitCode)
