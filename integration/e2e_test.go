@@ -49,6 +49,9 @@ type agentOpts struct {
 	// inventoryInterval is how often the agent reads its GPUs again
 	// (0: the agent's default).
 	inventoryInterval time.Duration
+	// gpuSampleInterval is how often the agent samples its GPUs, when
+	// the source samples them (0: the agent's default).
+	gpuSampleInterval time.Duration
 }
 
 func startAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, opts ...agentOpts) *runningAgent {
@@ -115,6 +118,7 @@ func newAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, op
 		TaskUIDBase:          nextTaskUIDBase(),
 		HealthPoll:           o.healthPoll,
 		InventoryInterval:    o.inventoryInterval,
+		GPUSampleInterval:    o.gpuSampleInterval,
 	})
 	if err != nil {
 		t.Fatal(err)
