@@ -215,7 +215,8 @@ type Outcome struct {
 // the attempt's processes, user and directory are gone.
 //
 // An assignment supersedes every attempt this runner still has of the
-// same task, or holding one of its GPUs: the coordinator handed them on,
+// same task, or holding one of its GPUs (whole: shares of one GPU run side
+// by side, share.go): the coordinator handed them on,
 // so those attempts are stale. They are stopped, and this one starts only
 // once they are gone, so that one task never runs twice at once here and
 // a GPU is never in two attempts' hands.
