@@ -137,14 +137,17 @@ type Attempt struct {
 // Holder is the task an attempt holding a GPU belongs to.
 type Holder struct{ JobID, TaskID string }
 
-// Holders maps each GPU that a running attempt holds to its task.
+// Holders maps each GPU that a running attempt holds to its task; a GPU
+// that tasks share, to the first of them by task id.
 func (r *Runner) Holders() map[string]Holder {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := map[string]Holder{}
 	for _, rn := range r.running {
 		for _, d := range rn.a.Devices {
-			out[d] = Holder{JobID: rn.a.JobID, TaskID: rn.a.ID}
+			if h, ok := out[d]; !ok || rn.a.ID < h.TaskID {
+				out[d] = Holder{JobID: rn.a.JobID, TaskID: rn.a.ID}
+			}
 		}
 	}
 	return out

@@ -36,6 +36,12 @@ func TestSharedTasksRunSideBySideAndStopAlone(t *testing.T) {
 	if len(shares) != 2 || shares[0].GPU != "GPU-s" || shares[1].GPU != "GPU-s" || shares[0].MiB+shares[1].MiB != 71680 {
 		t.Fatalf("shares %+v, want both tasks on GPU-s", shares)
 	}
+	first := min(big.ID, small.ID)
+	for range 20 { // the same answer whatever the map's order
+		if h := r.Holders()["GPU-s"]; h.TaskID != first {
+			t.Fatalf("GPU-s held by %q, want the first task by id, %q", h.TaskID, first)
+		}
+	}
 	const reason = "used 45000 MiB of GPU GPU-s, over its share of 40960 MiB"
 	if !r.StopOverShare(big.AttemptID, reason) {
 		t.Fatal("the big task was not running")
