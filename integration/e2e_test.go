@@ -52,6 +52,8 @@ type agentOpts struct {
 	// gpuSampleInterval is how often the agent samples its GPUs, when
 	// the source samples them (0: the agent's default).
 	gpuSampleInterval time.Duration
+	// mpsPipeDir is the agent's --mps-pipe-dir.
+	mpsPipeDir string
 }
 
 func startAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, opts ...agentOpts) *runningAgent {
@@ -119,6 +121,7 @@ func newAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, op
 		HealthPoll:           o.healthPoll,
 		InventoryInterval:    o.inventoryInterval,
 		GPUSampleInterval:    o.gpuSampleInterval,
+		MPSPipeDir:           o.mpsPipeDir,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -107,3 +107,56 @@ func TestSharedGPUTasksRunTogetherAndTheWatchdogStopsOneOverItsShare(t *testing.
 		t.Fatalf("the task within its share: %s, attempts %+v", j.State, j.Tasks[0].Attempts)
 	}
 }
+
+// An "enforced" share waits while no GPU reports how it would enforce
+// it, and runs on an agent whose MPS control pipe is found: its GPUs are
+// reported with sharing "mps" and the task gets MPS's pipe directory and
+// its share as MPS's pinned memory limit.
+func TestEnforcedShareRunsOnlyUnderMPS(t *testing.T) {
+	h := startCoordinator(t)
+	admin := h.Client(t, h.AdminToken)
+	job, err := admin.SubmitJob(t.Context(), api.JobSpec{Executor: "exec", MaxAttempts: 1,
+		Config:    []byte(`{"command":"sh","args":["-c","echo limit=$CUDA_MPS_PINNED_DEVICE_MEM_LIMIT pipe=$CUDA_MPS_PIPE_DIRECTORY share=$GPULAYER_GPU_MEMORY_MIB"]}`),
+		Resources: &api.Resources{GPUs: 1, GPUMemoryMiB: 8192, GPUSharing: api.SharingEnforced}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := nvmltest.New("dgxa100", nvmltest.StableUUIDs())
+	src, err := nvml.OpenInterface(t.Context(), nil, plain.Interface())
+	if err != nil {
+		t.Fatal(err)
+	}
+	startAgent(t, h.URL, h.JoinToken, "plain", "", agentOpts{source: src})
+	j := waitJob(t, admin, job.ID, func(j api.Job) bool { return strings.HasPrefix(j.Tasks[0].PendingReason, "needs") },
+		"the share to wait for a GPU that enforces it")
+	if want := "needs a share of 8192 MiB of one GPU that enforces it (MPS); no live worker has such a GPU"; j.Tasks[0].PendingReason != want {
+		t.Fatalf("pending reason %q, want %q", j.Tasks[0].PendingReason, want)
+	}
+
+	pipe := t.TempDir()
+	if err := os.WriteFile(filepath.Join(pipe, "control"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m := nvmltest.New("dgxh100", nvmltest.StableUUIDs())
+	src2, err := nvml.OpenInterface(t.Context(), nil, m.Interface())
+	if err != nil {
+		t.Fatal(err)
+	}
+	startAgent(t, h.URL, h.JoinToken, "mps", "", agentOpts{source: src2, mpsPipeDir: pipe})
+	j = waitJob(t, admin, job.ID, terminal, "the enforced share to run under MPS")
+	if want := "limit=0=8192M pipe=" + pipe + " share=8192"; j.State != api.TaskSucceeded || !strings.Contains(logsOf(t, admin, job.ID), want) {
+		t.Fatalf("job %s, logs %q, want %q", j.State, logsOf(t, admin, job.ID), want)
+	}
+	if j.Tasks[0].Attempts[0].WorkerID != "mps" {
+		t.Fatalf("ran on %s, want the MPS worker", j.Tasks[0].Attempts[0].WorkerID)
+	}
+	w, err := admin.Worker(t.Context(), "mps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range w.Devices {
+		if d.Sharing != api.DeviceSharingMPS {
+			t.Fatalf("device %s reported sharing %q, want mps", d.UUID, d.Sharing)
+		}
+	}
+}
