@@ -21,8 +21,10 @@ import (
 // sample the metrics read.
 
 // shareTolerance is how far above its share an attempt may go before the
-// watchdog stops it: 5% of the share, at least 64 MiB (NVML counts a
-// process's context and allocator slack, which the share does not).
+// watchdog stops it: 5% of the share, at least 64 MiB, for the driver's
+// own rounding. The share itself covers all NVML counts for the task's
+// processes, their CUDA contexts included, as MPS's limit does
+// (docs/gpus.md).
 func shareTolerance(share uint64) uint64 { return max(share/20, 64) }
 
 // mpsServes reports whether an MPS control daemon listens in pipe dir:
