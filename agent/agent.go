@@ -107,9 +107,10 @@ type Config struct {
 	// MPSPipeDir is the pipe directory of the MPS control daemon that
 	// serves this host's GPUs, if one does (nvidia-cuda-mps-control's
 	// CUDA_MPS_PIPE_DIRECTORY, usually /tmp/nvidia-mps). When its control
-	// pipe is there, the agent reports its whole GPUs as enforcing memory
-	// shares through MPS and holds each shared task to its share
-	// (docs/gpus.md, "Fractional sharing"). Empty: no MPS.
+	// pipe is there (looked for at each report and each task's start),
+	// the agent reports its whole GPUs as enforcing memory shares through
+	// MPS and holds each shared task to its share (docs/gpus.md,
+	// "Fractional sharing"). Empty: no MPS.
 	MPSPipeDir string
 	// TaskUIDLockDir holds the locks by which an agent claims its task
 	// uids on the host, so that two agents never share one (default
@@ -139,10 +140,9 @@ type Agent struct {
 	client *client.Client
 	plan   taskPlan
 	runner *runner.Runner // built by Run, once the slots are known
-	// shares is the watchdog of shared GPU tasks, built with the runner;
-	// mps is set when an MPS daemon serves the GPUs (gpushare.go).
+	// shares is the watchdog of shared GPU tasks, built with the runner
+	// (gpushare.go).
 	shares *shareWatchdog
-	mps    bool
 	leases *leaseBook
 	orders *orders
 	wake   chan struct{} // a heartbeat now, please
@@ -242,12 +242,8 @@ func (a *Agent) prepareTasks() (func(), error) {
 		cleanup()
 		return nil, fmt.Errorf("%w: the work dir %s is inside the data dir %s, which tasks must not reach", errUnsafeDir, root, data)
 	}
-	var mpsDir string
-	if a.mps = mpsServes(a.cfg.MPSPipeDir); a.mps {
-		mpsDir = a.cfg.MPSPipeDir
-	}
 	a.runner = runner.New(runner.Config{
-		MPSPipeDir:  mpsDir,
+		MPS:         a.mpsNow,
 		Host:        a.cfg.Executors,
 		Coordinator: a.client,
 		Artifacts:   a.client,
@@ -260,7 +256,7 @@ func (a *Agent) prepareTasks() (func(), error) {
 		Logger:      a.cfg.Logger.With("component", "runner"),
 	})
 	a.shares = &shareWatchdog{holder: a.runner, attemptOf: runner.AttemptOfPID, log: a.log, blind: map[string]bool{}}
-	a.log.Info("task isolation", "users", a.plan.describe(slots), "work_dir", root, "gpu_sharing_mps", a.mps)
+	a.log.Info("task isolation", "users", a.plan.describe(slots), "work_dir", root, "gpu_sharing_mps", a.mpsNow() != "")
 	return cleanup, nil
 }
 

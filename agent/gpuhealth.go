@@ -162,7 +162,7 @@ func (a *Agent) deviceView() []api.Device {
 	defer a.mu.Unlock()
 	out := make([]api.Device, len(a.devices))
 	copy(out, a.devices)
-	if a.mps {
+	if a.mpsNow() != "" {
 		markSharing(out, api.DeviceSharingMPS)
 	}
 	if a.health == nil {

@@ -13,7 +13,7 @@ import (
 
 // Fractional GPU sharing on the agent (docs/gpus.md, "Fractional
 // sharing"). The agent reports whether it can enforce a task's memory
-// share on its GPUs (MPS, detected from Config.MPSPipeDir), and a
+// share on its GPUs (MPS, found in Config.MPSPipeDir at each report), and a
 // watchdog reads, from each background GPU sample, the memory each
 // process uses, adds it up by attempt (a task's processes carry its
 // attempt id) and stops an attempt whose processes use more than its
@@ -26,6 +26,15 @@ import (
 // processes, their CUDA contexts included, as MPS's limit does
 // (docs/gpus.md).
 func shareTolerance(share uint64) uint64 { return max(share/20, 64) }
+
+// mpsNow is the MPS pipe directory when an MPS control daemon serves
+// the GPUs now, or "".
+func (a *Agent) mpsNow() string {
+	if mpsServes(a.cfg.MPSPipeDir) {
+		return a.cfg.MPSPipeDir
+	}
+	return ""
+}
 
 // mpsServes reports whether an MPS control daemon listens in pipe dir:
 // its control pipe is there.

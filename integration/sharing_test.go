@@ -111,7 +111,8 @@ func TestSharedGPUTasksRunTogetherAndTheWatchdogStopsOneOverItsShare(t *testing.
 // An "enforced" share waits while no GPU reports how it would enforce
 // it, and runs on an agent whose MPS control pipe is found: its GPUs are
 // reported with sharing "mps" and the task gets MPS's pipe directory and
-// its share as MPS's pinned memory limit.
+// its share as MPS's pinned memory limit. When the pipe goes, so does
+// the GPUs' sharing.
 func TestEnforcedShareRunsOnlyUnderMPS(t *testing.T) {
 	h := startCoordinator(t)
 	admin := h.Client(t, h.AdminToken)
@@ -159,4 +160,12 @@ func TestEnforcedShareRunsOnlyUnderMPS(t *testing.T) {
 			t.Fatalf("device %s reported sharing %q, want mps", d.UUID, d.Sharing)
 		}
 	}
+	// The daemon goes: the next reports say the GPUs enforce nothing.
+	if err := os.Remove(filepath.Join(pipe, "control")); err != nil {
+		t.Fatal(err)
+	}
+	coordinatortest.WaitFor(t, 30*time.Second, "the GPUs to be reported without MPS", func() bool {
+		w, err := admin.Worker(t.Context(), "mps")
+		return err == nil && !slices.ContainsFunc(w.Devices, func(d api.Device) bool { return d.Sharing != "" })
+	})
 }

@@ -70,10 +70,12 @@ type Config struct {
 	Artifacts Artifacts
 	Clock     clock.Clock
 	Logger    *slog.Logger
-	// MPSPipeDir, when set, is the pipe directory of the MPS control
-	// daemon serving this host's GPUs: a shared task is given it and its
-	// share as MPS's pinned device memory limit (share.go).
-	MPSPipeDir string
+	// MPS, when set, says at each task's start the pipe directory of the
+	// MPS control daemon serving this host's GPUs, or "" when none serves
+	// them now: a shared task is given it and its share as MPS's pinned
+	// device memory limit, and an enforced share fails without it
+	// (share.go). Nil: no MPS.
+	MPS func() string
 }
 
 // Runner runs tasks. It is safe for concurrent use.
@@ -289,6 +291,10 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 		}
 		return Outcome{ExitCode: -1, Failed: true, Reason: "start refused: " + err.Error(), End: end}
 	}
+	mps, err := r.mpsFor(a)
+	if err != nil {
+		return r.fail(ctx, a, EndError, err.Error())
+	}
 	user, err := r.cfg.Users.Acquire()
 	if err != nil {
 		return r.fail(ctx, a, EndError, "task user: "+err.Error())
@@ -306,7 +312,7 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 		return r.fail(ctx, a, EndError, "staging inputs: "+err.Error())
 	}
 	env := taskEnv(a, workDir, user)
-	maps.Copy(env, shareEnv(a.Resources, r.cfg.MPSPipeDir))
+	maps.Copy(env, shareEnv(a.Resources, mps))
 	if a.Gang != nil {
 		peers, err := r.meet(ctx, rn)
 		switch {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -12,9 +13,10 @@ import (
 // Shared GPU tasks (docs/gpus.md, "Fractional sharing"): a task whose
 // resources set gpu_sharing holds gpu_memory_mib of one GPU beside other
 // shared tasks. It learns its share from GPULAYER_GPU_MEMORY_MIB; under
-// MPS (Config.MPSPipeDir) its CUDA client is also capped by MPS's pinned
-// device memory limit; and the agent's watchdog stops it when its
-// processes use more (StopOverShare).
+// MPS (Config.MPS) its CUDA client is also capped by MPS's pinned device
+// memory limit, and an "enforced" share does not start without it; and
+// the agent's watchdog stops it when its processes use more
+// (StopOverShare).
 
 // EnvGPUMemoryMiB tells a shared task its share of its GPU's memory, in
 // MiB, so that a framework can cap itself.
@@ -33,6 +35,27 @@ func shareEnv(r *api.Resources, mpsPipeDir string) map[string]string {
 		env["CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"] = fmt.Sprintf("0=%dM", r.GPUMemoryMiB)
 	}
 	return env
+}
+
+// ErrShareUnenforceable: an enforced share was to start while no MPS
+// daemon serves the agent's GPUs (it stopped since the agent reported
+// them enforcing); the attempt fails, to be retried where it can be held.
+var ErrShareUnenforceable = errors.New("an enforced GPU share needs MPS, which does not serve this agent's GPUs now")
+
+// mpsFor is the MPS pipe directory a's task runs under ("" for none), or
+// ErrShareUnenforceable for an enforced share with no MPS now.
+func (r *Runner) mpsFor(a api.Assignment) (string, error) {
+	if !a.Resources.Shared() {
+		return "", nil
+	}
+	var dir string
+	if r.cfg.MPS != nil {
+		dir = r.cfg.MPS()
+	}
+	if dir == "" && a.Resources.GPUSharing == api.SharingEnforced {
+		return "", ErrShareUnenforceable
+	}
+	return dir, nil
 }
 
 // holdsApart reports whether two assignments' GPUs keep them apart: they

@@ -21,7 +21,7 @@ func shared(a api.Assignment, gpu string, mib uint64, mode string) api.Assignmen
 // leaves the other running.
 func TestSharedTasksRunSideBySideAndStopAlone(t *testing.T) {
 	rec := newRecorder()
-	r := New(Config{Host: inProcess{exec.New(exec.Options{})}, Coordinator: rec, WorkRoot: searchableRoot(t), StopGrace: time.Second, MPSPipeDir: "/run/mps"})
+	r := New(Config{Host: inProcess{exec.New(exec.Options{})}, Coordinator: rec, WorkRoot: searchableRoot(t), StopGrace: time.Second, MPS: func() string { return "/run/mps" }})
 	script := `echo "share=$GPULAYER_GPU_MEMORY_MIB limit=$CUDA_MPS_PINNED_DEVICE_MEM_LIMIT pipe=$CUDA_MPS_PIPE_DIRECTORY gpus=$CUDA_VISIBLE_DEVICES"; exec sleep 120`
 	big := shared(shellTask(t, script, nil), "GPU-s", 40960, api.SharingEnforced)
 	small := shared(shellTask(t, script, nil), "GPU-s", 30720, api.SharingUnenforced)
@@ -118,5 +118,27 @@ func TestHoldsApart(t *testing.T) {
 		if got := holdsApart(c.a, c.b); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// An enforced share does not start while no MPS serves the GPUs: it fails
+// saying so (to be retried where it can be held); an unenforced one runs.
+func TestEnforcedShareFailsWithoutMPS(t *testing.T) {
+	rec := newRecorder()
+	r := New(Config{Host: inProcess{exec.New(exec.Options{})}, Coordinator: rec, WorkRoot: searchableRoot(t), StopGrace: time.Second,
+		MPS: func() string { return "" }})
+	enforced := shared(shellTask(t, `echo ran`, nil), "GPU-e", 1024, api.SharingEnforced)
+	if out := r.Run(t.Context(), enforced); !out.Failed || out.End != EndError || out.Reason != ErrShareUnenforceable.Error() {
+		t.Fatalf("enforced share without MPS: %+v", out)
+	}
+	if stdout, _, ended := rec.out(enforced.ID); stdout != "" || ended != "fail "+ErrShareUnenforceable.Error() {
+		t.Fatalf("enforced share without MPS: stdout %q, reported %q", stdout, ended)
+	}
+	unenforced := shared(shellTask(t, `echo "share=$GPULAYER_GPU_MEMORY_MIB mps=$CUDA_MPS_PIPE_DIRECTORY"`, nil), "GPU-e", 1024, api.SharingUnenforced)
+	if out := r.Run(t.Context(), unenforced); out.Failed || out.ExitCode != 0 {
+		t.Fatalf("unenforced share without MPS: %+v", out)
+	}
+	if stdout, _, _ := rec.out(unenforced.ID); !strings.Contains(stdout, "share=1024 mps=") || strings.Contains(stdout, "mps=/") {
+		t.Fatalf("unenforced share without MPS wrote %q", stdout)
 	}
 }
