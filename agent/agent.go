@@ -104,6 +104,14 @@ type Config struct {
 	// GPUSampleInterval is how often GPU metrics are read, when the
 	// device source reads them (GPUSampler; default 10 s).
 	GPUSampleInterval time.Duration
+	// MPSPipeDir is the pipe directory of the MPS control daemon that
+	// serves this host's GPUs, if one does (nvidia-cuda-mps-control's
+	// CUDA_MPS_PIPE_DIRECTORY, usually /tmp/nvidia-mps). When its control
+	// pipe is there (looked for at each report and each task's start),
+	// the agent reports its whole GPUs as enforcing memory shares through
+	// MPS and holds each shared task to its share (docs/gpus.md,
+	// "Fractional sharing"). Empty: no MPS.
+	MPSPipeDir string
 	// TaskUIDLockDir holds the locks by which an agent claims its task
 	// uids on the host, so that two agents never share one (default
 	// DefaultTaskUIDLockDir).
@@ -132,6 +140,9 @@ type Agent struct {
 	client *client.Client
 	plan   taskPlan
 	runner *runner.Runner // built by Run, once the slots are known
+	// shares is the watchdog of shared GPU tasks, built with the runner
+	// (gpushare.go).
+	shares *shareWatchdog
 	leases *leaseBook
 	orders *orders
 	wake   chan struct{} // a heartbeat now, please
@@ -232,6 +243,7 @@ func (a *Agent) prepareTasks() (func(), error) {
 		return nil, fmt.Errorf("%w: the work dir %s is inside the data dir %s, which tasks must not reach", errUnsafeDir, root, data)
 	}
 	a.runner = runner.New(runner.Config{
+		MPS:         a.mpsNow,
 		Host:        a.cfg.Executors,
 		Coordinator: a.client,
 		Artifacts:   a.client,
@@ -243,7 +255,8 @@ func (a *Agent) prepareTasks() (func(), error) {
 		Clock:       a.cfg.Clock,
 		Logger:      a.cfg.Logger.With("component", "runner"),
 	})
-	a.log.Info("task isolation", "users", a.plan.describe(slots), "work_dir", root)
+	a.shares = &shareWatchdog{holder: a.runner, attemptOf: runner.AttemptOfPID, log: a.log, blind: map[string]bool{}}
+	a.log.Info("task isolation", "users", a.plan.describe(slots), "work_dir", root, "gpu_sharing_mps", a.mpsNow() != "")
 	return cleanup, nil
 }
 

@@ -176,12 +176,16 @@ func (a *Agent) withMIGDevices(uuids []string) []string {
 }
 
 // deviceView is the devices as reported: each with its health, offered
-// only when it is healthy.
+// only when it is healthy, and how it enforces a memory share
+// (gpushare.go).
 func (a *Agent) deviceView() []api.Device {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	out := make([]api.Device, len(a.devices))
 	copy(out, a.devices)
+	if a.mpsNow() != "" {
+		markSharing(out, api.DeviceSharingMPS)
+	}
 	if a.health == nil {
 		return out
 	}

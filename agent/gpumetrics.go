@@ -45,6 +45,9 @@ func (a *Agent) sampleGPUs(ctx context.Context, s GPUSampler) {
 		a.mu.Lock()
 		a.gpuSamples = samples
 		a.mu.Unlock()
+		if a.shares != nil {
+			a.shares.check(samples)
+		}
 		select {
 		case <-ctx.Done():
 			return

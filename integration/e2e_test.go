@@ -49,6 +49,11 @@ type agentOpts struct {
 	// inventoryInterval is how often the agent reads its GPUs again
 	// (0: the agent's default).
 	inventoryInterval time.Duration
+	// gpuSampleInterval is how often the agent samples its GPUs, when
+	// the source samples them (0: the agent's default).
+	gpuSampleInterval time.Duration
+	// mpsPipeDir is the agent's --mps-pipe-dir.
+	mpsPipeDir string
 }
 
 func startAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, opts ...agentOpts) *runningAgent {
@@ -115,6 +120,8 @@ func newAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, op
 		TaskUIDBase:          nextTaskUIDBase(),
 		HealthPoll:           o.healthPoll,
 		InventoryInterval:    o.inventoryInterval,
+		GPUSampleInterval:    o.gpuSampleInterval,
+		MPSPipeDir:           o.mpsPipeDir,
 	})
 	if err != nil {
 		t.Fatal(err)

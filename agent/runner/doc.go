@@ -9,4 +9,8 @@
 // its HOME), with an environment built from an allowlist (taskEnv). When
 // it ended, the processes left under an exclusive uid are killed and the
 // directory removed before the user is handed out again.
+//
+// A task with a share of a GPU (gpu_sharing) runs beside the other shares
+// of its GPU, told its share; the agent's watchdog stops one over it
+// through StopOverShare (share.go).
 package runner

@@ -19,6 +19,10 @@ const (
 	// EndGPUFault: a GPU the attempt held failed; it was stopped and
 	// reported failed, to be retried on sound GPUs.
 	EndGPUFault End = "gpu_fault"
+	// EndOverShare: the attempt's processes used more of a shared GPU's
+	// memory than its share; the agent's watchdog stopped it and
+	// reported it failed (docs/gpus.md, "Fractional sharing").
+	EndOverShare End = "over_gpu_share"
 	// EndShutdown: the agent shut down and handed the attempt back.
 	EndShutdown End = "shutdown"
 	// EndStale: the coordinator no longer counted the attempt current
@@ -35,7 +39,7 @@ const (
 
 // Ends lists every End, in the order above.
 func Ends() []End {
-	return []End{EndSucceeded, EndFailed, EndTimedOut, EndCancelled, EndGPUFault, EndShutdown, EndStale, EndError}
+	return []End{EndSucceeded, EndFailed, EndTimedOut, EndCancelled, EndGPUFault, EndOverShare, EndShutdown, EndStale, EndError}
 }
 
 // staleOutcome is the outcome of an attempt found stale, which reports
@@ -57,4 +61,11 @@ func exitEnd(exitCode int, timedOut, stopped bool) End {
 	default:
 		return EndFailed
 	}
+}
+
+// stopCause is why the agent stopped an attempt itself: its end and the
+// reason it reports.
+type stopCause struct {
+	end    End
+	reason string
 }

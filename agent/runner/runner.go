@@ -70,6 +70,12 @@ type Config struct {
 	Artifacts Artifacts
 	Clock     clock.Clock
 	Logger    *slog.Logger
+	// MPS, when set, says at each task's start the pipe directory of the
+	// MPS control daemon serving this host's GPUs, or "" when none serves
+	// them now: a shared task is given it and its share as MPS's pinned
+	// device memory limit, and an enforced share fails without it
+	// (share.go). Nil: no MPS.
+	MPS func() string
 }
 
 // Runner runs tasks. It is safe for concurrent use.
@@ -90,9 +96,10 @@ type run struct {
 	// or one of its GPUs: the coordinator has moved on, so the attempt is
 	// stale and reports nothing more.
 	superseded atomic.Bool
-	// fault, when set, is why the attempt was stopped: a GPU it holds
-	// failed. The attempt then reports fail with it, not its exit code.
-	fault atomic.Pointer[string]
+	// cause, when set, is why the agent stopped the attempt: a GPU it
+	// holds failed, or it used more than its share of one. The attempt
+	// then reports fail with it, not its exit code.
+	cause atomic.Pointer[stopCause]
 	done  chan struct{} // closed when the attempt is over and cleaned up
 }
 
@@ -101,8 +108,8 @@ func (rn *run) stop() { rn.once.Do(func() { close(rn.cancel) }) }
 // stoppedBeforeStart is the end and reason of an attempt stopped before
 // its process started.
 func (rn *run) stoppedBeforeStart() (End, string) {
-	if f := rn.fault.Load(); f != nil {
-		return EndGPUFault, *f + " (before the task started)"
+	if c := rn.cause.Load(); c != nil {
+		return c.end, c.reason + " (before the task started)"
 	}
 	return EndCancelled, "cancelled before it started"
 }
@@ -132,14 +139,17 @@ type Attempt struct {
 // Holder is the task an attempt holding a GPU belongs to.
 type Holder struct{ JobID, TaskID string }
 
-// Holders maps each GPU that a running attempt holds to its task.
+// Holders maps each GPU that a running attempt holds to its task; a GPU
+// that tasks share, to the first of them by task id.
 func (r *Runner) Holders() map[string]Holder {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := map[string]Holder{}
 	for _, rn := range r.running {
 		for _, d := range rn.a.Devices {
-			out[d] = Holder{JobID: rn.a.JobID, TaskID: rn.a.ID}
+			if h, ok := out[d]; !ok || rn.a.ID < h.TaskID {
+				out[d] = Holder{JobID: rn.a.JobID, TaskID: rn.a.ID}
+			}
 		}
 	}
 	return out
@@ -186,7 +196,7 @@ func (r *Runner) FailGPU(uuid, reason string) []string {
 	r.mu.Unlock()
 	var ids []string
 	for _, rn := range hit {
-		rn.fault.CompareAndSwap(nil, &reason)
+		rn.cause.CompareAndSwap(nil, &stopCause{end: EndGPUFault, reason: reason})
 		rn.stop()
 		ids = append(ids, rn.a.AttemptID)
 	}
@@ -210,7 +220,8 @@ type Outcome struct {
 // the attempt's processes, user and directory are gone.
 //
 // An assignment supersedes every attempt this runner still has of the
-// same task, or holding one of its GPUs: the coordinator handed them on,
+// same task, or holding one of its GPUs (whole: shares of one GPU run side
+// by side, share.go): the coordinator handed them on,
 // so those attempts are stale. They are stopped, and this one starts only
 // once they are gone, so that one task never runs twice at once here and
 // a GPU is never in two attempts' hands.
@@ -280,6 +291,10 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 		}
 		return Outcome{ExitCode: -1, Failed: true, Reason: "start refused: " + err.Error(), End: end}
 	}
+	mps, err := r.mpsFor(a)
+	if err != nil {
+		return r.fail(ctx, a, EndError, err.Error())
+	}
 	user, err := r.cfg.Users.Acquire()
 	if err != nil {
 		return r.fail(ctx, a, EndError, "task user: "+err.Error())
@@ -297,6 +312,7 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 		return r.fail(ctx, a, EndError, "staging inputs: "+err.Error())
 	}
 	env := taskEnv(a, workDir, user)
+	maps.Copy(env, shareEnv(a.Resources, mps))
 	if a.Gang != nil {
 		peers, err := r.meet(ctx, rn)
 		switch {
@@ -381,8 +397,8 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 			note = "cancelled; stopping"
 			if rn.superseded.Load() {
 				note = "superseded by a newer assignment (lease lost); stopping"
-			} else if f := rn.fault.Load(); f != nil {
-				note = *f + "; stopping"
+			} else if c := rn.cause.Load(); c != nil {
+				note = c.reason + "; stopping"
 			}
 			stopping = r.stop(ctx, ex, task.ID, log, note, stopping)
 		case <-ship.stale:
@@ -423,10 +439,10 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 	if note != "" {
 		ship.note(note)
 	}
-	if f := rn.fault.Load(); f != nil && !ship.isStale() {
-		// Its GPU failed under it: whatever its exit code says, the
-		// attempt did not run to its end on sound hardware.
-		return r.fail(context.WithoutCancel(ctx), a, EndGPUFault, *f)
+	if c := rn.cause.Load(); c != nil && !ship.isStale() {
+		// Its GPU failed under it, or it outgrew its share: whatever its
+		// exit code says, the attempt did not run to its own end.
+		return r.fail(context.WithoutCancel(ctx), a, c.end, c.reason)
 	}
 	if ship.isStale() {
 		return staleOutcome(wr.res.ExitCode)

@@ -11,13 +11,13 @@ import (
 
 // supersededBy marks and returns the runs a new assignment supersedes:
 // every other attempt of its task, and every attempt holding one of its
-// GPUs. The coordinator only hands out a task again, or a GPU to another
+// GPUs (unless both only share it: share.go). The coordinator only hands out a task again, or a GPU to another
 // attempt, once it counts the earlier attempt as lost; whatever of that
 // attempt still runs here is stale. r.mu must be held.
 func (r *Runner) supersededBy(a api.Assignment) []*run {
 	var older []*run
 	for _, rn := range r.running {
-		if rn.a.ID == a.ID || sharesDevice(rn.a.Devices, a.Devices) {
+		if rn.a.ID == a.ID || holdsApart(rn.a, a) {
 			rn.superseded.Store(true)
 			older = append(older, rn)
 		}

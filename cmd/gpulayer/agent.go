@@ -43,6 +43,7 @@ type agentFlags struct {
 	advertiseAddr     string
 	inventoryInterval time.Duration
 	stopGrace         time.Duration
+	mpsPipeDir        string
 	drainDeadline     time.Duration
 	leaveOnTerminate  bool
 
@@ -80,6 +81,7 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.inventoryInterval, "inventory-interval", agent.DefaultInventoryInterval, "how often to read the GPU inventory again (a GPU that appears or changes is offered once an admin approves it); 0: never")
 	fs.StringVar(&f.advertiseAddr, "advertise-addr", "", "IP or host name this node's gang tasks are reached on by their peers (MASTER_ADDR); default: this host's address on the route to the coordinator")
 	fs.DurationVar(&f.stopGrace, "stop-grace", 10*time.Second, "time between the polite stop and the kill")
+	fs.StringVar(&f.mpsPipeDir, "mps-pipe-dir", "", "pipe directory of the MPS control daemon serving this host's GPUs (its CUDA_MPS_PIPE_DIRECTORY, usually /tmp/nvidia-mps): shared GPU tasks are then held to their memory share by MPS (docs/gpus.md, \"Fractional sharing\")")
 	fs.DurationVar(&f.drainDeadline, "drain-deadline", time.Minute, "at SIGTERM the agent drains its worker: running tasks get this long to end before they are stopped and handed back (a second SIGTERM, or SIGINT, stops at once)")
 	fs.BoolVar(&f.leaveOnTerminate, "leave-on-terminate", false, "at SIGTERM deregister the worker instead of draining it: the coordinator forgets it once idle, and its credential stops working")
 	fs.StringVar(&f.workDir, "work-dir", "", "where task directories are made (default: a fresh directory under $TMPDIR, removed at exit); not inside --data-dir")
@@ -210,6 +212,7 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 		AdvertiseAddr:        f.advertiseAddr,
 		InventoryInterval:    cmp.Or(f.inventoryInterval, -1),
 		StopGrace:            f.stopGrace,
+		MPSPipeDir:           f.mpsPipeDir,
 		WorkDir:              f.workDir,
 		TaskUser:             f.taskUser,
 		TaskUIDBase:          uint32(f.taskUIDBase),

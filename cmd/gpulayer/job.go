@@ -143,6 +143,7 @@ when it succeeded, else the first failed task's exit code, else 1.`,
 	fs.IntVar(&res.gpus, "gpus", 0, "GPUs per task")
 	fs.StringVar(&res.model, "gpu-model", "", "the task's GPUs must have this in their name, any case (h100 matches \"NVIDIA H100 80GB HBM3\"); with --gpus")
 	fs.StringVar(&res.memory, "gpu-memory", "", "least memory of each of the task's GPUs: MiB (40960) or with a binary unit (80G, 40GiB, 24576MiB); with --gpus")
+	fs.StringVar(&res.sharing, "gpu-sharing", "", "share one GPU with other tasks, taking --gpu-memory of it: enforced (only where the agent enforces the share, through MPS) or unenforced (the agent's watchdog alone stops a task over it); with --gpus 1")
 	fs.StringVar(&res.migProfile, "mig-profile", "", "MIG devices of this profile instead of whole GPUs (1g.10gb, 3g.40gb); --gpus counts them")
 	fs.StringVar(&res.computeCapability, "compute-capability", "", "least CUDA compute capability of the task's GPUs, MAJOR.MINOR (8.0, 9.0); with --gpus")
 	fs.IntVar(&spec.Count, "count", 1, "number of tasks")

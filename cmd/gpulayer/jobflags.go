@@ -16,11 +16,12 @@ import (
 const maxGPUsPerTask = 64
 
 // resourceFlags are `job submit`'s GPU flags: --gpus, --gpu-model,
-// --gpu-memory and --compute-capability.
+// --gpu-memory, --compute-capability, --mig-profile and --gpu-sharing.
 type resourceFlags struct {
 	gpus                             int
 	model, memory, computeCapability string
 	migProfile                       string
+	sharing                          string
 }
 
 // resources builds the job's resources, nil when no flag asks for
@@ -56,6 +57,17 @@ func (f resourceFlags) resources(warn io.Writer) (*api.Resources, error) {
 			return nil, usagef("--mig-profile needs --gpus: the number of MIG devices of that profile each task gets")
 		}
 		r.MIGProfile = f.migProfile
+	}
+	if f.sharing != "" {
+		switch {
+		case !api.ValidGPUSharing(f.sharing):
+			return nil, usagef("--gpu-sharing %q: give %s or %s", f.sharing, api.SharingEnforced, api.SharingUnenforced)
+		case r.GPUs != 1 || r.GPUMemoryMiB == 0:
+			return nil, usagef("--gpu-sharing needs --gpus 1 and --gpu-memory: the task's share of one GPU's memory")
+		case r.MIGProfile != "":
+			return nil, usagef("--gpu-sharing shares whole GPUs, not MIG devices (--mig-profile)")
+		}
+		r.GPUSharing = f.sharing
 	}
 	if f.computeCapability != "" {
 		cc, err := parseComputeCapability(f.computeCapability)

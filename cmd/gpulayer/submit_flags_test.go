@@ -82,6 +82,10 @@ func TestSubmitFlagsReachTheJob(t *testing.T) {
 		{name: "exclusive", args: []string{"--exclusive"}, want: func(s *api.JobSpec) { s.ExclusiveWorker = true }},
 		{name: "mig profile", args: []string{"--gpus", "2", "--mig-profile", "1g.10gb"},
 			want: func(s *api.JobSpec) { s.Resources = res(api.Resources{GPUs: 2, MIGProfile: "1g.10gb"}) }},
+		{name: "gpu share", args: []string{"--gpus", "1", "--gpu-memory", "20G", "--gpu-sharing", "enforced"},
+			want: func(s *api.JobSpec) {
+				s.Resources = res(api.Resources{GPUs: 1, GPUMemoryMiB: 20480, GPUSharing: api.SharingEnforced})
+			}},
 		{name: "gang", args: []string{"--gang", "--count", "4"}, want: func(s *api.JobSpec) { s.Gang, s.Count = true, 4 }},
 		{name: "env", args: []string{"--env", "SEED=7", "--env", "EMPTY=", "--env", "OPTS=a=b c", "--env", "PATH=/opt/bin:/usr/bin"},
 			want: func(s *api.JobSpec) {
@@ -196,6 +200,10 @@ func TestSubmitFlagsRefuseBadValues(t *testing.T) {
 		{"env too many", nil, manyEnv, "at most 256"},
 		{"mig profile misspelt", nil, []string{"--gpus", "1", "--mig-profile", "1g10gb"}, "give a MIG profile"},
 		{"mig profile without gpus", nil, []string{"--mig-profile", "1g.10gb"}, "--mig-profile needs --gpus"},
+		{"gpu sharing unknown", nil, []string{"--gpus", "1", "--gpu-memory", "1G", "--gpu-sharing", "yes"}, `--gpu-sharing "yes": give enforced or unenforced`},
+		{"gpu sharing without memory", nil, []string{"--gpus", "1", "--gpu-sharing", "unenforced"}, "--gpu-sharing needs --gpus 1 and --gpu-memory"},
+		{"gpu sharing over two GPUs", nil, []string{"--gpus", "2", "--gpu-memory", "1G", "--gpu-sharing", "unenforced"}, "--gpu-sharing needs --gpus 1"},
+		{"gpu sharing of MIG devices", nil, []string{"--gpus", "1", "--gpu-memory", "1G", "--mig-profile", "1g.10gb", "--gpu-sharing", "enforced"}, "not MIG devices"},
 		{"gang of one", nil, []string{"--gang"}, "a gang needs --count of 2 or more"},
 		{"env a gang's rank", nil, []string{"--gang", "--count", "2", "--env", "RANK=3"}, "the agent sets it for every task of a gang"},
 		{"env a torchrun option in a gang", nil, []string{"--gang", "--count", "2", "--env", "PET_NNODES=9"}, "the agent sets it for every task of a gang"},

@@ -23,3 +23,7 @@ type (
 // ParseAffinity reads a job's affinity rules (the API's parser: a job
 // accepted at submit always parses).
 func ParseAffinity(spec JobSpec) ([]AffinityRule, error) { return api.ParseAffinity(spec.Affinity) }
+
+// SharingEnforced is the GPU sharing mode that asks for a GPU whose agent
+// enforces the task's memory share (api.SharingEnforced).
+const SharingEnforced = api.SharingEnforced

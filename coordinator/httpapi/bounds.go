@@ -144,6 +144,9 @@ func validateDevices(devs []api.Device) error {
 	if err := validateMIGDevices(devs); err != nil {
 		return err
 	}
+	if err := validateDeviceSharing(devs); err != nil {
+		return err
+	}
 	return validateLinks(devs, seen)
 }
 

@@ -71,6 +71,9 @@ func validateJobSpec(s *api.JobSpec) error {
 		if err := validateMIGResources(r); err != nil {
 			return err
 		}
+		if err := validateSharingResources(s); err != nil {
+			return err
+		}
 	}
 	if t := s.Target; t != nil {
 		if t.Kind != api.TargetWorker && t.Kind != api.TargetGroup {

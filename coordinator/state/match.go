@@ -251,17 +251,13 @@ func capabilityAllows(workerCaps []string, narrow, want string) bool {
 	return slices.Contains(workerCaps, want)
 }
 
-// freeDevices lists the worker's healthy devices no active task holds.
+// freeDevices lists the worker's healthy devices no active task holds,
+// whole or by a share (sharing.go).
 func (s *Store) freeDevices(w *Worker) []command.Device {
-	used := map[string]bool{}
-	for id := range w.active {
-		for _, d := range s.tasks[id].Devices {
-			used[d] = true
-		}
-	}
+	whole, shared := s.deviceUse(w)
 	var free []command.Device
 	for _, d := range w.Devices {
-		if offered(w, d) && !used[d.UUID] {
+		if _, isShared := shared[d.UUID]; offered(w, d) && !whole[d.UUID] && !isShared {
 			free = append(free, d)
 		}
 	}
@@ -271,6 +267,9 @@ func (s *Store) freeDevices(w *Worker) []command.Device {
 func (s *Store) pickDevices(w *Worker, r *command.Resources) ([]string, bool) {
 	if r == nil || r.GPUs == 0 {
 		return nil, true
+	}
+	if r.Shared() {
+		return s.pickShare(w, r)
 	}
 	var fit []command.Device
 	for _, d := range s.freeDevices(w) {

@@ -55,7 +55,7 @@ func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
 	if err := s.canRun(w, j, t, ""); err != nil {
 		return AssignOutcome{}, err
 	}
-	if !s.devicesFree(w, c.Devices) {
+	if !s.devicesFreeFor(w, c.Devices, j.Spec.Resources) {
 		return AssignOutcome{}, fmt.Errorf("devices %v not free on %s: %w", c.Devices, w.ID, ErrConflict)
 	}
 	s.queue.remove(keyOf(j.Spec), t)

@@ -186,6 +186,9 @@ func gpuShortfall(cands []*Worker, r *command.Resources) string {
 	if r == nil || r.GPUs == 0 {
 		return ""
 	}
+	if r.Shared() {
+		return shareShortfall(cands, r)
+	}
 	most, mostHealthy := 0, 0
 	for _, w := range cands {
 		fit, healthy := 0, 0

@@ -38,6 +38,13 @@ type Resources struct {
 	// "3g.40gb", "1c.3g.40gb"): GPUs then counts MIG devices, not whole
 	// GPUs (docs/gpus.md, "MIG").
 	MIGProfile string `json:"mig_profile,omitempty"`
+	// GPUSharing, when set (SharingEnforced or SharingUnenforced), asks
+	// for a share of one whole GPU: GPUMemoryMiB of its memory, beside
+	// other shared tasks, instead of whole GPUs. GPUs must then be 1 and
+	// GPUMemoryMiB above 0 (docs/gpus.md, "Fractional sharing"). Empty:
+	// GPUMemoryMiB is the least memory of each GPU, which is the task's
+	// alone.
+	GPUSharing string `json:"gpu_sharing,omitempty"`
 }
 
 // Target restricts a job to one worker or to the members of a group.

@@ -57,6 +57,10 @@ type Device struct {
 	MIGEnabled bool   `json:"mig_enabled,omitempty"`
 	Parent     string `json:"parent,omitempty"`
 	MIGProfile string `json:"mig_profile,omitempty"`
+	// Sharing names how the agent enforces a shared task's memory share
+	// on this GPU (DeviceSharingMPS), or is empty where it cannot:
+	// only tasks with gpu_sharing "unenforced" share such a GPU.
+	Sharing string `json:"sharing,omitempty"`
 	// NUMANode is the host NUMA node the GPU hangs off, where known.
 	NUMANode *int `json:"numa_node,omitempty"`
 	// Links says how the GPU reaches each other GPU of the worker, where
@@ -304,8 +308,9 @@ type deviceFields struct {
 	Health, HealthReason                          string
 	MIGEnabled                                    bool
 	Parent, MIGProfile, PCIDevice                 string
+	Sharing                                       string
 }
 
 func (d Device) plain() deviceFields {
-	return deviceFields{d.Index, d.UUID, d.Name, d.MemoryMiB, d.DriverVersion, d.CUDAVersion, d.ComputeCapability, d.Healthy, d.Health, d.HealthReason, d.MIGEnabled, d.Parent, d.MIGProfile, d.PCIDevice}
+	return deviceFields{d.Index, d.UUID, d.Name, d.MemoryMiB, d.DriverVersion, d.CUDAVersion, d.ComputeCapability, d.Healthy, d.Health, d.HealthReason, d.MIGEnabled, d.Parent, d.MIGProfile, d.PCIDevice, d.Sharing}
 }

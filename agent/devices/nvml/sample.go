@@ -58,8 +58,43 @@ func samplerOf(lib gonvml.Interface) func(ctx context.Context) ([]Sample, []Call
 				w := float64(mw) / 1000
 				s.PowerWatts = &w
 			}
+			s.Processes, s.ProcessesRead = processesOf(h, failed)
 			out = append(out, s)
 		}
 		return out, errs
 	}
+}
+
+// processesOf reads the compute processes on a GPU, and the MPS clients
+// on it where MPS serves it: read is false when neither list could be
+// read. A process in both lists counts once.
+func processesOf(h gonvml.Device, failed func(string, gonvml.Return) bool) (procs []Process, read bool) {
+	seen := map[uint32]int{}
+	for _, list := range []struct {
+		call string
+		get  func() ([]gonvml.ProcessInfo, gonvml.Return)
+	}{
+		{"GetComputeRunningProcesses", h.GetComputeRunningProcesses},
+		{"GetMPSComputeRunningProcesses", h.GetMPSComputeRunningProcesses},
+	} {
+		infos, ret := list.get()
+		if failed(list.call, ret) {
+			continue
+		}
+		read = true
+		for _, p := range infos {
+			if _, dup := seen[p.Pid]; dup {
+				continue
+			}
+			seen[p.Pid] = len(procs)
+			// NVML says "not available" with all ones.
+			known := p.UsedGpuMemory != ^uint64(0)
+			var mib uint64
+			if known {
+				mib = p.UsedGpuMemory >> 20
+			}
+			procs = append(procs, Process{PID: p.Pid, UsedMiB: mib, UsedKnown: known})
+		}
+	}
+	return procs, read
 }

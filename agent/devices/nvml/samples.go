@@ -16,6 +16,19 @@ type Sample struct {
 	FBFreeMiB  *uint64  // frame buffer
 	TempC      *uint32  // GPU temperature
 	PowerWatts *float64 // draw
+	// Processes are the compute processes on the GPU (MPS clients
+	// included) with the memory each uses, when ProcessesRead: NVML
+	// answered. The agent's share watchdog reads them.
+	Processes     []Process
+	ProcessesRead bool
+}
+
+// Process is a process using a GPU: its host pid and the GPU memory it
+// uses (MiB), when NVML knows it (UsedKnown).
+type Process struct {
+	PID       uint32
+	UsedMiB   uint64
+	UsedKnown bool
 }
 
 // CallError is an NVML call that failed while sampling: its name and the

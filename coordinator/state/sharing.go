@@ -1,0 +1,122 @@
+package state
+
+import (
+	"fmt"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+)
+
+// Fractional GPU sharing (docs/gpus.md, "Fractional sharing"). A task
+// whose resources set gpu_sharing takes gpu_memory_mib of one whole GPU's
+// memory instead of the GPU. A GPU is then either held whole, by one
+// exclusive task, or shared, by tasks whose shares sum to at most its
+// memory; it is never both. A GPU in MIG mode and MIG devices are never
+// shared, and an "enforced" share goes only to a GPU whose agent reports
+// how it enforces it (Device.Sharing). Everything here reads the
+// replicated records only, so every coordinator decides alike.
+
+// deviceUse is how a worker's active tasks hold its devices: whole, or
+// by the sum of the shares on each shared GPU (MiB).
+func (s *Store) deviceUse(w *Worker) (whole map[string]bool, shared map[string]uint64) {
+	whole, shared = map[string]bool{}, map[string]uint64{}
+	for id := range w.active {
+		t := s.tasks[id]
+		r := s.jobs[t.JobID].Spec.Resources
+		for _, d := range t.Devices {
+			if r.Shared() {
+				shared[d] += r.GPUMemoryMiB
+			} else {
+				whole[d] = true
+			}
+		}
+	}
+	return whole, shared
+}
+
+// shareFits reports whether d can take r's share beside the used MiB
+// other shares hold of it (its health and whole use aside).
+func shareFits(d command.Device, r *command.Resources, used uint64) bool {
+	switch {
+	case d.MIGEnabled || d.Parent != "" || d.MIGProfile != "":
+		return false
+	case r.GPUSharing == command.SharingEnforced && d.Sharing == "":
+		return false
+	case !deviceFits(d, r):
+		return false
+	}
+	return used+r.GPUMemoryMiB <= d.MemoryMiB
+}
+
+// pickShare chooses the GPU of w a shared task takes: of the offered GPUs
+// no task holds whole that have room for its share, the one its share
+// leaves fullest (so that whole GPUs stay whole, and large shares find
+// room), the first in the worker's order on a tie.
+func (s *Store) pickShare(w *Worker, r *command.Resources) ([]string, bool) {
+	whole, shared := s.deviceUse(w)
+	best, bestLeft := "", uint64(0)
+	for _, d := range w.Devices {
+		if !offered(w, d) || whole[d.UUID] || !shareFits(d, r, shared[d.UUID]) {
+			continue
+		}
+		left := d.MemoryMiB - shared[d.UUID] - r.GPUMemoryMiB
+		if best == "" || left < bestLeft {
+			best, bestLeft = d.UUID, left
+		}
+	}
+	if best == "" {
+		return nil, false
+	}
+	return []string{best}, true
+}
+
+// shareFree reports whether the shared task asking r may be given devs
+// on w now: one offered GPU, held by no task whole, with room for its
+// share.
+func (s *Store) shareFree(w *Worker, devs []string, r *command.Resources) bool {
+	if len(devs) != 1 {
+		return false
+	}
+	whole, shared := s.deviceUse(w)
+	for _, d := range w.Devices {
+		if d.UUID == devs[0] {
+			return offered(w, d) && !whole[d.UUID] && shareFits(d, r, shared[d.UUID])
+		}
+	}
+	return false
+}
+
+// devicesFreeFor reports whether devs may be given on w now to a task
+// asking r: shared or whole.
+func (s *Store) devicesFreeFor(w *Worker, devs []string, r *command.Resources) bool {
+	if r.Shared() {
+		return s.shareFree(w, devs, r)
+	}
+	return s.devicesFree(w, devs)
+}
+
+// shareShortfall says why no GPU of cands could take r's share even with
+// nothing on it, or "" when one could.
+func shareShortfall(cands []*Worker, r *command.Resources) string {
+	fits := false
+	for _, w := range cands {
+		for _, d := range w.Devices {
+			if shareFits(d, r, 0) {
+				if offered(w, d) {
+					return ""
+				}
+				fits = true
+			}
+		}
+	}
+	terms := *r
+	terms.GPUMemoryMiB = 0
+	need := fmt.Sprintf("needs a share of %d MiB of one GPU", r.GPUMemoryMiB)
+	if r.GPUSharing == command.SharingEnforced {
+		need += " that enforces it (MPS)"
+	}
+	need += gpuTerms(&terms)
+	if fits {
+		return need + "; no live worker has one healthy now"
+	}
+	return need + "; no live worker has such a GPU"
+}
