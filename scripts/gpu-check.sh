@@ -183,6 +183,37 @@ for g in json.load(open(sys.argv[1]))["gpus"]:
 	"$gl" job cancel "$job" >/dev/null 2>&1 || true
 }
 
+# share_check runs two tasks that share the GPU by memory (unenforced:
+# no MPS here) and checks the watchdog on real NVML: both run at once, the
+# one within its 4 GiB share succeeds, and the one holding 4 GiB of a
+# 3 GiB share is stopped as over_gpu_share.
+share_check() {
+	local within over sw so both=0
+	submit_share() {
+		"$gl" job submit --gpus 1 --gpu-memory "$1" --gpu-sharing unenforced --json -- python3 -c "import time, torch; x = torch.empty($2 << 30, dtype=torch.uint8, device='cuda'); print('holding $2 GiB', flush=True); time.sleep($3)" |
+			sed -n 's/^  "id": "\([^"]*\)".*/\1/p' | head -1
+	}
+	state_of() { "$gl" job status "$1" --json | sed -n 's/^  "state": "\([^"]*\)".*/\1/p'; }
+	within=$(submit_share 4G 1 30)
+	over=$(submit_share 3G 4 120)
+	for _ in $(seq 1 400); do
+		sw=$(state_of "$within")
+		so=$(state_of "$over")
+		[[ $sw == running && $so == running ]] && both=1
+		[[ $sw != pending && $sw != running && $so != pending && $so != running ]] && break
+		sleep 0.5
+	done
+	"$gl" job status "$within" >"$work/share-within.txt" 2>&1 || true
+	"$gl" job status "$over" >"$work/share-over.txt" 2>&1 || true
+	cat "$work/share-within.txt" "$work/share-over.txt" >&2
+	if [[ $both != 1 || $sw != succeeded || $so != failed ]] || ! grep -q "over its share" "$work/share-over.txt"; then
+		say "FAIL: shared tasks: ran together=$both, within its share=$sw, over its share=$so (want 1, succeeded, failed over its share)"
+		"$gl" job cancel "$over" >/dev/null 2>&1 || true
+		return 1
+	fi
+	say "two shares of the GPU ran together; the watchdog stopped the one over its share, and the other succeeded"
+}
+
 # A one-GPU task sees exactly its GPU: gpulayer dev (a coordinator and an
 # agent on this machine's real NVML), one task that prints what CUDA and
 # nvidia-smi show it. Reads only; it changes no GPU setting.
@@ -230,6 +261,7 @@ if [[ ${TASK_CHECK:-1} == 1 && -n $gl ]]; then
 				say "CUDA in the task sees one device, $cvd"
 			fi
 			process_check || status=1
+			share_check || status=1
 		else
 			say "no torch here: CUDA's own view of the task and the process check were not run"
 		fi
@@ -246,7 +278,7 @@ fi
 
 if [[ -n ${REPORT_DIR:-} ]]; then
 	mkdir -p "$REPORT_DIR"
-	for f in nvidia-smi.csv gpuinventory.csv inventory.json probe.json task.out metrics.txt metrics-smi.csv probe-hold.json process.txt; do
+	for f in nvidia-smi.csv gpuinventory.csv inventory.json probe.json task.out metrics.txt metrics-smi.csv probe-hold.json process.txt share-within.txt share-over.txt; do
 		[[ -f $work/$f ]] && cp "$work/$f" "$REPORT_DIR/"
 	done
 fi
