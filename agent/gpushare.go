@@ -67,7 +67,9 @@ type shareHolder interface {
 // sampling loop only.
 type shareWatchdog struct {
 	holder    shareHolder
-	attemptOf func(pid uint32) (string, bool)
+	// attemptOf names the attempt a process says it is of, and its uid
+	// (runner.AttemptOfPID).
+	attemptOf func(pid uint32) (attemptID string, uid uint32, ok bool)
 	log       *slog.Logger
 	// blind are the GPUs with shares whose processes NVML could not
 	// list, as last logged (a warning when one turns blind, once).
@@ -93,6 +95,10 @@ func (w *shareWatchdog) check(samples []nvml.Sample) []overShare {
 	for _, s := range samples {
 		byGPU[s.UUID] = s
 	}
+	byAttempt := make(map[string]runner.Share, len(shares))
+	for _, sh := range shares {
+		byAttempt[sh.AttemptID] = sh
+	}
 	var stopped []overShare
 	used := map[string]uint64{} // by attempt, summed over its processes on its GPU
 	read := map[string]bool{}   // GPUs whose processes were read
@@ -105,9 +111,17 @@ func (w *shareWatchdog) check(samples []nvml.Sample) []overShare {
 			if !p.UsedKnown {
 				continue
 			}
-			if att, ok := w.attemptOf(p.PID); ok {
-				used[gpu+"\x00"+att] += p.UsedMiB
+			att, uid, ok := w.attemptOf(p.PID)
+			if !ok {
+				continue
 			}
+			// A process that names an attempt whose task runs under a uid
+			// of its own counts only under that uid: another task cannot
+			// get it stopped by borrowing its id.
+			if sh, known := byAttempt[att]; known && sh.OwnUID && sh.UID != uid {
+				continue
+			}
+			used[gpu+"\x00"+att] += p.UsedMiB
 		}
 	}
 	for _, sh := range shares {

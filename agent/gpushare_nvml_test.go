@@ -34,7 +34,7 @@ func TestShareWatchdogOnNVML(t *testing.T) {
 		{TaskID: "t-over", AttemptID: "a-over", GPU: gpu, MiB: 10240, Mode: api.SharingUnenforced},
 		{TaskID: "t-under", AttemptID: "a-under", GPU: gpu, MiB: 20480, Mode: api.SharingUnenforced},
 	}}
-	w := &shareWatchdog{holder: holder, attemptOf: pidTable{7001: "a-over", 7002: "a-under"}.attemptOf, log: slog.New(slog.DiscardHandler), blind: map[string]bool{}}
+	w := &shareWatchdog{holder: holder, attemptOf: pidTable{7001: {"a-over", 0}, 7002: {"a-under", 0}}.attemptOf, log: slog.New(slog.DiscardHandler), blind: map[string]bool{}}
 	whole := func(pid uint32, gib uint64) gonvml.ProcessInfo {
 		return gonvml.ProcessInfo{Pid: pid, UsedGpuMemory: gib << 30, GpuInstanceId: 0xFFFFFFFF, ComputeInstanceId: 0xFFFFFFFF}
 	}

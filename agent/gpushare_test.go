@@ -34,12 +34,19 @@ func (f *fakeShares) StopOverShare(attemptID, reason string) bool {
 	return false
 }
 
-// pidTable is a fake process table: pid to attempt.
-type pidTable map[uint32]string
+// pidInfo is what a fake process says of itself: the attempt its
+// environment names, and its uid.
+type pidInfo struct {
+	attempt string
+	uid     uint32
+}
 
-func (p pidTable) attemptOf(pid uint32) (string, bool) {
-	a, ok := p[pid]
-	return a, ok
+// pidTable is a fake process table.
+type pidTable map[uint32]pidInfo
+
+func (p pidTable) attemptOf(pid uint32) (string, uint32, bool) {
+	e, ok := p[pid]
+	return e.attempt, e.uid, ok
 }
 
 func proc(pid uint32, mib uint64) nvml.Process {
@@ -51,10 +58,13 @@ func proc(pid uint32, mib uint64) nvml.Process {
 // could not be read stops nothing and is logged once.
 func TestShareWatchdogStopsOnlyTasksOverTheirShare(t *testing.T) {
 	shares := []runner.Share{
-		{TaskID: "t-big", AttemptID: "a-big", GPU: "GPU-0", MiB: 40960, Mode: api.SharingUnenforced},
-		{TaskID: "t-small", AttemptID: "a-small", GPU: "GPU-0", MiB: 30720, Mode: api.SharingEnforced},
+		{TaskID: "t-big", AttemptID: "a-big", GPU: "GPU-0", MiB: 40960, Mode: api.SharingUnenforced, UID: 61000, OwnUID: true},
+		{TaskID: "t-small", AttemptID: "a-small", GPU: "GPU-0", MiB: 30720, Mode: api.SharingEnforced, UID: 61001, OwnUID: true},
 	}
-	procs := pidTable{100: "a-big", 101: "a-big", 200: "a-small", 300: "someone-else"}
+	procs := pidTable{
+		100: {"a-big", 61000}, 101: {"a-big", 61000}, 200: {"a-small", 61001}, 300: {"someone-else", 61002},
+		400: {"a-small", 61000}, // a process of t-big's uid that names t-small's attempt
+	}
 	cases := []struct {
 		name     string
 		samples  []nvml.Sample
@@ -67,6 +77,7 @@ func TestShareWatchdogStopsOnlyTasksOverTheirShare(t *testing.T) {
 		{"two processes together over", []nvml.Sample{{UUID: "GPU-0", ProcessesRead: true, Processes: []nvml.Process{proc(100, 30000), proc(101, 15000), proc(200, 1000)}}},
 			[]string{"a-big"}, "used 45000 MiB of GPU GPU-0, over its share of 40960 MiB (gpu_memory_mib)", 0},
 		{"another process's memory is not counted", []nvml.Sample{{UUID: "GPU-0", ProcessesRead: true, Processes: []nvml.Process{proc(300, 70000), proc(999, 70000), proc(200, 100)}}}, nil, "", 0},
+		{"a process under another task's uid naming an attempt is not counted for it", []nvml.Sample{{UUID: "GPU-0", ProcessesRead: true, Processes: []nvml.Process{proc(400, 70000), proc(200, 100)}}}, nil, "", 0},
 		{"memory NVML cannot tell is not counted", []nvml.Sample{{UUID: "GPU-0", ProcessesRead: true, Processes: []nvml.Process{{PID: 200}}}}, nil, "", 0},
 		{"processes unread", []nvml.Sample{{UUID: "GPU-0"}}, nil, "", 1},
 		{"GPU not sampled", []nvml.Sample{{UUID: "GPU-1", ProcessesRead: true, Processes: []nvml.Process{proc(200, 70000)}}}, nil, "", 1},

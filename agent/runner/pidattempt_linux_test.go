@@ -33,19 +33,19 @@ func startWithEnv(t *testing.T, env ...string) uint32 {
 	}
 }
 
-// A process is traced to its attempt through the id in its environment;
-// one without it, or gone, to none.
+// A process is traced to its attempt through the id in its environment,
+// with its real uid; one without it, or gone, to none.
 func TestAttemptOfPID(t *testing.T) {
-	if id, ok := AttemptOfPID(startWithEnv(t, "GPULAYER_ATTEMPT_ID=att-7")); !ok || id != "att-7" {
-		t.Fatalf("task process: %q %v, want att-7", id, ok)
+	if id, uid, ok := AttemptOfPID(startWithEnv(t, "GPULAYER_ATTEMPT_ID=att-7")); !ok || id != "att-7" || uid != uint32(os.Getuid()) {
+		t.Fatalf("task process: %q uid %d %v, want att-7 uid %d", id, uid, ok, os.Getuid())
 	}
-	if id, ok := AttemptOfPID(startWithEnv(t, "GPULAYER_ATTEMPT_ID=")); ok {
+	if id, _, ok := AttemptOfPID(startWithEnv(t, "GPULAYER_ATTEMPT_ID=")); ok {
 		t.Fatalf("process with an empty attempt id: %q", id)
 	}
-	if id, ok := AttemptOfPID(startWithEnv(t)); ok {
+	if id, _, ok := AttemptOfPID(startWithEnv(t)); ok {
 		t.Fatalf("process without an attempt id: %q", id)
 	}
-	if id, ok := AttemptOfPID(1 << 30); ok {
+	if id, _, ok := AttemptOfPID(1 << 30); ok {
 		t.Fatalf("no such process: %q", id)
 	}
 }

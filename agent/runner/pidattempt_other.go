@@ -3,4 +3,4 @@
 package runner
 
 // AttemptOfPID has no process table to read outside Linux.
-func AttemptOfPID(uint32) (string, bool) { return "", false }
+func AttemptOfPID(uint32) (string, uint32, bool) { return "", 0, false }

@@ -100,7 +100,9 @@ type run struct {
 	// holds failed, or it used more than its share of one. The attempt
 	// then reports fail with it, not its exit code.
 	cause atomic.Pointer[stopCause]
-	done  chan struct{} // closed when the attempt is over and cleaned up
+	// user is the user the attempt runs as, once it has one.
+	user atomic.Pointer[User]
+	done chan struct{} // closed when the attempt is over and cleaned up
 }
 
 func (rn *run) stop() { rn.once.Do(func() { close(rn.cancel) }) }
@@ -299,6 +301,7 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 	if err != nil {
 		return r.fail(ctx, a, EndError, "task user: "+err.Error())
 	}
+	rn.user.Store(&user)
 	workDir, err := makeTaskDir(r.cfg.WorkRoot, a.AttemptID, user)
 	defer r.cleanUp(log, user, workDir)
 	if err != nil {

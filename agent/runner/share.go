@@ -71,6 +71,13 @@ type Share struct {
 	GPU                      string
 	MiB                      uint64
 	Mode                     string // api.SharingEnforced or api.SharingUnenforced
+	// UID is the attempt's own task uid when OwnUID is set (the agent
+	// runs each task under a uid of its own): only processes of that uid
+	// count as the attempt's, whatever attempt id their environment
+	// names. Without it (every task runs as one user) the environment is
+	// all there is to go on.
+	UID    uint32
+	OwnUID bool
 }
 
 // Shares lists the running shared attempts, by attempt id.
@@ -83,7 +90,11 @@ func (r *Runner) Shares() []Share {
 		if !a.Resources.Shared() || len(a.Devices) != 1 {
 			continue
 		}
-		out = append(out, Share{TaskID: a.ID, AttemptID: a.AttemptID, JobID: a.JobID, GPU: a.Devices[0], MiB: a.Resources.GPUMemoryMiB, Mode: a.Resources.GPUSharing})
+		sh := Share{TaskID: a.ID, AttemptID: a.AttemptID, JobID: a.JobID, GPU: a.Devices[0], MiB: a.Resources.GPUMemoryMiB, Mode: a.Resources.GPUSharing}
+		if u := rn.user.Load(); u != nil && u.Switch && u.Exclusive {
+			sh.UID, sh.OwnUID = u.UID, true
+		}
+		out = append(out, sh)
 	}
 	slices.SortFunc(out, func(x, y Share) int { return cmp.Compare(x.AttemptID, y.AttemptID) })
 	return out
