@@ -192,39 +192,3 @@ func (s *Store) JobsPage(before uint64, limit int) (page []JobEntry, more bool) 
 	return page, i >= 0
 }
 
-// LogLine is one stored chunk of a job's output, with the task it came
-// from.
-type LogLine struct {
-	TaskID    string
-	TaskIndex int
-	LogRecord
-}
-
-// Logs returns a job's stored output from position from onwards (per the
-// job's task order), with the next position and whether the job has ended.
-func (s *Store) Logs(jobID string, from LogCursor) ([]LogLine, LogCursor, bool, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	j, ok := s.jobs[jobID]
-	if !ok {
-		return nil, from, false, fmt.Errorf("job %s: %w", jobID, ErrNotFound)
-	}
-	if from == nil {
-		from = LogCursor{}
-	}
-	next := LogCursor{}
-	var out []LogLine
-	for _, id := range j.TaskIDs {
-		t := s.tasks[id]
-		recs := s.logs[id]
-		start := from[id]
-		for _, r := range recs[min(start, len(recs)):] {
-			out = append(out, LogLine{TaskID: id, TaskIndex: t.Index, LogRecord: r})
-		}
-		next[id] = len(recs)
-	}
-	return out, next, s.jobTerminal(j), nil
-}
-
-// LogCursor is a position in a job's logs: per task, records already read.
-type LogCursor map[string]int
