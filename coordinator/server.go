@@ -21,6 +21,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/fsm"
 	"github.com/gpulayer/gpulayer/coordinator/httpapi"
 	"github.com/gpulayer/gpulayer/coordinator/lease"
+	"github.com/gpulayer/gpulayer/coordinator/outputstore"
 	"github.com/gpulayer/gpulayer/coordinator/sched"
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/internal/telemetry"
@@ -39,6 +40,7 @@ type Server struct {
 	bootstrap bootstrapFile
 	scheme    string
 	blobs     *blob.Store
+	output    *outputstore.Store
 
 	needsFormation bool
 	forward        http.RoundTripper
@@ -67,7 +69,19 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: state.New(), bootstrap: boot, scheme: "http"}
+	// Task output lives in its own file, rebuilt from the snapshot and
+	// the log on every start (package outputstore).
+	output, err := outputstore.Open(filepath.Join(cfg.DataDir, outputstore.FileName), outputstore.Options{})
+	if err != nil {
+		return nil, err
+	}
+	opened := false
+	defer func() {
+		if !opened {
+			_ = output.Close()
+		}
+	}()
+	s := &Server{cfg: cfg, store: state.NewWithOutput(output), output: output, bootstrap: boot, scheme: "http"}
 
 	peer, err := peerTLS(cfg)
 	if err != nil {
@@ -191,6 +205,7 @@ func New(cfg Config) (*Server, error) {
 		Collectors:       []prometheus.Collector{node.Collector()},
 	})
 	s.forward = fwd
+	opened = true
 	s.http = &http.Server{
 		Handler:           s.api,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -284,6 +299,9 @@ func (s *Server) Run(ctx context.Context) error {
 	wg.Wait()
 	if serr := s.node.Shutdown(); err == nil && serr != nil && !errors.Is(serr, cluster.ErrShutdown) {
 		err = serr
+	}
+	if oerr := s.output.Close(); err == nil && oerr != nil {
+		err = oerr
 	}
 	log.Info("coordinator stopped")
 	return err
