@@ -38,7 +38,8 @@ func (m *MemOutput) Read(taskID string, from, maxBytes int) ([]LogRecord, error)
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	recs := m.tasks[taskID]
-	if from < 0 || from >= len(recs) {
+	from = max(from, 0)
+	if from >= len(recs) {
 		return nil, nil
 	}
 	return slices.Clone(recs[from:pageEnd(recs, from, maxBytes)]), nil
