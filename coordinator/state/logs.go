@@ -63,12 +63,19 @@ func (s *Store) LogsPage(jobID string, from LogCursor, maxBytes int) (LogPage, e
 		if err != nil {
 			return LogPage{}, fmt.Errorf("job %s: output: %w", jobID, err)
 		}
+		took := 0
 		for _, r := range recs {
+			// The store returns at least one record; the page takes one
+			// over the bound only as its first.
+			if len(page.Lines) > 0 && len(r.Data) > budget {
+				break
+			}
 			page.Lines = append(page.Lines, LogLine{TaskID: id, TaskIndex: t.Index, LogRecord: r})
 			budget -= len(r.Data)
+			took++
 		}
-		page.Next[id] = start + len(recs)
-		if start+len(recs) < n {
+		page.Next[id] = start + took
+		if start+took < n {
 			page.More = true
 			budget = 0
 		}
