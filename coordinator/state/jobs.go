@@ -191,4 +191,3 @@ func (s *Store) JobsPage(before uint64, limit int) (page []JobEntry, more bool) 
 	}
 	return page, i >= 0
 }
-

@@ -21,8 +21,10 @@ func rec(n int, data string) state.LogRecord {
 	return state.LogRecord{Attempt: 1, Stream: "stdout", Seq: int64(n), Data: data, Time: time.Unix(int64(1000+n), 0).UTC()}
 }
 
-func add(task string, r state.LogRecord) state.OutputOp { return state.OutputOp{TaskID: task, Record: r} }
-func del(task string) state.OutputOp                     { return state.OutputOp{TaskID: task, Delete: true} }
+func add(task string, r state.LogRecord) state.OutputOp {
+	return state.OutputOp{TaskID: task, Record: r}
+}
+func del(task string) state.OutputOp { return state.OutputOp{TaskID: task, Delete: true} }
 
 // Run runs the suite against stores open returns.
 func Run(t *testing.T, open Open) {
