@@ -46,7 +46,7 @@ func (d *OutputDecoder) Next() (OutputLine, error) {
 		if errors.Is(err, io.EOF) {
 			return OutputLine{}, io.EOF
 		}
-		return OutputLine{}, fmt.Errorf("%w: %v", ErrOutputSection, err)
+		return OutputLine{}, fmt.Errorf("%w: %w", ErrOutputSection, err)
 	}
 	if l.Task == "" || len(l.Task) > MaxOutputTaskID {
 		return OutputLine{}, fmt.Errorf("%w: task id of %d bytes", ErrOutputSection, len(l.Task))
