@@ -295,7 +295,12 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_ = s.http.Shutdown(shutCtx)
+	if s.http.Shutdown(shutCtx) != nil {
+		// What still runs after the grace (a following log stream waits
+		// for its job) is cut, as the end of the process would: its
+		// client resumes through another coordinator.
+		_ = s.http.Close()
+	}
 	wg.Wait()
 	if serr := s.node.Shutdown(); err == nil && serr != nil && !errors.Is(serr, cluster.ErrShutdown) {
 		err = serr
