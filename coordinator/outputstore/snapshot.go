@@ -21,10 +21,13 @@ func (s *Store) Capture() (state.OutputCapture, error) {
 	if err != nil {
 		return nil, fmt.Errorf("outputstore: capture: %w", err)
 	}
-	return &capture{tx: tx}, nil
+	return &capture{s: s, tx: tx}, nil
 }
 
-type capture struct{ tx *bolt.Tx }
+type capture struct {
+	s  *Store
+	tx *bolt.Tx
+}
 
 // WriteTo writes the output section, tasks in key (byte) order.
 func (c *capture) WriteTo(w io.Writer) (int64, error) {
@@ -38,6 +41,7 @@ func (c *capture) WriteTo(w io.Writer) (int64, error) {
 			if err := unmarshal(v, &r); err != nil {
 				return fmt.Errorf("outputstore: task %s: %w", id, err)
 			}
+			c.s.maybeTrim(c.tx.DB(), len(v))
 			return enc.Encode(id, r)
 		})
 	})
@@ -80,6 +84,9 @@ func (rs *restore) fill(r io.Reader) error {
 	size := 0
 	flush := func() error {
 		err := rs.db.Update(func(tx *bolt.Tx) error { return writeOps(tx, ops) })
+		if err == nil {
+			rs.into.trimLocked(rs.db) // no one else writes to the new file
+		}
 		clear(ops)
 		ops, size = ops[:0], 0
 		return err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -32,6 +33,11 @@ type Store struct {
 
 	mu sync.RWMutex // guards db, swapped by a restore
 	db *bolt.DB
+
+	// writeMu serialises Write and the trims of the mapping (trim.go);
+	// touched counts the bytes read or written since the last trim.
+	writeMu sync.Mutex
+	touched atomic.Int64
 }
 
 var _ state.OutputStore = (*Store)(nil)
@@ -96,7 +102,19 @@ func (s *Store) Close() error {
 func (s *Store) Write(ops []state.OutputOp) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.db.Update(func(tx *bolt.Tx) error { return writeOps(tx, ops) })
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	if err := s.db.Update(func(tx *bolt.Tx) error { return writeOps(tx, ops) }); err != nil {
+		return err
+	}
+	n := 0
+	for _, op := range ops {
+		n += len(op.Record.Data)
+	}
+	if s.touch(n) {
+		s.trimLocked(s.db)
+	}
+	return nil
 }
 
 func writeOps(tx *bolt.Tx, ops []state.OutputOp) error {
@@ -148,12 +166,12 @@ func (s *Store) Read(taskID string, from, maxBytes int) ([]state.LogRecord, erro
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	var out []state.LogRecord
+	size := 0
 	err := s.db.View(func(tx *bolt.Tx) error {
 		b := tx.Bucket(tasksBucket).Bucket([]byte(taskID))
 		if b == nil {
 			return nil
 		}
-		size := 0
 		c := b.Cursor()
 		for k, v := c.Seek(key(uint64(from))); k != nil; k, v = c.Next() {
 			var r state.LogRecord
@@ -168,6 +186,7 @@ func (s *Store) Read(taskID string, from, maxBytes int) ([]state.LogRecord, erro
 		}
 		return nil
 	})
+	s.maybeTrim(s.db, size)
 	return out, err
 }
 
