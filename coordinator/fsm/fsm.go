@@ -75,11 +75,7 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 		return err
 	}
 	if !sectioned {
-		empty, err := f.store.PrepareOutput(bytes.NewReader(nil))
-		if err != nil {
-			return err
-		}
-		return f.store.RestoreWithOutput(r, empty)
+		return f.restoreUnsectioned(r)
 	}
 	var section bytes.Buffer
 	if _, err := io.Copy(&section, newChunkReader(r)); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"io"
 	"path/filepath"
@@ -210,22 +211,38 @@ func TestBadSnapshotChangesNothing(t *testing.T) {
 	}
 }
 
-// A snapshot written before sections (the store's JSON alone) restores,
-// with no output.
+// A snapshot written before sections (the store's JSON alone, output in
+// its "logs" field) restores, with its output.
 func TestUnsectionedSnapshot(t *testing.T) {
 	src := New(state.New())
 	apply(t, src, running()...)
-	f := New(state.New())
-	apply(t, f, running()...)
-	apply(t, f, out(1, "dropped\n"))
-	if err := f.Restore(io.NopCloser(bytes.NewReader(storeSection(t, src)))); err != nil {
+	var legacy map[string]any
+	if err := json.Unmarshal(storeSection(t, src), &legacy); err != nil {
 		t.Fatal(err)
 	}
-	if got := logs(t, f); len(got) != 0 {
-		t.Errorf("output after an unsectioned snapshot: %q", got)
+	legacy["logs"] = map[string]any{"j-a": []any{
+		map[string]any{"attempt": 1, "stream": "stdout", "seq": 1, "data": "old 1\n", "time": t0},
+		map[string]any{"attempt": 1, "stream": "stdout", "seq": 2, "data": "old 2\n", "time": t0},
+	}}
+	snap, err := json.Marshal(legacy)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !bytes.Equal(storeSection(t, f), storeSection(t, src)) {
-		t.Error("state differs from the snapshot's")
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			f := New(state.NewWithOutput(st.open(t)))
+			apply(t, f, running()...)
+			apply(t, f, out(1, "replaced\n"))
+			if err := f.Restore(io.NopCloser(bytes.NewReader(snap))); err != nil {
+				t.Fatal(err)
+			}
+			if got := logs(t, f); !slices.Equal(got, []string{"old 1\n", "old 2\n"}) {
+				t.Errorf("output after an unsectioned snapshot: %q", got)
+			}
+			if !bytes.Equal(storeSection(t, f), storeSection(t, src)) {
+				t.Error("state differs from the snapshot's")
+			}
+		})
 	}
 }
 

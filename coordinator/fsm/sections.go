@@ -13,8 +13,8 @@ import (
 // stream, [uvarint n][n bytes]... [uvarint 0], so that neither section's
 // codec needs to be self-delimiting and a truncated one is seen as such.
 // A snapshot without the magic is one written before sections (the
-// store's JSON alone, whose first byte is '{'): it restores with no
-// output.
+// store's JSON alone, whose first byte is '{', the output in its "logs"
+// field) restores too (legacy.go).
 
 // snapshotMagic opens a sectioned snapshot; sectionsVersion follows it.
 const (

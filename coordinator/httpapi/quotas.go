@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
+	"math"
 
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -35,7 +36,7 @@ const (
 	DefaultMaxJobBytes    = 1 << 20
 	// DefaultMaxOutputBytes: 4 GiB of task output, about 500 tasks at
 	// their 8 MiB bound, on each coordinator's disk.
-	DefaultMaxOutputBytes = 4 << 30
+	DefaultMaxOutputBytes = min(4<<30, math.MaxInt)
 )
 
 // pendingQuotaRetry is the Retry-After of a refusal over the pending-jobs

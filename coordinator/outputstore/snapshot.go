@@ -17,6 +17,9 @@ import (
 func (s *Store) Capture() (state.OutputCapture, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	if s.db == nil {
+		return nil, ErrClosed
+	}
 	tx, err := s.db.Begin(false)
 	if err != nil {
 		return nil, fmt.Errorf("outputstore: capture: %w", err)

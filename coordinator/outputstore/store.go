@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -22,7 +23,7 @@ const FileName = "output.db"
 // the file stays smaller, a snapshot's long read transaction never holds
 // up the writes of Apply (bbolt remaps, under an exclusive lock, only when
 // the file outgrows its mapping). It is address space, not memory.
-const DefaultMmapBytes = 8 << 30
+const DefaultMmapBytes = min(8<<30, math.MaxInt)
 
 var tasksBucket = []byte("tasks")
 
@@ -98,10 +99,16 @@ func (s *Store) Close() error {
 	return err
 }
 
+// ErrClosed is the answer of a store after Close.
+var ErrClosed = errors.New("outputstore: closed")
+
 // Write applies ops in one transaction.
 func (s *Store) Write(ops []state.OutputOp) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	if s.db == nil {
+		return ErrClosed
+	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	if err := s.db.Update(func(tx *bolt.Tx) error { return writeOps(tx, ops) }); err != nil {
@@ -165,6 +172,9 @@ func (s *Store) Read(taskID string, from, maxBytes int) ([]state.LogRecord, erro
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	if s.db == nil {
+		return nil, ErrClosed
+	}
 	var out []state.LogRecord
 	size := 0
 	err := s.db.View(func(tx *bolt.Tx) error {
@@ -194,6 +204,9 @@ func (s *Store) Read(taskID string, from, maxBytes int) ([]state.LogRecord, erro
 func (s *Store) Count(taskID string) (int, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	if s.db == nil {
+		return 0, ErrClosed
+	}
 	n := 0
 	err := s.db.View(func(tx *bolt.Tx) error {
 		if b := tx.Bucket(tasksBucket).Bucket([]byte(taskID)); b != nil {

@@ -33,9 +33,9 @@ type OutputDecoder struct{ dec *json.Decoder }
 
 // NewOutputDecoder returns a decoder reading r.
 func NewOutputDecoder(r io.Reader) *OutputDecoder {
-	d := json.NewDecoder(r)
-	d.DisallowUnknownFields()
-	return &OutputDecoder{dec: d}
+	// Unknown fields are ignored, as in the store's section: a record
+	// that gains a field still restores on a coordinator that predates it.
+	return &OutputDecoder{dec: json.NewDecoder(r)}
 }
 
 // Next returns the next record, io.EOF at the end of the section, or an

@@ -189,7 +189,7 @@ func testBadSection(t *testing.T, open Open) {
 	}{
 		{"cut inside a record", string(section[:len(section)-5])},
 		{"not JSON", "hello\n"},
-		{"unknown field", `{"task":"t1","bogus":1}` + "\n"},
+		{"not an object", `["t1"]` + "\n"},
 		{"no task id", `{"task":"","seq":1}` + "\n"},
 		{"task id too long", `{"task":"` + strings.Repeat("x", state.MaxOutputTaskID+1) + `"}` + "\n"},
 	}
