@@ -1,6 +1,7 @@
 package coordinator_test
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"testing"
@@ -160,4 +161,39 @@ func TestOutputSurvivesFailoverAndSnapshots(t *testing.T) {
 	coordinatortest.WaitFor(t, 30*time.Second, "the restarted follower to serve the output", func() bool {
 		return slices.Equal(storedOutput(follower, job.ID), want)
 	})
+}
+
+// The operator's backup carries task output: a job collected after the
+// save comes back with its output on restore; a damaged backup is refused.
+func TestOperatorSnapshotCarriesOutput(t *testing.T) {
+	h := coordinatortest.Start(t, coordinatortest.Options{})
+	ctx := t.Context()
+	admin := h.Client(t, h.AdminToken)
+	reg, err := h.Client(t, h.JoinToken).Register(ctx, api.RegisterRequest{WorkerID: "w", Capabilities: []string{"*"}, Executors: []string{"exec"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := runToEnd(t, admin, h.Client(t, reg.WorkerToken), "saved")
+	var snap bytes.Buffer
+	if _, err := admin.SaveSnapshot(ctx, &snap); err != nil {
+		t.Fatal(err)
+	}
+	zero := time.Duration(0)
+	if n, err := admin.CollectGarbage(ctx, &zero); err != nil || n != 1 {
+		t.Fatalf("gc: %d, %v", n, err)
+	}
+	cut := snap.Bytes()[:snap.Len()-2]
+	if err := admin.RestoreSnapshot(ctx, bytes.NewReader(cut)); !client.IsCode(err, api.CodeInvalidArgument) {
+		t.Fatalf("restoring a cut backup: %v, want invalid_argument", err)
+	}
+	if err := admin.RestoreSnapshot(ctx, bytes.NewReader(snap.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	if err := admin.Logs(ctx, job, false, func(e api.LogEntry) error { lines = append(lines, e.Data); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(lines, []string{"out\n"}) {
+		t.Errorf("output after restoring the backup: %q", lines)
+	}
 }

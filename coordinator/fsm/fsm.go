@@ -48,20 +48,36 @@ func (f *FSM) Apply(l *raft.Log) any {
 }
 
 // Snapshot captures the state at this point in the log. The store's
-// section is encoded here, under the store's read lock; the output is
-// captured as a view (no copy) and streamed in Persist, which may run
-// concurrently with later Apply calls. Raft calls Snapshot between
-// applies, so the two match.
+// section is encoded here; the output is captured as a view (no copy) and
+// streamed in Persist, which may run concurrently with later Apply calls.
 func (f *FSM) Snapshot() (raft.FSMSnapshot, error) {
+	return capture(f.store)
+}
+
+func capture(store *state.Store) (*snapshot, error) {
 	var buf bytes.Buffer
-	if err := f.store.Snapshot(&buf); err != nil {
-		return nil, err
-	}
-	out, err := f.store.CaptureOutput()
+	out, err := store.SnapshotWithOutput(&buf)
 	if err != nil {
 		return nil, err
 	}
 	return &snapshot{data: buf.Bytes(), output: out}, nil
+}
+
+// Save writes a snapshot of store as of now to w, in the form Restore
+// reads (the operator's backup).
+func Save(store *state.Store, w io.Writer) error {
+	snap, err := capture(store)
+	if err != nil {
+		return err
+	}
+	defer snap.Release()
+	return snap.write(w)
+}
+
+// Check decodes and validates a snapshot without keeping it (its output
+// is held in memory while it is checked).
+func Check(r io.Reader) error {
+	return New(state.New()).Restore(io.NopCloser(r))
 }
 
 // Restore replaces the state and the output with a snapshot's. Both

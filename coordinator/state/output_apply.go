@@ -40,13 +40,28 @@ func (s *Store) flushOutput() {
 	}
 }
 
-// CaptureOutput takes a view of the output that matches the state as it
-// is now; take it together with Snapshot, with no Apply between them (the
-// FSM does both in its Snapshot).
+// CaptureOutput takes a view of the output as it is now.
 func (s *Store) CaptureOutput() (OutputCapture, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.output.Capture()
+}
+
+// SnapshotWithOutput writes the store's section to w (Snapshot) and
+// returns a view of the output taken at the same point in the log: no
+// Apply runs between the two.
+func (s *Store) SnapshotWithOutput(w io.Writer) (OutputCapture, error) {
+	s.applyMu.Lock()
+	defer s.applyMu.Unlock()
+	out, err := s.CaptureOutput()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Snapshot(w); err != nil {
+		out.Release()
+		return nil, err
+	}
+	return out, nil
 }
 
 // PrepareOutput decodes an output section into a replacement for the

@@ -23,6 +23,10 @@ type Store struct {
 	// (output_apply.go).
 	output OutputStore
 	outOps []OutputOp
+
+	// applyMu is held by Apply throughout, and by SnapshotWithOutput so
+	// that no Apply falls between its two captures.
+	applyMu sync.Mutex
 }
 
 // tables is the replicated state and the indexes derived from it: what a
@@ -101,6 +105,8 @@ func (s *Store) reset() {
 // Apply applies one decoded command and returns its result. A Batch yields
 // a []Result, one per entry, in order.
 func (s *Store) Apply(c command.Command) any {
+	s.applyMu.Lock()
+	defer s.applyMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer s.wake()
