@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -71,7 +72,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	// Task output lives in its own file, rebuilt from the snapshot and
 	// the log on every start (package outputstore).
-	output, err := outputstore.Open(filepath.Join(cfg.DataDir, outputstore.FileName), outputstore.Options{})
+	output, err := outputstore.Open(filepath.Join(cfg.DataDir, outputstore.FileName), outputstore.Options{MmapBytes: mmapFor(cfg.Quotas.MaxOutputBytes)})
 	if err != nil {
 		return nil, err
 	}
@@ -216,6 +217,17 @@ func New(cfg Config) (*Server, error) {
 		ErrorLog:          telemetry.ErrorLog(cfg.Logger.With("component", "http.server"), slog.LevelWarn),
 	}
 	return s, nil
+}
+
+// mmapFor is the output file's mapping for a total output bound: twice
+// the bound (the file holds about 1.4 times its data), at least the
+// default, so that the file stays inside its first mapping and a
+// snapshot's read transaction never holds up applies (outputstore).
+func mmapFor(bound int) int {
+	if bound <= outputstore.DefaultMmapBytes/2 {
+		return outputstore.DefaultMmapBytes
+	}
+	return min(bound, math.MaxInt/2) * 2
 }
 
 // URL is the base URL clients and peers use to reach this coordinator.

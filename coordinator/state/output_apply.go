@@ -74,7 +74,8 @@ func (s *Store) PrepareOutput(r io.Reader) (OutputRestore, error) {
 // and the output with out, together, and takes out over (it is committed
 // or discarded). Both are decoded and checked first (Restore's checks,
 // and every task with output exists): one that fails leaves the state
-// and the output as they were.
+// and the output as they were. (Restore alone replaces the store's
+// section only, and leaves the output and its total as they were.)
 func (s *Store) RestoreWithOutput(section io.Reader, out OutputRestore) error {
 	committed := false
 	defer func() {
