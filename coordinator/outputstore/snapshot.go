@@ -1,6 +1,7 @@
 package outputstore
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -41,7 +42,7 @@ func (c *capture) WriteTo(w io.Writer) (int64, error) {
 		id := string(task)
 		return top.Bucket(task).ForEach(func(_, v []byte) error {
 			var r state.LogRecord
-			if err := unmarshal(v, &r); err != nil {
+			if err := json.Unmarshal(v, &r); err != nil {
 				return fmt.Errorf("outputstore: task %s: %w", id, err)
 			}
 			c.s.maybeTrim(c.tx.DB(), len(v))

@@ -185,7 +185,7 @@ func (s *Store) Read(taskID string, from, maxBytes int) ([]state.LogRecord, erro
 		c := b.Cursor()
 		for k, v := c.Seek(key(uint64(from))); k != nil; k, v = c.Next() {
 			var r state.LogRecord
-			if err := unmarshal(v, &r); err != nil {
+			if err := json.Unmarshal(v, &r); err != nil {
 				return fmt.Errorf("outputstore: task %s record %x: %w", taskID, k, err)
 			}
 			if len(out) > 0 && size+len(r.Data) > maxBytes {
@@ -216,5 +216,3 @@ func (s *Store) Count(taskID string) (int, error) {
 	})
 	return n, err
 }
-
-func unmarshal(v []byte, r *state.LogRecord) error { return json.Unmarshal(v, r) }
