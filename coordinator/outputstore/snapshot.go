@@ -66,7 +66,7 @@ func (s *Store) Prepare(r io.Reader) (state.OutputRestore, error) {
 	if err != nil {
 		return nil, err
 	}
-	rs := &restore{into: s, path: next, db: db}
+	rs := &restore{into: s, path: next, db: db, counts: map[string]int{}}
 	if err := rs.fill(r); err != nil {
 		rs.Discard()
 		return nil, err
@@ -75,10 +75,11 @@ func (s *Store) Prepare(r io.Reader) (state.OutputRestore, error) {
 }
 
 type restore struct {
-	into  *Store
-	path  string
-	db    *bolt.DB
-	tasks []string
+	into   *Store
+	path   string
+	db     *bolt.DB
+	tasks  []string
+	counts map[string]int
 }
 
 func (rs *restore) fill(r io.Reader) error {
@@ -89,6 +90,7 @@ func (rs *restore) fill(r io.Reader) error {
 	flush := func() error {
 		err := rs.db.Update(func(tx *bolt.Tx) error { return writeOps(tx, ops) })
 		if err == nil {
+			count(rs.counts, ops)
 			rs.into.trimLocked(rs.db) // no one else writes to the new file
 		}
 		clear(ops)
@@ -136,6 +138,9 @@ func (rs *restore) Commit() error {
 	}
 	s.db = rs.db // an open file keeps its contents through the rename
 	rs.db = nil
+	s.countMu.Lock()
+	s.counts = rs.counts
+	s.countMu.Unlock()
 	if err := os.Rename(rs.path, s.path); err != nil {
 		return fmt.Errorf("outputstore: %w", err)
 	}

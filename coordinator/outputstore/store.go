@@ -39,6 +39,12 @@ type Store struct {
 	// touched counts the bytes read or written since the last trim.
 	writeMu sync.Mutex
 	touched atomic.Int64
+
+	// counts is each task's record count, kept in memory (it grows with
+	// the tasks, not their output) so that Count, which a log reader asks
+	// of every task of a job at each change, opens no transaction.
+	countMu sync.RWMutex
+	counts  map[string]int
 }
 
 var _ state.OutputStore = (*Store)(nil)
@@ -58,7 +64,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Store{path: path, mmap: opts.MmapBytes, db: db}, nil
+	return &Store{path: path, mmap: opts.MmapBytes, db: db, counts: map[string]int{}}, nil
 }
 
 // create removes whatever is at path and opens a fresh file there.
@@ -114,6 +120,9 @@ func (s *Store) Write(ops []state.OutputOp) error {
 	if err := s.db.Update(func(tx *bolt.Tx) error { return writeOps(tx, ops) }); err != nil {
 		return err
 	}
+	s.countMu.Lock()
+	count(s.counts, ops)
+	s.countMu.Unlock()
 	n := 0
 	for _, op := range ops {
 		n += len(op.Record.Data)
@@ -149,6 +158,17 @@ func writeOps(tx *bolt.Tx, ops []state.OutputOp) error {
 		}
 	}
 	return nil
+}
+
+// count applies ops to a record count per task.
+func count(counts map[string]int, ops []state.OutputOp) {
+	for _, op := range ops {
+		if op.Delete {
+			delete(counts, op.TaskID)
+		} else {
+			counts[op.TaskID]++
+		}
+	}
 }
 
 func appendRecord(b *bolt.Bucket, r state.LogRecord) error {
@@ -207,12 +227,7 @@ func (s *Store) Count(taskID string) (int, error) {
 	if s.db == nil {
 		return 0, ErrClosed
 	}
-	n := 0
-	err := s.db.View(func(tx *bolt.Tx) error {
-		if b := tx.Bucket(tasksBucket).Bucket([]byte(taskID)); b != nil {
-			n = int(b.Sequence())
-		}
-		return nil
-	})
-	return n, err
+	s.countMu.RLock()
+	defer s.countMu.RUnlock()
+	return s.counts[taskID], nil
 }

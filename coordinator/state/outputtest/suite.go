@@ -153,6 +153,9 @@ func testRoundTrip(t *testing.T, open Open) {
 	if n, _ := dst.Count("old"); n != 0 {
 		t.Error("restore kept output the section does not hold")
 	}
+	if n, _ := dst.Count("task-00"); n != 8 {
+		t.Errorf("task-00 counts %d records after restore, want 8", n)
+	}
 	mustWrite(t, dst, add("a", rec(2, "after")))
 	if got, _ := dst.Read("a", 1, 100); len(got) != 1 || got[0].Data != "after" {
 		t.Errorf("append after restore: %+v", got)
