@@ -106,9 +106,13 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 		out.Discard()
 		return fmt.Errorf("restore: output section: %w", err)
 	}
-	if _, err := r.ReadByte(); !errors.Is(err, io.EOF) {
+	switch _, err := r.ReadByte(); {
+	case err == nil:
 		out.Discard()
 		return fmt.Errorf("%w: data after the last section", ErrBadSnapshot)
+	case !errors.Is(err, io.EOF):
+		out.Discard()
+		return fmt.Errorf("restore: %w", err)
 	}
 	return f.store.RestoreWithOutput(&section, out)
 }
