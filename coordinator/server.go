@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/fsm"
 	"github.com/gpulayer/gpulayer/coordinator/httpapi"
 	"github.com/gpulayer/gpulayer/coordinator/lease"
+	"github.com/gpulayer/gpulayer/coordinator/outputstore"
 	"github.com/gpulayer/gpulayer/coordinator/sched"
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/internal/telemetry"
@@ -39,6 +41,7 @@ type Server struct {
 	bootstrap bootstrapFile
 	scheme    string
 	blobs     *blob.Store
+	output    *outputstore.Store
 
 	needsFormation bool
 	forward        http.RoundTripper
@@ -67,7 +70,19 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: state.New(), bootstrap: boot, scheme: "http"}
+	// Task output lives in its own file, rebuilt from the snapshot and
+	// the log on every start (package outputstore).
+	output, err := outputstore.Open(filepath.Join(cfg.DataDir, outputstore.FileName), outputstore.Options{MmapBytes: mmapFor(cfg.Quotas.MaxOutputBytes)})
+	if err != nil {
+		return nil, err
+	}
+	opened := false
+	defer func() {
+		if !opened {
+			_ = output.Close()
+		}
+	}()
+	s := &Server{cfg: cfg, store: state.NewWithOutput(output), output: output, bootstrap: boot, scheme: "http"}
 
 	peer, err := peerTLS(cfg)
 	if err != nil {
@@ -191,6 +206,7 @@ func New(cfg Config) (*Server, error) {
 		Collectors:       []prometheus.Collector{node.Collector()},
 	})
 	s.forward = fwd
+	opened = true
 	s.http = &http.Server{
 		Handler:           s.api,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -201,6 +217,17 @@ func New(cfg Config) (*Server, error) {
 		ErrorLog:          telemetry.ErrorLog(cfg.Logger.With("component", "http.server"), slog.LevelWarn),
 	}
 	return s, nil
+}
+
+// mmapFor is the output file's mapping for a total output bound: twice
+// the bound (the file holds about 1.4 times its data), at least the
+// default, so that the file stays inside its first mapping and a
+// snapshot's read transaction never holds up applies (outputstore).
+func mmapFor(bound int) int {
+	if bound <= outputstore.DefaultMmapBytes/2 {
+		return outputstore.DefaultMmapBytes
+	}
+	return min(bound, math.MaxInt/2) * 2
 }
 
 // URL is the base URL clients and peers use to reach this coordinator.
@@ -280,10 +307,18 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_ = s.http.Shutdown(shutCtx)
+	if s.http.Shutdown(shutCtx) != nil {
+		// What still runs after the grace (a following log stream waits
+		// for its job) is cut, as the end of the process would: its
+		// client resumes through another coordinator.
+		_ = s.http.Close()
+	}
 	wg.Wait()
 	if serr := s.node.Shutdown(); err == nil && serr != nil && !errors.Is(serr, cluster.ErrShutdown) {
 		err = serr
+	}
+	if oerr := s.output.Close(); err == nil && oerr != nil {
+		err = oerr
 	}
 	log.Info("coordinator stopped")
 	return err

@@ -181,6 +181,10 @@ type AppendLogs struct {
 	Seq       int64     `json:"seq"`
 	Data      string    `json:"data"`
 	Now       time.Time `json:"now"`
+	// MaxOutputBytes is the total output the coordinators keep (0: no
+	// bound), carried in the command so every replica applies the same
+	// bound whatever its own flags say.
+	MaxOutputBytes int `json:"max_output_bytes,omitempty"`
 }
 
 // FinishTask ends the current attempt with an exit code. SubmissionID and

@@ -3,6 +3,7 @@ package coordinatortest
 import (
 	"bufio"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -194,6 +195,12 @@ func control(srv *coordinator.Server, clk *clock.Stepped, disk *faultstore.Disk,
 			return "err " + err.Error()
 		}
 		return "ok"
+	case "output":
+		sum, err := outputDigest(srv.Store())
+		if err != nil {
+			return "err " + err.Error()
+		}
+		return "ok " + hex.EncodeToString(sum)
 	case "clock":
 		d, err := time.ParseDuration(arg(1))
 		if err != nil {

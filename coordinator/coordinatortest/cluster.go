@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator"
+	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/internal/faultproxy"
 	"github.com/gpulayer/gpulayer/sdk/client"
 )
@@ -374,27 +376,29 @@ func (c *Cluster) Client(token string) *client.Client {
 }
 
 // Converged waits until every running node has applied the same log and
-// holds byte-identical state, and returns that state.
+// holds byte-identical state and task output, and returns that state (the
+// store's snapshot section).
 func (c *Cluster) Converged(timeout time.Duration) []byte {
 	c.t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
-		var first []byte
+		var first, firstOut []byte
 		same := true
 		var seen []string // each node's state, for the report on a timeout
 		for _, n := range c.Nodes {
 			state, ok := c.state(n)
+			out, outOK := c.output(n)
 			switch {
-			case !ok:
+			case !ok || !outOK:
 				seen = append(seen, fmt.Sprintf("%s: not running or no answer (running %v)", n.ID, n.Running()))
 				continue
 			case first == nil:
-				first = state
-			case !bytes.Equal(first, state):
+				first, firstOut = state, out
+			case !bytes.Equal(first, state) || !bytes.Equal(firstOut, out):
 				same = false
 			}
 			sum := sha256.Sum256(state)
-			seen = append(seen, fmt.Sprintf("%s: %d bytes, sha256 %x, raft %s", n.ID, len(state), sum[:6], c.raftOf(n)))
+			seen = append(seen, fmt.Sprintf("%s: %d bytes, sha256 %x, output sha256 %x, raft %s", n.ID, len(state), sum[:6], out[:6], c.raftOf(n)))
 		}
 		if same && first != nil {
 			return first
@@ -447,6 +451,40 @@ func (c *Cluster) raftOf(n *Node) string {
 		}
 	}
 	return "(no answer)"
+}
+
+// output is the digest of a running node's task output (its snapshot
+// section); ok is false for a node that is not running or could not
+// answer.
+func (c *Cluster) output(n *Node) ([]byte, bool) {
+	if s := n.Server(); s != nil {
+		sum, err := outputDigest(s.Store())
+		return sum, err == nil
+	}
+	p := n.process()
+	if p == nil || !p.alive() {
+		return nil, false
+	}
+	v, err := p.control("output")
+	if err != nil {
+		return nil, false
+	}
+	sum, err := hex.DecodeString(v)
+	return sum, err == nil && len(sum) == sha256.Size
+}
+
+// outputDigest hashes store's output section.
+func outputDigest(store *state.Store) ([]byte, error) {
+	capture, err := store.CaptureOutput()
+	if err != nil {
+		return nil, err
+	}
+	defer capture.Release()
+	h := sha256.New()
+	if _, err := capture.WriteTo(h); err != nil {
+		return nil, err
+	}
+	return h.Sum(nil), nil
 }
 
 // state reads a running node's replicated state; ok is false for a node

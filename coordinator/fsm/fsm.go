@@ -1,10 +1,13 @@
 // Package fsm adapts the coordinator's state store to hashicorp/raft's FSM
 // interface: it decodes log entries, applies them to the store and takes and
-// restores snapshots.
+// restores snapshots (sections.go: the store's section, then the task
+// output's).
 package fsm
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 
@@ -44,33 +47,109 @@ func (f *FSM) Apply(l *raft.Log) any {
 	return f.store.Apply(c)
 }
 
-// Snapshot captures the state at this point in the log. The encoding is
-// done here, under the store's read lock, so Persist may run concurrently
-// with later Apply calls.
+// Snapshot captures the state at this point in the log. The store's
+// section is encoded here; the output is captured as a view (no copy) and
+// streamed in Persist, which may run concurrently with later Apply calls.
 func (f *FSM) Snapshot() (raft.FSMSnapshot, error) {
-	var buf bytes.Buffer
-	if err := f.store.Snapshot(&buf); err != nil {
-		return nil, err
-	}
-	return &snapshot{data: buf.Bytes()}, nil
+	return capture(f.store)
 }
 
-// Restore replaces the state with a snapshot.
+func capture(store *state.Store) (*snapshot, error) {
+	var buf bytes.Buffer
+	out, err := store.SnapshotWithOutput(&buf)
+	if err != nil {
+		return nil, err
+	}
+	return &snapshot{data: buf.Bytes(), output: out}, nil
+}
+
+// Save writes a snapshot of store as of now to w, in the form Restore
+// reads (the operator's backup).
+func Save(store *state.Store, w io.Writer) error {
+	snap, err := capture(store)
+	if err != nil {
+		return err
+	}
+	defer snap.Release()
+	return snap.write(w)
+}
+
+// Check decodes and validates a snapshot without keeping it (its output
+// is held in memory while it is checked).
+func Check(r io.Reader) error {
+	return New(state.New()).Restore(io.NopCloser(r))
+}
+
+// Restore replaces the state and the output with a snapshot's. Both
+// sections are decoded and checked before either replaces anything: a
+// bad snapshot leaves the state and the output as they were.
 func (f *FSM) Restore(rc io.ReadCloser) error {
 	defer rc.Close()
-	return f.store.Restore(rc)
+	r := bufio.NewReaderSize(rc, chunkSize)
+	sectioned, err := readHeader(r)
+	if err != nil {
+		return err
+	}
+	if !sectioned {
+		return f.restoreUnsectioned(r)
+	}
+	var section bytes.Buffer
+	if _, err := io.Copy(&section, newChunkReader(r)); err != nil {
+		return fmt.Errorf("restore: store section: %w", err)
+	}
+	outSection := newChunkReader(r)
+	out, err := f.store.PrepareOutput(outSection)
+	if err != nil {
+		return fmt.Errorf("restore: output section: %w", err)
+	}
+	if err := outSection.drain(); err != nil {
+		out.Discard()
+		return fmt.Errorf("restore: output section: %w", err)
+	}
+	switch _, err := r.ReadByte(); {
+	case err == nil:
+		out.Discard()
+		return fmt.Errorf("%w: data after the last section", ErrBadSnapshot)
+	case !errors.Is(err, io.EOF):
+		out.Discard()
+		return fmt.Errorf("restore: %w", err)
+	}
+	return f.store.RestoreWithOutput(&section, out)
 }
 
 type snapshot struct {
-	data []byte
+	data   []byte
+	output state.OutputCapture
 }
 
 func (s *snapshot) Persist(sink raft.SnapshotSink) error {
-	if _, err := sink.Write(s.data); err != nil {
+	if err := s.write(sink); err != nil {
 		_ = sink.Cancel()
 		return fmt.Errorf("persist snapshot: %w", err)
 	}
 	return sink.Close()
 }
 
-func (s *snapshot) Release() {}
+func (s *snapshot) write(sink io.Writer) error {
+	w := bufio.NewWriterSize(sink, chunkSize)
+	if err := writeHeader(w); err != nil {
+		return err
+	}
+	cw := newChunkWriter(w)
+	if _, err := cw.Write(s.data); err != nil {
+		return err
+	}
+	if err := cw.Close(); err != nil {
+		return err
+	}
+	cw = newChunkWriter(w)
+	if _, err := s.output.WriteTo(cw); err != nil {
+		return err
+	}
+	if err := cw.Close(); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+func (s *snapshot) Release() { s.output.Release() }

@@ -150,7 +150,7 @@ func (s *Server) jobLogs(w http.ResponseWriter, r *http.Request, p auth.Principa
 		}
 		defer release()
 	}
-	entries, cursor, done, err := s.store.Logs(id, nil)
+	page, err := s.store.LogsPage(id, nil, 0)
 	if err != nil {
 		return err
 	}
@@ -174,10 +174,12 @@ func (s *Server) jobLogs(w http.ResponseWriter, r *http.Request, p auth.Principa
 	}
 	w.WriteHeader(http.StatusOK)
 	enc := json.NewEncoder(w)
+	// The output is read a bounded page at a time (state.LogPageBytes),
+	// so a large job's output is never all in memory.
 	for {
-		for i := range entries {
+		for i := range page.Lines {
 			arm()
-			if err := enc.Encode(view.LogEntry(entries[i])); err != nil {
+			if err := enc.Encode(view.LogEntry(page.Lines[i])); err != nil {
 				return nil
 			}
 		}
@@ -185,29 +187,32 @@ func (s *Server) jobLogs(w http.ResponseWriter, r *http.Request, p auth.Principa
 		if err := rc.Flush(); err != nil {
 			return nil
 		}
-		if !following || done {
+		switch {
+		case page.More:
+		case page.Ended || !following:
 			if following {
 				w.Header().Set(api.HeaderStreamEnd, api.StreamEndJobEnded)
 			}
 			return nil
-		}
-		changed := s.store.Changed()
-		entries, cursor, done, err = s.store.Logs(id, cursor)
-		if err != nil {
-			return nil
-		}
-		if len(entries) > 0 || done {
-			continue
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			if r.Context().Err() == nil {
-				w.Header().Set(api.HeaderStreamEnd, api.StreamEndMaxLife)
+		default:
+			changed := s.store.Changed()
+			page, err = s.store.LogsPage(id, page.Next, 0)
+			if err != nil {
+				return nil
 			}
-			return nil
+			if len(page.Lines) > 0 || page.More || page.Ended {
+				continue
+			}
+			select {
+			case <-changed:
+			case <-ctx.Done():
+				if r.Context().Err() == nil {
+					w.Header().Set(api.HeaderStreamEnd, api.StreamEndMaxLife)
+				}
+				return nil
+			}
 		}
-		entries, cursor, done, err = s.store.Logs(id, cursor)
+		page, err = s.store.LogsPage(id, page.Next, 0)
 		if err != nil {
 			return nil
 		}

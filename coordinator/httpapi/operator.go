@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/auth"
-	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/fsm"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -89,15 +89,16 @@ func (s *Server) removePeer(w http.ResponseWriter, r *http.Request, _ auth.Princ
 	return s.peers(w, r, auth.Principal{})
 }
 
-// saveSnapshot streams the whole replicated state as of now (after a
-// barrier, so every committed write is in it).
+// saveSnapshot streams the whole replicated state, task output included,
+// as of now (after a barrier, so every committed write is in it), in the
+// form Raft's snapshots take (fsm/sections.go).
 func (s *Server) saveSnapshot(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	if err := s.operator.Barrier(r.Context()); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Content-Disposition", `attachment; filename="gpulayer.snap"`)
-	if err := s.store.Snapshot(w); err != nil {
+	if err := fsm.Save(s.store, w); err != nil {
 		s.log.Error("snapshot save failed mid-stream", "error", err)
 	}
 	return nil
@@ -111,7 +112,7 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request, _ auth.
 	if err != nil {
 		return newError(api.CodeBodyTooLarge, "snapshot upload: %v", err)
 	}
-	if err := state.New().Restore(bytes.NewReader(b)); err != nil {
+	if err := fsm.Check(bytes.NewReader(b)); err != nil {
 		return invalidf("not a GpuLayer snapshot: %v", err)
 	}
 	if err := s.operator.Restore(r.Context(), bytes.NewReader(b), int64(len(b))); err != nil {

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
+	"math"
 
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -19,6 +20,12 @@ type Quotas struct {
 	MaxPendingJobs int
 	// MaxJobBytes bounds one job spec as JSON (every submitted field).
 	MaxJobBytes int
+	// MaxOutputBytes bounds the task output all jobs together keep on
+	// every coordinator (each task is also bounded by
+	// state.MaxLogBytesPerTask). Past it, a task's further output is
+	// dropped after one marker line. Carried in each AppendLogs command,
+	// so the leader's flag is the one every replica applies.
+	MaxOutputBytes int
 }
 
 // Default quotas. A job spec is small (an executor, a config, a few
@@ -27,6 +34,9 @@ type Quotas struct {
 const (
 	DefaultMaxPendingJobs = 1000
 	DefaultMaxJobBytes    = 1 << 20
+	// DefaultMaxOutputBytes: 4 GiB of task output, about 500 tasks at
+	// their 8 MiB bound, on each coordinator's disk.
+	DefaultMaxOutputBytes = min(4<<30, math.MaxInt)
 )
 
 // pendingQuotaRetry is the Retry-After of a refusal over the pending-jobs
@@ -36,11 +46,15 @@ const pendingQuotaRetry = 10
 func (q Quotas) withDefaults() Quotas {
 	q.MaxPendingJobs = orDefaultInt(q.MaxPendingJobs, DefaultMaxPendingJobs)
 	q.MaxJobBytes = orDefaultInt(q.MaxJobBytes, DefaultMaxJobBytes)
+	q.MaxOutputBytes = orDefaultInt(q.MaxOutputBytes, DefaultMaxOutputBytes)
 	return q
 }
 
 // pendingLimit is the limit the SubmitJob command carries (0: none).
 func (q Quotas) pendingLimit() int { return max(q.MaxPendingJobs, 0) }
+
+// outputLimit is the bound the AppendLogs command carries (0: none).
+func (q Quotas) outputLimit() int { return max(q.MaxOutputBytes, 0) }
 
 // checkJobSize refuses a spec larger than the job-size quota.
 func (q Quotas) checkJobSize(spec *api.JobSpec) error {

@@ -76,7 +76,7 @@ func (s *Server) taskLogs(w http.ResponseWriter, r *http.Request, p auth.Princip
 	if err := s.store.CheckClaim(r.PathValue("id"), p.WorkerID, req.AttemptID); err != nil {
 		return err
 	}
-	accepted, err := state.Propose[bool](r.Context(), s.propose, command.AppendLogs{TaskID: r.PathValue("id"), WorkerID: p.WorkerID, AttemptID: req.AttemptID, Stream: req.Stream, Seq: req.Seq, Data: req.Data, Now: s.now()})
+	accepted, err := state.Propose[bool](r.Context(), s.propose, command.AppendLogs{TaskID: r.PathValue("id"), WorkerID: p.WorkerID, AttemptID: req.AttemptID, Stream: req.Stream, Seq: req.Seq, Data: req.Data, Now: s.now(), MaxOutputBytes: s.quotas.outputLimit()})
 	if err != nil {
 		return err
 	}

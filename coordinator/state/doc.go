@@ -1,7 +1,10 @@
 // Package state is the coordinator's replicated state: credentials (hashes
-// only), workers, groups, jobs, tasks with their attempts, logs and the
+// only), workers, groups, jobs, tasks with their attempts and the
 // submission index, kept in memory with the indexes that make reads and
-// matching cheap.
+// matching cheap. Task output is decided here (its bounds, in the task
+// records) but kept in an OutputStore (output.go), written once per Apply:
+// in memory for tests, a bbolt file on a coordinator (package
+// outputstore).
 //
 // Store.Apply is a pure function of the commands it is given: it never
 // reads the clock, a random source or map order, so every replica that

@@ -124,8 +124,8 @@ func (s *Store) removeJobs(ids map[string]bool) {
 		j := s.jobs[id]
 		for _, tid := range j.TaskIDs {
 			tasks[tid] = true
+			s.dropOutput(s.tasks[tid])
 			delete(s.tasks, tid)
-			delete(s.logs, tid)
 		}
 		if set := s.openJobs[j.CreatedBy]; set != nil {
 			delete(set, id)

@@ -129,6 +129,9 @@ type Task struct {
 	UpdatedAt  time.Time `json:"updated_at"`
 	LogBytes   int       `json:"log_bytes,omitempty"`
 	LastLogSeq int64     `json:"last_log_seq"`
+	// LogCut is set once the coordinators' total output bound refused
+	// this task's output: its marker is stored and the rest dropped.
+	LogCut bool `json:"log_cut,omitempty"`
 }
 
 // Active reports whether the task is held by a worker.

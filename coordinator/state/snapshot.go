@@ -12,21 +12,20 @@ import (
 
 // snapshotV1 is the serialised form of the whole store.
 type snapshotV1 struct {
-	Version             int                    `json:"version"`
-	BootstrapGeneration int                    `json:"bootstrap_generation"`
-	Seq                 uint64                 `json:"seq"`
-	Credentials         []*Credential          `json:"credentials"`
-	Workers             []*Worker              `json:"workers"`
-	Jobs                []*Job                 `json:"jobs"`
-	Tasks               []*Task                `json:"tasks"`
-	Logs                map[string][]LogRecord `json:"logs"`
-	Submissions         map[string]Submission  `json:"submissions"`
-	Idempotency         map[string]string      `json:"idempotency"`
-	Nodes               map[string]string      `json:"nodes"`
-	Groups              []*Group               `json:"groups,omitempty"`
-	Clusters            []*Cluster             `json:"clusters,omitempty"`
-	Enrollments         []*Enrollment          `json:"enrollments,omitempty"`
-	Artifacts           []*Artifact            `json:"artifacts,omitempty"`
+	Version             int                   `json:"version"`
+	BootstrapGeneration int                   `json:"bootstrap_generation"`
+	Seq                 uint64                `json:"seq"`
+	Credentials         []*Credential         `json:"credentials"`
+	Workers             []*Worker             `json:"workers"`
+	Jobs                []*Job                `json:"jobs"`
+	Tasks               []*Task               `json:"tasks"`
+	Submissions         map[string]Submission `json:"submissions"`
+	Idempotency         map[string]string     `json:"idempotency"`
+	Nodes               map[string]string     `json:"nodes"`
+	Groups              []*Group              `json:"groups,omitempty"`
+	Clusters            []*Cluster            `json:"clusters,omitempty"`
+	Enrollments         []*Enrollment         `json:"enrollments,omitempty"`
+	Artifacts           []*Artifact           `json:"artifacts,omitempty"`
 	// Audit is the retained audit log, oldest first; AuditRefusals the
 	// refusal ring (see audit.go), oldest first; AuditSeq the number of the
 	// last event ever appended to either.
@@ -43,7 +42,6 @@ func (s *Store) Snapshot(w io.Writer) error {
 		Version:             1,
 		BootstrapGeneration: s.bootstrapGeneration,
 		Seq:                 s.seq,
-		Logs:                s.logs,
 		Submissions:         s.submissions,
 		Idempotency:         s.idempotency,
 		Nodes:               s.nodes,
@@ -195,9 +193,6 @@ func (s *Store) load(snap *snapshotV1) error {
 				w.active[t.ID] = struct{}{}
 			}
 		}
-	}
-	if snap.Logs != nil {
-		s.logs = snap.Logs
 	}
 	for key, sub := range snap.Submissions {
 		if sub.Task.ID == "" || !strings.HasPrefix(key, sub.Task.ID+"/") {

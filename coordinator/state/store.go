@@ -17,6 +17,16 @@ type Store struct {
 	pendingCh chan struct{}
 	changedCh chan struct{}
 	pendingUp bool
+
+	// output holds the task output; outOps the changes the Apply under
+	// way makes to it, written in one Write as the Apply ends
+	// (output_apply.go).
+	output OutputStore
+	outOps []OutputOp
+
+	// applyMu is held by Apply throughout, and by SnapshotWithOutput so
+	// that no Apply falls between its two captures.
+	applyMu sync.Mutex
 }
 
 // tables is the replicated state and the indexes derived from it: what a
@@ -29,18 +39,20 @@ type tables struct {
 	jobs                map[string]*Job
 	jobOrder            []string
 	tasks               map[string]*Task
-	logs                map[string][]LogRecord
-	submissions         map[string]Submission
-	idempotency         map[string]string
-	nodes               map[string]string
-	groups              map[string]*Group
-	clusters            map[string]*Cluster
-	enrollments         map[string]*Enrollment
-	artifacts           map[string]*Artifact
-	audit               []command.AuditEvent
-	refusals            []command.AuditEvent
-	auditSeq            uint64
-	seq                 uint64
+	// outputBytes is the sum of the tasks' LogBytes: the output the
+	// total bound counts (derived, rebuilt at restore).
+	outputBytes int
+	submissions map[string]Submission
+	idempotency map[string]string
+	nodes       map[string]string
+	groups      map[string]*Group
+	clusters    map[string]*Cluster
+	enrollments map[string]*Enrollment
+	artifacts   map[string]*Artifact
+	audit       []command.AuditEvent
+	refusals    []command.AuditEvent
+	auditSeq    uint64
+	seq         uint64
 
 	// openJobs indexes, per client name, jobs that may not have ended
 	// (quota.go); nil until first needed.
@@ -53,9 +65,13 @@ type tables struct {
 	queue *pendingQueue
 }
 
-// New returns an empty store.
-func New() *Store {
-	s := &Store{}
+// New returns an empty store keeping task output in memory.
+func New() *Store { return NewWithOutput(NewMemOutput()) }
+
+// NewWithOutput returns an empty store keeping task output in out, which
+// must be empty.
+func NewWithOutput(out OutputStore) *Store {
+	s := &Store{output: out}
 	s.reset()
 	s.pendingCh = make(chan struct{})
 	s.changedCh = make(chan struct{})
@@ -69,7 +85,7 @@ func (s *Store) reset() {
 	s.jobs = map[string]*Job{}
 	s.jobOrder = nil
 	s.tasks = map[string]*Task{}
-	s.logs = map[string][]LogRecord{}
+	s.outputBytes = 0
 	s.submissions = map[string]Submission{}
 	s.idempotency = map[string]string{}
 	s.nodes = map[string]string{}
@@ -89,9 +105,12 @@ func (s *Store) reset() {
 // Apply applies one decoded command and returns its result. A Batch yields
 // a []Result, one per entry, in order.
 func (s *Store) Apply(c command.Command) any {
+	s.applyMu.Lock()
+	defer s.applyMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer s.wake()
+	defer s.flushOutput()
 	if b, ok := c.(command.Batch); ok {
 		entries := command.Unbatch(b)
 		out := make([]Result, len(entries))

@@ -138,17 +138,24 @@ func (s *Store) appendLogs(c command.AppendLogs) (bool, error) {
 		return false, nil // duplicate or replayed chunk
 	}
 	t.LastLogSeq = c.Seq
-	if t.LogBytes >= MaxLogBytesPerTask {
+	if t.LogBytes >= MaxLogBytesPerTask || t.LogCut {
 		return false, nil
 	}
 	data := c.Data
-	if t.LogBytes+len(data) > MaxLogBytesPerTask {
-		data = "[gpulayer: log limit reached, further output dropped]\n"
+	switch {
+	case t.LogBytes+len(data) > MaxLogBytesPerTask:
+		// The task's bound counts whole: the total sees it full.
+		data = TaskOutputMarker
+		s.outputBytes += MaxLogBytesPerTask - t.LogBytes
 		t.LogBytes = MaxLogBytesPerTask
-	} else {
+	case c.MaxOutputBytes > 0 && s.outputBytes+len(data) > c.MaxOutputBytes:
+		data = TotalOutputMarker
+		t.LogCut = true
+	default:
 		t.LogBytes += len(data)
+		s.outputBytes += len(data)
 	}
-	s.logs[t.ID] = append(s.logs[t.ID], LogRecord{Attempt: len(t.Attempts), Stream: c.Stream, Seq: c.Seq, Data: data, Time: c.Now})
+	s.keepOutput(t.ID, LogRecord{Attempt: len(t.Attempts), Stream: c.Stream, Seq: c.Seq, Data: data, Time: c.Now})
 	return true, nil
 }
 

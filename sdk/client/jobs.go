@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -84,50 +85,77 @@ func (c *Client) CancelJob(ctx context.Context, id string) (api.Job, error) {
 // following stream after its maximum life (the trailer says so); Logs then
 // reconnects and skips, task by task, the entries it already delivered (a
 // task's entries only ever grow at the end, so the replay is the same up
-// to there).
+// to there). A following stream cut without its trailer (the coordinator
+// serving or relaying it failed, as in a leader failover) is resumed the
+// same way, through whichever coordinator answers; after maxStreamCuts
+// cuts in a row that delivered nothing, Logs returns the last one.
 func (c *Client) Logs(ctx context.Context, id string, follow bool, fn func(api.LogEntry) error) error {
 	seen := map[string]int{}
+	cuts := 0
 	for {
-		end, err := c.logsOnce(ctx, id, follow, seen, fn)
-		if err != nil || !follow || end != api.StreamEndMaxLife {
+		end, delivered, err := c.logsOnce(ctx, id, follow, seen, fn)
+		switch {
+		case !follow || ctx.Err() != nil:
+			return err
+		case errors.Is(err, errStreamCut) || (err == nil && end == ""):
+			if delivered > 0 {
+				cuts = 0
+			}
+			if cuts++; cuts > maxStreamCuts {
+				if err == nil {
+					err = fmt.Errorf("client: reading logs: %w without its end trailer", errStreamCut)
+				}
+				return err
+			}
+		case err != nil || end != api.StreamEndMaxLife:
 			return err
 		}
 	}
 }
 
+// maxStreamCuts bounds Logs' reconnections after cut streams that
+// delivered nothing, in a row.
+const maxStreamCuts = 5
+
+// errStreamCut marks a log stream that ended before its end.
+var errStreamCut = errors.New("log stream cut")
+
 // logsOnce reads one stream, skipping per task the first seen[task]
-// entries and counting what it delivers; it returns how the stream ended.
-func (c *Client) logsOnce(ctx context.Context, id string, follow bool, seen map[string]int, fn func(api.LogEntry) error) (string, error) {
+// entries and counting what it delivers; it returns how the stream ended
+// and how many entries it delivered.
+func (c *Client) logsOnce(ctx context.Context, id string, follow bool, seen map[string]int, fn func(api.LogEntry) error) (string, int, error) {
 	path := "/v1/jobs/" + url.PathEscape(id) + "/logs"
 	if follow {
 		path += "?follow=1"
 	}
 	resp, err := c.send(ctx, http.MethodGet, path, nil)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	read := map[string]int{}
+	delivered := 0
 	for sc.Scan() {
 		var e api.LogEntry
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			return "", fmt.Errorf("client: decode log entry: %w", err)
+			return "", delivered, fmt.Errorf("client: decode log entry: %w", err)
 		}
 		read[e.TaskID]++
 		if read[e.TaskID] <= seen[e.TaskID] {
 			continue
 		}
 		seen[e.TaskID]++
+		delivered++
 		if err := fn(e); err != nil {
-			return "", err
+			return "", delivered, err
 		}
 	}
 	if err := sc.Err(); err != nil && ctx.Err() == nil {
-		return "", fmt.Errorf("client: reading logs: %w", err)
+		return "", delivered, fmt.Errorf("client: reading logs: %w: %w", errStreamCut, err)
 	}
-	return resp.Trailer.Get(api.HeaderStreamEnd), ctx.Err()
+	return resp.Trailer.Get(api.HeaderStreamEnd), delivered, ctx.Err()
 }
 
 // Health reads the health of whichever coordinator answers.

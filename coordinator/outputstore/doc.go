@@ -1,0 +1,18 @@
+// Package outputstore keeps task output in a bbolt file in the
+// coordinator's data dir (output.db), as the state store's OutputStore.
+//
+// The file is a cache of the Raft log, not a second durable copy: it is
+// written without fsync (NoSync, NoFreelistSync) and emptied when it is
+// opened, because on every start Raft restores the latest snapshot (whose
+// output section rebuilds the file) and replays the log after it (whose
+// AppendLogs commands append again). A snapshot restore writes the new
+// contents to a file beside it (output.db.next) and swaps it in only once
+// the whole section decoded.
+//
+// Layout: one top bucket, "tasks", with one nested bucket per task id;
+// in it, record i is under the 8-byte big-endian key i, its value the
+// record as JSON, and the bucket's sequence is the record count. Memory
+// does not grow with the output held: records are read from the file a
+// page at a time, and a snapshot streams from a read transaction (bbolt's
+// consistent view) without copying.
+package outputstore

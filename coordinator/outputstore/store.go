@@ -1,0 +1,233 @@
+package outputstore
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/gpulayer/gpulayer/coordinator/state"
+)
+
+// FileName is the output file's name in the data dir.
+const FileName = "output.db"
+
+// DefaultMmapBytes is the address space mapped for the file up front: while
+// the file stays smaller, a snapshot's long read transaction never holds
+// up the writes of Apply (bbolt remaps, under an exclusive lock, only when
+// the file outgrows its mapping). It is address space, not memory.
+const DefaultMmapBytes = min(8<<30, math.MaxInt)
+
+var tasksBucket = []byte("tasks")
+
+// Store is a bbolt OutputStore.
+type Store struct {
+	path string
+	mmap int
+
+	mu sync.RWMutex // guards db, swapped by a restore
+	db *bolt.DB
+
+	// writeMu serialises Write and the trims of the mapping (trim.go);
+	// touched counts the bytes read or written since the last trim.
+	writeMu sync.Mutex
+	touched atomic.Int64
+
+	// counts is each task's record count, kept in memory (it grows with
+	// the tasks, not their output) so that Count, which a log reader asks
+	// of every task of a job at each change, opens no transaction.
+	countMu sync.RWMutex
+	counts  map[string]int
+}
+
+var _ state.OutputStore = (*Store)(nil)
+
+// Options tune Open; zero values take the defaults.
+type Options struct {
+	// MmapBytes is bbolt's initial mapping (DefaultMmapBytes).
+	MmapBytes int
+}
+
+// Open empties (or creates) the output file at path and opens it.
+func Open(path string, opts Options) (*Store, error) {
+	if opts.MmapBytes <= 0 {
+		opts.MmapBytes = DefaultMmapBytes
+	}
+	db, err := create(path, opts.MmapBytes)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{path: path, mmap: opts.MmapBytes, db: db, counts: map[string]int{}}, nil
+}
+
+// create removes whatever is at path and opens a fresh file there.
+func create(path string, mmap int) (*bolt.DB, error) {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("outputstore: %w", err)
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{
+		Timeout:         time.Second,
+		NoSync:          true,
+		NoFreelistSync:  true,
+		FreelistType:    bolt.FreelistMapType,
+		InitialMmapSize: mmap,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("outputstore: open %s: %w", path, err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(tasksBucket)
+		return err
+	})
+	if err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("outputstore: %w", err)
+	}
+	return db, nil
+}
+
+// Close closes the file (its contents are rebuilt at the next Open).
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.db == nil {
+		return nil
+	}
+	err := s.db.Close()
+	s.db = nil
+	return err
+}
+
+// ErrClosed is the answer of a store after Close.
+var ErrClosed = errors.New("outputstore: closed")
+
+// Write applies ops in one transaction.
+func (s *Store) Write(ops []state.OutputOp) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.db == nil {
+		return ErrClosed
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	if err := s.db.Update(func(tx *bolt.Tx) error { return writeOps(tx, ops) }); err != nil {
+		return err
+	}
+	s.countMu.Lock()
+	count(s.counts, ops)
+	s.countMu.Unlock()
+	n := 0
+	for _, op := range ops {
+		n += len(op.Record.Data)
+	}
+	if s.touch(n) {
+		s.trimLocked(s.db)
+	}
+	return nil
+}
+
+func writeOps(tx *bolt.Tx, ops []state.OutputOp) error {
+	top := tx.Bucket(tasksBucket)
+	open := map[string]*bolt.Bucket{}
+	for _, op := range ops {
+		if op.Delete {
+			delete(open, op.TaskID)
+			if err := top.DeleteBucket([]byte(op.TaskID)); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
+				return err
+			}
+			continue
+		}
+		b := open[op.TaskID]
+		if b == nil {
+			var err error
+			if b, err = top.CreateBucketIfNotExists([]byte(op.TaskID)); err != nil {
+				return err
+			}
+			b.FillPercent = 1 // append only: full pages
+			open[op.TaskID] = b
+		}
+		if err := appendRecord(b, op.Record); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// count applies ops to a record count per task.
+func count(counts map[string]int, ops []state.OutputOp) {
+	for _, op := range ops {
+		if op.Delete {
+			delete(counts, op.TaskID)
+		} else {
+			counts[op.TaskID]++
+		}
+	}
+}
+
+func appendRecord(b *bolt.Bucket, r state.LogRecord) error {
+	n, err := b.NextSequence()
+	if err != nil {
+		return err
+	}
+	v, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return b.Put(key(n-1), v)
+}
+
+func key(i uint64) []byte { return binary.BigEndian.AppendUint64(nil, i) }
+
+// Read returns task's records from index from, within maxBytes.
+func (s *Store) Read(taskID string, from, maxBytes int) ([]state.LogRecord, error) {
+	if from < 0 {
+		from = 0
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.db == nil {
+		return nil, ErrClosed
+	}
+	var out []state.LogRecord
+	size := 0
+	err := s.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(tasksBucket).Bucket([]byte(taskID))
+		if b == nil {
+			return nil
+		}
+		c := b.Cursor()
+		for k, v := c.Seek(key(uint64(from))); k != nil; k, v = c.Next() {
+			var r state.LogRecord
+			if err := json.Unmarshal(v, &r); err != nil {
+				return fmt.Errorf("outputstore: task %s record %x: %w", taskID, k, err)
+			}
+			if len(out) > 0 && size+len(r.Data) > maxBytes {
+				break
+			}
+			size += len(r.Data)
+			out = append(out, r)
+		}
+		return nil
+	})
+	s.maybeTrim(s.db, size)
+	return out, err
+}
+
+// Count is how many records task has.
+func (s *Store) Count(taskID string) (int, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.db == nil {
+		return 0, ErrClosed
+	}
+	s.countMu.RLock()
+	defer s.countMu.RUnlock()
+	return s.counts[taskID], nil
+}

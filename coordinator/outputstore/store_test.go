@@ -1,0 +1,81 @@
+package outputstore
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/outputtest"
+)
+
+// openTemp opens a store in a test's temporary dir, closed at its end.
+func openTemp(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(filepath.Join(t.TempDir(), FileName), Options{MmapBytes: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func TestBoltOutput(t *testing.T) {
+	outputtest.Run(t, func(t *testing.T) state.OutputStore { return openTemp(t) })
+}
+
+// Open starts from an empty file whatever was there: the snapshot and
+// the log rebuild it.
+func TestOpenEmptiesTheFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	s, err := Open(path, Options{MmapBytes: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Write([]state.OutputOp{{TaskID: "t1", Record: state.LogRecord{Seq: 1, Data: "old"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err = Open(path, Options{MmapBytes: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if n, err := s.Count("t1"); err != nil || n != 0 {
+		t.Errorf("reopened file holds %d records (%v), want none", n, err)
+	}
+}
+
+// A restore swaps the new file in under the output file's name and
+// leaves no staging file; a refused one leaves none either.
+func TestRestoreFiles(t *testing.T) {
+	s := openTemp(t)
+	dir := filepath.Dir(s.path)
+	bad, err := s.Prepare(badSection{})
+	if err == nil {
+		bad.Discard()
+		t.Fatal("bad section prepared")
+	}
+	prep, err := s.Prepare(strings.NewReader(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := prep.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 || entries[0].Name() != FileName {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("data dir holds %v, want only %s", names, FileName)
+	}
+}
+
+type badSection struct{}
+
+func (badSection) Read(p []byte) (int, error) { return copy(p, "{not json"), nil }

@@ -1,0 +1,139 @@
+package state
+
+import (
+	"io"
+	"maps"
+	"slices"
+	"sync"
+)
+
+// MemOutput is an OutputStore in memory, for tests and tools: its memory
+// grows with the output it holds.
+type MemOutput struct {
+	mu    sync.RWMutex
+	tasks map[string][]LogRecord
+}
+
+var _ OutputStore = (*MemOutput)(nil)
+
+// NewMemOutput returns an empty in-memory output store.
+func NewMemOutput() *MemOutput { return &MemOutput{tasks: map[string][]LogRecord{}} }
+
+// Write applies ops in order.
+func (m *MemOutput) Write(ops []OutputOp) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, op := range ops {
+		if op.Delete {
+			delete(m.tasks, op.TaskID)
+			continue
+		}
+		m.tasks[op.TaskID] = append(m.tasks[op.TaskID], op.Record)
+	}
+	return nil
+}
+
+// Read returns task's records from index from, within maxBytes.
+func (m *MemOutput) Read(taskID string, from, maxBytes int) ([]LogRecord, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	recs := m.tasks[taskID]
+	from = max(from, 0)
+	if from >= len(recs) {
+		return nil, nil
+	}
+	return slices.Clone(recs[from:pageEnd(recs, from, maxBytes)]), nil
+}
+
+// pageEnd is where a page of recs starting at from ends: after at least
+// one record, then while the data stays within maxBytes.
+func pageEnd(recs []LogRecord, from, maxBytes int) int {
+	end, size := from, 0
+	for end < len(recs) && (end == from || size+len(recs[end].Data) <= maxBytes) {
+		size += len(recs[end].Data)
+		end++
+	}
+	return end
+}
+
+// Count is how many records task has.
+func (m *MemOutput) Count(taskID string) (int, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return len(m.tasks[taskID]), nil
+}
+
+// Capture copies the task index (not the records, which never change
+// once written: appends after the capture land past each captured
+// slice's length).
+func (m *MemOutput) Capture() (OutputCapture, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	view := make(map[string][]LogRecord, len(m.tasks))
+	for id, recs := range m.tasks {
+		view[id] = recs[:len(recs):len(recs)]
+	}
+	return memCapture(view), nil
+}
+
+// Prepare decodes a section into a fresh map.
+func (m *MemOutput) Prepare(r io.Reader) (OutputRestore, error) {
+	next := map[string][]LogRecord{}
+	dec := NewOutputDecoder(r)
+	for {
+		l, err := dec.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		next[l.Task] = append(next[l.Task], l.LogRecord)
+	}
+	return &memRestore{into: m, next: next}, nil
+}
+
+type memCapture map[string][]LogRecord
+
+func (c memCapture) WriteTo(w io.Writer) (int64, error) {
+	cw := &countingWriter{w: w}
+	enc := NewOutputEncoder(cw)
+	for _, id := range slices.Sorted(maps.Keys(c)) {
+		for _, r := range c[id] {
+			if err := enc.Encode(id, r); err != nil {
+				return cw.n, err
+			}
+		}
+	}
+	return cw.n, nil
+}
+
+func (memCapture) Release() {}
+
+type memRestore struct {
+	into *MemOutput
+	next map[string][]LogRecord
+}
+
+func (r *memRestore) Tasks() []string { return slices.Sorted(maps.Keys(r.next)) }
+
+func (r *memRestore) Commit() error {
+	r.into.mu.Lock()
+	defer r.into.mu.Unlock()
+	r.into.tasks = r.next
+	return nil
+}
+
+func (r *memRestore) Discard() { r.next = nil }
+
+// countingWriter counts what it passes on, for WriteTo's result.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
