@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gpulayer/gpulayer/bench/proc"
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
 )
@@ -31,6 +32,9 @@ type s8Node struct {
 	RSSBefore, RSSAfter, HWM int64
 	HeapBefore, HeapAfterGC  uint64
 	GrowthMB, HeapGrowthMB   float64
+	// FileRSSAfter is the resident memory of each mapped file in the
+	// data dir after the run (the Raft log store, the output file).
+	FileRSSAfter map[string]int64
 }
 
 // runS8 runs three coordinators and eight simulated agents; each task
@@ -105,6 +109,14 @@ func (e *env) runS8(ctx context.Context) error {
 		nf := &f.Nodes[i]
 		nf.RSSAfter, nf.HWM, _ = n.proc().Memory()
 		nf.HeapAfterGC = heapInuse(ctx, n)
+		if files, err := proc.FileRSS(n.proc().PID()); err == nil {
+			nf.FileRSSAfter = map[string]int64{}
+			for path, rss := range files {
+				if strings.HasPrefix(path, n.dataDir) {
+					nf.FileRSSAfter[strings.TrimPrefix(path, n.dataDir+"/")] = rss
+				}
+			}
+		}
 		nf.GrowthMB = mb(nf.RSSAfter - nf.RSSBefore)
 		nf.HeapGrowthMB = mb(int64(nf.HeapAfterGC) - int64(nf.HeapBefore))
 		f.MaxGrowthMB = max(f.MaxGrowthMB, nf.GrowthMB)

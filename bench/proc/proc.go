@@ -182,3 +182,29 @@ func FreeAddr() (string, error) {
 	defer ln.Close()
 	return ln.Addr().String(), nil
 }
+
+// FileRSS sums, per mapped file, the resident memory of a process's
+// mappings of it (from /proc/PID/smaps): file-backed pages count in VmRSS
+// but are page cache the kernel may take back.
+func FileRSS(pid int) (map[string]int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", pid))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int64{}
+	file := ""
+	for line := range strings.SplitSeq(string(b), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) >= 5 && strings.Contains(f[0], "-") && !strings.HasSuffix(f[0], ":"):
+			file = ""
+			if len(f) >= 6 && strings.HasPrefix(f[5], "/") {
+				file = f[5]
+			}
+		case len(f) >= 2 && f[0] == "Rss:" && file != "":
+			n, _ := strconv.ParseInt(f[1], 10, 64)
+			out[file] += n << 10
+		}
+	}
+	return out, nil
+}

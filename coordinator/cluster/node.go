@@ -20,8 +20,8 @@ type Node struct {
 	cfg       Config
 	raft      *raft.Raft
 	transport *raft.NetworkTransport
-	store     *raftboltdb.BoltStore // closed on shutdown
-	stores    Stores                // what raft writes to: store, maybe wrapped
+	store     *trimmedStore // closed on shutdown
+	stores    Stores        // what raft writes to: store, maybe wrapped
 	batcher   *batcher
 }
 
@@ -52,10 +52,12 @@ func Open(cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
 
-	store, err := raftboltdb.New(raftboltdb.Options{Path: filepath.Join(cfg.DataDir, "raft.db")})
+	logPath := filepath.Join(cfg.DataDir, "raft.db")
+	bolt, err := raftboltdb.New(raftboltdb.Options{Path: logPath})
 	if err != nil {
 		return nil, fmt.Errorf("cluster: open log store: %w", err)
 	}
+	store := newTrimmedStore(bolt, logPath)
 	snaps, err := newPrivateSnapshots(cfg.DataDir, 2, hlog)
 	if err != nil {
 		store.Close()

@@ -1,0 +1,46 @@
+package cluster
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// trimMapping drops from the page tables every mapping of the file at
+// path that /proc/self/maps lists (the caller makes sure none moves
+// meanwhile). Only read-only shared mappings are dropped: for those the
+// data stays in the page cache and is mapped again on the next read.
+func trimMapping(path string) {
+	f, err := os.Open("/proc/self/maps")
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 4096), 1<<20)
+	suffix := []byte(" " + path)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if !bytes.HasSuffix(line, suffix) {
+			continue
+		}
+		// start-end perms offset dev inode path
+		fields := bytes.Fields(line)
+		if len(fields) < 6 || string(fields[1]) != "r--s" {
+			continue
+		}
+		start, end, ok := bytes.Cut(fields[0], []byte("-"))
+		if !ok {
+			continue
+		}
+		lo, err1 := strconv.ParseUint(string(start), 16, 64)
+		hi, err2 := strconv.ParseUint(string(end), 16, 64)
+		if err1 != nil || err2 != nil || hi <= lo {
+			continue
+		}
+		_, _, _ = unix.Syscall(unix.SYS_MADVISE, uintptr(lo), uintptr(hi-lo), unix.MADV_DONTNEED)
+	}
+}
