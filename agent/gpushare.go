@@ -66,7 +66,7 @@ type shareHolder interface {
 // shareWatchdog stops attempts over their share. It is used from the
 // sampling loop only.
 type shareWatchdog struct {
-	holder    shareHolder
+	holder shareHolder
 	// attemptOf names the attempt a process says it is of, and its uid
 	// (runner.AttemptOfPID).
 	attemptOf func(pid uint32) (attemptID string, uid uint32, ok bool)
