@@ -4,7 +4,6 @@
 package fsm
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 
@@ -44,15 +43,11 @@ func (f *FSM) Apply(l *raft.Log) any {
 	return f.store.Apply(c)
 }
 
-// Snapshot captures the state at this point in the log. The encoding is
-// done here, under the store's read lock, so Persist may run concurrently
-// with later Apply calls.
+// Snapshot captures the state at this point in the log: a detached copy
+// taken under the store's read lock, with no encoding. Persist encodes it
+// in the background, concurrently with later Apply calls.
 func (f *FSM) Snapshot() (raft.FSMSnapshot, error) {
-	var buf bytes.Buffer
-	if err := f.store.Snapshot(&buf); err != nil {
-		return nil, err
-	}
-	return &snapshot{data: buf.Bytes()}, nil
+	return &snapshot{capture: f.store.Capture()}, nil
 }
 
 // Restore replaces the state with a snapshot.
@@ -62,15 +57,17 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 }
 
 type snapshot struct {
-	data []byte
+	capture *state.Capture
 }
 
+// Persist streams the capture into the sink.
 func (s *snapshot) Persist(sink raft.SnapshotSink) error {
-	if _, err := sink.Write(s.data); err != nil {
+	if err := s.capture.Encode(sink); err != nil {
 		_ = sink.Cancel()
 		return fmt.Errorf("persist snapshot: %w", err)
 	}
 	return sink.Close()
 }
 
-func (s *snapshot) Release() {}
+// Release drops the capture.
+func (s *snapshot) Release() { s.capture = nil }

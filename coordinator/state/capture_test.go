@@ -1,0 +1,126 @@
+package state
+
+import (
+	"bytes"
+	"slices"
+	"testing"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+)
+
+// everyKindScenario is the test scenarios one after the other: a state
+// with a record of every kind a snapshot holds.
+func everyKindScenario() []command.Command {
+	keyed := submit("jk", 1, 0)
+	keyed.Spec.IdempotencyKey = "once"
+	return slices.Concat(scenario(), identityScenario(), securityScenario(), []command.Command{keyed})
+}
+
+func captureLogs() map[string][]command.Command {
+	return map[string][]command.Command{
+		"scenario":   scenario(),
+		"identity":   identityScenario(),
+		"security":   securityScenario(),
+		"every kind": everyKindScenario(),
+	}
+}
+
+func TestEveryKindScenarioFillsEveryTable(t *testing.T) {
+	s := New()
+	for _, c := range everyKindScenario() {
+		s.Apply(c)
+	}
+	snap := decodeSnapshot(t, snapshotBytes(t, s))
+	sizes := map[string]int{
+		"credentials": len(snap.Credentials), "workers": len(snap.Workers), "jobs": len(snap.Jobs), "tasks": len(snap.Tasks),
+		"logs": len(snap.Logs), "submissions": len(snap.Submissions), "idempotency": len(snap.Idempotency), "nodes": len(snap.Nodes),
+		"groups": len(snap.Groups), "clusters": len(snap.Clusters), "enrollments": len(snap.Enrollments), "artifacts": len(snap.Artifacts),
+		"audit": len(snap.Audit), "refusals": len(snap.AuditRefusals),
+	}
+	for table, n := range sizes {
+		if n == 0 {
+			t.Errorf("table %s is empty", table)
+		}
+	}
+	roundTrip(t, s)
+}
+
+// A capture is the state at the moment it was taken: whatever is applied
+// after it, encoding it yields the bytes a snapshot taken at that moment
+// yields. Each log is cut at every point; after the cut the rest of it
+// and then every scenario again (mostly refused, some not) are applied.
+func TestCaptureIsUnchangedByLaterCommands(t *testing.T) {
+	for name, log := range captureLogs() {
+		t.Run(name, func(t *testing.T) {
+			more := slices.Concat(everyKindScenario(), everyKindScenario())
+			for cut := range len(log) + 1 {
+				s := New()
+				for _, c := range log[:cut] {
+					s.Apply(c)
+				}
+				capture := s.Capture()
+				want := snapshotBytes(t, s)
+				for _, c := range slices.Concat(log[cut:], more) {
+					s.Apply(c)
+				}
+				var got bytes.Buffer
+				if err := capture.Encode(&got); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got.Bytes(), want) {
+					t.Fatalf("cut at %d: the capture changed after it was taken", cut)
+				}
+			}
+		})
+	}
+}
+
+// Persist runs on its own goroutine while the FSM goes on applying: the
+// capture is encoded while the store applies, without a race (-race) and
+// with the bytes of the moment it was taken.
+func TestCaptureEncodesWhileApplying(t *testing.T) {
+	log := everyKindScenario()
+	for _, cut := range []int{len(log) / 3, len(log) / 2, len(log)} {
+		s := New()
+		for _, c := range log[:cut] {
+			s.Apply(c)
+		}
+		capture := s.Capture()
+		want := snapshotBytes(t, s)
+		done := make(chan []byte)
+		go func() {
+			var buf bytes.Buffer
+			if err := capture.Encode(&buf); err != nil {
+				t.Error(err)
+			}
+			done <- buf.Bytes()
+		}()
+		for _, c := range slices.Concat(log[cut:], everyKindScenario()) {
+			s.Apply(c)
+			_ = snapshotBytes(t, s) // reads, and captures of its own, meanwhile
+		}
+		if got := <-done; !bytes.Equal(got, want) {
+			t.Fatalf("cut at %d: the capture encoded concurrently differs from the state it was taken of", cut)
+		}
+	}
+}
+
+// Snapshots written before this codec (version 1, JSON) still restore,
+// to the same state.
+func TestVersion1SnapshotRestores(t *testing.T) {
+	for name, log := range captureLogs() {
+		t.Run(name, func(t *testing.T) {
+			s := New()
+			for _, c := range log {
+				s.Apply(c)
+			}
+			r := New()
+			if err := r.Restore(bytes.NewReader(encodeV1(t, s.Capture()))); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(snapshotBytes(t, r), snapshotBytes(t, s)) {
+				t.Fatal("a version 1 snapshot restored to another state")
+			}
+		})
+	}
+}
