@@ -11,35 +11,44 @@ import (
 // detached from the store: later commands do not change it, so it can be
 // encoded (Encode) on another goroutine while the store goes on applying.
 //
-// Taking one costs a copy of each record, made under the store's read
-// lock, and no encoding: the sorting and the encoding, which is where a
-// snapshot's time goes, happen in Encode, outside any lock. Records the
-// store only ever replaces or appends to (a job's spec, log chunks, audit
-// events, remembered submissions) are shared, not copied.
+// Taking one copies no more than it must, under the store's read lock;
+// the sorting and the encoding, where a snapshot's time goes, happen in
+// Encode, outside any lock. The store keeps to rules that make sharing
+// safe (see docs/architecture.md, "Snapshots"):
+//   - jobs and the job order, log chunks, remembered submissions and the
+//     audit rings are shared: a job is replaced whole when it changes
+//     (ownJob), the others are only appended to, dropped or replaced;
+//   - tasks, workers and credentials are copied by value, one array per
+//     table, sharing what they point to: the store replaces a slice, map
+//     or pointer field rather than edit what it points to (ownCurrent,
+//     recordAcquire);
+//   - groups, clusters and artifacts, small tables whose lists are edited
+//     in place, are copied deeply.
 type Capture struct {
 	bootstrapGeneration int
 	seq                 uint64
 	auditSeq            uint64
 
-	credentials []*Credential
-	workers     []*Worker
-	jobs        []*Job // in submission order
-	tasks       []*Task
+	credentials []Credential
+	workers     []Worker
+	jobs        map[string]*Job
+	jobOrder    []string
+	tasks       []Task
 	groups      []*Group
 	clusters    []*Cluster
 	enrollments []*Enrollment
 	artifacts   []*Artifact
 
 	logs        map[string][]LogRecord
-	submissions map[string]Submission
+	submissions map[string]*Submission
 	idempotency map[string]string
 	nodes       map[string]string
 	audit       []command.AuditEvent
 	refusals    []command.AuditEvent
 }
 
-// Capture takes a detached copy of the state for a snapshot. Call it
-// where no command is being applied (the FSM's Snapshot); reads may go on.
+// Capture takes a detached copy of the state for a snapshot. The FSM
+// calls it where no command is being applied; reads may go on.
 func (s *Store) Capture() *Capture {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -47,41 +56,33 @@ func (s *Store) Capture() *Capture {
 		bootstrapGeneration: s.bootstrapGeneration,
 		seq:                 s.seq,
 		auditSeq:            s.auditSeq,
-		credentials:         make([]*Credential, 0, len(s.credentials)),
-		workers:             make([]*Worker, 0, len(s.workers)),
-		jobs:                make([]*Job, 0, len(s.jobOrder)),
-		tasks:               make([]*Task, 0, len(s.tasks)),
+		credentials:         make([]Credential, 0, len(s.credentials)),
+		workers:             make([]Worker, 0, len(s.workers)),
+		jobs:                maps.Clone(s.jobs),
+		jobOrder:            s.jobOrder[:len(s.jobOrder):len(s.jobOrder)],
+		tasks:               make([]Task, 0, len(s.tasks)),
 		groups:              make([]*Group, 0, len(s.groups)),
 		clusters:            make([]*Cluster, 0, len(s.clusters)),
 		enrollments:         make([]*Enrollment, 0, len(s.enrollments)),
 		artifacts:           make([]*Artifact, 0, len(s.artifacts)),
-		logs:                make(map[string][]LogRecord, len(s.logs)),
-		submissions:         maps.Clone(s.submissions),
-		idempotency:         maps.Clone(s.idempotency),
-		nodes:               maps.Clone(s.nodes),
-		// Both rings are only appended to or replaced whole (appendBounded,
-		// the retention sweep), never edited in place.
-		audit:    s.audit[:len(s.audit):len(s.audit)],
-		refusals: s.refusals[:len(s.refusals):len(s.refusals)],
+		// A task's log is only appended to or dropped whole: the slice
+		// header, its length fixed, is a copy of it.
+		logs:        maps.Clone(s.logs),
+		submissions: maps.Clone(s.submissions),
+		idempotency: maps.Clone(s.idempotency),
+		nodes:       maps.Clone(s.nodes),
+		audit:       s.audit[:len(s.audit):len(s.audit)],
+		refusals:    s.refusals[:len(s.refusals):len(s.refusals)],
 	}
 	for _, x := range s.credentials {
-		v := x.clone()
-		c.credentials = append(c.credentials, &v)
+		c.credentials = append(c.credentials, *x)
 	}
 	for _, x := range s.workers {
-		v := x.clone()
-		c.workers = append(c.workers, &v)
+		c.workers = append(c.workers, *x)
+		c.workers[len(c.workers)-1].active = nil
 	}
-	for _, id := range s.jobOrder {
-		v := s.jobs[id].clone()
-		c.jobs = append(c.jobs, &v)
-	}
-	tasks := make([]Task, len(s.tasks)) // one allocation for them all
-	i := 0
 	for _, x := range s.tasks {
-		tasks[i] = x.clone()
-		c.tasks = append(c.tasks, &tasks[i])
-		i++
+		c.tasks = append(c.tasks, *x)
 	}
 	for _, x := range s.groups {
 		v := *x
@@ -100,12 +101,22 @@ func (s *Store) Capture() *Capture {
 		v := x.clone()
 		c.artifacts = append(c.artifacts, &v)
 	}
-	// A task's log is only appended to (or dropped whole): its prefix, cut
-	// to its length, is immutable.
-	for id, recs := range s.logs {
-		c.logs[id] = recs[:len(recs):len(recs)]
-	}
 	return c
+}
+
+// ownJob replaces j in the table with a copy the caller may change: a
+// job may be shared with a capture.
+func (s *Store) ownJob(j *Job) *Job {
+	c := *j
+	s.jobs[j.ID] = &c
+	return &c
+}
+
+// ownCurrent returns the task's current attempt to change, in an array
+// of attempts of its own: the old one may be shared with a capture.
+func (t *Task) ownCurrent() *Attempt {
+	t.Attempts = slices.Clone(t.Attempts)
+	return t.current()
 }
 
 // clone copies w and everything it points to but its active set, which
@@ -124,13 +135,6 @@ func (w *Worker) clone() Worker {
 		c.LastAcquire = &last
 	}
 	c.ApprovedDevices = maps.Clone(w.ApprovedDevices)
-	return c
-}
-
-// clone copies j but its spec, which is never changed once submitted.
-func (j *Job) clone() Job {
-	c := *j
-	c.TaskIDs = slices.Clone(j.TaskIDs)
 	return c
 }
 

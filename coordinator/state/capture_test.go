@@ -8,12 +8,26 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/command"
 )
 
-// everyKindScenario is the test scenarios one after the other: a state
-// with a record of every kind a snapshot holds.
+// everyKindScenario is the test scenarios one after the other, then a
+// gang that meets and one acquire for several: a state with a record of
+// every kind a snapshot holds, reached through every kind of change.
 func everyKindScenario() []command.Command {
 	keyed := submit("jk", 1, 0)
 	keyed.Spec.IdempotencyKey = "once"
-	return slices.Concat(scenario(), identityScenario(), securityScenario(), []command.Command{keyed})
+	return slices.Concat(scenario(), identityScenario(), securityScenario(), []command.Command{
+		keyed,
+		register("gw1", "GPU-G1"), register("gw2", "GPU-G2"), gangJob("gg", 2),
+		command.AssignGang{JobID: "gg", WorkerID: "gw1", RequestID: "rg", Now: at(20), Members: []command.GangMember{
+			{TaskID: "gg-a", WorkerID: "gw1", AttemptID: "ga", Devices: []string{"GPU-G1"}},
+			{TaskID: "gg-b", WorkerID: "gw2", AttemptID: "gb", Devices: []string{"GPU-G2"}},
+		}},
+		command.JoinRendezvous{TaskID: "gg-a", WorkerID: "gw1", AttemptID: "ga", Address: "10.0.0.1", Port: 29500, Now: at(21)},
+		command.JoinRendezvous{TaskID: "gg-b", WorkerID: "gw2", AttemptID: "gb", Address: "10.0.0.2", Now: at(21)},
+		register("mw"), submit("jm", 3, 0),
+		command.AssignTask{TaskID: "jm-a", WorkerID: "mw", AttemptID: "ma", RequestID: "rm", Now: at(22)},
+		command.AssignTask{TaskID: "jm-b", WorkerID: "mw", AttemptID: "mb", RequestID: "rm", More: true, Now: at(22)},
+		command.AssignTask{TaskID: "jm-c", WorkerID: "mw", AttemptID: "mc", RequestID: "rm", More: true, Now: at(22)},
+	})
 }
 
 func captureLogs() map[string][]command.Command {

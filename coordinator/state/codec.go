@@ -131,29 +131,31 @@ func (c *Capture) encode(w io.Writer) error {
 		}
 	}
 	put(recMeta, snapMeta{BootstrapGeneration: c.bootstrapGeneration, Seq: c.seq, AuditSeq: c.auditSeq})
-	sort.Slice(c.credentials, func(i, j int) bool { return c.credentials[i].ID < c.credentials[j].ID })
-	for _, x := range c.credentials {
+	for _, x := range sortedBy(c.credentials, func(x *Credential) string { return x.ID }) {
 		put(recCredential, x)
 	}
-	sort.Slice(c.workers, func(i, j int) bool { return c.workers[i].ID < c.workers[j].ID })
-	for _, x := range c.workers {
+	for _, x := range sortedBy(c.workers, func(x *Worker) string { return x.ID }) {
 		put(recWorker, x)
 	}
-	for _, x := range c.jobs {
-		put(recJob, x)
+	for _, id := range c.jobOrder {
+		put(recJob, c.jobs[id])
 	}
-	sort.Slice(c.tasks, func(i, j int) bool {
-		a, b := c.tasks[i], c.tasks[j]
+	tasks := make([]*Task, len(c.tasks))
+	for i := range c.tasks {
+		tasks[i] = &c.tasks[i]
+	}
+	sort.Slice(tasks, func(i, j int) bool {
+		a, b := tasks[i], tasks[j]
 		return a.Seq < b.Seq || (a.Seq == b.Seq && a.ID < b.ID) // ties only in a crafted snapshot
 	})
-	for _, x := range c.tasks {
+	for _, x := range tasks {
 		put(recTask, x)
 	}
 	for _, k := range sortedKeys(c.logs) {
 		put(recLog, snapLog{TaskID: k, Records: c.logs[k]})
 	}
 	for _, k := range sortedKeys(c.submissions) {
-		put(recSubmission, snapSubmission{Key: k, Submission: c.submissions[k]})
+		put(recSubmission, snapSubmission{Key: k, Submission: *c.submissions[k]})
 	}
 	for _, k := range sortedKeys(c.idempotency) {
 		put(recIdempotency, snapPair{Key: k, Value: c.idempotency[k]})
@@ -187,6 +189,16 @@ func (c *Capture) encode(w io.Writer) error {
 		_, err = w.Write([]byte{recEnd})
 	}
 	return err
+}
+
+// sortedBy returns pointers to list's elements, sorted by key.
+func sortedBy[T any](list []T, key func(*T) string) []*T {
+	out := make([]*T, len(list))
+	for i := range list {
+		out[i] = &list[i]
+	}
+	slices.SortFunc(out, func(a, b *T) int { return strings.Compare(key(a), key(b)) })
+	return out
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -226,7 +226,7 @@ func (s *Store) assignGang(c command.AssignGang) ([]AssignOutcome, error) {
 	}
 	if w := s.workers[c.WorkerID]; w != nil && c.RequestID != "" && len(mine) > 0 {
 		if rec := w.LastAcquire; rec != nil && rec.RequestID == c.RequestID {
-			rec.More = append(rec.More, mine...) // a later task of one acquire for several
+			w.LastAcquire = rec.with(mine...) // a later task of one acquire for several
 		} else {
 			w.LastAcquire = &LastAcquire{RequestID: c.RequestID, TaskID: mine[0].TaskID, AttemptID: mine[0].AttemptID, More: mine[1:]}
 		}
@@ -315,7 +315,7 @@ func (s *Store) joinRendezvous(c command.JoinRendezvous) (struct{}, error) {
 	case t.Index == 0 && (c.Port <= 0 || c.Port > 65535):
 		return struct{}{}, fmt.Errorf("rank 0 is the master and must give a port: %w", ErrInvalid)
 	}
-	t.current().Rendezvous = &Endpoint{Address: c.Address, Port: c.Port}
+	t.ownCurrent().Rendezvous = &Endpoint{Address: c.Address, Port: c.Port}
 	t.UpdatedAt = c.Now
 	return struct{}{}, nil
 }

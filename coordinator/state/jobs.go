@@ -112,6 +112,7 @@ func (s *Store) cancelJob(c command.CancelJob) (JobRecord, error) {
 			t.UpdatedAt = c.Now
 		}
 	}
+	j = s.ownJob(j)
 	j.UpdatedAt = c.Now
 	s.record(command.AuditEvent{Time: c.Now, Kind: "job.cancelled", Actor: c.By, Subject: j.ID, Source: c.Source, Detail: "created by " + j.CreatedBy})
 	return s.jobRecord(j), nil

@@ -157,6 +157,7 @@ type LogRecord struct {
 
 // Submission remembers a finish with a submission id: the digest of its
 // body and the task as that finish left it, the outcome a replay yields.
+// It is never changed once stored: captures share it.
 type Submission struct {
 	BodyHash string `json:"body_hash"`
 	Task     Task   `json:"task"`

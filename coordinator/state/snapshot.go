@@ -165,9 +165,7 @@ func (s *Store) load(snap *snapshotV1) error {
 		if sub.Task.ID == "" || !strings.HasPrefix(key, sub.Task.ID+"/") {
 			return fmt.Errorf("submission %q without the task it finished: %w", key, ErrInvalid)
 		}
-	}
-	if snap.Submissions != nil {
-		s.submissions = snap.Submissions
+		s.submissions[key] = &sub
 	}
 	if snap.Idempotency != nil {
 		s.idempotency = snap.Idempotency

@@ -30,7 +30,7 @@ type tables struct {
 	jobOrder            []string
 	tasks               map[string]*Task
 	logs                map[string][]LogRecord
-	submissions         map[string]Submission
+	submissions         map[string]*Submission
 	idempotency         map[string]string
 	nodes               map[string]string
 	groups              map[string]*Group
@@ -70,7 +70,7 @@ func (s *Store) reset() {
 	s.jobOrder = nil
 	s.tasks = map[string]*Task{}
 	s.logs = map[string][]LogRecord{}
-	s.submissions = map[string]Submission{}
+	s.submissions = map[string]*Submission{}
 	s.idempotency = map[string]string{}
 	s.nodes = map[string]string{}
 	s.groups = map[string]*Group{}

@@ -318,12 +318,12 @@ func TestFailedRestoreLeavesStateUntouched(t *testing.T) {
 		return b
 	}
 	noJobs := s.Capture()
-	noJobs.jobs = nil
+	noJobs.jobOrder = nil
 	var orphans bytes.Buffer
 	if err := noJobs.Encode(&orphans); err != nil {
 		t.Fatal(err)
 	}
-	job := s.Capture().jobs[0]
+	job := s.Capture().jobs["j1"]
 	cases := []struct {
 		name string
 		snap []byte

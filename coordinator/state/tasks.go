@@ -122,7 +122,7 @@ func (s *Store) startTask(c command.StartTask) (Task, error) {
 		t.State = taskRunning
 		t.ExecutedBy = c.WorkerID
 		t.UpdatedAt = c.Now
-		a := t.current()
+		a := t.ownCurrent()
 		a.State = taskRunning
 		a.StartedAt = c.Now
 	}
@@ -231,7 +231,7 @@ func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 // task as it left it, for a replay's answer.
 func (s *Store) keepSubmission(c command.FinishTask, t *Task) {
 	if c.SubmissionID != "" {
-		s.submissions[submissionKey(c.TaskID, c.SubmissionID)] = Submission{BodyHash: c.BodyHash, Task: t.clone()}
+		s.submissions[submissionKey(c.TaskID, c.SubmissionID)] = &Submission{BodyHash: c.BodyHash, Task: t.clone()}
 	}
 }
 
@@ -283,7 +283,7 @@ func (s *Store) loseAttempt(c command.LoseAttempt) (Task, error) {
 
 // endAttempt closes the current attempt and frees the worker's hold.
 func (s *Store) endAttempt(t *Task, state string, code *int, reason string, now time.Time) {
-	a := t.current()
+	a := t.ownCurrent()
 	a.State = state
 	a.EndedAt = now
 	a.ExitCode = code
