@@ -1,6 +1,7 @@
 package state
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 
@@ -15,13 +16,17 @@ import (
 // the sorting and the encoding, where a snapshot's time goes, happen in
 // Encode, outside any lock. The store keeps to rules that make sharing
 // safe (see docs/architecture.md, "Snapshots"):
+//   - tasks are shared, copy on write: a capture moves the store's
+//     generation on, and a command copies a task written in an older one
+//     before it changes it (ownTask);
 //   - jobs and the job order, log chunks, remembered submissions and the
 //     audit rings are shared: a job is replaced whole when it changes
 //     (ownJob), the others are only appended to, dropped or replaced;
-//   - tasks, workers and credentials are copied by value, one array per
-//     table, sharing what they point to: the store replaces a slice, map
-//     or pointer field rather than edit what it points to (ownCurrent,
-//     recordAcquire);
+//   - workers and credentials are copied by value, sharing what they
+//     point to;
+//   - records copied by value or shallowly share what they point to: the
+//     store replaces a slice, map or pointer field rather than edit what
+//     it points to (ownCurrent, LastAcquire.with);
 //   - groups, clusters and artifacts, small tables whose lists are edited
 //     in place, are copied deeply.
 type Capture struct {
@@ -33,7 +38,7 @@ type Capture struct {
 	workers     []Worker
 	jobs        map[string]*Job
 	jobOrder    []string
-	tasks       []Task
+	tasks       map[string]*Task
 	groups      []*Group
 	clusters    []*Cluster
 	enrollments []*Enrollment
@@ -60,7 +65,7 @@ func (s *Store) Capture() *Capture {
 		workers:             make([]Worker, 0, len(s.workers)),
 		jobs:                maps.Clone(s.jobs),
 		jobOrder:            s.jobOrder[:len(s.jobOrder):len(s.jobOrder)],
-		tasks:               make([]Task, 0, len(s.tasks)),
+		tasks:               maps.Clone(s.tasks),
 		groups:              make([]*Group, 0, len(s.groups)),
 		clusters:            make([]*Cluster, 0, len(s.clusters)),
 		enrollments:         make([]*Enrollment, 0, len(s.enrollments)),
@@ -81,9 +86,7 @@ func (s *Store) Capture() *Capture {
 		c.workers = append(c.workers, *x)
 		c.workers[len(c.workers)-1].active = nil
 	}
-	for _, x := range s.tasks {
-		c.tasks = append(c.tasks, *x)
-	}
+	s.gen.Add(1) // the tasks are shared from here on: ownTask copies one before it changes
 	for _, x := range s.groups {
 		v := *x
 		v.Members = slices.Clone(x.Members)
@@ -136,6 +139,40 @@ func (w *Worker) clone() Worker {
 	}
 	c.ApprovedDevices = maps.Clone(w.ApprovedDevices)
 	return c
+}
+
+// checkOwnership, set by this package's tests, makes every command count
+// as the first after a capture, and a task changed without ownTask panic.
+var checkOwnership bool
+
+// ownTask returns the task to change: t itself when it was written since
+// the last capture, else a copy put in its place in the table and in the
+// pending queue, t being possibly shared with a capture. The copy is
+// shallow: what a task points to is replaced, never edited (ownCurrent).
+// Every command that changes a task calls it where it finds the task,
+// before it hands the task on.
+func (s *Store) ownTask(t *Task) *Task {
+	gen := s.gen.Load()
+	if t.gen == gen {
+		return t
+	}
+	c := *t
+	c.gen = gen
+	s.tasks[t.ID] = &c
+	if t.State == taskPending {
+		if j := s.jobs[t.JobID]; j != nil {
+			s.queue.replace(keyOf(j.Spec), t, &c)
+		}
+	}
+	return &c
+}
+
+// mustOwn panics, under checkOwnership, when t was not made the store's
+// own (ownTask) before it is changed.
+func (s *Store) mustOwn(t *Task) {
+	if checkOwnership && (t.gen != s.gen.Load() || s.tasks[t.ID] != t) {
+		panic(fmt.Sprintf("state: task %s changed without ownTask", t.ID))
+	}
 }
 
 // WithoutAudit returns the capture without the audit log (both rings and

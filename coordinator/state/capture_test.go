@@ -23,10 +23,14 @@ func everyKindScenario() []command.Command {
 		}},
 		command.JoinRendezvous{TaskID: "gg-a", WorkerID: "gw1", AttemptID: "ga", Address: "10.0.0.1", Port: 29500, Now: at(21)},
 		command.JoinRendezvous{TaskID: "gg-b", WorkerID: "gw2", AttemptID: "gb", Address: "10.0.0.2", Now: at(21)},
+		command.StartTask{TaskID: "gg-a", WorkerID: "gw1", AttemptID: "ga", Now: at(21)},
+		command.AppendLogs{TaskID: "gg-a", WorkerID: "gw1", AttemptID: "ga", Stream: "stdout", Seq: 1, Data: "one\n", Now: at(21)},
+		command.AppendLogs{TaskID: "gg-a", WorkerID: "gw1", AttemptID: "ga", Stream: "stdout", Seq: 2, Data: "two\n", Now: at(21)},
 		register("mw"), submit("jm", 3, 0),
 		command.AssignTask{TaskID: "jm-a", WorkerID: "mw", AttemptID: "ma", RequestID: "rm", Now: at(22)},
 		command.AssignTask{TaskID: "jm-b", WorkerID: "mw", AttemptID: "mb", RequestID: "rm", More: true, Now: at(22)},
 		command.AssignTask{TaskID: "jm-c", WorkerID: "mw", AttemptID: "mc", RequestID: "rm", More: true, Now: at(22)},
+		command.LoseAttempt{TaskID: "jm-c", AttemptID: "mc", Reason: "lease expired", Now: at(23)},
 	})
 }
 

@@ -140,9 +140,9 @@ func (c *Capture) encode(w io.Writer) error {
 	for _, id := range c.jobOrder {
 		put(recJob, c.jobs[id])
 	}
-	tasks := make([]*Task, len(c.tasks))
-	for i := range c.tasks {
-		tasks[i] = &c.tasks[i]
+	tasks := make([]*Task, 0, len(c.tasks))
+	for _, t := range c.tasks {
+		tasks = append(tasks, t)
 	}
 	sort.Slice(tasks, func(i, j int) bool {
 		a, b := tasks[i], tasks[j]

@@ -32,6 +32,7 @@ func (s *Store) jobRecord(j *Job) JobRecord {
 // clone copies t and everything it points to.
 func (t *Task) clone() Task {
 	c := *t
+	c.gen = 0
 	c.Devices = slices.Clone(t.Devices)
 	c.ExitCode = cloneInt(t.ExitCode)
 	c.Output = bytes.Clone(t.Output)

@@ -129,6 +129,10 @@ type Task struct {
 	UpdatedAt  time.Time `json:"updated_at"`
 	LogBytes   int       `json:"log_bytes,omitempty"`
 	LastLogSeq int64     `json:"last_log_seq"`
+
+	// gen is the capture generation the task was last written in
+	// (ownTask); not part of the task's state.
+	gen uint64
 }
 
 // Active reports whether the task is held by a worker.

@@ -3,6 +3,7 @@ package state
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 )
@@ -12,6 +13,11 @@ import (
 type Store struct {
 	mu sync.RWMutex
 	tables
+
+	// gen is the capture generation: each Capture moves it on, and a
+	// task last written in an older one may be shared with a capture, so
+	// is copied before it is changed (ownTask).
+	gen atomic.Uint64
 
 	// notify channels are closed and replaced to wake waiters.
 	pendingCh chan struct{}
@@ -92,6 +98,9 @@ func (s *Store) Apply(c command.Command) any {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer s.wake()
+	if checkOwnership {
+		s.gen.Add(1) // as if a capture came before every command
+	}
 	if b, ok := c.(command.Batch); ok {
 		entries := command.Unbatch(b)
 		out := make([]Result, len(entries))

@@ -58,6 +58,7 @@ func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
 	if !s.devicesFree(w, c.Devices) {
 		return AssignOutcome{}, fmt.Errorf("devices %v not free on %s: %w", c.Devices, w.ID, ErrConflict)
 	}
+	t = s.ownTask(t)
 	s.queue.remove(keyOf(j.Spec), t)
 	lease := j.Spec.LeaseSeconds
 	if lease <= 0 {
@@ -118,6 +119,7 @@ func (s *Store) startTask(c command.StartTask) (Task, error) {
 	if err != nil {
 		return Task{}, err
 	}
+	t = s.ownTask(t)
 	if t.State == taskAssigned {
 		t.State = taskRunning
 		t.ExecutedBy = c.WorkerID
@@ -137,6 +139,7 @@ func (s *Store) appendLogs(c command.AppendLogs) (bool, error) {
 	if c.Seq <= t.LastLogSeq {
 		return false, nil // duplicate or replayed chunk
 	}
+	t = s.ownTask(t)
 	t.LastLogSeq = c.Seq
 	if t.LogBytes >= MaxLogBytesPerTask {
 		return false, nil
@@ -171,6 +174,7 @@ func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 	if err != nil {
 		return Task{}, err
 	}
+	t = s.ownTask(t)
 	if c.RequireRecorded {
 		if err := s.checkRecorded(c.Artifacts); err != nil {
 			return Task{}, err
@@ -240,6 +244,7 @@ func (s *Store) failTask(c command.FailTask) (Task, error) {
 	if err != nil {
 		return Task{}, err
 	}
+	t = s.ownTask(t)
 	reason := c.Reason
 	if reason == "" {
 		reason = "failed"
@@ -267,6 +272,7 @@ func (s *Store) loseAttempt(c command.LoseAttempt) (Task, error) {
 	if t.AttemptID != c.AttemptID || !t.Active() {
 		return Task{}, fmt.Errorf("task %s attempt %s: %w", c.TaskID, c.AttemptID, ErrStaleAttempt)
 	}
+	t = s.ownTask(t)
 	reason := c.Reason
 	if reason == "" {
 		reason = "lease expired"
@@ -283,6 +289,7 @@ func (s *Store) loseAttempt(c command.LoseAttempt) (Task, error) {
 
 // endAttempt closes the current attempt and frees the worker's hold.
 func (s *Store) endAttempt(t *Task, state string, code *int, reason string, now time.Time) {
+	s.mustOwn(t)
 	a := t.ownCurrent()
 	a.State = state
 	a.EndedAt = now
@@ -306,6 +313,7 @@ func (s *Store) endAttempt(t *Task, state string, code *int, reason string, now 
 // requeueOrEnd sends a task whose attempt ended abnormally back to the
 // queue while attempts remain, else fails it (or cancels it if asked).
 func (s *Store) requeueOrEnd(t *Task, reason string, now time.Time) {
+	s.mustOwn(t)
 	j := s.jobs[t.JobID]
 	maxAttempts := j.Spec.MaxAttempts
 	if maxAttempts <= 0 {
