@@ -32,7 +32,7 @@ type s6Figures struct {
 	HeapInuseAfter    uint64
 	HeapInuseAfterGC  uint64
 	SnapshotSaveBytes int64
-	// SectionBytes splits the snapshot by top-level field.
+	// SectionBytes splits the snapshot by table.
 	SectionBytes map[string]int
 }
 
@@ -115,15 +115,11 @@ func (e *env) runS6(ctx context.Context) error {
 	return nil
 }
 
-// sections sizes each top-level field of a snapshot.
+// sections sizes each table of a snapshot.
 func sections(b []byte) map[string]int {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(b, &m) != nil {
+	out, err := state.RecordSizes(bytes.NewReader(b))
+	if err != nil {
 		return nil
-	}
-	out := map[string]int{}
-	for k, v := range m {
-		out[k] = len(v)
 	}
 	return out
 }

@@ -96,7 +96,7 @@ func BenchmarkSnapshot(b *testing.B) {
 			b.Fatal(err)
 		}
 		var buf bytes.Buffer
-		if err := s.Persist(&bufSink{&buf}); err != nil {
+		if err := s.Persist(&sink{Buffer: &buf}); err != nil {
 			b.Fatal(err)
 		}
 		data = buf.Bytes()
@@ -108,11 +108,5 @@ func BenchmarkSnapshot(b *testing.B) {
 		}
 	})
 }
-
-type bufSink struct{ *bytes.Buffer }
-
-func (bufSink) Close() error  { return nil }
-func (bufSink) Cancel() error { return nil }
-func (bufSink) ID() string    { return "bench" }
 
 var _ raft.SnapshotSink = (*discardSink)(nil)

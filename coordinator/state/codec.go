@@ -368,3 +368,39 @@ func isJSON(r *bufio.Reader) bool {
 		}
 	}
 }
+
+// recordNames name the record kinds, for RecordSizes.
+var recordNames = map[uint8]string{
+	recMeta: "meta", recCredential: "credentials", recWorker: "workers", recJob: "jobs", recTask: "tasks",
+	recLog: "logs", recSubmission: "submissions", recIdempotency: "idempotency", recNode: "nodes",
+	recGroup: "groups", recCluster: "clusters", recEnrollment: "enrollments", recArtifact: "artifacts",
+	recAudit: "audit", recRefusal: "audit_refusals",
+}
+
+// RecordSizes reads a version 2 snapshot's framing, without decoding a
+// record, and returns the bytes its records take, by table.
+func RecordSizes(r io.Reader) (map[string]int, error) {
+	br := bufio.NewReader(r)
+	head := make([]byte, len(snapshotMagic)+1)
+	if _, err := io.ReadFull(br, head); err != nil || string(head) != snapshotMagic+string(rune(snapshotVersion)) {
+		return nil, fmt.Errorf("not a version %d snapshot: %w", snapshotVersion, ErrInvalid)
+	}
+	out := map[string]int{}
+	for {
+		kind, err := br.ReadByte()
+		if err != nil {
+			return nil, io.ErrUnexpectedEOF
+		}
+		if kind == recEnd {
+			return out, nil
+		}
+		size, err := binary.ReadUvarint(br)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := br.Discard(int(min(size, maxRecordBytes+1))); err != nil {
+			return nil, io.ErrUnexpectedEOF
+		}
+		out[recordNames[kind]] += int(size)
+	}
+}
