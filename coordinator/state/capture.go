@@ -39,10 +39,10 @@ type Capture struct {
 	jobs        map[string]*Job
 	jobOrder    []string
 	tasks       map[string]*Task
-	groups      []*Group
-	clusters    []*Cluster
-	enrollments []*Enrollment
-	artifacts   []*Artifact
+	groups      []Group
+	clusters    []Cluster
+	enrollments []Enrollment
+	artifacts   []Artifact
 
 	logs        map[string][]LogRecord
 	submissions map[string]*Submission
@@ -66,10 +66,10 @@ func (s *Store) Capture() *Capture {
 		jobs:                maps.Clone(s.jobs),
 		jobOrder:            s.jobOrder[:len(s.jobOrder):len(s.jobOrder)],
 		tasks:               maps.Clone(s.tasks),
-		groups:              make([]*Group, 0, len(s.groups)),
-		clusters:            make([]*Cluster, 0, len(s.clusters)),
-		enrollments:         make([]*Enrollment, 0, len(s.enrollments)),
-		artifacts:           make([]*Artifact, 0, len(s.artifacts)),
+		groups:              make([]Group, 0, len(s.groups)),
+		clusters:            make([]Cluster, 0, len(s.clusters)),
+		enrollments:         make([]Enrollment, 0, len(s.enrollments)),
+		artifacts:           make([]Artifact, 0, len(s.artifacts)),
 		// A task's log is only appended to or dropped whole: the slice
 		// header, its length fixed, is a copy of it.
 		logs:        maps.Clone(s.logs),
@@ -90,19 +90,16 @@ func (s *Store) Capture() *Capture {
 	for _, x := range s.groups {
 		v := *x
 		v.Members = slices.Clone(x.Members)
-		c.groups = append(c.groups, &v)
+		c.groups = append(c.groups, v)
 	}
 	for _, x := range s.clusters {
-		v := x.clone()
-		c.clusters = append(c.clusters, &v)
+		c.clusters = append(c.clusters, x.clone())
 	}
 	for _, x := range s.enrollments {
-		v := *x
-		c.enrollments = append(c.enrollments, &v)
+		c.enrollments = append(c.enrollments, *x)
 	}
 	for _, x := range s.artifacts {
-		v := x.clone()
-		c.artifacts = append(c.artifacts, &v)
+		c.artifacts = append(c.artifacts, x.clone())
 	}
 	return c
 }

@@ -94,8 +94,10 @@ func msgpackHandle() *codec.MsgpackHandle {
 	return h
 }
 
-// Encode writes the capture as a version 2 snapshot. It takes no lock and
-// may run while the store applies later commands. Output is deterministic.
+// Encode writes the capture as a version 2 snapshot. It takes no lock,
+// may run while the store applies later commands and changes nothing in
+// the capture (it may run more than once, concurrently). Output is
+// deterministic.
 func (c *Capture) Encode(w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	if err := c.encode(bw); err != nil {
@@ -163,20 +165,16 @@ func (c *Capture) encode(w io.Writer) error {
 	for _, k := range sortedKeys(c.nodes) {
 		put(recNode, snapPair{Key: k, Value: c.nodes[k]})
 	}
-	sort.Slice(c.groups, func(i, j int) bool { return c.groups[i].ID < c.groups[j].ID })
-	for _, x := range c.groups {
+	for _, x := range sortedBy(c.groups, func(x *Group) string { return x.ID }) {
 		put(recGroup, x)
 	}
-	sort.Slice(c.clusters, func(i, j int) bool { return c.clusters[i].Key < c.clusters[j].Key })
-	for _, x := range c.clusters {
+	for _, x := range sortedBy(c.clusters, func(x *Cluster) string { return x.Key }) {
 		put(recCluster, x)
 	}
-	sort.Slice(c.enrollments, func(i, j int) bool { return c.enrollments[i].Key < c.enrollments[j].Key })
-	for _, x := range c.enrollments {
+	for _, x := range sortedBy(c.enrollments, func(x *Enrollment) string { return x.Key }) {
 		put(recEnrollment, x)
 	}
-	sort.Slice(c.artifacts, func(i, j int) bool { return c.artifacts[i].Digest < c.artifacts[j].Digest })
-	for _, x := range c.artifacts {
+	for _, x := range sortedBy(c.artifacts, func(x *Artifact) string { return x.Digest }) {
 		put(recArtifact, x)
 	}
 	for i := range c.audit {
