@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/bench/stategen"
 	"github.com/gpulayer/gpulayer/coordinator"
+	"github.com/gpulayer/gpulayer/coordinator/fsm"
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
@@ -32,7 +33,7 @@ type s6Figures struct {
 	HeapInuseAfter    uint64
 	HeapInuseAfterGC  uint64
 	SnapshotSaveBytes int64
-	// SectionBytes splits the snapshot by top-level field.
+	// SectionBytes splits the snapshot by table.
 	SectionBytes map[string]int
 }
 
@@ -66,16 +67,18 @@ func (e *env) runS6(ctx context.Context) error {
 		return err
 	}
 	f.BuildS = time.Since(t).Seconds()
+	if f.SectionBytes, err = storeSectionSizes(st); err != nil {
+		return err
+	}
 	var snap bytes.Buffer
 	t = time.Now()
-	if err := st.Snapshot(&snap); err != nil {
+	if err := fsm.Save(st, &snap); err != nil { // what the API takes: sections
 		return err
 	}
 	f.EncodeS = time.Since(t).Seconds()
 	f.SnapshotBytes = snap.Len()
-	f.SectionBytes = sections(snap.Bytes())
 	t = time.Now()
-	if err := state.New().Restore(bytes.NewReader(snap.Bytes())); err != nil {
+	if err := fsm.Check(bytes.NewReader(snap.Bytes())); err != nil {
 		return err
 	}
 	f.DecodeS = time.Since(t).Seconds()
@@ -118,15 +121,20 @@ func (e *env) runS6(ctx context.Context) error {
 	return nil
 }
 
-// sections sizes each top-level field of a snapshot.
-func sections(b []byte) map[string]int {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(b, &m) != nil {
-		return nil
+// storeSectionSizes sizes each table of st's section of a snapshot.
+func storeSectionSizes(st *state.Store) (map[string]int, error) {
+	var b bytes.Buffer
+	if err := st.Snapshot(&b); err != nil {
+		return nil, err
 	}
-	out := map[string]int{}
-	for k, v := range m {
-		out[k] = len(v)
+	return sections(b.Bytes()), nil
+}
+
+// sections sizes each table of a snapshot.
+func sections(b []byte) map[string]int {
+	out, err := state.RecordSizes(bytes.NewReader(b))
+	if err != nil {
+		return nil
 	}
 	return out
 }

@@ -56,21 +56,10 @@ func call(t *testing.T, url, method, path, token string, body []byte, header map
 func snapshot(t *testing.T, h *coordinatortest.Harness) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := h.Server.Store().Snapshot(&buf); err != nil {
+	if err := h.Server.Store().Capture().WithoutAudit().Encode(&buf); err != nil {
 		t.Fatal(err)
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
-		t.Fatal(err)
-	}
-	delete(m, "audit")
-	delete(m, "audit_refusals")
-	delete(m, "audit_seq")
-	out, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return buf.Bytes()
 }
 
 // fixture is a coordinator with a worker holding a task and a finished job.

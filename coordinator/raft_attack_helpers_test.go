@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/gpulayer/gpulayer/coordinator"
+	"github.com/gpulayer/gpulayer/coordinator/fsm"
 )
 
 // attacker speaks Raft's own wire format (hashicorp/raft's
@@ -120,13 +121,22 @@ func installSnapshot(tr *raft.NetworkTransport, target raft.Server, servers []ra
 	return resp.Success, err
 }
 
-// forgedState is a whole coordinator state an attacker made: their own
-// single-node coordinator, with their own admin token.
-func forgedState(t *testing.T, s *coordinator.Server) []byte {
+// forgedSnapshot is a whole coordinator state an attacker made: their own
+// single-node coordinator, with their own admin token. install is the
+// snapshot Raft would install (sections, fsm.Save); store its store
+// section, what viewOf reads.
+type forgedSnapshot struct {
+	install, store []byte
+}
+
+func forgedState(t *testing.T, s *coordinator.Server) forgedSnapshot {
 	t.Helper()
-	var buf bytes.Buffer
-	if err := s.Store().Snapshot(&buf); err != nil {
+	var install, store bytes.Buffer
+	if err := fsm.Save(s.Store(), &install); err != nil {
 		t.Fatal(err)
 	}
-	return buf.Bytes()
+	if err := s.Store().Snapshot(&store); err != nil {
+		t.Fatal(err)
+	}
+	return forgedSnapshot{install: install.Bytes(), store: store.Bytes()}
 }

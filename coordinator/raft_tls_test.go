@@ -35,11 +35,11 @@ func TestRaftAttacksSucceedOnPlaintext(t *testing.T) {
 
 	forged := forgedState(t, coordinatortest.Start(t, coordinatortest.Options{}).Server)
 	coordinatortest.WaitFor(t, 10*time.Second, "a leader again", h.Server.LeaderReady)
-	ok, err := installSnapshot(tr, self, []raft.Server{self}, forged, viewOf(t, h.Server).term)
+	ok, err := installSnapshot(tr, self, []raft.Server{self}, forged.install, viewOf(t, h.Server).term)
 	if err != nil || !ok {
 		t.Fatalf("InstallSnapshot over plaintext: ok=%v %v", ok, err)
 	}
-	if got := viewOf(t, h.Server).state; !bytes.Equal(got, forged) {
+	if got := viewOf(t, h.Server).state; !bytes.Equal(got, forged.store) {
 		t.Fatal("the forged snapshot did not replace the state")
 	}
 }
@@ -99,7 +99,7 @@ func TestRaftRefusesUnauthenticatedPeers(t *testing.T) {
 				if err := requestVote(tr, target, follower, before[leader.ID].term); err == nil {
 					t.Errorf("RequestVote to %s answered", target.ID)
 				}
-				if ok, err := installSnapshot(tr, target, servers, forged, before[leader.ID].term); err == nil || ok {
+				if ok, err := installSnapshot(tr, target, servers, forged.install, before[leader.ID].term); err == nil || ok {
 					t.Errorf("InstallSnapshot to %s answered: ok=%v", target.ID, ok)
 				}
 				for _, n := range c.Nodes {

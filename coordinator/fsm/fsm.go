@@ -47,20 +47,20 @@ func (f *FSM) Apply(l *raft.Log) any {
 	return f.store.Apply(c)
 }
 
-// Snapshot captures the state at this point in the log. The store's
-// section is encoded here; the output is captured as a view (no copy) and
-// streamed in Persist, which may run concurrently with later Apply calls.
+// Snapshot captures the state at this point in the log, with no encoding:
+// the store's tables as a capture (state.Capture: copy on write, shared
+// with the store) and the output as a read view of its store. Persist
+// encodes and streams both, concurrently with later Apply calls.
 func (f *FSM) Snapshot() (raft.FSMSnapshot, error) {
 	return capture(f.store)
 }
 
 func capture(store *state.Store) (*snapshot, error) {
-	var buf bytes.Buffer
-	out, err := store.SnapshotWithOutput(&buf)
+	c, out, err := store.CaptureWithOutput()
 	if err != nil {
 		return nil, err
 	}
-	return &snapshot{data: buf.Bytes(), output: out}, nil
+	return &snapshot{capture: c, output: out}, nil
 }
 
 // Save writes a snapshot of store as of now to w, in the form Restore
@@ -118,8 +118,8 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 }
 
 type snapshot struct {
-	data   []byte
-	output state.OutputCapture
+	capture *state.Capture
+	output  state.OutputCapture
 }
 
 func (s *snapshot) Persist(sink raft.SnapshotSink) error {
@@ -136,7 +136,7 @@ func (s *snapshot) write(sink io.Writer) error {
 		return err
 	}
 	cw := newChunkWriter(w)
-	if _, err := cw.Write(s.data); err != nil {
+	if err := s.capture.Encode(cw); err != nil {
 		return err
 	}
 	if err := cw.Close(); err != nil {
@@ -152,4 +152,8 @@ func (s *snapshot) write(sink io.Writer) error {
 	return w.Flush()
 }
 
-func (s *snapshot) Release() { s.output.Release() }
+// Release drops the capture and the output view.
+func (s *snapshot) Release() {
+	s.capture = nil
+	s.output.Release()
+}

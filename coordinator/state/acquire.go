@@ -2,6 +2,7 @@ package state
 
 import (
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"slices"
 )
 
 // LastAcquire remembers, per worker, the request id of its last acquire
@@ -21,6 +22,14 @@ type LastAcquire struct {
 type TaskAttempt struct {
 	TaskID    string `json:"task_id"`
 	AttemptID string `json:"attempt_id"`
+}
+
+// with returns a copy of rec with more assignments: rec itself may be
+// shared with a capture.
+func (rec *LastAcquire) with(more ...TaskAttempt) *LastAcquire {
+	c := *rec
+	c.More = append(slices.Clip(rec.More), more...)
+	return &c
 }
 
 // AcquireReplay returns the assignments workerID's acquire under
@@ -57,7 +66,7 @@ func recordAcquire(w *Worker, c command.AssignTask) {
 		return
 	}
 	if rec := w.LastAcquire; rec != nil && rec.RequestID == c.RequestID && c.More {
-		rec.More = append(rec.More, TaskAttempt{TaskID: c.TaskID, AttemptID: c.AttemptID})
+		w.LastAcquire = rec.with(TaskAttempt{TaskID: c.TaskID, AttemptID: c.AttemptID})
 		return
 	}
 	w.LastAcquire = &LastAcquire{RequestID: c.RequestID, TaskID: c.TaskID, AttemptID: c.AttemptID}

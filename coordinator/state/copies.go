@@ -32,6 +32,7 @@ func (s *Store) jobRecord(j *Job) JobRecord {
 // clone copies t and everything it points to.
 func (t *Task) clone() Task {
 	c := *t
+	c.gen = 0
 	c.Devices = slices.Clone(t.Devices)
 	c.ExitCode = cloneInt(t.ExitCode)
 	c.Output = bytes.Clone(t.Output)
@@ -74,19 +75,7 @@ func (s *Store) workerRecord(w *Worker) WorkerRecord {
 		running = append(running, id)
 	}
 	sort.Strings(running)
-	c := *w
-	c.active = nil
-	c.Labels = maps.Clone(w.Labels)
-	c.Capabilities = slices.Clone(w.Capabilities)
-	c.Executors = slices.Clone(w.Executors)
-	c.Devices = slices.Clone(w.Devices)
-	c.ClearGPUs = slices.Clone(w.ClearGPUs)
-	if w.LastAcquire != nil {
-		last := *w.LastAcquire
-		last.More = slices.Clone(last.More)
-		c.LastAcquire = &last
-	}
-	c.ApprovedDevices = maps.Clone(w.ApprovedDevices)
+	c := w.clone()
 	return WorkerRecord{Worker: c, RunningTasks: running, Groups: s.groupsOf(w.ID), Unapproved: unapproved(w)}
 }
 

@@ -20,5 +20,13 @@
 // package view does, for httpapi and sched (deps_test.go keeps sdk/api
 // and net/http out of this package).
 //
+// A snapshot is a Capture, taken in a few milliseconds while no command
+// applies, then encoded (Capture.Encode, codec.go) while commands go on.
+// For a capture to stay what it was, the store never edits a record a
+// capture may share: a command makes a task its own (ownTask) or replaces
+// a job (ownJob) before changing it, and replaces a slice, map or pointer
+// field rather than edit what it points to (capture.go lists the rules;
+// this package's tests panic on a task changed without ownTask).
+//
 // The package does not import raft; package fsm adapts it.
 package state

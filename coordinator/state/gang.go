@@ -212,7 +212,7 @@ func (s *Store) assignGang(c command.AssignGang) ([]AssignOutcome, error) {
 	var out []AssignOutcome
 	var mine []TaskAttempt
 	for _, m := range c.Members {
-		t, w := s.tasks[m.TaskID], s.workers[m.WorkerID]
+		t, w := s.ownTask(s.tasks[m.TaskID]), s.workers[m.WorkerID]
 		l := lease
 		if w.ID == c.WorkerID && c.LeaseSeconds > 0 {
 			l = min(l, c.LeaseSeconds)
@@ -226,7 +226,7 @@ func (s *Store) assignGang(c command.AssignGang) ([]AssignOutcome, error) {
 	}
 	if w := s.workers[c.WorkerID]; w != nil && c.RequestID != "" && len(mine) > 0 {
 		if rec := w.LastAcquire; rec != nil && rec.RequestID == c.RequestID {
-			rec.More = append(rec.More, mine...) // a later task of one acquire for several
+			w.LastAcquire = rec.with(mine...) // a later task of one acquire for several
 		} else {
 			w.LastAcquire = &LastAcquire{RequestID: c.RequestID, TaskID: mine[0].TaskID, AttemptID: mine[0].AttemptID, More: mine[1:]}
 		}
@@ -268,6 +268,7 @@ func (s *Store) devicesFit(w *Worker, devs []string, r *command.Resources) bool 
 
 // giveTask makes t w's under a new attempt.
 func (s *Store) giveTask(t *Task, w *Worker, attemptID string, devs []string, lease int, now time.Time) {
+	s.mustOwn(t)
 	t.LeaseSeconds = lease
 	t.State = taskAssigned
 	t.AttemptID = attemptID
@@ -315,7 +316,8 @@ func (s *Store) joinRendezvous(c command.JoinRendezvous) (struct{}, error) {
 	case t.Index == 0 && (c.Port <= 0 || c.Port > 65535):
 		return struct{}{}, fmt.Errorf("rank 0 is the master and must give a port: %w", ErrInvalid)
 	}
-	t.current().Rendezvous = &Endpoint{Address: c.Address, Port: c.Port}
+	t = s.ownTask(t)
+	t.ownCurrent().Rendezvous = &Endpoint{Address: c.Address, Port: c.Port}
 	t.UpdatedAt = c.Now
 	return struct{}{}, nil
 }
@@ -365,14 +367,18 @@ func (s *Store) settleGang(t *Task, now time.Time) {
 	why := fmt.Sprintf("gang member %d (task %s) ended: %s", t.Index, t.ID, t.Reason)
 	retry := t.State == taskPending && !succeeded
 	if t.State == taskPending && succeeded {
+		s.mustOwn(t)
 		s.queue.remove(keyOf(j.Spec), t)
 		t.State = taskFailed
 		t.Reason += " (not retried: a gang is retried only as a whole, and a member has succeeded)"
 	}
 	for _, id := range j.TaskIDs {
 		o := s.tasks[id]
+		if o == t || o.Terminal() || o.State == taskPending && retry {
+			continue
+		}
+		o = s.ownTask(o)
 		switch {
-		case o == t || o.Terminal():
 		case o.Active() && retry:
 			o.Preempt = why
 			s.endAttempt(o, attemptPreempted, nil, "", now)
@@ -389,6 +395,7 @@ func (s *Store) settleGang(t *Task, now time.Time) {
 
 // failNow ends t as failed for reason, without a retry.
 func (s *Store) failNow(t *Task, reason string, now time.Time) {
+	s.mustOwn(t)
 	t.Devices = nil
 	t.State = taskFailed
 	t.Reason = reason

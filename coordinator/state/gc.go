@@ -132,13 +132,13 @@ func (s *Store) removeJobs(ids map[string]bool) {
 		}
 		delete(s.jobs, id)
 	}
-	order := s.jobOrder[:0]
+	// A new array: the old one may be shared with a capture.
+	order := make([]string, 0, len(s.jobOrder)-len(ids))
 	for _, id := range s.jobOrder {
 		if !ids[id] {
 			order = append(order, id)
 		}
 	}
-	clear(s.jobOrder[len(order):])
 	s.jobOrder = order
 	for key := range s.submissions {
 		if task, _, ok := strings.Cut(key, "/"); ok && tasks[task] {

@@ -77,7 +77,7 @@ func (s *Store) submitJob(c command.SubmitJob) (SubmitOutcome, error) {
 		if _, dup := s.tasks[id]; dup {
 			return SubmitOutcome{}, fmt.Errorf("task %s exists: %w", id, ErrConflict)
 		}
-		t := &Task{ID: id, JobID: j.ID, Index: i, Seq: s.nextSeq(), State: taskPending, LeaseSeconds: lease, CreatedAt: c.Now, UpdatedAt: c.Now}
+		t := &Task{ID: id, JobID: j.ID, Index: i, Seq: s.nextSeq(), State: taskPending, LeaseSeconds: lease, CreatedAt: c.Now, UpdatedAt: c.Now, gen: s.gen.Load()}
 		s.tasks[id] = t
 		s.queue.push(keyOf(c.Spec), c.Spec.Priority, t)
 	}
@@ -101,6 +101,10 @@ func (s *Store) cancelJob(c command.CancelJob) (JobRecord, error) {
 	}
 	for _, id := range j.TaskIDs {
 		t := s.tasks[id]
+		if t.Terminal() {
+			continue
+		}
+		t = s.ownTask(t)
 		switch {
 		case t.State == taskPending:
 			s.queue.remove(keyOf(j.Spec), t)
@@ -112,6 +116,7 @@ func (s *Store) cancelJob(c command.CancelJob) (JobRecord, error) {
 			t.UpdatedAt = c.Now
 		}
 	}
+	j = s.ownJob(j)
 	j.UpdatedAt = c.Now
 	s.record(command.AuditEvent{Time: c.Now, Kind: "job.cancelled", Actor: c.By, Subject: j.ID, Source: c.Source, Detail: "created by " + j.CreatedBy})
 	return s.jobRecord(j), nil

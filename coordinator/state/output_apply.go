@@ -47,21 +47,17 @@ func (s *Store) CaptureOutput() (OutputCapture, error) {
 	return s.output.Capture()
 }
 
-// SnapshotWithOutput writes the store's section to w (Snapshot) and
-// returns a view of the output taken at the same point in the log: no
-// Apply runs between the two.
-func (s *Store) SnapshotWithOutput(w io.Writer) (OutputCapture, error) {
+// CaptureWithOutput captures the store's tables (Capture) and a view of
+// the output at the same point in the log: no Apply runs between the two.
+// Neither is encoded here.
+func (s *Store) CaptureWithOutput() (*Capture, OutputCapture, error) {
 	s.applyMu.Lock()
 	defer s.applyMu.Unlock()
 	out, err := s.CaptureOutput()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := s.Snapshot(w); err != nil {
-		out.Release()
-		return nil, err
-	}
-	return out, nil
+	return s.Capture(), out, nil
 }
 
 // PrepareOutput decodes an output section into a replacement for the

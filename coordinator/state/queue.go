@@ -104,6 +104,18 @@ func (q *pendingQueue) remove(k queueKey, t *Task) {
 	delete(q.prio, t.ID)
 }
 
+// replace puts t's copy c in t's place (ownTask).
+func (q *pendingQueue) replace(k queueKey, t, c *Task) {
+	list := q.lists[routeKey{k.executor, k.target}][k.capability]
+	i := sort.Search(len(list), func(i int) bool { return !q.less(list[i], t) })
+	for ; i < len(list); i++ {
+		if list[i] == t {
+			list[i] = c
+			return
+		}
+	}
+}
+
 // route returns the sub-queues of one executor and target, by capability.
 // Callers must not modify it.
 func (q *pendingQueue) route(executor, target string) map[string][]*Task {

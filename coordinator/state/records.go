@@ -132,6 +132,10 @@ type Task struct {
 	// LogCut is set once the coordinators' total output bound refused
 	// this task's output: its marker is stored and the rest dropped.
 	LogCut bool `json:"log_cut,omitempty"`
+
+	// gen is the capture generation the task was last written in
+	// (ownTask); not part of the task's state.
+	gen uint64
 }
 
 // Active reports whether the task is held by a worker.
@@ -160,6 +164,7 @@ type LogRecord struct {
 
 // Submission remembers a finish with a submission id: the digest of its
 // body and the task as that finish left it, the outcome a replay yields.
+// It is never changed once stored: captures share it.
 type Submission struct {
 	BodyHash string `json:"body_hash"`
 	Task     Task   `json:"task"`

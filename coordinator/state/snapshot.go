@@ -1,16 +1,18 @@
 package state
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 )
 
-// snapshotV1 is the serialised form of the whole store.
+// snapshotV1 is the whole store as version 1 snapshots wrote it, one JSON
+// document; Restore still reads it, and a version 2 snapshot decodes into
+// it too, so that one load checks both.
 type snapshotV1 struct {
 	Version             int                   `json:"version"`
 	BootstrapGeneration int                   `json:"bootstrap_generation"`
@@ -34,77 +36,38 @@ type snapshotV1 struct {
 	AuditSeq      uint64               `json:"audit_seq,omitempty"`
 }
 
-// Snapshot writes the whole state to w. Output is deterministic for a given
-// state.
+// Snapshot writes the whole state to w as a version 2 snapshot (codec.go).
+// Output is deterministic for a given state. It holds the read lock only
+// while it captures; the encoding runs outside it.
 func (s *Store) Snapshot(w io.Writer) error {
-	s.mu.RLock()
-	snap := snapshotV1{
-		Version:             1,
-		BootstrapGeneration: s.bootstrapGeneration,
-		Seq:                 s.seq,
-		Submissions:         s.submissions,
-		Idempotency:         s.idempotency,
-		Nodes:               s.nodes,
-		Audit:               s.audit,
-		AuditRefusals:       s.refusals,
-		AuditSeq:            s.auditSeq,
-	}
-	for _, c := range s.credentials {
-		snap.Credentials = append(snap.Credentials, c)
-	}
-	sort.Slice(snap.Credentials, func(i, j int) bool { return snap.Credentials[i].ID < snap.Credentials[j].ID })
-	for _, w := range s.workers {
-		snap.Workers = append(snap.Workers, w)
-	}
-	sort.Slice(snap.Workers, func(i, j int) bool { return snap.Workers[i].ID < snap.Workers[j].ID })
-	for _, id := range s.jobOrder {
-		snap.Jobs = append(snap.Jobs, s.jobs[id])
-	}
-	for _, t := range s.tasks {
-		snap.Tasks = append(snap.Tasks, t)
-	}
-	sort.Slice(snap.Tasks, func(i, j int) bool {
-		a, b := snap.Tasks[i], snap.Tasks[j]
-		return a.Seq < b.Seq || (a.Seq == b.Seq && a.ID < b.ID) // ties only in a crafted snapshot
-	})
-	for _, g := range s.groups {
-		snap.Groups = append(snap.Groups, g)
-	}
-	sort.Slice(snap.Groups, func(i, j int) bool { return snap.Groups[i].ID < snap.Groups[j].ID })
-	for _, c := range s.clusters {
-		snap.Clusters = append(snap.Clusters, c)
-	}
-	sort.Slice(snap.Clusters, func(i, j int) bool { return snap.Clusters[i].Key < snap.Clusters[j].Key })
-	for _, k := range s.sortedEnrollmentKeys() {
-		snap.Enrollments = append(snap.Enrollments, s.enrollments[k])
-	}
-	for _, a := range s.artifacts {
-		snap.Artifacts = append(snap.Artifacts, a)
-	}
-	sort.Slice(snap.Artifacts, func(i, j int) bool { return snap.Artifacts[i].Digest < snap.Artifacts[j].Digest })
-	err := json.NewEncoder(w).Encode(&snap)
-	s.mu.RUnlock()
-	if err != nil {
-		return fmt.Errorf("snapshot: %w", err)
-	}
-	return nil
+	return s.Capture().Encode(w)
 }
 
-// Restore replaces the state with a snapshot and rebuilds every index.
-// The snapshot is decoded, checked and indexed into fresh tables first;
-// only a snapshot that passes replaces the state, so one that fails to
-// decode or validate leaves the previous state untouched.
+// Restore replaces the state with a snapshot, of version 2 or the older
+// JSON version 1, and rebuilds every index. The snapshot is decoded,
+// checked and indexed into fresh tables first; only a snapshot that passes
+// replaces the state, so one that fails to decode or validate leaves the
+// previous state untouched.
 func (s *Store) Restore(r io.Reader) error {
-	var snap snapshotV1
-	if err := json.NewDecoder(r).Decode(&snap); err != nil {
-		return fmt.Errorf("restore: %w", err)
-	}
-	if snap.Version != 1 {
-		return fmt.Errorf("restore: snapshot version %d: %w", snap.Version, ErrInvalid)
+	br := bufio.NewReaderSize(r, 64<<10)
+	var snap *snapshotV1
+	if isJSON(br) {
+		snap = &snapshotV1{}
+		if err := json.NewDecoder(br).Decode(snap); err != nil {
+			return fmt.Errorf("restore: %w", err)
+		}
+		if snap.Version != 1 {
+			return fmt.Errorf("restore: snapshot version %d: %w", snap.Version, ErrInvalid)
+		}
+	} else {
+		var err error
+		if snap, err = decodeV2(br); err != nil {
+			return fmt.Errorf("restore: %w", err)
+		}
 	}
 	scratch := &Store{}
 	scratch.reset()
-	if err := scratch.load(&snap); err != nil {
+	if err := scratch.load(snap); err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
 	s.mu.Lock()
@@ -198,9 +161,7 @@ func (s *Store) load(snap *snapshotV1) error {
 		if sub.Task.ID == "" || !strings.HasPrefix(key, sub.Task.ID+"/") {
 			return fmt.Errorf("submission %q without the task it finished: %w", key, ErrInvalid)
 		}
-	}
-	if snap.Submissions != nil {
-		s.submissions = snap.Submissions
+		s.submissions[key] = &sub
 	}
 	if snap.Idempotency != nil {
 		s.idempotency = snap.Idempotency

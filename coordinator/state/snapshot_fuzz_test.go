@@ -30,12 +30,12 @@ func securityScenario() []command.Command {
 }
 
 // FuzzRestore feeds arbitrary bytes to Restore, as a corrupt or hostile
-// Raft snapshot would. Restore must never panic. When it accepts the
+// Raft snapshot would, in either format (version 2 or version 1 JSON). Restore must never panic. When it accepts the
 // bytes, the state it built must survive a round trip: its snapshot,
 // restored into a fresh store, snapshots to the same bytes.
 //
-// The seeds are real snapshots of stores built by applying the test
-// scenarios, so the fuzzer starts from every table the format has.
+// The seeds are real snapshots, in both formats, of stores built by
+// applying the test scenarios, so the fuzzer starts from every table the format has.
 func FuzzRestore(f *testing.F) {
 	for _, log := range [][]command.Command{nil, scenario(), identityScenario(), securityScenario()} {
 		s := New()
@@ -47,7 +47,10 @@ func FuzzRestore(f *testing.F) {
 			f.Fatal(err)
 		}
 		f.Add(buf.Bytes())
+		f.Add(encodeV1(f, s.Capture()))
 	}
+	f.Add([]byte(snapshotMagic + "\x02"))
+	f.Add([]byte(snapshotMagic + "\x02\x01\x80\x00"))
 	f.Add([]byte(`{"version":1}`))
 	f.Add([]byte(`{"version":2}`))
 	f.Add([]byte(`{"version":1,"clusters":[{"key":"k","cidrs":["not a cidr"]}]}`))
@@ -60,10 +63,10 @@ func FuzzRestore(f *testing.F) {
 		first := snapshotBytes(t, s)
 		r := New()
 		if err := r.Restore(bytes.NewReader(first)); err != nil {
-			t.Fatalf("a store's own snapshot does not restore: %v\n%s", err, first)
+			t.Fatalf("a store's own snapshot does not restore: %v\n%q", err, first)
 		}
 		if second := snapshotBytes(t, r); !bytes.Equal(first, second) {
-			t.Fatalf("snapshot, restore, snapshot changed the bytes:\n%s\n---\n%s", first, second)
+			t.Fatalf("snapshot, restore, snapshot changed the bytes:\n%q\n---\n%q", first, second)
 		}
 	})
 }

@@ -3,6 +3,7 @@ package state
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 )
@@ -12,6 +13,11 @@ import (
 type Store struct {
 	mu sync.RWMutex
 	tables
+
+	// gen is the capture generation: each Capture moves it on, and a
+	// task last written in an older one may be shared with a capture, so
+	// is copied before it is changed (ownTask).
+	gen atomic.Uint64
 
 	// notify channels are closed and replaced to wake waiters.
 	pendingCh chan struct{}
@@ -24,7 +30,7 @@ type Store struct {
 	output OutputStore
 	outOps []OutputOp
 
-	// applyMu is held by Apply throughout, and by SnapshotWithOutput so
+	// applyMu is held by Apply throughout, and by CaptureWithOutput so
 	// that no Apply falls between its two captures.
 	applyMu sync.Mutex
 }
@@ -42,7 +48,7 @@ type tables struct {
 	// outputBytes is the sum of the tasks' LogBytes: the output the
 	// total bound counts (derived, rebuilt at restore).
 	outputBytes int
-	submissions map[string]Submission
+	submissions map[string]*Submission
 	idempotency map[string]string
 	nodes       map[string]string
 	groups      map[string]*Group
@@ -86,7 +92,7 @@ func (s *Store) reset() {
 	s.jobOrder = nil
 	s.tasks = map[string]*Task{}
 	s.outputBytes = 0
-	s.submissions = map[string]Submission{}
+	s.submissions = map[string]*Submission{}
 	s.idempotency = map[string]string{}
 	s.nodes = map[string]string{}
 	s.groups = map[string]*Group{}
@@ -111,6 +117,9 @@ func (s *Store) Apply(c command.Command) any {
 	defer s.mu.Unlock()
 	defer s.wake()
 	defer s.flushOutput()
+	if checkOwnership {
+		s.gen.Add(1) // as if a capture came before every command
+	}
 	if b, ok := c.(command.Batch); ok {
 		entries := command.Unbatch(b)
 		out := make([]Result, len(entries))

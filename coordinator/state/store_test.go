@@ -2,7 +2,6 @@ package state
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -313,34 +312,43 @@ func TestFailedRestoreLeavesStateUntouched(t *testing.T) {
 		s.Apply(c)
 	}
 	before := snapshotBytes(t, s)
-	edit := func(f func(m map[string]any)) []byte {
-		var m map[string]any
-		if err := json.Unmarshal(before, &m); err != nil {
-			t.Fatal(err)
-		}
-		f(m)
-		b, err := json.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
+	withVersion := func(v byte) []byte {
+		b := bytes.Clone(before)
+		b[len(snapshotMagic)] = v
 		return b
 	}
+	noJobs := s.Capture()
+	noJobs.jobOrder = nil
+	var orphans bytes.Buffer
+	if err := noJobs.Encode(&orphans); err != nil {
+		t.Fatal(err)
+	}
+	job := s.Capture().jobs["j1"]
 	cases := []struct {
 		name string
 		snap []byte
 	}{
-		{"not JSON", []byte("\x00\x01garbage")},
+		{"not a snapshot", []byte("\x00\x01garbage")},
+		{"wrong magic", append([]byte("GPLSNAQ"), before[len(snapshotMagic):]...)},
+		{"version 1 header on version 2 records", withVersion(1)},
+		{"unknown version", withVersion(3)},
+		{"JSON of an unknown version", []byte(`{"version":2}`)},
 		{"truncated", before[:len(before)/2]},
-		{"unknown version", edit(func(m map[string]any) { m["version"] = 2 })},
-		{"task of a missing job", edit(func(m map[string]any) { m["jobs"] = []any{} })},
-		{"job listed twice", edit(func(m map[string]any) { jobs := m["jobs"].([]any); m["jobs"] = append(jobs, jobs[0]) })},
-		{"null worker", edit(func(m map[string]any) { m["workers"] = append(m["workers"].([]any), nil) })},
-		{"finish record without its task", edit(func(m map[string]any) {
-			m["submissions"] = map[string]any{"j1-a/s9": map[string]any{"body_hash": "b", "answer": "e30="}}
-		})},
-		{"cluster with a bad network", edit(func(m map[string]any) {
-			m["clusters"] = []any{map[string]any{"key": "lab", "cidrs": []any{"not-a-cidr"}}}
-		})},
+		{"without its end record", before[:len(before)-1]},
+		{"bytes after the end record", append(bytes.Clone(before), 0)},
+		{"meta record twice", withRecord(t, before, recMeta, snapMeta{Seq: 1})},
+		{"unknown record kind", withRecord(t, before, 99, "x")},
+		{"record longer than the bound", withRawRecord(t, before, recNode, maxRecordBytes+1, nil)},
+		{"record longer than what follows", withRawRecord(t, before, recNode, 1<<20, []byte{0x80})},
+		{"record with bytes after its value", withRawRecord(t, before, recNode, 2, []byte{0x80, 0xc0})},
+		{"time claiming 4 GiB", withRawRecord(t, before, recArtifact, 14, []byte{0x81, 0xab, 'u', 'p', 'l', 'o', 'a', 'd', 'e', 'd', '_', 'a', 't', 0xc9})},
+		{"string claiming 4 GiB", withRawRecord(t, before, recNode, 7, []byte{0x81, 0xa3, 'k', 'e', 'y', 0xdb, 0xff})},
+		{"task of a missing job", orphans.Bytes()},
+		{"job listed twice", withRecord(t, before, recJob, job)},
+		{"null worker", withRecord(t, before, recWorker, nil)},
+		{"task output, which belongs in the output section", withRecord(t, before, recLog, map[string]string{"task_id": "x"})},
+		{"finish record without its task", withRecord(t, before, recSubmission, snapSubmission{Key: "j1-a/s9", Submission: Submission{BodyHash: "b"}})},
+		{"cluster with a bad network", withRecord(t, before, recCluster, &Cluster{Key: "lab", CIDRs: []string{"not-a-cidr"}})},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

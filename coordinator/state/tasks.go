@@ -58,6 +58,7 @@ func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
 	if !s.devicesFreeFor(w, c.Devices, j.Spec.Resources) {
 		return AssignOutcome{}, fmt.Errorf("devices %v not free on %s: %w", c.Devices, w.ID, ErrConflict)
 	}
+	t = s.ownTask(t)
 	s.queue.remove(keyOf(j.Spec), t)
 	lease := j.Spec.LeaseSeconds
 	if lease <= 0 {
@@ -118,11 +119,12 @@ func (s *Store) startTask(c command.StartTask) (Task, error) {
 	if err != nil {
 		return Task{}, err
 	}
+	t = s.ownTask(t)
 	if t.State == taskAssigned {
 		t.State = taskRunning
 		t.ExecutedBy = c.WorkerID
 		t.UpdatedAt = c.Now
-		a := t.current()
+		a := t.ownCurrent()
 		a.State = taskRunning
 		a.StartedAt = c.Now
 	}
@@ -137,6 +139,7 @@ func (s *Store) appendLogs(c command.AppendLogs) (bool, error) {
 	if c.Seq <= t.LastLogSeq {
 		return false, nil // duplicate or replayed chunk
 	}
+	t = s.ownTask(t)
 	t.LastLogSeq = c.Seq
 	if t.LogBytes >= MaxLogBytesPerTask || t.LogCut {
 		return false, nil
@@ -178,6 +181,7 @@ func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 	if err != nil {
 		return Task{}, err
 	}
+	t = s.ownTask(t)
 	if c.RequireRecorded {
 		if err := s.checkRecorded(c.Artifacts); err != nil {
 			return Task{}, err
@@ -238,7 +242,7 @@ func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 // task as it left it, for a replay's answer.
 func (s *Store) keepSubmission(c command.FinishTask, t *Task) {
 	if c.SubmissionID != "" {
-		s.submissions[submissionKey(c.TaskID, c.SubmissionID)] = Submission{BodyHash: c.BodyHash, Task: t.clone()}
+		s.submissions[submissionKey(c.TaskID, c.SubmissionID)] = &Submission{BodyHash: c.BodyHash, Task: t.clone()}
 	}
 }
 
@@ -247,6 +251,7 @@ func (s *Store) failTask(c command.FailTask) (Task, error) {
 	if err != nil {
 		return Task{}, err
 	}
+	t = s.ownTask(t)
 	reason := c.Reason
 	if reason == "" {
 		reason = "failed"
@@ -274,6 +279,7 @@ func (s *Store) loseAttempt(c command.LoseAttempt) (Task, error) {
 	if t.AttemptID != c.AttemptID || !t.Active() {
 		return Task{}, fmt.Errorf("task %s attempt %s: %w", c.TaskID, c.AttemptID, ErrStaleAttempt)
 	}
+	t = s.ownTask(t)
 	reason := c.Reason
 	if reason == "" {
 		reason = "lease expired"
@@ -290,7 +296,8 @@ func (s *Store) loseAttempt(c command.LoseAttempt) (Task, error) {
 
 // endAttempt closes the current attempt and frees the worker's hold.
 func (s *Store) endAttempt(t *Task, state string, code *int, reason string, now time.Time) {
-	a := t.current()
+	s.mustOwn(t)
+	a := t.ownCurrent()
 	a.State = state
 	a.EndedAt = now
 	a.ExitCode = code
@@ -313,6 +320,7 @@ func (s *Store) endAttempt(t *Task, state string, code *int, reason string, now 
 // requeueOrEnd sends a task whose attempt ended abnormally back to the
 // queue while attempts remain, else fails it (or cancels it if asked).
 func (s *Store) requeueOrEnd(t *Task, reason string, now time.Time) {
+	s.mustOwn(t)
 	j := s.jobs[t.JobID]
 	maxAttempts := j.Spec.MaxAttempts
 	if maxAttempts <= 0 {

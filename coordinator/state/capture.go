@@ -1,0 +1,180 @@
+package state
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+)
+
+// Capture is the replicated state as it stood at one point of the log,
+// detached from the store: later commands do not change it, so it can be
+// encoded (Encode) on another goroutine while the store goes on applying.
+//
+// Taking one copies no more than it must, under the store's read lock;
+// the sorting and the encoding, where a snapshot's time goes, happen in
+// Encode, outside any lock. The store keeps to rules that make sharing
+// safe (see docs/architecture.md, "Snapshots"):
+//   - tasks are shared, copy on write: a capture moves the store's
+//     generation on, and a command copies a task written in an older one
+//     before it changes it (ownTask);
+//   - jobs and the job order, remembered submissions and the audit rings
+//     are shared (task output is not the store's: OutputStore): a job is replaced whole when it changes
+//     (ownJob), the others are only appended to, dropped or replaced;
+//   - workers and credentials are copied by value, sharing what they
+//     point to;
+//   - records copied by value or shallowly share what they point to: the
+//     store replaces a slice, map or pointer field rather than edit what
+//     it points to (ownCurrent, LastAcquire.with);
+//   - groups, clusters and artifacts, small tables whose lists are edited
+//     in place, are copied deeply.
+type Capture struct {
+	bootstrapGeneration int
+	seq                 uint64
+	auditSeq            uint64
+
+	credentials []Credential
+	workers     []Worker
+	jobs        map[string]*Job
+	jobOrder    []string
+	tasks       map[string]*Task
+	groups      []Group
+	clusters    []Cluster
+	enrollments []Enrollment
+	artifacts   []Artifact
+
+	submissions map[string]*Submission
+	idempotency map[string]string
+	nodes       map[string]string
+	audit       []command.AuditEvent
+	refusals    []command.AuditEvent
+}
+
+// Capture takes a detached copy of the state for a snapshot. The FSM
+// calls it where no command is being applied; reads may go on.
+func (s *Store) Capture() *Capture {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	c := &Capture{
+		bootstrapGeneration: s.bootstrapGeneration,
+		seq:                 s.seq,
+		auditSeq:            s.auditSeq,
+		credentials:         make([]Credential, 0, len(s.credentials)),
+		workers:             make([]Worker, 0, len(s.workers)),
+		jobs:                maps.Clone(s.jobs),
+		jobOrder:            s.jobOrder[:len(s.jobOrder):len(s.jobOrder)],
+		tasks:               maps.Clone(s.tasks),
+		groups:              make([]Group, 0, len(s.groups)),
+		clusters:            make([]Cluster, 0, len(s.clusters)),
+		enrollments:         make([]Enrollment, 0, len(s.enrollments)),
+		artifacts:           make([]Artifact, 0, len(s.artifacts)),
+		// A task's log is only appended to or dropped whole: the slice
+		// header, its length fixed, is a copy of it.
+		submissions: maps.Clone(s.submissions),
+		idempotency: maps.Clone(s.idempotency),
+		nodes:       maps.Clone(s.nodes),
+		audit:       s.audit[:len(s.audit):len(s.audit)],
+		refusals:    s.refusals[:len(s.refusals):len(s.refusals)],
+	}
+	for _, x := range s.credentials {
+		c.credentials = append(c.credentials, *x)
+	}
+	for _, x := range s.workers {
+		c.workers = append(c.workers, *x)
+		c.workers[len(c.workers)-1].active = nil
+	}
+	s.gen.Add(1) // the tasks are shared from here on: ownTask copies one before it changes
+	for _, x := range s.groups {
+		v := *x
+		v.Members = slices.Clone(x.Members)
+		c.groups = append(c.groups, v)
+	}
+	for _, x := range s.clusters {
+		c.clusters = append(c.clusters, x.clone())
+	}
+	for _, x := range s.enrollments {
+		c.enrollments = append(c.enrollments, *x)
+	}
+	for _, x := range s.artifacts {
+		c.artifacts = append(c.artifacts, x.clone())
+	}
+	return c
+}
+
+// ownJob replaces j in the table with a copy the caller may change: a
+// job may be shared with a capture.
+func (s *Store) ownJob(j *Job) *Job {
+	c := *j
+	s.jobs[j.ID] = &c
+	return &c
+}
+
+// ownCurrent returns the task's current attempt to change, in an array
+// of attempts of its own: the old one may be shared with a capture.
+func (t *Task) ownCurrent() *Attempt {
+	t.Attempts = slices.Clone(t.Attempts)
+	return t.current()
+}
+
+// clone copies w and everything it points to but its active set, which
+// is derived and not part of a snapshot.
+func (w *Worker) clone() Worker {
+	c := *w
+	c.active = nil
+	c.Labels = maps.Clone(w.Labels)
+	c.Capabilities = slices.Clone(w.Capabilities)
+	c.Executors = slices.Clone(w.Executors)
+	c.Devices = slices.Clone(w.Devices)
+	c.ClearGPUs = slices.Clone(w.ClearGPUs)
+	if w.LastAcquire != nil {
+		last := *w.LastAcquire
+		last.More = slices.Clone(last.More)
+		c.LastAcquire = &last
+	}
+	c.ApprovedDevices = maps.Clone(w.ApprovedDevices)
+	return c
+}
+
+// checkOwnership, set by this package's tests, makes every command count
+// as the first after a capture, and a task changed without ownTask panic.
+var checkOwnership bool
+
+// ownTask returns the task to change: t itself when it was written since
+// the last capture, else a copy put in its place in the table and in the
+// pending queue, t being possibly shared with a capture. The copy is
+// shallow: what a task points to is replaced, never edited (ownCurrent).
+// Every command that changes a task calls it where it finds the task,
+// before it hands the task on.
+func (s *Store) ownTask(t *Task) *Task {
+	gen := s.gen.Load()
+	if t.gen == gen {
+		return t
+	}
+	c := *t
+	c.gen = gen
+	s.tasks[t.ID] = &c
+	if t.State == taskPending {
+		if j := s.jobs[t.JobID]; j != nil {
+			s.queue.replace(keyOf(j.Spec), t, &c)
+		}
+	}
+	return &c
+}
+
+// mustOwn panics, under checkOwnership, when t was not made the store's
+// own (ownTask) before it is changed.
+func (s *Store) mustOwn(t *Task) {
+	if checkOwnership && (t.gen != s.gen.Load() || s.tasks[t.ID] != t) {
+		panic(fmt.Sprintf("state: task %s changed without ownTask", t.ID))
+	}
+}
+
+// WithoutAudit returns the capture without the audit log (both rings and
+// the last event's number): the state to compare where refusals, which
+// are audited, must otherwise change nothing.
+func (c *Capture) WithoutAudit() *Capture {
+	out := *c
+	out.audit, out.refusals, out.auditSeq = nil, nil, 0
+	return &out
+}

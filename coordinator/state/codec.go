@@ -1,0 +1,385 @@
+package state
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/go-msgpack/v2/codec"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+)
+
+// A snapshot (format version 2) is a fixed header, the magic then one
+// version byte, followed by a stream of records. Each record is its kind
+// (one byte), the length of its body (an unsigned varint) and the body:
+// one MessagePack value, field names as in the JSON form. The first record
+// is the meta record; the last is recEnd, a kind byte alone, after which
+// nothing may follow. Records are written and read one at a time, so
+// neither side holds the whole encoding; a body is decoded from its own
+// bytes, so a length a hostile snapshot claims inside one can make the
+// decoder allocate no more than the body it actually sent.
+//
+// Version 1 snapshots, one JSON document, are still read (Restore).
+const (
+	snapshotMagic   = "GPLSNAP"
+	snapshotVersion = 2
+)
+
+// Record kinds. Numbers are part of the format: never reuse one.
+const (
+	recEnd uint8 = iota
+	recMeta
+	recCredential
+	recWorker
+	recJob
+	recTask
+	recLog // task output, before it left the store: never written, refused
+	recSubmission
+	recIdempotency
+	recNode
+	recGroup
+	recCluster
+	recEnrollment
+	recArtifact
+	recAudit
+	recRefusal
+)
+
+// snapMeta is the store's scalar state.
+type snapMeta struct {
+	BootstrapGeneration int    `json:"bootstrap_generation"`
+	Seq                 uint64 `json:"seq"`
+	AuditSeq            uint64 `json:"audit_seq"`
+}
+
+// snapSubmission is one remembered finish.
+type snapSubmission struct {
+	Key        string     `json:"key"`
+	Submission Submission `json:"submission"`
+}
+
+// snapPair is one entry of a string to string table.
+type snapPair struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// maxRecordBytes bounds one record's body. The largest record is a task
+// with its finish's output.
+const maxRecordBytes = 64 << 20
+
+// maxInitLen bounds what a decoder allocates ahead for one collection on
+// the word of a length prefix: a hostile snapshot cannot make it reserve
+// more than it actually sends.
+const maxInitLen = 1 << 10
+
+func msgpackHandle() *codec.MsgpackHandle {
+	h := &codec.MsgpackHandle{}
+	h.WriteExt = true  // binary as bin, times as the timestamp extension
+	h.Canonical = true // map keys sorted: the same state, the same bytes
+	h.MaxInitLen = maxInitLen
+	return h
+}
+
+// Encode writes the capture as a version 2 snapshot. It takes no lock,
+// may run while the store applies later commands and changes nothing in
+// the capture (it may run more than once, concurrently). Output is
+// deterministic.
+func (c *Capture) Encode(w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if err := c.encode(bw); err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	return nil
+}
+
+func (c *Capture) encode(w io.Writer) error {
+	if _, err := io.WriteString(w, snapshotMagic+string(rune(snapshotVersion))); err != nil {
+		return err
+	}
+	var body []byte
+	enc := codec.NewEncoderBytes(&body, msgpackHandle())
+	var head [1 + binary.MaxVarintLen64]byte
+	var err error
+	put := func(kind uint8, v any) {
+		if err != nil {
+			return
+		}
+		body = body[:0]
+		enc.ResetBytes(&body)
+		if err = enc.Encode(v); err != nil {
+			return
+		}
+		head[0] = kind
+		n := binary.PutUvarint(head[1:], uint64(len(body)))
+		if _, err = w.Write(head[:1+n]); err == nil {
+			_, err = w.Write(body)
+		}
+	}
+	put(recMeta, snapMeta{BootstrapGeneration: c.bootstrapGeneration, Seq: c.seq, AuditSeq: c.auditSeq})
+	for _, x := range sortedBy(c.credentials, func(x *Credential) string { return x.ID }) {
+		put(recCredential, x)
+	}
+	for _, x := range sortedBy(c.workers, func(x *Worker) string { return x.ID }) {
+		put(recWorker, x)
+	}
+	for _, id := range c.jobOrder {
+		put(recJob, c.jobs[id])
+	}
+	tasks := make([]*Task, 0, len(c.tasks))
+	for _, t := range c.tasks {
+		tasks = append(tasks, t)
+	}
+	sort.Slice(tasks, func(i, j int) bool {
+		a, b := tasks[i], tasks[j]
+		return a.Seq < b.Seq || (a.Seq == b.Seq && a.ID < b.ID) // ties only in a crafted snapshot
+	})
+	for _, x := range tasks {
+		put(recTask, x)
+	}
+	for _, k := range sortedKeys(c.submissions) {
+		put(recSubmission, snapSubmission{Key: k, Submission: *c.submissions[k]})
+	}
+	for _, k := range sortedKeys(c.idempotency) {
+		put(recIdempotency, snapPair{Key: k, Value: c.idempotency[k]})
+	}
+	for _, k := range sortedKeys(c.nodes) {
+		put(recNode, snapPair{Key: k, Value: c.nodes[k]})
+	}
+	for _, x := range sortedBy(c.groups, func(x *Group) string { return x.ID }) {
+		put(recGroup, x)
+	}
+	for _, x := range sortedBy(c.clusters, func(x *Cluster) string { return x.Key }) {
+		put(recCluster, x)
+	}
+	for _, x := range sortedBy(c.enrollments, func(x *Enrollment) string { return x.Key }) {
+		put(recEnrollment, x)
+	}
+	for _, x := range sortedBy(c.artifacts, func(x *Artifact) string { return x.Digest }) {
+		put(recArtifact, x)
+	}
+	for i := range c.audit {
+		put(recAudit, &c.audit[i])
+	}
+	for i := range c.refusals {
+		put(recRefusal, &c.refusals[i])
+	}
+	if err == nil {
+		_, err = w.Write([]byte{recEnd})
+	}
+	return err
+}
+
+// sortedBy returns pointers to list's elements, sorted by key.
+func sortedBy[T any](list []T, key func(*T) string) []*T {
+	out := make([]*T, len(list))
+	for i := range list {
+		out[i] = &list[i]
+	}
+	slices.SortFunc(out, func(a, b *T) int { return strings.Compare(key(a), key(b)) })
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// errNotV2 says the stream does not start with the version 2 header.
+var errNotV2 = errors.New("not a version 2 snapshot")
+
+// decodeV2 reads a version 2 snapshot, header included, into the shape
+// load checks and indexes. Records are decoded one at a time.
+func decodeV2(r *bufio.Reader) (*snapshotV1, error) {
+	head := make([]byte, len(snapshotMagic)+1)
+	if _, err := io.ReadFull(r, head); err != nil {
+		return nil, fmt.Errorf("snapshot header: %w", err)
+	}
+	if !bytes.Equal(head[:len(snapshotMagic)], []byte(snapshotMagic)) {
+		return nil, fmt.Errorf("%w: bad magic: %w", errNotV2, ErrInvalid)
+	}
+	if v := head[len(snapshotMagic)]; v != snapshotVersion {
+		return nil, fmt.Errorf("snapshot version %d, this coordinator reads 1 and %d: %w", v, snapshotVersion, ErrInvalid)
+	}
+	dec := codec.NewDecoderBytes(nil, msgpackHandle())
+	snap := &snapshotV1{
+		Version:     snapshotVersion,
+		Submissions: map[string]Submission{},
+		Idempotency: map[string]string{},
+		Nodes:       map[string]string{},
+	}
+	var body bytes.Buffer
+	for n := 0; ; n++ {
+		kind, err := r.ReadByte()
+		if err != nil {
+			return nil, fmt.Errorf("record %d: %w", n, io.ErrUnexpectedEOF)
+		}
+		if (n == 0) != (kind == recMeta) {
+			return nil, fmt.Errorf("record %d of kind %d: the meta record comes first and once: %w", n, kind, ErrInvalid)
+		}
+		if kind == recEnd {
+			break
+		}
+		size, err := binary.ReadUvarint(r)
+		if err != nil {
+			return nil, fmt.Errorf("record %d: length: %w", n, err)
+		}
+		if size > maxRecordBytes {
+			return nil, fmt.Errorf("record %d: %d bytes, over %d: %w", n, size, maxRecordBytes, ErrInvalid)
+		}
+		body.Reset()
+		if _, err := io.CopyN(&body, r, int64(size)); err != nil { // grows with what arrives
+			return nil, fmt.Errorf("record %d: %w", n, io.ErrUnexpectedEOF)
+		}
+		dec.ResetBytes(body.Bytes())
+		if err := decodeRecord(dec, kind, snap); err != nil {
+			return nil, fmt.Errorf("record %d of kind %d: %w", n, kind, err)
+		}
+		if dec.NumBytesRead() != body.Len() {
+			return nil, fmt.Errorf("record %d of kind %d: bytes after its value: %w", n, kind, ErrInvalid)
+		}
+	}
+	if _, err := r.Peek(1); err != io.EOF {
+		return nil, fmt.Errorf("bytes after the end record: %w", ErrInvalid)
+	}
+	return snap, nil
+}
+
+func decodeRecord(dec *codec.Decoder, kind uint8, snap *snapshotV1) error {
+	switch kind {
+	case recMeta:
+		var m snapMeta
+		if err := dec.Decode(&m); err != nil {
+			return err
+		}
+		snap.BootstrapGeneration, snap.Seq, snap.AuditSeq = m.BootstrapGeneration, m.Seq, m.AuditSeq
+	case recCredential:
+		return decodeInto(dec, &snap.Credentials)
+	case recWorker:
+		return decodeInto(dec, &snap.Workers)
+	case recJob:
+		return decodeInto(dec, &snap.Jobs)
+	case recTask:
+		return decodeInto(dec, &snap.Tasks)
+	case recGroup:
+		return decodeInto(dec, &snap.Groups)
+	case recCluster:
+		return decodeInto(dec, &snap.Clusters)
+	case recEnrollment:
+		return decodeInto(dec, &snap.Enrollments)
+	case recArtifact:
+		return decodeInto(dec, &snap.Artifacts)
+	case recSubmission:
+		var x snapSubmission
+		if err := dec.Decode(&x); err != nil {
+			return err
+		}
+		if _, dup := snap.Submissions[x.Key]; dup {
+			return fmt.Errorf("submission %q listed twice: %w", x.Key, ErrInvalid)
+		}
+		snap.Submissions[x.Key] = x.Submission
+	case recIdempotency, recNode:
+		var p snapPair
+		if err := dec.Decode(&p); err != nil {
+			return err
+		}
+		m := snap.Idempotency
+		if kind == recNode {
+			m = snap.Nodes
+		}
+		if _, dup := m[p.Key]; dup {
+			return fmt.Errorf("key %q listed twice: %w", p.Key, ErrInvalid)
+		}
+		m[p.Key] = p.Value
+	case recAudit, recRefusal:
+		var ev command.AuditEvent
+		if err := dec.Decode(&ev); err != nil {
+			return err
+		}
+		if kind == recAudit {
+			snap.Audit = append(snap.Audit, ev)
+		} else {
+			snap.AuditRefusals = append(snap.AuditRefusals, ev)
+		}
+	default:
+		return fmt.Errorf("unknown record kind: %w", ErrInvalid)
+	}
+	return nil
+}
+
+// decodeInto decodes one record and appends it to *list; load refuses
+// the nil a msgpack nil decodes to.
+func decodeInto[T any](dec *codec.Decoder, list *[]*T) error {
+	var v *T
+	if err := dec.Decode(&v); err != nil {
+		return err
+	}
+	*list = append(*list, v)
+	return nil
+}
+
+// isJSON reports whether a snapshot is the version 1 JSON document.
+func isJSON(r *bufio.Reader) bool {
+	for i := 1; ; i++ {
+		b, err := r.Peek(i)
+		if err != nil {
+			return false
+		}
+		switch c := b[i-1]; {
+		case c == '{':
+			return true
+		case strings.IndexByte(" \t\r\n", c) < 0:
+			return false
+		}
+	}
+}
+
+// recordNames name the record kinds, for RecordSizes.
+var recordNames = map[uint8]string{
+	recMeta: "meta", recCredential: "credentials", recWorker: "workers", recJob: "jobs", recTask: "tasks",
+	recLog: "logs", recSubmission: "submissions", recIdempotency: "idempotency", recNode: "nodes",
+	recGroup: "groups", recCluster: "clusters", recEnrollment: "enrollments", recArtifact: "artifacts",
+	recAudit: "audit", recRefusal: "audit_refusals",
+}
+
+// RecordSizes reads a version 2 snapshot's framing, without decoding a
+// record, and returns the bytes its records take, by table.
+func RecordSizes(r io.Reader) (map[string]int, error) {
+	br := bufio.NewReader(r)
+	head := make([]byte, len(snapshotMagic)+1)
+	if _, err := io.ReadFull(br, head); err != nil || string(head) != snapshotMagic+string(rune(snapshotVersion)) {
+		return nil, fmt.Errorf("not a version %d snapshot: %w", snapshotVersion, ErrInvalid)
+	}
+	out := map[string]int{}
+	for {
+		kind, err := br.ReadByte()
+		if err != nil {
+			return nil, io.ErrUnexpectedEOF
+		}
+		if kind == recEnd {
+			return out, nil
+		}
+		size, err := binary.ReadUvarint(br)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := br.Discard(int(min(size, maxRecordBytes+1))); err != nil {
+			return nil, io.ErrUnexpectedEOF
+		}
+		out[recordNames[kind]] += int(size)
+	}
+}
