@@ -3,7 +3,6 @@ package integration
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator"
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
+	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
 )
@@ -274,14 +274,13 @@ func TestHAPausedWorkerLateFinishIsStale(t *testing.T) {
 
 func withoutNodes(t *testing.T, snap []byte) []byte {
 	t.Helper()
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(snap, &m); err != nil {
+	s := state.New()
+	if err := s.Restore(bytes.NewReader(snap)); err != nil {
 		t.Fatal(err)
 	}
-	delete(m, "nodes")
-	out, err := json.Marshal(m)
-	if err != nil {
+	var out bytes.Buffer
+	if err := s.Capture().WithoutNodes().Encode(&out); err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return out.Bytes()
 }

@@ -178,3 +178,12 @@ func (c *Capture) WithoutAudit() *Capture {
 	out.audit, out.refusals, out.auditSeq = nil, nil, 0
 	return &out
 }
+
+// WithoutNodes returns the capture without the nodes table (the HTTP
+// address of each coordinator that has led): the state to compare where
+// which node leads may differ.
+func (c *Capture) WithoutNodes() *Capture {
+	out := *c
+	out.nodes = nil
+	return &out
+}
