@@ -148,11 +148,11 @@ var checkOwnership bool
 // before it hands the task on.
 func (s *Store) ownTask(t *Task) *Task {
 	gen := s.gen.Load()
-	if t.gen == gen {
+	if t.gen == gen && !t.frozen {
 		return t
 	}
 	c := *t
-	c.gen = gen
+	c.gen, c.frozen = gen, false
 	s.tasks[t.ID] = &c
 	if t.State == taskPending {
 		if j := s.jobs[t.JobID]; j != nil {
@@ -165,7 +165,7 @@ func (s *Store) ownTask(t *Task) *Task {
 // mustOwn panics, under checkOwnership, when t was not made the store's
 // own (ownTask) before it is changed.
 func (s *Store) mustOwn(t *Task) {
-	if checkOwnership && (t.gen != s.gen.Load() || s.tasks[t.ID] != t) {
+	if checkOwnership && (t.gen != s.gen.Load() || t.frozen || s.tasks[t.ID] != t) {
 		panic(fmt.Sprintf("state: task %s changed without ownTask", t.ID))
 	}
 }

@@ -3,6 +3,7 @@ package state
 import (
 	"bytes"
 	"maps"
+	"reflect"
 	"slices"
 	"sort"
 )
@@ -112,4 +113,15 @@ func (a *Artifact) clone() Artifact {
 	out := *a
 	out.Holders = slices.Clone(a.Holders)
 	return out
+}
+
+// sameTask reports whether a and b hold the same task state (what is not
+// the task's state, its generation and whether it is frozen, aside).
+func sameTask(a, b *Task) bool {
+	if a.ID != b.ID || a.State != b.State || len(a.Attempts) != len(b.Attempts) || !a.UpdatedAt.Equal(b.UpdatedAt) {
+		return false
+	}
+	x, y := *a, *b
+	x.gen, x.frozen, y.gen, y.frozen = 0, false, 0, false
+	return reflect.DeepEqual(x, y)
 }

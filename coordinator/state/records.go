@@ -136,6 +136,10 @@ type Task struct {
 	// gen is the capture generation the task was last written in
 	// (ownTask); not part of the task's state.
 	gen uint64
+	// frozen is set once a remembered finish holds this very record (the
+	// task as that finish left it): it is never changed again, and
+	// ownTask hands the next command a copy. Not part of the task's state.
+	frozen bool
 }
 
 // Active reports whether the task is held by a worker.
@@ -167,7 +171,10 @@ type LogRecord struct {
 // It is never changed once stored: captures share it.
 type Submission struct {
 	BodyHash string `json:"body_hash"`
-	Task     Task   `json:"task"`
+	// Task is the task as the finish left it: the table's own record,
+	// frozen, while the task has not changed since (the common case,
+	// a finish that ended it), which costs no copy.
+	Task *Task `json:"task"`
 }
 
 // MaxLogBytesPerTask bounds the output kept for one task; past it, chunks

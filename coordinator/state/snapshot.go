@@ -158,8 +158,14 @@ func (s *Store) load(snap *snapshotV1) error {
 		}
 	}
 	for key, sub := range snap.Submissions {
-		if sub.Task.ID == "" || !strings.HasPrefix(key, sub.Task.ID+"/") {
+		if sub.Task == nil || sub.Task.ID == "" || !strings.HasPrefix(key, sub.Task.ID+"/") {
 			return fmt.Errorf("submission %q without the task it finished: %w", key, ErrInvalid)
+		}
+		// A finish whose task has not changed since shares the table's
+		// record, as it did before the snapshot.
+		if t := s.tasks[sub.Task.ID]; t != nil && sameTask(t, sub.Task) {
+			t.frozen = true
+			sub.Task = t
 		}
 		s.submissions[key] = &sub
 	}

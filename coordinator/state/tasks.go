@@ -242,7 +242,8 @@ func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 // task as it left it, for a replay's answer.
 func (s *Store) keepSubmission(c command.FinishTask, t *Task) {
 	if c.SubmissionID != "" {
-		s.submissions[submissionKey(c.TaskID, c.SubmissionID)] = &Submission{BodyHash: c.BodyHash, Task: t.clone()}
+		t.frozen = true // the record is the finish's outcome from here on
+		s.submissions[submissionKey(c.TaskID, c.SubmissionID)] = &Submission{BodyHash: c.BodyHash, Task: t}
 	}
 }
 
