@@ -11,6 +11,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/internal/countw"
 )
 
 // Capture opens a read transaction: bbolt's consistent view, which later
@@ -35,7 +36,7 @@ type capture struct {
 
 // WriteTo writes the output section, tasks in key (byte) order.
 func (c *capture) WriteTo(w io.Writer) (int64, error) {
-	cw := &countingWriter{w: w}
+	cw := &countw.Writer{W: w}
 	enc := state.NewOutputEncoder(cw)
 	top := c.tx.Bucket(tasksBucket)
 	err := top.ForEach(func(task, _ []byte) error {
@@ -49,7 +50,7 @@ func (c *capture) WriteTo(w io.Writer) (int64, error) {
 			return enc.Encode(id, r)
 		})
 	})
-	return cw.n, err
+	return cw.N, err
 }
 
 func (c *capture) Release() { _ = c.tx.Rollback() }
@@ -153,15 +154,4 @@ func (rs *restore) Discard() {
 		rs.db = nil
 	}
 	_ = os.Remove(rs.path)
-}
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }

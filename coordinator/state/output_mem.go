@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"sync"
+
+	"github.com/gpulayer/gpulayer/internal/countw"
 )
 
 // MemOutput is an OutputStore in memory, for tests and tools: its memory
@@ -96,16 +98,16 @@ func (m *MemOutput) Prepare(r io.Reader) (OutputRestore, error) {
 type memCapture map[string][]LogRecord
 
 func (c memCapture) WriteTo(w io.Writer) (int64, error) {
-	cw := &countingWriter{w: w}
+	cw := &countw.Writer{W: w}
 	enc := NewOutputEncoder(cw)
 	for _, id := range slices.Sorted(maps.Keys(c)) {
 		for _, r := range c[id] {
 			if err := enc.Encode(id, r); err != nil {
-				return cw.n, err
+				return cw.N, err
 			}
 		}
 	}
-	return cw.n, nil
+	return cw.N, nil
 }
 
 func (memCapture) Release() {}
@@ -125,15 +127,3 @@ func (r *memRestore) Commit() error {
 }
 
 func (r *memRestore) Discard() { r.next = nil }
-
-// countingWriter counts what it passes on, for WriteTo's result.
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
-}
