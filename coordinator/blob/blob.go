@@ -200,3 +200,33 @@ func (s *Store) Remove(digest string) error {
 	}
 	return nil
 }
+
+// Spool copies r into a file of the store's tmp/ directory and returns it
+// open, at its start, with its size; the file has no name left (it is
+// removed once open), so it goes when the caller closes it, or with the
+// process. It is how a large upload that is not an artifact (a snapshot
+// to restore) is held on disk instead of in memory. A read error is
+// returned as is; a failure of this node's disk wraps ErrStorage.
+func (s *Store) Spool(r io.Reader) (*os.File, int64, error) {
+	f, err := os.CreateTemp(filepath.Join(s.dir, "tmp"), "spool-*")
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w: %w", ErrStorage, err)
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, 0, fmt.Errorf("%w: %w", ErrStorage, err)
+	}
+	src := &readErrs{r: r}
+	n, err := io.Copy(f, src)
+	if err == nil {
+		_, err = f.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		f.Close()
+		if src.err != nil && errors.Is(err, src.err) {
+			return nil, 0, err
+		}
+		return nil, 0, fmt.Errorf("%w: %w", ErrStorage, err)
+	}
+	return f, n, nil
+}

@@ -119,3 +119,31 @@ func TestPutTellsTheSendersFailuresFromTheDisks(t *testing.T) {
 		})
 	}
 }
+
+// Spool holds an upload in a nameless file: it reads back whole from its
+// start, leaves nothing in tmp/, and a sender's failure comes back as it
+// is, not as the disk's.
+func TestSpool(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := bytes.Repeat([]byte("snapshot "), 100_000)
+	f, n, err := s.Spool(bytes.NewReader(body))
+	if err != nil || n != int64(len(body)) {
+		t.Fatalf("spool: %d %v", n, err)
+	}
+	defer f.Close()
+	if left, _ := os.ReadDir(filepath.Join(dir, "tmp")); len(left) != 0 {
+		t.Fatalf("tmp/ holds %v while the spool is open", left)
+	}
+	back, err := io.ReadAll(f)
+	if err != nil || !bytes.Equal(back, body) {
+		t.Fatalf("read back %d bytes (%v), want %d", len(back), err, len(body))
+	}
+	dropped := errors.New("connection reset by peer")
+	if _, _, err := s.Spool(&failingReader{left: 100, err: dropped}); !errors.Is(err, dropped) || errors.Is(err, ErrStorage) {
+		t.Fatalf("a dropped upload: %v", err)
+	}
+}

@@ -1,15 +1,17 @@
 package httpapi
 
 import (
-	"bytes"
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/auth"
+	"github.com/gpulayer/gpulayer/coordinator/blob"
 	"github.com/gpulayer/gpulayer/coordinator/fsm"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -108,18 +110,29 @@ func (s *Server) saveSnapshot(w http.ResponseWriter, r *http.Request, _ auth.Pri
 // uploaded snapshot. The upload is decoded into a scratch store first, so a
 // damaged file is refused and changes nothing.
 func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, api.MaxArtifactBody))
-	if err != nil {
+	// The upload is held on disk (a nameless file among the artifacts'
+	// temporaries), not in memory: it is read twice, once to check it and
+	// once by Raft, and a large state would otherwise be in memory whole
+	// beside both decodes.
+	f, n, err := s.blobs.Spool(http.MaxBytesReader(w, r.Body, api.MaxArtifactBody))
+	switch {
+	case errors.Is(err, blob.ErrStorage):
+		return fmt.Errorf("snapshot upload: %w", err)
+	case err != nil:
 		return newError(api.CodeBodyTooLarge, "snapshot upload: %v", err)
 	}
-	if err := fsm.Check(bytes.NewReader(b)); err != nil {
+	defer f.Close()
+	if err := fsm.Check(bufio.NewReaderSize(f, 1<<20)); err != nil {
 		return invalidf("not a GpuLayer snapshot: %v", err)
 	}
-	if err := s.operator.Restore(r.Context(), bytes.NewReader(b), int64(len(b))); err != nil {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
-	s.log.Warn("state restored from an uploaded snapshot", "bytes", len(b))
-	writeJSON(w, http.StatusOK, map[string]any{"restored": true, "bytes": len(b)})
+	if err := s.operator.Restore(r.Context(), bufio.NewReaderSize(f, 1<<20), n); err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	s.log.Warn("state restored from an uploaded snapshot", "bytes", n)
+	writeJSON(w, http.StatusOK, map[string]any{"restored": true, "bytes": n})
 	return nil
 }
 
