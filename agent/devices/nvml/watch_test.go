@@ -24,6 +24,9 @@ type healthRig struct {
 	mu      sync.Mutex
 	tracker *health.Tracker
 	effects []health.Effect
+	// changed is closed, and replaced, at every observation the watcher
+	// hands over: what await waits on.
+	changed chan struct{}
 	cancel  context.CancelFunc
 	done    chan struct{}
 }
@@ -42,7 +45,7 @@ func startHealthRig(t *testing.T, setup func(m *nvmltest.Machine)) *healthRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &healthRig{m: m, done: make(chan struct{})}
+	r := &healthRig{m: m, done: make(chan struct{}), changed: make(chan struct{})}
 	for _, d := range devs {
 		if d.Parent == "" { // as the agent does: a MIG device's health is its GPU's
 			r.uuids = append(r.uuids, d.UUID)
@@ -59,6 +62,8 @@ func startHealthRig(t *testing.T, setup func(m *nvmltest.Machine)) *healthRig {
 			if eff := r.tracker.Observe(time.Now(), o); len(eff.FailTasks) > 0 {
 				r.effects = append(r.effects, eff)
 			}
+			close(r.changed)
+			r.changed = make(chan struct{})
 		})
 	}()
 	t.Cleanup(func() {
@@ -75,24 +80,50 @@ func (r *healthRig) state(i int) health.Status {
 	return r.tracker.Status(r.uuids[i])
 }
 
+// await waits, for at most 10 s, until cond holds; cond runs under the
+// rig's lock and is asked again after each observation. It reports
+// whether cond held.
+func (r *healthRig) await(cond func() bool) bool {
+	timeout := time.After(10 * time.Second)
+	for {
+		r.mu.Lock()
+		ok, changed := cond(), r.changed
+		r.mu.Unlock()
+		if ok {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-timeout:
+			return false
+		}
+	}
+}
+
 func (r *healthRig) waitState(t *testing.T, i int, want health.State, what string) health.Status {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	if !r.await(func() bool { return r.tracker.Status(r.uuids[i]).State == want }) {
 		st := r.state(i)
-		if st.State == want {
-			return st
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: GPU %d is %s (%s), want %s", what, i, st.State, st.Reason(), want)
-		}
-		time.Sleep(5 * time.Millisecond)
+		t.Fatalf("%s: GPU %d is %s (%s), want %s", what, i, st.State, st.Reason(), want)
+	}
+	return r.state(i)
+}
+
+// waitFailed waits until the tasks on uuid have been failed.
+func (r *healthRig) waitFailed(t *testing.T, uuid string) {
+	t.Helper()
+	if !r.await(func() bool { return r.failedLocked(uuid) }) {
+		t.Fatalf("the tasks on %s were not failed", uuid)
 	}
 }
 
 func (r *healthRig) failed(uuid string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.failedLocked(uuid)
+}
+
+func (r *healthRig) failedLocked(uuid string) bool {
 	for _, e := range r.effects {
 		for _, u := range e.FailTasks {
 			if u == uuid {
@@ -148,13 +179,7 @@ func TestWatchEventsAndPolls(t *testing.T) {
 			}
 			c.inject(r.m)
 			if c.want == health.Healthy {
-				deadline := time.Now().Add(10 * time.Second)
-				for !r.failed(r.uuids[2]) {
-					if time.Now().After(deadline) {
-						t.Fatal("the application XID did not fail the GPU's tasks")
-					}
-					time.Sleep(5 * time.Millisecond)
-				}
+				r.waitFailed(t, r.uuids[2])
 			}
 			st := r.waitState(t, 2, c.want, "after the fault")
 			if st.Class != c.class || r.failed(r.uuids[2]) != c.fails {
@@ -180,21 +205,11 @@ func TestWatchMIGInstanceEvents(t *testing.T) {
 	event := func(m *nvmltest.Machine, xid uint64, gi uint32) {
 		m.Inject(gonvml.EventData{Device: m.Device(2), EventType: gonvml.EventTypeXidCriticalError, EventData: xid, GpuInstanceId: gi, ComputeInstanceId: 0})
 	}
-	wait := func(t *testing.T, r *healthRig, uuid string) {
-		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for !r.failed(uuid) {
-			if time.Now().After(deadline) {
-				t.Fatalf("the tasks on %s were not failed", uuid)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
 	t.Run("application XID in instance 2", func(t *testing.T) {
 		r := startHealthRig(t, func(m *nvmltest.Machine) { m.SetMIGDevices(2, migs...) })
 		r.waitState(t, 2, health.Healthy, "before the fault")
 		event(r.m, 13, 2)
-		wait(t, r, migs[1].UUID)
+		r.waitFailed(t, migs[1].UUID)
 		if r.failed(r.uuids[2]) || r.failed(migs[0].UUID) {
 			t.Fatal("an application fault in one instance failed more than that instance's tasks")
 		}
@@ -206,7 +221,7 @@ func TestWatchMIGInstanceEvents(t *testing.T) {
 		r := startHealthRig(t, func(m *nvmltest.Machine) { m.SetMIGDevices(2, migs...) })
 		r.waitState(t, 2, health.Healthy, "before the fault")
 		event(r.m, 48, 1)
-		wait(t, r, r.uuids[2])
+		r.waitFailed(t, r.uuids[2])
 		if st := r.waitState(t, 2, health.Unhealthy, "after the fault"); st.Class != health.ClassResetGPU {
 			t.Fatalf("GPU 2: %+v", st)
 		}
@@ -238,12 +253,12 @@ func TestWatchFailsClosed(t *testing.T) {
 					r.waitState(t, i, health.Healthy, "a GPU that answers")
 				}
 			}
-			deadline := time.Now().Add(10 * time.Second)
-			for st := r.state(c.gpu); !strings.Contains(st.Reason(), "cannot be watched"); st = r.state(c.gpu) {
-				if st.State != health.Unknown || time.Now().After(deadline) {
-					t.Fatalf("GPU %d: %+v, want unknown because its health cannot be watched", c.gpu, st)
-				}
-				time.Sleep(5 * time.Millisecond)
+			blind := func() bool { return strings.Contains(r.tracker.Status(r.uuids[c.gpu]).Reason(), "cannot be watched") }
+			if !r.await(blind) {
+				t.Fatalf("GPU %d: %+v, want unknown because its health cannot be watched", c.gpu, r.state(c.gpu))
+			}
+			if st := r.state(c.gpu); st.State != health.Unknown {
+				t.Fatalf("GPU %d: %+v, want unknown because its health cannot be watched", c.gpu, st)
 			}
 		})
 	}
