@@ -23,14 +23,7 @@ import (
 // buildGangHello builds examples/gang-hello where task users can run it.
 func buildGangHello(t *testing.T) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "gang-hello-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir := dirForTasks(t, "gang-hello-", 0o755)
 	out := filepath.Join(dir, "gang-hello")
 	if b, err := exec.Command("go", "build", "-o", out, "github.com/gpulayer/gpulayer/examples/gang-hello").CombinedOutput(); err != nil {
 		t.Fatalf("build gang-hello: %v\n%s", err, b)
@@ -101,14 +94,7 @@ func processOf(t *testing.T, bin, attemptID string) int {
 // gang runs again, whole, to success.
 func TestGangOfFourMeetsAndRestartsWhole(t *testing.T) {
 	bin := buildGangHello(t)
-	share, err := os.MkdirTemp("", "gang-share-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(share) })
-	if err := os.Chmod(share, 0o755); err != nil { // the task users read it
-		t.Fatal(err)
-	}
+	share := dirForTasks(t, "gang-share-", 0o755) // the task users read it
 	release := filepath.Join(share, "release")
 
 	h := startCoordinator(t)

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/agent/devices/health"
-	"github.com/gpulayer/gpulayer/agent/devices/nvml"
 	"github.com/gpulayer/gpulayer/agent/devices/nvml/nvmltest"
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -38,11 +37,7 @@ func TestGPUFaultsTakeGPUsOutOfService(t *testing.T) {
 			h := startCoordinator(t)
 			admin := h.Client(t, h.AdminToken)
 			m := nvmltest.New("dgxh100", nvmltest.StableUUIDs())
-			src, err := nvml.OpenInterface(t.Context(), nil, m.Interface())
-			if err != nil {
-				t.Fatal(err)
-			}
-			ra := startAgent(t, h.URL, h.JoinToken, "faulty", "", agentOpts{source: src, healthPoll: 50 * time.Millisecond})
+			ra := startAgent(t, h.URL, h.JoinToken, "faulty", "", agentOpts{source: fixtureSource(t, m), healthPoll: 50 * time.Millisecond})
 			coordinatortest.WaitFor(t, 30*time.Second, "every GPU to be reported healthy", func() bool {
 				w, err := admin.Worker(t.Context(), "faulty")
 				if err != nil || len(w.Devices) != m.Count() {
@@ -59,14 +54,7 @@ func TestGPUFaultsTakeGPUsOutOfService(t *testing.T) {
 			// A task that runs until it is stopped the first time, and
 			// ends at once on its second attempt (a marker in a directory
 			// every task uid may write says which).
-			shared, err := os.MkdirTemp("", "gpulayer-gpuhealth-")
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { os.RemoveAll(shared) })
-			if err := os.Chmod(shared, 0o777); err != nil {
-				t.Fatal(err)
-			}
+			shared := dirForTasks(t, "gpulayer-gpuhealth-", 0o777)
 			cfg, err := json.Marshal(map[string]any{"command": "sh", "args": []string{"-c", `[ -e "$1/ran" ] && exit 0; touch "$1/ran"; sleep 60`, "sh", shared}})
 			if err != nil {
 				t.Fatal(err)

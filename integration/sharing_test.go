@@ -14,7 +14,6 @@ import (
 
 	gonvml "github.com/NVIDIA/go-nvml/pkg/nvml"
 
-	"github.com/gpulayer/gpulayer/agent/devices/nvml"
 	"github.com/gpulayer/gpulayer/agent/devices/nvml/nvmltest"
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -29,11 +28,7 @@ func TestSharedGPUTasksRunTogetherAndTheWatchdogStopsOneOverItsShare(t *testing.
 	h := startCoordinator(t)
 	admin := h.Client(t, h.AdminToken)
 	m := nvmltest.New("dgxh100", nvmltest.StableUUIDs())
-	src, err := nvml.OpenInterface(t.Context(), nil, m.Interface())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ra := startAgent(t, h.URL, h.JoinToken, "sharer", "", agentOpts{source: src, gpuSampleInterval: 50 * time.Millisecond})
+	ra := startAgent(t, h.URL, h.JoinToken, "sharer", "", agentOpts{source: fixtureSource(t, m), gpuSampleInterval: 50 * time.Millisecond})
 	coordinatortest.WaitFor(t, 30*time.Second, "registration", func() bool {
 		w, err := admin.Worker(t.Context(), "sharer")
 		return err == nil && len(w.Devices) == m.Count()
@@ -41,14 +36,7 @@ func TestSharedGPUTasksRunTogetherAndTheWatchdogStopsOneOverItsShare(t *testing.
 
 	// Each task says what it was given, writes its pid, and waits for the
 	// other's pid (so both must run at once) and then for "done".
-	dir, err := os.MkdirTemp("", "gpulayer-sharing-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o777); err != nil {
-		t.Fatal(err)
-	}
+	dir := dirForTasks(t, "gpulayer-sharing-", 0o777)
 	const script = `echo "share=$GPULAYER_GPU_MEMORY_MIB gpus=$CUDA_VISIBLE_DEVICES"; echo $$ > "$1/$2"; ` +
 		`while [ ! -e "$1/$3" ] || [ ! -e "$1/done" ]; do sleep 0.05; done`
 	submit := func(me, other string, gib uint64) string {
@@ -123,11 +111,7 @@ func TestEnforcedShareRunsOnlyUnderMPS(t *testing.T) {
 		t.Fatal(err)
 	}
 	plain := nvmltest.New("dgxa100", nvmltest.StableUUIDs())
-	src, err := nvml.OpenInterface(t.Context(), nil, plain.Interface())
-	if err != nil {
-		t.Fatal(err)
-	}
-	startAgent(t, h.URL, h.JoinToken, "plain", "", agentOpts{source: src})
+	startAgent(t, h.URL, h.JoinToken, "plain", "", agentOpts{source: fixtureSource(t, plain)})
 	j := waitJob(t, admin, job.ID, func(j api.Job) bool { return strings.HasPrefix(j.Tasks[0].PendingReason, "needs") },
 		"the share to wait for a GPU that enforces it")
 	if want := "needs a share of 8192 MiB of one GPU that enforces it (MPS); no live worker has such a GPU"; j.Tasks[0].PendingReason != want {
@@ -139,11 +123,7 @@ func TestEnforcedShareRunsOnlyUnderMPS(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := nvmltest.New("dgxh100", nvmltest.StableUUIDs())
-	src2, err := nvml.OpenInterface(t.Context(), nil, m.Interface())
-	if err != nil {
-		t.Fatal(err)
-	}
-	startAgent(t, h.URL, h.JoinToken, "mps", "", agentOpts{source: src2, mpsPipeDir: pipe})
+	startAgent(t, h.URL, h.JoinToken, "mps", "", agentOpts{source: fixtureSource(t, m), mpsPipeDir: pipe})
 	j = waitJob(t, admin, job.ID, terminal, "the enforced share to run under MPS")
 	if want := "limit=0=8192M pipe=" + pipe + " share=8192"; j.State != api.TaskSucceeded || !strings.Contains(logsOf(t, admin, job.ID), want) {
 		t.Fatalf("job %s, logs %q, want %q", j.State, logsOf(t, admin, job.ID), want)

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpulayer/gpulayer/agent/devices/nvml"
 	"github.com/gpulayer/gpulayer/agent/devices/nvml/nvmltest"
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -23,11 +22,7 @@ func TestFourGPUTaskGetsAConnectedQuad(t *testing.T) {
 	h := startCoordinator(t)
 	admin := h.Client(t, h.AdminToken)
 	m := nvmltest.New("dgxh100", nvmltest.StableUUIDs(), nvmltest.WithTopology(nvmltest.TopologyDGX1))
-	src, err := nvml.OpenInterface(t.Context(), nil, m.Interface())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ra := startAgent(t, h.URL, h.JoinToken, "dgx1", "", agentOpts{source: src})
+	ra := startAgent(t, h.URL, h.JoinToken, "dgx1", "", agentOpts{source: fixtureSource(t, m)})
 	coordinatortest.WaitFor(t, 30*time.Second, "the worker's topology", func() bool {
 		w, err := admin.Worker(t.Context(), "dgx1")
 		return err == nil && len(w.Devices) == 8 && len(w.Devices[0].Links) == 7
