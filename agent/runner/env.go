@@ -20,6 +20,11 @@ import (
 // process inherits them from the agent (pluginhost passes it only those
 // and TMPDIR) and passes them on (the exec executor keeps only those of
 // its own environment).
+// attemptIDVar names a task's attempt in its environment, which its
+// processes inherit: how the agent finds what a task left running
+// (killAttempt) and whose GPU memory a process uses (AttemptOfPID).
+const attemptIDVar = "GPULAYER_ATTEMPT_ID"
+
 func taskEnv(a api.Assignment, dir string, u User) map[string]string {
 	devs := strings.Join(a.Devices, ",")
 	env := map[string]string{
@@ -28,7 +33,7 @@ func taskEnv(a api.Assignment, dir string, u User) map[string]string {
 		"GPULAYER_TASK_ID":       a.ID,
 		"GPULAYER_JOB_ID":        a.JobID,
 		"GPULAYER_TASK_INDEX":    strconv.Itoa(a.Index),
-		"GPULAYER_ATTEMPT_ID":    a.AttemptID,
+		attemptIDVar:             a.AttemptID,
 		"HOME":                   dir,
 		"TMPDIR":                 filepath.Join(dir, "tmp"),
 	}

@@ -121,7 +121,7 @@ func statusOwnedBy(status, uid []byte) bool {
 // environment of its own user's processes, and as root of every process.
 // A process that replaced its whole environment escapes it.
 func killAttempt(attemptID string) error {
-	marker := []byte("GPULAYER_ATTEMPT_ID=" + attemptID + "\x00")
+	marker := []byte(attemptIDVar + "=" + attemptID + "\x00")
 	return killUntilGone("attempt "+attemptID, func() ([]int, error) { return processesWith(marker) })
 }
 

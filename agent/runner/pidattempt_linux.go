@@ -20,7 +20,7 @@ func AttemptOfPID(pid uint32) (attemptID string, uid uint32, ok bool) {
 		return "", 0, false
 	}
 	for entry := range bytes.SplitSeq(env, []byte{0}) {
-		if id, found := bytes.CutPrefix(entry, []byte("GPULAYER_ATTEMPT_ID=")); found && len(id) > 0 {
+		if id, found := bytes.CutPrefix(entry, []byte(attemptIDVar+"=")); found && len(id) > 0 {
 			attemptID = string(id)
 			break
 		}
