@@ -16,6 +16,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/gpulayer/gpulayer/internal/smaps"
 )
 
 // Spec describes a child process.
@@ -184,27 +186,6 @@ func FreeAddr() (string, error) {
 }
 
 // FileRSS sums, per mapped file, the resident memory of a process's
-// mappings of it (from /proc/PID/smaps): file-backed pages count in VmRSS
-// but are page cache the kernel may take back.
-func FileRSS(pid int) (map[string]int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", pid))
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]int64{}
-	file := ""
-	for line := range strings.SplitSeq(string(b), "\n") {
-		f := strings.Fields(line)
-		switch {
-		case len(f) >= 5 && strings.Contains(f[0], "-") && !strings.HasSuffix(f[0], ":"):
-			file = ""
-			if len(f) >= 6 && strings.HasPrefix(f[5], "/") {
-				file = f[5]
-			}
-		case len(f) >= 2 && f[0] == "Rss:" && file != "":
-			n, _ := strconv.ParseInt(f[1], 10, 64)
-			out[file] += n << 10
-		}
-	}
-	return out, nil
-}
+// mappings of it: file-backed pages count in VmRSS but are page cache
+// the kernel may take back.
+func FileRSS(pid int) (map[string]int64, error) { return smaps.FileRSS(pid) }

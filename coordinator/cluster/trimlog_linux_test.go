@@ -5,34 +5,22 @@ import (
 	"crypto/rand"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/hashicorp/raft"
 	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
+
+	"github.com/gpulayer/gpulayer/internal/smaps"
 )
 
 // mappedRSS is the resident memory of this process's mappings of path.
 func mappedRSS(t *testing.T, path string) int64 {
 	t.Helper()
-	b, err := os.ReadFile("/proc/self/smaps")
+	files, err := smaps.FileRSS(os.Getpid())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rss int64
-	in := false
-	for line := range strings.Lines(string(b)) {
-		f := strings.Fields(line)
-		switch {
-		case len(f) >= 5 && strings.Contains(f[0], "-") && !strings.HasSuffix(f[0], ":"):
-			in = len(f) >= 6 && f[5] == path
-		case in && len(f) >= 2 && f[0] == "Rss:":
-			n, _ := strconv.ParseInt(f[1], 10, 64)
-			rss += n << 10
-		}
-	}
-	return rss
+	return files[path]
 }
 
 // Entries written to and read back from the log store leave the file's
