@@ -77,8 +77,11 @@ func TestDashboard(t *testing.T) {
 	}
 	b.shot("03-failed-job")
 
+	// The job's details and its logs arrive by separate requests: wait for
+	// both (the name as text) before reading them.
 	b.do("open the job whose output looks like HTML", openJob(f.xssJob), chromedp.WaitVisible(logsContain("onerror=alert(1)")),
-		chromedp.WaitVisible(`//pre[contains(@class, "output")][contains(., "onerror")]`))
+		chromedp.WaitVisible(`//pre[contains(@class, "output")][contains(., "onerror")]`),
+		chromedp.WaitVisible(`//*[@id="job-name"][.="`+xss+`"]`))
 	if n := eval[int](b, `document.querySelectorAll('img[src="x"], [onerror]').length`); n != 0 {
 		t.Errorf("task output created %d elements", n)
 	}
