@@ -255,7 +255,7 @@ func (a *Agent) prepareTasks() (func(), error) {
 		Clock:       a.cfg.Clock,
 		Logger:      a.cfg.Logger.With("component", "runner"),
 	})
-	a.shares = &shareWatchdog{holder: a.runner, attemptOf: runner.AttemptOfPID, log: a.log, blind: map[string]bool{}}
+	a.shares = &shareWatchdog{holder: a.runner, uidsOf: runner.ProcessUIDs, attemptOf: runner.AttemptOfPID, log: a.log, blind: map[string]bool{}}
 	a.log.Info("task isolation", "users", a.plan.describe(slots), "work_dir", root, "gpu_sharing_mps", a.mpsNow() != "")
 	return cleanup, nil
 }

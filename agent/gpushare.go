@@ -15,9 +15,10 @@ import (
 // sharing"). The agent reports whether it can enforce a task's memory
 // share on its GPUs (MPS, found in Config.MPSPipeDir at each report), and a
 // watchdog reads, from each background GPU sample, the memory each
-// process uses, adds it up by attempt (a task's processes carry its
-// attempt id) and stops an attempt whose processes use more than its
-// share plus a tolerance. It never calls NVML itself: it reads the
+// process uses, adds it up by attempt (a process is a task's by its uid,
+// or where tasks share one user by the attempt id in its environment)
+// and stops an attempt whose processes use more than its share plus a
+// tolerance. It never calls NVML itself: it reads the
 // sample the metrics read.
 
 // shareTolerance is how far above its share an attempt may go before the
@@ -67,61 +68,90 @@ type shareHolder interface {
 // sampling loop only.
 type shareWatchdog struct {
 	holder shareHolder
-	// attemptOf names the attempt a process says it is of, and its uid
-	// (runner.AttemptOfPID).
-	attemptOf func(pid uint32) (attemptID string, uid uint32, ok bool)
+	// uidsOf reads a process's uids (runner.ProcessUIDs); attemptOf the
+	// attempt its environment names (runner.AttemptOfPID).
+	uidsOf    func(pid uint32) ([4]uint32, bool)
+	attemptOf func(pid uint32) (string, bool)
 	log       *slog.Logger
 	// blind are the GPUs with shares whose processes NVML could not
 	// list, as last logged (a warning when one turns blind, once).
 	blind map[string]bool
 }
 
-// overShare is an attempt the watchdog stops, and why.
-type overShare struct {
-	AttemptID, Reason string
+// owners traces processes to the shares they count for. Where a task
+// runs under a uid of its own (Share.OwnUID), a process counts for it by
+// its uid alone, which a task cannot forge or shed: clearing its
+// environment does not hide it, and naming another attempt there gets
+// that attempt nothing. Only tasks that share the agent's one task user
+// are traced by the attempt id in their environment.
+type owners struct {
+	byUID     map[uint32]runner.Share
+	byAttempt map[string]runner.Share // shares without a uid of their own
+}
+
+func ownersOf(shares []runner.Share) owners {
+	o := owners{byUID: map[uint32]runner.Share{}, byAttempt: map[string]runner.Share{}}
+	for _, sh := range shares {
+		if sh.OwnUID {
+			o.byUID[sh.UID] = sh
+		} else {
+			o.byAttempt[sh.AttemptID] = sh
+		}
+	}
+	return o
+}
+
+// of names the share pid counts for.
+func (w *shareWatchdog) of(o owners, pid uint32) (runner.Share, bool) {
+	uids, ok := w.uidsOf(pid)
+	if !ok {
+		return runner.Share{}, false
+	}
+	for _, u := range uids {
+		if sh, ok := o.byUID[u]; ok {
+			return sh, true
+		}
+	}
+	if len(o.byAttempt) == 0 {
+		return runner.Share{}, false
+	}
+	att, ok := w.attemptOf(pid)
+	if !ok {
+		return runner.Share{}, false
+	}
+	sh, ok := o.byAttempt[att]
+	return sh, ok
 }
 
 // check reads one sample against the running shares and stops every
-// attempt over its share; it returns those it stopped. A GPU whose
-// processes could not be read stops nothing (the watchdog cannot tell
-// whose memory is whose): it is logged, and NVML's failure counted by
-// the sampler.
-func (w *shareWatchdog) check(samples []nvml.Sample) []overShare {
+// attempt over its share. A GPU whose processes could not be read stops
+// nothing (the watchdog cannot tell whose memory is whose): it is
+// logged, and NVML's failure counted by the sampler. Only the processes
+// of GPUs with shares are looked up.
+func (w *shareWatchdog) check(samples []nvml.Sample) {
 	shares := w.holder.Shares()
 	if len(shares) == 0 {
-		return nil
+		return
 	}
-	byGPU := make(map[string]nvml.Sample, len(samples))
-	for _, s := range samples {
-		byGPU[s.UUID] = s
-	}
-	byAttempt := make(map[string]runner.Share, len(shares))
+	shared := map[string]bool{}
 	for _, sh := range shares {
-		byAttempt[sh.AttemptID] = sh
+		shared[sh.GPU] = true
 	}
-	var stopped []overShare
-	used := map[string]uint64{} // by attempt, summed over its processes on its GPU
+	o := ownersOf(shares)
+	used := map[string]uint64{} // by attempt, over its processes on its own GPU
 	read := map[string]bool{}   // GPUs whose processes were read
-	for gpu, s := range byGPU {
-		if !s.ProcessesRead {
+	for _, s := range samples {
+		if !shared[s.UUID] || !s.ProcessesRead {
 			continue
 		}
-		read[gpu] = true
+		read[s.UUID] = true
 		for _, p := range s.Processes {
 			if !p.UsedKnown {
 				continue
 			}
-			att, uid, ok := w.attemptOf(p.PID)
-			if !ok {
-				continue
+			if sh, ok := w.of(o, p.PID); ok && sh.GPU == s.UUID {
+				used[sh.AttemptID] += p.UsedMiB
 			}
-			// A process that names an attempt whose task runs under a uid
-			// of its own counts only under that uid: another task cannot
-			// get it stopped by borrowing its id.
-			if sh, known := byAttempt[att]; known && sh.OwnUID && sh.UID != uid {
-				continue
-			}
-			used[gpu+"\x00"+att] += p.UsedMiB
 		}
 	}
 	for _, sh := range shares {
@@ -136,15 +166,13 @@ func (w *shareWatchdog) check(samples []nvml.Sample) []overShare {
 			delete(w.blind, sh.GPU)
 			w.log.Info("the processes on a shared GPU are read again: its tasks' shares are watched", "uuid", sh.GPU)
 		}
-		u := used[sh.GPU+"\x00"+sh.AttemptID]
+		u := used[sh.AttemptID]
 		if u <= sh.MiB+shareTolerance(sh.MiB) {
 			continue
 		}
 		reason := fmt.Sprintf("used %d MiB of GPU %s, over its share of %d MiB (gpu_memory_mib)", u, sh.GPU, sh.MiB)
 		if w.holder.StopOverShare(sh.AttemptID, reason) {
 			w.log.Warn("stopping a task over its GPU memory share", "task_id", sh.TaskID, "attempt_id", sh.AttemptID, "uuid", sh.GPU, "used_mib", u, "share_mib", sh.MiB)
-			stopped = append(stopped, overShare{AttemptID: sh.AttemptID, Reason: reason})
 		}
 	}
-	return stopped
 }

@@ -34,59 +34,93 @@ func (f *fakeShares) StopOverShare(attemptID, reason string) bool {
 	return false
 }
 
-// pidInfo is what a fake process says of itself: the attempt its
-// environment names, and its uid.
+// pidInfo is a fake process: the attempt its environment names ("" when
+// it names none) and its uid.
 type pidInfo struct {
 	attempt string
 	uid     uint32
 }
 
-// pidTable is a fake process table.
-type pidTable map[uint32]pidInfo
+// pidTable is a fake process table; it counts the processes looked up.
+type pidTable struct {
+	procs  map[uint32]pidInfo
+	looked []uint32
+}
 
-func (p pidTable) attemptOf(pid uint32) (string, uint32, bool) {
-	e, ok := p[pid]
-	return e.attempt, e.uid, ok
+func (p *pidTable) uidsOf(pid uint32) ([4]uint32, bool) {
+	p.looked = append(p.looked, pid)
+	e, ok := p.procs[pid]
+	return [4]uint32{e.uid, e.uid, e.uid, e.uid}, ok
+}
+
+func (p *pidTable) attemptOf(pid uint32) (string, bool) {
+	e, ok := p.procs[pid]
+	return e.attempt, ok && e.attempt != ""
+}
+
+func (p *pidTable) watchdog(holder shareHolder, log *slog.Logger) *shareWatchdog {
+	return &shareWatchdog{holder: holder, uidsOf: p.uidsOf, attemptOf: p.attemptOf, log: log, blind: map[string]bool{}}
 }
 
 func proc(pid uint32, mib uint64) nvml.Process {
 	return nvml.Process{PID: pid, UsedMiB: mib, UsedKnown: true}
 }
 
+func onGPU0(procs ...nvml.Process) []nvml.Sample {
+	return []nvml.Sample{{UUID: "GPU-0", ProcessesRead: true, Processes: procs}}
+}
+
 // The watchdog stops an attempt whose processes on its GPU use more than
 // its share plus the tolerance, and only that one; a GPU whose processes
-// could not be read stops nothing and is logged once.
+// could not be read stops nothing and is logged once. Where each task has
+// a uid of its own, a process is a task's by its uid alone: whatever its
+// environment says, or does not.
 func TestShareWatchdogStopsOnlyTasksOverTheirShare(t *testing.T) {
-	shares := []runner.Share{
-		{TaskID: "t-big", AttemptID: "a-big", GPU: "GPU-0", MiB: 40960, Mode: api.SharingUnenforced, UID: 61000, OwnUID: true},
-		{TaskID: "t-small", AttemptID: "a-small", GPU: "GPU-0", MiB: 30720, Mode: api.SharingEnforced, UID: 61001, OwnUID: true},
+	ownUID := []runner.Share{
+		{TaskID: "t-big", AttemptID: "a-big", GPU: "GPU-0", MiB: 40960, UID: 61000, OwnUID: true},
+		{TaskID: "t-small", AttemptID: "a-small", GPU: "GPU-0", MiB: 30720, UID: 61001, OwnUID: true},
 	}
-	procs := pidTable{
+	oneUser := []runner.Share{
+		{TaskID: "t-big", AttemptID: "a-big", GPU: "GPU-0", MiB: 40960, UID: 1000},
+		{TaskID: "t-small", AttemptID: "a-small", GPU: "GPU-0", MiB: 30720, UID: 1000},
+	}
+	procs := map[uint32]pidInfo{
 		100: {"a-big", 61000}, 101: {"a-big", 61000}, 200: {"a-small", 61001}, 300: {"someone-else", 61002},
-		400: {"a-small", 61000}, // a process of t-big's uid that names t-small's attempt
+		102: {"", 61000},        // a process of t-big that cleared its environment
+		400: {"a-small", 61000}, // a process of t-big that names t-small's attempt
+		500: {"a-small", 61002}, // a process of no task's uid that names t-small's attempt
+		600: {"a-big", 1000}, 601: {"a-small", 1000}, 602: {"", 1000},
 	}
 	cases := []struct {
 		name     string
+		shares   []runner.Share
 		samples  []nvml.Sample
 		stopped  []string
 		reason   string // of the first stopped
 		warnings int
 	}{
-		{"both within their shares", []nvml.Sample{{UUID: "GPU-0", ProcessesRead: true, Processes: []nvml.Process{proc(100, 20000), proc(101, 20000), proc(200, 30720)}}}, nil, "", 0},
-		{"within the tolerance", []nvml.Sample{{UUID: "GPU-0", ProcessesRead: true, Processes: []nvml.Process{proc(100, 40960+2048)}}}, nil, "", 0},
-		{"two processes together over", []nvml.Sample{{UUID: "GPU-0", ProcessesRead: true, Processes: []nvml.Process{proc(100, 30000), proc(101, 15000), proc(200, 1000)}}},
+		{"both within their shares", ownUID, onGPU0(proc(100, 20000), proc(101, 20000), proc(200, 30720)), nil, "", 0},
+		{"within the tolerance", ownUID, onGPU0(proc(100, 40960+2048)), nil, "", 0},
+		{"two processes together over", ownUID, onGPU0(proc(100, 30000), proc(101, 15000), proc(200, 1000)),
 			[]string{"a-big"}, "used 45000 MiB of GPU GPU-0, over its share of 40960 MiB (gpu_memory_mib)", 0},
-		{"another process's memory is not counted", []nvml.Sample{{UUID: "GPU-0", ProcessesRead: true, Processes: []nvml.Process{proc(300, 70000), proc(999, 70000), proc(200, 100)}}}, nil, "", 0},
-		{"a process under another task's uid naming an attempt is not counted for it", []nvml.Sample{{UUID: "GPU-0", ProcessesRead: true, Processes: []nvml.Process{proc(400, 70000), proc(200, 100)}}}, nil, "", 0},
-		{"memory NVML cannot tell is not counted", []nvml.Sample{{UUID: "GPU-0", ProcessesRead: true, Processes: []nvml.Process{{PID: 200}}}}, nil, "", 0},
-		{"processes unread", []nvml.Sample{{UUID: "GPU-0"}}, nil, "", 1},
-		{"GPU not sampled", []nvml.Sample{{UUID: "GPU-1", ProcessesRead: true, Processes: []nvml.Process{proc(200, 70000)}}}, nil, "", 1},
+		{"another process's memory is not counted", ownUID, onGPU0(proc(300, 70000), proc(999, 70000), proc(200, 100)), nil, "", 0},
+		{"a process without an attempt id counts by its uid", ownUID, onGPU0(proc(102, 50000)),
+			[]string{"a-big"}, "used 50000 MiB of GPU GPU-0, over its share of 40960 MiB (gpu_memory_mib)", 0},
+		{"a process naming another attempt counts for its own uid's", ownUID, onGPU0(proc(400, 70000), proc(200, 100)),
+			[]string{"a-big"}, "used 70000 MiB of GPU GPU-0, over its share of 40960 MiB (gpu_memory_mib)", 0},
+		{"a process of no task's uid naming an attempt is not counted", ownUID, onGPU0(proc(500, 70000), proc(200, 100)), nil, "", 0},
+		{"one user: traced by the environment", oneUser, onGPU0(proc(600, 20000), proc(601, 40000)),
+			[]string{"a-small"}, "used 40000 MiB of GPU GPU-0, over its share of 30720 MiB (gpu_memory_mib)", 0},
+		{"one user: a process naming no attempt is not counted", oneUser, onGPU0(proc(602, 70000)), nil, "", 0},
+		{"memory NVML cannot tell is not counted", ownUID, onGPU0(nvml.Process{PID: 200}), nil, "", 0},
+		{"processes unread", ownUID, []nvml.Sample{{UUID: "GPU-0"}}, nil, "", 1},
+		{"GPU not sampled", ownUID, []nvml.Sample{{UUID: "GPU-1", ProcessesRead: true, Processes: []nvml.Process{proc(200, 70000)}}}, nil, "", 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var logs bytes.Buffer
-			holder := &fakeShares{shares: shares}
-			w := &shareWatchdog{holder: holder, attemptOf: procs.attemptOf, log: slog.New(slog.NewTextHandler(&logs, nil)), blind: map[string]bool{}}
+			holder := &fakeShares{shares: c.shares}
+			w := (&pidTable{procs: procs}).watchdog(holder, slog.New(slog.NewTextHandler(&logs, nil)))
 			for range 2 { // a second look at the same sample warns no more
 				w.check(c.samples)
 				holder.shares = slices.DeleteFunc(slices.Clone(holder.shares), func(s runner.Share) bool { return slices.Contains(holder.stopped, s.AttemptID) })
@@ -101,6 +135,21 @@ func TestShareWatchdogStopsOnlyTasksOverTheirShare(t *testing.T) {
 				t.Fatalf("%d warnings about unread processes, want %d:\n%s", n, c.warnings, logs.String())
 			}
 		})
+	}
+}
+
+// The processes of GPUs without shares are never looked up: a busy
+// exclusive GPU costs the watchdog nothing.
+func TestShareWatchdogLooksOnlyAtSharedGPUs(t *testing.T) {
+	table := &pidTable{procs: map[uint32]pidInfo{100: {"a", 61000}, 900: {"x", 62000}}}
+	holder := &fakeShares{shares: []runner.Share{{TaskID: "t", AttemptID: "a", GPU: "GPU-0", MiB: 1024, UID: 61000, OwnUID: true}}}
+	w := table.watchdog(holder, slog.New(slog.DiscardHandler))
+	w.check([]nvml.Sample{
+		{UUID: "GPU-0", ProcessesRead: true, Processes: []nvml.Process{proc(100, 10)}},
+		{UUID: "GPU-1", ProcessesRead: true, Processes: []nvml.Process{proc(900, 70000), proc(901, 10)}},
+	})
+	if !slices.Equal(table.looked, []uint32{100}) {
+		t.Fatalf("looked up %v, want only 100 (on the shared GPU)", table.looked)
 	}
 }
 

@@ -48,14 +48,12 @@ func killUntilGone(what string, list func() ([]int, error)) error {
 
 // processesOf lists the live (not zombie) processes whose real, effective,
 // saved or filesystem uid is uid. It runs at every task's end, so it
-// reads each /proc/<pid>/status with bare system calls into one buffer:
-// an open, a read and a close a process.
+// reads each /proc/<pid>/status into one buffer (readStatus).
 func processesOf(uid uint32) ([]int, error) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil, err
 	}
-	want := []byte(strconv.FormatUint(uint64(uid), 10))
 	buf := make([]byte, statusPrefix)
 	var pids []int
 	for _, e := range entries {
@@ -63,55 +61,11 @@ func processesOf(uid uint32) ([]int, error) {
 		if err != nil {
 			continue
 		}
-		if ownedBy(buf, "/proc/"+e.Name()+"/status", want) {
+		if p, ok := readStatus(buf, "/proc/"+e.Name()+"/status"); ok && p.owns(uid) {
 			pids = append(pids, pid)
 		}
 	}
 	return pids, nil
-}
-
-// statusPrefix is how much of /proc/<pid>/status is read: its State and
-// Uid lines come within the first few hundred bytes (after Name, Umask,
-// State, Tgid, Ngid, Pid, PPid and TracerPid; a Name is at most 64
-// bytes, escaped).
-const statusPrefix = 1024
-
-// ownedBy reads the start of a /proc/<pid>/status file into buf: a process
-// that is gone or a zombie is not counted.
-func ownedBy(buf []byte, status string, uid []byte) bool {
-	fd, err := syscall.Open(status, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return false
-	}
-	n, err := syscall.Read(fd, buf)
-	_ = syscall.Close(fd)
-	if err != nil || n <= 0 {
-		return false
-	}
-	return statusOwnedBy(buf[:n], uid)
-}
-
-// statusOwnedBy reports whether a status text's Uid line names uid (as
-// real, effective, saved or filesystem uid) and its State is not a zombie
-// or dead process.
-func statusOwnedBy(status, uid []byte) bool {
-	zombie := false
-	for line := range bytes.Lines(status) {
-		if rest, ok := bytes.CutPrefix(line, []byte("State:")); ok {
-			rest = bytes.TrimSpace(rest)
-			zombie = bytes.HasPrefix(rest, []byte("Z")) || bytes.HasPrefix(rest, []byte("X"))
-			continue
-		}
-		if rest, ok := bytes.CutPrefix(line, []byte("Uid:")); ok {
-			for _, f := range bytes.Fields(rest) {
-				if bytes.Equal(f, uid) {
-					return !zombie
-				}
-			}
-			return false // Uid comes after State
-		}
-	}
-	return false
 }
 
 // killAttempt kills every process that carries attemptID in its

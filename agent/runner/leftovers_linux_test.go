@@ -4,7 +4,6 @@ import (
 	"os"
 	"os/exec"
 	"slices"
-	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -42,7 +41,8 @@ func TestKillAttemptByEnvironment(t *testing.T) {
 }
 
 // A status text names its owner on its Uid line, by any of the four
-// uids; a zombie or dead process is owned by no one.
+// uids; a zombie or dead process is owned by no one, and a text cut short
+// by no one.
 func TestStatusOwnedBy(t *testing.T) {
 	status := func(state, uids string) []byte {
 		return []byte("Name:\tsleep\nUmask:\t0022\nState:\t" + state + "\nTgid:\t42\nPid:\t42\nPPid:\t1\nTracerPid:\t0\nUid:\t" + uids + "\nGid:\t0\t0\t0\t0\n")
@@ -50,28 +50,30 @@ func TestStatusOwnedBy(t *testing.T) {
 	cases := []struct {
 		name   string
 		status []byte
-		uid    string
+		uid    uint32
 		want   bool
 	}{
-		{"real uid", status("S (sleeping)", "61000\t0\t0\t0"), "61000", true},
-		{"effective uid", status("R (running)", "0\t61000\t0\t0"), "61000", true},
-		{"saved uid", status("S (sleeping)", "0\t0\t61000\t0"), "61000", true},
-		{"filesystem uid", status("S (sleeping)", "0\t0\t0\t61000"), "61000", true},
-		{"another uid", status("S (sleeping)", "61001\t61001\t61001\t61001"), "61000", false},
-		{"a prefix of the uid is not it", status("S (sleeping)", "610000\t610000\t610000\t610000"), "61000", false},
-		{"zombie", status("Z (zombie)", "61000\t61000\t61000\t61000"), "61000", false},
-		{"dead", status("X (dead)", "61000\t61000\t61000\t61000"), "61000", false},
-		{"cut before the Uid line", status("S (sleeping)", "61000")[:40], "61000", false},
+		{"real uid", status("S (sleeping)", "61000\t0\t0\t0"), 61000, true},
+		{"effective uid", status("R (running)", "0\t61000\t0\t0"), 61000, true},
+		{"saved uid", status("S (sleeping)", "0\t0\t61000\t0"), 61000, true},
+		{"filesystem uid", status("S (sleeping)", "0\t0\t0\t61000"), 61000, true},
+		{"another uid", status("S (sleeping)", "61001\t61001\t61001\t61001"), 61000, false},
+		{"a prefix of the uid is not it", status("S (sleeping)", "610000\t610000\t610000\t610000"), 61000, false},
+		{"zombie", status("Z (zombie)", "61000\t61000\t61000\t61000"), 61000, false},
+		{"dead", status("X (dead)", "61000\t61000\t61000\t61000"), 61000, false},
+		{"cut before the Uid line", status("S (sleeping)", "61000")[:40], 61000, false},
+		{"cut within the Uid line", []byte("State:\tS (sleeping)\nUid:\t61000\t61000\t610"), 61000, false},
 	}
 	for _, c := range cases {
-		if got := statusOwnedBy(c.status, []byte(c.uid)); got != c.want {
+		p, ok := parseStatus(c.status)
+		if got := ok && p.owns(c.uid); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
 	}
 	// This process, read from /proc: owned by its own uid.
-	me := []byte(strconv.Itoa(os.Getuid()))
-	if !ownedBy(make([]byte, statusPrefix), "/proc/self/status", me) {
-		t.Errorf("/proc/self/status is not owned by uid %s", me)
+	me := uint32(os.Getuid())
+	if p, ok := readStatus(make([]byte, statusPrefix), "/proc/self/status"); !ok || !p.owns(me) {
+		t.Errorf("/proc/self/status is not owned by uid %d: %+v %v", me, p, ok)
 	}
 }
 

@@ -33,19 +33,31 @@ func startWithEnv(t *testing.T, env ...string) uint32 {
 	}
 }
 
-// A process is traced to its attempt through the id in its environment,
-// with its real uid; one without it, or gone, to none.
+// A process is traced to its attempt through the id in its environment;
+// one without it, or gone, to none.
 func TestAttemptOfPID(t *testing.T) {
-	if id, uid, ok := AttemptOfPID(startWithEnv(t, "GPULAYER_ATTEMPT_ID=att-7")); !ok || id != "att-7" || uid != uint32(os.Getuid()) {
-		t.Fatalf("task process: %q uid %d %v, want att-7 uid %d", id, uid, ok, os.Getuid())
+	if id, ok := AttemptOfPID(startWithEnv(t, "GPULAYER_ATTEMPT_ID=att-7")); !ok || id != "att-7" {
+		t.Fatalf("task process: %q %v, want att-7", id, ok)
 	}
-	if id, _, ok := AttemptOfPID(startWithEnv(t, "GPULAYER_ATTEMPT_ID=")); ok {
+	if id, ok := AttemptOfPID(startWithEnv(t, "GPULAYER_ATTEMPT_ID=")); ok {
 		t.Fatalf("process with an empty attempt id: %q", id)
 	}
-	if id, _, ok := AttemptOfPID(startWithEnv(t)); ok {
+	if id, ok := AttemptOfPID(startWithEnv(t)); ok {
 		t.Fatalf("process without an attempt id: %q", id)
 	}
-	if id, _, ok := AttemptOfPID(1 << 30); ok {
+	if id, ok := AttemptOfPID(1 << 30); ok {
 		t.Fatalf("no such process: %q", id)
+	}
+}
+
+// A live process's uids are read from its status, whatever its
+// environment says; a process that is gone has none.
+func TestProcessUIDs(t *testing.T) {
+	me := uint32(os.Getuid())
+	if uids, ok := ProcessUIDs(startWithEnv(t)); !ok || uids[0] != me {
+		t.Fatalf("uids %v %v, want the real uid %d", uids, ok, me)
+	}
+	if uids, ok := ProcessUIDs(1 << 30); ok {
+		t.Fatalf("no such process: uids %v", uids)
 	}
 }
