@@ -166,7 +166,7 @@ process_check() {
 		read -r pid used < <(python3 -c 'import json, sys
 for g in json.load(open(sys.argv[1]))["gpus"]:
     for p in g.get("processes") or []:
-        if p["used_mib"] >= 2048:
+        if (p["used_mib"] or 0) >= 2048:
             print(p["pid"], p["used_mib"]); sys.exit()' "$work/probe-hold.json") || true
 		[[ -n $pid ]] && break
 		sleep 0.2

@@ -3,6 +3,7 @@
 package nvml
 
 import (
+	"cmp"
 	"context"
 
 	gonvml "github.com/NVIDIA/go-nvml/pkg/nvml"
@@ -21,8 +22,8 @@ func ProbeSystem(ctx context.Context) (ProbeReport, error) {
 
 // Probe asks lib, for each GPU, what the health watcher relies on: the
 // event types it supports, whether the watched events register, whether
-// the driver has the recovery-action field, the compute processes it lists
-// with their memory (what a per-task memory watchdog reads), and one
+// the driver has the recovery-action field, the processes it lists with
+// their memory (what the share watchdog reads), and one
 // metrics sample (the readings the agent's metrics listener serves). It changes no GPU
 // setting: the one event set it makes is freed before it returns.
 func Probe(ctx context.Context, lib gonvml.Interface) ProbeReport {
@@ -56,14 +57,7 @@ func Probe(ctx context.Context, lib gonvml.Interface) ProbeReport {
 		if es != nil {
 			g.Register = gonvml.ErrorString(h.RegisterEvents(watchedEvents, es))
 		}
-		if ps, ret := h.GetComputeRunningProcesses(); ret == gonvml.SUCCESS {
-			g.Processes = []ProbeProcess{}
-			for _, p := range ps {
-				g.Processes = append(g.Processes, ProbeProcess{PID: p.Pid, UsedMiB: p.UsedGpuMemory >> 20})
-			}
-		} else {
-			g.ProcessesError = gonvml.ErrorString(ret)
-		}
+		g.Processes, g.ProcessesError = probeProcesses(h)
 		if a, ok := recoveryAction(h); ok {
 			g.RecoveryAction = recoveryActionName(a)
 		} else {
@@ -73,6 +67,31 @@ func Probe(ctx context.Context, lib gonvml.Interface) ProbeReport {
 	}
 	r.Samples, r.SampleErrors = samplerOf(lib)(ctx)
 	return r
+}
+
+// probeProcesses lists a GPU's processes as the share watchdog reads them
+// (processesOf), or says which call failed.
+func probeProcesses(h gonvml.Device) ([]ProbeProcess, string) {
+	var why string
+	procs, read := processesOf(h, func(call string, ret gonvml.Return) bool {
+		if ret == gonvml.SUCCESS {
+			return false
+		}
+		why = cmp.Or(why, call+": "+gonvml.ErrorString(ret))
+		return true
+	})
+	if !read {
+		return nil, why
+	}
+	out := make([]ProbeProcess, 0, len(procs))
+	for _, p := range procs {
+		pp := ProbeProcess{PID: p.PID}
+		if p.UsedKnown {
+			pp.UsedMiB = &p.UsedMiB
+		}
+		out = append(out, pp)
+	}
+	return out, ""
 }
 
 // recoveryActionName names NVML's recovery actions as docs/gpus.md does.

@@ -21,7 +21,7 @@ func TestProbeReportsWhatEachGPUSupports(t *testing.T) {
 	m.SetSupportedEvents(1, uint64(gonvml.EventTypeClock))
 	m.SetUtilization(0, 42, 7)
 	m.SetTemperature(0, 51)
-	m.SetProcesses(0, gonvml.ProcessInfo{Pid: 4242, UsedGpuMemory: 3 << 30})
+	m.SetProcesses(0, gonvml.ProcessInfo{Pid: 4242, UsedGpuMemory: 3 << 30}, gonvml.ProcessInfo{Pid: 4343, UsedGpuMemory: ^uint64(0)})
 
 	r := Probe(t.Context(), m.Interface())
 
@@ -36,10 +36,13 @@ func TestProbeReportsWhatEachGPUSupports(t *testing.T) {
 	if g1.Register != gonvml.ErrorString(gonvml.ERROR_NOT_SUPPORTED) || !slices.Equal(g1.SupportedEvents, []string{"clock"}) {
 		t.Errorf("GPU 1 = %+v", g1)
 	}
-	if !slices.Equal(g0.Processes, []ProbeProcess{{PID: 4242, UsedMiB: 3072}}) || g0.ProcessesError != "" {
+	// NVML's "not available" (all ones) is no memory figure at all.
+	if len(g0.Processes) != 2 || g0.ProcessesError != "" ||
+		g0.Processes[0].PID != 4242 || g0.Processes[0].UsedMiB == nil || *g0.Processes[0].UsedMiB != 3072 ||
+		g0.Processes[1].PID != 4343 || g0.Processes[1].UsedMiB != nil {
 		t.Errorf("GPU 0 processes = %+v (%s)", g0.Processes, g0.ProcessesError)
 	}
-	if g1.Processes != nil || g1.ProcessesError == "" {
+	if g1.Processes != nil || g1.ProcessesError != "GetComputeRunningProcesses: "+gonvml.ErrorString(gonvml.ERROR_NOT_SUPPORTED) {
 		t.Errorf("GPU 1, whose process list is not configured: %+v (%q)", g1.Processes, g1.ProcessesError)
 	}
 	if g0.RecoveryAction != "unsupported" {

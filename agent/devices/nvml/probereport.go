@@ -32,16 +32,17 @@ type ProbeGPU struct {
 	// RecoveryAction is the driver's recovery-action field, or
 	// "unsupported" where the driver lacks it.
 	RecoveryAction string `json:"recovery_action"`
-	// Processes are the compute processes NVML lists on the GPU (empty,
-	// not nil, when it lists none); ProcessesError is set instead when
-	// the call failed.
+	// Processes are the compute processes and MPS clients NVML lists on
+	// the GPU (empty, not nil, when it lists none); ProcessesError names
+	// the call that failed instead.
 	Processes      []ProbeProcess `json:"processes"`
 	ProcessesError string         `json:"processes_error,omitempty"`
 }
 
-// ProbeProcess is one compute process NVML lists on a GPU: its PID as NVML
-// sees it (the host's, or a container's namespace's) and its GPU memory.
+// ProbeProcess is one process NVML lists on a GPU: its PID as NVML sees
+// it (the host's, or a container's namespace's) and its GPU memory, null
+// where NVML says it is not available.
 type ProbeProcess struct {
-	PID     uint32 `json:"pid"`
-	UsedMiB uint64 `json:"used_mib"`
+	PID     uint32  `json:"pid"`
+	UsedMiB *uint64 `json:"used_mib"`
 }

@@ -66,27 +66,18 @@ func samplerOf(lib gonvml.Interface) func(ctx context.Context) ([]Sample, []Call
 }
 
 // processesOf reads the compute processes on a GPU, and the MPS clients
-// on it where MPS serves it: read is false when neither list could be
-// read. A process in both lists counts once.
+// on it where MPS serves it. read is true only when the compute list was
+// read and the MPS list was read or is not supported (no MPS there): a
+// list that failed may hide a process over its share, so the GPU counts
+// as unread. A process in both lists counts once.
 func processesOf(h gonvml.Device, failed func(string, gonvml.Return) bool) (procs []Process, read bool) {
-	seen := map[uint32]int{}
-	for _, list := range []struct {
-		call string
-		get  func() ([]gonvml.ProcessInfo, gonvml.Return)
-	}{
-		{"GetComputeRunningProcesses", h.GetComputeRunningProcesses},
-		{"GetMPSComputeRunningProcesses", h.GetMPSComputeRunningProcesses},
-	} {
-		infos, ret := list.get()
-		if failed(list.call, ret) {
-			continue
-		}
-		read = true
+	seen := map[uint32]bool{}
+	add := func(infos []gonvml.ProcessInfo) {
 		for _, p := range infos {
-			if _, dup := seen[p.Pid]; dup {
+			if seen[p.Pid] {
 				continue
 			}
-			seen[p.Pid] = len(procs)
+			seen[p.Pid] = true
 			// NVML says "not available" with all ones.
 			known := p.UsedGpuMemory != ^uint64(0)
 			var mib uint64
@@ -96,5 +87,18 @@ func processesOf(h gonvml.Device, failed func(string, gonvml.Return) bool) (proc
 			procs = append(procs, Process{PID: p.Pid, UsedMiB: mib, UsedKnown: known})
 		}
 	}
-	return procs, read
+	compute, ret := h.GetComputeRunningProcesses()
+	if failed("GetComputeRunningProcesses", ret) {
+		return nil, false
+	}
+	add(compute)
+	mps, ret := h.GetMPSComputeRunningProcesses()
+	switch {
+	case ret == gonvml.ERROR_NOT_SUPPORTED:
+	case failed("GetMPSComputeRunningProcesses", ret):
+		return nil, false
+	default:
+		add(mps)
+	}
+	return procs, true
 }

@@ -17,6 +17,7 @@ type metrics struct {
 	power       *uint32
 	ecc         ecc
 	processes   []nvml.ProcessInfo // nil when not set
+	mpsClients  []nvml.ProcessInfo // nil when not set
 }
 
 // SetUtilization sets the GPU and memory utilization, in percent, that

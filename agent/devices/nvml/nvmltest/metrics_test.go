@@ -105,6 +105,16 @@ func TestMetrics(t *testing.T) {
 				p, ret := d.GetComputeRunningProcesses()
 				return len(p), ret
 			}, 0, nvml.SUCCESS},
+		{"MPS clients", func(m *Machine) { m.SetMPSProcesses(2, procs...) },
+			func(lib nvml.Interface, d nvml.Device) (any, nvml.Return) {
+				return d.GetMPSComputeRunningProcesses()
+			},
+			procs, nvml.SUCCESS},
+		{"MPS clients not set", func(*Machine) {},
+			func(lib nvml.Interface, d nvml.Device) (any, nvml.Return) {
+				p, ret := d.GetMPSComputeRunningProcesses()
+				return len(p), ret
+			}, 0, nvml.ERROR_NOT_SUPPORTED},
 		{"processes not set", func(*Machine) {},
 			func(lib nvml.Interface, d nvml.Device) (any, nvml.Return) {
 				p, ret := d.GetComputeRunningProcesses()
