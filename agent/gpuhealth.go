@@ -121,16 +121,37 @@ func (a *Agent) watchHealth(ctx context.Context) {
 	}
 }
 
-// applyHealth fails the tasks on faulty GPUs, persists and reports a
-// change.
-func (a *Agent) applyHealth(eff health.Effect) {
+// gpuFailer is the runner as the health loop sees it.
+type gpuFailer interface {
+	FailGPU(uuid, reason string) []string
+	FailApp(uuid, reason string) (stopped, spared []string)
+}
+
+// failTasks stops the tasks a fault hits: every task on a faulty GPU; for
+// an application fault, the task holding the device whole, never the
+// tasks sharing it (runner.FailApp).
+func (a *Agent) failTasks(r gpuFailer, eff health.Effect) {
 	for _, uuid := range a.withMIGDevices(eff.FailTasks) {
-		if a.runner == nil {
-			break
+		var stopped, spared []string
+		if eff.Application {
+			stopped, spared = r.FailApp(uuid, eff.Reason)
+		} else {
+			stopped = r.FailGPU(uuid, eff.Reason)
 		}
-		for _, att := range a.runner.FailGPU(uuid, eff.Reason) {
+		for _, att := range stopped {
 			a.log.Warn("stopping a task on a faulty GPU", "uuid", uuid, "attempt_id", att, "reason", eff.Reason)
 		}
+		if len(spared) > 0 {
+			a.log.Warn("application fault on a shared GPU: its tasks are left running, since the fault names no process; CUDA reports it to the one it hit", "uuid", uuid, "attempt_ids", spared, "reason", eff.Reason)
+		}
+	}
+}
+
+// applyHealth fails the tasks a fault hits, persists and reports a
+// change.
+func (a *Agent) applyHealth(eff health.Effect) {
+	if a.runner != nil {
+		a.failTasks(a.runner, eff)
 	}
 	if !eff.Changed {
 		return

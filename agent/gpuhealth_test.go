@@ -1,9 +1,12 @@
 package agent
 
 import (
+	"log/slog"
 	"slices"
 	"testing"
+	"time"
 
+	"github.com/gpulayer/gpulayer/agent/devices/health"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -29,6 +32,46 @@ func TestGPUFaultsReachTheirMIGDevices(t *testing.T) {
 	for _, c := range cases {
 		if got := a.withMIGDevices(c.fail); !slices.Equal(got, c.got) {
 			t.Errorf("%s: %v, want %v", c.name, got, c.got)
+		}
+	}
+}
+
+// fakeFailer records how the health loop asked the runner to stop tasks.
+type fakeFailer struct{ calls []string }
+
+func (f *fakeFailer) FailGPU(uuid, _ string) []string {
+	f.calls = append(f.calls, "gpu "+uuid)
+	return nil
+}
+
+func (f *fakeFailer) FailApp(uuid, _ string) ([]string, []string) {
+	f.calls = append(f.calls, "app "+uuid)
+	return nil, nil
+}
+
+// An application XID reaches the runner as an application's fault (the
+// tasks sharing the GPU are spared, runner.FailApp); a GPU's fault as the
+// GPU's, every task on it stopped.
+func TestApplicationFaultsSpareSharedTasks(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	cases := []struct {
+		xid  uint64
+		want []string
+	}{
+		{13, []string{"app GPU-1"}},
+		{43, []string{"app GPU-1"}},
+		{79, []string{"gpu GPU-1"}},
+		{48, []string{"gpu GPU-1"}},
+	}
+	for _, c := range cases {
+		tr := health.New(health.Policy{}, t0, "boot", []string{"GPU-1"}, nil)
+		tr.Observe(t0, health.Observation{UUID: "GPU-1", Kind: health.Watched})
+		eff := tr.Observe(t0.Add(time.Second), health.Observation{UUID: "GPU-1", Kind: health.XidError, Xid: c.xid})
+		a := &Agent{devices: []api.Device{{UUID: "GPU-1"}}, log: slog.New(slog.DiscardHandler)}
+		f := &fakeFailer{}
+		a.failTasks(f, eff)
+		if !slices.Equal(f.calls, c.want) {
+			t.Errorf("XID %d: runner asked %v, want %v", c.xid, f.calls, c.want)
 		}
 	}
 }

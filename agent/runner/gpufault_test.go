@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/plugins/exec"
+	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // A GPU that fails stops the attempts holding it, which report fail with
@@ -62,5 +63,49 @@ func TestFailGPUStopsOnlyTheAttemptsOnIt(t *testing.T) {
 	}
 	if out := <-results[spared.AttemptID]; strings.Contains(out.Reason, "XID") {
 		t.Fatalf("the spared attempt ended with the fault: %+v", out)
+	}
+}
+
+// An application fault stops the task holding its device whole and none
+// of the tasks sharing one: the event does not say which of them faulted.
+func TestFailAppSparesSharedTasks(t *testing.T) {
+	rec := newRecorder()
+	r := New(Config{Host: inProcess{exec.New(exec.Options{})}, Coordinator: rec, WorkRoot: searchableRoot(t), StopGrace: time.Second})
+	script := `echo running; exec sleep 120`
+	whole := shellTask(t, script, nil)
+	a := shared(shellTask(t, script, nil), "GPU-s", 1024, api.SharingUnenforced)
+	b := shared(shellTask(t, script, nil), "GPU-s", 2048, api.SharingUnenforced)
+	done := map[string]chan Outcome{}
+	for _, x := range []api.Assignment{whole, a, b} {
+		ch := make(chan Outcome, 1)
+		done[x.AttemptID] = ch
+		go func() { ch <- r.Run(t.Context(), x) }()
+	}
+	for _, x := range []api.Assignment{whole, a, b} {
+		waitOutput(t, rec, x.ID, "running")
+	}
+
+	const reason = "GPU GPU-s reported XID 13 (an application's fault)"
+	stopped, spared := r.FailApp("GPU-s", reason)
+	if len(stopped) != 0 || !slices.Equal(spared, slices.Sorted(slices.Values([]string{a.AttemptID, b.AttemptID}))) {
+		t.Fatalf("on the shared GPU: stopped %v, spared %v; want none stopped, both spared", stopped, spared)
+	}
+	stopped, spared = r.FailApp(whole.Devices[0], reason)
+	if !slices.Equal(stopped, []string{whole.AttemptID}) || len(spared) != 0 {
+		t.Fatalf("on the whole GPU: stopped %v, spared %v; want %s stopped", stopped, spared, whole.AttemptID)
+	}
+	if out := <-done[whole.AttemptID]; !out.Failed || out.End != EndGPUFault || out.Reason != reason {
+		t.Fatalf("the task holding its GPU whole ended %+v, want failed with the fault", out)
+	}
+	for _, x := range []api.Assignment{a, b} {
+		select {
+		case out := <-done[x.AttemptID]:
+			t.Fatalf("a shared task ended: %+v", out)
+		default:
+		}
+		r.Cancel(x.AttemptID)
+		if out := <-done[x.AttemptID]; out.End == EndGPUFault {
+			t.Fatalf("a spared task ended with the fault: %+v", out)
+		}
 	}
 }

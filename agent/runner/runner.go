@@ -188,22 +188,44 @@ func (r *Runner) Cancel(attemptID string) bool {
 // reports fail with reason (so the coordinator retries its task, on sound
 // GPUs) instead of an exit code. It returns the attempts it stopped.
 func (r *Runner) FailGPU(uuid, reason string) []string {
+	stopped, _ := r.failOn(uuid, reason, func(api.Assignment) bool { return false })
+	return stopped
+}
+
+// FailApp answers an application fault on device uuid (an XID the
+// driver blames on one process's work, not on the GPU): it stops the
+// attempt holding the device whole, as FailGPU does. Attempts that hold a
+// share of it are spared, and returned as such: the event does not say
+// which process faulted, and CUDA reports the fault to the contexts it
+// hit, so a task that was hit fails by itself while the others go on.
+func (r *Runner) FailApp(uuid, reason string) (stopped, spared []string) {
+	return r.failOn(uuid, reason, func(a api.Assignment) bool { return a.Resources.Shared() })
+}
+
+// failOn stops, with reason, the attempts holding device uuid that spare
+// does not pick; it returns those stopped and those spared, each sorted.
+func (r *Runner) failOn(uuid, reason string, spare func(api.Assignment) bool) (stopped, spared []string) {
 	r.mu.Lock()
 	var hit []*run
 	for _, rn := range r.running {
-		if slices.Contains(rn.a.Devices, uuid) {
+		if !slices.Contains(rn.a.Devices, uuid) {
+			continue
+		}
+		if spare(rn.a) {
+			spared = append(spared, rn.a.AttemptID)
+		} else {
 			hit = append(hit, rn)
 		}
 	}
 	r.mu.Unlock()
-	var ids []string
 	for _, rn := range hit {
 		rn.cause.CompareAndSwap(nil, &stopCause{end: EndGPUFault, reason: reason})
 		rn.stop()
-		ids = append(ids, rn.a.AttemptID)
+		stopped = append(stopped, rn.a.AttemptID)
 	}
-	slices.Sort(ids)
-	return ids
+	slices.Sort(stopped)
+	slices.Sort(spared)
+	return stopped, spared
 }
 
 // Outcome is how a run ended, for logs and tests.

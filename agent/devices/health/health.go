@@ -152,6 +152,11 @@ type Effect struct {
 	// UUID (an application fault in one instance) that device's alone.
 	FailTasks []string
 	Reason    string
+	// Application: the fault is an application's (an XID of
+	// ClassApplication), not the GPU's: only a task holding the device
+	// whole is failed for it (shared tasks are not: which of them faulted
+	// is not known).
+	Application bool
 }
 
 // Tracker keeps the GPUs' health.
@@ -205,9 +210,9 @@ func (t *Tracker) Observe(now time.Time, o Observation) Effect {
 		}
 		if class == ClassApplication {
 			if o.Instance != "" {
-				return Effect{FailTasks: []string{o.Instance}, Reason: "MIG device " + o.Instance + " of GPU " + o.UUID + " reported " + why}
+				return Effect{FailTasks: []string{o.Instance}, Reason: "MIG device " + o.Instance + " of GPU " + o.UUID + " reported " + why, Application: true}
 			}
-			return Effect{FailTasks: []string{o.UUID}, Reason: "GPU " + o.UUID + " reported " + why}
+			return Effect{FailTasks: []string{o.UUID}, Reason: "GPU " + o.UUID + " reported " + why, Application: true}
 		}
 		return t.fault(now, g, class, o.Xid, why)
 	case DoubleBitECC:

@@ -225,6 +225,9 @@ func TestMIGInstanceFaults(t *testing.T) {
 			if !slices.Equal(eff.FailTasks, []string{c.failWhat}) || !strings.Contains(eff.Reason, "XID") {
 				t.Errorf("effect = %+v, want the tasks on %s failed", eff, c.failWhat)
 			}
+			if eff.Application != (c.failWhat == mig) {
+				t.Errorf("effect = %+v: an application's fault is %v", eff, c.failWhat == mig)
+			}
 			if c.failWhat == mig && !strings.Contains(eff.Reason, "MIG device "+mig+" of GPU "+gpu) {
 				t.Errorf("reason %q does not name the instance and its GPU", eff.Reason)
 			}
