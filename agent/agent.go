@@ -110,7 +110,8 @@ type Config struct {
 	// pipe is there (looked for at each report and each task's start),
 	// the agent reports its whole GPUs as enforcing memory shares through
 	// MPS and holds each shared task to its share (docs/gpus.md,
-	// "Fractional sharing"). Empty: no MPS.
+	// "Fractional sharing"). Empty: no MPS. An agent running as root
+	// needs TaskUser with it (ErrMPSNeedsOneTaskUser).
 	MPSPipeDir string
 	// TaskUIDLockDir holds the locks by which an agent claims its task
 	// uids on the host, so that two agents never share one (default

@@ -18,4 +18,9 @@ var (
 	// ErrMetricsAddr means the metrics address is not HOST:PORT, or not
 	// a loopback address while remote scrapes are not allowed.
 	ErrMetricsAddr = errors.New("agent: metrics address refused")
+	// ErrMPSNeedsOneTaskUser means an MPS pipe directory was given to an
+	// agent that runs each task under a uid of its own: MPS serves one
+	// uid at a time, so shares of different tasks would queue behind each
+	// other instead of running side by side.
+	ErrMPSNeedsOneTaskUser = errors.New("agent: MPS sharing needs every task to run as one user")
 )

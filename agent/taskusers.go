@@ -36,6 +36,8 @@ type taskPlan struct {
 //     its passwd entry's, or the same number without one); never root;
 //   - root without: a uid (and gid of the same number) per task slot from
 //     TaskUIDBase (default 61000), never shared by two running tasks;
+//     refused with ErrMPSNeedsOneTaskUser when MPSPipeDir is set, since
+//     MPS serves one uid at a time;
 //   - not root: the agent's own user, but only with AllowSharedUserTasks,
 //     since a task could then read the worker credential and other
 //     tasks' environments; otherwise New fails with ErrSharedUserTasks.
@@ -60,6 +62,9 @@ func planTaskUsers(cfg Config, euid int) (taskPlan, error) {
 			return taskPlan{}, err
 		}
 		return taskPlan{fixed: &u}, nil
+	}
+	if cfg.MPSPipeDir != "" {
+		return taskPlan{}, fmt.Errorf("%w: an MPS control daemon runs one server per uid and holds back clients of any other uid until it exits, so with a uid per task slot shared tasks would run one user at a time. Pass --task-user (every task then runs as that one user, and tasks can see each other's processes) or drop --mps-pipe-dir (shares are then unenforced, watched by the agent's watchdog)", ErrMPSNeedsOneTaskUser)
 	}
 	base := taskUIDBase(cfg)
 	if base == 0 || uint64(base)+math.MaxUint16 > math.MaxUint32 {

@@ -29,6 +29,10 @@ func TestPlanTaskUsers(t *testing.T) {
 		{"root never root", Config{TaskUser: "0"}, 0, "never run as root", nil},
 		{"root unknown user", Config{TaskUser: "no-such-user-gpulayer"}, 0, "no-such-user-gpulayer", nil},
 		{"root range overflows", Config{TaskUIDBase: 4294967000}, 0, "out of range", nil},
+		// MPS serves one uid at a time: shares need one task user.
+		{"root MPS with a uid per slot", Config{MPSPipeDir: "/tmp/nvidia-mps"}, 0, "--task-user", ErrMPSNeedsOneTaskUser},
+		{"root MPS with one task user", Config{MPSPipeDir: "/tmp/nvidia-mps", TaskUser: "65000"}, 0, "uid 65000, gid 65000", nil},
+		{"non-root MPS", Config{MPSPipeDir: "/tmp/nvidia-mps", AllowSharedUserTasks: true}, 1000, "agent's own user", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := planTaskUsers(tc.cfg, tc.euid)

@@ -52,8 +52,19 @@ type agentOpts struct {
 	// gpuSampleInterval is how often the agent samples its GPUs, when
 	// the source samples them (0: the agent's default).
 	gpuSampleInterval time.Duration
-	// mpsPipeDir is the agent's --mps-pipe-dir.
+	// mpsPipeDir is the agent's --mps-pipe-dir; taskUser its --task-user
+	// (honoured as root).
 	mpsPipeDir string
+	taskUser   string
+}
+
+// taskUserAsRoot is user for an agent running as root; an agent that is
+// not runs tasks as its own user and takes none.
+func taskUserAsRoot(user string) string {
+	if os.Geteuid() != 0 {
+		return ""
+	}
+	return user
 }
 
 func startAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, opts ...agentOpts) *runningAgent {
@@ -122,6 +133,7 @@ func newAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, op
 		InventoryInterval:    o.inventoryInterval,
 		GPUSampleInterval:    o.gpuSampleInterval,
 		MPSPipeDir:           o.mpsPipeDir,
+		TaskUser:             taskUserAsRoot(o.taskUser),
 	})
 	if err != nil {
 		t.Fatal(err)

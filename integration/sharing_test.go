@@ -123,7 +123,9 @@ func TestEnforcedShareRunsOnlyUnderMPS(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := nvmltest.New("dgxh100", nvmltest.StableUUIDs())
-	startAgent(t, h.URL, h.JoinToken, "mps", "", agentOpts{source: fixtureSource(t, m), mpsPipeDir: pipe})
+	// MPS serves one uid at a time: as root the agent runs every task as
+	// one task user with it.
+	startAgent(t, h.URL, h.JoinToken, "mps", "", agentOpts{source: fixtureSource(t, m), mpsPipeDir: pipe, taskUser: strconv.FormatUint(uint64(nextTaskUIDBase()), 10)})
 	j = waitJob(t, admin, job.ID, terminal, "the enforced share to run under MPS")
 	if want := "limit=0=8192M pipe=" + pipe + " share=8192"; j.State != api.TaskSucceeded || !strings.Contains(logsOf(t, admin, job.ID), want) {
 		t.Fatalf("job %s, logs %q, want %q", j.State, logsOf(t, admin, job.ID), want)
