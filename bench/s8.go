@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gpulayer/gpulayer/bench/proc"
+	"github.com/gpulayer/gpulayer/internal/smaps"
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
 )
@@ -109,7 +109,7 @@ func (e *env) runS8(ctx context.Context) error {
 		nf := &f.Nodes[i]
 		nf.RSSAfter, nf.HWM, _ = n.proc().Memory()
 		nf.HeapAfterGC = heapInuse(ctx, n)
-		if files, err := proc.FileRSS(n.proc().PID()); err == nil {
+		if files, err := smaps.FileRSS(n.proc().PID()); err == nil {
 			nf.FileRSSAfter = map[string]int64{}
 			for path, rss := range files {
 				if strings.HasPrefix(path, n.dataDir) {

@@ -9,6 +9,12 @@ import (
 	"github.com/gpulayer/gpulayer/sdk/executor"
 )
 
+// attemptIDVar names a task's attempt in its environment, which its
+// processes inherit: how the agent finds what a task left running
+// (killAttempt) and, where tasks share one user, whose GPU memory a
+// process uses (AttemptOfPID).
+const attemptIDVar = "GPULAYER_ATTEMPT_ID"
+
 // taskEnv is the environment the agent gives a task, through the
 // executor's Task.Env (which wins over the job's env): HOME and TMPDIR inside the
 // task's directory, USER and LOGNAME naming the task's user, the task's
@@ -20,11 +26,6 @@ import (
 // process inherits them from the agent (pluginhost passes it only those
 // and TMPDIR) and passes them on (the exec executor keeps only those of
 // its own environment).
-// attemptIDVar names a task's attempt in its environment, which its
-// processes inherit: how the agent finds what a task left running
-// (killAttempt) and whose GPU memory a process uses (AttemptOfPID).
-const attemptIDVar = "GPULAYER_ATTEMPT_ID"
-
 func taskEnv(a api.Assignment, dir string, u User) map[string]string {
 	devs := strings.Join(a.Devices, ",")
 	env := map[string]string{

@@ -16,8 +16,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/gpulayer/gpulayer/internal/smaps"
 )
 
 // Spec describes a child process.
@@ -184,8 +182,3 @@ func FreeAddr() (string, error) {
 	defer ln.Close()
 	return ln.Addr().String(), nil
 }
-
-// FileRSS sums, per mapped file, the resident memory of a process's
-// mappings of it: file-backed pages count in VmRSS but are page cache
-// the kernel may take back.
-func FileRSS(pid int) (map[string]int64, error) { return smaps.FileRSS(pid) }

@@ -39,7 +39,7 @@ func validateDeviceSharing(devs []api.Device) error {
 		field := fmt.Sprintf("devices[%d].sharing", i)
 		switch {
 		case d.Sharing == "":
-		case len(d.Sharing) > api.MaxDeviceFieldBytes || !api.ValidDeviceSharing(d.Sharing):
+		case !api.ValidDeviceSharing(d.Sharing): // two known words: no length to bound
 			return invalidf("%s %s is not %q (or absent: the agent cannot enforce a share)", field, shortQuote(d.Sharing), api.DeviceSharingMPS)
 		case d.MIGEnabled || d.Parent != "":
 			return invalidf("%s: a GPU in MIG mode and a MIG device are never shared", field)

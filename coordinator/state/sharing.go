@@ -34,14 +34,11 @@ func (s *Store) deviceUse(w *Worker) (whole map[string]bool, shared map[string]u
 }
 
 // shareFits reports whether d can take r's share beside the used MiB
-// other shares hold of it (its health and whole use aside).
+// other shares hold of it (its health and whole use aside). deviceFits
+// keeps shares off GPUs in MIG mode and MIG devices: a share asks for no
+// MIG profile, and every MIG device reports one.
 func shareFits(d command.Device, r *command.Resources, used uint64) bool {
-	switch {
-	case d.MIGEnabled || d.Parent != "" || d.MIGProfile != "":
-		return false
-	case r.GPUSharing == command.SharingEnforced && d.Sharing == "":
-		return false
-	case !deviceFits(d, r):
+	if !deviceFits(d, r) || (r.GPUSharing == command.SharingEnforced && d.Sharing == "") {
 		return false
 	}
 	return used+r.GPUMemoryMiB <= d.MemoryMiB
