@@ -58,6 +58,14 @@ func (a *Agent) sampleGPUs(ctx context.Context, s GPUSampler) {
 
 var gpuLabels = []string{"gpu", "UUID", "modelName", "job_id", "task_id"}
 
+// shareLabels name a task's share of a GPU.
+var shareLabels = []string{"UUID", "job_id", "task_id"}
+
+var (
+	shareDesc     = prometheus.NewDesc("gpulayer_gpu_share_mib", "GPU memory share of a task sharing the GPU (gpu_memory_mib, in MiB).", shareLabels, nil)
+	shareUsedDesc = prometheus.NewDesc("gpulayer_gpu_share_used_mib", "GPU memory used by the processes of a task sharing the GPU at the last sample (in MiB; absent while NVML cannot list them).", shareLabels, nil)
+)
+
 var (
 	gpuUtilDesc  = prometheus.NewDesc("DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %).", gpuLabels, nil)
 	memUtilDesc  = prometheus.NewDesc("DCGM_FI_DEV_MEM_COPY_UTIL", "Memory utilization (in %).", gpuLabels, nil)
@@ -68,11 +76,12 @@ var (
 )
 
 // gpuCollector reports the last GPU sample, each GPU with the task that
-// holds it (empty job_id and task_id when none does).
+// holds it whole (empty job_id and task_id when none does, and on a GPU
+// tasks share), and each share with what its processes used.
 type gpuCollector struct{ a *Agent }
 
 func (c gpuCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{gpuUtilDesc, memUtilDesc, fbUsedDesc, fbFreeDesc, gpuTempDesc, gpuPowerDesc} {
+	for _, d := range []*prometheus.Desc{gpuUtilDesc, memUtilDesc, fbUsedDesc, fbFreeDesc, gpuTempDesc, gpuPowerDesc, shareDesc, shareUsedDesc} {
 		ch <- d
 	}
 }
@@ -102,6 +111,16 @@ func (c gpuCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		if s.PowerWatts != nil {
 			gauge(gpuPowerDesc, *s.PowerWatts)
+		}
+	}
+	if a.shares == nil {
+		return
+	}
+	for _, u := range a.shares.lastUses() {
+		labels := []string{u.Share.GPU, u.Share.JobID, u.Share.TaskID}
+		ch <- prometheus.MustNewConstMetric(shareDesc, prometheus.GaugeValue, float64(u.Share.MiB), labels...)
+		if u.Known {
+			ch <- prometheus.MustNewConstMetric(shareUsedDesc, prometheus.GaugeValue, float64(u.UsedMiB), labels...)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/gpulayer/gpulayer/agent/devices/nvml"
 	"github.com/gpulayer/gpulayer/agent/runner"
@@ -76,6 +77,26 @@ type shareWatchdog struct {
 	// blind are the GPUs with shares whose processes NVML could not
 	// list, as last logged (a warning when one turns blind, once).
 	blind map[string]bool
+
+	// uses is what the last check saw of each share, for the metrics
+	// (read by scrapes, hence the lock).
+	mu   sync.Mutex
+	uses []shareUse
+}
+
+// shareUse is a running share and the GPU memory its processes used at
+// the last sample (Known false where its GPU's processes were not read).
+type shareUse struct {
+	Share   runner.Share
+	UsedMiB uint64
+	Known   bool
+}
+
+// lastUses is what the last check saw of each share.
+func (w *shareWatchdog) lastUses() []shareUse {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.uses
 }
 
 // owners traces processes to the shares they count for. Where a task
@@ -130,6 +151,12 @@ func (w *shareWatchdog) of(o owners, pid uint32) (runner.Share, bool) {
 // of GPUs with shares are looked up.
 func (w *shareWatchdog) check(samples []nvml.Sample) {
 	shares := w.holder.Shares()
+	uses := make([]shareUse, 0, len(shares))
+	defer func() {
+		w.mu.Lock()
+		w.uses = uses
+		w.mu.Unlock()
+	}()
 	if len(shares) == 0 {
 		return
 	}
@@ -155,6 +182,7 @@ func (w *shareWatchdog) check(samples []nvml.Sample) {
 		}
 	}
 	for _, sh := range shares {
+		uses = append(uses, shareUse{Share: sh, UsedMiB: used[sh.AttemptID], Known: read[sh.GPU]})
 		if !read[sh.GPU] {
 			if !w.blind[sh.GPU] {
 				w.blind[sh.GPU] = true

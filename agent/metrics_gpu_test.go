@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -30,6 +31,18 @@ func (noExecutors) Names() []string { return nil }
 // gauge is the value of family name's series with labels (0 if absent).
 func gauge(t *testing.T, m *Metrics, name string, labels map[string]string) float64 {
 	t.Helper()
+	return series(t, m, name, labels).GetGauge().GetValue()
+}
+
+// hasSeries reports whether the metrics hold a series of name with labels.
+func hasSeries(t *testing.T, m *Metrics, name string, labels map[string]string) bool {
+	t.Helper()
+	return series(t, m, name, labels) != nil
+}
+
+// series is the first series of name with labels, or nil.
+func series(t *testing.T, m *Metrics, name string, labels map[string]string) *dto.Metric {
+	t.Helper()
 	fams, err := m.Gatherer().Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -38,13 +51,11 @@ func gauge(t *testing.T, m *Metrics, name string, labels map[string]string) floa
 		if f.GetName() != name {
 			continue
 		}
-		for _, s := range f.GetMetric() {
-			if hasLabels(s, labels) {
-				return s.GetGauge().GetValue()
-			}
+		if i := slices.IndexFunc(f.GetMetric(), func(s *dto.Metric) bool { return hasLabels(s, labels) }); i >= 0 {
+			return f.GetMetric()[i]
 		}
 	}
-	return 0
+	return nil
 }
 
 func hasLabels(s *dto.Metric, want map[string]string) bool {

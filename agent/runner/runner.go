@@ -141,17 +141,19 @@ type Attempt struct {
 // Holder is the task an attempt holding a GPU belongs to.
 type Holder struct{ JobID, TaskID string }
 
-// Holders maps each GPU that a running attempt holds to its task; a GPU
-// that tasks share, to the first of them by task id.
+// Holders maps each GPU that a running attempt holds whole to its task.
+// A GPU that tasks share is no one task's: it is not in the map (Shares
+// lists its tasks).
 func (r *Runner) Holders() map[string]Holder {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := map[string]Holder{}
 	for _, rn := range r.running {
+		if rn.a.Resources.Shared() {
+			continue
+		}
 		for _, d := range rn.a.Devices {
-			if h, ok := out[d]; !ok || rn.a.ID < h.TaskID {
-				out[d] = Holder{JobID: rn.a.JobID, TaskID: rn.a.ID}
-			}
+			out[d] = Holder{JobID: rn.a.JobID, TaskID: rn.a.ID}
 		}
 	}
 	return out
@@ -308,16 +310,18 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 	if err != nil {
 		return r.fail(ctx, a, EndError, fmt.Sprintf("executor %q unavailable: %v", a.Executor, err))
 	}
+	// An enforced share that cannot be held fails before its start is
+	// reported: the task never shows as running here.
+	mps, err := r.mpsFor(a)
+	if err != nil {
+		return r.fail(ctx, a, EndError, err.Error())
+	}
 	if err := r.start(ctx, a); err != nil {
 		end := EndStale
 		if ctx.Err() != nil {
 			end = EndShutdown
 		}
 		return Outcome{ExitCode: -1, Failed: true, Reason: "start refused: " + err.Error(), End: end}
-	}
-	mps, err := r.mpsFor(a)
-	if err != nil {
-		return r.fail(ctx, a, EndError, err.Error())
 	}
 	user, err := r.cfg.Users.Acquire()
 	if err != nil {

@@ -40,6 +40,8 @@ type recorder struct {
 	waiting chan struct{}
 	// finishes are the finish requests, by task id.
 	finishes map[string]api.FinishRequest
+	// started are the tasks whose start was reported.
+	started map[string]bool
 }
 
 func (r *recorder) Rendezvous(ctx context.Context, _ string, req api.RendezvousRequest) (api.RendezvousResponse, error) {
@@ -68,10 +70,22 @@ func (r *recorder) setPeers(peers ...api.GangPeer) {
 }
 
 func newRecorder() *recorder {
-	return &recorder{stdout: map[string]*strings.Builder{}, stderr: map[string]*strings.Builder{}, ended: map[string]string{}, finishes: map[string]api.FinishRequest{}, met: make(chan struct{}), waiting: make(chan struct{})}
+	return &recorder{stdout: map[string]*strings.Builder{}, stderr: map[string]*strings.Builder{}, ended: map[string]string{}, finishes: map[string]api.FinishRequest{}, started: map[string]bool{}, met: make(chan struct{}), waiting: make(chan struct{})}
 }
 
-func (r *recorder) Start(context.Context, string, string) error { return nil }
+func (r *recorder) Start(_ context.Context, id, _ string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.started[id] = true
+	return nil
+}
+
+// wasStarted reports whether task id's start was reported.
+func (r *recorder) wasStarted(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.started[id]
+}
 
 func (r *recorder) AppendLogs(_ context.Context, id string, req api.LogsRequest) error {
 	r.mu.Lock()

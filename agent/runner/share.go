@@ -67,9 +67,9 @@ func holdsApart(a, b api.Assignment) bool {
 
 // Share is a running shared attempt's hold on its GPU.
 type Share struct {
-	TaskID, AttemptID string
-	GPU               string
-	MiB               uint64
+	TaskID, AttemptID, JobID string
+	GPU                      string
+	MiB                      uint64
 	// UID is the attempt's own task uid when OwnUID is set (the agent
 	// runs each task under a uid of its own): only processes of that uid
 	// count as the attempt's, whatever attempt id their environment
@@ -89,7 +89,7 @@ func (r *Runner) Shares() []Share {
 		if !a.Resources.Shared() || len(a.Devices) != 1 {
 			continue
 		}
-		sh := Share{TaskID: a.ID, AttemptID: a.AttemptID, GPU: a.Devices[0], MiB: a.Resources.GPUMemoryMiB}
+		sh := Share{TaskID: a.ID, AttemptID: a.AttemptID, JobID: a.JobID, GPU: a.Devices[0], MiB: a.Resources.GPUMemoryMiB}
 		if u := rn.user.Load(); u != nil && u.Switch && u.Exclusive {
 			sh.UID, sh.OwnUID = u.UID, true
 		}
