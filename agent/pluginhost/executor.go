@@ -59,6 +59,7 @@ func (p *pluginExecutor) Logs(ctx context.Context, id string, send func(executor
 // caller's cancellation pass through; a dead plugin becomes a CrashError.
 func (i *instance) check(ctx context.Context, err error) error {
 	if err == nil {
+		i.sawAnswer()
 		return nil
 	}
 	if errors.Is(err, executor.ErrUnknownTask) || errors.Is(err, executor.ErrDuplicateTask) ||

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	plugin "github.com/hashicorp/go-plugin"
@@ -121,21 +122,44 @@ type instance struct {
 	words  *lastWords // the end of the process's standard error
 	events Events
 
+	// answered is when a call last came back from the process (monotonic,
+	// since epoch; 0 for never): a process that answered a moment ago
+	// needs no ping.
+	answered atomic.Int64
+
 	mu     sync.Mutex
 	broken bool // a call saw the process die
 	dead   bool // kill was called
 }
 
+// epoch is the origin of instance.answered: time.Since(epoch) reads the
+// monotonic clock.
+var epoch = time.Now()
+
+// sawAnswer records that a call came back from the process.
+func (i *instance) sawAnswer() { i.answered.Store(max(1, int64(time.Since(epoch)))) }
+
 // pingTimeout bounds the liveness check Get makes on a running plugin.
 const pingTimeout = 5 * time.Second
 
-// alive reports whether the process still runs and answers Info. Once it
-// does not, the instance counts as crashed.
+// pingAfter is how long after its last answer Get pings a plugin before
+// handing it out again. While tasks flow, calls answer all the time and
+// Get pings nothing: a ping per Get, under the slot's lock, made every
+// task of one executor wait for the others' round trips.
+const pingAfter = time.Second
+
+// alive reports whether the process still runs and, unless it answered
+// within pingAfter, answers Info. Once it does not, the instance counts
+// as crashed.
 func (i *instance) alive(ctx context.Context) bool {
 	if !i.isBroken() && !i.client.Exited() {
+		if at := i.answered.Load(); at != 0 && time.Since(epoch)-time.Duration(at) < pingAfter {
+			return true
+		}
 		ctx, cancel := context.WithTimeout(ctx, pingTimeout)
 		defer cancel()
 		if _, err := i.exec.remote.Info(ctx); err == nil {
+			i.sawAnswer()
 			return true
 		}
 		if ctx.Err() != nil && !i.client.Exited() {
