@@ -201,7 +201,15 @@ func TestFollowStreamsPerCredentialAreBounded(t *testing.T) {
 	h := f.h
 	reader := mintClient(t, h, "follower", "read")
 	job := strings.TrimSuffix(f.heldTask, "-0")
-	open := func(ctx context.Context) (*http.Response, error) {
+	admin := h.Client(t, h.AdminToken)
+	ended, err := admin.SubmitJob(t.Context(), api.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.CancelJob(t.Context(), ended.ID); err != nil {
+		t.Fatal(err)
+	}
+	open := func(ctx context.Context, job string) (*http.Response, error) {
 		req, err := http.NewRequestWithContext(ctx, "GET", h.URL+"/v1/jobs/"+job+"/logs?follow=1", nil)
 		if err != nil {
 			return nil, err
@@ -214,13 +222,13 @@ func TestFollowStreamsPerCredentialAreBounded(t *testing.T) {
 	defer cancel()
 	var held []*http.Response
 	for range api.MaxLongPollsPerCredential {
-		resp, err := open(ctx)
+		resp, err := open(ctx, job)
 		if err != nil || resp.StatusCode != http.StatusOK {
 			t.Fatalf("follow stream: %v %v", resp, err)
 		}
 		held = append(held, resp)
 	}
-	resp, err := open(t.Context())
+	resp, err := open(t.Context(), job)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,6 +237,16 @@ func TestFollowStreamsPerCredentialAreBounded(t *testing.T) {
 	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" || !bytes.Contains(body, []byte(api.CodeRateLimited)) {
 		t.Fatalf("one follow stream too many: got %d %s", resp.StatusCode, body)
 	}
+	// Following a job that has ended waits for nothing: it takes no slot.
+	resp, err = open(t.Context(), ended.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Trailer.Get(api.HeaderStreamEnd) != api.StreamEndJobEnded {
+		t.Fatalf("following an ended job with every slot held: %d, trailer %q", resp.StatusCode, resp.Trailer.Get(api.HeaderStreamEnd))
+	}
 	for _, r := range held {
 		r.Body.Close()
 	}
@@ -236,7 +254,7 @@ func TestFollowStreamsPerCredentialAreBounded(t *testing.T) {
 	coordinatortest.WaitFor(t, 10*time.Second, "a follow slot to come back", func() bool {
 		c, stop := context.WithTimeout(t.Context(), 2*time.Second)
 		defer stop()
-		r, err := open(c)
+		r, err := open(c, job)
 		if err != nil {
 			return false
 		}

@@ -138,21 +138,22 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request, p auth.Princi
 // the response open until the job ends, within the stream limits: each
 // write must finish within WriteTimeout (a client that stops reading is
 // dropped) and the stream ends after MaxLife (the client reconnects). A
-// follow stream holds one of the credential's long-poll slots.
+// follow stream of a job that has not ended holds one of the credential's
+// long-poll slots; one of an ended job does not, since it never waits.
 func (s *Server) jobLogs(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
 	id := r.PathValue("id")
 	follow := r.URL.Query().Get("follow")
 	following := follow == "1" || follow == "true"
-	if following {
+	page, err := s.store.LogsPage(id, nil, 0)
+	if err != nil {
+		return err
+	}
+	if following && !page.Ended {
 		release, err := s.polls.enter(p.CredentialID)
 		if err != nil {
 			return err
 		}
 		defer release()
-	}
-	page, err := s.store.LogsPage(id, nil, 0)
-	if err != nil {
-		return err
 	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	rc := http.NewResponseController(w)

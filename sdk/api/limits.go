@@ -82,7 +82,8 @@ const (
 	MaxHeaderBytes = 64 << 10
 
 	// MaxLongPollsPerCredential bounds the acquire long polls (and log
-	// follow streams) one credential may hold open at once; one more is
-	// refused with 429 rate_limited.
-	MaxLongPollsPerCredential = 4
+	// follow streams of jobs not yet ended) one credential may hold open
+	// at once; one more is refused with 429 rate_limited. It leaves room
+	// for a script following a sweep's jobs side by side.
+	MaxLongPollsPerCredential = 16
 )
