@@ -47,26 +47,8 @@ func killUntilGone(what string, list func() ([]int, error)) error {
 }
 
 // processesOf lists the live (not zombie) processes whose real, effective,
-// saved or filesystem uid is uid. It runs at every task's end, so it
-// reads each /proc/<pid>/status into one buffer (readStatus).
-func processesOf(uid uint32) ([]int, error) {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil, err
-	}
-	buf := make([]byte, statusPrefix)
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if p, ok := readStatus(buf, "/proc/"+e.Name()+"/status"); ok && p.owns(uid) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids, nil
-}
+// saved or filesystem uid is uid (procTable).
+func processesOf(uid uint32) ([]int, error) { return procs.owned(uid) }
 
 // killAttempt kills every process that carries attemptID in its
 // environment (GPULAYER_ATTEMPT_ID, which the agent gives every task and
