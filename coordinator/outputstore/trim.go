@@ -1,6 +1,10 @@
 package outputstore
 
-import bolt "go.etcd.io/bbolt"
+import (
+	"sync/atomic"
+
+	bolt "go.etcd.io/bbolt"
+)
 
 // bbolt reads the file through a read-only shared mapping, and every
 // page it reads (a leaf copied when a task's bucket grows, records served
@@ -12,30 +16,38 @@ import bolt "go.etcd.io/bbolt"
 // the page cache, and the next read of one maps it again.
 const trimBytes = 4 << 20
 
-// touch counts n bytes read or written through the mapping and reports
-// whether a trim is due.
-func (s *Store) touch(n int) bool { return s.touched.Add(int64(n)) >= trimBytes }
+// trimCounter counts the bytes read or written through one file's
+// mapping since its last trim.
+type trimCounter struct{ n atomic.Int64 }
 
-// trimLocked drops the resident pages of db's mapping. The caller holds
-// writeMu: no write transaction, the only thing that remaps the file,
-// runs meanwhile, so the mapping's address and extent hold still.
-func (s *Store) trimLocked(db *bolt.DB) {
-	s.touched.Store(0)
-	var size int64
-	if err := db.View(func(tx *bolt.Tx) error { size = tx.Size(); return nil }); err != nil || size <= 0 {
-		return
+// due counts n more bytes and reports whether a trim is due; a caller
+// told so trims (and the count starts again).
+func (c *trimCounter) due(n int) bool {
+	if c.n.Add(int64(n)) < trimBytes {
+		return false
 	}
-	// tx.Size is the high-water mark of the pages in use, all of which
-	// bbolt keeps mapped: the range never reaches past the mapping.
-	dropPages(db.Info().Data, uintptr(size))
+	c.n.Store(0)
+	return true
 }
 
-// maybeTrim trims after reads, if a trim is due and no write holds the
-// lock (a snapshot's read transaction may be what that write waits for).
-func (s *Store) maybeTrim(db *bolt.DB, n int) {
-	if !s.touch(n) || !s.writeMu.TryLock() {
-		return
+// trimTx drops the resident pages of the mapping tx reads through. An
+// open transaction, read or write, holds bbolt's mapping in place (a
+// remap waits for every transaction to end), so the address and the
+// extent hold still while they are dropped. tx.Size is the high-water
+// mark of the pages in use as tx sees them, all of which bbolt keeps
+// mapped: the range never reaches past the mapping.
+//
+// It takes the caller's transaction and never opens one: a transaction
+// begun while another is held by the same goroutine can wait forever on
+// a remap or a Close that waits for the first.
+func trimTx(tx *bolt.Tx) {
+	if size := tx.Size(); size > 0 {
+		dropPages(tx.DB().Info().Data, uintptr(size))
 	}
-	defer s.writeMu.Unlock()
-	s.trimLocked(db)
+}
+
+// trimDB trims db's mapping from a read transaction of its own, for a
+// caller that holds none.
+func trimDB(db *bolt.DB) {
+	_ = db.View(func(tx *bolt.Tx) error { trimTx(tx); return nil })
 }
