@@ -2,7 +2,10 @@ package outputstore
 
 import (
 	"bytes"
+	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -160,5 +163,47 @@ func TestCloseWaitsForCaptures(t *testing.T) {
 	defer again.Close()
 	if n, _ := again.Count("t"); n != 0 {
 		t.Errorf("reopened store holds %d records", n)
+	}
+}
+
+// A commit whose rename fails leaves the store on its file, and the
+// restore is discarded without trace.
+func TestCommitFailsBeforeTheSwap(t *testing.T) {
+	s := openTemp(t)
+	if err := s.Write([]state.OutputOp{{TaskID: "kept", Record: state.LogRecord{Seq: 1, Data: "x"}}}); err != nil {
+		t.Fatal(err)
+	}
+	var next bytes.Buffer
+	if err := state.NewOutputEncoder(&next).Encode("new", state.LogRecord{Seq: 1, Data: "y"}); err != nil {
+		t.Fatal(err)
+	}
+	prep, err := s.Prepare(&next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A directory with an entry where the file was: the rename over it
+	// fails (the open file lives on, nameless).
+	if err := os.Remove(s.path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(s.path, "in-the-way"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := prep.Commit(); err == nil {
+		t.Fatal("commit over a directory succeeded")
+	}
+	prep.Discard()
+	if n, _ := s.Count("kept"); n != 1 {
+		t.Errorf("after a failed commit the store counts %d records of kept, want 1", n)
+	}
+	if n, _ := s.Count("new"); n != 0 {
+		t.Errorf("after a failed commit the store counts %d records of new", n)
+	}
+	recs, err := s.Read("kept", 0, 1<<20)
+	if err != nil || len(recs) != 1 || recs[0].Data != "x" {
+		t.Errorf("after a failed commit: %+v, %v", recs, err)
+	}
+	if _, err := os.Stat(s.path + ".next"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("staging file left behind: %v", err)
 	}
 }

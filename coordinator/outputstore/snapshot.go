@@ -143,6 +143,10 @@ func (rs *restore) Tasks() []string { return rs.tasks }
 // is closed once the captures open on it are released, not here: a
 // capture streaming a snapshot may hold it for minutes, and the store
 // reads and writes the new file meanwhile.
+//
+// What can fail (the store closed, the rename) comes first and leaves the
+// store as it was, the restore still to Discard; past the rename nothing
+// fails.
 func (rs *restore) Commit() error {
 	s := rs.into
 	s.mu.Lock()
@@ -150,17 +154,21 @@ func (rs *restore) Commit() error {
 		s.mu.Unlock()
 		return ErrClosed
 	}
+	// The current file stays open and readable through the rename: the
+	// name moves, the open file keeps its contents.
+	if err := os.Rename(rs.path, s.path); err != nil {
+		s.mu.Unlock()
+		return fmt.Errorf("outputstore: %w", err)
+	}
+	rs.path = "" // Discard has no file left to remove
 	old := s.cur
-	s.cur = rs.g // an open file keeps its contents through the rename
+	s.cur = rs.g
 	rs.g = nil
 	s.countMu.Lock()
 	s.counts = rs.counts
 	s.countMu.Unlock()
 	s.mu.Unlock()
 	old.release()
-	if err := os.Rename(rs.path, s.path); err != nil {
-		return fmt.Errorf("outputstore: %w", err)
-	}
 	return nil
 }
 
@@ -169,5 +177,7 @@ func (rs *restore) Discard() {
 		rs.g.release()
 		rs.g = nil
 	}
-	_ = os.Remove(rs.path)
+	if rs.path != "" {
+		_ = os.Remove(rs.path)
+	}
 }

@@ -57,7 +57,8 @@ type OutputRestore interface {
 	// Tasks lists the tasks the section holds output for.
 	Tasks() []string
 	// Commit makes the section the output; Discard drops it. One of them
-	// must be called, once.
+	// must be called, once, but for a Commit that fails: it leaves the
+	// output as it was, and Discard is called after it.
 	Commit() error
 	Discard()
 }

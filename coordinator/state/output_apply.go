@@ -94,10 +94,12 @@ func (s *Store) RestoreWithOutput(section io.Reader, out OutputRestore) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	committed = true
+	// The output first: a Commit that fails changes nothing, and then
+	// the tables stay as they were too. Past it nothing fails.
 	if err := out.Commit(); err != nil {
 		return fmt.Errorf("restore: output: %w", err)
 	}
+	committed = true
 	s.tables = scratch.tables
 	s.outputBytes = total
 	s.markPending()
