@@ -56,6 +56,11 @@ type Capture struct {
 func (s *Store) Capture() *Capture {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	return s.captureLocked()
+}
+
+// captureLocked is Capture for a caller holding the read lock.
+func (s *Store) captureLocked() *Capture {
 	c := &Capture{
 		bootstrapGeneration: s.bootstrapGeneration,
 		seq:                 s.seq,

@@ -48,16 +48,19 @@ func (s *Store) CaptureOutput() (OutputCapture, error) {
 }
 
 // CaptureWithOutput captures the store's tables (Capture) and a view of
-// the output at the same point in the log: no Apply runs between the two.
+// the output at the same point in the log: both are taken under one hold
+// of the read lock, so neither an Apply nor a restore falls between them.
 // Neither is encoded here.
 func (s *Store) CaptureWithOutput() (*Capture, OutputCapture, error) {
 	s.applyMu.Lock()
 	defer s.applyMu.Unlock()
-	out, err := s.CaptureOutput()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out, err := s.output.Capture()
 	if err != nil {
 		return nil, nil, err
 	}
-	return s.Capture(), out, nil
+	return s.captureLocked(), out, nil
 }
 
 // PrepareOutput decodes an output section into a replacement for the
@@ -92,6 +95,9 @@ func (s *Store) RestoreWithOutput(section io.Reader, out OutputRestore) error {
 	for _, t := range scratch.tasks {
 		total += t.LogBytes
 	}
+	// As Apply: applyMu, then the write lock.
+	s.applyMu.Lock()
+	defer s.applyMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// The output first: a Commit that fails changes nothing, and then
