@@ -31,56 +31,85 @@ type LogPage struct {
 
 // LogsPage returns a job's stored output from position from onwards (per
 // the job's task order), within about maxBytes (<= 0: LogPageBytes).
+//
+// What the page is read against (the job's tasks, their record counts,
+// whether the job has ended) is taken under the read lock; the records
+// are read from the output store after it is released, so a large page
+// does not hold up Apply. The page covers the output as it stood then:
+// records stored since are left for the next page, and a task whose
+// output was dropped meanwhile (a restore, a collection) gives fewer
+// records, Next moving on only over those returned.
 func (s *Store) LogsPage(jobID string, from LogCursor, maxBytes int) (LogPage, error) {
 	if maxBytes <= 0 {
 		maxBytes = LogPageBytes
 	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	j, ok := s.jobs[jobID]
-	if !ok {
-		return LogPage{}, fmt.Errorf("job %s: %w", jobID, ErrNotFound)
+	tasks, ended, err := s.logTasks(jobID)
+	if err != nil {
+		return LogPage{}, err
 	}
-	page := LogPage{Next: make(LogCursor, len(j.TaskIDs)), Ended: s.jobTerminal(j)}
+	page := LogPage{Next: make(LogCursor, len(tasks)), Ended: ended}
 	budget := maxBytes
-	for _, id := range j.TaskIDs {
-		t := s.tasks[id]
-		start := max(from[id], 0)
-		page.Next[id] = start
-		n, err := s.output.Count(id)
-		if err != nil {
-			return LogPage{}, fmt.Errorf("job %s: output: %w", jobID, err)
-		}
-		if start >= n {
-			page.Next[id] = n
+	for _, t := range tasks {
+		start := max(from[t.id], 0)
+		page.Next[t.id] = start
+		if start >= t.count {
+			page.Next[t.id] = t.count
 			continue
 		}
 		if budget <= 0 {
 			page.More = true
 			continue
 		}
-		recs, err := s.output.Read(id, start, budget)
+		recs, err := s.output.Read(t.id, start, budget)
 		if err != nil {
 			return LogPage{}, fmt.Errorf("job %s: output: %w", jobID, err)
 		}
 		took := 0
-		for _, r := range recs {
+		for _, r := range recs[:min(len(recs), t.count-start)] {
 			// The store returns at least one record; the page takes one
 			// over the bound only as its first.
 			if len(page.Lines) > 0 && len(r.Data) > budget {
 				break
 			}
-			page.Lines = append(page.Lines, LogLine{TaskID: id, TaskIndex: t.Index, LogRecord: r})
+			page.Lines = append(page.Lines, LogLine{TaskID: t.id, TaskIndex: t.index, LogRecord: r})
 			budget -= len(r.Data)
 			took++
 		}
-		page.Next[id] = start + took
-		if start+took < n {
+		page.Next[t.id] = start + took
+		if start+took < t.count {
 			page.More = true
 			budget = 0
 		}
 	}
 	return page, nil
+}
+
+// logTask is what a log page needs of one of the job's tasks.
+type logTask struct {
+	id    string
+	index int
+	count int // records stored
+}
+
+// logTasks copies, under the read lock, what a log page of the job is
+// read against: its tasks in order with their record counts, and whether
+// it has ended.
+func (s *Store) logTasks(jobID string) ([]logTask, bool, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	j, ok := s.jobs[jobID]
+	if !ok {
+		return nil, false, fmt.Errorf("job %s: %w", jobID, ErrNotFound)
+	}
+	tasks := make([]logTask, 0, len(j.TaskIDs))
+	for _, id := range j.TaskIDs {
+		n, err := s.output.Count(id)
+		if err != nil {
+			return nil, false, fmt.Errorf("job %s: output: %w", jobID, err)
+		}
+		tasks = append(tasks, logTask{id: id, index: s.tasks[id].Index, count: n})
+	}
+	return tasks, s.jobTerminal(j), nil
 }
 
 // Logs returns one page of a job's stored output from position from
