@@ -1,9 +1,6 @@
 package state
 
-import (
-	"fmt"
-	"io"
-)
+import "fmt"
 
 // Markers stored in place of output past a bound, once per task.
 const (
@@ -61,54 +58,4 @@ func (s *Store) CaptureWithOutput() (*Capture, OutputCapture, error) {
 		return nil, nil, err
 	}
 	return s.captureLocked(), out, nil
-}
-
-// PrepareOutput decodes an output section into a replacement for the
-// output, for RestoreWithOutput.
-func (s *Store) PrepareOutput(r io.Reader) (OutputRestore, error) {
-	return s.output.Prepare(r)
-}
-
-// RestoreWithOutput replaces the state with a snapshot's store section
-// and the output with out, together, and takes out over (it is committed
-// or discarded). Both are decoded and checked first (Restore's checks,
-// and every task with output exists): one that fails leaves the state
-// and the output as they were. (Restore alone replaces the store's
-// section only, and leaves the output and its total as they were.)
-func (s *Store) RestoreWithOutput(section io.Reader, out OutputRestore) error {
-	committed := false
-	defer func() {
-		if !committed {
-			out.Discard()
-		}
-	}()
-	scratch := New()
-	if err := scratch.Restore(section); err != nil {
-		return err
-	}
-	for _, id := range out.Tasks() {
-		if scratch.tasks[id] == nil {
-			return fmt.Errorf("restore: output of task %s, which the snapshot lacks: %w", id, ErrInvalid)
-		}
-	}
-	total := 0
-	for _, t := range scratch.tasks {
-		total += t.LogBytes
-	}
-	// As Apply: applyMu, then the write lock.
-	s.applyMu.Lock()
-	defer s.applyMu.Unlock()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	// The output first: a Commit that fails changes nothing, and then
-	// the tables stay as they were too. Past it nothing fails.
-	if err := out.Commit(); err != nil {
-		return fmt.Errorf("restore: output: %w", err)
-	}
-	committed = true
-	s.tables = scratch.tables
-	s.outputBytes = total
-	s.markPending()
-	s.wake()
-	return nil
 }
