@@ -4,6 +4,8 @@ import (
 	"sync"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/gpulayer/gpulayer/internal/mmaptrim"
 )
 
 // generation is one open output file: the one the store reads and writes
@@ -14,7 +16,7 @@ import (
 // every reader and writer of the store meanwhile.
 type generation struct {
 	db   *bolt.DB
-	trim trimCounter // bytes read or written through db's mapping (trim.go)
+	trim mmaptrim.Counter // bytes read or written through db's mapping (trim.go)
 
 	mu   sync.Mutex
 	refs int // the store's, while it is current, and one per open capture
@@ -24,7 +26,9 @@ type generation struct {
 }
 
 func newGeneration(db *bolt.DB) *generation {
-	return &generation{db: db, refs: 1, closed: make(chan struct{})}
+	g := &generation{db: db, refs: 1, closed: make(chan struct{})}
+	g.trim.Every = trimBytes
+	return g
 }
 
 // acquire takes one more reference. The caller holds one already (the

@@ -51,7 +51,7 @@ func (c *capture) WriteTo(w io.Writer) (int64, error) {
 			if err := json.Unmarshal(v, &r); err != nil {
 				return fmt.Errorf("outputstore: task %s: %w", id, err)
 			}
-			if c.g.trim.due(len(v)) {
+			if c.g.trimDue(len(v)) {
 				trimTx(c.tx)
 			}
 			return enc.Encode(id, r)
@@ -102,7 +102,7 @@ func (rs *restore) fill(r io.Reader) error {
 		err := rs.g.db.Update(func(tx *bolt.Tx) error { return writeOps(tx, ops) })
 		if err == nil {
 			count(rs.counts, ops)
-			if rs.g.trim.due(size) {
+			if rs.g.trimDue(size) {
 				trimDB(rs.g.db)
 			}
 		}

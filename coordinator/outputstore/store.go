@@ -128,7 +128,7 @@ func (s *Store) Write(ops []state.OutputOp) error {
 	for _, op := range ops {
 		n += len(op.Record.Data)
 	}
-	if g.trim.due(n) {
+	if g.trimDue(n) {
 		trimDB(g.db) // not inside Update: its new pages may lie past the mapping
 	}
 	return nil
@@ -216,7 +216,7 @@ func (s *Store) Read(taskID string, from, maxBytes int) ([]state.LogRecord, erro
 			size += len(r.Data)
 			out = append(out, r)
 		}
-		if g.trim.due(size) {
+		if g.trimDue(size) {
 			trimTx(tx)
 		}
 		return nil
