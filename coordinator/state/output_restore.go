@@ -45,8 +45,8 @@ func (s *Store) RestoreWithOutput(section io.Reader, out OutputRestore) error {
 // together, and takes out over (it is committed or discarded). Every
 // task with output must exist in t: otherwise, or if out fails to
 // commit, the state and the output stay as they were. (Restore alone
-// replaces the store's section only, and leaves the output and its total
-// as they were.)
+// replaces the store's section only and leaves the output as it was; in
+// both, the output total is counted again from the restored tasks.)
 func (s *Store) RestorePrepared(t *PreparedTables, out OutputRestore) error {
 	committed := false
 	defer func() {
@@ -60,10 +60,6 @@ func (s *Store) RestorePrepared(t *PreparedTables, out OutputRestore) error {
 			return fmt.Errorf("restore: output of task %s, which the snapshot lacks: %w", id, ErrInvalid)
 		}
 	}
-	total := 0
-	for _, task := range scratch.tasks {
-		total += task.LogBytes
-	}
 	// As Apply: applyMu, then the write lock.
 	s.applyMu.Lock()
 	defer s.applyMu.Unlock()
@@ -75,8 +71,7 @@ func (s *Store) RestorePrepared(t *PreparedTables, out OutputRestore) error {
 		return fmt.Errorf("restore: output: %w", err)
 	}
 	committed = true
-	s.tables = scratch.tables
-	s.outputBytes = total
+	s.tables = scratch.tables // the total too, counted by load
 	s.markPending()
 	s.wake()
 	return nil
