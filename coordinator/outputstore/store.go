@@ -210,7 +210,7 @@ func (s *Store) Read(taskID string, from, maxBytes int) ([]state.LogRecord, erro
 			if err := json.Unmarshal(v, &r); err != nil {
 				return fmt.Errorf("outputstore: task %s record %x: %w", taskID, k, err)
 			}
-			if len(out) > 0 && size+len(r.Data) > maxBytes {
+			if !state.PageTakes(len(out), size, len(r.Data), maxBytes) {
 				break
 			}
 			size += len(r.Data)

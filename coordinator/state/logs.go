@@ -18,6 +18,15 @@ type LogCursor map[string]int
 // never loads all of its output.
 const LogPageBytes = 1 << 20
 
+// PageTakes is the bound every page of output keeps to (an output
+// store's Read, a job's log page): a page takes its first record whatever
+// its size, then each next one while the data it holds stays within
+// maxBytes. taken is how many records the page holds, size their data,
+// next the data of the record it is offered.
+func PageTakes(taken, size, next, maxBytes int) bool {
+	return taken == 0 || size+next <= maxBytes
+}
+
 // LogPage is one page of a job's output.
 type LogPage struct {
 	Lines []LogLine
@@ -66,9 +75,9 @@ func (s *Store) LogsPage(jobID string, from LogCursor, maxBytes int) (LogPage, e
 		}
 		took := 0
 		for _, r := range recs[:min(len(recs), t.count-start)] {
-			// The store returns at least one record; the page takes one
-			// over the bound only as its first.
-			if len(page.Lines) > 0 && len(r.Data) > budget {
+			// The store's page starts this task's; the job's page may
+			// already hold other tasks' records.
+			if !PageTakes(len(page.Lines), maxBytes-budget, len(r.Data), maxBytes) {
 				break
 			}
 			page.Lines = append(page.Lines, LogLine{TaskID: t.id, TaskIndex: t.index, LogRecord: r})

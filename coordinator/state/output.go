@@ -21,7 +21,7 @@ type OutputStore interface {
 	Write(ops []OutputOp) error
 	// Read returns task's records from index from onwards: at least one
 	// record when there is one, then more while their data stays within
-	// maxBytes.
+	// maxBytes (PageTakes).
 	Read(taskID string, from, maxBytes int) ([]LogRecord, error)
 	// Count is how many records task has.
 	Count(taskID string) (int, error)
