@@ -13,7 +13,7 @@ type LogLine struct {
 // LogCursor is a position in a job's logs: per task, records already read.
 type LogCursor map[string]int
 
-// LogPageBytes bounds the output one Logs call returns (at least one
+// LogPageBytes bounds the output one LogsPage call returns (at least one
 // record is returned when there is one), so that reading a large job
 // never loads all of its output.
 const LogPageBytes = 1 << 20
@@ -119,16 +119,4 @@ func (s *Store) logTasks(jobID string) ([]logTask, bool, error) {
 		tasks = append(tasks, logTask{id: id, index: s.tasks[id].Index, count: n})
 	}
 	return tasks, s.jobTerminal(j), nil
-}
-
-// Logs returns one page of a job's stored output from position from
-// onwards, the next position, and whether the job has ended with all of
-// its output read (done). A caller that wants everything calls again
-// from the next position until done or until it has caught up.
-func (s *Store) Logs(jobID string, from LogCursor) ([]LogLine, LogCursor, bool, error) {
-	p, err := s.LogsPage(jobID, from, 0)
-	if err != nil {
-		return nil, from, false, err
-	}
-	return p.Lines, p.Next, p.Ended && !p.More, nil
 }
