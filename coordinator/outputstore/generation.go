@@ -1,6 +1,7 @@
 package outputstore
 
 import (
+	"log/slog"
 	"sync"
 
 	bolt "go.etcd.io/bbolt"
@@ -47,6 +48,11 @@ func (g *generation) release() {
 	g.mu.Unlock()
 	if last {
 		g.err = g.db.Close()
+		if g.err != nil {
+			// Nothing is lost (the file is a cache, rebuilt at the next
+			// start), but a replaced file's error has no caller to go to.
+			slog.Warn("outputstore: closing an output file", "path", g.db.Path(), "err", g.err)
+		}
 		close(g.closed)
 	}
 }
