@@ -3,9 +3,10 @@ package cluster
 import (
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 
 	"github.com/hashicorp/raft"
+
+	"github.com/gpulayer/gpulayer/internal/mmaptrim"
 )
 
 // logTrimBytes is how many bytes of entries pass through the log store
@@ -19,9 +20,9 @@ const logTrimBytes = 8 << 20
 // touched stay in the process's page tables, so resident memory grew with
 // the volume of entries (task output above all) although those pages are
 // the kernel's page cache. After every logTrimBytes of entries written or
-// read, the store drops the mapping's page-table entries (trimMapping,
-// madvise MADV_DONTNEED on Linux): the data stays in the page cache and is
-// mapped again when read.
+// read, the store drops the mapping's page-table entries (package
+// mmaptrim): the data stays in the page cache and is mapped again when
+// read.
 //
 // bbolt moves its mapping only while a write transaction commits (the
 // file grew) or when it closes, and raft-boltdb writes only in StoreLog,
@@ -32,7 +33,7 @@ type trimmedStore struct {
 	path    string // as /proc/self/maps names it
 	mu      sync.Mutex
 	closed  bool
-	touched atomic.Int64
+	touched mmaptrim.Counter
 }
 
 // raftStore is what raft-boltdb's BoltStore is to Raft.
@@ -50,7 +51,9 @@ func newTrimmedStore(s raftStore, path string) *trimmedStore {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
-	return &trimmedStore{raftStore: s, path: path}
+	t := &trimmedStore{raftStore: s, path: path}
+	t.touched.Every = logTrimBytes
+	return t
 }
 
 func (t *trimmedStore) GetLog(index uint64, l *raft.Log) error {
@@ -106,13 +109,13 @@ func (t *trimmedStore) Close() error {
 
 // touch counts n bytes through the mapping and reports whether a trim is
 // due.
-func (t *trimmedStore) touch(n int) bool { return t.touched.Add(int64(n)) >= logTrimBytes }
+func (t *trimmedStore) touch(n int) bool { return t.touched.Add(n) }
 
 // trimLocked drops the resident pages of the store's mapping; t.mu is
 // held.
 func (t *trimmedStore) trimLocked() {
-	t.touched.Store(0)
+	t.touched.Reset()
 	if !t.closed {
-		trimMapping(t.path)
+		mmaptrim.DropFile(t.path)
 	}
 }

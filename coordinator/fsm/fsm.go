@@ -6,7 +6,6 @@ package fsm
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -74,10 +73,11 @@ func Save(store *state.Store, w io.Writer) error {
 	return snap.write(w)
 }
 
-// Check decodes and validates a snapshot without keeping it (its output
-// is held in memory while it is checked).
+// Check decodes and validates a snapshot without keeping it. Its store
+// section is decoded into memory, as a restore would; its output section
+// is decoded and checked record by record, and dropped (checkOutput).
 func Check(r io.Reader) error {
-	return New(state.New()).Restore(io.NopCloser(r))
+	return New(state.NewWithOutput(checkOutput{})).Restore(io.NopCloser(r))
 }
 
 // Restore replaces the state and the output with a snapshot's. Both
@@ -93,8 +93,16 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	if !sectioned {
 		return f.restoreUnsectioned(r)
 	}
-	var section bytes.Buffer
-	if _, err := io.Copy(&section, newChunkReader(r)); err != nil {
+	// Each section is decoded as it is read: neither is held whole.
+	section := newChunkReader(r)
+	tables, err := state.PrepareTables(section)
+	if err != nil {
+		if section.err != nil { // the stream's fault, not the section's
+			return fmt.Errorf("restore: store section: %w", section.err)
+		}
+		return err
+	}
+	if err := section.drain(); err != nil {
 		return fmt.Errorf("restore: store section: %w", err)
 	}
 	outSection := newChunkReader(r)
@@ -114,7 +122,7 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 		out.Discard()
 		return fmt.Errorf("restore: %w", err)
 	}
-	return f.store.RestoreWithOutput(&section, out)
+	return f.store.RestorePrepared(tables, out)
 }
 
 type snapshot struct {

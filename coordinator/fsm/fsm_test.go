@@ -159,36 +159,45 @@ func section(version uint64, store, output []byte) []byte {
 	return b.Bytes()
 }
 
+// badSnapshot is a snapshot a restore refuses, and the error it gives.
+type badSnapshot struct {
+	name string
+	snap []byte
+	want error
+}
+
+// badSnapshots is a good snapshot of src (running, with output) and the
+// ways of spoiling one.
+func badSnapshots(t *testing.T, src *FSM) ([]byte, []badSnapshot) {
+	t.Helper()
+	good := persist(t, src)
+	storeBytes := storeSection(t, src)
+	var outBytes bytes.Buffer
+	c, _ := src.Store().CaptureOutput()
+	_, _ = c.WriteTo(&outBytes)
+	c.Release()
+	return good, []badSnapshot{
+		{"truncated output section", good[:len(good)-3], ErrBadSnapshot},
+		{"output section without its end", good[:len(good)-1], ErrBadSnapshot},
+		{"truncated store section", good[:len(snapshotMagic)+40], ErrBadSnapshot},
+		{"wrong version", section(2, storeBytes, outBytes.Bytes()), ErrBadSnapshot},
+		{"no header", []byte("garbage"), ErrBadSnapshot},
+		{"empty", nil, ErrBadSnapshot},
+		{"data after the sections", append(slices.Clone(good), 1, 'x', 0), ErrBadSnapshot},
+		{"chunk too long", append([]byte(snapshotMagic+"\x01"), binary.AppendUvarint(nil, maxChunk+1)...), ErrBadSnapshot},
+		{"bad output record", section(1, storeBytes, []byte(`{"task":"j-a","data":`+"\n")), state.ErrOutputSection},
+		{"output of an unknown task", section(1, storeBytes, []byte(`{"task":"nope","data":"x"}`+"\n")), state.ErrInvalid},
+		{"bad store section", section(1, []byte(`{"version":9}`), outBytes.Bytes()), state.ErrInvalid},
+	}
+}
+
 func TestBadSnapshotChangesNothing(t *testing.T) {
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
 			src := New(state.NewWithOutput(st.open(t)))
 			apply(t, src, running()...)
 			apply(t, src, out(1, "from the snapshot\n"))
-			good := persist(t, src)
-			storeBytes := storeSection(t, src)
-			var outBytes bytes.Buffer
-			c, _ := src.Store().CaptureOutput()
-			_, _ = c.WriteTo(&outBytes)
-			c.Release()
-
-			cases := []struct {
-				name string
-				snap []byte
-				want error
-			}{
-				{"truncated output section", good[:len(good)-3], ErrBadSnapshot},
-				{"output section without its end", good[:len(good)-1], ErrBadSnapshot},
-				{"truncated store section", good[:len(snapshotMagic)+40], ErrBadSnapshot},
-				{"wrong version", section(2, storeBytes, outBytes.Bytes()), ErrBadSnapshot},
-				{"no header", []byte("garbage"), ErrBadSnapshot},
-				{"empty", nil, ErrBadSnapshot},
-				{"data after the sections", append(slices.Clone(good), 1, 'x', 0), ErrBadSnapshot},
-				{"chunk too long", append([]byte(snapshotMagic+"\x01"), binary.AppendUvarint(nil, maxChunk+1)...), ErrBadSnapshot},
-				{"bad output record", section(1, storeBytes, []byte(`{"task":"j-a","data":`+"\n")), state.ErrOutputSection},
-				{"output of an unknown task", section(1, storeBytes, []byte(`{"task":"nope","data":"x"}`+"\n")), state.ErrInvalid},
-				{"bad store section", section(1, []byte(`{"version":9}`), outBytes.Bytes()), state.ErrInvalid},
-			}
+			_, cases := badSnapshots(t, src)
 			for _, c := range cases {
 				t.Run(c.name, func(t *testing.T) {
 					f := New(state.NewWithOutput(st.open(t)))

@@ -3,6 +3,7 @@ package fsm
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"maps"
 	"slices"
@@ -14,7 +15,9 @@ import (
 // store's JSON alone, with the task output in its "logs" field, which
 // becomes the output section (so a coordinator upgraded onto its old
 // snapshot keeps the output in it). Such a snapshot was held in memory
-// whole when it was written, and is read so again, once.
+// whole when it was written, and is read so again, once; the output
+// section is encoded as the output store reads it (a pipe), not beside
+// it in memory.
 func (f *FSM) restoreUnsectioned(r io.Reader) error {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -25,18 +28,33 @@ func (f *FSM) restoreUnsectioned(r io.Reader) error {
 	}
 	// A snapshot that does not decode is refused by the store's Restore.
 	_ = json.Unmarshal(data, &legacy)
-	var section bytes.Buffer
-	enc := state.NewOutputEncoder(&section)
-	for _, id := range slices.Sorted(maps.Keys(legacy.Logs)) {
-		for _, rec := range legacy.Logs[id] {
+	tables, err := state.PrepareTables(bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(encodeLegacyLogs(pw, legacy.Logs)) }()
+	out, err := f.store.PrepareOutput(pr)
+	_ = pr.CloseWithError(errPrepared) // stops the encoder if Prepare stopped first
+	if err != nil {
+		return err
+	}
+	return f.store.RestorePrepared(tables, out)
+}
+
+// errPrepared ends the encoding of a legacy snapshot's output once the
+// output store has stopped reading it.
+var errPrepared = errors.New("fsm: output section no longer read")
+
+// encodeLegacyLogs writes logs as an output section, tasks in byte order.
+func encodeLegacyLogs(w io.Writer, logs map[string][]state.LogRecord) error {
+	enc := state.NewOutputEncoder(w)
+	for _, id := range slices.Sorted(maps.Keys(logs)) {
+		for _, rec := range logs[id] {
 			if err := enc.Encode(id, rec); err != nil {
 				return err
 			}
 		}
 	}
-	out, err := f.store.PrepareOutput(&section)
-	if err != nil {
-		return err
-	}
-	return f.store.RestoreWithOutput(bytes.NewReader(data), out)
+	return nil
 }

@@ -110,11 +110,20 @@ type chunkReader struct {
 	r    *bufio.Reader
 	left int
 	done bool
+	err  error // the first error but io.EOF, kept for a codec that hides it
 }
 
 func newChunkReader(r *bufio.Reader) *chunkReader { return &chunkReader{r: r} }
 
 func (c *chunkReader) Read(p []byte) (int, error) {
+	n, err := c.read(p)
+	if err != nil && err != io.EOF && c.err == nil {
+		c.err = err
+	}
+	return n, err
+}
+
+func (c *chunkReader) read(p []byte) (int, error) {
 	if c.done {
 		return 0, io.EOF
 	}

@@ -7,7 +7,8 @@
 // output section rebuilds the file) and replays the log after it (whose
 // AppendLogs commands append again). A snapshot restore writes the new
 // contents to a file beside it (output.db.next) and swaps it in only once
-// the whole section decoded.
+// the whole section decoded; the file it replaces stays open, nameless,
+// until the last capture streaming from it is released (generation.go).
 //
 // Layout: one top bucket, "tasks", with one nested bucket per task id;
 // in it, record i is under the 8-byte big-endian key i, its value the

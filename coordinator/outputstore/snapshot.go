@@ -16,21 +16,26 @@ import (
 
 // Capture opens a read transaction: bbolt's consistent view, which later
 // writes do not change. It copies nothing; WriteTo streams from it.
+//
+// The capture keeps its file open: a restore that swaps another file in
+// meanwhile leaves it to the capture to close this one (generation.go).
 func (s *Store) Capture() (state.OutputCapture, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if s.db == nil {
+	g := s.cur
+	if g == nil {
 		return nil, ErrClosed
 	}
-	tx, err := s.db.Begin(false)
+	tx, err := g.db.Begin(false)
 	if err != nil {
 		return nil, fmt.Errorf("outputstore: capture: %w", err)
 	}
-	return &capture{s: s, tx: tx}, nil
+	g.acquire()
+	return &capture{g: g, tx: tx}, nil
 }
 
 type capture struct {
-	s  *Store
+	g  *generation
 	tx *bolt.Tx
 }
 
@@ -46,14 +51,19 @@ func (c *capture) WriteTo(w io.Writer) (int64, error) {
 			if err := json.Unmarshal(v, &r); err != nil {
 				return fmt.Errorf("outputstore: task %s: %w", id, err)
 			}
-			c.s.maybeTrim(c.tx.DB(), len(v))
+			if c.g.trimDue(len(v)) {
+				trimTx(c.tx)
+			}
 			return enc.Encode(id, r)
 		})
 	})
 	return cw.N, err
 }
 
-func (c *capture) Release() { _ = c.tx.Rollback() }
+func (c *capture) Release() {
+	_ = c.tx.Rollback()
+	c.g.release()
+}
 
 // restoreBatchBytes bounds one transaction of a restore: a bbolt write
 // transaction holds its dirty pages in memory until it commits.
@@ -67,7 +77,7 @@ func (s *Store) Prepare(r io.Reader) (state.OutputRestore, error) {
 	if err != nil {
 		return nil, err
 	}
-	rs := &restore{into: s, path: next, db: db, counts: map[string]int{}}
+	rs := &restore{into: s, path: next, g: newGeneration(db), counts: map[string]int{}}
 	if err := rs.fill(r); err != nil {
 		rs.Discard()
 		return nil, err
@@ -78,7 +88,7 @@ func (s *Store) Prepare(r io.Reader) (state.OutputRestore, error) {
 type restore struct {
 	into   *Store
 	path   string
-	db     *bolt.DB
+	g      *generation // the new file, its reference the restore's until Commit or Discard
 	tasks  []string
 	counts map[string]int
 }
@@ -89,10 +99,12 @@ func (rs *restore) fill(r io.Reader) error {
 	var ops []state.OutputOp
 	size := 0
 	flush := func() error {
-		err := rs.db.Update(func(tx *bolt.Tx) error { return writeOps(tx, ops) })
+		err := rs.g.db.Update(func(tx *bolt.Tx) error { return writeOps(tx, ops) })
 		if err == nil {
 			count(rs.counts, ops)
-			rs.into.trimLocked(rs.db) // no one else writes to the new file
+			if rs.g.trimDue(size) {
+				trimDB(rs.g.db)
+			}
 		}
 		clear(ops)
 		ops, size = ops[:0], 0
@@ -127,31 +139,45 @@ func (rs *restore) fill(r io.Reader) error {
 
 func (rs *restore) Tasks() []string { return rs.tasks }
 
-// Commit closes the current file and puts the new one in its place.
+// Commit puts the new file in the current one's place. The current file
+// is closed once the captures open on it are released, not here: a
+// capture streaming a snapshot may hold it for minutes, and the store
+// reads and writes the new file meanwhile.
+//
+// What can fail (the store closed, the rename) comes first and leaves the
+// store as it was, the restore still to Discard; past the rename nothing
+// fails.
 func (rs *restore) Commit() error {
 	s := rs.into
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.db != nil {
-		if err := s.db.Close(); err != nil {
-			return fmt.Errorf("outputstore: close: %w", err)
-		}
+	if s.cur == nil {
+		s.mu.Unlock()
+		return ErrClosed
 	}
-	s.db = rs.db // an open file keeps its contents through the rename
-	rs.db = nil
+	// The current file stays open and readable through the rename: the
+	// name moves, the open file keeps its contents.
+	if err := os.Rename(rs.path, s.path); err != nil {
+		s.mu.Unlock()
+		return fmt.Errorf("outputstore: %w", err)
+	}
+	rs.path = "" // Discard has no file left to remove
+	old := s.cur
+	s.cur = rs.g
+	rs.g = nil
 	s.countMu.Lock()
 	s.counts = rs.counts
 	s.countMu.Unlock()
-	if err := os.Rename(rs.path, s.path); err != nil {
-		return fmt.Errorf("outputstore: %w", err)
-	}
+	s.mu.Unlock()
+	old.release()
 	return nil
 }
 
 func (rs *restore) Discard() {
-	if rs.db != nil {
-		_ = rs.db.Close()
-		rs.db = nil
+	if rs.g != nil {
+		rs.g.release()
+		rs.g = nil
 	}
-	_ = os.Remove(rs.path)
+	if rs.path != "" {
+		_ = os.Remove(rs.path)
+	}
 }

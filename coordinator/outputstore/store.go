@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -32,13 +31,11 @@ type Store struct {
 	path string
 	mmap int
 
-	mu sync.RWMutex // guards db, swapped by a restore
-	db *bolt.DB
+	mu  sync.RWMutex // guards cur, swapped by a restore
+	cur *generation  // nil once closed
 
-	// writeMu serialises Write and the trims of the mapping (trim.go);
-	// touched counts the bytes read or written since the last trim.
+	// writeMu serialises Write, so that counts follow the file's order.
 	writeMu sync.Mutex
-	touched atomic.Int64
 
 	// counts is each task's record count, kept in memory (it grows with
 	// the tasks, not their output) so that Count, which a log reader asks
@@ -64,7 +61,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Store{path: path, mmap: opts.MmapBytes, db: db, counts: map[string]int{}}, nil
+	return &Store{path: path, mmap: opts.MmapBytes, cur: newGeneration(db), counts: map[string]int{}}, nil
 }
 
 // create removes whatever is at path and opens a fresh file there.
@@ -93,16 +90,19 @@ func create(path string, mmap int) (*bolt.DB, error) {
 	return db, nil
 }
 
-// Close closes the file (its contents are rebuilt at the next Open).
+// Close closes the file (its contents are rebuilt at the next Open). It
+// returns once the file is closed: after every capture still open on it
+// is released.
 func (s *Store) Close() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.db == nil {
+	g := s.cur
+	s.cur = nil
+	s.mu.Unlock()
+	if g == nil {
 		return nil
 	}
-	err := s.db.Close()
-	s.db = nil
-	return err
+	g.release()
+	return g.wait()
 }
 
 // ErrClosed is the answer of a store after Close.
@@ -112,12 +112,13 @@ var ErrClosed = errors.New("outputstore: closed")
 func (s *Store) Write(ops []state.OutputOp) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if s.db == nil {
+	if s.cur == nil {
 		return ErrClosed
 	}
+	g := s.cur
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	if err := s.db.Update(func(tx *bolt.Tx) error { return writeOps(tx, ops) }); err != nil {
+	if err := g.db.Update(func(tx *bolt.Tx) error { return writeOps(tx, ops) }); err != nil {
 		return err
 	}
 	s.countMu.Lock()
@@ -127,8 +128,8 @@ func (s *Store) Write(ops []state.OutputOp) error {
 	for _, op := range ops {
 		n += len(op.Record.Data)
 	}
-	if s.touch(n) {
-		s.trimLocked(s.db)
+	if g.trimDue(n) {
+		trimDB(g.db) // not inside Update: its new pages may lie past the mapping
 	}
 	return nil
 }
@@ -192,12 +193,13 @@ func (s *Store) Read(taskID string, from, maxBytes int) ([]state.LogRecord, erro
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if s.db == nil {
+	if s.cur == nil {
 		return nil, ErrClosed
 	}
 	var out []state.LogRecord
 	size := 0
-	err := s.db.View(func(tx *bolt.Tx) error {
+	g := s.cur
+	err := g.db.View(func(tx *bolt.Tx) error {
 		b := tx.Bucket(tasksBucket).Bucket([]byte(taskID))
 		if b == nil {
 			return nil
@@ -208,15 +210,17 @@ func (s *Store) Read(taskID string, from, maxBytes int) ([]state.LogRecord, erro
 			if err := json.Unmarshal(v, &r); err != nil {
 				return fmt.Errorf("outputstore: task %s record %x: %w", taskID, k, err)
 			}
-			if len(out) > 0 && size+len(r.Data) > maxBytes {
+			if !state.PageTakes(len(out), size, len(r.Data), maxBytes) {
 				break
 			}
 			size += len(r.Data)
 			out = append(out, r)
 		}
+		if g.trimDue(size) {
+			trimTx(tx)
+		}
 		return nil
 	})
-	s.maybeTrim(s.db, size)
 	return out, err
 }
 
@@ -224,7 +228,7 @@ func (s *Store) Read(taskID string, from, maxBytes int) ([]state.LogRecord, erro
 func (s *Store) Count(taskID string) (int, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if s.db == nil {
+	if s.cur == nil {
 		return 0, ErrClosed
 	}
 	s.countMu.RLock()

@@ -1,41 +1,48 @@
 package outputstore
 
-import bolt "go.etcd.io/bbolt"
+import (
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/gpulayer/gpulayer/internal/mmaptrim"
+)
 
 // bbolt reads the file through a read-only shared mapping, and every
 // page it reads (a leaf copied when a task's bucket grows, records served
 // to a reader or streamed into a snapshot) stays in this process's page
-// tables: resident memory would grow with the output held, although those
-// pages are the kernel's page cache and cost the heap nothing. After each
-// trimBytes of output written or read, the store drops its mapping's page
-// table entries (madvise MADV_DONTNEED, trim_linux.go): the pages stay in
-// the page cache, and the next read of one maps it again.
+// tables (package mmaptrim). After each trimBytes of output written or
+// read through a file, the store drops its mapping's page-table entries.
 const trimBytes = 4 << 20
 
-// touch counts n bytes read or written through the mapping and reports
-// whether a trim is due.
-func (s *Store) touch(n int) bool { return s.touched.Add(int64(n)) >= trimBytes }
-
-// trimLocked drops the resident pages of db's mapping. The caller holds
-// writeMu: no write transaction, the only thing that remaps the file,
-// runs meanwhile, so the mapping's address and extent hold still.
-func (s *Store) trimLocked(db *bolt.DB) {
-	s.touched.Store(0)
-	var size int64
-	if err := db.View(func(tx *bolt.Tx) error { size = tx.Size(); return nil }); err != nil || size <= 0 {
-		return
+// trimDue counts n bytes through g's mapping and reports whether a trim
+// is due; a caller told so trims (and the count starts again).
+func (g *generation) trimDue(n int) bool {
+	if !g.trim.Add(n) {
+		return false
 	}
-	// tx.Size is the high-water mark of the pages in use, all of which
-	// bbolt keeps mapped: the range never reaches past the mapping.
-	dropPages(db.Info().Data, uintptr(size))
+	g.trim.Reset()
+	return true
 }
 
-// maybeTrim trims after reads, if a trim is due and no write holds the
-// lock (a snapshot's read transaction may be what that write waits for).
-func (s *Store) maybeTrim(db *bolt.DB, n int) {
-	if !s.touch(n) || !s.writeMu.TryLock() {
-		return
+// trimTx drops the resident pages of the mapping the read transaction tx
+// reads through. An open read transaction holds bbolt's mapping in place
+// (a remap waits for every one to end), so the address and the extent
+// hold still while they are dropped. tx.Size is the high-water mark of
+// the pages in use as tx sees them, all of which bbolt keeps mapped: the
+// range never reaches past the mapping. (A write transaction's Size may
+// count pages the file grows by only when it commits: never trim from
+// one.)
+//
+// It takes the caller's transaction and never opens one: a transaction
+// begun while another is held by the same goroutine can wait forever on
+// a remap or a Close that waits for the first.
+func trimTx(tx *bolt.Tx) {
+	if size := tx.Size(); size > 0 {
+		mmaptrim.Drop(tx.DB().Info().Data, uintptr(size))
 	}
-	defer s.writeMu.Unlock()
-	s.trimLocked(db)
+}
+
+// trimDB trims db's mapping from a read transaction of its own, for a
+// caller that holds none.
+func trimDB(db *bolt.DB) {
+	_ = db.View(func(tx *bolt.Tx) error { trimTx(tx); return nil })
 }

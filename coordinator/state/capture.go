@@ -20,8 +20,10 @@ import (
 //     generation on, and a command copies a task written in an older one
 //     before it changes it (ownTask);
 //   - jobs and the job order, remembered submissions and the audit rings
-//     are shared (task output is not the store's: OutputStore): a job is replaced whole when it changes
-//     (ownJob), the others are only appended to, dropped or replaced;
+//     are shared: a job is replaced whole when it changes (ownJob), the
+//     others are only appended to, dropped or replaced;
+//   - task output is not in the tables at all: the OutputStore keeps it,
+//     and a snapshot takes its own view of it (CaptureWithOutput);
 //   - workers and credentials are copied by value, sharing what they
 //     point to;
 //   - records copied by value or shallowly share what they point to: the
@@ -56,6 +58,11 @@ type Capture struct {
 func (s *Store) Capture() *Capture {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	return s.captureLocked()
+}
+
+// captureLocked is Capture for a caller holding the read lock.
+func (s *Store) captureLocked() *Capture {
 	c := &Capture{
 		bootstrapGeneration: s.bootstrapGeneration,
 		seq:                 s.seq,
@@ -69,13 +76,11 @@ func (s *Store) Capture() *Capture {
 		clusters:            make([]Cluster, 0, len(s.clusters)),
 		enrollments:         make([]Enrollment, 0, len(s.enrollments)),
 		artifacts:           make([]Artifact, 0, len(s.artifacts)),
-		// A task's log is only appended to or dropped whole: the slice
-		// header, its length fixed, is a copy of it.
-		submissions: maps.Clone(s.submissions),
-		idempotency: maps.Clone(s.idempotency),
-		nodes:       maps.Clone(s.nodes),
-		audit:       s.audit[:len(s.audit):len(s.audit)],
-		refusals:    s.refusals[:len(s.refusals):len(s.refusals)],
+		submissions:         maps.Clone(s.submissions),
+		idempotency:         maps.Clone(s.idempotency),
+		nodes:               maps.Clone(s.nodes),
+		audit:               s.audit[:len(s.audit):len(s.audit)],
+		refusals:            s.refusals[:len(s.refusals):len(s.refusals)],
 	}
 	for _, x := range s.credentials {
 		c.credentials = append(c.credentials, *x)

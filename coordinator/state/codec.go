@@ -4,9 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -147,13 +147,13 @@ func (c *Capture) encode(w io.Writer) error {
 	for _, x := range tasks {
 		put(recTask, x)
 	}
-	for _, k := range sortedKeys(c.submissions) {
+	for _, k := range slices.Sorted(maps.Keys(c.submissions)) {
 		put(recSubmission, snapSubmission{Key: k, Submission: *c.submissions[k]})
 	}
-	for _, k := range sortedKeys(c.idempotency) {
+	for _, k := range slices.Sorted(maps.Keys(c.idempotency)) {
 		put(recIdempotency, snapPair{Key: k, Value: c.idempotency[k]})
 	}
-	for _, k := range sortedKeys(c.nodes) {
+	for _, k := range slices.Sorted(maps.Keys(c.nodes)) {
 		put(recNode, snapPair{Key: k, Value: c.nodes[k]})
 	}
 	for _, x := range sortedBy(c.groups, func(x *Group) string { return x.ID }) {
@@ -190,18 +190,6 @@ func sortedBy[T any](list []T, key func(*T) string) []*T {
 	return out
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-// errNotV2 says the stream does not start with the version 2 header.
-var errNotV2 = errors.New("not a version 2 snapshot")
-
 // decodeV2 reads a version 2 snapshot, header included, into the shape
 // load checks and indexes. Records are decoded one at a time.
 func decodeV2(r *bufio.Reader) (*snapshotV1, error) {
@@ -210,7 +198,7 @@ func decodeV2(r *bufio.Reader) (*snapshotV1, error) {
 		return nil, fmt.Errorf("snapshot header: %w", err)
 	}
 	if !bytes.Equal(head[:len(snapshotMagic)], []byte(snapshotMagic)) {
-		return nil, fmt.Errorf("%w: bad magic: %w", errNotV2, ErrInvalid)
+		return nil, fmt.Errorf("not a version 2 snapshot: bad magic: %w", ErrInvalid)
 	}
 	if v := head[len(snapshotMagic)]; v != snapshotVersion {
 		return nil, fmt.Errorf("snapshot version %d, this coordinator reads 1 and %d: %w", v, snapshotVersion, ErrInvalid)

@@ -93,7 +93,7 @@ func TestCollectedJobsLeaveNothingBehind(t *testing.T) {
 		if _, err := s.Job(id); !errors.Is(err, ErrNotFound) {
 			t.Errorf("job %s after GC: %v, want not found", id, err)
 		}
-		if _, _, _, err := s.Logs(id, nil); !errors.Is(err, ErrNotFound) {
+		if _, err := s.LogsPage(id, nil, 0); !errors.Is(err, ErrNotFound) {
 			t.Errorf("logs of %s after GC: %v, want not found", id, err)
 		}
 	}

@@ -13,10 +13,19 @@ type LogLine struct {
 // LogCursor is a position in a job's logs: per task, records already read.
 type LogCursor map[string]int
 
-// LogPageBytes bounds the output one Logs call returns (at least one
+// LogPageBytes bounds the output one LogsPage call returns (at least one
 // record is returned when there is one), so that reading a large job
 // never loads all of its output.
 const LogPageBytes = 1 << 20
+
+// PageTakes is the bound every page of output keeps to (an output
+// store's Read, a job's log page): a page takes its first record whatever
+// its size, then each next one while the data it holds stays within
+// maxBytes. taken is how many records the page holds, size their data,
+// next the data of the record it is offered.
+func PageTakes(taken, size, next, maxBytes int) bool {
+	return taken == 0 || size+next <= maxBytes
+}
 
 // LogPage is one page of a job's output.
 type LogPage struct {
@@ -31,51 +40,52 @@ type LogPage struct {
 
 // LogsPage returns a job's stored output from position from onwards (per
 // the job's task order), within about maxBytes (<= 0: LogPageBytes).
+//
+// What the page is read against (the job's tasks, their record counts,
+// whether the job has ended) is taken under the read lock; the records
+// are read from the output store after it is released, so a large page
+// does not hold up Apply. The page covers the output as it stood then:
+// records stored since are left for the next page, and a task whose
+// output was dropped meanwhile (a restore, a collection) gives fewer
+// records, Next moving on only over those returned.
 func (s *Store) LogsPage(jobID string, from LogCursor, maxBytes int) (LogPage, error) {
 	if maxBytes <= 0 {
 		maxBytes = LogPageBytes
 	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	j, ok := s.jobs[jobID]
-	if !ok {
-		return LogPage{}, fmt.Errorf("job %s: %w", jobID, ErrNotFound)
+	tasks, ended, err := s.logTasks(jobID)
+	if err != nil {
+		return LogPage{}, err
 	}
-	page := LogPage{Next: make(LogCursor, len(j.TaskIDs)), Ended: s.jobTerminal(j)}
+	page := LogPage{Next: make(LogCursor, len(tasks)), Ended: ended}
 	budget := maxBytes
-	for _, id := range j.TaskIDs {
-		t := s.tasks[id]
-		start := max(from[id], 0)
-		page.Next[id] = start
-		n, err := s.output.Count(id)
-		if err != nil {
-			return LogPage{}, fmt.Errorf("job %s: output: %w", jobID, err)
-		}
-		if start >= n {
-			page.Next[id] = n
+	for _, t := range tasks {
+		start := max(from[t.id], 0)
+		page.Next[t.id] = start
+		if start >= t.count {
+			page.Next[t.id] = t.count
 			continue
 		}
 		if budget <= 0 {
 			page.More = true
 			continue
 		}
-		recs, err := s.output.Read(id, start, budget)
+		recs, err := s.output.Read(t.id, start, budget)
 		if err != nil {
 			return LogPage{}, fmt.Errorf("job %s: output: %w", jobID, err)
 		}
 		took := 0
-		for _, r := range recs {
-			// The store returns at least one record; the page takes one
-			// over the bound only as its first.
-			if len(page.Lines) > 0 && len(r.Data) > budget {
+		for _, r := range recs[:min(len(recs), t.count-start)] {
+			// The store's page starts this task's; the job's page may
+			// already hold other tasks' records.
+			if !PageTakes(len(page.Lines), maxBytes-budget, len(r.Data), maxBytes) {
 				break
 			}
-			page.Lines = append(page.Lines, LogLine{TaskID: id, TaskIndex: t.Index, LogRecord: r})
+			page.Lines = append(page.Lines, LogLine{TaskID: t.id, TaskIndex: t.index, LogRecord: r})
 			budget -= len(r.Data)
 			took++
 		}
-		page.Next[id] = start + took
-		if start+took < n {
+		page.Next[t.id] = start + took
+		if start+took < t.count {
 			page.More = true
 			budget = 0
 		}
@@ -83,14 +93,30 @@ func (s *Store) LogsPage(jobID string, from LogCursor, maxBytes int) (LogPage, e
 	return page, nil
 }
 
-// Logs returns one page of a job's stored output from position from
-// onwards, the next position, and whether the job has ended with all of
-// its output read (done). A caller that wants everything calls again
-// from the next position until done or until it has caught up.
-func (s *Store) Logs(jobID string, from LogCursor) ([]LogLine, LogCursor, bool, error) {
-	p, err := s.LogsPage(jobID, from, 0)
-	if err != nil {
-		return nil, from, false, err
+// logTask is what a log page needs of one of the job's tasks.
+type logTask struct {
+	id    string
+	index int
+	count int // records stored
+}
+
+// logTasks copies, under the read lock, what a log page of the job is
+// read against: its tasks in order with their record counts, and whether
+// it has ended.
+func (s *Store) logTasks(jobID string) ([]logTask, bool, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	j, ok := s.jobs[jobID]
+	if !ok {
+		return nil, false, fmt.Errorf("job %s: %w", jobID, ErrNotFound)
 	}
-	return p.Lines, p.Next, p.Ended && !p.More, nil
+	tasks := make([]logTask, 0, len(j.TaskIDs))
+	for _, id := range j.TaskIDs {
+		n, err := s.output.Count(id)
+		if err != nil {
+			return nil, false, fmt.Errorf("job %s: output: %w", jobID, err)
+		}
+		tasks = append(tasks, logTask{id: id, index: s.tasks[id].Index, count: n})
+	}
+	return tasks, s.jobTerminal(j), nil
 }

@@ -21,7 +21,7 @@ type OutputStore interface {
 	Write(ops []OutputOp) error
 	// Read returns task's records from index from onwards: at least one
 	// record when there is one, then more while their data stays within
-	// maxBytes.
+	// maxBytes (PageTakes).
 	Read(taskID string, from, maxBytes int) ([]LogRecord, error)
 	// Count is how many records task has.
 	Count(taskID string) (int, error)
@@ -57,7 +57,8 @@ type OutputRestore interface {
 	// Tasks lists the tasks the section holds output for.
 	Tasks() []string
 	// Commit makes the section the output; Discard drops it. One of them
-	// must be called, once.
+	// must be called, once, but for a Commit that fails: it leaves the
+	// output as it was, and Discard is called after it.
 	Commit() error
 	Discard()
 }

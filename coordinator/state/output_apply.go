@@ -1,9 +1,6 @@
 package state
 
-import (
-	"fmt"
-	"io"
-)
+import "fmt"
 
 // Markers stored in place of output past a bound, once per task.
 const (
@@ -48,59 +45,17 @@ func (s *Store) CaptureOutput() (OutputCapture, error) {
 }
 
 // CaptureWithOutput captures the store's tables (Capture) and a view of
-// the output at the same point in the log: no Apply runs between the two.
+// the output at the same point in the log: both are taken under one hold
+// of the read lock, so neither an Apply nor a restore falls between them.
 // Neither is encoded here.
 func (s *Store) CaptureWithOutput() (*Capture, OutputCapture, error) {
 	s.applyMu.Lock()
 	defer s.applyMu.Unlock()
-	out, err := s.CaptureOutput()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out, err := s.output.Capture()
 	if err != nil {
 		return nil, nil, err
 	}
-	return s.Capture(), out, nil
-}
-
-// PrepareOutput decodes an output section into a replacement for the
-// output, for RestoreWithOutput.
-func (s *Store) PrepareOutput(r io.Reader) (OutputRestore, error) {
-	return s.output.Prepare(r)
-}
-
-// RestoreWithOutput replaces the state with a snapshot's store section
-// and the output with out, together, and takes out over (it is committed
-// or discarded). Both are decoded and checked first (Restore's checks,
-// and every task with output exists): one that fails leaves the state
-// and the output as they were. (Restore alone replaces the store's
-// section only, and leaves the output and its total as they were.)
-func (s *Store) RestoreWithOutput(section io.Reader, out OutputRestore) error {
-	committed := false
-	defer func() {
-		if !committed {
-			out.Discard()
-		}
-	}()
-	scratch := New()
-	if err := scratch.Restore(section); err != nil {
-		return err
-	}
-	for _, id := range out.Tasks() {
-		if scratch.tasks[id] == nil {
-			return fmt.Errorf("restore: output of task %s, which the snapshot lacks: %w", id, ErrInvalid)
-		}
-	}
-	total := 0
-	for _, t := range scratch.tasks {
-		total += t.LogBytes
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	committed = true
-	if err := out.Commit(); err != nil {
-		return fmt.Errorf("restore: output: %w", err)
-	}
-	s.tables = scratch.tables
-	s.outputBytes = total
-	s.markPending()
-	s.wake()
-	return nil
+	return s.captureLocked(), out, nil
 }

@@ -47,11 +47,10 @@ func (m *MemOutput) Read(taskID string, from, maxBytes int) ([]LogRecord, error)
 	return slices.Clone(recs[from:pageEnd(recs, from, maxBytes)]), nil
 }
 
-// pageEnd is where a page of recs starting at from ends: after at least
-// one record, then while the data stays within maxBytes.
+// pageEnd is where a page of recs starting at from ends (PageTakes).
 func pageEnd(recs []LogRecord, from, maxBytes int) int {
 	end, size := from, 0
-	for end < len(recs) && (end == from || size+len(recs[end].Data) <= maxBytes) {
+	for end < len(recs) && PageTakes(end-from, size, len(recs[end].Data), maxBytes) {
 		size += len(recs[end].Data)
 		end++
 	}

@@ -179,6 +179,20 @@ func TestRestoreWithOutputRebuildsTheTotal(t *testing.T) {
 	}
 }
 
+// Restore alone counts the restored tasks' output toward the total, as
+// RestoreWithOutput does.
+func TestRestoreCountsTheTotal(t *testing.T) {
+	s := outputFixture(t)
+	mustApply(t, s, appendCmd("j-a", 1, "123456", 0), appendCmd("j-b", 1, "789", 0))
+	r := New()
+	if err := r.Restore(bytes.NewReader(snapshotBytes(t, s))); err != nil {
+		t.Fatal(err)
+	}
+	if r.outputBytes != 9 {
+		t.Errorf("restored total %d, want 9", r.outputBytes)
+	}
+}
+
 // prepared is src's output, captured and prepared for dst.
 func prepared(t *testing.T, dst, src *Store) OutputRestore {
 	t.Helper()

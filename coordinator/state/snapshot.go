@@ -148,6 +148,7 @@ func (s *Store) load(snap *snapshotV1) error {
 			return fmt.Errorf("task %s of job %s, which the snapshot lacks: %w", t.ID, t.JobID, ErrInvalid)
 		}
 		s.tasks[t.ID] = t
+		s.outputBytes += t.LogBytes
 		switch {
 		case t.State == "pending":
 			s.queue.push(keyOf(j.Spec), j.Spec.Priority, t)

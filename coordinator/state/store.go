@@ -30,8 +30,9 @@ type Store struct {
 	output OutputStore
 	outOps []OutputOp
 
-	// applyMu is held by Apply throughout, and by CaptureWithOutput so
-	// that no Apply falls between its two captures.
+	// applyMu is held by Apply and RestoreWithOutput throughout, each
+	// taking mu inside it, and by CaptureWithOutput: the commands that
+	// change the state and the output one at a time.
 	applyMu sync.Mutex
 }
 

@@ -183,9 +183,9 @@ func TestScenarioOutcomes(t *testing.T) {
 			t.Errorf("j2: task %s is %s", task.ID, task.State)
 		}
 	}
-	entries, _, _, _ := s.Logs("j1", nil)
-	if len(entries) != 1 || entries[0].Data != "hi\n" {
-		t.Errorf("logs (duplicate seq must be ignored): %+v", entries)
+	page, _ := s.LogsPage("j1", nil, 0)
+	if len(page.Lines) != 1 || page.Lines[0].Data != "hi\n" {
+		t.Errorf("logs (duplicate seq must be ignored): %+v", page.Lines)
 	}
 }
 

@@ -1,4 +1,4 @@
-package cluster
+package mmaptrim
 
 import (
 	"bufio"
@@ -9,11 +9,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// trimMapping drops from the page tables every mapping of the file at
-// path that /proc/self/maps lists (the caller makes sure none moves
-// meanwhile). Only read-only shared mappings are dropped: for those the
-// data stays in the page cache and is mapped again on the next read.
-func trimMapping(path string) {
+// Drop removes [addr, addr+n) of a read-only shared file mapping from the
+// page tables; the data stays in the page cache.
+func Drop(addr, n uintptr) {
+	_, _, _ = unix.Syscall(unix.SYS_MADVISE, addr, n, unix.MADV_DONTNEED)
+}
+
+// DropFile drops every read-only shared mapping of the file at path that
+// /proc/self/maps lists, for a caller that does not know the mapping's
+// address (path as the kernel names it: absolute, links resolved).
+func DropFile(path string) {
 	f, err := os.Open("/proc/self/maps")
 	if err != nil {
 		return
@@ -41,6 +46,6 @@ func trimMapping(path string) {
 		if err1 != nil || err2 != nil || hi <= lo {
 			continue
 		}
-		_, _, _ = unix.Syscall(unix.SYS_MADVISE, uintptr(lo), uintptr(hi-lo), unix.MADV_DONTNEED)
+		Drop(uintptr(lo), uintptr(hi-lo))
 	}
 }

@@ -1,6 +1,0 @@
-//go:build !linux
-
-package cluster
-
-// trimMapping does nothing where madvise is not used.
-func trimMapping(string) {}
