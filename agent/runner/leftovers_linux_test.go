@@ -40,6 +40,9 @@ func TestKillAttemptByEnvironment(t *testing.T) {
 	}
 }
 
+// owns reports whether p is a live process with uid among its uids.
+func owns(p procStatus, uid uint32) bool { return p.live && slices.Contains(p.uids[:], uid) }
+
 // A status text names its owner on its Uid line, by any of the four
 // uids; a zombie or dead process is owned by no one, and a text cut short
 // by no one.
@@ -62,17 +65,19 @@ func TestStatusOwnedBy(t *testing.T) {
 		{"zombie", status("Z (zombie)", "61000\t61000\t61000\t61000"), 61000, false},
 		{"dead", status("X (dead)", "61000\t61000\t61000\t61000"), 61000, false},
 		{"cut before the Uid line", status("S (sleeping)", "61000")[:40], 61000, false},
+		{"zombie leader with threads running", []byte("Name:\tcuda\nState:\tZ (zombie)\nTgid:\t42\nUid:\t61000\t61000\t61000\t61000\nGid:\t0\t0\t0\t0\nThreads:\t3\n"), 61000, true},
+		{"zombie leader, its threads gone", []byte("Name:\tcuda\nState:\tZ (zombie)\nTgid:\t42\nUid:\t61000\t61000\t61000\t61000\nGid:\t0\t0\t0\t0\nThreads:\t1\n"), 61000, false},
 		{"cut within the Uid line", []byte("State:\tS (sleeping)\nUid:\t61000\t61000\t610"), 61000, false},
 	}
 	for _, c := range cases {
 		p, ok := parseStatus(c.status)
-		if got := ok && p.owns(c.uid); got != c.want {
+		if got := ok && owns(p, c.uid); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
 	}
 	// This process, read from /proc: owned by its own uid.
 	me := uint32(os.Getuid())
-	if p, ok := readStatus(make([]byte, statusPrefix), "/proc/self/status"); !ok || !p.owns(me) {
+	if p, ok := readStatus(make([]byte, statusPrefix), "/proc/self/status"); !ok || !owns(p, me) {
 		t.Errorf("/proc/self/status is not owned by uid %d: %+v %v", me, p, ok)
 	}
 }

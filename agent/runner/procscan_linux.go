@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strconv"
@@ -31,10 +33,14 @@ type procTable struct {
 	busy  bool
 	scans int
 
+	// beforeScan, when set (tests), runs as a scan starts.
+	beforeScan func()
+
 	// Used by the scan under way only.
-	open map[int]statusFile
-	gen  uint64 // the scan under way, to close the files of pids gone
-	buf  []byte
+	open    map[int]statusFile
+	maxOpen int
+	gen     uint64 // the scan under way, to close the files of pids gone
+	buf     []byte
 }
 
 // scanBatch is the uids one scan serves and, once done is closed, what it
@@ -56,15 +62,21 @@ type statusFile struct {
 	gen uint64
 }
 
-// maxOpenStatus bounds the status files kept open; past it, the other
-// processes are read by opening their file each scan.
+// maxOpenStatus bounds the status files kept open, and so does a quarter
+// of the process's open-file limit: past either, the other processes are
+// read by opening their file each scan.
 const maxOpenStatus = 4096
 
 // procs is the agent's one table.
 var procs = newProcTable()
 
 func newProcTable() *procTable {
-	return &procTable{open: map[int]statusFile{}, buf: make([]byte, statusPrefix)}
+	limit := maxOpenStatus
+	var r syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err == nil {
+		limit = int(min(uint64(limit), r.Cur/4))
+	}
+	return &procTable{open: map[int]statusFile{}, buf: make([]byte, statusPrefix), maxOpen: limit}
 }
 
 // owned lists the live processes of uid (by any of their four uids), from
@@ -85,11 +97,20 @@ func (t *procTable) owned(uid uint32) ([]int, error) {
 	select {
 	case <-b.done:
 	case <-b.lead:
-		t.qmu.Lock()
-		t.next = nil // later requests wait for the next scan
-		t.scans++
-		t.qmu.Unlock()
-		b.found, b.err = t.scan(b.uids)
+		t.lead(b)
+	}
+	return b.found[uid], b.err
+}
+
+// lead runs b's scan and hands the next batch its token. However the scan
+// ends, b is answered and the token moves on: a request never waits on a
+// scan that will not come.
+func (t *procTable) lead(b *scanBatch) {
+	t.qmu.Lock()
+	t.next = nil // later requests wait for the next scan
+	t.scans++
+	t.qmu.Unlock()
+	defer func() {
 		close(b.done)
 		t.qmu.Lock()
 		if t.next != nil {
@@ -98,9 +119,16 @@ func (t *procTable) owned(uid uint32) ([]int, error) {
 			t.busy = false
 		}
 		t.qmu.Unlock()
+	}()
+	b.err = errScanFailed // until the scan returns
+	if t.beforeScan != nil {
+		t.beforeScan()
 	}
-	return b.found[uid], b.err
+	b.found, b.err = t.scan(b.uids)
 }
+
+// errScanFailed answers the requests of a scan that did not return.
+var errScanFailed = errors.New("runner: scanning /proc failed")
 
 // scan lists the live processes of each of uids.
 func (t *procTable) scan(uids map[uint32]bool) (map[uint32][]int, error) {
@@ -120,7 +148,10 @@ func (t *procTable) scan(uids map[uint32]bool) (map[uint32][]int, error) {
 		if err != nil {
 			continue
 		}
-		p, ok := t.read(pid, name)
+		p, ok, err := t.read(pid, name)
+		if err != nil {
+			return nil, fmt.Errorf("runner: reading process %d: %w", pid, err)
+		}
 		if !ok || !p.live {
 			continue
 		}
@@ -140,37 +171,55 @@ func (t *procTable) scan(uids map[uint32]bool) (map[uint32][]int, error) {
 }
 
 // read reads pid's status through its open file, opening it when there
-// is none or the one kept belongs to a process that is gone.
-func (t *procTable) read(pid int, name string) (procStatus, bool) {
+// is none or the one kept belongs to a process that is gone. ok is false
+// for a process that is gone; any other failure (out of file descriptors,
+// say) is an error: a scan that could not look at a process must not say
+// the uid is free.
+func (t *procTable) read(pid int, name string) (procStatus, bool, error) {
 	if f, ok := t.open[pid]; ok {
-		if p, ok := t.pread(f.fd); ok {
+		p, ok, err := t.pread(f.fd)
+		if err == nil {
 			t.open[pid] = statusFile{fd: f.fd, gen: t.gen}
-			return p, true
+			return p, ok, nil
 		}
 		_ = syscall.Close(f.fd)
 		delete(t.open, pid)
+		if !gone(err) {
+			return procStatus{}, false, err
+		}
 	}
-	path := "/proc/" + name + "/status"
-	if len(t.open) >= maxOpenStatus {
-		return readStatus(t.buf, path)
-	}
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	fd, err := syscall.Open("/proc/"+name+"/status", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return procStatus{}, false
+		if gone(err) {
+			return procStatus{}, false, nil
+		}
+		return procStatus{}, false, err
 	}
-	p, ok := t.pread(fd)
-	if !ok {
+	p, ok, err := t.pread(fd)
+	if err != nil || len(t.open) >= t.maxOpen {
 		_ = syscall.Close(fd)
-		return procStatus{}, false
+	} else {
+		t.open[pid] = statusFile{fd: fd, gen: t.gen}
 	}
-	t.open[pid] = statusFile{fd: fd, gen: t.gen}
-	return p, true
+	if err != nil {
+		if gone(err) {
+			return procStatus{}, false, nil
+		}
+		return procStatus{}, false, err
+	}
+	return p, ok, nil
 }
 
-func (t *procTable) pread(fd int) (procStatus, bool) {
+// pread reads the status text of an open file from its start; ok is false
+// for a text that does not parse.
+func (t *procTable) pread(fd int) (procStatus, bool, error) {
 	n, err := syscall.Pread(fd, t.buf, 0)
-	if err != nil || n <= 0 {
-		return procStatus{}, false
+	if err != nil {
+		return procStatus{}, false, err
 	}
-	return parseStatus(t.buf[:n])
+	p, ok := parseStatus(t.buf[:n])
+	return p, ok, nil
 }
+
+// gone reports whether err says the process is no more.
+func gone(err error) bool { return errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ESRCH) }

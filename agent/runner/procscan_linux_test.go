@@ -1,13 +1,15 @@
 package runner
 
 import (
+	"errors"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strconv"
-	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // startSleep starts a process that runs until the test kills it or ends.
@@ -109,39 +111,96 @@ func BenchmarkLeftoverScan(b *testing.B) {
 	})
 }
 
-// Requests made together share scans, and each gets its own uid's
-// processes from a scan that started after it asked.
+// Requests made while a scan runs are not answered by it: they share the
+// next one, which starts after they asked.
 func TestProcTableBatchesRequests(t *testing.T) {
 	tab := newProcTable()
 	me := uint32(os.Getuid())
 	cmd := startSleep(t)
-	const callers = 32
-	var wg sync.WaitGroup
-	errs := make(chan string, callers)
-	for i := range callers {
-		wg.Go(func() {
-			uid := me
-			if i%2 == 1 {
-				uid = me + 54321 // a uid with no process
-			}
+	release := make(chan struct{})
+	first := true
+	tab.beforeScan = func() { // runs in one leader at a time
+		if first {
+			first = false
+			<-release
+		}
+	}
+	type answer struct {
+		pids []int
+		err  error
+	}
+	ask := func(uid uint32) chan answer {
+		ch := make(chan answer, 1)
+		go func() {
 			pids, err := tab.owned(uid)
-			switch {
-			case err != nil:
-				errs <- err.Error()
-			case uid == me && !slices.Contains(pids, cmd.Process.Pid):
-				errs <- "own uid: the sleep is missing"
-			case uid != me && len(pids) != 0:
-				errs <- "empty uid: processes listed"
-			}
-		})
+			ch <- answer{pids, err}
+		}()
+		return ch
 	}
-	wg.Wait()
-	close(errs)
-	for e := range errs {
-		t.Error(e)
+	queued := func(n int) bool {
+		tab.qmu.Lock()
+		defer tab.qmu.Unlock()
+		return tab.next != nil && len(tab.next.uids) == n
 	}
-	if tab.scans < 1 || tab.scans > callers {
-		t.Fatalf("%d scans for %d requests", tab.scans, callers)
+	a := ask(me) // leads the first scan, held in beforeScan
+	waitUntil(t, func() bool { tab.qmu.Lock(); defer tab.qmu.Unlock(); return tab.scans == 1 })
+	late := []chan answer{ask(me), ask(me + 54321)}
+	waitUntil(t, func() bool { return queued(2) })
+	close(release)
+	for i, ch := range append([]chan answer{a}, late...) {
+		got := <-ch
+		switch {
+		case got.err != nil:
+			t.Fatalf("request %d: %v", i, got.err)
+		case i < 2 && !slices.Contains(got.pids, cmd.Process.Pid):
+			t.Fatalf("request %d: %v, want the sleep %d", i, got.pids, cmd.Process.Pid)
+		case i == 2 && len(got.pids) != 0:
+			t.Fatalf("request for an empty uid: %v", got.pids)
+		}
 	}
-	t.Logf("%d requests served by %d scans", callers, tab.scans)
+	if tab.scans != 2 {
+		t.Fatalf("%d scans, want 2: the first, and one for both requests made during it", tab.scans)
+	}
+}
+
+// waitUntil polls cond (state another goroutine moves) for up to 10 s.
+func waitUntil(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition never met")
+		}
+		runtime.Gosched()
+	}
+}
+
+// A scan that cannot open a process's status (out of file descriptors)
+// fails instead of reporting the uid free: the leftover kill then keeps
+// the uid out of circulation.
+func TestProcTableFailsClosedWithoutDescriptors(t *testing.T) {
+	var saved syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &saved); err != nil {
+		t.Fatal(err)
+	}
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := newProcTable()
+	tight := saved
+	tight.Cur = uint64(len(fds) + 2) // /proc's own listing, then next to nothing
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &tight); err != nil {
+		t.Fatal(err)
+	}
+	_, err = tab.owned(uint32(os.Getuid()))
+	if rerr := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &saved); rerr != nil {
+		t.Fatal(rerr)
+	}
+	if !errors.Is(err, syscall.EMFILE) {
+		t.Fatalf("scan out of descriptors: %v, want EMFILE", err)
+	}
+	if _, err := tab.owned(uint32(os.Getuid())); err != nil {
+		t.Fatalf("scan with descriptors again: %v", err)
+	}
 }

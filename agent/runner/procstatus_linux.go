@@ -2,48 +2,63 @@ package runner
 
 import (
 	"bytes"
-	"slices"
 	"strconv"
 	"syscall"
 )
 
 // procStatus is what the agent reads of a /proc/<pid>/status text: the
 // process's four uids (real, effective, saved, filesystem) and whether it
-// is still alive (not a zombie, not dead).
+// is still alive.
 type procStatus struct {
 	uids [4]uint32
 	live bool
 }
 
-// owns reports whether uid is one of the process's uids and it is alive.
-func (p procStatus) owns(uid uint32) bool { return p.live && slices.Contains(p.uids[:], uid) }
-
 // parseStatus reads a status text; ok is false when its Uid line is
 // missing or malformed (a text cut short).
+//
+// A process is alive unless it is dead, or a zombie with no thread left.
+// A thread-group leader that exited while its other threads run shows as
+// a zombie, yet the process runs on, holding what it held (GPU memory
+// included): its Threads line, which follows Uid, tells.
 func parseStatus(status []byte) (p procStatus, ok bool) {
-	p.live = true
+	zombie, seenUID := false, false
 	for line := range bytes.Lines(status) {
 		if rest, found := bytes.CutPrefix(line, []byte("State:")); found {
 			rest = bytes.TrimSpace(rest)
-			p.live = !bytes.HasPrefix(rest, []byte("Z")) && !bytes.HasPrefix(rest, []byte("X"))
+			if bytes.HasPrefix(rest, []byte("X")) {
+				return procStatus{}, false // dead
+			}
+			zombie = bytes.HasPrefix(rest, []byte("Z"))
 			continue
 		}
-		rest, found := bytes.CutPrefix(line, []byte("Uid:"))
-		if !found {
-			continue
-		}
-		f := bytes.Fields(rest)
-		if len(f) != len(p.uids) || !bytes.HasSuffix(line, []byte("\n")) {
-			return procStatus{}, false
-		}
-		for i, s := range f {
-			n, err := strconv.ParseUint(string(s), 10, 32)
-			if err != nil {
+		if rest, found := bytes.CutPrefix(line, []byte("Uid:")); found {
+			f := bytes.Fields(rest)
+			if len(f) != len(p.uids) || !bytes.HasSuffix(line, []byte("\n")) {
 				return procStatus{}, false
 			}
-			p.uids[i] = uint32(n)
+			for i, s := range f {
+				n, err := strconv.ParseUint(string(s), 10, 32)
+				if err != nil {
+					return procStatus{}, false
+				}
+				p.uids[i] = uint32(n)
+			}
+			if !zombie {
+				p.live = true
+				return p, true // Uid comes after State
+			}
+			seenUID = true
+			continue
 		}
-		return p, true // Uid comes after State
+		if rest, found := bytes.CutPrefix(line, []byte("Threads:")); found && seenUID {
+			n, err := strconv.Atoi(string(bytes.TrimSpace(rest)))
+			p.live = err == nil && n > 1 // the leader is one of them, gone
+			return p, true
+		}
+	}
+	if seenUID {
+		return p, true // a zombie whose Threads line was not read: not live
 	}
 	return procStatus{}, false
 }
@@ -70,13 +85,15 @@ func readStatus(buf []byte, path string) (procStatus, bool) {
 	return parseStatus(buf[:n])
 }
 
-// ProcessUIDs reads a live process's four uids (real, effective, saved,
-// filesystem); ok is false for a process that is gone or a zombie. Unlike
-// its environment, a process cannot choose these: an unprivileged task
-// cannot take another task's uid.
+// ProcessUIDs reads a process's four uids (real, effective, saved,
+// filesystem); ok is false for a process that is gone. Unlike its
+// environment, a process cannot choose these: an unprivileged task cannot
+// take another task's uid. A zombie's uids are still read: a caller that
+// found the pid elsewhere (NVML's process list) knows it runs, and its
+// leader alone may have exited (parseStatus).
 func ProcessUIDs(pid uint32) (uids [4]uint32, ok bool) {
 	p, ok := readStatus(make([]byte, statusPrefix), "/proc/"+strconv.FormatUint(uint64(pid), 10)+"/status")
-	if !ok || !p.live {
+	if !ok {
 		return uids, false
 	}
 	return p.uids, true
