@@ -58,8 +58,9 @@ func (a *Agent) sampleGPUs(ctx context.Context, s GPUSampler) {
 
 var gpuLabels = []string{"gpu", "UUID", "modelName", "job_id", "task_id"}
 
-// shareLabels name a task's share of a GPU.
-var shareLabels = []string{"UUID", "job_id", "task_id"}
+// shareLabels name a task's share of a GPU: by attempt too, since while
+// an attempt supersedes another of the same task on this agent both run.
+var shareLabels = []string{"UUID", "job_id", "task_id", "attempt_id"}
 
 var (
 	shareDesc     = prometheus.NewDesc("gpulayer_gpu_share_mib", "GPU memory share of a task sharing the GPU (gpu_memory_mib, in MiB).", shareLabels, nil)
@@ -117,7 +118,7 @@ func (c gpuCollector) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	for _, u := range a.shares.lastUses() {
-		labels := []string{u.Share.GPU, u.Share.JobID, u.Share.TaskID}
+		labels := []string{u.Share.GPU, u.Share.JobID, u.Share.TaskID, u.Share.AttemptID}
 		ch <- prometheus.MustNewConstMetric(shareDesc, prometheus.GaugeValue, float64(u.Share.MiB), labels...)
 		if u.Known {
 			ch <- prometheus.MustNewConstMetric(shareUsedDesc, prometheus.GaugeValue, float64(u.UsedMiB), labels...)

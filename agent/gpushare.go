@@ -122,8 +122,10 @@ func ownersOf(shares []runner.Share) owners {
 	return o
 }
 
-// of names the share pid counts for.
-func (w *shareWatchdog) of(o owners, pid uint32) (runner.Share, bool) {
+// of names the share pid counts for. The environment is read only when
+// env is set (a process on a shared GPU, where tasks sharing one user are
+// traced by it).
+func (w *shareWatchdog) of(o owners, pid uint32, env bool) (runner.Share, bool) {
 	uids, ok := w.uidsOf(pid)
 	if !ok {
 		return runner.Share{}, false
@@ -133,7 +135,7 @@ func (w *shareWatchdog) of(o owners, pid uint32) (runner.Share, bool) {
 			return sh, true
 		}
 	}
-	if len(o.byAttempt) == 0 {
+	if !env || len(o.byAttempt) == 0 {
 		return runner.Share{}, false
 	}
 	att, ok := w.attemptOf(pid)
@@ -145,10 +147,13 @@ func (w *shareWatchdog) of(o owners, pid uint32) (runner.Share, bool) {
 }
 
 // check reads one sample against the running shares and stops every
-// attempt over its share. A GPU whose processes could not be read stops
-// nothing (the watchdog cannot tell whose memory is whose): it is
-// logged, and NVML's failure counted by the sampler. Only the processes
-// of GPUs with shares are looked up.
+// attempt over its share, and every attempt with a uid of its own whose
+// processes run on a GPU it was not given (CUDA_VISIBLE_DEVICES is the
+// task's to rewrite; its uid is not). A GPU whose processes could not be
+// read stops nothing (the watchdog cannot tell whose memory is whose): it
+// is logged, and NVML's failure counted by the sampler. The processes of
+// GPUs without shares are looked up only while a share has a uid of its
+// own, and by uid alone.
 func (w *shareWatchdog) check(samples []nvml.Sample) {
 	shares := w.holder.Shares()
 	uses := make([]shareUse, 0, len(shares))
@@ -165,24 +170,38 @@ func (w *shareWatchdog) check(samples []nvml.Sample) {
 		shared[sh.GPU] = true
 	}
 	o := ownersOf(shares)
-	used := map[string]uint64{} // by attempt, over its processes on its own GPU
-	read := map[string]bool{}   // GPUs whose processes were read
+	used := map[string]uint64{}      // by attempt, over its processes on its own GPU
+	read := map[string]bool{}        // GPUs whose processes were read
+	elsewhere := map[string]string{} // attempt → a GPU it was not given that it runs on
 	for _, s := range samples {
-		if !shared[s.UUID] || !s.ProcessesRead {
+		if !s.ProcessesRead || (!shared[s.UUID] && len(o.byUID) == 0) {
 			continue
 		}
-		read[s.UUID] = true
+		if shared[s.UUID] {
+			read[s.UUID] = true
+		}
 		for _, p := range s.Processes {
-			if !p.UsedKnown {
-				continue
-			}
-			if sh, ok := w.of(o, p.PID); ok && sh.GPU == s.UUID {
-				used[sh.AttemptID] += p.UsedMiB
+			sh, ok := w.of(o, p.PID, shared[s.UUID])
+			switch {
+			case !ok:
+			case sh.GPU == s.UUID:
+				if p.UsedKnown {
+					used[sh.AttemptID] += p.UsedMiB
+				}
+			case sh.OwnUID && elsewhere[sh.AttemptID] == "":
+				elsewhere[sh.AttemptID] = s.UUID
 			}
 		}
 	}
 	for _, sh := range shares {
 		uses = append(uses, shareUse{Share: sh, UsedMiB: used[sh.AttemptID], Known: read[sh.GPU]})
+		if gpu := elsewhere[sh.AttemptID]; gpu != "" {
+			reason := fmt.Sprintf("ran on GPU %s, which it was not given (its share is of GPU %s)", gpu, sh.GPU)
+			if w.holder.StopOverShare(sh.AttemptID, reason) {
+				w.log.Warn("stopping a task that runs on a GPU it was not given", "task_id", sh.TaskID, "attempt_id", sh.AttemptID, "uuid", gpu, "share_uuid", sh.GPU)
+			}
+			continue
+		}
 		if !read[sh.GPU] {
 			if !w.blind[sh.GPU] {
 				w.blind[sh.GPU] = true

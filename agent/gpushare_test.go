@@ -41,10 +41,12 @@ type pidInfo struct {
 	uid     uint32
 }
 
-// pidTable is a fake process table; it counts the processes looked up.
+// pidTable is a fake process table; it records the processes whose uids
+// (looked) and environment (envLooked) were read.
 type pidTable struct {
-	procs  map[uint32]pidInfo
-	looked []uint32
+	procs     map[uint32]pidInfo
+	looked    []uint32
+	envLooked []uint32
 }
 
 func (p *pidTable) uidsOf(pid uint32) ([4]uint32, bool) {
@@ -54,6 +56,7 @@ func (p *pidTable) uidsOf(pid uint32) ([4]uint32, bool) {
 }
 
 func (p *pidTable) attemptOf(pid uint32) (string, bool) {
+	p.envLooked = append(p.envLooked, pid)
 	e, ok := p.procs[pid]
 	return e.attempt, ok && e.attempt != ""
 }
@@ -114,7 +117,10 @@ func TestShareWatchdogStopsOnlyTasksOverTheirShare(t *testing.T) {
 		{"one user: a process naming no attempt is not counted", oneUser, onGPU0(proc(602, 70000)), nil, "", 0},
 		{"memory NVML cannot tell is not counted", ownUID, onGPU0(nvml.Process{PID: 200}), nil, "", 0},
 		{"processes unread", ownUID, []nvml.Sample{{UUID: "GPU-0"}}, nil, "", 1},
-		{"GPU not sampled", ownUID, []nvml.Sample{{UUID: "GPU-1", ProcessesRead: true, Processes: []nvml.Process{proc(200, 70000)}}}, nil, "", 1},
+		{"GPU not sampled", ownUID, []nvml.Sample{{UUID: "GPU-1", ProcessesRead: true, Processes: []nvml.Process{proc(300, 70000)}}}, nil, "", 1},
+		{"a process on a GPU its task was not given", ownUID, append(onGPU0(proc(100, 100)), nvml.Sample{UUID: "GPU-1", ProcessesRead: true, Processes: []nvml.Process{{PID: 102}}}),
+			[]string{"a-big"}, "ran on GPU GPU-1, which it was not given (its share is of GPU GPU-0)", 0},
+		{"one user: a process naming an attempt on another GPU is its own word", oneUser, append(onGPU0(proc(600, 100)), nvml.Sample{UUID: "GPU-1", ProcessesRead: true, Processes: []nvml.Process{proc(601, 70000)}}), nil, "", 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -138,18 +144,30 @@ func TestShareWatchdogStopsOnlyTasksOverTheirShare(t *testing.T) {
 	}
 }
 
-// The processes of GPUs without shares are never looked up: a busy
-// exclusive GPU costs the watchdog nothing.
-func TestShareWatchdogLooksOnlyAtSharedGPUs(t *testing.T) {
-	table := &pidTable{procs: map[uint32]pidInfo{100: {"a", 61000}, 900: {"x", 62000}}}
-	holder := &fakeShares{shares: []runner.Share{{TaskID: "t", AttemptID: "a", GPU: "GPU-0", MiB: 1024, UID: 61000, OwnUID: true}}}
-	w := table.watchdog(holder, slog.New(slog.DiscardHandler))
-	w.check([]nvml.Sample{
+// Which processes the watchdog looks up: on a shared GPU, each one (by
+// uid, and where tasks share one user by environment); on other GPUs only
+// while a share has a uid of its own, and by uid alone; none at all
+// without shares.
+func TestShareWatchdogLooksUpOnlyWhatItNeeds(t *testing.T) {
+	samples := []nvml.Sample{
 		{UUID: "GPU-0", ProcessesRead: true, Processes: []nvml.Process{proc(100, 10)}},
 		{UUID: "GPU-1", ProcessesRead: true, Processes: []nvml.Process{proc(900, 70000), proc(901, 10)}},
-	})
-	if !slices.Equal(table.looked, []uint32{100}) {
-		t.Fatalf("looked up %v, want only 100 (on the shared GPU)", table.looked)
+	}
+	cases := []struct {
+		name              string
+		shares            []runner.Share
+		uidLooks, envLook []uint32
+	}{
+		{"own uid", []runner.Share{{TaskID: "t", AttemptID: "a", GPU: "GPU-0", MiB: 1024, UID: 61000, OwnUID: true}}, []uint32{100, 900, 901}, nil},
+		{"one user", []runner.Share{{TaskID: "t", AttemptID: "a", GPU: "GPU-0", MiB: 1024, UID: 1000}}, []uint32{100}, []uint32{100}},
+		{"no shares", nil, nil, nil},
+	}
+	for _, c := range cases {
+		table := &pidTable{procs: map[uint32]pidInfo{100: {"x", 62000}, 900: {"x", 62000}, 901: {"a", 62001}}}
+		table.watchdog(&fakeShares{shares: c.shares}, slog.New(slog.DiscardHandler)).check(samples)
+		if !slices.Equal(table.looked, c.uidLooks) || !slices.Equal(table.envLooked, c.envLook) {
+			t.Errorf("%s: looked up uids of %v and environments of %v, want %v and %v", c.name, table.looked, table.envLooked, c.uidLooks, c.envLook)
+		}
 	}
 }
 

@@ -64,6 +64,7 @@ func (i *instance) check(ctx context.Context, err error) error {
 	}
 	if errors.Is(err, executor.ErrUnknownTask) || errors.Is(err, executor.ErrDuplicateTask) ||
 		executor.IsPermanent(err) {
+		i.sawAnswer() // the plugin's own answer
 		return err
 	}
 	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {

@@ -153,7 +153,12 @@ func (r *Runner) Holders() map[string]Holder {
 			continue
 		}
 		for _, d := range rn.a.Devices {
-			out[d] = Holder{JobID: rn.a.JobID, TaskID: rn.a.ID}
+			// While an attempt supersedes another on the same GPU, both
+			// are here: the first by task id names it, whatever the
+			// map's order.
+			if h, ok := out[d]; !ok || rn.a.ID < h.TaskID {
+				out[d] = Holder{JobID: rn.a.JobID, TaskID: rn.a.ID}
+			}
 		}
 	}
 	return out

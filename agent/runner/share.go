@@ -79,7 +79,8 @@ type Share struct {
 	OwnUID bool
 }
 
-// Shares lists the running shared attempts, by attempt id.
+// Shares lists the running shared attempts that have their task user, by
+// attempt id.
 func (r *Runner) Shares() []Share {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -89,8 +90,14 @@ func (r *Runner) Shares() []Share {
 		if !a.Resources.Shared() || len(a.Devices) != 1 {
 			continue
 		}
+		u := rn.user.Load()
+		if u == nil {
+			// Not started: it has no process yet, and until its user is
+			// known whether it has a uid of its own is not either.
+			continue
+		}
 		sh := Share{TaskID: a.ID, AttemptID: a.AttemptID, JobID: a.JobID, GPU: a.Devices[0], MiB: a.Resources.GPUMemoryMiB}
-		if u := rn.user.Load(); u != nil && u.Switch && u.Exclusive {
+		if u.Switch && u.Exclusive {
 			sh.UID, sh.OwnUID = u.UID, true
 		}
 		out = append(out, sh)

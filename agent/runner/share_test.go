@@ -142,3 +142,22 @@ func TestEnforcedShareFailsWithoutMPS(t *testing.T) {
 		t.Fatalf("unenforced share without MPS wrote %q", stdout)
 	}
 }
+
+// A share is listed once its attempt has its task user, not before: until
+// then it has no process, and whether its uid is its own is not known
+// (the watchdog would trace other processes to it by their word).
+func TestSharesListOnlyAttemptsWithTheirUser(t *testing.T) {
+	r := New(Config{})
+	a := shared(shellTask(t, "true", nil), "GPU-s", 1024, api.SharingUnenforced)
+	rn := &run{a: a, cancel: make(chan struct{})}
+	r.mu.Lock()
+	r.running[a.AttemptID] = rn
+	r.mu.Unlock()
+	if got := r.Shares(); len(got) != 0 {
+		t.Fatalf("shares before the attempt has its user: %+v", got)
+	}
+	rn.user.Store(&User{UID: 61000, GID: 61000, Switch: true, Exclusive: true})
+	if got := r.Shares(); len(got) != 1 || !got[0].OwnUID || got[0].UID != 61000 || got[0].JobID != a.JobID {
+		t.Fatalf("shares once it has its user: %+v", got)
+	}
+}

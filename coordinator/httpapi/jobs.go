@@ -144,16 +144,23 @@ func (s *Server) jobLogs(w http.ResponseWriter, r *http.Request, p auth.Principa
 	id := r.PathValue("id")
 	follow := r.URL.Query().Get("follow")
 	following := follow == "1" || follow == "true"
-	page, err := s.store.LogsPage(id, nil, 0)
-	if err != nil {
-		return err
-	}
-	if following && !page.Ended {
-		release, err := s.polls.enter(p.CredentialID)
+	if following {
+		// A refusal costs no read of the job's output.
+		ended, err := s.store.JobEnded(id)
 		if err != nil {
 			return err
 		}
-		defer release()
+		if !ended {
+			release, err := s.polls.enter(p.CredentialID)
+			if err != nil {
+				return err
+			}
+			defer release()
+		}
+	}
+	page, err := s.store.LogsPage(id, nil, 0)
+	if err != nil {
+		return err
 	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	rc := http.NewResponseController(w)

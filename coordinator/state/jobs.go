@@ -142,6 +142,18 @@ func (s *Store) Job(id string) (JobRecord, error) {
 	return s.readJob(j), nil
 }
 
+// JobEnded reports whether a job has ended (every task terminal), without
+// copying it.
+func (s *Store) JobEnded(id string) (bool, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	j, ok := s.jobs[id]
+	if !ok {
+		return false, fmt.Errorf("job %s: %w", id, ErrNotFound)
+	}
+	return s.jobTerminal(j), nil
+}
+
 // readJob is a job's record as a read shows it, with why its pending
 // tasks wait.
 func (s *Store) readJob(j *Job) JobRecord {

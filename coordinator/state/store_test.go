@@ -364,3 +364,20 @@ func TestFailedRestoreLeavesStateUntouched(t *testing.T) {
 		})
 	}
 }
+
+// JobEnded says whether a job has ended without copying it; an unknown
+// job is not found.
+func TestJobEnded(t *testing.T) {
+	s := New()
+	mustApply(t, s, submit("j", 2, 0))
+	if ended, err := s.JobEnded("j"); err != nil || ended {
+		t.Fatalf("a pending job: ended %v, %v", ended, err)
+	}
+	mustApply(t, s, command.CancelJob{JobID: "j", By: "admin", Now: t0})
+	if ended, err := s.JobEnded("j"); err != nil || !ended {
+		t.Fatalf("a cancelled job: ended %v, %v", ended, err)
+	}
+	if _, err := s.JobEnded("nope"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("an unknown job: %v, want ErrNotFound", err)
+	}
+}
