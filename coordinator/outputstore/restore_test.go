@@ -63,6 +63,12 @@ func TestRestoreDuringCapture(t *testing.T) {
 	}
 	var section bytes.Buffer
 	gate := &gateWriter{w: &section, started: make(chan struct{}), open: make(chan struct{})}
+	// Registered after openTemp's Close, so it runs before it: a test that
+	// fails with the capture held at the gate lets it go, and the capture's
+	// release, not the test, is what Close then waits for.
+	var opened sync.Once
+	letGo := func() { opened.Do(func() { close(gate.open) }) }
+	t.Cleanup(letGo)
 	streamed := make(chan error, 1)
 	go func() {
 		defer c.Release()
@@ -80,6 +86,9 @@ func TestRestoreDuringCapture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.mu.RLock()
+	old := s.cur // the file the capture streams from, replaced by the commit
+	s.mu.RUnlock()
 	committed := make(chan struct{})
 	go func() {
 		defer close(committed)
@@ -100,7 +109,12 @@ func TestRestoreDuringCapture(t *testing.T) {
 		t.Errorf("after the restore: %+v, %v", recs, err)
 	}
 
-	close(gate.open)
+	select {
+	case <-old.closed:
+		t.Fatal("the replaced file closed while a capture streams from it")
+	default:
+	}
+	letGo()
 	select {
 	case err := <-streamed:
 		if err != nil {
@@ -108,6 +122,11 @@ func TestRestoreDuringCapture(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("the capture, once let go, blocked")
+	}
+	// The capture's release (after its stream ends) closes the old file.
+	within(t, old.closed, "closing the replaced file at the capture's release")
+	if old.err != nil {
+		t.Errorf("closing the replaced file: %v", old.err)
 	}
 	dec := state.NewOutputDecoder(&section)
 	for i := 0; ; i++ {
