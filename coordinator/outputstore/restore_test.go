@@ -3,6 +3,7 @@ package outputstore
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -145,7 +146,16 @@ func TestRestoreDuringCapture(t *testing.T) {
 
 // Close waits for the captures open on the file, and the store answers
 // ErrClosed from then on; a store opened again at the path starts empty.
+// A second Close waits as the first does, and answers the same.
 func TestCloseWaitsForCaptures(t *testing.T) {
+	for _, closers := range []int{1, 2} {
+		t.Run(fmt.Sprintf("%d closers", closers), func(t *testing.T) {
+			testCloseWaits(t, closers)
+		})
+	}
+}
+
+func testCloseWaits(t *testing.T, closers int) {
 	s := openTemp(t)
 	if err := s.Write([]state.OutputOp{{TaskID: "t", Record: state.LogRecord{Seq: 1, Data: "x"}}}); err != nil {
 		t.Fatal(err)
@@ -154,8 +164,36 @@ func TestCloseWaitsForCaptures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	closed := make(chan error, 1)
-	go func() { closed <- s.Close() }()
+	t.Cleanup(c.Release) // a failed test must not leave Close waiting
+	s.mu.RLock()
+	g := s.cur
+	s.mu.RUnlock()
+	waiting := make(chan struct{}, closers)
+	s.closeWaits = func() { waiting <- struct{}{} }
+	closed := make(chan error, closers)
+	for range closers {
+		go func() { closed <- s.Close() }()
+	}
+	for range closers {
+		select {
+		case <-waiting:
+		case err := <-closed:
+			t.Fatalf("Close returned (%v) with a capture open", err)
+		case <-time.After(20 * time.Second):
+			t.Fatal("Close neither returned nor waited")
+		}
+	}
+	// Every Close now waits: the store's reference is gone, the capture's
+	// is the one left.
+	s.mu.RLock()
+	cur := s.cur
+	s.mu.RUnlock()
+	g.mu.Lock()
+	refs := g.refs
+	g.mu.Unlock()
+	if cur != nil || refs != 1 {
+		t.Fatalf("Close waits with the store's file %p and %d references, want none and 1", cur, refs)
+	}
 	var section bytes.Buffer
 	if _, err := c.WriteTo(&section); err != nil {
 		t.Error(err)
@@ -166,8 +204,15 @@ func TestCloseWaitsForCaptures(t *testing.T) {
 	default:
 	}
 	c.Release()
-	if err := <-closed; err != nil {
-		t.Fatal(err)
+	for range closers {
+		select {
+		case err := <-closed:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("Close blocked after the capture's release")
+		}
 	}
 	if _, err := s.Read("t", 0, 1); err != ErrClosed {
 		t.Errorf("read after Close: %v, want ErrClosed", err)
