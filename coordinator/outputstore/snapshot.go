@@ -87,6 +87,12 @@ const restoreBatchBytes = 4 << 20
 
 // Prepare writes the section into a fresh file beside the output file,
 // in bounded transactions; Commit swaps it in.
+//
+// Restores run one at a time: Raft restores snapshots on its FSM
+// goroutine only, one after another, and each is committed or discarded
+// before the next is prepared. The staging file's name is fixed
+// (output.db.next), so a second Prepare while one is still open would
+// remove the first one's file.
 func (s *Store) Prepare(r io.Reader) (state.OutputRestore, error) {
 	next := s.path + ".next"
 	db, err := create(next, s.mmap)
