@@ -1,6 +1,7 @@
 package outputstore
 
 import (
+	"errors"
 	"log/slog"
 	"sync"
 
@@ -26,6 +27,9 @@ type generation struct {
 	err    error         // db.Close's answer, set before closed is
 }
 
+// errOverReleased is release's panic when a reference is released twice.
+var errOverReleased = errors.New("outputstore: output file released more often than acquired")
+
 func newGeneration(db *bolt.DB) *generation {
 	g := &generation{db: db, refs: 1, closed: make(chan struct{})}
 	g.trim.Every = trimBytes
@@ -41,12 +45,18 @@ func (g *generation) acquire() {
 }
 
 // release drops one reference and closes the file with the last one.
+// Releasing more references than were taken is a bug in this package (the
+// file would already be closed, or be closed under a holder's feet), so it
+// panics rather than go on.
 func (g *generation) release() {
 	g.mu.Lock()
 	g.refs--
-	last := g.refs == 0
+	refs := g.refs
 	g.mu.Unlock()
-	if last {
+	if refs < 0 {
+		panic(errOverReleased)
+	}
+	if refs == 0 {
 		g.err = g.db.Close()
 		if g.err != nil {
 			// Nothing is lost (the file is a cache, rebuilt at the next

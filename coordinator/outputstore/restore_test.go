@@ -3,6 +3,7 @@ package outputstore
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -63,6 +64,12 @@ func TestRestoreDuringCapture(t *testing.T) {
 	}
 	var section bytes.Buffer
 	gate := &gateWriter{w: &section, started: make(chan struct{}), open: make(chan struct{})}
+	// Registered after openTemp's Close, so it runs before it: a test that
+	// fails with the capture held at the gate lets it go, and the capture's
+	// release, not the test, is what Close then waits for.
+	var opened sync.Once
+	letGo := func() { opened.Do(func() { close(gate.open) }) }
+	t.Cleanup(letGo)
 	streamed := make(chan error, 1)
 	go func() {
 		defer c.Release()
@@ -80,6 +87,9 @@ func TestRestoreDuringCapture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.mu.RLock()
+	old := s.cur // the file the capture streams from, replaced by the commit
+	s.mu.RUnlock()
 	committed := make(chan struct{})
 	go func() {
 		defer close(committed)
@@ -100,7 +110,12 @@ func TestRestoreDuringCapture(t *testing.T) {
 		t.Errorf("after the restore: %+v, %v", recs, err)
 	}
 
-	close(gate.open)
+	select {
+	case <-old.closed:
+		t.Fatal("the replaced file closed while a capture streams from it")
+	default:
+	}
+	letGo()
 	select {
 	case err := <-streamed:
 		if err != nil {
@@ -108,6 +123,11 @@ func TestRestoreDuringCapture(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("the capture, once let go, blocked")
+	}
+	// The capture's release (after its stream ends) closes the old file.
+	within(t, old.closed, "closing the replaced file at the capture's release")
+	if old.err != nil {
+		t.Errorf("closing the replaced file: %v", old.err)
 	}
 	dec := state.NewOutputDecoder(&section)
 	for i := 0; ; i++ {
@@ -126,7 +146,16 @@ func TestRestoreDuringCapture(t *testing.T) {
 
 // Close waits for the captures open on the file, and the store answers
 // ErrClosed from then on; a store opened again at the path starts empty.
+// A second Close waits as the first does, and answers the same.
 func TestCloseWaitsForCaptures(t *testing.T) {
+	for _, closers := range []int{1, 2} {
+		t.Run(fmt.Sprintf("%d closers", closers), func(t *testing.T) {
+			testCloseWaits(t, closers)
+		})
+	}
+}
+
+func testCloseWaits(t *testing.T, closers int) {
 	s := openTemp(t)
 	if err := s.Write([]state.OutputOp{{TaskID: "t", Record: state.LogRecord{Seq: 1, Data: "x"}}}); err != nil {
 		t.Fatal(err)
@@ -135,8 +164,36 @@ func TestCloseWaitsForCaptures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	closed := make(chan error, 1)
-	go func() { closed <- s.Close() }()
+	t.Cleanup(c.Release) // a failed test must not leave Close waiting
+	s.mu.RLock()
+	g := s.cur
+	s.mu.RUnlock()
+	waiting := make(chan struct{}, closers)
+	s.closeWaits = func() { waiting <- struct{}{} }
+	closed := make(chan error, closers)
+	for range closers {
+		go func() { closed <- s.Close() }()
+	}
+	for range closers {
+		select {
+		case <-waiting:
+		case err := <-closed:
+			t.Fatalf("Close returned (%v) with a capture open", err)
+		case <-time.After(20 * time.Second):
+			t.Fatal("Close neither returned nor waited")
+		}
+	}
+	// Every Close now waits: the store's reference is gone, the capture's
+	// is the one left.
+	s.mu.RLock()
+	cur := s.cur
+	s.mu.RUnlock()
+	g.mu.Lock()
+	refs := g.refs
+	g.mu.Unlock()
+	if cur != nil || refs != 1 {
+		t.Fatalf("Close waits with the store's file %p and %d references, want none and 1", cur, refs)
+	}
 	var section bytes.Buffer
 	if _, err := c.WriteTo(&section); err != nil {
 		t.Error(err)
@@ -147,8 +204,15 @@ func TestCloseWaitsForCaptures(t *testing.T) {
 	default:
 	}
 	c.Release()
-	if err := <-closed; err != nil {
-		t.Fatal(err)
+	for range closers {
+		select {
+		case err := <-closed:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("Close blocked after the capture's release")
+		}
 	}
 	if _, err := s.Read("t", 0, 1); err != ErrClosed {
 		t.Errorf("read after Close: %v, want ErrClosed", err)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"sync/atomic"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -35,12 +36,19 @@ func (s *Store) Capture() (state.OutputCapture, error) {
 }
 
 type capture struct {
-	g  *generation
-	tx *bolt.Tx
+	g        *generation
+	tx       *bolt.Tx // nil once released
+	released atomic.Bool
 }
+
+// ErrReleased is WriteTo's answer on a capture already released.
+var ErrReleased = errors.New("outputstore: capture released")
 
 // WriteTo writes the output section, tasks in key (byte) order.
 func (c *capture) WriteTo(w io.Writer) (int64, error) {
+	if c.released.Load() {
+		return 0, ErrReleased
+	}
 	cw := &countw.Writer{W: w}
 	enc := state.NewOutputEncoder(cw)
 	top := c.tx.Bucket(tasksBucket)
@@ -60,8 +68,16 @@ func (c *capture) WriteTo(w io.Writer) (int64, error) {
 	return cw.N, err
 }
 
+// Release ends the read transaction and lets the file go. Only the first
+// call does anything: the capture holds one reference to its file, and a
+// second release of it would drop the store's own (closing the file the
+// store still reads and writes) or one of another capture's.
 func (c *capture) Release() {
+	if !c.released.CompareAndSwap(false, true) {
+		return
+	}
 	_ = c.tx.Rollback()
+	c.tx = nil
 	c.g.release()
 }
 
@@ -71,6 +87,12 @@ const restoreBatchBytes = 4 << 20
 
 // Prepare writes the section into a fresh file beside the output file,
 // in bounded transactions; Commit swaps it in.
+//
+// Restores run one at a time: Raft restores snapshots on its FSM
+// goroutine only, one after another, and each is committed or discarded
+// before the next is prepared. The staging file's name is fixed
+// (output.db.next), so a second Prepare while one is still open would
+// remove the first one's file.
 func (s *Store) Prepare(r io.Reader) (state.OutputRestore, error) {
 	next := s.path + ".next"
 	db, err := create(next, s.mmap)

@@ -31,8 +31,13 @@ type Store struct {
 	path string
 	mmap int
 
-	mu  sync.RWMutex // guards cur, swapped by a restore
-	cur *generation  // nil once closed
+	mu      sync.RWMutex // guards cur and closing
+	cur     *generation  // swapped by a restore; nil once closed
+	closing *generation  // the file Close took away, for a later Close to wait on
+
+	// closeWaits, when set (by tests), is called as each Close begins to
+	// wait for the file's last holder.
+	closeWaits func()
 
 	// writeMu serialises Write, so that counts follow the file's order.
 	writeMu sync.Mutex
@@ -92,16 +97,25 @@ func create(path string, mmap int) (*bolt.DB, error) {
 
 // Close closes the file (its contents are rebuilt at the next Open). It
 // returns once the file is closed: after every capture still open on it
-// is released.
+// is released. A later Close waits for the same and gives the same answer.
 func (s *Store) Close() error {
 	s.mu.Lock()
-	g := s.cur
-	s.cur = nil
+	g, first := s.cur, s.cur != nil
+	if first {
+		s.closing, s.cur = g, nil
+	} else {
+		g = s.closing
+	}
 	s.mu.Unlock()
 	if g == nil {
 		return nil
 	}
-	g.release()
+	if first {
+		g.release() // the store's reference
+	}
+	if s.closeWaits != nil {
+		s.closeWaits()
+	}
 	return g.wait()
 }
 

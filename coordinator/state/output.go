@@ -47,7 +47,7 @@ type OutputCapture interface {
 	// WriteTo writes the output section: every record, tasks in byte
 	// order of their ids, each task's records in order.
 	WriteTo(w io.Writer) (int64, error)
-	// Release frees the view; it must be called once.
+	// Release frees the view. Calls after the first do nothing.
 	Release()
 }
 

@@ -6,10 +6,13 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gpulayer/gpulayer/internal/smaps"
 )
 
-// A dropped mapping reads back the same data: the pages come back from
-// the page cache.
+// DropFile takes the mapping's pages out of resident memory (smaps'
+// Rss for the file falls), and the mapping reads back the same data: the
+// pages come back from the page cache.
 func TestDropKeepsTheData(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "f")
 	want := make([]byte, 1<<20)
@@ -35,12 +38,27 @@ func TestDropKeepsTheData(t *testing.T) {
 		}
 		return s
 	}
-	before := sum()
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// rss is how much of the file the mapping holds resident.
+	rss := func() int64 {
+		t.Helper()
+		files, err := smaps.FileRSS(os.Getpid())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return files[real]
+	}
+	before := sum() // every page touched: all of them mapped in
+	if n := rss(); n < int64(len(want))/2 {
+		t.Fatalf("after reading every page the mapping holds %d bytes resident, want about %d", n, len(want))
+	}
 	DropFile(real)
+	if n := rss(); n > int64(len(want))/8 {
+		t.Errorf("after DropFile the mapping still holds %d of %d bytes resident", n, len(want))
+	}
 	if after := sum(); after != before || string(m) != string(want) {
 		t.Error("mapping reads differently after DropFile")
 	}
