@@ -176,5 +176,6 @@ func (s *Store) load(snap *snapshotV1) error {
 	if snap.Nodes != nil {
 		s.nodes = snap.Nodes
 	}
+	s.shareStrings()
 	return nil
 }
