@@ -214,6 +214,29 @@ share_check() {
 	say "two shares of the GPU ran together; the watchdog stopped the one over its share, and the other succeeded"
 }
 
+# zombie_share_check runs a shared task whose main thread exits
+# (pthread_exit) while the process, on its other threads, keeps 4 GiB of
+# a 3 GiB share: /proc shows the process as a zombie, yet it holds the
+# memory. The watchdog must still trace it to its task and stop it.
+zombie_share_check() {
+	local job st
+	job=$("$gl" job submit --gpus 1 --gpu-memory 3G --gpu-sharing unenforced --json -- python3 -c "import ctypes, threading, time, torch; x = torch.empty(4 << 30, dtype=torch.uint8, device='cuda'); torch.cuda.synchronize(); threading.Thread(target=time.sleep, args=(120,)).start(); print('holding 4 GiB; main thread exits', flush=True); ctypes.CDLL(None).pthread_exit(None)" |
+		sed -n 's/^  "id": "\([^"]*\)".*/\1/p' | head -1)
+	for _ in $(seq 1 240); do
+		st=$("$gl" job status "$job" --json | sed -n 's/^  "state": "\([^"]*\)".*/\1/p')
+		[[ $st != pending && $st != running ]] && break
+		sleep 0.5
+	done
+	"$gl" job status "$job" >"$work/share-zombie.txt" 2>&1 || true
+	cat "$work/share-zombie.txt" >&2
+	if [[ $st != failed ]] || ! grep -q "over its share" "$work/share-zombie.txt"; then
+		say "FAIL: a share whose main thread exited ended '$st', want failed over its share"
+		"$gl" job cancel "$job" >/dev/null 2>&1 || true
+		return 1
+	fi
+	say "a share whose main thread exited while it held too much was stopped over its share"
+}
+
 # A one-GPU task sees exactly its GPU: gpulayer dev (a coordinator and an
 # agent on this machine's real NVML), one task that prints what CUDA and
 # nvidia-smi show it. Reads only; it changes no GPU setting.
@@ -262,6 +285,7 @@ if [[ ${TASK_CHECK:-1} == 1 && -n $gl ]]; then
 			fi
 			process_check || status=1
 			share_check || status=1
+			zombie_share_check || status=1
 		else
 			say "no torch here: CUDA's own view of the task and the process check were not run"
 		fi
@@ -278,9 +302,11 @@ fi
 
 if [[ -n ${REPORT_DIR:-} ]]; then
 	mkdir -p "$REPORT_DIR"
-	for f in nvidia-smi.csv gpuinventory.csv inventory.json probe.json task.out metrics.txt metrics-smi.csv probe-hold.json process.txt share-within.txt share-over.txt; do
+	for f in nvidia-smi.csv gpuinventory.csv inventory.json probe.json task.out metrics.txt metrics-smi.csv probe-hold.json process.txt share-within.txt share-over.txt share-zombie.txt; do
 		[[ -f $work/$f ]] && cp "$work/$f" "$REPORT_DIR/"
 	done
+	# The dev instance's log, without the admin token it printed.
+	[[ -f $work/dev.log ]] && sed 's/^\(  GPULAYER_TOKEN=\).*/\1[removed]/' "$work/dev.log" >"$REPORT_DIR/dev.log"
 fi
 
 if [[ $status -eq 0 ]]; then
