@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
@@ -29,7 +28,13 @@ func killUntilGone(what string, list func() ([]int, error)) error {
 	for {
 		pids, err := list()
 		if err != nil {
-			return err
+			// A list that failed (out of descriptors, say) may
+			// succeed a moment later.
+			if time.Now().After(deadline) {
+				return err
+			}
+			time.Sleep(10 * time.Millisecond)
+			continue
 		}
 		if len(pids) == 0 {
 			return nil
@@ -74,7 +79,7 @@ func processesWith(marker []byte) ([]int, error) {
 		if err != nil || pid == os.Getpid() {
 			continue
 		}
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		env, err := environOf(e.Name())
 		if err != nil { // gone, or not ours to read
 			continue
 		}

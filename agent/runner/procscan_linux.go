@@ -102,9 +102,9 @@ func (t *procTable) owned(uid uint32) ([]int, error) {
 	return b.found[uid], b.err
 }
 
-// lead runs b's scan and hands the next batch its token. However the scan
-// ends, b is answered and the token moves on: a request never waits on a
-// scan that will not come.
+// lead runs b's scan and hands the next batch its token, in a deferred
+// call, so that the batches' waiters are let go even while a panic
+// unwinds.
 func (t *procTable) lead(b *scanBatch) {
 	t.qmu.Lock()
 	t.next = nil // later requests wait for the next scan
@@ -150,6 +150,7 @@ func (t *procTable) scan(uids map[uint32]bool) (map[uint32][]int, error) {
 		}
 		p, ok, err := t.read(pid, name)
 		if err != nil {
+			t.closeAll() // short of descriptors, perhaps: give back what is kept
 			return nil, fmt.Errorf("runner: reading process %d: %w", pid, err)
 		}
 		if !ok || !p.live {
@@ -219,6 +220,14 @@ func (t *procTable) pread(fd int) (procStatus, bool, error) {
 	}
 	p, ok := parseStatus(t.buf[:n])
 	return p, ok, nil
+}
+
+// closeAll closes every kept status file.
+func (t *procTable) closeAll() {
+	for pid, f := range t.open {
+		_ = syscall.Close(f.fd)
+		delete(t.open, pid)
+	}
 }
 
 // gone reports whether err says the process is no more.

@@ -51,7 +51,7 @@ func parseStatus(status []byte) (p procStatus, ok bool) {
 			seenUID = true
 			continue
 		}
-		if rest, found := bytes.CutPrefix(line, []byte("Threads:")); found && seenUID {
+		if rest, found := bytes.CutPrefix(line, []byte("Threads:")); found && seenUID && bytes.HasSuffix(line, []byte("\n")) {
 			n, err := strconv.Atoi(string(bytes.TrimSpace(rest)))
 			p.live = err == nil && n > 1 // the leader is one of them, gone
 			return p, true
@@ -85,15 +85,14 @@ func readStatus(buf []byte, path string) (procStatus, bool) {
 	return parseStatus(buf[:n])
 }
 
-// ProcessUIDs reads a process's four uids (real, effective, saved,
-// filesystem); ok is false for a process that is gone. Unlike its
-// environment, a process cannot choose these: an unprivileged task cannot
-// take another task's uid. A zombie's uids are still read: a caller that
-// found the pid elsewhere (NVML's process list) knows it runs, and its
-// leader alone may have exited (parseStatus).
+// ProcessUIDs reads a live process's four uids (real, effective, saved,
+// filesystem); ok is false for a process that is gone or a zombie with no
+// thread left (a zombie leader whose other threads run is alive:
+// parseStatus). Unlike its environment, a process cannot choose these: an
+// unprivileged task cannot take another task's uid.
 func ProcessUIDs(pid uint32) (uids [4]uint32, ok bool) {
 	p, ok := readStatus(make([]byte, statusPrefix), "/proc/"+strconv.FormatUint(uint64(pid), 10)+"/status")
-	if !ok {
+	if !ok || !p.live {
 		return uids, false
 	}
 	return p.uids, true

@@ -537,12 +537,14 @@ func (r *Runner) killRemains(log *slog.Logger, u User, attemptID string) {
 // exclusive task uid is killed, the task's directory removed, and only
 // then the user handed back for another task.
 func (r *Runner) cleanUp(log *slog.Logger, u User, dir string) {
+	clean := true
 	if u.Switch && u.Exclusive {
 		if err := killLeftovers(u.UID); err != nil {
-			// Keep the uid out of circulation: handing it on would
-			// let the next task share it with what is left.
-			log.Error("task uid not released: its processes could not all be killed", "uid", u.UID, "error", err)
-			return
+			// Handed back not clean: the pool looks again before it
+			// gives the uid to another task, and skips it while
+			// anything runs under it.
+			log.Error("processes of the task uid could not all be killed (or listed); the uid is checked again before its next task", "uid", u.UID, "error", err)
+			clean = false
 		}
 	}
 	if dir != "" {
@@ -550,5 +552,5 @@ func (r *Runner) cleanUp(log *slog.Logger, u User, dir string) {
 			log.Warn("removing the task directory", "dir", dir, "error", err)
 		}
 	}
-	r.cfg.Users.Release(u)
+	r.cfg.Users.Release(u, clean)
 }

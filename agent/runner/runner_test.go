@@ -203,7 +203,7 @@ func TestUIDPool(t *testing.T) {
 	if _, err := p.Acquire(); err == nil {
 		t.Fatal("a fourth task got a uid from a pool of three")
 	}
-	p.Release(got[1])
+	p.Release(got[1], true)
 	if u, err := p.Acquire(); err != nil || u.UID != 61001 {
 		t.Errorf("after releasing 61001: %+v, %v", u, err)
 	}
@@ -222,8 +222,19 @@ func TestUIDPoolSkipsUIDsInUse(t *testing.T) {
 	// again; one never handed out still is.
 	scans := 0
 	p.busy = func(uid uint32) bool { scans++; return uid == 61000 }
-	p.Release(u)
+	p.Release(u, true)
 	if again, err := p.Acquire(); err != nil || again.UID != 61001 || scans != 1 {
 		t.Fatalf("after a release: %+v, %v, %d scans; want 61001 with only 61000 scanned", again, err, scans)
+	}
+	// A uid handed back not clean (its leftovers could not be killed or
+	// listed) is looked up again, and skipped while it is busy.
+	p.Release(u, false)
+	p.busy = func(uid uint32) bool { return uid <= 61001 }
+	if again, err := p.Acquire(); err != nil || again.UID != 61002 {
+		t.Fatalf("after a release not clean, with it busy: %+v, %v; want 61002", again, err)
+	}
+	p.busy = func(uint32) bool { return false }
+	if again, err := p.Acquire(); err != nil || again.UID != 61000 {
+		t.Fatalf("once nothing runs under them: %+v, %v; want 61000", again, err)
 	}
 }

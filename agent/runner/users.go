@@ -24,11 +24,12 @@ type User struct {
 }
 
 // Users hands out the users tasks run as. Acquire is called once per task
-// before it starts and Release once after it ended; implementations are
-// safe for concurrent use.
+// before it starts and Release once after it ended, clean when the caller
+// saw that nothing runs under the user any more; implementations are safe
+// for concurrent use.
 type Users interface {
 	Acquire() (User, error)
-	Release(User)
+	Release(u User, clean bool)
 }
 
 // ErrNoTaskUser is returned by UIDPool.Acquire when every uid of the pool
@@ -62,10 +63,11 @@ func NewUIDPool(base uint32, size int) *UIDPool {
 	return &UIDPool{base: base, size: size, busy: uidInUse, used: make([]bool, size), clean: make([]bool, size)}
 }
 
-// uidInUse reports whether any live process runs under uid.
+// uidInUse reports whether any live process runs under uid, or whether
+// that could not be told (a scan that failed): such a uid is not free.
 func uidInUse(uid uint32) bool {
 	pids, err := processesOf(uid)
-	return err == nil && len(pids) > 0
+	return err != nil || len(pids) > 0
 }
 
 // Acquire implements Users.
@@ -82,14 +84,16 @@ func (p *UIDPool) Acquire() (User, error) {
 	return User{}, fmt.Errorf("%w (%d uids from %d)", ErrNoTaskUser, p.size, p.base)
 }
 
-// Release implements Users. The caller must have seen that no process
-// runs under u any more (Runner.cleanUp does): the uid is handed out
-// again without a scan.
-func (p *UIDPool) Release(u User) {
+// Release implements Users. A uid released clean (the caller saw that no
+// process runs under it any more, as Runner.cleanUp does) is handed out
+// again without a scan; one released not clean (its leftovers could not be
+// killed, or not be listed) is scanned when next wanted, and skipped while
+// anything runs under it.
+func (p *UIDPool) Release(u User, clean bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if i := int(u.UID) - int(p.base); u.UID >= p.base && i < p.size {
-		p.used[i], p.clean[i] = false, true
+		p.used[i], p.clean[i] = false, clean
 	}
 }
 
@@ -105,7 +109,7 @@ func (f FixedUser) Acquire() (User, error) {
 }
 
 // Release implements Users.
-func (FixedUser) Release(User) {}
+func (FixedUser) Release(User, bool) {}
 
 // SharedUser runs tasks as the agent's own user (no switch): an agent
 // that is not root and was told to accept that. Name is for USER/LOGNAME.
@@ -115,4 +119,4 @@ type SharedUser struct{ Name string }
 func (s SharedUser) Acquire() (User, error) { return User{Name: s.Name}, nil }
 
 // Release implements Users.
-func (SharedUser) Release(User) {}
+func (SharedUser) Release(User, bool) {}

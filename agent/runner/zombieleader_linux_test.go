@@ -37,7 +37,7 @@ func init() {
 // still reads its uids.
 func TestZombieLeaderWithThreadsIsAlive(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), leaderExitsEnv+"=1", "GOMAXPROCS=2")
+	cmd.Env = append(os.Environ(), leaderExitsEnv+"=1", "GOMAXPROCS=2", attemptIDVar+"=att-zombie")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -64,6 +64,15 @@ func TestZombieLeaderWithThreadsIsAlive(t *testing.T) {
 	}
 	if uids, ok := ProcessUIDs(uint32(pid)); !ok || uids[0] != me {
 		t.Fatalf("uids of the zombie leader: %v %v", uids, ok)
+	}
+	// Its environment, which /proc/<pid>/environ no longer gives, is read
+	// through a live thread: the attempt id traces it (one task user),
+	// and the attempt's kill finds it.
+	if att, ok := AttemptOfPID(uint32(pid)); !ok || att != "att-zombie" {
+		t.Fatalf("attempt of the zombie leader: %q %v, want att-zombie", att, ok)
+	}
+	if pids, err := processesWith([]byte(attemptIDVar + "=att-zombie\x00")); err != nil || !slices.Contains(pids, pid) {
+		t.Fatalf("processes of attempt att-zombie: %v %v, want %d", pids, err, pid)
 	}
 	// SIGKILL to the leader's pid ends the whole group, as the leftover
 	// kill sends it.
