@@ -236,7 +236,11 @@ func TestWorkerUploadsOnlyItsTasksOutputs(t *testing.T) {
 // and each coordinator then removes the bytes from its own disk.
 func TestArtifactsAreRemovedWithTheirJobs(t *testing.T) {
 	c := coordinatortest.StartCluster(t, 3, coordinatortest.Options{Tweak: func(cfg *coordinator.Config) {
-		cfg.Retention = coordinator.Retention{Threshold: time.Hour, Interval: 100 * time.Millisecond, ArtifactGrace: time.Nanosecond}
+		// The grace covers the moment between a blob written to a
+		// node's disk and the record naming that node as its holder
+		// applied there: with none, a sweep in that moment took the
+		// bytes of a live artifact (seen once in CI).
+		cfg.Retention = coordinator.Retention{Threshold: time.Hour, Interval: 100 * time.Millisecond, ArtifactGrace: 2 * time.Second}
 	}})
 	ctx := t.Context()
 	admin := c.Client(c.AdminToken)
