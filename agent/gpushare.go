@@ -63,6 +63,7 @@ func markSharing(devs []api.Device, mechanism string) {
 type shareHolder interface {
 	Shares() []runner.Share
 	StopOverShare(attemptID, reason string) bool
+	StopOnForeignGPU(attemptID, reason string) bool
 }
 
 // shareWatchdog stops attempts over their share. It is used from the
@@ -197,7 +198,7 @@ func (w *shareWatchdog) check(samples []nvml.Sample) {
 		uses = append(uses, shareUse{Share: sh, UsedMiB: used[sh.AttemptID], Known: read[sh.GPU]})
 		if gpu := elsewhere[sh.AttemptID]; gpu != "" {
 			reason := fmt.Sprintf("ran on GPU %s, which it was not given (its share is of GPU %s)", gpu, sh.GPU)
-			if w.holder.StopOverShare(sh.AttemptID, reason) {
+			if w.holder.StopOnForeignGPU(sh.AttemptID, reason) {
 				w.log.Warn("stopping a task that runs on a GPU it was not given", "task_id", sh.TaskID, "attempt_id", sh.AttemptID, "uuid", gpu, "share_uuid", sh.GPU)
 			}
 			continue

@@ -19,9 +19,19 @@ type fakeShares struct {
 	shares  []runner.Share
 	stopped []string
 	reasons []string
+	foreign []string // those stopped for a GPU they were not given
 }
 
 func (f *fakeShares) Shares() []runner.Share { return f.shares }
+
+// StopOnForeignGPU records the stop as StopOverShare does, and in foreign.
+func (f *fakeShares) StopOnForeignGPU(attemptID, reason string) bool {
+	ok := f.StopOverShare(attemptID, reason)
+	if ok {
+		f.foreign = append(f.foreign, attemptID)
+	}
+	return ok
+}
 
 func (f *fakeShares) StopOverShare(attemptID, reason string) bool {
 	for _, s := range f.shares {
@@ -136,6 +146,9 @@ func TestShareWatchdogStopsOnlyTasksOverTheirShare(t *testing.T) {
 			}
 			if c.reason != "" && holder.reasons[0] != c.reason {
 				t.Fatalf("reason %q, want %q", holder.reasons[0], c.reason)
+			}
+			if onForeign := strings.HasPrefix(c.reason, "ran on GPU"); onForeign != (len(holder.foreign) > 0) {
+				t.Fatalf("stopped as on a GPU not given: %v, want %v", holder.foreign, onForeign)
 			}
 			if n := strings.Count(logs.String(), "cannot read the processes"); n != c.warnings {
 				t.Fatalf("%d warnings about unread processes, want %d:\n%s", n, c.warnings, logs.String())

@@ -23,6 +23,9 @@ const (
 	// memory than its share; the agent's watchdog stopped it and
 	// reported it failed (docs/gpus.md, "Fractional sharing").
 	EndOverShare End = "over_gpu_share"
+	// EndForeignGPU: a shared attempt's processes ran on a GPU it was not
+	// given; the agent's watchdog stopped it and reported it failed.
+	EndForeignGPU End = "foreign_gpu"
 	// EndShutdown: the agent shut down and handed the attempt back.
 	EndShutdown End = "shutdown"
 	// EndStale: the coordinator no longer counted the attempt current
@@ -39,7 +42,7 @@ const (
 
 // Ends lists every End, in the order above.
 func Ends() []End {
-	return []End{EndSucceeded, EndFailed, EndTimedOut, EndCancelled, EndGPUFault, EndOverShare, EndShutdown, EndStale, EndError}
+	return []End{EndSucceeded, EndFailed, EndTimedOut, EndCancelled, EndGPUFault, EndOverShare, EndForeignGPU, EndShutdown, EndStale, EndError}
 }
 
 // staleOutcome is the outcome of an attempt found stale, which reports

@@ -78,7 +78,7 @@ func TestEndsAreDistinct(t *testing.T) {
 		}
 		seen[e] = true
 	}
-	if len(seen) != 9 {
-		t.Fatalf("Ends() lists %d ends, want 9", len(seen))
+	if len(seen) != 10 {
+		t.Fatalf("Ends() lists %d ends, want 10", len(seen))
 	}
 }

@@ -110,11 +110,23 @@ func (r *Runner) Shares() []Share {
 // memory than its share: it reports fail with reason, which the job's
 // status shows. It reports whether the attempt was being run.
 func (r *Runner) StopOverShare(attemptID, reason string) bool {
+	return r.stopFor(attemptID, EndOverShare, reason)
+}
+
+// StopOnForeignGPU stops a shared attempt whose processes run on a GPU it
+// was not given, as StopOverShare does, ending as EndForeignGPU.
+func (r *Runner) StopOnForeignGPU(attemptID, reason string) bool {
+	return r.stopFor(attemptID, EndForeignGPU, reason)
+}
+
+// stopFor stops a running attempt, which reports fail with reason and
+// ends as end; it reports whether the attempt was being run.
+func (r *Runner) stopFor(attemptID string, end End, reason string) bool {
 	r.mu.Lock()
 	rn, ok := r.running[attemptID]
 	r.mu.Unlock()
 	if ok {
-		rn.cause.CompareAndSwap(nil, &stopCause{end: EndOverShare, reason: reason})
+		rn.cause.CompareAndSwap(nil, &stopCause{end: end, reason: reason})
 		rn.stop()
 	}
 	return ok

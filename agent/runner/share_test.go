@@ -161,3 +161,24 @@ func TestSharesListOnlyAttemptsWithTheirUser(t *testing.T) {
 		t.Fatalf("shares once it has its user: %+v", got)
 	}
 }
+
+// A shared task stopped for running on a GPU it was not given ends as
+// foreign_gpu, failed with the reason.
+func TestStopOnForeignGPU(t *testing.T) {
+	rec := newRecorder()
+	r := New(Config{Host: inProcess{exec.New(exec.Options{})}, Coordinator: rec, WorkRoot: searchableRoot(t), StopGrace: time.Second})
+	a := shared(shellTask(t, `echo running; exec sleep 120`, nil), "GPU-s", 1024, api.SharingUnenforced)
+	done := make(chan Outcome, 1)
+	go func() { done <- r.Run(t.Context(), a) }()
+	waitOutput(t, rec, a.ID, "running")
+	const reason = "ran on GPU GPU-x, which it was not given (its share is of GPU GPU-s)"
+	if !r.StopOnForeignGPU(a.AttemptID, reason) {
+		t.Fatal("the task was not running")
+	}
+	if out := <-done; !out.Failed || out.End != EndForeignGPU || out.Reason != reason {
+		t.Fatalf("ended %+v, want failed as foreign_gpu with the reason", out)
+	}
+	if r.StopOnForeignGPU(a.AttemptID, reason) {
+		t.Fatal("stopped an attempt that had ended")
+	}
+}
