@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -17,26 +15,15 @@ import (
 func TestFailGPUStopsOnlyTheAttemptsOnIt(t *testing.T) {
 	rec := newRecorder()
 	r := New(Config{Host: inProcess{exec.New(exec.Options{})}, Coordinator: rec, WorkRoot: searchableRoot(t), StopGrace: time.Second})
-	dir := t.TempDir()
 	// Each task says it runs, then waits.
-	script := `touch "$1"; sleep 60`
-	hit := shellTask(t, script, nil, filepath.Join(dir, "hit"))
-	spared := shellTask(t, script, nil, filepath.Join(dir, "spared"))
+	script := `echo up; exec sleep 60`
+	hit := shellTask(t, script, nil)
+	spared := shellTask(t, script, nil)
 	results := map[string]chan Outcome{hit.AttemptID: make(chan Outcome, 1), spared.AttemptID: make(chan Outcome, 1)}
 	go func() { results[hit.AttemptID] <- r.Run(t.Context(), hit) }()
 	go func() { results[spared.AttemptID] <- r.Run(t.Context(), spared) }()
-	deadline := time.Now().Add(30 * time.Second)
-	for _, f := range []string{"hit", "spared"} {
-		for {
-			if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("task %s never ran", f)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
+	waitOutput(t, rec, hit.ID, "up")
+	waitOutput(t, rec, spared.ID, "up")
 
 	const reason = "GPU GPU-x is unhealthy: XID 48 (the GPU needs a reset)"
 	if got := r.FailGPU(hit.Devices[0], reason); !slices.Equal(got, []string{hit.AttemptID}) {

@@ -143,9 +143,9 @@ func TestProcTableBatchesRequests(t *testing.T) {
 		return tab.next != nil && len(tab.next.uids) == n
 	}
 	a := ask(me) // leads the first scan, held in beforeScan
-	waitUntil(t, func() bool { tab.qmu.Lock(); defer tab.qmu.Unlock(); return tab.scans == 1 })
+	waitUntil(t, "the first scan to start", func() bool { tab.qmu.Lock(); defer tab.qmu.Unlock(); return tab.scans == 1 })
 	late := []chan answer{ask(me), ask(me + 54321)}
-	waitUntil(t, func() bool { return queued(2) })
+	waitUntil(t, "both late requests to queue", func() bool { return queued(2) })
 	close(release)
 	for i, ch := range append([]chan answer{a}, late...) {
 		got := <-ch
@@ -163,13 +163,14 @@ func TestProcTableBatchesRequests(t *testing.T) {
 	}
 }
 
-// waitUntil polls cond (state another goroutine moves) for up to 10 s.
-func waitUntil(t *testing.T, cond func() bool) {
+// waitUntil polls cond, state another goroutine or process moves, for up
+// to 20 s; what names it in the failure.
+func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatal("condition never met")
+			t.Fatalf("waited 20 s for %s", what)
 		}
 		runtime.Gosched()
 	}

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // leaderExitsEnv makes this test binary, run again as a helper, end its
@@ -44,20 +43,14 @@ func TestZombieLeaderWithThreadsIsAlive(t *testing.T) {
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	pid := cmd.Process.Pid
 	status := "/proc/" + strconv.Itoa(pid) + "/status"
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	waitUntil(t, "the helper's main thread to exit alone", func() bool {
 		b, err := os.ReadFile(status)
 		if err != nil {
 			t.Fatalf("helper gone: %v", err)
 		}
-		if p, ok := parseStatus(b); ok && p.live && bytes.Contains(b, []byte("State:\tZ")) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the helper's main thread never exited alone:\n%s", b)
-		}
-		time.Sleep(10 * time.Millisecond) // polling the helper's state, not synchronising with our own code
-	}
+		p, ok := parseStatus(b)
+		return ok && p.live && bytes.Contains(b, []byte("State:\tZ"))
+	})
 	me := uint32(os.Getuid())
 	if pids, err := newProcTable().owned(me); err != nil || !slices.Contains(pids, pid) {
 		t.Fatalf("leftover scan of uid %d: %v %v, want the zombie leader %d among them", me, pids, err, pid)
