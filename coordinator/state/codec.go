@@ -16,7 +16,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/command"
 )
 
-// A snapshot (format version 2) is a fixed header, the magic then one
+// A snapshot (format version 3) is a fixed header, the magic then one
 // version byte, followed by a stream of records. Each record is its kind
 // (one byte), the length of its body (an unsigned varint) and the body:
 // one MessagePack value, field names as in the JSON form. The first record
@@ -26,10 +26,15 @@ import (
 // bytes, so a length a hostile snapshot claims inside one can make the
 // decoder allocate no more than the body it actually sent.
 //
-// Version 1 snapshots, one JSON document, are still read (Restore).
+// Version 3 added the finish record (recFinish): a remembered finish whose
+// task is, still, the table's record names that task instead of carrying
+// a second copy of it. Version 2 snapshots, without it, and version 1
+// snapshots, one JSON document, are still read (Restore).
 const (
 	snapshotMagic   = "GPLSNAP"
-	snapshotVersion = 2
+	snapshotVersion = 3
+	// oldestRecords is the oldest version written in records.
+	oldestRecords = 2
 )
 
 // Record kinds. Numbers are part of the format: never reuse one.
@@ -50,6 +55,7 @@ const (
 	recArtifact
 	recAudit
 	recRefusal
+	recFinish // version 3 on
 )
 
 // snapMeta is the store's scalar state.
@@ -63,6 +69,15 @@ type snapMeta struct {
 type snapSubmission struct {
 	Key        string     `json:"key"`
 	Submission Submission `json:"submission"`
+}
+
+// snapFinish is one remembered finish whose task is the table's record,
+// as the finish left it: the task is named, not copied. Its key is
+// submissionKey(Task, Submission).
+type snapFinish struct {
+	Task       string `json:"task"`
+	Submission string `json:"submission"`
+	BodyHash   string `json:"body_hash"`
 }
 
 // snapPair is one entry of a string to string table.
@@ -148,7 +163,16 @@ func (c *Capture) encode(w io.Writer) error {
 		put(recTask, x)
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.submissions)) {
-		put(recSubmission, snapSubmission{Key: k, Submission: *c.submissions[k]})
+		sub := c.submissions[k]
+		// The common case: the finish ended the task, which has not
+		// changed since, so the table holds this very record.
+		if t := sub.Task; t != nil && c.tasks[t.ID] == t {
+			if id, ok := strings.CutPrefix(k, t.ID+"/"); ok {
+				put(recFinish, snapFinish{Task: t.ID, Submission: id, BodyHash: sub.BodyHash})
+				continue
+			}
+		}
+		put(recSubmission, snapSubmission{Key: k, Submission: *sub})
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.idempotency)) {
 		put(recIdempotency, snapPair{Key: k, Value: c.idempotency[k]})
@@ -190,9 +214,9 @@ func sortedBy[T any](list []T, key func(*T) string) []*T {
 	return out
 }
 
-// decodeV2 reads a version 2 snapshot, header included, into the shape
-// load checks and indexes. Records are decoded one at a time.
-func decodeV2(r *bufio.Reader) (*snapshotV1, error) {
+// decodeRecords reads a version 2 or 3 snapshot, header included, into
+// the shape load checks and indexes. Records are decoded one at a time.
+func decodeRecords(r *bufio.Reader) (*snapshotV1, error) {
 	head := make([]byte, len(snapshotMagic)+1)
 	if _, err := io.ReadFull(r, head); err != nil {
 		return nil, fmt.Errorf("snapshot header: %w", err)
@@ -200,13 +224,15 @@ func decodeV2(r *bufio.Reader) (*snapshotV1, error) {
 	if !bytes.Equal(head[:len(snapshotMagic)], []byte(snapshotMagic)) {
 		return nil, fmt.Errorf("not a version 2 snapshot: bad magic: %w", ErrInvalid)
 	}
-	if v := head[len(snapshotMagic)]; v != snapshotVersion {
-		return nil, fmt.Errorf("snapshot version %d, this coordinator reads 1 and %d: %w", v, snapshotVersion, ErrInvalid)
+	v := int(head[len(snapshotMagic)])
+	if v < oldestRecords || v > snapshotVersion {
+		return nil, fmt.Errorf("snapshot version %d, this coordinator reads 1 to %d: %w", v, snapshotVersion, ErrInvalid)
 	}
 	dec := codec.NewDecoderBytes(nil, msgpackHandle())
 	snap := &snapshotV1{
-		Version:     snapshotVersion,
+		Version:     v,
 		Submissions: map[string]Submission{},
+		finishes:    map[string]snapFinish{},
 		Idempotency: map[string]string{},
 		Nodes:       map[string]string{},
 	}
@@ -276,10 +302,23 @@ func decodeRecord(dec *codec.Decoder, kind uint8, snap *snapshotV1) error {
 		if err := dec.Decode(&x); err != nil {
 			return err
 		}
-		if _, dup := snap.Submissions[x.Key]; dup {
+		if snap.hasSubmission(x.Key) {
 			return fmt.Errorf("submission %q listed twice: %w", x.Key, ErrInvalid)
 		}
 		snap.Submissions[x.Key] = x.Submission
+	case recFinish:
+		if snap.Version < 3 {
+			return fmt.Errorf("a finish record in a version %d snapshot: %w", snap.Version, ErrInvalid)
+		}
+		var x snapFinish
+		if err := dec.Decode(&x); err != nil {
+			return err
+		}
+		key := submissionKey(x.Task, x.Submission)
+		if x.Task == "" || snap.hasSubmission(key) {
+			return fmt.Errorf("finish %q listed twice or without its task: %w", key, ErrInvalid)
+		}
+		snap.finishes[key] = x
 	case recIdempotency, recNode:
 		var p snapPair
 		if err := dec.Decode(&p); err != nil {
@@ -341,16 +380,17 @@ var recordNames = map[uint8]string{
 	recMeta: "meta", recCredential: "credentials", recWorker: "workers", recJob: "jobs", recTask: "tasks",
 	recLog: "logs", recSubmission: "submissions", recIdempotency: "idempotency", recNode: "nodes",
 	recGroup: "groups", recCluster: "clusters", recEnrollment: "enrollments", recArtifact: "artifacts",
-	recAudit: "audit", recRefusal: "audit_refusals",
+	recAudit: "audit", recRefusal: "audit_refusals", recFinish: "finishes",
 }
 
-// RecordSizes reads a version 2 snapshot's framing, without decoding a
-// record, and returns the bytes its records take, by table.
+// RecordSizes reads a version 2 or 3 snapshot's framing, without decoding
+// a record, and returns the bytes its records take, by table.
 func RecordSizes(r io.Reader) (map[string]int, error) {
 	br := bufio.NewReader(r)
 	head := make([]byte, len(snapshotMagic)+1)
-	if _, err := io.ReadFull(br, head); err != nil || string(head) != snapshotMagic+string(rune(snapshotVersion)) {
-		return nil, fmt.Errorf("not a version %d snapshot: %w", snapshotVersion, ErrInvalid)
+	if _, err := io.ReadFull(br, head); err != nil || string(head[:len(snapshotMagic)]) != snapshotMagic ||
+		head[len(snapshotMagic)] < oldestRecords || head[len(snapshotMagic)] > snapshotVersion {
+		return nil, fmt.Errorf("not a snapshot in records (versions %d to %d): %w", oldestRecords, snapshotVersion, ErrInvalid)
 	}
 	out := map[string]int{}
 	for {

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"io"
+	"slices"
 	"testing"
 
 	"github.com/hashicorp/go-msgpack/v2/codec"
@@ -20,6 +22,7 @@ func encodeV1(t testing.TB, c *Capture) []byte {
 	}
 	snap := decodeSnapshot(t, buf.Bytes())
 	snap.Version = 1
+	snap.inlineFinishes(t)
 	b, err := json.Marshal(snap)
 	if err != nil {
 		t.Fatal(err)
@@ -27,17 +30,78 @@ func encodeV1(t testing.TB, c *Capture) []byte {
 	return b
 }
 
-// decodeSnapshot decodes a version 2 snapshot without loading it.
+// decodeSnapshot decodes a version 3 snapshot without loading it.
 func decodeSnapshot(t testing.TB, b []byte) *snapshotV1 {
 	t.Helper()
-	snap, err := decodeV2(bufio.NewReader(bytes.NewReader(b)))
+	snap, err := decodeRecords(bufio.NewReader(bytes.NewReader(b)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return snap
 }
 
-// withRecord returns a version 2 snapshot with one more record (kind,
+// inlineFinishes turns version 3's finish records into whole submission
+// records, the only form versions 1 and 2 have.
+func (snap *snapshotV1) inlineFinishes(t testing.TB) {
+	t.Helper()
+	for key, f := range snap.finishes {
+		i := slices.IndexFunc(snap.Tasks, func(x *Task) bool { return x.ID == f.Task })
+		if i < 0 {
+			t.Fatalf("finish %s of a missing task", key)
+		}
+		snap.Submissions[key] = Submission{BodyHash: f.BodyHash, Task: snap.Tasks[i]}
+	}
+	snap.finishes = nil
+}
+
+// encodeV2 writes c as a version 2 snapshot, the records' format before
+// finish records: every remembered finish carries its task whole.
+func encodeV2(t testing.TB, c *Capture) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := c.Encode(&buf); err != nil {
+		t.Fatal(err)
+	}
+	v3 := buf.Bytes()
+	snap := decodeSnapshot(t, v3)
+	r := bufio.NewReader(bytes.NewReader(v3[len(snapshotMagic)+1:]))
+	out := []byte(snapshotMagic + "\x02")
+	for {
+		kind, err := r.ReadByte()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kind == recEnd {
+			return append(out, recEnd)
+		}
+		size, err := binary.ReadUvarint(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := make([]byte, size)
+		if _, err := io.ReadFull(r, body); err != nil {
+			t.Fatal(err)
+		}
+		if kind == recFinish {
+			var f snapFinish
+			if err := codec.NewDecoderBytes(body, msgpackHandle()).Decode(&f); err != nil {
+				t.Fatal(err)
+			}
+			i := slices.IndexFunc(snap.Tasks, func(x *Task) bool { return x.ID == f.Task })
+			body = body[:0]
+			sub := snapSubmission{Key: submissionKey(f.Task, f.Submission), Submission: Submission{BodyHash: f.BodyHash, Task: snap.Tasks[i]}}
+			if err := codec.NewEncoderBytes(&body, msgpackHandle()).Encode(sub); err != nil {
+				t.Fatal(err)
+			}
+			kind = recSubmission
+		}
+		out = append(out, kind)
+		out = binary.AppendUvarint(out, uint64(len(body)))
+		out = append(out, body...)
+	}
+}
+
+// withRecord returns a snapshot with one more record (kind,
 // then v) before its end record.
 func withRecord(t testing.TB, snap []byte, kind uint8, v any) []byte {
 	t.Helper()
@@ -48,12 +112,12 @@ func withRecord(t testing.TB, snap []byte, kind uint8, v any) []byte {
 	return withRawRecord(t, snap, kind, uint64(len(body)), body)
 }
 
-// withRawRecord returns a version 2 snapshot with one more record, of the
+// withRawRecord returns a snapshot with one more record, of the
 // given kind, declared length and body, before its end record.
 func withRawRecord(t testing.TB, snap []byte, kind uint8, size uint64, body []byte) []byte {
 	t.Helper()
 	if len(snap) == 0 || snap[len(snap)-1] != recEnd {
-		t.Fatal("not a whole version 2 snapshot")
+		t.Fatal("not a whole snapshot in records")
 	}
 	out := bytes.Clone(snap[:len(snap)-1])
 	out = append(out, kind)

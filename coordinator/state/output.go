@@ -66,6 +66,10 @@ type OutputRestore interface {
 // ErrOutputSection is a malformed output section.
 var ErrOutputSection = errors.New("malformed output section")
 
+// ErrOutputStorage is an output store that failed to write a restore's
+// staging copy: the store's fault, not the snapshot's.
+var ErrOutputStorage = errors.New("output storage failed")
+
 // MaxOutputTaskID bounds a task id in an output section (ids are UUIDs;
 // the bound only stops a crafted snapshot).
 const MaxOutputTaskID = 256

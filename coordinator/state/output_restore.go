@@ -23,6 +23,16 @@ func PrepareTables(section io.Reader) (*PreparedTables, error) {
 	return &PreparedTables{scratch: scratch}, nil
 }
 
+// Holds checks that every task out has output for is among the tables'.
+func (t *PreparedTables) Holds(out OutputRestore) error {
+	for _, id := range out.Tasks() {
+		if t.scratch.tasks[id] == nil {
+			return fmt.Errorf("restore: output of task %s, which the snapshot lacks: %w", id, ErrInvalid)
+		}
+	}
+	return nil
+}
+
 // PrepareOutput decodes an output section into a replacement for the
 // output, for RestorePrepared.
 func (s *Store) PrepareOutput(r io.Reader) (OutputRestore, error) {
@@ -55,10 +65,8 @@ func (s *Store) RestorePrepared(t *PreparedTables, out OutputRestore) error {
 		}
 	}()
 	scratch := t.scratch
-	for _, id := range out.Tasks() {
-		if scratch.tasks[id] == nil {
-			return fmt.Errorf("restore: output of task %s, which the snapshot lacks: %w", id, ErrInvalid)
-		}
+	if err := t.Holds(out); err != nil {
+		return err
 	}
 	// As Apply: applyMu, then the write lock.
 	s.applyMu.Lock()

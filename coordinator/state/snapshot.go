@@ -34,17 +34,29 @@ type snapshotV1 struct {
 	Audit         []command.AuditEvent `json:"audit,omitempty"`
 	AuditRefusals []command.AuditEvent `json:"audit_refusals,omitempty"`
 	AuditSeq      uint64               `json:"audit_seq,omitempty"`
+
+	// finishes are version 3's remembered finishes that name their task
+	// (recFinish), by key; never in JSON.
+	finishes map[string]snapFinish
 }
 
-// Snapshot writes the whole state to w as a version 2 snapshot (codec.go).
+// hasSubmission reports whether a remembered finish under key was
+// decoded already, in either form.
+func (snap *snapshotV1) hasSubmission(key string) bool {
+	_, a := snap.Submissions[key]
+	_, b := snap.finishes[key]
+	return a || b
+}
+
+// Snapshot writes the whole state to w as a version 3 snapshot (codec.go).
 // Output is deterministic for a given state. It holds the read lock only
 // while it captures; the encoding runs outside it.
 func (s *Store) Snapshot(w io.Writer) error {
 	return s.Capture().Encode(w)
 }
 
-// Restore replaces the state with a snapshot, of version 2 or the older
-// JSON version 1, and rebuilds every index. The snapshot is decoded,
+// Restore replaces the state with a snapshot, of version 3 or 2 or the
+// older JSON version 1, and rebuilds every index. The snapshot is decoded,
 // checked and indexed into fresh tables first; only a snapshot that passes
 // replaces the state, so one that fails to decode or validate leaves the
 // previous state untouched.
@@ -61,7 +73,7 @@ func (s *Store) Restore(r io.Reader) error {
 		}
 	} else {
 		var err error
-		if snap, err = decodeV2(br); err != nil {
+		if snap, err = decodeRecords(br); err != nil {
 			return fmt.Errorf("restore: %w", err)
 		}
 	}
@@ -169,6 +181,14 @@ func (s *Store) load(snap *snapshotV1) error {
 			sub.Task = t
 		}
 		s.submissions[key] = &sub
+	}
+	for key, f := range snap.finishes {
+		t := s.tasks[f.Task]
+		if t == nil {
+			return fmt.Errorf("finish %q of task %s, which the snapshot lacks: %w", key, f.Task, ErrInvalid)
+		}
+		t.frozen = true // shared with the finish, as before the snapshot
+		s.submissions[key] = &Submission{BodyHash: f.BodyHash, Task: t}
 	}
 	if snap.Idempotency != nil {
 		s.idempotency = snap.Idempotency

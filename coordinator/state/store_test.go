@@ -330,8 +330,17 @@ func TestFailedRestoreLeavesStateUntouched(t *testing.T) {
 	}{
 		{"not a snapshot", []byte("\x00\x01garbage")},
 		{"wrong magic", append([]byte("GPLSNAQ"), before[len(snapshotMagic):]...)},
-		{"version 1 header on version 2 records", withVersion(1)},
-		{"unknown version", withVersion(3)},
+		{"version 1 header on records", withVersion(1)},
+		{"unknown version", withVersion(snapshotVersion + 1)},
+		{"finish record in a version 2 snapshot", func() []byte {
+			b := withRecord(t, before, recFinish, snapFinish{Task: "j1-a", Submission: "s-new", BodyHash: "b"})
+			b[len(snapshotMagic)] = 2
+			return b
+		}()},
+		{"finish of a missing task", withRecord(t, before, recFinish, snapFinish{Task: "nope", Submission: "s", BodyHash: "b"})},
+		{"finish without a task", withRecord(t, before, recFinish, snapFinish{Submission: "s", BodyHash: "b"})},
+		{"finish listed twice", withRecord(t, withRecord(t, before, recFinish, snapFinish{Task: "j1-a", Submission: "s-new", BodyHash: "b"}),
+			recFinish, snapFinish{Task: "j1-a", Submission: "s-new", BodyHash: "c"})},
 		{"JSON of an unknown version", []byte(`{"version":2}`)},
 		{"truncated", before[:len(before)/2]},
 		{"without its end record", before[:len(before)-1]},
