@@ -133,6 +133,7 @@ func New(cfg Config) (*Server, error) {
 		ln.Close()
 		return nil, err
 	}
+	machine := fsm.New(s.store)
 	node, err := cluster.Open(cluster.Config{
 		NodeID:            cfg.NodeID,
 		RaftAddr:          cfg.RaftAddr,
@@ -141,7 +142,7 @@ func New(cfg Config) (*Server, error) {
 		Dial:              cfg.RaftDial,
 		Stores:            cfg.RaftStores,
 		TLS:               peer,
-		FSM:               fsm.New(s.store),
+		FSM:               machine,
 		Logger:            cfg.Logger,
 		HeartbeatTimeout:  cfg.RaftHeartbeatTimeout,
 		ElectionTimeout:   cfg.RaftElectionTimeout,
@@ -193,6 +194,7 @@ func New(cfg Config) (*Server, error) {
 		Ready:            s.LeaderReady,
 		Self:             s.self,
 		Operator:         node,
+		Snapshots:        machine,
 		CollectGarbage:   s.CollectGarbage,
 		ForwardTransport: fwd,
 

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/hashicorp/raft"
 
@@ -19,6 +20,9 @@ import (
 // FSM is the raft.FSM over a state.Store.
 type FSM struct {
 	store *state.Store
+
+	offerMu sync.Mutex
+	offer   *Prepared // prepared.go
 }
 
 var (
@@ -82,47 +86,65 @@ func Check(r io.Reader) error {
 
 // Restore replaces the state and the output with a snapshot's. Both
 // sections are decoded and checked before either replaces anything: a
-// bad snapshot leaves the state and the output as they were.
+// bad snapshot leaves the state and the output as they were. A snapshot
+// prepared already (Offer) is swapped in without being decoded again.
 func (f *FSM) Restore(rc io.ReadCloser) error {
 	defer rc.Close()
-	r := bufio.NewReaderSize(rc, chunkSize)
-	sectioned, err := readHeader(r)
+	if p := f.takeOffer(); p != nil {
+		return f.restoreOffered(rc, p)
+	}
+	tables, out, err := f.prepare(rc)
 	if err != nil {
 		return err
 	}
+	return f.store.RestorePrepared(tables, out)
+}
+
+// prepare decodes and checks a snapshot's sections, the output's into a
+// staging copy beside the output (discarded unless handed on).
+func (f *FSM) prepare(rc io.Reader) (*state.PreparedTables, state.OutputRestore, error) {
+	r := bufio.NewReaderSize(rc, chunkSize)
+	sectioned, err := readHeader(r)
+	if err != nil {
+		return nil, nil, err
+	}
 	if !sectioned {
-		return f.restoreUnsectioned(r)
+		return f.prepareUnsectioned(r)
 	}
 	// Each section is decoded as it is read: neither is held whole.
 	section := newChunkReader(r)
 	tables, err := state.PrepareTables(section)
 	if err != nil {
 		if section.err != nil { // the stream's fault, not the section's
-			return fmt.Errorf("restore: store section: %w", section.err)
+			return nil, nil, fmt.Errorf("restore: store section: %w", section.err)
 		}
-		return err
+		return nil, nil, err
 	}
 	if err := section.drain(); err != nil {
-		return fmt.Errorf("restore: store section: %w", err)
+		return nil, nil, fmt.Errorf("restore: store section: %w", err)
 	}
 	outSection := newChunkReader(r)
 	out, err := f.store.PrepareOutput(outSection)
 	if err != nil {
-		return fmt.Errorf("restore: output section: %w", err)
+		return nil, nil, fmt.Errorf("restore: output section: %w", err)
 	}
 	if err := outSection.drain(); err != nil {
 		out.Discard()
-		return fmt.Errorf("restore: output section: %w", err)
+		return nil, nil, fmt.Errorf("restore: output section: %w", err)
 	}
-	switch _, err := r.ReadByte(); {
+	switch _, err = r.ReadByte(); {
 	case err == nil:
-		out.Discard()
-		return fmt.Errorf("%w: data after the last section", ErrBadSnapshot)
-	case !errors.Is(err, io.EOF):
-		out.Discard()
-		return fmt.Errorf("restore: %w", err)
+		err = fmt.Errorf("%w: data after the last section", ErrBadSnapshot)
+	case errors.Is(err, io.EOF):
+		err = tables.Holds(out)
+	default:
+		err = fmt.Errorf("restore: %w", err)
 	}
-	return f.store.RestorePrepared(tables, out)
+	if err != nil {
+		out.Discard()
+		return nil, nil, err
+	}
+	return tables, out, nil
 }
 
 type snapshot struct {

@@ -11,17 +11,17 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/state"
 )
 
-// restoreUnsectioned restores a snapshot written before sections: the
+// prepareUnsectioned prepares a snapshot written before sections: the
 // store's JSON alone, with the task output in its "logs" field, which
 // becomes the output section (so a coordinator upgraded onto its old
 // snapshot keeps the output in it). Such a snapshot was held in memory
 // whole when it was written, and is read so again, once; the output
 // section is encoded as the output store reads it (a pipe), not beside
 // it in memory.
-func (f *FSM) restoreUnsectioned(r io.Reader) error {
+func (f *FSM) prepareUnsectioned(r io.Reader) (*state.PreparedTables, state.OutputRestore, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	var legacy struct {
 		Logs map[string][]state.LogRecord `json:"logs"`
@@ -30,16 +30,20 @@ func (f *FSM) restoreUnsectioned(r io.Reader) error {
 	_ = json.Unmarshal(data, &legacy)
 	tables, err := state.PrepareTables(bytes.NewReader(data))
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(encodeLegacyLogs(pw, legacy.Logs)) }()
 	out, err := f.store.PrepareOutput(pr)
 	_ = pr.CloseWithError(errPrepared) // stops the encoder if Prepare stopped first
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	return f.store.RestorePrepared(tables, out)
+	if err := tables.Holds(out); err != nil {
+		out.Discard()
+		return nil, nil, err
+	}
+	return tables, out, nil
 }
 
 // errPrepared ends the encoding of a legacy snapshot's output once the

@@ -13,6 +13,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/blob"
 	"github.com/gpulayer/gpulayer/coordinator/fsm"
+	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -107,13 +108,14 @@ func (s *Server) saveSnapshot(w http.ResponseWriter, r *http.Request, _ auth.Pri
 }
 
 // restoreSnapshot replaces the whole state on every server with the
-// uploaded snapshot. The upload is decoded into a scratch store first, so a
-// damaged file is refused and changes nothing.
+// uploaded snapshot. The upload is decoded and checked once, aside
+// (fsm.Prepare), before Raft takes it, so a damaged file is refused and
+// changes nothing; Raft's restore then swaps in what was prepared
+// (fsm.Offer) instead of decoding it again.
 func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	// The upload is held on disk (a nameless file among the artifacts'
-	// temporaries), not in memory: it is read twice, once to check it and
-	// once by Raft, and a large state would otherwise be in memory whole
-	// beside both decodes.
+	// temporaries), not in memory: it is read twice, once to prepare it
+	// and once by Raft, which stores it as its snapshot.
 	f, n, err := s.blobs.Spool(http.MaxBytesReader(w, r.Body, api.MaxArtifactBody))
 	switch {
 	case errors.Is(err, blob.ErrStorage):
@@ -122,9 +124,15 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request, _ auth.
 		return newError(api.CodeBodyTooLarge, "snapshot upload: %v", err)
 	}
 	defer f.Close()
-	if err := fsm.Check(bufio.NewReaderSize(f, 1<<20)); err != nil {
+	prepared, err := s.snapshots.Prepare(bufio.NewReaderSize(f, 1<<20))
+	switch {
+	case errors.Is(err, state.ErrOutputStorage):
+		return fmt.Errorf("restore: %w", err)
+	case err != nil:
 		return invalidf("not a GpuLayer snapshot: %v", err)
 	}
+	withdraw := s.snapshots.Offer(prepared)
+	defer withdraw()
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/gpulayer/gpulayer/coordinator/blob"
+	"github.com/gpulayer/gpulayer/coordinator/fsm"
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/internal/clock"
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -47,6 +48,13 @@ type Operator interface {
 	Barrier(ctx context.Context) error
 }
 
+// Snapshots prepares an uploaded snapshot, decoding and checking it once,
+// and offers it to the Raft restore that follows (fsm.FSM).
+type Snapshots interface {
+	Prepare(r io.Reader) (*fsm.Prepared, error)
+	Offer(p *fsm.Prepared) (withdraw func())
+}
+
 // Config wires the API to the rest of the coordinator.
 type Config struct {
 	Store   *state.Store
@@ -63,6 +71,8 @@ type Config struct {
 	Self func() api.SelfResponse
 	// Operator performs membership changes and snapshot restores.
 	Operator Operator
+	// Snapshots prepares uploads for Operator.Restore.
+	Snapshots Snapshots
 	// CollectGarbage removes the finished jobs due under the retention
 	// (olderThan < 0: the configured threshold), returning how many.
 	CollectGarbage func(ctx context.Context, by string, olderThan time.Duration) (int, error)
@@ -107,6 +117,7 @@ type Server struct {
 	ready            func() bool
 	self             func() api.SelfResponse
 	operator         Operator
+	snapshots        Snapshots
 	collectGarbage   func(ctx context.Context, by string, olderThan time.Duration) (int, error)
 	forwardTransport http.RoundTripper
 	proxies          proxies
@@ -147,6 +158,7 @@ func New(cfg Config) *Server {
 	}
 	s.self = cfg.Self
 	s.operator = cfg.Operator
+	s.snapshots = cfg.Snapshots
 	s.collectGarbage = cfg.CollectGarbage
 	s.forwardTransport = cfg.ForwardTransport
 	if s.forwardTransport == nil {

@@ -6,7 +6,7 @@
 // opened, because on every start Raft restores the latest snapshot (whose
 // output section rebuilds the file) and replays the log after it (whose
 // AppendLogs commands append again). A snapshot restore writes the new
-// contents to a file beside it (output.db.next) and swaps it in only once
+// contents to a file beside it (output.db.next-N) and swaps it in only once
 // the whole section decoded; the file it replaces stays open, nameless,
 // until the last capture streaming from it is released (generation.go).
 //

@@ -86,18 +86,16 @@ func (c *capture) Release() {
 const restoreBatchBytes = 4 << 20
 
 // Prepare writes the section into a fresh file beside the output file,
-// in bounded transactions; Commit swaps it in.
-//
-// Restores run one at a time: Raft restores snapshots on its FSM
-// goroutine only, one after another, and each is committed or discarded
-// before the next is prepared. The staging file's name is fixed
-// (output.db.next), so a second Prepare while one is still open would
-// remove the first one's file.
+// in bounded transactions; Commit swaps it in. Each Prepare has a staging
+// file of its own (output.db.next-N), so restores may be prepared
+// concurrently (an operator's upload while Raft installs a snapshot);
+// commits are serialised by the state store's apply lock. A failure to
+// write the staging file wraps state.ErrOutputStorage.
 func (s *Store) Prepare(r io.Reader) (state.OutputRestore, error) {
-	next := s.path + ".next"
+	next := fmt.Sprintf("%s%s%d", s.path, stagingSuffix, s.staged.Add(1))
 	db, err := create(next, s.mmap)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", state.ErrOutputStorage, err)
 	}
 	rs := &restore{into: s, path: next, g: newGeneration(db), counts: map[string]int{}}
 	if err := rs.fill(r); err != nil {
@@ -106,6 +104,10 @@ func (s *Store) Prepare(r io.Reader) (state.OutputRestore, error) {
 	}
 	return rs, nil
 }
+
+// stagingSuffix, then a number, names a restore's staging file beside the
+// output file; Open removes any a crash left.
+const stagingSuffix = ".next-"
 
 type restore struct {
 	into   *Store
@@ -122,7 +124,9 @@ func (rs *restore) fill(r io.Reader) error {
 	size := 0
 	flush := func() error {
 		err := rs.g.db.Update(func(tx *bolt.Tx) error { return writeOps(tx, ops) })
-		if err == nil {
+		if err != nil {
+			err = fmt.Errorf("%w: %w", state.ErrOutputStorage, err)
+		} else {
 			count(rs.counts, ops)
 			if rs.g.trimDue(size) {
 				trimDB(rs.g.db)

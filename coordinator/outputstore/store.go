@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -39,6 +42,9 @@ type Store struct {
 	// wait for the file's last holder.
 	closeWaits func()
 
+	// staged numbers restores' staging files (Prepare).
+	staged atomic.Uint64
+
 	// writeMu serialises Write, so that counts follow the file's order.
 	writeMu sync.Mutex
 
@@ -57,16 +63,39 @@ type Options struct {
 	MmapBytes int
 }
 
-// Open empties (or creates) the output file at path and opens it.
+// Open empties (or creates) the output file at path and opens it, and
+// removes restores' staging files a crash left beside it.
 func Open(path string, opts Options) (*Store, error) {
 	if opts.MmapBytes <= 0 {
 		opts.MmapBytes = DefaultMmapBytes
+	}
+	if err := removeStaging(path); err != nil {
+		return nil, err
 	}
 	db, err := create(path, opts.MmapBytes)
 	if err != nil {
 		return nil, err
 	}
 	return &Store{path: path, mmap: opts.MmapBytes, cur: newGeneration(db), counts: map[string]int{}}, nil
+}
+
+// removeStaging removes the staging files of restores beside the output
+// file at path (output.db.next-N, and output.db.next, the one name they
+// had before they were numbered).
+func removeStaging(path string) error {
+	dir, base := filepath.Split(path)
+	entries, err := os.ReadDir(filepath.Clean(dir))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("outputstore: %w", err)
+	}
+	for _, e := range entries {
+		if name := e.Name(); name == base+".next" || strings.HasPrefix(name, base+stagingSuffix) {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("outputstore: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 // create removes whatever is at path and opens a fresh file there.

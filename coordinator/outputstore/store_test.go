@@ -3,6 +3,7 @@ package outputstore
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,6 +52,35 @@ func TestOpenEmptiesTheFile(t *testing.T) {
 
 // A restore swaps the new file in under the output file's name and
 // leaves no staging file; a refused one leaves none either.
+// Open removes the staging files of restores a crash left beside the
+// output file, and nothing else.
+func TestOpenRemovesStagingFiles(t *testing.T) {
+	dir := t.TempDir()
+	left := []string{FileName + ".next", FileName + ".next-1", FileName + ".next-42"}
+	kept := []string{FileName + ".nextday", "other.db.next-1", "raft.db"}
+	for _, name := range append(slices.Clone(left), kept...) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := Open(filepath.Join(dir, FileName), Options{MmapBytes: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	if want := append([]string{FileName}, kept...); !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want))) {
+		t.Fatalf("files after Open: %q, want %q", got, want)
+	}
+}
+
 func TestRestoreFiles(t *testing.T) {
 	s := openTemp(t)
 	dir := filepath.Dir(s.path)

@@ -1,0 +1,126 @@
+package fsm
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"fmt"
+	"hash"
+	"io"
+
+	"github.com/gpulayer/gpulayer/coordinator/state"
+)
+
+// An operator's restore (PUT /v1/operator/snapshot) must be checked before
+// Raft takes it: hashicorp/raft stores the snapshot, then has the FSM
+// restore it, and stops the node if that fails. Checking by decoding it
+// aside and then letting Raft decode it again costs two decodes, and two
+// states in memory one after the other. Instead the upload is prepared
+// (Prepare: decoded, checked, its output staged) and offered (Offer); the
+// FSM.Restore that Raft then calls hashes the stream it is handed, and
+// when that is the prepared snapshot, byte for byte (SHA-256), swaps the
+// prepared state in without decoding it again.
+//
+// Any other restore that finds an offer (a snapshot a new leader installs
+// on a node that lost its leadership meanwhile) cannot have been read
+// twice: it discards the offer and fails, and Raft's install is retried
+// by the leader, to find no offer the next time.
+
+// Prepared is a snapshot decoded and checked, ready to replace the state.
+type Prepared struct {
+	digest [sha256.Size]byte
+	size   int64
+	tables *state.PreparedTables
+	out    state.OutputRestore
+}
+
+// Discard drops a prepared snapshot that will not be offered or was
+// withdrawn unused; it is safe to call on one already taken.
+func (p *Prepared) Discard() {
+	if p != nil && p.out != nil {
+		p.out.Discard()
+		p.out, p.tables = nil, nil
+	}
+}
+
+// Prepare decodes and checks a snapshot as Restore would, without
+// replacing anything: the tables are built aside and the output staged
+// beside the output store's file. An error wrapping state.ErrOutputStorage
+// is the output store's failure; any other is the snapshot's.
+func (f *FSM) Prepare(r io.Reader) (*Prepared, error) {
+	h := sha256.New()
+	counted := &countingReader{r: io.TeeReader(r, h)}
+	tables, out, err := f.prepare(counted)
+	if err != nil {
+		return nil, err
+	}
+	p := &Prepared{size: counted.n, tables: tables, out: out}
+	h.Sum(p.digest[:0])
+	return p, nil
+}
+
+// Offer makes p the state the next Restore of the same bytes swaps in.
+// The returned withdraw, called once Raft's restore has returned, drops
+// p if no Restore took it. One offer stands at a time: a second replaces
+// (and discards) the first.
+func (f *FSM) Offer(p *Prepared) (withdraw func()) {
+	f.offerMu.Lock()
+	old := f.offer
+	f.offer = p
+	f.offerMu.Unlock()
+	old.Discard()
+	return func() {
+		f.offerMu.Lock()
+		mine := f.offer == p
+		if mine {
+			f.offer = nil
+		}
+		f.offerMu.Unlock()
+		if mine {
+			p.Discard()
+		}
+	}
+}
+
+// takeOffer returns the standing offer, if any, and clears it.
+func (f *FSM) takeOffer() *Prepared {
+	f.offerMu.Lock()
+	defer f.offerMu.Unlock()
+	p := f.offer
+	f.offer = nil
+	return p
+}
+
+// restoreOffered swaps p in if r is the snapshot p was prepared from.
+func (f *FSM) restoreOffered(r io.Reader, p *Prepared) error {
+	h := sha256.New()
+	n, err := io.Copy(h, bufio.NewReaderSize(r, chunkSize))
+	if err != nil {
+		p.Discard()
+		return fmt.Errorf("restore: %w", err)
+	}
+	if n != p.size || !sameSum(h, p.digest) {
+		p.Discard()
+		return fmt.Errorf("%w: not the snapshot prepared for this restore (%d bytes against %d)", ErrBadSnapshot, n, p.size)
+	}
+	out := p.out
+	p.out = nil
+	return f.store.RestorePrepared(p.tables, out)
+}
+
+func sameSum(h hash.Hash, want [sha256.Size]byte) bool {
+	var got [sha256.Size]byte
+	h.Sum(got[:0])
+	return got == want
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n += int64(n)
+	return n, err
+}

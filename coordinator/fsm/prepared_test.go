@@ -1,0 +1,202 @@
+package fsm
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gpulayer/gpulayer/coordinator/outputstore"
+	"github.com/gpulayer/gpulayer/coordinator/state"
+)
+
+// openOutput opens a bbolt output store in dir.
+func openOutput(t *testing.T, dir string) *outputstore.Store {
+	t.Helper()
+	s, err := outputstore.Open(filepath.Join(dir, outputstore.FileName), outputstore.Options{MmapBytes: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// staging lists the restores' staging files in dir.
+func staging(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".next") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// source is an FSM holding job j with output, and a snapshot of it.
+func source(t *testing.T) (*FSM, []byte) {
+	t.Helper()
+	src := New(state.NewWithOutput(state.NewMemOutput()))
+	apply(t, src, running()...)
+	apply(t, src, out(1, "from the snapshot\n"))
+	return src, persist(t, src)
+}
+
+// target is an FSM over a bbolt output store in dir, holding other state.
+func target(t *testing.T, dir string) *FSM {
+	t.Helper()
+	f := New(state.NewWithOutput(openOutput(t, dir)))
+	apply(t, f, running()...)
+	apply(t, f, out(1, "kept\n"))
+	return f
+}
+
+// A prepared snapshot, offered, is what the next Restore of the same
+// bytes swaps in: the state and the output are the snapshot's, and the
+// restore staged nothing of its own (the prepared staging file is the
+// one committed: it was decoded once).
+func TestOfferedSnapshotIsSwappedIn(t *testing.T) {
+	src, snap := source(t)
+	dir := t.TempDir()
+	f := target(t, dir)
+	p, err := f.Prepare(bytes.NewReader(snap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := staging(t, dir); len(got) != 1 {
+		t.Fatalf("staging files after Prepare: %q, want one", got)
+	}
+	if got := logs(t, f); !slices.Equal(got, []string{"kept\n"}) {
+		t.Fatalf("Prepare changed the output: %q", got)
+	}
+	withdraw := f.Offer(p)
+	if err := f.Restore(io.NopCloser(&onePass{r: bytes.NewReader(snap)})); err != nil {
+		t.Fatal(err)
+	}
+	if got := staging(t, dir); len(got) != 0 {
+		t.Fatalf("staging files after the restore: %q, want none", got)
+	}
+	withdraw() // taken: nothing left to drop
+	if !bytes.Equal(storeSection(t, f), storeSection(t, src)) {
+		t.Error("state differs from the snapshot's")
+	}
+	if got := logs(t, f); !slices.Equal(got, []string{"from the snapshot\n"}) {
+		t.Errorf("output after the restore: %q", got)
+	}
+}
+
+// A Restore handed other bytes than the offer was prepared from (a
+// leader's install on a node whose operator restore is in flight) fails,
+// changes nothing, and drops the offer: the next Restore decodes.
+func TestOfferOfOtherBytesIsRefused(t *testing.T) {
+	src, snap := source(t)
+	apply(t, src, out(2, "later\n"))
+	other := persist(t, src)
+	dir := t.TempDir()
+	f := target(t, dir)
+	p, err := f.Prepare(bytes.NewReader(snap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	withdraw := f.Offer(p)
+	defer withdraw()
+	before := storeSection(t, f)
+	for name, b := range map[string][]byte{"other": other, "truncated": snap[:len(snap)-1]} {
+		t.Run(name, func(t *testing.T) {
+			f.Offer(p) // each case has the offer standing
+			if err := f.Restore(io.NopCloser(bytes.NewReader(b))); !errors.Is(err, ErrBadSnapshot) {
+				t.Fatalf("restore of %s bytes: %v, want ErrBadSnapshot", name, err)
+			}
+			if !bytes.Equal(storeSection(t, f), before) {
+				t.Error("a refused restore changed the state")
+			}
+			if got := logs(t, f); !slices.Equal(got, []string{"kept\n"}) {
+				t.Errorf("a refused restore changed the output: %q", got)
+			}
+			if got := staging(t, dir); len(got) != 0 {
+				t.Errorf("staging files left: %q", got)
+			}
+		})
+		p, err = f.Prepare(bytes.NewReader(snap))
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.Discard()
+	// No offer stands: the next restore decodes what it is given.
+	if err := f.Restore(io.NopCloser(bytes.NewReader(other))); err != nil {
+		t.Fatal(err)
+	}
+	if got := logs(t, f); !slices.Equal(got, []string{"from the snapshot\n", "later\n"}) {
+		t.Errorf("output after a decoded restore: %q", got)
+	}
+}
+
+// An offer no Restore took is dropped with its staging file when it is
+// withdrawn or replaced by another offer.
+func TestWithdrawnOfferIsDropped(t *testing.T) {
+	_, snap := source(t)
+	dir := t.TempDir()
+	f := target(t, dir)
+	first, err := f.Prepare(bytes.NewReader(snap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	withdrawFirst := f.Offer(first)
+	second, err := f.Prepare(bytes.NewReader(snap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := staging(t, dir); len(got) != 2 {
+		t.Fatalf("staging files of two prepared restores: %q", got)
+	}
+	withdrawSecond := f.Offer(second)
+	if got := staging(t, dir); len(got) != 1 {
+		t.Fatalf("staging files once the first offer was replaced: %q", got)
+	}
+	withdrawFirst() // not the standing offer: leaves the second alone
+	if got := staging(t, dir); len(got) != 1 {
+		t.Fatalf("withdrawing a replaced offer dropped the standing one: %q", got)
+	}
+	withdrawSecond()
+	if got := staging(t, dir); len(got) != 0 {
+		t.Fatalf("staging files after the withdrawal: %q", got)
+	}
+	if got := logs(t, f); !slices.Equal(got, []string{"kept\n"}) {
+		t.Errorf("an offer never taken changed the output: %q", got)
+	}
+}
+
+// Prepare refuses what Restore refuses, with the same errors, and stages
+// nothing it keeps.
+func TestPrepareRefusesBadSnapshots(t *testing.T) {
+	src := New(state.NewWithOutput(state.NewMemOutput()))
+	apply(t, src, running()...)
+	apply(t, src, out(1, "from the snapshot\n"))
+	_, cases := badSnapshots(t, src)
+	dir := t.TempDir()
+	f := target(t, dir)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := f.Prepare(bytes.NewReader(c.snap)); !errors.Is(err, c.want) {
+				t.Fatalf("prepare: %v, want %v", err, c.want)
+			}
+			if got := staging(t, dir); len(got) != 0 {
+				t.Errorf("staging files left: %q", got)
+			}
+		})
+	}
+}
+
+// onePass is a reader that can be read once, as Raft's snapshot file is.
+type onePass struct{ r io.Reader }
+
+func (o *onePass) Read(b []byte) (int, error) { return o.r.Read(b) }
