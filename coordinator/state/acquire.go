@@ -51,7 +51,7 @@ func (s *Store) acquireReplay(w *Worker, requestID string) ([]AssignOutcome, boo
 	}
 	var out []AssignOutcome
 	for _, ta := range append([]TaskAttempt{{TaskID: rec.TaskID, AttemptID: rec.AttemptID}}, rec.More...) {
-		t, ok := s.tasks[ta.TaskID]
+		t, ok := s.tasks.lookup(ta.TaskID)
 		if ok && t.AttemptID == ta.AttemptID && t.WorkerID == w.ID && t.Active() {
 			out = append(out, s.assignOutcome(t, true))
 		}

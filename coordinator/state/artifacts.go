@@ -108,7 +108,7 @@ func (s *Store) workerHolds(workerID string, ok func(*command.JobSpec) bool) boo
 		return false
 	}
 	for id := range w.active {
-		if ok(&s.jobs[s.tasks[id].JobID].Spec) {
+		if ok(&s.jobs.get(s.tasks.get(id).JobID).Spec) {
 			return true
 		}
 	}

@@ -16,6 +16,9 @@ import (
 // the sorting and the encoding, where a snapshot's time goes, happen in
 // Encode, outside any lock. The store keeps to rules that make sharing
 // safe (see docs/architecture.md, "Snapshots"):
+//   - the tables that grow with the jobs kept (tasks, jobs, submissions,
+//     idempotency keys) are frozen, not copied (cowmap.go): a write after
+//     a capture copies the one shard it changes;
 //   - tasks are shared, copy on write: a capture moves the store's
 //     generation on, and a command copies a task written in an older one
 //     before it changes it (ownTask);
@@ -38,16 +41,16 @@ type Capture struct {
 
 	credentials []Credential
 	workers     []Worker
-	jobs        map[string]*Job
+	jobs        frozenMap[*Job]
 	jobOrder    []string
-	tasks       map[string]*Task
+	tasks       frozenMap[*Task]
 	groups      []Group
 	clusters    []Cluster
 	enrollments []Enrollment
 	artifacts   []Artifact
 
-	submissions map[string]*Submission
-	idempotency map[string]string
+	submissions frozenMap[*Submission]
+	idempotency frozenMap[string]
 	nodes       map[string]string
 	audit       []command.AuditEvent
 	refusals    []command.AuditEvent
@@ -69,15 +72,15 @@ func (s *Store) captureLocked() *Capture {
 		auditSeq:            s.auditSeq,
 		credentials:         make([]Credential, 0, len(s.credentials)),
 		workers:             make([]Worker, 0, len(s.workers)),
-		jobs:                maps.Clone(s.jobs),
+		jobs:                s.jobs.freeze(),
 		jobOrder:            s.jobOrder[:len(s.jobOrder):len(s.jobOrder)],
-		tasks:               maps.Clone(s.tasks),
+		tasks:               s.tasks.freeze(),
 		groups:              make([]Group, 0, len(s.groups)),
 		clusters:            make([]Cluster, 0, len(s.clusters)),
 		enrollments:         make([]Enrollment, 0, len(s.enrollments)),
 		artifacts:           make([]Artifact, 0, len(s.artifacts)),
-		submissions:         maps.Clone(s.submissions),
-		idempotency:         maps.Clone(s.idempotency),
+		submissions:         s.submissions.freeze(),
+		idempotency:         s.idempotency.freeze(),
 		nodes:               maps.Clone(s.nodes),
 		audit:               s.audit[:len(s.audit):len(s.audit)],
 		refusals:            s.refusals[:len(s.refusals):len(s.refusals)],
@@ -111,7 +114,7 @@ func (s *Store) captureLocked() *Capture {
 // job may be shared with a capture.
 func (s *Store) ownJob(j *Job) *Job {
 	c := *j
-	s.jobs[j.ID] = &c
+	s.jobs.set(j.ID, &c)
 	return &c
 }
 
@@ -158,9 +161,9 @@ func (s *Store) ownTask(t *Task) *Task {
 	}
 	c := *t
 	c.gen, c.frozen = gen, false
-	s.tasks[t.ID] = &c
+	s.tasks.set(t.ID, &c)
 	if t.State == taskPending {
-		if j := s.jobs[t.JobID]; j != nil {
+		if j := s.jobs.get(t.JobID); j != nil {
 			s.queue.replace(keyOf(j.Spec), t, &c)
 		}
 	}
@@ -170,7 +173,7 @@ func (s *Store) ownTask(t *Task) *Task {
 // mustOwn panics, under checkOwnership, when t was not made the store's
 // own (ownTask) before it is changed.
 func (s *Store) mustOwn(t *Task) {
-	if checkOwnership && (t.gen != s.gen.Load() || t.frozen || s.tasks[t.ID] != t) {
+	if checkOwnership && (t.gen != s.gen.Load() || t.frozen || s.tasks.get(t.ID) != t) {
 		panic(fmt.Sprintf("state: task %s changed without ownTask", t.ID))
 	}
 }

@@ -149,10 +149,10 @@ func (c *Capture) encode(w io.Writer) error {
 		put(recWorker, x)
 	}
 	for _, id := range c.jobOrder {
-		put(recJob, c.jobs[id])
+		put(recJob, c.jobs.get(id))
 	}
-	tasks := make([]*Task, 0, len(c.tasks))
-	for _, t := range c.tasks {
+	tasks := make([]*Task, 0, c.tasks.len())
+	for _, t := range c.tasks.all() {
 		tasks = append(tasks, t)
 	}
 	sort.Slice(tasks, func(i, j int) bool {
@@ -162,11 +162,11 @@ func (c *Capture) encode(w io.Writer) error {
 	for _, x := range tasks {
 		put(recTask, x)
 	}
-	for _, k := range slices.Sorted(maps.Keys(c.submissions)) {
-		sub := c.submissions[k]
+	for _, k := range slices.Sorted(c.submissions.keys()) {
+		sub := c.submissions.get(k)
 		// The common case: the finish ended the task, which has not
 		// changed since, so the table holds this very record.
-		if t := sub.Task; t != nil && c.tasks[t.ID] == t {
+		if t := sub.Task; t != nil && c.tasks.get(t.ID) == t {
 			if id, ok := strings.CutPrefix(k, t.ID+"/"); ok {
 				put(recFinish, snapFinish{Task: t.ID, Submission: id, BodyHash: sub.BodyHash})
 				continue
@@ -174,8 +174,8 @@ func (c *Capture) encode(w io.Writer) error {
 		}
 		put(recSubmission, snapSubmission{Key: k, Submission: *sub})
 	}
-	for _, k := range slices.Sorted(maps.Keys(c.idempotency)) {
-		put(recIdempotency, snapPair{Key: k, Value: c.idempotency[k]})
+	for _, k := range slices.Sorted(c.idempotency.keys()) {
+		put(recIdempotency, snapPair{Key: k, Value: c.idempotency.get(k)})
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.nodes)) {
 		put(recNode, snapPair{Key: k, Value: c.nodes[k]})

@@ -42,7 +42,7 @@ func (s *Store) PlanGang(workerID, capability string, slots int, jobID string) (
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	w, ok := s.workers[workerID]
-	j, jok := s.jobs[jobID]
+	j, jok := s.jobs.lookup(jobID)
 	if !ok || !jok || !j.Spec.Gang {
 		return nil, false
 	}
@@ -53,7 +53,7 @@ func (s *Store) PlanGang(workerID, capability string, slots int, jobID string) (
 func (s *Store) gangTasks(j *Job) ([]*Task, bool) {
 	ts := make([]*Task, 0, len(j.TaskIDs))
 	for _, id := range j.TaskIDs {
-		t := s.tasks[id]
+		t := s.tasks.get(id)
 		if t == nil || t.State != taskPending {
 			return nil, false
 		}
@@ -166,7 +166,7 @@ func (s *Store) assignGang(c command.AssignGang) ([]AssignOutcome, error) {
 			return out, nil
 		}
 	}
-	j, ok := s.jobs[c.JobID]
+	j, ok := s.jobs.lookup(c.JobID)
 	if !ok {
 		return nil, fmt.Errorf("job %s: %w", c.JobID, ErrNotFound)
 	}
@@ -183,7 +183,7 @@ func (s *Store) assignGang(c command.AssignGang) ([]AssignOutcome, error) {
 	tent := newTentative()
 	placed := map[string]bool{}
 	for _, m := range c.Members {
-		t := s.tasks[m.TaskID]
+		t := s.tasks.get(m.TaskID)
 		w := s.workers[m.WorkerID]
 		switch {
 		case t == nil || t.JobID != j.ID || placed[t.ID]:
@@ -212,7 +212,7 @@ func (s *Store) assignGang(c command.AssignGang) ([]AssignOutcome, error) {
 	var out []AssignOutcome
 	var mine []TaskAttempt
 	for _, m := range c.Members {
-		t, w := s.ownTask(s.tasks[m.TaskID]), s.workers[m.WorkerID]
+		t, w := s.ownTask(s.tasks.get(m.TaskID)), s.workers[m.WorkerID]
 		l := lease
 		if w.ID == c.WorkerID && c.LeaseSeconds > 0 {
 			l = min(l, c.LeaseSeconds)
@@ -294,8 +294,8 @@ func (s *Store) GangDeliveries(workerID string) []AssignOutcome {
 	}
 	var out []AssignOutcome
 	for id := range w.active {
-		t := s.tasks[id]
-		if t != nil && t.State == taskAssigned && s.jobs[t.JobID].Spec.Gang {
+		t := s.tasks.get(id)
+		if t != nil && t.State == taskAssigned && s.jobs.get(t.JobID).Spec.Gang {
 			out = append(out, s.assignOutcome(t, true))
 		}
 	}
@@ -309,7 +309,7 @@ func (s *Store) joinRendezvous(c command.JoinRendezvous) (struct{}, error) {
 	if err != nil {
 		return struct{}{}, err
 	}
-	j := s.jobs[t.JobID]
+	j := s.jobs.get(t.JobID)
 	switch {
 	case !j.Spec.Gang:
 		return struct{}{}, fmt.Errorf("task %s is not a gang member: %w", t.ID, ErrConflict)
@@ -340,10 +340,10 @@ func (s *Store) Rendezvous(taskID, workerID, attemptID string) ([]GangPeer, bool
 	if err != nil {
 		return nil, false, err
 	}
-	j := s.jobs[t.JobID]
+	j := s.jobs.get(t.JobID)
 	peers := make([]GangPeer, 0, len(j.TaskIDs))
 	for _, id := range j.TaskIDs {
-		m := s.tasks[id]
+		m := s.tasks.get(id)
 		a := m.current()
 		if !m.Active() || a == nil || a.Rendezvous == nil {
 			return nil, false, nil
@@ -359,11 +359,11 @@ func (s *Store) Rendezvous(taskID, workerID, attemptID string) ([]GangPeer, bool
 // t goes back to the queue and no member has succeeded, they are
 // requeued, preempted (not counted); otherwise the whole gang fails.
 func (s *Store) settleGang(t *Task, now time.Time) {
-	j := s.jobs[t.JobID]
+	j := s.jobs.get(t.JobID)
 	if j == nil || !j.Spec.Gang || t.State == taskCancelled {
 		return
 	}
-	succeeded := slices.ContainsFunc(j.TaskIDs, func(id string) bool { return s.tasks[id].State == taskSucceeded })
+	succeeded := slices.ContainsFunc(j.TaskIDs, func(id string) bool { return s.tasks.get(id).State == taskSucceeded })
 	why := fmt.Sprintf("gang member %d (task %s) ended: %s", t.Index, t.ID, t.Reason)
 	retry := t.State == taskPending && !succeeded
 	if t.State == taskPending && succeeded {
@@ -373,7 +373,7 @@ func (s *Store) settleGang(t *Task, now time.Time) {
 		t.Reason += " (not retried: a gang is retried only as a whole, and a member has succeeded)"
 	}
 	for _, id := range j.TaskIDs {
-		o := s.tasks[id]
+		o := s.tasks.get(id)
 		if o == t || o.Terminal() || o.State == taskPending && retry {
 			continue
 		}

@@ -26,7 +26,7 @@ func (s *Store) collectGarbage(c command.CollectGarbage) (GCOutcome, error) {
 	}
 	finished := 0
 	for _, id := range s.jobOrder {
-		if s.jobTerminal(s.jobs[id]) {
+		if s.jobTerminal(s.jobs.get(id)) {
 			finished++
 		}
 	}
@@ -34,7 +34,7 @@ func (s *Store) collectGarbage(c command.CollectGarbage) (GCOutcome, error) {
 	due := map[string]bool{}
 	more := false
 	for _, id := range s.jobOrder {
-		j := s.jobs[id]
+		j := s.jobs.get(id)
 		if !s.jobTerminal(j) {
 			continue
 		}
@@ -76,12 +76,12 @@ func (s *Store) collectGarbage(c command.CollectGarbage) (GCOutcome, error) {
 // coordinator from its own disk, outside Apply (blob sweeps).
 func (s *Store) collectArtifacts(cutoff time.Time, limit int) (int, bool) {
 	named := map[string]bool{}
-	for _, j := range s.jobs {
+	for _, j := range s.jobs.all() {
 		for _, in := range j.Spec.Inputs {
 			named[in.SHA256] = true
 		}
 		for _, id := range j.TaskIDs {
-			for _, a := range s.tasks[id].Artifacts {
+			for _, a := range s.tasks.get(id).Artifacts {
 				named[a.SHA256] = true
 			}
 		}
@@ -107,7 +107,7 @@ func (s *Store) collectArtifacts(cutoff time.Time, limit int) (int, bool) {
 func (s *Store) jobEnded(j *Job) time.Time {
 	end := j.UpdatedAt
 	for _, id := range j.TaskIDs {
-		if t := s.tasks[id]; t.UpdatedAt.After(end) {
+		if t := s.tasks.get(id); t.UpdatedAt.After(end) {
 			end = t.UpdatedAt
 		}
 	}
@@ -121,16 +121,16 @@ func (s *Store) jobEnded(j *Job) time.Time {
 func (s *Store) removeJobs(ids map[string]bool) {
 	tasks := map[string]bool{}
 	for id := range ids {
-		j := s.jobs[id]
+		j := s.jobs.get(id)
 		for _, tid := range j.TaskIDs {
 			tasks[tid] = true
-			s.dropOutput(s.tasks[tid])
-			delete(s.tasks, tid)
+			s.dropOutput(s.tasks.get(tid))
+			s.tasks.del(tid)
 		}
 		if set := s.openJobs[j.CreatedBy]; set != nil {
 			delete(set, id)
 		}
-		delete(s.jobs, id)
+		s.jobs.del(id)
 	}
 	// A new array: the old one may be shared with a capture.
 	order := make([]string, 0, len(s.jobOrder)-len(ids))
@@ -140,14 +140,14 @@ func (s *Store) removeJobs(ids map[string]bool) {
 		}
 	}
 	s.jobOrder = order
-	for key := range s.submissions {
+	for key := range s.submissions.all() {
 		if task, _, ok := strings.Cut(key, "/"); ok && tasks[task] {
-			delete(s.submissions, key)
+			s.submissions.del(key)
 		}
 	}
-	for key, job := range s.idempotency {
+	for key, job := range s.idempotency.all() {
 		if ids[job] {
-			delete(s.idempotency, key)
+			s.idempotency.del(key)
 		}
 	}
 	for _, w := range s.workers {

@@ -42,14 +42,14 @@ func (s *Store) submitJob(c command.SubmitJob) (SubmitOutcome, error) {
 	if len(c.TaskIDs) != count || c.JobID == "" {
 		return SubmitOutcome{}, fmt.Errorf("%w: job needs %d task ids", ErrInvalid, count)
 	}
-	if _, dup := s.jobs[c.JobID]; dup {
+	if _, dup := s.jobs.lookup(c.JobID); dup {
 		return SubmitOutcome{}, fmt.Errorf("job %s exists: %w", c.JobID, ErrConflict)
 	}
 	hash := SpecHash(c.Spec)
 	if c.Spec.IdempotencyKey != "" {
 		key := c.CreatedBy + "/" + c.Spec.IdempotencyKey
-		if id, ok := s.idempotency[key]; ok {
-			j := s.jobs[id]
+		if id, ok := s.idempotency.lookup(key); ok {
+			j := s.jobs.get(id)
 			if j.SpecHash != hash {
 				return SubmitOutcome{}, fmt.Errorf("idempotency key %q was used with a different job: %w", c.Spec.IdempotencyKey, ErrConflict)
 			}
@@ -63,7 +63,7 @@ func (s *Store) submitJob(c command.SubmitJob) (SubmitOutcome, error) {
 		return SubmitOutcome{}, err
 	}
 	for _, id := range c.TaskIDs {
-		if _, dup := s.tasks[id]; dup {
+		if _, dup := s.tasks.lookup(id); dup {
 			return SubmitOutcome{}, fmt.Errorf("task %s exists: %w", id, ErrConflict)
 		}
 	}
@@ -74,25 +74,25 @@ func (s *Store) submitJob(c command.SubmitJob) (SubmitOutcome, error) {
 	j := &Job{ID: c.JobID, Spec: c.Spec, SpecHash: hash, CreatedBy: c.CreatedBy, CreatedAt: c.Now, UpdatedAt: c.Now, TaskIDs: c.TaskIDs, Seq: s.nextSeq()}
 	j.rules = rulesOf(j.Spec)
 	for i, id := range c.TaskIDs {
-		if _, dup := s.tasks[id]; dup {
+		if _, dup := s.tasks.lookup(id); dup {
 			return SubmitOutcome{}, fmt.Errorf("task %s exists: %w", id, ErrConflict)
 		}
 		t := &Task{ID: id, JobID: j.ID, Index: i, Seq: s.nextSeq(), State: taskPending, LeaseSeconds: lease, CreatedAt: c.Now, UpdatedAt: c.Now, gen: s.gen.Load()}
-		s.tasks[id] = t
+		s.tasks.set(id, t)
 		s.queue.push(keyOf(c.Spec), c.Spec.Priority, t)
 	}
-	s.jobs[j.ID] = j
+	s.jobs.set(j.ID, j)
 	s.jobOrder = append(s.jobOrder, j.ID)
 	s.noteOpenJob(j)
 	if c.Spec.IdempotencyKey != "" {
-		s.idempotency[c.CreatedBy+"/"+c.Spec.IdempotencyKey] = j.ID
+		s.idempotency.set(c.CreatedBy+"/"+c.Spec.IdempotencyKey, j.ID)
 	}
 	s.markPending()
 	return SubmitOutcome{Created: true, Job: s.jobRecord(j)}, nil
 }
 
 func (s *Store) cancelJob(c command.CancelJob) (JobRecord, error) {
-	j, ok := s.jobs[c.JobID]
+	j, ok := s.jobs.lookup(c.JobID)
 	if !ok {
 		return JobRecord{}, fmt.Errorf("job %s: %w", c.JobID, ErrNotFound)
 	}
@@ -100,7 +100,7 @@ func (s *Store) cancelJob(c command.CancelJob) (JobRecord, error) {
 		return JobRecord{}, fmt.Errorf("job %s has already ended: %w", j.ID, ErrConflict)
 	}
 	for _, id := range j.TaskIDs {
-		t := s.tasks[id]
+		t := s.tasks.get(id)
 		if t.Terminal() {
 			continue
 		}
@@ -124,7 +124,7 @@ func (s *Store) cancelJob(c command.CancelJob) (JobRecord, error) {
 
 func (s *Store) jobTerminal(j *Job) bool {
 	for _, id := range j.TaskIDs {
-		if !s.tasks[id].Terminal() {
+		if !s.tasks.get(id).Terminal() {
 			return false
 		}
 	}
@@ -135,7 +135,7 @@ func (s *Store) jobTerminal(j *Job) bool {
 func (s *Store) Job(id string) (JobRecord, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	j, ok := s.jobs[id]
+	j, ok := s.jobs.lookup(id)
 	if !ok {
 		return JobRecord{}, fmt.Errorf("job %s: %w", id, ErrNotFound)
 	}
@@ -147,7 +147,7 @@ func (s *Store) Job(id string) (JobRecord, error) {
 func (s *Store) JobEnded(id string) (bool, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	j, ok := s.jobs[id]
+	j, ok := s.jobs.lookup(id)
 	if !ok {
 		return false, fmt.Errorf("job %s: %w", id, ErrNotFound)
 	}
@@ -171,7 +171,7 @@ func (s *Store) readJob(j *Job) JobRecord {
 func (s *Store) JobOwner(id string) (string, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	j, ok := s.jobs[id]
+	j, ok := s.jobs.lookup(id)
 	if !ok {
 		return "", fmt.Errorf("job %s: %w", id, ErrNotFound)
 	}
@@ -195,7 +195,7 @@ func (s *Store) JobsPage(before uint64, limit int) (page []JobEntry, more bool) 
 	defer s.mu.RUnlock()
 	end := len(s.jobOrder)
 	if before > 0 {
-		end = sort.Search(len(s.jobOrder), func(i int) bool { return s.jobs[s.jobOrder[i]].Seq >= before })
+		end = sort.Search(len(s.jobOrder), func(i int) bool { return s.jobs.get(s.jobOrder[i]).Seq >= before })
 	}
 	if limit <= 0 {
 		limit = end
@@ -203,7 +203,7 @@ func (s *Store) JobsPage(before uint64, limit int) (page []JobEntry, more bool) 
 	page = make([]JobEntry, 0, min(limit, end))
 	i := end - 1
 	for ; i >= 0 && len(page) < limit; i-- {
-		j := s.jobs[s.jobOrder[i]]
+		j := s.jobs.get(s.jobOrder[i])
 		page = append(page, JobEntry{Seq: j.Seq, Job: s.readJob(j)})
 	}
 	return page, i >= 0

@@ -87,7 +87,7 @@ func (s *Store) match(w *Worker, capability string, slots int, skip map[string]b
 			if skip[t.ID] {
 				continue
 			}
-			j := s.jobs[t.JobID]
+			j := s.jobs.get(t.JobID)
 			if j.Spec.Gang {
 				// A gang is placed whole, at its first member met; one
 				// that does not fit now is passed over (backfill).
@@ -215,8 +215,8 @@ func (s *Store) canRun(w *Worker, j *Job, t *Task, capability string) error {
 	}
 	sameJob := 0
 	for id := range w.active {
-		other := s.tasks[id]
-		if spec.ExclusiveWorker || s.jobs[other.JobID].Spec.ExclusiveWorker {
+		other := s.tasks.get(id)
+		if spec.ExclusiveWorker || s.jobs.get(other.JobID).Spec.ExclusiveWorker {
 			return fmt.Errorf("worker %s is exclusive: %w", w.ID, ErrConflict)
 		}
 		if other.JobID == j.ID {

@@ -90,7 +90,7 @@ func TestCaptureWithOutputDuringRestores(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.tasks[l.Task] == nil || c.jobs[l.Data] == nil {
+			if c.tasks.get(l.Task) == nil || c.jobs.get(l.Data) == nil {
 				mixed++
 			}
 		}

@@ -26,7 +26,7 @@ func PrepareTables(section io.Reader) (*PreparedTables, error) {
 // Holds checks that every task out has output for is among the tables'.
 func (t *PreparedTables) Holds(out OutputRestore) error {
 	for _, id := range out.Tasks() {
-		if t.scratch.tasks[id] == nil {
+		if t.scratch.tasks.get(id) == nil {
 			return fmt.Errorf("restore: output of task %s, which the snapshot lacks: %w", id, ErrInvalid)
 		}
 	}

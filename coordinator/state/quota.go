@@ -26,7 +26,7 @@ func (s *Store) openJobsOf(owner string) int {
 	}
 	set := s.openJobs[owner]
 	for id := range set {
-		if j, ok := s.jobs[id]; !ok || s.jobTerminal(j) {
+		if j, ok := s.jobs.lookup(id); !ok || s.jobTerminal(j) {
 			delete(set, id)
 		}
 	}
@@ -52,7 +52,7 @@ func (s *Store) noteOpenJob(j *Job) {
 // rebuildOpenJobs indexes every job that has not ended.
 func (s *Store) rebuildOpenJobs() {
 	s.openJobs = map[string]map[string]struct{}{}
-	for _, j := range s.jobs {
+	for _, j := range s.jobs.all() {
 		if s.jobTerminal(j) {
 			continue
 		}

@@ -42,7 +42,7 @@ func (s *Store) shareStrings() {
 			w.Devices[i].ComputeCapability = in.of(w.Devices[i].ComputeCapability)
 		}
 	}
-	for _, j := range s.jobs {
+	for _, j := range s.jobs.all() {
 		j.SpecHash = in.of(j.SpecHash)
 		j.CreatedBy = in.of(j.CreatedBy)
 		j.Spec.Name = in.of(j.Spec.Name)
@@ -57,13 +57,13 @@ func (s *Store) shareStrings() {
 			}
 		}
 		for i, id := range j.TaskIDs {
-			if t := s.tasks[id]; t != nil {
+			if t := s.tasks.get(id); t != nil {
 				j.TaskIDs[i] = t.ID
 			}
 		}
 	}
-	for _, t := range s.tasks {
-		if j := s.jobs[t.JobID]; j != nil {
+	for _, t := range s.tasks.all() {
+		if j := s.jobs.get(t.JobID); j != nil {
 			t.JobID = j.ID
 		}
 		t.State = in.of(t.State)
@@ -85,9 +85,9 @@ func (s *Store) shareStrings() {
 			}
 		}
 	}
-	for k, id := range s.idempotency {
-		if j := s.jobs[id]; j != nil {
-			s.idempotency[k] = j.ID
+	for k, id := range s.idempotency.all() {
+		if j := s.jobs.get(id); j != nil {
+			s.idempotency.set(k, j.ID)
 		}
 	}
 }

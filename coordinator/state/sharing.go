@@ -20,8 +20,8 @@ import (
 func (s *Store) deviceUse(w *Worker) (whole map[string]bool, shared map[string]uint64) {
 	whole, shared = map[string]bool{}, map[string]uint64{}
 	for id := range w.active {
-		t := s.tasks[id]
-		r := s.jobs[t.JobID].Spec.Resources
+		t := s.tasks.get(id)
+		r := s.jobs.get(t.JobID).Spec.Resources
 		for _, d := range t.Devices {
 			if r.Shared() {
 				shared[d] += r.GPUMemoryMiB

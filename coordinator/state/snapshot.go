@@ -144,22 +144,22 @@ func (s *Store) load(snap *snapshotV1) error {
 	s.audit, s.refusals = splitAudit(snap.Audit, snap.AuditRefusals)
 	s.auditSeq = snap.AuditSeq
 	for _, j := range snap.Jobs {
-		if j == nil || s.jobs[j.ID] != nil {
+		if j == nil || s.jobs.get(j.ID) != nil {
 			return fmt.Errorf("job listed twice or empty: %w", ErrInvalid)
 		}
 		j.rules = rulesOf(j.Spec)
-		s.jobs[j.ID] = j
+		s.jobs.set(j.ID, j)
 		s.jobOrder = append(s.jobOrder, j.ID)
 	}
 	for _, t := range snap.Tasks {
-		if t == nil || s.tasks[t.ID] != nil {
+		if t == nil || s.tasks.get(t.ID) != nil {
 			return fmt.Errorf("task listed twice or empty: %w", ErrInvalid)
 		}
-		j := s.jobs[t.JobID]
+		j := s.jobs.get(t.JobID)
 		if j == nil {
 			return fmt.Errorf("task %s of job %s, which the snapshot lacks: %w", t.ID, t.JobID, ErrInvalid)
 		}
-		s.tasks[t.ID] = t
+		s.tasks.set(t.ID, t)
 		s.outputBytes += t.LogBytes
 		switch {
 		case t.State == "pending":
@@ -176,22 +176,22 @@ func (s *Store) load(snap *snapshotV1) error {
 		}
 		// A finish whose task has not changed since shares the table's
 		// record, as it did before the snapshot.
-		if t := s.tasks[sub.Task.ID]; t != nil && sameTask(t, sub.Task) {
+		if t := s.tasks.get(sub.Task.ID); t != nil && sameTask(t, sub.Task) {
 			t.frozen = true
 			sub.Task = t
 		}
-		s.submissions[key] = &sub
+		s.submissions.set(key, &sub)
 	}
 	for key, f := range snap.finishes {
-		t := s.tasks[f.Task]
+		t := s.tasks.get(f.Task)
 		if t == nil {
 			return fmt.Errorf("finish %q of task %s, which the snapshot lacks: %w", key, f.Task, ErrInvalid)
 		}
 		t.frozen = true // shared with the finish, as before the snapshot
-		s.submissions[key] = &Submission{BodyHash: f.BodyHash, Task: t}
+		s.submissions.set(key, &Submission{BodyHash: f.BodyHash, Task: t})
 	}
-	if snap.Idempotency != nil {
-		s.idempotency = snap.Idempotency
+	for k, v := range snap.Idempotency {
+		s.idempotency.set(k, v)
 	}
 	if snap.Nodes != nil {
 		s.nodes = snap.Nodes

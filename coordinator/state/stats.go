@@ -22,7 +22,7 @@ func (s *Store) Stats() Stats {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	st := Stats{
-		Jobs:              len(s.jobs),
+		Jobs:              s.jobs.len(),
 		Workers:           len(s.workers),
 		WorkersByStatus:   map[string]int{},
 		TasksByState:      map[string]int{},
@@ -37,7 +37,7 @@ func (s *Store) Stats() Stats {
 			}
 		}
 	}
-	for _, t := range s.tasks {
+	for _, t := range s.tasks.all() {
 		st.TasksByState[t.State]++
 		if t.Active() {
 			st.LeasesHeld++

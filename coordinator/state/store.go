@@ -43,14 +43,14 @@ type tables struct {
 	bootstrapGeneration int
 	credentials         map[string]*Credential
 	workers             map[string]*Worker
-	jobs                map[string]*Job
+	jobs                *cowMap[*Job]
 	jobOrder            []string
-	tasks               map[string]*Task
+	tasks               *cowMap[*Task]
 	// outputBytes is the sum of the tasks' LogBytes: the output the
 	// total bound counts (derived, rebuilt at restore).
 	outputBytes int
-	submissions map[string]*Submission
-	idempotency map[string]string
+	submissions *cowMap[*Submission]
+	idempotency *cowMap[string]
 	nodes       map[string]string
 	groups      map[string]*Group
 	clusters    map[string]*Cluster
@@ -89,12 +89,12 @@ func (s *Store) reset() {
 	s.bootstrapGeneration = 0
 	s.credentials = map[string]*Credential{}
 	s.workers = map[string]*Worker{}
-	s.jobs = map[string]*Job{}
+	s.jobs = newCowMap[*Job]()
 	s.jobOrder = nil
-	s.tasks = map[string]*Task{}
+	s.tasks = newCowMap[*Task]()
 	s.outputBytes = 0
-	s.submissions = map[string]*Submission{}
-	s.idempotency = map[string]string{}
+	s.submissions = newCowMap[*Submission]()
+	s.idempotency = newCowMap[string]()
 	s.nodes = map[string]string{}
 	s.groups = map[string]*Group{}
 	s.clusters = map[string]*Cluster{}
@@ -118,8 +118,9 @@ func (s *Store) Apply(c command.Command) any {
 	defer s.mu.Unlock()
 	defer s.wake()
 	defer s.flushOutput()
-	if checkOwnership {
-		s.gen.Add(1) // as if a capture came before every command
+	if checkOwnership { // as if a capture came before every command
+		s.gen.Add(1)
+		s.freezeTables()
 	}
 	if b, ok := c.(command.Batch); ok {
 		entries := command.Unbatch(b)

@@ -323,7 +323,7 @@ func TestFailedRestoreLeavesStateUntouched(t *testing.T) {
 	if err := noJobs.Encode(&orphans); err != nil {
 		t.Fatal(err)
 	}
-	job := s.Capture().jobs["j1"]
+	job := s.Capture().jobs.get("j1")
 	cases := []struct {
 		name string
 		snap []byte

@@ -57,7 +57,7 @@ func TestRememberedFinishKeepsItsOutcome(t *testing.T) {
 	if succeeded.State != taskSucceeded || len(succeeded.Attempts) != 2 {
 		t.Fatalf("after the second attempt: %+v", succeeded)
 	}
-	if s.submissions["j1-a/s2"].Task != s.tasks["j1-a"] {
+	if s.submissions.get("j1-a/s2").Task != s.tasks.get("j1-a") {
 		t.Error("the finish that ended the task holds a copy, not the table's record")
 	}
 
@@ -69,7 +69,7 @@ func TestRememberedFinishKeepsItsOutcome(t *testing.T) {
 	if err := r.Restore(bytes.NewReader(snap.Bytes())); err != nil {
 		t.Fatal(err)
 	}
-	if r.submissions["j1-a/s2"].Task != r.tasks["j1-a"] || r.submissions["j1-a/s1"].Task == r.tasks["j1-a"] {
+	if r.submissions.get("j1-a/s2").Task != r.tasks.get("j1-a") || r.submissions.get("j1-a/s1").Task == r.tasks.get("j1-a") {
 		t.Error("after a restore, the finish that ended the task does not share the table's record, or the earlier one does")
 	}
 	for name, st := range map[string]*Store{"live": s, "restored": r} {

@@ -37,7 +37,7 @@ func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
 			return out[0], nil
 		}
 	}
-	t, ok := s.tasks[c.TaskID]
+	t, ok := s.tasks.lookup(c.TaskID)
 	if !ok {
 		return AssignOutcome{}, fmt.Errorf("task %s: %w", c.TaskID, ErrNotFound)
 	}
@@ -48,7 +48,7 @@ func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
 	if !ok {
 		return AssignOutcome{}, fmt.Errorf("worker %s: %w", c.WorkerID, ErrWorkerNotRegistered)
 	}
-	j := s.jobs[t.JobID]
+	j := s.jobs.get(t.JobID)
 	if j.Spec.Gang {
 		return AssignOutcome{}, fmt.Errorf("task %s is a gang member, assigned only with its gang: %w", t.ID, ErrConflict)
 	}
@@ -74,13 +74,13 @@ func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
 
 // assignOutcome is the outcome of t's current assignment.
 func (s *Store) assignOutcome(t *Task, replayed bool) AssignOutcome {
-	return AssignOutcome{Task: t.clone(), Spec: s.jobs[t.JobID].Spec, LeaseUntil: t.LeaseExpiresAt, Replayed: replayed}
+	return AssignOutcome{Task: t.clone(), Spec: s.jobs.get(t.JobID).Spec, LeaseUntil: t.LeaseExpiresAt, Replayed: replayed}
 }
 
 // claim checks that worker holds the task under attemptID. It is the one
 // place where wrong_claimant, not_claimed and stale_attempt are decided.
 func (s *Store) claim(taskID, workerID, attemptID string) (*Task, error) {
-	t, ok := s.tasks[taskID]
+	t, ok := s.tasks.lookup(taskID)
 	if !ok {
 		return nil, fmt.Errorf("task %s: %w", taskID, ErrNotFound)
 	}
@@ -170,7 +170,7 @@ func submissionKey(taskID, submissionID string) string { return taskID + "/" + s
 // renders it, so the answer is the first one byte for byte).
 func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 	if c.SubmissionID != "" {
-		if prev, ok := s.submissions[submissionKey(c.TaskID, c.SubmissionID)]; ok {
+		if prev, ok := s.submissions.lookup(submissionKey(c.TaskID, c.SubmissionID)); ok {
 			if prev.BodyHash != c.BodyHash {
 				return Task{}, fmt.Errorf("submission %s was used with a different body: %w", c.SubmissionID, ErrConflict)
 			}
@@ -212,7 +212,7 @@ func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 		s.keepSubmission(c, t)
 		return t.clone(), nil
 	}
-	if state == taskFailed && s.jobs[t.JobID].Spec.Gang {
+	if state == taskFailed && s.jobs.get(t.JobID).Spec.Gang {
 		// A gang member that fails takes its gang down, and the gang is
 		// run again whole while the member has attempts left: one rank's
 		// crash is what a gang's retries are for.
@@ -243,7 +243,7 @@ func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 func (s *Store) keepSubmission(c command.FinishTask, t *Task) {
 	if c.SubmissionID != "" {
 		t.frozen = true // the record is the finish's outcome from here on
-		s.submissions[submissionKey(c.TaskID, c.SubmissionID)] = &Submission{BodyHash: c.BodyHash, Task: t}
+		s.submissions.set(submissionKey(c.TaskID, c.SubmissionID), &Submission{BodyHash: c.BodyHash, Task: t})
 	}
 }
 
@@ -273,7 +273,7 @@ func (s *Store) failTask(c command.FailTask) (Task, error) {
 }
 
 func (s *Store) loseAttempt(c command.LoseAttempt) (Task, error) {
-	t, ok := s.tasks[c.TaskID]
+	t, ok := s.tasks.lookup(c.TaskID)
 	if !ok {
 		return Task{}, fmt.Errorf("task %s: %w", c.TaskID, ErrNotFound)
 	}
@@ -322,7 +322,7 @@ func (s *Store) endAttempt(t *Task, state string, code *int, reason string, now 
 // queue while attempts remain, else fails it (or cancels it if asked).
 func (s *Store) requeueOrEnd(t *Task, reason string, now time.Time) {
 	s.mustOwn(t)
-	j := s.jobs[t.JobID]
+	j := s.jobs.get(t.JobID)
 	maxAttempts := j.Spec.MaxAttempts
 	if maxAttempts <= 0 {
 		maxAttempts = DefaultMaxAttempts
@@ -349,7 +349,7 @@ func (s *Store) requeueOrEnd(t *Task, reason string, now time.Time) {
 func (s *Store) Task(id string) (Task, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	t, ok := s.tasks[id]
+	t, ok := s.tasks.lookup(id)
 	if !ok {
 		return Task{}, fmt.Errorf("task %s: %w", id, ErrNotFound)
 	}
@@ -360,7 +360,7 @@ func (s *Store) Task(id string) (Task, error) {
 func (s *Store) HeldAttempt(taskID, workerID string) (string, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	t, ok := s.tasks[taskID]
+	t, ok := s.tasks.lookup(taskID)
 	if !ok || !t.Active() || t.WorkerID != workerID {
 		return "", false
 	}
@@ -377,7 +377,7 @@ func (s *Store) AllActive() []ActiveTask {
 	var out []ActiveTask
 	for _, w := range s.workers {
 		for id := range w.active {
-			if t := s.tasks[id]; t != nil && t.Active() {
+			if t := s.tasks.get(id); t != nil && t.Active() {
 				out = append(out, ActiveTask{TaskID: t.ID, AttemptID: t.AttemptID, WorkerID: t.WorkerID, LeaseSeconds: t.LeaseSeconds, LeaseExpiresAt: t.LeaseExpiresAt, CancelRequested: t.CancelRequested, Preempted: t.Preempt != ""})
 			}
 		}
