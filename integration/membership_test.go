@@ -97,3 +97,44 @@ func TestHASnapshotSaveAndRestore(t *testing.T) {
 		}
 	}
 }
+
+// Two restores uploaded at once both succeed, one after the other: each
+// is prepared and offered alone (a restore that met the other's offer
+// would fail inside Raft's restore, which stops the leader), and the
+// cluster ends in the state of one of the two snapshots.
+func TestHAConcurrentSnapshotRestores(t *testing.T) {
+	c := startCluster(t, nil)
+	admin := c.Client(c.AdminToken)
+	ctx := t.Context()
+	a := submitAll(t, admin, "a", 2)
+	var snapA, snapB bytes.Buffer
+	if _, err := admin.SaveSnapshot(ctx, &snapA); err != nil {
+		t.Fatal(err)
+	}
+	b := append(slices.Clone(a), submitAll(t, admin, "b", 3)...)
+	if _, err := admin.SaveSnapshot(ctx, &snapB); err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 2)
+	for _, snap := range []*bytes.Buffer{&snapA, &snapB} {
+		go func() { errs <- admin.RestoreSnapshot(ctx, bytes.NewReader(snap.Bytes())) }()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatalf("concurrent restore: %v", err)
+		}
+	}
+	c.Converged(30 * time.Second)
+	jobs, err := admin.Jobs(ctx, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch n := len(jobs); n {
+	case len(a):
+		checkInvariants(t, admin, a, api.TaskPending)
+	case len(b):
+		checkInvariants(t, admin, b, api.TaskPending)
+	default:
+		t.Fatalf("%d jobs after two restores, want %d or %d", n, len(a), len(b))
+	}
+}

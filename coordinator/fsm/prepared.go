@@ -3,6 +3,7 @@ package fsm
 import (
 	"bufio"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -23,7 +24,10 @@ import (
 // Any other restore that finds an offer (a snapshot a new leader installs
 // on a node that lost its leadership meanwhile) cannot have been read
 // twice: it discards the offer and fails, and Raft's install is retried
-// by the leader, to find no offer the next time.
+// by the leader, to find no offer the next time. Operator restores must
+// not overlap (the handler runs one at a time, and Offer refuses a second
+// while one stands): hashicorp/raft panics when the FSM fails its own
+// user restore.
 
 // Prepared is a snapshot decoded and checked, ready to replace the state.
 type Prepared struct {
@@ -58,16 +62,30 @@ func (f *FSM) Prepare(r io.Reader) (*Prepared, error) {
 	return p, nil
 }
 
+// ErrOfferStanding is Offer's answer while another offer stands.
+var ErrOfferStanding = errors.New("fsm: another prepared restore is in flight")
+
+// ErrNotPrepared is Restore's answer when an offer stands and the
+// snapshot it is handed is another one: the offer is dropped, and the
+// snapshot was read, so it cannot be decoded now (Raft's install is
+// retried by its leader; an operator's restore never meets it, one
+// running at a time).
+var ErrNotPrepared = errors.New("fsm: the snapshot restored is not the one prepared")
+
 // Offer makes p the state the next Restore of the same bytes swaps in.
 // The returned withdraw, called once Raft's restore has returned, drops
-// p if no Restore took it. One offer stands at a time: a second replaces
-// (and discards) the first.
-func (f *FSM) Offer(p *Prepared) (withdraw func()) {
+// p if no Restore took it. One offer stands at a time: while one does,
+// Offer refuses (ErrOfferStanding), for a Restore meant for the first
+// would find the second and fail, and Raft stops a node whose own
+// restore fails. Callers run one operator restore at a time.
+func (f *FSM) Offer(p *Prepared) (withdraw func(), err error) {
 	f.offerMu.Lock()
-	old := f.offer
+	if f.offer != nil {
+		f.offerMu.Unlock()
+		return nil, ErrOfferStanding
+	}
 	f.offer = p
 	f.offerMu.Unlock()
-	old.Discard()
 	return func() {
 		f.offerMu.Lock()
 		mine := f.offer == p
@@ -78,7 +96,7 @@ func (f *FSM) Offer(p *Prepared) (withdraw func()) {
 		if mine {
 			p.Discard()
 		}
-	}
+	}, nil
 }
 
 // takeOffer returns the standing offer, if any, and clears it.
@@ -100,7 +118,7 @@ func (f *FSM) restoreOffered(r io.Reader, p *Prepared) error {
 	}
 	if n != p.size || !sameSum(h, p.digest) {
 		p.Discard()
-		return fmt.Errorf("%w: not the snapshot prepared for this restore (%d bytes against %d)", ErrBadSnapshot, n, p.size)
+		return fmt.Errorf("%w (%d bytes against %d)", ErrNotPrepared, n, p.size)
 	}
 	out := p.out
 	p.out = nil

@@ -77,7 +77,10 @@ func TestOfferedSnapshotIsSwappedIn(t *testing.T) {
 	if got := logs(t, f); !slices.Equal(got, []string{"kept\n"}) {
 		t.Fatalf("Prepare changed the output: %q", got)
 	}
-	withdraw := f.Offer(p)
+	withdraw, err := f.Offer(p)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := f.Restore(io.NopCloser(&onePass{r: bytes.NewReader(snap)})); err != nil {
 		t.Fatal(err)
 	}
@@ -102,18 +105,20 @@ func TestOfferOfOtherBytesIsRefused(t *testing.T) {
 	other := persist(t, src)
 	dir := t.TempDir()
 	f := target(t, dir)
-	p, err := f.Prepare(bytes.NewReader(snap))
-	if err != nil {
-		t.Fatal(err)
-	}
-	withdraw := f.Offer(p)
-	defer withdraw()
 	before := storeSection(t, f)
 	for name, b := range map[string][]byte{"other": other, "truncated": snap[:len(snap)-1]} {
 		t.Run(name, func(t *testing.T) {
-			f.Offer(p) // each case has the offer standing
-			if err := f.Restore(io.NopCloser(bytes.NewReader(b))); !errors.Is(err, ErrBadSnapshot) {
-				t.Fatalf("restore of %s bytes: %v, want ErrBadSnapshot", name, err)
+			p, err := f.Prepare(bytes.NewReader(snap))
+			if err != nil {
+				t.Fatal(err)
+			}
+			withdraw, err := f.Offer(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer withdraw()
+			if err := f.Restore(io.NopCloser(bytes.NewReader(b))); !errors.Is(err, ErrNotPrepared) {
+				t.Fatalf("restore of %s bytes: %v, want ErrNotPrepared", name, err)
 			}
 			if !bytes.Equal(storeSection(t, f), before) {
 				t.Error("a refused restore changed the state")
@@ -125,12 +130,7 @@ func TestOfferOfOtherBytesIsRefused(t *testing.T) {
 				t.Errorf("staging files left: %q", got)
 			}
 		})
-		p, err = f.Prepare(bytes.NewReader(snap))
-		if err != nil {
-			t.Fatal(err)
-		}
 	}
-	p.Discard()
 	// No offer stands: the next restore decodes what it is given.
 	if err := f.Restore(io.NopCloser(bytes.NewReader(other))); err != nil {
 		t.Fatal(err)
@@ -141,8 +141,10 @@ func TestOfferOfOtherBytesIsRefused(t *testing.T) {
 }
 
 // An offer no Restore took is dropped with its staging file when it is
-// withdrawn or replaced by another offer.
-func TestWithdrawnOfferIsDropped(t *testing.T) {
+// withdrawn; while it stands, a second offer is refused (a Restore meant
+// for the first would find the second, fail, and Raft would stop the
+// node), even of the same prepared snapshot.
+func TestOneOfferStandsAtATime(t *testing.T) {
 	_, snap := source(t)
 	dir := t.TempDir()
 	f := target(t, dir)
@@ -150,29 +152,41 @@ func TestWithdrawnOfferIsDropped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	withdrawFirst := f.Offer(first)
+	withdraw, err := f.Offer(first)
+	if err != nil {
+		t.Fatal(err)
+	}
 	second, err := f.Prepare(bytes.NewReader(snap))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := staging(t, dir); len(got) != 2 {
-		t.Fatalf("staging files of two prepared restores: %q", got)
+	for name, p := range map[string]*Prepared{"another": second, "the same": first} {
+		if _, err := f.Offer(p); !errors.Is(err, ErrOfferStanding) {
+			t.Fatalf("offer of %s while one stands: %v, want ErrOfferStanding", name, err)
+		}
 	}
-	withdrawSecond := f.Offer(second)
+	second.Discard()
 	if got := staging(t, dir); len(got) != 1 {
-		t.Fatalf("staging files once the first offer was replaced: %q", got)
+		t.Fatalf("staging files with one offer standing: %q", got)
 	}
-	withdrawFirst() // not the standing offer: leaves the second alone
-	if got := staging(t, dir); len(got) != 1 {
-		t.Fatalf("withdrawing a replaced offer dropped the standing one: %q", got)
-	}
-	withdrawSecond()
+	withdraw()
+	withdraw() // twice: nothing more to drop
 	if got := staging(t, dir); len(got) != 0 {
 		t.Fatalf("staging files after the withdrawal: %q", got)
 	}
 	if got := logs(t, f); !slices.Equal(got, []string{"kept\n"}) {
 		t.Errorf("an offer never taken changed the output: %q", got)
 	}
+	// Withdrawn, the offer no longer stands.
+	again, err := f.Prepare(bytes.NewReader(snap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	withdraw, err = f.Offer(again)
+	if err != nil {
+		t.Fatalf("offer after a withdrawal: %v", err)
+	}
+	withdraw()
 }
 
 // Prepare refuses what Restore refuses, with the same errors, and stages

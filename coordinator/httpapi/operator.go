@@ -124,6 +124,10 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request, _ auth.
 		return newError(api.CodeBodyTooLarge, "snapshot upload: %v", err)
 	}
 	defer f.Close()
+	// One restore at a time: a second upload waits for the first to be
+	// swapped in (or refused) before it is even prepared.
+	s.restoreMu.Lock()
+	defer s.restoreMu.Unlock()
 	prepared, err := s.snapshots.Prepare(bufio.NewReaderSize(f, 1<<20))
 	switch {
 	case errors.Is(err, state.ErrOutputStorage):
@@ -131,7 +135,11 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request, _ auth.
 	case err != nil:
 		return invalidf("not a GpuLayer snapshot: %v", err)
 	}
-	withdraw := s.snapshots.Offer(prepared)
+	withdraw, err := s.snapshots.Offer(prepared)
+	if err != nil {
+		prepared.Discard()
+		return newError(api.CodeConflict, "restore: %v", err)
+	}
 	defer withdraw()
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("restore: %w", err)

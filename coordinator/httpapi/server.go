@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -52,7 +53,7 @@ type Operator interface {
 // and offers it to the Raft restore that follows (fsm.FSM).
 type Snapshots interface {
 	Prepare(r io.Reader) (*fsm.Prepared, error)
-	Offer(p *fsm.Prepared) (withdraw func())
+	Offer(p *fsm.Prepared) (withdraw func(), err error)
 }
 
 // Config wires the API to the rest of the coordinator.
@@ -118,6 +119,7 @@ type Server struct {
 	self             func() api.SelfResponse
 	operator         Operator
 	snapshots        Snapshots
+	restoreMu        sync.Mutex // one operator restore at a time (fsm.Offer)
 	collectGarbage   func(ctx context.Context, by string, olderThan time.Duration) (int, error)
 	forwardTransport http.RoundTripper
 	proxies          proxies

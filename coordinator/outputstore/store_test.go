@@ -50,8 +50,6 @@ func TestOpenEmptiesTheFile(t *testing.T) {
 	}
 }
 
-// A restore swaps the new file in under the output file's name and
-// leaves no staging file; a refused one leaves none either.
 // Open removes the staging files of restores a crash left beside the
 // output file, and nothing else.
 func TestOpenRemovesStagingFiles(t *testing.T) {
@@ -81,6 +79,8 @@ func TestOpenRemovesStagingFiles(t *testing.T) {
 	}
 }
 
+// A restore swaps the new file in under the output file's name and
+// leaves no staging file; a refused one leaves none either.
 func TestRestoreFiles(t *testing.T) {
 	s := openTemp(t)
 	dir := filepath.Dir(s.path)

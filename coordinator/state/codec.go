@@ -165,7 +165,11 @@ func (c *Capture) encode(w io.Writer) error {
 	for _, k := range slices.Sorted(c.submissions.keys()) {
 		sub := c.submissions.get(k)
 		// The common case: the finish ended the task, which has not
-		// changed since, so the table holds this very record.
+		// changed since, so the table holds this very record. Pointer
+		// identity decides, and a restore shares the record again where
+		// the contents are equal (load: sameTask): the store never holds
+		// an unshared copy equal to the table's record, so both choose
+		// alike and a restored state encodes to the same bytes.
 		if t := sub.Task; t != nil && c.tasks.get(t.ID) == t {
 			if id, ok := strings.CutPrefix(k, t.ID+"/"); ok {
 				put(recFinish, snapFinish{Task: t.ID, Submission: id, BodyHash: sub.BodyHash})

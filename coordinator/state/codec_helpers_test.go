@@ -88,6 +88,9 @@ func encodeV2(t testing.TB, c *Capture) []byte {
 				t.Fatal(err)
 			}
 			i := slices.IndexFunc(snap.Tasks, func(x *Task) bool { return x.ID == f.Task })
+			if i < 0 {
+				t.Fatalf("finish of task %s, which the snapshot lacks", f.Task)
+			}
 			body = body[:0]
 			sub := snapSubmission{Key: submissionKey(f.Task, f.Submission), Submission: Submission{BodyHash: f.BodyHash, Task: snap.Tasks[i]}}
 			if err := codec.NewEncoderBytes(&body, msgpackHandle()).Encode(sub); err != nil {

@@ -155,6 +155,9 @@ func (s *Store) load(snap *snapshotV1) error {
 		if t == nil || s.tasks.get(t.ID) != nil {
 			return fmt.Errorf("task listed twice or empty: %w", ErrInvalid)
 		}
+		if strings.Contains(t.ID, "/") { // would make finish keys ambiguous
+			return fmt.Errorf("task id %q with a slash: %w", t.ID, ErrInvalid)
+		}
 		j := s.jobs.get(t.JobID)
 		if j == nil {
 			return fmt.Errorf("task %s of job %s, which the snapshot lacks: %w", t.ID, t.JobID, ErrInvalid)

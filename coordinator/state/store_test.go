@@ -337,6 +337,7 @@ func TestFailedRestoreLeavesStateUntouched(t *testing.T) {
 			b[len(snapshotMagic)] = 2
 			return b
 		}()},
+		{"task id with a slash", withRecord(t, before, recTask, &Task{ID: "j1/x", JobID: "j1", State: "pending"})},
 		{"finish of a missing task", withRecord(t, before, recFinish, snapFinish{Task: "nope", Submission: "s", BodyHash: "b"})},
 		{"finish without a task", withRecord(t, before, recFinish, snapFinish{Submission: "s", BodyHash: "b"})},
 		{"finish listed twice", withRecord(t, withRecord(t, before, recFinish, snapFinish{Task: "j1-a", Submission: "s-new", BodyHash: "b"}),

@@ -42,6 +42,10 @@ func TestRememberedFinishKeepsItsOutcome(t *testing.T) {
 	if failed.State != taskPending || len(failed.Attempts) != 1 {
 		t.Fatalf("after a stopped attempt: %+v", failed)
 	}
+	var early bytes.Buffer
+	if err := s.Snapshot(&early); err != nil {
+		t.Fatal(err)
+	}
 	// The task moves on: a second attempt, which succeeds.
 	for _, c := range []command.Command{
 		command.ControlWorker{WorkerID: "w1", Action: command.ActionResume, By: "admin", Now: at(4)},
@@ -79,5 +83,21 @@ func TestRememberedFinishKeepsItsOutcome(t *testing.T) {
 		if got := replay(st, second, name+": replay of the second finish"); !sameTask(&got, &succeeded) {
 			t.Errorf("%s: the second finish replays as %+v, want %+v", name, got, succeeded)
 		}
+	}
+	// A finish that requeued its task, restored while the task is still
+	// as it left it: the restored finish shares the record (a finish
+	// record), frozen, so the cancel that follows changes a copy.
+	r2 := New()
+	if err := r2.Restore(bytes.NewReader(early.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	if err := r2.Apply(command.CancelJob{JobID: "j1", By: "admin", Now: at(4)}).(Result).Err(); err != nil {
+		t.Fatalf("cancel: %v", err)
+	}
+	if r2.tasks.get("j1-a").State != taskCancelled {
+		t.Fatalf("the cancel left the task %s", r2.tasks.get("j1-a").State)
+	}
+	if got := replay(r2, first, "replay after a restore and a cancel"); !sameTask(&got, &failed) {
+		t.Errorf("after a restore and a cancel, the first finish replays as %+v, want %+v", got, failed)
 	}
 }
