@@ -120,7 +120,6 @@ func (m *cowMap[V]) all() iter.Seq2[string, V] {
 	return allOf(&m.shards)
 }
 
-
 // freezeTables moves the large tables' generations on, as a capture
 // does, without keeping the views (checkOwnership).
 func (t *tables) freezeTables() {
