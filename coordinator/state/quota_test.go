@@ -3,6 +3,8 @@ package state
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
@@ -99,5 +101,39 @@ func TestJobsPage(t *testing.T) {
 	first, _ := s.JobsPage(0, 3)
 	if jobs, more := s.JobsPage(first[2].Seq, 0); len(jobs) != 5 || more {
 		t.Fatalf("limit 0 below a cursor: %d jobs, more %v", len(jobs), more)
+	}
+}
+
+// The index is pruned only when its unpruned size reaches the limit, and
+// decides as counting the open jobs would: random submissions under
+// random limits and cancels, each decision checked against a count of
+// the jobs not ended, and the set never larger than the largest limit.
+func TestPendingQuotaDecidesAsACount(t *testing.T) {
+	s := New()
+	rng := rand.New(rand.NewPCG(3, 4))
+	var open []string
+	for i := range 3000 {
+		if len(open) > 0 && rng.IntN(3) == 0 {
+			k := rng.IntN(len(open))
+			if res := s.Apply(command.CancelJob{JobID: open[k], By: "ci", Now: t0}).(Result); res.Err() != nil {
+				t.Fatal(res.Err())
+			}
+			open = slices.Delete(open, k, k+1)
+			continue
+		}
+		limit := 1 + rng.IntN(40)
+		id := fmt.Sprintf("j%d", i)
+		err := submitAs(s, "ci", id, limit).Err()
+		switch over := len(open) >= limit; {
+		case over && !errors.Is(err, ErrQuotaExceeded):
+			t.Fatalf("submission %d: %d open, limit %d: %v, want over quota", i, len(open), limit, err)
+		case !over && err != nil:
+			t.Fatalf("submission %d: %d open, limit %d: %v", i, len(open), limit, err)
+		case !over:
+			open = append(open, id)
+		}
+		if n := len(s.openJobs["ci"]); n > 40 {
+			t.Fatalf("submission %d: the index holds %d jobs, over any limit", i, n)
+		}
 	}
 }
