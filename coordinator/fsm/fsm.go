@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"sync"
 
 	"github.com/hashicorp/raft"
@@ -97,7 +98,20 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	if err != nil {
 		return err
 	}
-	return f.store.RestorePrepared(tables, out)
+	return returnMemory(f.store.RestorePrepared(tables, out))
+}
+
+// returnMemory, after a restore that succeeded, collects the state it
+// replaced and what decoding the new one left behind, and hands the freed
+// pages back to the kernel: at once a whole state's worth (S6: 250 MB of
+// RSS), which the runtime would otherwise return over minutes, while
+// the node goes on looking twice its size. The forced collection runs on
+// the FSM goroutine, which a restore holds for far longer anyway.
+func returnMemory(err error) error {
+	if err == nil {
+		debug.FreeOSMemory()
+	}
+	return err
 }
 
 // prepare decodes and checks a snapshot's sections, the output's into a

@@ -122,7 +122,7 @@ func (f *FSM) restoreOffered(r io.Reader, p *Prepared) error {
 	}
 	out := p.out
 	p.out = nil
-	return f.store.RestorePrepared(p.tables, out)
+	return returnMemory(f.store.RestorePrepared(p.tables, out))
 }
 
 func sameSum(h hash.Hash, want [sha256.Size]byte) bool {
