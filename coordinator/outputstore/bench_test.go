@@ -1,0 +1,105 @@
+package outputstore
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/state"
+)
+
+// benchSection is an output section as a capture writes it: tasks in
+// byte order of id, each with perTask records of dataBytes of data. The
+// ids are uuid-shaped (36 characters) behind a job prefix, longer than
+// the coordinator's own ("j" and 16 hex digits, "-", the index), so
+// that the figures err on the slow side.
+func benchSection(tb testing.TB, tasks, perTask, dataBytes int) []byte {
+	tb.Helper()
+	rng := rand.New(rand.NewPCG(1, 2))
+	ids := make([]string, tasks)
+	for i := range ids {
+		a, b := rng.Uint64(), rng.Uint64()
+		ids[i] = fmt.Sprintf("j%08x-%04x-%04x-%04x-%012x-0", uint32(a), uint16(a>>32), uint16(a>>48), uint16(b), b>>16&(1<<48-1))
+	}
+	slices.Sort(ids)
+	data := strings.Repeat("0123456789abcde\n", dataBytes/16+1)[:dataBytes]
+	at := time.Date(2026, 12, 4, 12, 0, 0, 123456789, time.UTC)
+	var section bytes.Buffer
+	enc := state.NewOutputEncoder(&section)
+	for _, id := range ids {
+		for seq := range perTask {
+			r := state.LogRecord{Attempt: 1, Stream: "stdout", Seq: int64(seq + 1), Data: data, Time: at}
+			if err := enc.Encode(id, r); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	}
+	return section.Bytes()
+}
+
+// BenchmarkRestore100k restores the output of 100,000 finished tasks of
+// one 80-byte line each (the S6 state's output) into a store, and
+// captures it again:
+//
+//	go test -run XXX -bench Restore -benchtime 3x ./coordinator/outputstore/
+func BenchmarkRestore100k(b *testing.B) {
+	section := benchSection(b, 100_000, 1, 80)
+	s, err := Open(filepath.Join(b.TempDir(), FileName), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	b.Run("prepare+commit", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(section)))
+		for b.Loop() {
+			prep, err := s.Prepare(bytes.NewReader(section))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := prep.Commit(); err != nil {
+				prep.Discard()
+				b.Fatal(err)
+			}
+		}
+	})
+	if n, _ := s.Count(firstTask(b, section)); n != 1 {
+		b.Fatalf("restored store counts %d records of its first task, want 1", n)
+	}
+	b.Run("capture+write", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(section)))
+		var out bytes.Buffer
+		for b.Loop() {
+			out.Reset()
+			c, err := s.Capture()
+			if err != nil {
+				b.Fatal(err)
+			}
+			_, err = c.WriteTo(&out)
+			c.Release()
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		if !bytes.Equal(out.Bytes(), section) {
+			b.Fatal("the capture differs from the section restored")
+		}
+	})
+}
+
+// firstTask is the task id of a section's first record.
+func firstTask(tb testing.TB, section []byte) string {
+	tb.Helper()
+	l, err := state.NewOutputDecoder(bytes.NewReader(section)).Next()
+	if err != nil && err != io.EOF {
+		tb.Fatal(err)
+	}
+	return l.Task
+}
