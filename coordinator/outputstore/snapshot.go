@@ -1,6 +1,7 @@
 package outputstore
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,19 +52,27 @@ func (c *capture) WriteTo(w io.Writer) (int64, error) {
 	}
 	cw := &countw.Writer{W: w}
 	enc := state.NewOutputEncoder(cw)
-	top := c.tx.Bucket(tasksBucket)
-	err := top.ForEach(func(task, _ []byte) error {
-		id := string(task)
-		return top.Bucket(task).ForEach(func(_, v []byte) error {
-			var r state.LogRecord
-			if err := json.Unmarshal(v, &r); err != nil {
-				return fmt.Errorf("outputstore: task %s: %w", id, err)
+	var prefix []byte // of the task id names
+	var id string
+	err := c.tx.Bucket(recordsBucket).ForEach(func(k, v []byte) error {
+		p, _, err := keyPrefix(k)
+		if err != nil {
+			return fmt.Errorf("%w %x", err, k)
+		}
+		if !bytes.Equal(p, prefix) {
+			if id, err = prefixTask(p); err != nil {
+				return fmt.Errorf("%w %x", err, k)
 			}
-			if c.g.trimDue(len(v)) {
-				trimTx(c.tx)
-			}
-			return enc.Encode(id, r)
-		})
+			prefix = append(prefix[:0], p...)
+		}
+		var r state.LogRecord
+		if err := json.Unmarshal(v, &r); err != nil {
+			return fmt.Errorf("outputstore: task %s: %w", id, err)
+		}
+		if c.g.trimDue(len(v)) {
+			trimTx(c.tx)
+		}
+		return enc.Encode(id, r)
 	})
 	return cw.N, err
 }
@@ -80,10 +89,6 @@ func (c *capture) Release() {
 	c.tx = nil
 	c.g.release()
 }
-
-// restoreBatchBytes bounds one transaction of a restore: a bbolt write
-// transaction holds its dirty pages in memory until it commits.
-const restoreBatchBytes = 4 << 20
 
 // Prepare writes the section into a fresh file beside the output file,
 // in bounded transactions; Commit swaps it in. Each Prepare has a staging
@@ -119,23 +124,8 @@ type restore struct {
 
 func (rs *restore) fill(r io.Reader) error {
 	dec := state.NewOutputDecoder(r)
-	seen := map[string]bool{}
-	var ops []state.OutputOp
-	size := 0
-	flush := func() error {
-		err := rs.g.db.Update(func(tx *bolt.Tx) error { return writeOps(tx, ops) })
-		if err != nil {
-			err = fmt.Errorf("%w: %w", state.ErrOutputStorage, err)
-		} else {
-			count(rs.counts, ops)
-			if rs.g.trimDue(size) {
-				trimDB(rs.g.db)
-			}
-		}
-		clear(ops)
-		ops, size = ops[:0], 0
-		return err
-	}
+	ld := &loader{g: rs.g, counts: rs.counts}
+	defer ld.abort()
 	for {
 		l, err := dec.Next()
 		if errors.Is(err, io.EOF) {
@@ -144,20 +134,15 @@ func (rs *restore) fill(r io.Reader) error {
 		if err != nil {
 			return err
 		}
-		if !seen[l.Task] {
-			seen[l.Task] = true
+		if rs.counts[l.Task] == 0 {
 			rs.tasks = append(rs.tasks, l.Task)
 		}
-		ops = append(ops, state.OutputOp{TaskID: l.Task, Record: l.LogRecord})
-		size += len(l.Data) + 64
-		if size >= restoreBatchBytes {
-			if err := flush(); err != nil {
-				return fmt.Errorf("outputstore: restore: %w", err)
-			}
+		if err := ld.add(l.Task, l.LogRecord); err != nil {
+			return fmt.Errorf("outputstore: restore: %w: %w", state.ErrOutputStorage, err)
 		}
 	}
-	if err := flush(); err != nil {
-		return fmt.Errorf("outputstore: restore: %w", err)
+	if err := ld.commit(); err != nil {
+		return fmt.Errorf("outputstore: restore: %w: %w", state.ErrOutputStorage, err)
 	}
 	slices.Sort(rs.tasks)
 	return nil
