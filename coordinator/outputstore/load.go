@@ -2,8 +2,6 @@ package outputstore
 
 import (
 	bolt "go.etcd.io/bbolt"
-
-	"github.com/gpulayer/gpulayer/coordinator/state"
 )
 
 // loader writes a restore's records into its staging file, which no one
@@ -17,13 +15,21 @@ type loader struct {
 	tx   *bolt.Tx     // the open transaction; nil between them
 	b    *bolt.Bucket // tx's records
 	size int          // bytes written in tx, roughly
+
+	// slab holds the values put in tx, which bbolt reads until tx
+	// commits: one allocation for many small records.
+	slab []byte
 }
+
+// slabBytes is the size of a slab of values.
+const slabBytes = 256 << 10
 
 // restoreBatchBytes bounds one transaction of a restore.
 const restoreBatchBytes = 4 << 20
 
-// add appends r to task's records.
-func (ld *loader) add(task string, r state.LogRecord) error {
+// add appends to task's records the record whose stored form is "{"
+// then record (sectionReader.next).
+func (ld *loader) add(task string, record []byte) error {
 	if ld.tx == nil {
 		tx, err := ld.g.db.Begin(true)
 		if err != nil {
@@ -35,15 +41,30 @@ func (ld *loader) add(task string, r state.LogRecord) error {
 		ld.b.FillPercent = 1
 	}
 	n := ld.counts[task]
-	if err := putRecord(ld.b, recordKey(task, uint64(n)), r); err != nil {
+	k := recordKey(task, uint64(n))
+	if err := ld.b.Put(k, ld.value(record)); err != nil {
 		return err
 	}
 	ld.counts[task] = n + 1
-	ld.size += len(r.Data) + 64
+	ld.size += len(k) + 1 + len(record)
 	if ld.size >= restoreBatchBytes {
 		return ld.commit()
 	}
 	return nil
+}
+
+// value copies "{" then record into the slab.
+func (ld *loader) value(record []byte) []byte {
+	n := 1 + len(record)
+	if n > slabBytes/4 {
+		return append(append(make([]byte, 0, n), '{'), record...)
+	}
+	if cap(ld.slab)-len(ld.slab) < n {
+		ld.slab = make([]byte, 0, slabBytes)
+	}
+	start := len(ld.slab)
+	ld.slab = append(append(ld.slab, '{'), record...)
+	return ld.slab[start:len(ld.slab):len(ld.slab)]
 }
 
 // commit commits the open transaction, if any.
@@ -52,7 +73,7 @@ func (ld *loader) commit() error {
 		return nil
 	}
 	err := ld.tx.Commit()
-	ld.tx, ld.b = nil, nil
+	ld.tx, ld.b, ld.slab = nil, nil, nil
 	if err != nil {
 		return err
 	}
@@ -67,6 +88,6 @@ func (ld *loader) commit() error {
 func (ld *loader) abort() {
 	if ld.tx != nil {
 		_ = ld.tx.Rollback()
-		ld.tx, ld.b = nil, nil
+		ld.tx, ld.b, ld.slab = nil, nil, nil
 	}
 }

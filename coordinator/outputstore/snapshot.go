@@ -123,21 +123,21 @@ type restore struct {
 }
 
 func (rs *restore) fill(r io.Reader) error {
-	dec := state.NewOutputDecoder(r)
+	sr := newSectionReader(r)
 	ld := &loader{g: rs.g, counts: rs.counts}
 	defer ld.abort()
 	for {
-		l, err := dec.Next()
+		task, record, err := sr.next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return err
 		}
-		if rs.counts[l.Task] == 0 {
-			rs.tasks = append(rs.tasks, l.Task)
+		if rs.counts[task] == 0 {
+			rs.tasks = append(rs.tasks, task)
 		}
-		if err := ld.add(l.Task, l.LogRecord); err != nil {
+		if err := ld.add(task, record); err != nil {
 			return fmt.Errorf("outputstore: restore: %w: %w", state.ErrOutputStorage, err)
 		}
 	}
