@@ -15,11 +15,13 @@ import (
 // state.LogRecord): {"task":"T","attempt":1,...,"time":"..."}. A restore
 // stores such a line's record as it comes, without decoding it into a
 // state.LogRecord and encoding it again, once parseLine has checked that
-// it is one: every field in the encoder's order and spelling, integers
-// in their plain form, strings well formed (as encoding/json's scanner
-// has them), the time one that time.Time takes, the task id within the
-// section's bounds. Whatever else a section holds, parseLine refuses, and
-// the restore decodes it as it always did (section.go).
+// the record is written exactly as json.Marshal writes the record it
+// decodes to: every field in the encoder's order and spelling, integers
+// in their plain form, strings and the time as the encoder writes them,
+// and the task id within the section's bounds. Whatever else a section
+// holds, parseLine refuses, and the restore decodes it as it always did
+// (section.go). Every record in the file is thus json.Marshal's form of
+// itself, which a capture writes out as it is (snapshot.go).
 
 const (
 	lineTask    = `{"task":`
@@ -70,14 +72,9 @@ func parseLine(line []byte) (task string, record []byte, ok bool) {
 		case 'I':
 			n = integer(p, 64)
 		case 's':
-			n, _ = quoted(p)
+			n = encodedString(p)
 		case 't':
-			if n, _ = quoted(p); n > 0 {
-				var t time.Time
-				if t.UnmarshalJSON(p[:n]) != nil {
-					n = 0
-				}
-			}
+			n = encodedTime(p)
 		}
 		if n == 0 {
 			return "", nil, false
@@ -125,6 +122,74 @@ func quoted(p []byte) (n int, escaped bool) {
 	return 0, false
 }
 
+// encodedString is the length of the JSON string p begins with when it
+// is written as json.Marshal writes the string it decodes to; 0 when it
+// is not (or p does not begin with a string). Printable ASCII but for
+// the characters the encoder escapes for HTML, and the escapes for quote,
+// backslash, newline, carriage return and tab, are the encoder's form of
+// themselves; a string holding anything else is checked by encoding it
+// again.
+func encodedString(p []byte) int {
+	if len(p) == 0 || p[0] != '"' {
+		return 0
+	}
+	for i := 1; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '"':
+			return i + 1
+		case c == '\\':
+			if i+1 == len(p) || !shortEscape(p[i+1]) {
+				return reencodedString(p)
+			}
+			i++
+		case c < 0x20 || c >= utf8.RuneSelf || c == '<' || c == '>' || c == '&':
+			return reencodedString(p)
+		}
+	}
+	return 0
+}
+
+// shortEscape reports whether \c is the encoder's escape of its
+// character.
+func shortEscape(c byte) bool {
+	return c == '"' || c == '\\' || c == 'n' || c == 'r' || c == 't'
+}
+
+// reencodedString is encodedString the slow way: decoding the string and
+// encoding it again.
+func reencodedString(p []byte) int {
+	n, _ := quoted(p)
+	if n == 0 {
+		return 0
+	}
+	var s string
+	if json.Unmarshal(p[:n], &s) != nil {
+		return 0
+	}
+	if again, err := json.Marshal(s); err != nil || !bytes.Equal(again, p[:n]) {
+		return 0
+	}
+	return n
+}
+
+// encodedTime is the length of the JSON string p begins with when it is
+// a time as time.Time's MarshalJSON writes the time it decodes to; 0
+// otherwise.
+func encodedTime(p []byte) int {
+	n, escaped := quoted(p)
+	if n == 0 || escaped {
+		return 0
+	}
+	var t time.Time
+	if t.UnmarshalJSON(p[:n]) != nil {
+		return 0
+	}
+	if again, err := t.MarshalJSON(); err != nil || !bytes.Equal(again, p[:n]) {
+		return 0
+	}
+	return n
+}
+
 func isHex(p []byte) bool {
 	for _, c := range p {
 		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
@@ -135,15 +200,15 @@ func isHex(p []byte) bool {
 }
 
 // integer is the length of the integer p begins with, written as
-// encoding/json writes one (no fraction, exponent or leading zeros),
-// when it fits in bits; 0 otherwise.
+// encoding/json writes one (no fraction, exponent, leading zeros or
+// minus zero), when it fits in bits; 0 otherwise.
 func integer(p []byte, bits int) int {
 	i := 0
 	if i < len(p) && p[i] == '-' {
 		i++
 	}
 	switch {
-	case i < len(p) && p[i] == '0':
+	case i == 0 && i < len(p) && p[i] == '0':
 		i++
 	case i < len(p) && '1' <= p[i] && p[i] <= '9':
 		for i < len(p) && '0' <= p[i] && p[i] <= '9' {

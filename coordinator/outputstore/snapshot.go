@@ -45,36 +45,55 @@ type capture struct {
 // ErrReleased is WriteTo's answer on a capture already released.
 var ErrReleased = errors.New("outputstore: capture released")
 
-// WriteTo writes the output section, tasks in key (byte) order.
+// WriteTo writes the output section, tasks in key (byte) order. Each
+// record is stored as json.Marshal writes it (line.go), so its line is
+// written as state.OutputEncoder would write it, without decoding it:
+// the task id, then the stored record's fields.
 func (c *capture) WriteTo(w io.Writer) (int64, error) {
 	if c.released.Load() {
 		return 0, ErrReleased
 	}
 	cw := &countw.Writer{W: w}
-	enc := state.NewOutputEncoder(cw)
-	var prefix []byte // of the task id names
-	var id string
+	var prefix []byte // of the task line names
+	var line []byte   // {"task":<id>, then a record's fields and a newline
+	head := 0         // the length of line's task part
 	err := c.tx.Bucket(recordsBucket).ForEach(func(k, v []byte) error {
 		p, _, err := keyPrefix(k)
 		if err != nil {
 			return fmt.Errorf("%w %x", err, k)
 		}
 		if !bytes.Equal(p, prefix) {
-			if id, err = prefixTask(p); err != nil {
+			if line, err = taskHead(line[:0], p); err != nil {
 				return fmt.Errorf("%w %x", err, k)
 			}
-			prefix = append(prefix[:0], p...)
+			prefix, head = append(prefix[:0], p...), len(line)
 		}
-		var r state.LogRecord
-		if err := json.Unmarshal(v, &r); err != nil {
-			return fmt.Errorf("outputstore: task %s: %w", id, err)
+		if len(v) < 2 || v[0] != '{' {
+			return fmt.Errorf("outputstore: record %x is not a JSON object", k)
 		}
 		if c.g.trimDue(len(v)) {
 			trimTx(c.tx)
 		}
-		return enc.Encode(id, r)
+		line = append(append(line[:head], v[1:]...), '\n')
+		_, err = cw.Write(line)
+		return err
 	})
 	return cw.N, err
+}
+
+// taskHead appends to dst the start of a section line of the task whose
+// key prefix is p: {"task":<its id as JSON>,
+func taskHead(dst, p []byte) ([]byte, error) {
+	id, err := prefixTask(p)
+	if err != nil {
+		return dst, err
+	}
+	quoted, err := json.Marshal(id)
+	if err != nil {
+		return dst, err
+	}
+	dst = append(dst, lineTask...)
+	return append(append(dst, quoted...), ','), nil
 }
 
 // Release ends the read transaction and lets the file go. Only the first
