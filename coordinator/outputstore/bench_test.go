@@ -131,3 +131,35 @@ func cpuTime(tb testing.TB) time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkDeleteTask removes the output of a task of 100,000 records of
+// one 80-byte line each (a day of a line a second), in one write, as the
+// job GC does.
+func BenchmarkDeleteTask(b *testing.B) {
+	s, err := Open(filepath.Join(b.TempDir(), FileName), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	data := strings.Repeat("0123456789abcde\n", 5)
+	ops := make([]state.OutputOp, 1000)
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		for seq := 0; seq < 100_000; seq += len(ops) {
+			for i := range ops {
+				ops[i] = state.OutputOp{TaskID: "j0123456789abcdef-0", Record: state.LogRecord{Seq: int64(seq + i), Data: data}}
+			}
+			if err := s.Write(ops); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StartTimer()
+		if err := s.Write([]state.OutputOp{{TaskID: "j0123456789abcdef-0", Delete: true}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if n, _ := s.Count("j0123456789abcdef-0"); n != 0 {
+		b.Fatalf("the task holds %d records after its delete", n)
+	}
+}

@@ -206,18 +206,35 @@ func writeOps(tx *bolt.Tx, ops []state.OutputOp, counts map[string]int) error {
 	return nil
 }
 
-// deleteTask removes task's records.
+// deleteBatch is how many keys deleteTask collects before it deletes
+// them.
+const deleteBatch = 1024
+
+// deleteTask removes task's records. It collects a batch of keys, then
+// deletes them, and so on: deleting behind a cursor is not safe (its
+// Next may step over a key), and seeking again from the task's first
+// key after each delete would walk the leaves the deletes emptied, which
+// stay in the tree until the commit (quadratic in the records).
 func deleteTask(b *bolt.Bucket, task string) error {
 	prefix := taskPrefix(task)
-	c := b.Cursor()
-	// Seek again after each delete: a cursor's Next after a Delete may
-	// step over the key the delete moved under it.
-	for k, _ := c.Seek(prefix); isRecordOf(k, prefix); k, _ = c.Seek(prefix) {
-		if err := c.Delete(); err != nil {
-			return err
+	keys := make([][]byte, 0, deleteBatch)
+	from := prefix
+	for {
+		keys = keys[:0]
+		c := b.Cursor()
+		for k, _ := c.Seek(from); isRecordOf(k, prefix) && len(keys) < deleteBatch; k, _ = c.Next() {
+			keys = append(keys, bytes.Clone(k))
 		}
+		for _, k := range keys {
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+		}
+		if len(keys) < deleteBatch {
+			return nil
+		}
+		from = keys[len(keys)-1] // deleted: the seek finds the key after it
 	}
-	return nil
 }
 
 // isRecordOf reports whether k is the key of a record of the task whose
