@@ -254,7 +254,8 @@ func count(counts map[string]int, ops []state.OutputOp) {
 	}
 }
 
-// putRecord stores r under k.
+// putRecord stores r under k, as json.Marshal writes it: the form a
+// capture writes out unchanged (doc.go).
 func putRecord(b *bolt.Bucket, k []byte, r state.LogRecord) error {
 	v, err := json.Marshal(r)
 	if err != nil {
