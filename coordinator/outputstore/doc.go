@@ -10,10 +10,16 @@
 // the whole section decoded; the file it replaces stays open, nameless,
 // until the last capture streaming from it is released (generation.go).
 //
-// Layout: one top bucket, "tasks", with one nested bucket per task id;
-// in it, record i is under the 8-byte big-endian key i, its value the
-// record as JSON, and the bucket's sequence is the record count. Memory
-// does not grow with the output held: records are read from the file a
-// page at a time, and a snapshot streams from a read transaction (bbolt's
+// Layout: one bucket, "records", holding every record as json.Marshal
+// writes it (a restore stores a section's lines as they come only when
+// they hold exactly that, line.go; a capture writes records out as they
+// are, snapshot.go) under a key that is its task id (escaped, so that no
+// id is a prefix of another's keys) and its index, 8 bytes big-endian
+// (key.go). Keys sort as task id then index, so a task's records lie
+// together, in order, and a snapshot streams them in that order; a
+// restore, whose section comes in that order, appends at the end. Each
+// task's record count is kept in memory, not in the file. Memory does not
+// grow with the output held: records are read from the file a page at a
+// time, and a snapshot streams from a read transaction (bbolt's
 // consistent view) without copying.
 package outputstore

@@ -1,6 +1,7 @@
 package outputstore
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,28 +45,55 @@ type capture struct {
 // ErrReleased is WriteTo's answer on a capture already released.
 var ErrReleased = errors.New("outputstore: capture released")
 
-// WriteTo writes the output section, tasks in key (byte) order.
+// WriteTo writes the output section, tasks in key (byte) order. Each
+// record is stored as json.Marshal writes it (line.go), so its line is
+// written as state.OutputEncoder would write it, without decoding it:
+// the task id, then the stored record's fields.
 func (c *capture) WriteTo(w io.Writer) (int64, error) {
 	if c.released.Load() {
 		return 0, ErrReleased
 	}
 	cw := &countw.Writer{W: w}
-	enc := state.NewOutputEncoder(cw)
-	top := c.tx.Bucket(tasksBucket)
-	err := top.ForEach(func(task, _ []byte) error {
-		id := string(task)
-		return top.Bucket(task).ForEach(func(_, v []byte) error {
-			var r state.LogRecord
-			if err := json.Unmarshal(v, &r); err != nil {
-				return fmt.Errorf("outputstore: task %s: %w", id, err)
+	var prefix []byte // of the task line names
+	var line []byte   // {"task":<id>, then a record's fields and a newline
+	head := 0         // the length of line's task part
+	err := c.tx.Bucket(recordsBucket).ForEach(func(k, v []byte) error {
+		p, _, err := keyPrefix(k)
+		if err != nil {
+			return fmt.Errorf("%w %x", err, k)
+		}
+		if !bytes.Equal(p, prefix) {
+			if line, err = taskHead(line[:0], p); err != nil {
+				return fmt.Errorf("%w %x", err, k)
 			}
-			if c.g.trimDue(len(v)) {
-				trimTx(c.tx)
-			}
-			return enc.Encode(id, r)
-		})
+			prefix, head = append(prefix[:0], p...), len(line)
+		}
+		if len(v) < 2 || v[0] != '{' {
+			return fmt.Errorf("outputstore: record %x is not a JSON object", k)
+		}
+		if c.g.trimDue(len(v)) {
+			trimTx(c.tx)
+		}
+		line = append(append(line[:head], v[1:]...), '\n')
+		_, err = cw.Write(line)
+		return err
 	})
 	return cw.N, err
+}
+
+// taskHead appends to dst the start of a section line of the task whose
+// key prefix is p: {"task":<its id as JSON>,
+func taskHead(dst, p []byte) ([]byte, error) {
+	id, err := prefixTask(p)
+	if err != nil {
+		return dst, err
+	}
+	quoted, err := json.Marshal(id)
+	if err != nil {
+		return dst, err
+	}
+	dst = append(dst, lineTask...)
+	return append(append(dst, quoted...), ','), nil
 }
 
 // Release ends the read transaction and lets the file go. Only the first
@@ -80,10 +108,6 @@ func (c *capture) Release() {
 	c.tx = nil
 	c.g.release()
 }
-
-// restoreBatchBytes bounds one transaction of a restore: a bbolt write
-// transaction holds its dirty pages in memory until it commits.
-const restoreBatchBytes = 4 << 20
 
 // Prepare writes the section into a fresh file beside the output file,
 // in bounded transactions; Commit swaps it in. Each Prepare has a staging
@@ -118,46 +142,26 @@ type restore struct {
 }
 
 func (rs *restore) fill(r io.Reader) error {
-	dec := state.NewOutputDecoder(r)
-	seen := map[string]bool{}
-	var ops []state.OutputOp
-	size := 0
-	flush := func() error {
-		err := rs.g.db.Update(func(tx *bolt.Tx) error { return writeOps(tx, ops) })
-		if err != nil {
-			err = fmt.Errorf("%w: %w", state.ErrOutputStorage, err)
-		} else {
-			count(rs.counts, ops)
-			if rs.g.trimDue(size) {
-				trimDB(rs.g.db)
-			}
-		}
-		clear(ops)
-		ops, size = ops[:0], 0
-		return err
-	}
+	sr := newSectionReader(r)
+	ld := &loader{g: rs.g, counts: rs.counts}
+	defer ld.abort()
 	for {
-		l, err := dec.Next()
+		task, record, err := sr.next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return err
 		}
-		if !seen[l.Task] {
-			seen[l.Task] = true
-			rs.tasks = append(rs.tasks, l.Task)
+		if rs.counts[task] == 0 {
+			rs.tasks = append(rs.tasks, task)
 		}
-		ops = append(ops, state.OutputOp{TaskID: l.Task, Record: l.LogRecord})
-		size += len(l.Data) + 64
-		if size >= restoreBatchBytes {
-			if err := flush(); err != nil {
-				return fmt.Errorf("outputstore: restore: %w", err)
-			}
+		if err := ld.add(task, record); err != nil {
+			return fmt.Errorf("outputstore: restore: %w: %w", state.ErrOutputStorage, err)
 		}
 	}
-	if err := flush(); err != nil {
-		return fmt.Errorf("outputstore: restore: %w", err)
+	if err := ld.commit(); err != nil {
+		return fmt.Errorf("outputstore: restore: %w: %w", state.ErrOutputStorage, err)
 	}
 	slices.Sort(rs.tasks)
 	return nil

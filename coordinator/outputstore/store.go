@@ -1,7 +1,7 @@
 package outputstore
 
 import (
-	"encoding/binary"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,7 +27,8 @@ const FileName = "output.db"
 // the file outgrows its mapping). It is address space, not memory.
 const DefaultMmapBytes = min(8<<30, math.MaxInt)
 
-var tasksBucket = []byte("tasks")
+// recordsBucket holds every record, under its key (key.go).
+var recordsBucket = []byte("records")
 
 // Store is a bbolt OutputStore.
 type Store struct {
@@ -114,7 +115,7 @@ func create(path string, mmap int) (*bolt.DB, error) {
 		return nil, fmt.Errorf("outputstore: open %s: %w", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		_, err := tx.CreateBucketIfNotExists(tasksBucket)
+		_, err := tx.CreateBucketIfNotExists(recordsBucket)
 		return err
 	})
 	if err != nil {
@@ -161,7 +162,9 @@ func (s *Store) Write(ops []state.OutputOp) error {
 	g := s.cur
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	if err := g.db.Update(func(tx *bolt.Tx) error { return writeOps(tx, ops) }); err != nil {
+	// Only Write (under writeMu) and a restore's Commit (which the read
+	// lock keeps out) change counts: it can be read here without countMu.
+	if err := g.db.Update(func(tx *bolt.Tx) error { return writeOps(tx, ops, s.counts) }); err != nil {
 		return err
 	}
 	s.countMu.Lock()
@@ -177,31 +180,67 @@ func (s *Store) Write(ops []state.OutputOp) error {
 	return nil
 }
 
-func writeOps(tx *bolt.Tx, ops []state.OutputOp) error {
-	top := tx.Bucket(tasksBucket)
-	open := map[string]*bolt.Bucket{}
+// writeOps applies ops in tx. counts is each task's record count before
+// them (it is not changed here): a task's next record goes under the
+// index its count is.
+func writeOps(tx *bolt.Tx, ops []state.OutputOp, counts map[string]int) error {
+	b := tx.Bucket(recordsBucket)
+	next := map[string]int{} // the counts ops changed so far
 	for _, op := range ops {
 		if op.Delete {
-			delete(open, op.TaskID)
-			if err := top.DeleteBucket([]byte(op.TaskID)); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
+			next[op.TaskID] = 0
+			if err := deleteTask(b, op.TaskID); err != nil {
 				return err
 			}
 			continue
 		}
-		b := open[op.TaskID]
-		if b == nil {
-			var err error
-			if b, err = top.CreateBucketIfNotExists([]byte(op.TaskID)); err != nil {
-				return err
-			}
-			b.FillPercent = 1 // append only: full pages
-			open[op.TaskID] = b
+		n, ok := next[op.TaskID]
+		if !ok {
+			n = counts[op.TaskID]
 		}
-		if err := appendRecord(b, op.Record); err != nil {
+		if err := putRecord(b, recordKey(op.TaskID, uint64(n)), op.Record); err != nil {
 			return err
 		}
+		next[op.TaskID] = n + 1
 	}
 	return nil
+}
+
+// deleteBatch is how many keys deleteTask collects before it deletes
+// them.
+const deleteBatch = 1024
+
+// deleteTask removes task's records. It collects a batch of keys, then
+// deletes them, and so on: deleting behind a cursor is not safe (its
+// Next may step over a key), and seeking again from the task's first
+// key after each delete would walk the leaves the deletes emptied, which
+// stay in the tree until the commit (quadratic in the records).
+func deleteTask(b *bolt.Bucket, task string) error {
+	prefix := taskPrefix(task)
+	keys := make([][]byte, 0, deleteBatch)
+	from := prefix
+	for {
+		keys = keys[:0]
+		c := b.Cursor()
+		for k, _ := c.Seek(from); isRecordOf(k, prefix) && len(keys) < deleteBatch; k, _ = c.Next() {
+			keys = append(keys, bytes.Clone(k))
+		}
+		for _, k := range keys {
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+		}
+		if len(keys) < deleteBatch {
+			return nil
+		}
+		from = keys[len(keys)-1] // deleted: the seek finds the key after it
+	}
+}
+
+// isRecordOf reports whether k is the key of a record of the task whose
+// prefix (taskPrefix) is given.
+func isRecordOf(k, prefix []byte) bool {
+	return len(k) == len(prefix)+indexLen && bytes.HasPrefix(k, prefix)
 }
 
 // count applies ops to a record count per task.
@@ -215,19 +254,15 @@ func count(counts map[string]int, ops []state.OutputOp) {
 	}
 }
 
-func appendRecord(b *bolt.Bucket, r state.LogRecord) error {
-	n, err := b.NextSequence()
-	if err != nil {
-		return err
-	}
+// putRecord stores r under k, as json.Marshal writes it: the form a
+// capture writes out unchanged (doc.go).
+func putRecord(b *bolt.Bucket, k []byte, r state.LogRecord) error {
 	v, err := json.Marshal(r)
 	if err != nil {
 		return err
 	}
-	return b.Put(key(n-1), v)
+	return b.Put(k, v)
 }
-
-func key(i uint64) []byte { return binary.BigEndian.AppendUint64(nil, i) }
 
 // Read returns task's records from index from, within maxBytes.
 func (s *Store) Read(taskID string, from, maxBytes int) ([]state.LogRecord, error) {
@@ -243,15 +278,12 @@ func (s *Store) Read(taskID string, from, maxBytes int) ([]state.LogRecord, erro
 	size := 0
 	g := s.cur
 	err := g.db.View(func(tx *bolt.Tx) error {
-		b := tx.Bucket(tasksBucket).Bucket([]byte(taskID))
-		if b == nil {
-			return nil
-		}
-		c := b.Cursor()
-		for k, v := c.Seek(key(uint64(from))); k != nil; k, v = c.Next() {
+		prefix := taskPrefix(taskID)
+		c := tx.Bucket(recordsBucket).Cursor()
+		for k, v := c.Seek(appendIndex(prefix, uint64(from))); isRecordOf(k, prefix); k, v = c.Next() {
 			var r state.LogRecord
 			if err := json.Unmarshal(v, &r); err != nil {
-				return fmt.Errorf("outputstore: task %s record %x: %w", taskID, k, err)
+				return fmt.Errorf("outputstore: task %s record %x: %w", taskID, k[len(prefix):], err)
 			}
 			if !state.PageTakes(len(out), size, len(r.Data), maxBytes) {
 				break

@@ -1,0 +1,29 @@
+package outputstore
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/gpulayer/gpulayer/coordinator/state"
+)
+
+// A capture writes records as they are stored; the section is the one
+// state.OutputEncoder writes of them, byte for byte, as state.MemOutput's
+// capture is.
+func TestCaptureWritesAsTheEncoder(t *testing.T) {
+	ops := append(trickyRecords(), state.OutputOp{TaskID: "t", Delete: true})
+	ops = append(ops, trickyRecords()...)
+	s, ref := openTemp(t), state.NewMemOutput()
+	for _, out := range []state.OutputStore{s, ref} {
+		if err := out.Write(ops); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, want := captured(t, s), captured(t, ref)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("captured\n%.3000s\nthe encoder writes\n%.3000s", got, want)
+	}
+	if !bytes.Contains(got, []byte(`\u003chtml\u003e`)) {
+		t.Fatalf("the capture holds no escaped record: %.300s", got)
+	}
+}
