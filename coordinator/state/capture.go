@@ -59,19 +59,37 @@ type Capture struct {
 // Capture takes a detached copy of the state for a snapshot. The FSM
 // calls it where no command is being applied; reads may go on.
 func (s *Store) Capture() *Capture {
+	c := s.newCapture()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.captureLocked()
+	s.captureLocked(c)
+	return c
 }
 
-// captureLocked is Capture for a caller holding the read lock.
-func (s *Store) captureLocked() *Capture {
-	c := &Capture{
+// newCapture allocates, before the store's locks are taken, the lists a
+// capture copies the workers and credentials into (megabytes with 10,000
+// workers): an allocation that large while the garbage collector marks
+// is charged with marking work, which under the locks stalls the writes.
+func (s *Store) newCapture() *Capture {
+	s.mu.RLock()
+	nw, nc := len(s.workers), len(s.credentials)
+	s.mu.RUnlock()
+	return &Capture{
+		workers:     make([]Worker, 0, nw+nw/8+16), // room for some registered meanwhile
+		credentials: make([]Credential, 0, nc+nc/8+16),
+	}
+}
+
+// captureLocked fills c, from newCapture, for a caller holding the read
+// lock.
+func (s *Store) captureLocked(c *Capture) {
+	workers, credentials := c.workers[:0], c.credentials[:0]
+	*c = Capture{
 		bootstrapGeneration: s.bootstrapGeneration,
 		seq:                 s.seq,
 		auditSeq:            s.auditSeq,
-		credentials:         make([]Credential, 0, len(s.credentials)),
-		workers:             make([]Worker, 0, len(s.workers)),
+		credentials:         credentials,
+		workers:             workers,
 		jobs:                s.jobs.freeze(),
 		jobOrder:            s.jobOrder[:len(s.jobOrder):len(s.jobOrder)],
 		tasks:               s.tasks.freeze(),
@@ -107,7 +125,6 @@ func (s *Store) captureLocked() *Capture {
 	for _, x := range s.artifacts {
 		c.artifacts = append(c.artifacts, x.clone())
 	}
-	return c
 }
 
 // ownJob replaces j in the table with a copy the caller may change: a

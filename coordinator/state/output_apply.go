@@ -49,6 +49,7 @@ func (s *Store) CaptureOutput() (OutputCapture, error) {
 // of the read lock, so neither an Apply nor a restore falls between them.
 // Neither is encoded here.
 func (s *Store) CaptureWithOutput() (*Capture, OutputCapture, error) {
+	c := s.newCapture()
 	s.applyMu.Lock()
 	defer s.applyMu.Unlock()
 	s.mu.RLock()
@@ -57,5 +58,6 @@ func (s *Store) CaptureWithOutput() (*Capture, OutputCapture, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return s.captureLocked(), out, nil
+	s.captureLocked(c)
+	return c, out, nil
 }
