@@ -73,6 +73,23 @@ func TestEveryKindScenarioFillsEveryTable(t *testing.T) {
 // yields. Each log is cut at every point; after the cut the rest of it
 // and then every scenario again (mostly refused, some not) are applied.
 func TestCaptureIsUnchangedByLaterCommands(t *testing.T) {
+	inBothModes(t, testCaptureIsUnchangedByLaterCommands)
+}
+
+// inBothModes runs test with checkOwnership, as every test of the package
+// runs (each command as if a capture came before it: tables frozen and
+// tasks shared at every step), and without it, as production runs (only
+// the captures the test takes freeze anything).
+func inBothModes(t *testing.T, test func(t *testing.T)) {
+	t.Run("checked", test)
+	t.Run("production", func(t *testing.T) {
+		checkOwnership = false
+		t.Cleanup(func() { checkOwnership = true })
+		test(t)
+	})
+}
+
+func testCaptureIsUnchangedByLaterCommands(t *testing.T) {
 	for name, log := range captureLogs() {
 		t.Run(name, func(t *testing.T) {
 			more := slices.Concat(everyKindScenario(), everyKindScenario())
@@ -102,6 +119,10 @@ func TestCaptureIsUnchangedByLaterCommands(t *testing.T) {
 // capture is encoded while the store applies, without a race (-race) and
 // with the bytes of the moment it was taken.
 func TestCaptureEncodesWhileApplying(t *testing.T) {
+	inBothModes(t, testCaptureEncodesWhileApplying)
+}
+
+func testCaptureEncodesWhileApplying(t *testing.T) {
 	log := everyKindScenario()
 	for _, cut := range []int{len(log) / 3, len(log) / 2, len(log)} {
 		s := New()

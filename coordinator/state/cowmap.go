@@ -114,8 +114,10 @@ func (m *cowMap[V]) del(k string) {
 // len returns the number of entries.
 func (m *cowMap[V]) len() int { return m.n }
 
-// all yields every entry, in no set order. The map must not be written
-// during the iteration.
+// all yields every entry, in no set order, each once. The loop may
+// delete or overwrite entries as it goes (a shard a frozen view shares
+// is copied by the write, and the loop goes on over the old one), as a
+// range over a plain map may; an entry it adds may or may not be yielded.
 func (m *cowMap[V]) all() iter.Seq2[string, V] {
 	return allOf(&m.shards)
 }

@@ -106,3 +106,48 @@ func BenchmarkCowMapCapture(b *testing.B) {
 		}
 	})
 }
+
+// A loop over a map may delete or overwrite the entries it is given, also
+// right after a freeze (the write copies the shard the loop is in): each
+// entry is yielded once, the map ends as the loop left it, and the view
+// is unchanged.
+func TestCowMapWritesDuringIteration(t *testing.T) {
+	for _, frozen := range []bool{false, true} {
+		m := newCowMap[int]()
+		for i := range 5000 {
+			m.set(fmt.Sprint(i), i)
+		}
+		var view frozenMap[int]
+		if frozen {
+			view = m.freeze()
+		}
+		seen := map[string]int{}
+		for k, v := range m.all() {
+			seen[k]++
+			if v%2 == 0 {
+				m.del(k)
+			} else {
+				m.set(k, -v)
+			}
+		}
+		if len(seen) != 5000 {
+			t.Fatalf("frozen %v: %d keys yielded, want 5000", frozen, len(seen))
+		}
+		for k, n := range seen {
+			if n != 1 {
+				t.Fatalf("frozen %v: %s yielded %d times", frozen, k, n)
+			}
+		}
+		if m.len() != 2500 || len(maps.Collect(m.all())) != 2500 {
+			t.Fatalf("frozen %v: %d entries left (len %d), want 2500", frozen, len(maps.Collect(m.all())), m.len())
+		}
+		for k, v := range m.all() {
+			if v >= 0 {
+				t.Fatalf("frozen %v: %s = %d, not overwritten", frozen, k, v)
+			}
+		}
+		if frozen && (view.len() != 5000 || view.get("2") != 2 || view.get("3") != 3) {
+			t.Fatalf("the view changed under the loop's writes")
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 )
@@ -62,10 +63,18 @@ func (s *Store) submitJob(c command.SubmitJob) (SubmitOutcome, error) {
 	if err := s.targetExists(c.Spec.Target); err != nil {
 		return SubmitOutcome{}, err
 	}
+	// Every check before any change: a refused job leaves nothing behind.
+	seen := make(map[string]bool, len(c.TaskIDs))
 	for _, id := range c.TaskIDs {
-		if _, dup := s.tasks.lookup(id); dup {
+		switch {
+		case id == "" || strings.Contains(id, "/"): // a slash would make finish keys ambiguous
+			return SubmitOutcome{}, fmt.Errorf("%w: task id %q", ErrInvalid, id)
+		case seen[id]:
+			return SubmitOutcome{}, fmt.Errorf("%w: task id %s listed twice", ErrInvalid, id)
+		case s.tasks.has(id):
 			return SubmitOutcome{}, fmt.Errorf("task %s exists: %w", id, ErrConflict)
 		}
+		seen[id] = true
 	}
 	lease := c.Spec.LeaseSeconds
 	if lease <= 0 {
@@ -74,9 +83,6 @@ func (s *Store) submitJob(c command.SubmitJob) (SubmitOutcome, error) {
 	j := &Job{ID: c.JobID, Spec: c.Spec, SpecHash: hash, CreatedBy: c.CreatedBy, CreatedAt: c.Now, UpdatedAt: c.Now, TaskIDs: c.TaskIDs, Seq: s.nextSeq()}
 	j.rules = rulesOf(j.Spec)
 	for i, id := range c.TaskIDs {
-		if _, dup := s.tasks.lookup(id); dup {
-			return SubmitOutcome{}, fmt.Errorf("task %s exists: %w", id, ErrConflict)
-		}
 		t := &Task{ID: id, JobID: j.ID, Index: i, Seq: s.nextSeq(), State: taskPending, LeaseSeconds: lease, CreatedAt: c.Now, UpdatedAt: c.Now, gen: s.gen.Load()}
 		s.tasks.set(id, t)
 		s.queue.push(keyOf(c.Spec), c.Spec.Priority, t)
