@@ -126,6 +126,13 @@ func (c *Capture) encode(w io.Writer) error {
 	enc := codec.NewEncoderBytes(&body, msgpackHandle())
 	var head [1 + binary.MaxVarintLen64]byte
 	var err error
+	write := func(kind uint8, body []byte) {
+		head[0] = kind
+		n := binary.PutUvarint(head[1:], uint64(len(body)))
+		if _, err = w.Write(head[:1+n]); err == nil {
+			_, err = w.Write(body)
+		}
+	}
 	put := func(kind uint8, v any) {
 		if err != nil {
 			return
@@ -135,10 +142,27 @@ func (c *Capture) encode(w io.Writer) error {
 		if err = enc.Encode(v); err != nil {
 			return
 		}
-		head[0] = kind
-		n := binary.PutUvarint(head[1:], uint64(len(body)))
-		if _, err = w.Write(head[:1+n]); err == nil {
-			_, err = w.Write(body)
+		write(kind, body)
+	}
+	// Tasks, the largest table, are written without reflection
+	// (codec_task.go); what they nest that is rare goes through sub.
+	var nested []byte
+	subEnc := codec.NewEncoderBytes(&nested, msgpackHandle())
+	sub := func(b []byte, v any) ([]byte, error) {
+		nested = nested[:0]
+		subEnc.ResetBytes(&nested)
+		if err := subEnc.Encode(v); err != nil {
+			return b, err
+		}
+		return append(b, nested...), nil
+	}
+	var fields recordFields
+	putTask := func(t *Task) {
+		if err != nil {
+			return
+		}
+		if body, err = appendTask(body[:0], t, &fields, sub); err == nil {
+			write(recTask, body)
 		}
 	}
 	put(recMeta, snapMeta{BootstrapGeneration: c.bootstrapGeneration, Seq: c.seq, AuditSeq: c.auditSeq})
@@ -160,7 +184,7 @@ func (c *Capture) encode(w io.Writer) error {
 		return a.Seq < b.Seq || (a.Seq == b.Seq && a.ID < b.ID) // ties only in a crafted snapshot
 	})
 	for _, x := range tasks {
-		put(recTask, x)
+		putTask(x)
 	}
 	for _, k := range slices.Sorted(c.submissions.keys()) {
 		sub := c.submissions.get(k)
@@ -172,14 +196,20 @@ func (c *Capture) encode(w io.Writer) error {
 		// alike and a restored state encodes to the same bytes.
 		if t := sub.Task; t != nil && c.tasks.get(t.ID) == t {
 			if id, ok := strings.CutPrefix(k, t.ID+"/"); ok {
-				put(recFinish, snapFinish{Task: t.ID, Submission: id, BodyHash: sub.BodyHash})
+				if err == nil {
+					body = appendFinish(body[:0], snapFinish{Task: t.ID, Submission: id, BodyHash: sub.BodyHash})
+					write(recFinish, body)
+				}
 				continue
 			}
 		}
 		put(recSubmission, snapSubmission{Key: k, Submission: *sub})
 	}
 	for _, k := range slices.Sorted(c.idempotency.keys()) {
-		put(recIdempotency, snapPair{Key: k, Value: c.idempotency.get(k)})
+		if err == nil {
+			body = appendPair(body[:0], snapPair{Key: k, Value: c.idempotency.get(k)})
+			write(recIdempotency, body)
+		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.nodes)) {
 		put(recNode, snapPair{Key: k, Value: c.nodes[k]})

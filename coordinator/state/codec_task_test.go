@@ -1,0 +1,156 @@
+package state
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-msgpack/v2/codec"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+)
+
+// randomTask is a task with each field set or left empty at random, and
+// values at the edges of each encoding (string and int lengths, times
+// before 1970 and past 2106, nanoseconds).
+func randomTask(rng *rand.Rand) *Task {
+	str := func() string {
+		switch rng.IntN(5) {
+		case 0:
+			return ""
+		case 1:
+			return string(bytes.Repeat([]byte{'x'}, rng.IntN(300)))
+		case 2:
+			return string(bytes.Repeat([]byte{'y'}, 65536+rng.IntN(10)))
+		default:
+			return fmt.Sprintf("id-%d", rng.Int64())
+		}
+	}
+	ints := []int64{0, 1, -1, 31, -32, -33, 127, 128, 255, 256, -128, -129, 32767, 32768, -32768, -32769, math.MaxInt32, math.MaxInt32 + 1, math.MinInt32, math.MinInt32 - 1, math.MaxInt64, math.MinInt64}
+	num := func() int64 {
+		if rng.IntN(2) == 0 {
+			return ints[rng.IntN(len(ints))]
+		}
+		return rng.Int64() >> rng.IntN(64)
+	}
+	tm := func() time.Time {
+		switch rng.IntN(5) {
+		case 0:
+			return time.Time{}
+		case 1:
+			return time.Unix(rng.Int64N(1<<34), 0)
+		case 2:
+			return time.Unix(rng.Int64N(1<<34), rng.Int64N(1e9)).In(time.FixedZone("x", 3600))
+		case 3:
+			return time.Unix(-rng.Int64N(1<<40), rng.Int64N(1e9))
+		default:
+			return time.Unix(1<<34+rng.Int64N(1<<40), rng.Int64N(1e9))
+		}
+	}
+	strs := func() []string {
+		switch rng.IntN(3) {
+		case 0:
+			return nil
+		case 1:
+			return []string{}
+		}
+		out := make([]string, rng.IntN(20))
+		for i := range out {
+			out[i] = str()
+		}
+		return out
+	}
+	intp := func() *int {
+		if rng.IntN(2) == 0 {
+			return nil
+		}
+		v := int(num())
+		return &v
+	}
+	t := &Task{
+		ID: str(), JobID: str(), Index: int(num()), Seq: uint64(num()), State: str(), AttemptID: str(), WorkerID: str(),
+		Devices: strs(), LeaseSeconds: int(num()), LeaseExpiresAt: tm(), ExitCode: intp(), Reason: str(),
+		SubmittedBy: str(), ExecutedBy: str(), CancelRequested: rng.IntN(2) == 0, Preempt: str(),
+		CreatedAt: tm(), UpdatedAt: tm(), LogBytes: int(num()), LastLogSeq: num(), LogCut: rng.IntN(2) == 0,
+	}
+	switch rng.IntN(3) {
+	case 1:
+		t.Output = json.RawMessage(`{"k":1}`)
+	case 2:
+		t.Output = json.RawMessage{}
+	}
+	if rng.IntN(3) == 0 {
+		t.Artifacts = []command.TaskArtifact{{Path: str(), SHA256: str(), Size: num()}}
+	}
+	for range rng.IntN(4) {
+		a := Attempt{ID: str(), Number: int(num()), WorkerID: str(), State: str(), Devices: strs(),
+			AssignedAt: tm(), StartedAt: tm(), EndedAt: tm(), ExitCode: intp(), Reason: str()}
+		if rng.IntN(3) == 0 {
+			a.Rendezvous = &Endpoint{Address: str(), Port: int(num())}
+		}
+		t.Attempts = append(t.Attempts, a)
+	}
+	return t
+}
+
+// The task records appendTask writes are the bytes go-msgpack writes for
+// the same tasks with the snapshot's handle, so snapshots keep their
+// format (and a restored state encodes to the same bytes).
+func TestTaskRecordBytesMatchTheCodec(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var want []byte
+	enc := codec.NewEncoderBytes(&want, msgpackHandle())
+	var nested []byte
+	subEnc := codec.NewEncoderBytes(&nested, msgpackHandle())
+	sub := func(b []byte, v any) ([]byte, error) {
+		nested = nested[:0]
+		subEnc.ResetBytes(&nested)
+		err := subEnc.Encode(v)
+		return append(b, nested...), err
+	}
+	var fields recordFields
+	for i := range 3000 {
+		task := randomTask(rng)
+		want = want[:0]
+		enc.ResetBytes(&want)
+		if err := enc.Encode(task); err != nil {
+			t.Fatal(err)
+		}
+		got, err := appendTask(nil, task, &fields, sub)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("task %d: %d bytes, the codec writes %d:\n got %x\nwant %x\ntask %+v", i, len(got), len(want), got[:min(len(got), 200)], want[:min(len(want), 200)], task)
+		}
+	}
+}
+
+// Finish and string-table records too: the bytes go-msgpack writes.
+func TestSmallRecordBytesMatchTheCodec(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var want []byte
+	enc := codec.NewEncoderBytes(&want, msgpackHandle())
+	str := func() string { return string(bytes.Repeat([]byte{'z'}, rng.IntN(300))) }
+	for i := range 500 {
+		f := snapFinish{Task: str(), Submission: str(), BodyHash: str()}
+		p := snapPair{Key: str(), Value: str()}
+		for _, c := range []struct {
+			v   any
+			got []byte
+		}{{f, appendFinish(nil, f)}, {p, appendPair(nil, p)}} {
+			want = want[:0]
+			enc.ResetBytes(&want)
+			if err := enc.Encode(c.v); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(c.got, want) {
+				t.Fatalf("record %d (%T): got %x, the codec writes %x", i, c.v, c.got, want)
+			}
+		}
+	}
+}
