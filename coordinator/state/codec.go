@@ -156,7 +156,7 @@ func (c *Capture) encode(w io.Writer) error {
 		}
 		return append(b, nested...), nil
 	}
-	var fields recordFields
+	var fields, specFields recordFields
 	putTask := func(t *Task) {
 		if err != nil {
 			return
@@ -173,7 +173,11 @@ func (c *Capture) encode(w io.Writer) error {
 		put(recWorker, x)
 	}
 	for _, id := range c.jobOrder {
-		put(recJob, c.jobs.get(id))
+		if err == nil {
+			if body, err = appendJob(body[:0], c.jobs.get(id), &specFields, sub); err == nil {
+				write(recJob, body)
+			}
+		}
 	}
 	tasks := make([]*Task, 0, c.tasks.len())
 	for _, t := range c.tasks.all() {

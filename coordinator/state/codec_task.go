@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"math"
 	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
 )
 
 // A snapshot holds one task record per task ever kept, the largest table
@@ -323,4 +325,109 @@ func appendPair(b []byte, p snapPair) []byte {
 	b = mpMapLen(b, 2)
 	b = mpString(mpString(b, "key"), p.Key)
 	return mpString(mpString(b, "value"), p.Value)
+}
+
+// appendJob appends j's record as go-msgpack writes it; sub encodes the
+// spec's rare nested values (resources, target, inputs), scratch is the
+// spec's.
+func appendJob(b []byte, j *Job, scratch *recordFields, sub func(b []byte, v any) ([]byte, error)) ([]byte, error) {
+	b = mpMapLen(b, 8)
+	b = mpTime(mpString(b, "created_at"), j.CreatedAt)
+	b = mpString(mpString(b, "created_by"), j.CreatedBy)
+	b = mpString(mpString(b, "id"), j.ID)
+	b = mpUint(mpString(b, "seq"), j.Seq)
+	b, err := appendSpec(mpString(b, "spec"), &j.Spec, scratch, sub)
+	if err != nil {
+		return b, err
+	}
+	b = mpString(mpString(b, "spec_hash"), j.SpecHash)
+	b = mpStrings(mpString(b, "task_ids"), j.TaskIDs)
+	return mpTime(mpString(b, "updated_at"), j.UpdatedAt), nil
+}
+
+// appendSpec appends a job spec as go-msgpack writes it.
+func appendSpec(b []byte, s *command.JobSpec, f *recordFields, sub func(b []byte, v any) ([]byte, error)) ([]byte, error) {
+	f.n, f.body = 0, f.body[:0]
+	var err error
+	if len(s.Affinity) > 0 {
+		f.add("affinity")
+		f.body = mpBytes(f.body, s.Affinity)
+	}
+	if s.Capability != "" {
+		f.add("capability")
+		f.body = mpString(f.body, s.Capability)
+	}
+	if len(s.Config) > 0 {
+		f.add("config")
+		f.body = mpBytes(f.body, s.Config)
+	}
+	if s.Count != 0 {
+		f.add("count")
+		f.body = mpInt(f.body, int64(s.Count))
+	}
+	if s.ExclusiveWorker {
+		f.add("exclusive_worker")
+		f.body = mpBool(f.body, true)
+	}
+	f.add("executor")
+	f.body = mpString(f.body, s.Executor)
+	if s.Gang {
+		f.add("gang")
+		f.body = mpBool(f.body, true)
+	}
+	if s.IdempotencyKey != "" {
+		f.add("idempotency_key")
+		f.body = mpString(f.body, s.IdempotencyKey)
+	}
+	if len(s.Inputs) > 0 {
+		f.add("inputs")
+		if f.body, err = sub(f.body, s.Inputs); err != nil {
+			return b, err
+		}
+	}
+	if s.LeaseSeconds != 0 {
+		f.add("lease_seconds")
+		f.body = mpInt(f.body, int64(s.LeaseSeconds))
+	}
+	if s.MaxAttempts != 0 {
+		f.add("max_attempts")
+		f.body = mpInt(f.body, int64(s.MaxAttempts))
+	}
+	if s.MaxPerWorker != 0 {
+		f.add("max_per_worker")
+		f.body = mpInt(f.body, int64(s.MaxPerWorker))
+	}
+	if s.Name != "" {
+		f.add("name")
+		f.body = mpString(f.body, s.Name)
+	}
+	if len(s.Outputs) > 0 {
+		f.add("outputs")
+		f.body = mpStrings(f.body, s.Outputs)
+	}
+	if s.Priority != 0 {
+		f.add("priority")
+		f.body = mpInt(f.body, int64(s.Priority))
+	}
+	if s.Resources != nil {
+		f.add("resources")
+		if f.body, err = sub(f.body, s.Resources); err != nil {
+			return b, err
+		}
+	}
+	if s.Spread {
+		f.add("spread")
+		f.body = mpBool(f.body, true)
+	}
+	if s.Target != nil {
+		f.add("target")
+		if f.body, err = sub(f.body, s.Target); err != nil {
+			return b, err
+		}
+	}
+	if s.TimeoutSeconds != 0 {
+		f.add("timeout_seconds")
+		f.body = mpInt(f.body, int64(s.TimeoutSeconds))
+	}
+	return append(mpMapLen(b, f.n), f.body...), nil
 }

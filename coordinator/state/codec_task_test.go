@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-msgpack/v2/codec"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // randomTask is a task with each field set or left empty at random, and
@@ -151,6 +152,82 @@ func TestSmallRecordBytesMatchTheCodec(t *testing.T) {
 			if !bytes.Equal(c.got, want) {
 				t.Fatalf("record %d (%T): got %x, the codec writes %x", i, c.v, c.got, want)
 			}
+		}
+	}
+}
+
+// randomJob is a job whose spec has each field set or left empty at
+// random.
+func randomJob(rng *rand.Rand) *Job {
+	t := randomTask(rng) // strings, ints and times at their edges
+	pick := func(s string) string {
+		if rng.IntN(3) == 0 {
+			return ""
+		}
+		return s
+	}
+	n := func(v int) int {
+		if rng.IntN(3) == 0 {
+			return 0
+		}
+		return v
+	}
+	spec := command.JobSpec{
+		Name: pick(t.ID), Executor: pick(t.JobID), Count: n(t.Index), Capability: pick(t.State),
+		Spread: rng.IntN(2) == 0, Gang: rng.IntN(2) == 0, ExclusiveWorker: rng.IntN(2) == 0,
+		MaxPerWorker: n(t.LeaseSeconds), Priority: n(int(t.Seq)), MaxAttempts: n(t.LogBytes),
+		LeaseSeconds: n(-t.Index), TimeoutSeconds: n(t.LeaseSeconds / 3), Outputs: t.Devices,
+		IdempotencyKey: pick(t.Reason),
+	}
+	if rng.IntN(2) == 0 {
+		spec.Config = json.RawMessage(`{"command":"true"}`)
+	}
+	if rng.IntN(3) == 0 {
+		spec.Affinity = json.RawMessage(`[{"key":"zone"}]`)
+	}
+	if rng.IntN(3) == 0 {
+		spec.Resources = &api.Resources{GPUs: n(2), GPUMemoryMiB: uint64(n(40960)), GPUModel: pick("H100")}
+	}
+	if rng.IntN(3) == 0 {
+		spec.Target = &api.Target{Kind: "group", ID: pick("g1")}
+	}
+	if rng.IntN(3) == 0 {
+		spec.Inputs = []api.ArtifactRef{{SHA256: "ab", Path: pick("in/x")}}
+	}
+	var ids []string
+	if rng.IntN(4) > 0 {
+		ids = t.Devices
+	}
+	return &Job{ID: t.ID, Spec: spec, SpecHash: t.WorkerID, CreatedBy: t.SubmittedBy, CreatedAt: t.CreatedAt,
+		UpdatedAt: t.UpdatedAt, TaskIDs: ids, Seq: t.Seq}
+}
+
+// Job records too: the bytes go-msgpack writes, spec included.
+func TestJobRecordBytesMatchTheCodec(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	var want []byte
+	enc := codec.NewEncoderBytes(&want, msgpackHandle())
+	var nested []byte
+	subEnc := codec.NewEncoderBytes(&nested, msgpackHandle())
+	sub := func(b []byte, v any) ([]byte, error) {
+		nested = nested[:0]
+		subEnc.ResetBytes(&nested)
+		err := subEnc.Encode(v)
+		return append(b, nested...), err
+	}
+	for i := range 3000 {
+		job := randomJob(rng)
+		want = want[:0]
+		enc.ResetBytes(&want)
+		if err := enc.Encode(job); err != nil {
+			t.Fatal(err)
+		}
+		got, err := appendJob(nil, job, &recordFields{}, sub)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("job %d: %d bytes, the codec writes %d:\n got %x\nwant %x\njob %+v", i, len(got), len(want), got[:min(len(got), 300)], want[:min(len(want), 300)], job)
 		}
 	}
 }
