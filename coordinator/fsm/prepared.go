@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/internal/countw"
 )
 
 // An operator's restore (PUT /v1/operator/snapshot) must be checked before
@@ -52,12 +53,12 @@ func (p *Prepared) Discard() {
 // is the output store's failure; any other is the snapshot's.
 func (f *FSM) Prepare(r io.Reader) (*Prepared, error) {
 	h := sha256.New()
-	counted := &countingReader{r: io.TeeReader(r, h)}
-	tables, out, err := f.prepare(counted)
+	read := &countw.Writer{W: h} // every byte prepare reads, hashed and counted
+	tables, out, err := f.prepare(io.TeeReader(r, read))
 	if err != nil {
 		return nil, err
 	}
-	p := &Prepared{size: counted.n, tables: tables, out: out}
+	p := &Prepared{size: read.N, tables: tables, out: out}
 	h.Sum(p.digest[:0])
 	return p, nil
 }
@@ -129,16 +130,4 @@ func sameSum(h hash.Hash, want [sha256.Size]byte) bool {
 	var got [sha256.Size]byte
 	h.Sum(got[:0])
 	return got == want
-}
-
-// countingReader counts the bytes read through it.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(b []byte) (int, error) {
-	n, err := c.r.Read(b)
-	c.n += int64(n)
-	return n, err
 }

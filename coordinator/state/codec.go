@@ -144,25 +144,11 @@ func (c *Capture) encode(w io.Writer) error {
 		}
 		write(kind, body)
 	}
-	// Tasks, the largest table, are written without reflection
-	// (codec_task.go); what they nest that is rare goes through sub.
-	var nested []byte
-	subEnc := codec.NewEncoderBytes(&nested, msgpackHandle())
-	sub := func(b []byte, v any) ([]byte, error) {
-		nested = nested[:0]
-		subEnc.ResetBytes(&nested)
-		if err := subEnc.Encode(v); err != nil {
-			return b, err
-		}
-		return append(b, nested...), nil
-	}
-	var fields, specFields recordFields
-	putTask := func(t *Task) {
-		if err != nil {
-			return
-		}
-		if body, err = appendTask(body[:0], t, &fields, sub); err == nil {
-			write(recTask, body)
+	// The largest tables are written without reflection (codec_task.go).
+	rw := newRecordWriter()
+	putBody := func(kind uint8, b []byte, e error) {
+		if body, err = b, e; err == nil {
+			write(kind, body)
 		}
 	}
 	put(recMeta, snapMeta{BootstrapGeneration: c.bootstrapGeneration, Seq: c.seq, AuditSeq: c.auditSeq})
@@ -174,9 +160,8 @@ func (c *Capture) encode(w io.Writer) error {
 	}
 	for _, id := range c.jobOrder {
 		if err == nil {
-			if body, err = appendJob(body[:0], c.jobs.get(id), &specFields, sub); err == nil {
-				write(recJob, body)
-			}
+			b, e := rw.appendJob(body[:0], c.jobs.get(id))
+			putBody(recJob, b, e)
 		}
 	}
 	tasks := make([]*Task, 0, c.tasks.len())
@@ -188,7 +173,10 @@ func (c *Capture) encode(w io.Writer) error {
 		return a.Seq < b.Seq || (a.Seq == b.Seq && a.ID < b.ID) // ties only in a crafted snapshot
 	})
 	for _, x := range tasks {
-		putTask(x)
+		if err == nil {
+			b, e := rw.appendTask(body[:0], x)
+			putBody(recTask, b, e)
+		}
 	}
 	for _, k := range slices.Sorted(c.submissions.keys()) {
 		sub := c.submissions.get(k)
@@ -201,8 +189,7 @@ func (c *Capture) encode(w io.Writer) error {
 		if t := sub.Task; t != nil && c.tasks.get(t.ID) == t {
 			if id, ok := strings.CutPrefix(k, t.ID+"/"); ok {
 				if err == nil {
-					body = appendFinish(body[:0], snapFinish{Task: t.ID, Submission: id, BodyHash: sub.BodyHash})
-					write(recFinish, body)
+					putBody(recFinish, appendFinish(body[:0], snapFinish{Task: t.ID, Submission: id, BodyHash: sub.BodyHash}), nil)
 				}
 				continue
 			}
@@ -211,8 +198,7 @@ func (c *Capture) encode(w io.Writer) error {
 	}
 	for _, k := range slices.Sorted(c.idempotency.keys()) {
 		if err == nil {
-			body = appendPair(body[:0], snapPair{Key: k, Value: c.idempotency.get(k)})
-			write(recIdempotency, body)
+			putBody(recIdempotency, appendPair(body[:0], snapPair{Key: k, Value: c.idempotency.get(k)}), nil)
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.nodes)) {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/hashicorp/go-msgpack/v2/codec"
+
 	"github.com/gpulayer/gpulayer/coordinator/command"
 )
 
@@ -12,14 +14,13 @@ import (
 // by count. go-msgpack encodes a record by reflection, and boxes every
 // time.Time it writes (six a task with one attempt): 1.4 million
 // allocations a snapshot of S6's state, garbage a busy coordinator
-// collects while the snapshot streams. appendTask writes a task record
+// collects while the snapshot streams. recordWriter writes a task record
 // directly, the bytes go-msgpack writes for it with the snapshot's handle
 // (TestTaskRecordBytesMatchTheCodec compares the two on random tasks):
 // a map of the JSON field names sorted by name, fields tagged omitempty
 // left out when empty, times as the MessagePack timestamp (nil when
 // zero), strings as str, bytes as bin, ints in their shortest signed
-// form. The rare nested values (artifacts, a rendezvous) are encoded by
-// the codec (sub).
+// form. The rare nested values are encoded by the codec (recordWriter).
 
 // msgpack marker bytes used here.
 const (
@@ -159,157 +160,177 @@ func mpStrings(b []byte, list []string) []byte {
 	return b
 }
 
-func mpIntPtr(b []byte, p *int) []byte {
-	if p == nil {
-		return append(b, mpNil)
-	}
-	return mpInt(b, int64(*p))
+// recordWriter writes the records of the large tables without
+// reflection: tasks with their attempts, and jobs with their specs. Its
+// scratch buffers are reused from one record to the next; the rare
+// nested values (artifacts, a rendezvous, a spec's resources, target and
+// inputs) go through go-msgpack (nested).
+type recordWriter struct {
+	task, attempt, spec record
+	buf                 []byte
+	enc                 *codec.Encoder
 }
 
-// recordFields counts and writes one record's map: field (name, write)
-// pairs in name order, each written only when present.
-type recordFields struct {
+func newRecordWriter() *recordWriter {
+	w := &recordWriter{}
+	w.enc = codec.NewEncoderBytes(&w.buf, msgpackHandle())
+	for _, r := range []*record{&w.task, &w.attempt, &w.spec} {
+		r.nest = w.nested
+	}
+	return w
+}
+
+// nested appends v as go-msgpack encodes it.
+func (w *recordWriter) nested(b []byte, v any) ([]byte, error) {
+	w.buf = w.buf[:0]
+	w.enc.ResetBytes(&w.buf)
+	if err := w.enc.Encode(v); err != nil {
+		return b, err
+	}
+	return append(b, w.buf...), nil
+}
+
+// record builds one record's map: its fields are added in name order,
+// the optional ones (omitempty) only when not empty, and the map's
+// length is counted as they come.
+type record struct {
 	n    int
 	body []byte
+	err  error
+	nest func(b []byte, v any) ([]byte, error)
 }
 
-func (r *recordFields) add(name string) {
+func (r *record) reset() { r.n, r.body, r.err = 0, r.body[:0], nil }
+
+func (r *record) key(name string) {
 	r.n++
 	r.body = mpString(r.body, name)
 }
 
-// appendTask appends t's record as go-msgpack writes it; sub encodes a
-// nested value the codec's way (artifacts, a rendezvous).
-func appendTask(b []byte, t *Task, scratch *recordFields, sub func(b []byte, v any) ([]byte, error)) ([]byte, error) {
-	r := scratch
-	r.n, r.body = 0, r.body[:0]
-	var err error
-	if len(t.Artifacts) > 0 {
-		r.add("artifacts")
-		if r.body, err = sub(r.body, t.Artifacts); err != nil {
-			return b, err
-		}
+func (r *record) str(name, v string)         { r.key(name); r.body = mpString(r.body, v) }
+func (r *record) int(name string, v int64)   { r.key(name); r.body = mpInt(r.body, v) }
+func (r *record) uint(name string, v uint64) { r.key(name); r.body = mpUint(r.body, v) }
+func (r *record) time(name string, v time.Time) {
+	r.key(name)
+	r.body = mpTime(r.body, v)
+}
+
+// strings writes list, nil as nil (not omitted).
+func (r *record) strings(name string, list []string) {
+	r.key(name)
+	r.body = mpStrings(r.body, list)
+}
+
+func (r *record) optStr(name, v string) {
+	if v != "" {
+		r.str(name, v)
 	}
-	if t.AttemptID != "" {
-		r.add("attempt_id")
-		r.body = mpString(r.body, t.AttemptID)
+}
+
+func (r *record) optInt(name string, v int64) {
+	if v != 0 {
+		r.int(name, v)
 	}
+}
+
+func (r *record) optIntPtr(name string, v *int) {
+	if v != nil {
+		r.int(name, int64(*v))
+	}
+}
+
+func (r *record) optBool(name string, v bool) {
+	if v {
+		r.key(name)
+		r.body = mpBool(r.body, true)
+	}
+}
+
+func (r *record) optStrings(name string, list []string) {
+	if len(list) > 0 {
+		r.strings(name, list)
+	}
+}
+
+func (r *record) optBytes(name string, v []byte) {
+	if len(v) > 0 {
+		r.key(name)
+		r.body = mpBytes(r.body, v)
+	}
+}
+
+// optNested writes v through go-msgpack when present is set.
+func (r *record) optNested(name string, v any, present bool) {
+	if !present {
+		return
+	}
+	r.key(name)
+	if r.err == nil {
+		r.body, r.err = r.nest(r.body, v)
+	}
+}
+
+// appendTo appends the record's map to b.
+func (r *record) appendTo(b []byte) ([]byte, error) {
+	return append(mpMapLen(b, r.n), r.body...), r.err
+}
+
+// appendTask appends t's record as go-msgpack writes it.
+func (w *recordWriter) appendTask(b []byte, t *Task) ([]byte, error) {
+	r := &w.task
+	r.reset()
+	r.optNested("artifacts", t.Artifacts, len(t.Artifacts) > 0)
+	r.optStr("attempt_id", t.AttemptID)
 	if len(t.Attempts) > 0 {
-		r.add("attempts")
+		r.key("attempts")
 		r.body = mpArrayLen(r.body, len(t.Attempts))
 		for i := range t.Attempts {
-			if r.body, err = appendAttempt(r.body, &t.Attempts[i], sub); err != nil {
-				return b, err
+			var err error
+			if r.body, err = w.appendAttempt(r.body, &t.Attempts[i]); err != nil && r.err == nil {
+				r.err = err
 			}
 		}
 	}
-	if t.CancelRequested {
-		r.add("cancel_requested")
-		r.body = mpBool(r.body, true)
-	}
-	r.add("created_at")
-	r.body = mpTime(r.body, t.CreatedAt)
-	if len(t.Devices) > 0 {
-		r.add("devices")
-		r.body = mpStrings(r.body, t.Devices)
-	}
-	if t.ExecutedBy != "" {
-		r.add("executed_by")
-		r.body = mpString(r.body, t.ExecutedBy)
-	}
-	if t.ExitCode != nil {
-		r.add("exit_code")
-		r.body = mpIntPtr(r.body, t.ExitCode)
-	}
-	r.add("id")
-	r.body = mpString(r.body, t.ID)
-	r.add("index")
-	r.body = mpInt(r.body, int64(t.Index))
-	r.add("job_id")
-	r.body = mpString(r.body, t.JobID)
-	r.add("last_log_seq")
-	r.body = mpInt(r.body, t.LastLogSeq)
-	r.add("lease_expires_at")
-	r.body = mpTime(r.body, t.LeaseExpiresAt)
-	r.add("lease_seconds")
-	r.body = mpInt(r.body, int64(t.LeaseSeconds))
-	if t.LogBytes != 0 {
-		r.add("log_bytes")
-		r.body = mpInt(r.body, int64(t.LogBytes))
-	}
-	if t.LogCut {
-		r.add("log_cut")
-		r.body = mpBool(r.body, true)
-	}
-	if len(t.Output) > 0 {
-		r.add("output")
-		r.body = mpBytes(r.body, t.Output)
-	}
-	if t.Preempt != "" {
-		r.add("preempt")
-		r.body = mpString(r.body, t.Preempt)
-	}
-	if t.Reason != "" {
-		r.add("reason")
-		r.body = mpString(r.body, t.Reason)
-	}
-	r.add("seq")
-	r.body = mpUint(r.body, t.Seq)
-	r.add("state")
-	r.body = mpString(r.body, t.State)
-	if t.SubmittedBy != "" {
-		r.add("submitted_by")
-		r.body = mpString(r.body, t.SubmittedBy)
-	}
-	r.add("updated_at")
-	r.body = mpTime(r.body, t.UpdatedAt)
-	if t.WorkerID != "" {
-		r.add("worker_id")
-		r.body = mpString(r.body, t.WorkerID)
-	}
-	b = mpMapLen(b, r.n)
-	return append(b, r.body...), nil
+	r.optBool("cancel_requested", t.CancelRequested)
+	r.time("created_at", t.CreatedAt)
+	r.optStrings("devices", t.Devices)
+	r.optStr("executed_by", t.ExecutedBy)
+	r.optIntPtr("exit_code", t.ExitCode)
+	r.str("id", t.ID)
+	r.int("index", int64(t.Index))
+	r.str("job_id", t.JobID)
+	r.int("last_log_seq", t.LastLogSeq)
+	r.time("lease_expires_at", t.LeaseExpiresAt)
+	r.int("lease_seconds", int64(t.LeaseSeconds))
+	r.optInt("log_bytes", int64(t.LogBytes))
+	r.optBool("log_cut", t.LogCut)
+	r.optBytes("output", t.Output)
+	r.optStr("preempt", t.Preempt)
+	r.optStr("reason", t.Reason)
+	r.uint("seq", t.Seq)
+	r.str("state", t.State)
+	r.optStr("submitted_by", t.SubmittedBy)
+	r.time("updated_at", t.UpdatedAt)
+	r.optStr("worker_id", t.WorkerID)
+	return r.appendTo(b)
 }
 
 // appendAttempt appends a's record as go-msgpack writes it.
-func appendAttempt(b []byte, a *Attempt, sub func(b []byte, v any) ([]byte, error)) ([]byte, error) {
-	n := 7 // assigned_at, ended_at, id, number, started_at, state, worker_id
-	if len(a.Devices) > 0 {
-		n++
-	}
-	if a.ExitCode != nil {
-		n++
-	}
-	if a.Reason != "" {
-		n++
-	}
-	if a.Rendezvous != nil {
-		n++
-	}
-	b = mpMapLen(b, n)
-	b = mpTime(mpString(b, "assigned_at"), a.AssignedAt)
-	if len(a.Devices) > 0 {
-		b = mpStrings(mpString(b, "devices"), a.Devices)
-	}
-	b = mpTime(mpString(b, "ended_at"), a.EndedAt)
-	if a.ExitCode != nil {
-		b = mpIntPtr(mpString(b, "exit_code"), a.ExitCode)
-	}
-	b = mpString(mpString(b, "id"), a.ID)
-	b = mpInt(mpString(b, "number"), int64(a.Number))
-	if a.Reason != "" {
-		b = mpString(mpString(b, "reason"), a.Reason)
-	}
-	if a.Rendezvous != nil {
-		var err error
-		if b, err = sub(mpString(b, "rendezvous"), a.Rendezvous); err != nil {
-			return b, err
-		}
-	}
-	b = mpTime(mpString(b, "started_at"), a.StartedAt)
-	b = mpString(mpString(b, "state"), a.State)
-	b = mpString(mpString(b, "worker_id"), a.WorkerID)
-	return b, nil
+func (w *recordWriter) appendAttempt(b []byte, a *Attempt) ([]byte, error) {
+	r := &w.attempt
+	r.reset()
+	r.time("assigned_at", a.AssignedAt)
+	r.optStrings("devices", a.Devices)
+	r.time("ended_at", a.EndedAt)
+	r.optIntPtr("exit_code", a.ExitCode)
+	r.str("id", a.ID)
+	r.int("number", int64(a.Number))
+	r.optStr("reason", a.Reason)
+	r.optNested("rendezvous", a.Rendezvous, a.Rendezvous != nil)
+	r.time("started_at", a.StartedAt)
+	r.str("state", a.State)
+	r.str("worker_id", a.WorkerID)
+	return r.appendTo(b)
 }
 
 // appendFinish appends a finish record as go-msgpack writes it.
@@ -327,16 +348,14 @@ func appendPair(b []byte, p snapPair) []byte {
 	return mpString(mpString(b, "value"), p.Value)
 }
 
-// appendJob appends j's record as go-msgpack writes it; sub encodes the
-// spec's rare nested values (resources, target, inputs), scratch is the
-// spec's.
-func appendJob(b []byte, j *Job, scratch *recordFields, sub func(b []byte, v any) ([]byte, error)) ([]byte, error) {
+// appendJob appends j's record, spec included, as go-msgpack writes it.
+func (w *recordWriter) appendJob(b []byte, j *Job) ([]byte, error) {
 	b = mpMapLen(b, 8)
 	b = mpTime(mpString(b, "created_at"), j.CreatedAt)
 	b = mpString(mpString(b, "created_by"), j.CreatedBy)
 	b = mpString(mpString(b, "id"), j.ID)
 	b = mpUint(mpString(b, "seq"), j.Seq)
-	b, err := appendSpec(mpString(b, "spec"), &j.Spec, scratch, sub)
+	b, err := w.appendSpec(mpString(b, "spec"), &j.Spec)
 	if err != nil {
 		return b, err
 	}
@@ -346,88 +365,27 @@ func appendJob(b []byte, j *Job, scratch *recordFields, sub func(b []byte, v any
 }
 
 // appendSpec appends a job spec as go-msgpack writes it.
-func appendSpec(b []byte, s *command.JobSpec, f *recordFields, sub func(b []byte, v any) ([]byte, error)) ([]byte, error) {
-	f.n, f.body = 0, f.body[:0]
-	var err error
-	if len(s.Affinity) > 0 {
-		f.add("affinity")
-		f.body = mpBytes(f.body, s.Affinity)
-	}
-	if s.Capability != "" {
-		f.add("capability")
-		f.body = mpString(f.body, s.Capability)
-	}
-	if len(s.Config) > 0 {
-		f.add("config")
-		f.body = mpBytes(f.body, s.Config)
-	}
-	if s.Count != 0 {
-		f.add("count")
-		f.body = mpInt(f.body, int64(s.Count))
-	}
-	if s.ExclusiveWorker {
-		f.add("exclusive_worker")
-		f.body = mpBool(f.body, true)
-	}
-	f.add("executor")
-	f.body = mpString(f.body, s.Executor)
-	if s.Gang {
-		f.add("gang")
-		f.body = mpBool(f.body, true)
-	}
-	if s.IdempotencyKey != "" {
-		f.add("idempotency_key")
-		f.body = mpString(f.body, s.IdempotencyKey)
-	}
-	if len(s.Inputs) > 0 {
-		f.add("inputs")
-		if f.body, err = sub(f.body, s.Inputs); err != nil {
-			return b, err
-		}
-	}
-	if s.LeaseSeconds != 0 {
-		f.add("lease_seconds")
-		f.body = mpInt(f.body, int64(s.LeaseSeconds))
-	}
-	if s.MaxAttempts != 0 {
-		f.add("max_attempts")
-		f.body = mpInt(f.body, int64(s.MaxAttempts))
-	}
-	if s.MaxPerWorker != 0 {
-		f.add("max_per_worker")
-		f.body = mpInt(f.body, int64(s.MaxPerWorker))
-	}
-	if s.Name != "" {
-		f.add("name")
-		f.body = mpString(f.body, s.Name)
-	}
-	if len(s.Outputs) > 0 {
-		f.add("outputs")
-		f.body = mpStrings(f.body, s.Outputs)
-	}
-	if s.Priority != 0 {
-		f.add("priority")
-		f.body = mpInt(f.body, int64(s.Priority))
-	}
-	if s.Resources != nil {
-		f.add("resources")
-		if f.body, err = sub(f.body, s.Resources); err != nil {
-			return b, err
-		}
-	}
-	if s.Spread {
-		f.add("spread")
-		f.body = mpBool(f.body, true)
-	}
-	if s.Target != nil {
-		f.add("target")
-		if f.body, err = sub(f.body, s.Target); err != nil {
-			return b, err
-		}
-	}
-	if s.TimeoutSeconds != 0 {
-		f.add("timeout_seconds")
-		f.body = mpInt(f.body, int64(s.TimeoutSeconds))
-	}
-	return append(mpMapLen(b, f.n), f.body...), nil
+func (w *recordWriter) appendSpec(b []byte, s *command.JobSpec) ([]byte, error) {
+	r := &w.spec
+	r.reset()
+	r.optBytes("affinity", s.Affinity)
+	r.optStr("capability", s.Capability)
+	r.optBytes("config", s.Config)
+	r.optInt("count", int64(s.Count))
+	r.optBool("exclusive_worker", s.ExclusiveWorker)
+	r.str("executor", s.Executor)
+	r.optBool("gang", s.Gang)
+	r.optStr("idempotency_key", s.IdempotencyKey)
+	r.optNested("inputs", s.Inputs, len(s.Inputs) > 0)
+	r.optInt("lease_seconds", int64(s.LeaseSeconds))
+	r.optInt("max_attempts", int64(s.MaxAttempts))
+	r.optInt("max_per_worker", int64(s.MaxPerWorker))
+	r.optStr("name", s.Name)
+	r.optStrings("outputs", s.Outputs)
+	r.optInt("priority", int64(s.Priority))
+	r.optNested("resources", s.Resources, s.Resources != nil)
+	r.optBool("spread", s.Spread)
+	r.optNested("target", s.Target, s.Target != nil)
+	r.optInt("timeout_seconds", int64(s.TimeoutSeconds))
+	return r.appendTo(b)
 }

@@ -98,22 +98,14 @@ func randomTask(rng *rand.Rand) *Task {
 	return t
 }
 
-// The task records appendTask writes are the bytes go-msgpack writes for
+// The task records recordWriter writes are the bytes go-msgpack writes for
 // the same tasks with the snapshot's handle, so snapshots keep their
 // format (and a restored state encodes to the same bytes).
 func TestTaskRecordBytesMatchTheCodec(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	var want []byte
 	enc := codec.NewEncoderBytes(&want, msgpackHandle())
-	var nested []byte
-	subEnc := codec.NewEncoderBytes(&nested, msgpackHandle())
-	sub := func(b []byte, v any) ([]byte, error) {
-		nested = nested[:0]
-		subEnc.ResetBytes(&nested)
-		err := subEnc.Encode(v)
-		return append(b, nested...), err
-	}
-	var fields recordFields
+	rw := newRecordWriter()
 	for i := range 3000 {
 		task := randomTask(rng)
 		want = want[:0]
@@ -121,7 +113,7 @@ func TestTaskRecordBytesMatchTheCodec(t *testing.T) {
 		if err := enc.Encode(task); err != nil {
 			t.Fatal(err)
 		}
-		got, err := appendTask(nil, task, &fields, sub)
+		got, err := rw.appendTask(nil, task)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,14 +199,7 @@ func TestJobRecordBytesMatchTheCodec(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	var want []byte
 	enc := codec.NewEncoderBytes(&want, msgpackHandle())
-	var nested []byte
-	subEnc := codec.NewEncoderBytes(&nested, msgpackHandle())
-	sub := func(b []byte, v any) ([]byte, error) {
-		nested = nested[:0]
-		subEnc.ResetBytes(&nested)
-		err := subEnc.Encode(v)
-		return append(b, nested...), err
-	}
+	rw := newRecordWriter()
 	for i := range 3000 {
 		job := randomJob(rng)
 		want = want[:0]
@@ -222,7 +207,7 @@ func TestJobRecordBytesMatchTheCodec(t *testing.T) {
 		if err := enc.Encode(job); err != nil {
 			t.Fatal(err)
 		}
-		got, err := appendJob(nil, job, &recordFields{}, sub)
+		got, err := rw.appendJob(nil, job)
 		if err != nil {
 			t.Fatal(err)
 		}
