@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/outputtest"
 )
 
 // A capture writes records as they are stored; the section is the one
@@ -19,7 +20,7 @@ func TestCaptureWritesAsTheEncoder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, want := captured(t, s), captured(t, ref)
+	got, want := outputtest.Capture(t, s), outputtest.Capture(t, ref)
 	if !bytes.Equal(got, want) {
 		t.Fatalf("captured\n%.3000s\nthe encoder writes\n%.3000s", got, want)
 	}

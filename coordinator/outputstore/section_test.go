@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/outputtest"
 )
 
 // failingReader reads r, then fails with err, once: reads after that
@@ -100,23 +101,9 @@ func TestSectionsRestoreAsDecoded(t *testing.T) {
 			if err := got.Commit(); err != nil {
 				t.Fatal(err)
 			}
-			if a, b := captured(t, s), captured(t, ref); !bytes.Equal(a, b) {
+			if a, b := outputtest.Capture(t, s), outputtest.Capture(t, ref); !bytes.Equal(a, b) {
 				t.Fatalf("restored as\n%.2000s\nthe decoder's restore captures\n%.2000s", a, b)
 			}
 		})
 	}
-}
-
-func captured(t *testing.T, s state.OutputStore) []byte {
-	t.Helper()
-	c, err := s.Capture()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Release()
-	var b bytes.Buffer
-	if _, err := c.WriteTo(&b); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
 }

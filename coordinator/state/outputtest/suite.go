@@ -108,7 +108,9 @@ func testDelete(t *testing.T, open Open) {
 	}
 }
 
-func capture(t *testing.T, s state.OutputStore) []byte {
+// Capture returns s's output section as a capture of it writes it, and
+// checks that WriteTo counts what it wrote.
+func Capture(t *testing.T, s state.OutputStore) []byte {
 	t.Helper()
 	c, err := s.Capture()
 	if err != nil {
@@ -129,7 +131,7 @@ func testRoundTrip(t *testing.T, open Open) {
 		mustWrite(t, src, add(fmt.Sprintf("task-%02d", i%7), rec(i, strings.Repeat("z", i))))
 	}
 	mustWrite(t, src, add("b", rec(1, "")), add("a", rec(1, "first")))
-	section := capture(t, src)
+	section := Capture(t, src)
 
 	dst := open(t)
 	mustWrite(t, dst, add("old", rec(1, "replaced")))
@@ -147,7 +149,7 @@ func testRoundTrip(t *testing.T, open Open) {
 	if err := prep.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if again := capture(t, dst); !bytes.Equal(again, section) {
+	if again := Capture(t, dst); !bytes.Equal(again, section) {
 		t.Errorf("restored store captures differently:\n%s\nwant\n%s", again, section)
 	}
 	if n, _ := dst.Count("old"); n != 0 {
@@ -177,7 +179,7 @@ func testCaptureIsolated(t *testing.T, open Open) {
 	}
 	fresh := open(t)
 	mustWrite(t, fresh, add("t1", rec(1, "one")), add("t2", rec(1, "two")))
-	if want := capture(t, fresh); !bytes.Equal(b.Bytes(), want) {
+	if want := Capture(t, fresh); !bytes.Equal(b.Bytes(), want) {
 		t.Errorf("capture saw later writes:\n%s\nwant\n%s", b.Bytes(), want)
 	}
 }
@@ -185,7 +187,7 @@ func testCaptureIsolated(t *testing.T, open Open) {
 func testBadSection(t *testing.T, open Open) {
 	good := open(t)
 	mustWrite(t, good, add("t1", rec(1, "one")), add("t1", rec(2, "two")))
-	section := capture(t, good)
+	section := Capture(t, good)
 	cases := []struct {
 		name    string
 		section string
