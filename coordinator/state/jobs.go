@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 )
@@ -66,9 +65,10 @@ func (s *Store) submitJob(c command.SubmitJob) (SubmitOutcome, error) {
 	// Every check before any change: a refused job leaves nothing behind.
 	seen := make(map[string]bool, len(c.TaskIDs))
 	for _, id := range c.TaskIDs {
+		if err := checkTaskID(id); err != nil {
+			return SubmitOutcome{}, err
+		}
 		switch {
-		case id == "" || strings.Contains(id, "/"): // a slash would make finish keys ambiguous
-			return SubmitOutcome{}, fmt.Errorf("%w: task id %q", ErrInvalid, id)
 		case seen[id]:
 			return SubmitOutcome{}, fmt.Errorf("%w: task id %s listed twice", ErrInvalid, id)
 		case s.tasks.has(id):

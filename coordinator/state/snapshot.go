@@ -155,8 +155,8 @@ func (s *Store) load(snap *snapshotV1) error {
 		if t == nil || s.tasks.get(t.ID) != nil {
 			return fmt.Errorf("task listed twice or empty: %w", ErrInvalid)
 		}
-		if strings.Contains(t.ID, "/") { // would make finish keys ambiguous
-			return fmt.Errorf("task id %q with a slash: %w", t.ID, ErrInvalid)
+		if err := checkTaskID(t.ID); err != nil {
+			return err
 		}
 		j := s.jobs.get(t.JobID)
 		if j == nil {

@@ -3,6 +3,7 @@ package state
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
@@ -163,6 +164,16 @@ func (s *Store) appendLogs(c command.AppendLogs) (bool, error) {
 }
 
 func submissionKey(taskID, submissionID string) string { return taskID + "/" + submissionID }
+
+// checkTaskID refuses a task id that is empty or holds a slash: a finish
+// is remembered under submissionKey, which a slash in the id would make
+// ambiguous. Submissions and restores both check it.
+func checkTaskID(id string) error {
+	if id == "" || strings.Contains(id, "/") {
+		return fmt.Errorf("%w: task id %q (empty or with a slash)", ErrInvalid, id)
+	}
+	return nil
+}
 
 // finishTask ends the current attempt. Its outcome is the task as the
 // finish left it; under a submission id that record is kept, and a
