@@ -260,6 +260,7 @@ func decodeRecords(r *bufio.Reader) (*snapshotV1, error) {
 		Idempotency: map[string]string{},
 		Nodes:       map[string]string{},
 	}
+	rd := newRecordReader()
 	var body bytes.Buffer
 	for n := 0; ; n++ {
 		kind, err := r.ReadByte()
@@ -283,6 +284,12 @@ func decodeRecords(r *bufio.Reader) (*snapshotV1, error) {
 		if _, err := io.CopyN(&body, r, int64(size)); err != nil { // grows with what arrives
 			return nil, fmt.Errorf("record %d: %w", n, io.ErrUnexpectedEOF)
 		}
+		if done, err := rd.read(kind, body.Bytes(), snap); done || err != nil {
+			if err != nil {
+				return nil, fmt.Errorf("record %d of kind %d: %w", n, kind, err)
+			}
+			continue
+		}
 		dec.ResetBytes(body.Bytes())
 		if err := decodeRecord(dec, kind, snap); err != nil {
 			return nil, fmt.Errorf("record %d of kind %d: %w", n, kind, err)
@@ -290,6 +297,7 @@ func decodeRecords(r *bufio.Reader) (*snapshotV1, error) {
 		if dec.NumBytesRead() != body.Len() {
 			return nil, fmt.Errorf("record %d of kind %d: bytes after its value: %w", n, kind, ErrInvalid)
 		}
+		rd.share(kind, snap)
 	}
 	if _, err := r.Peek(1); err != io.EOF {
 		return nil, fmt.Errorf("bytes after the end record: %w", ErrInvalid)
@@ -331,31 +339,17 @@ func decodeRecord(dec *codec.Decoder, kind uint8, snap *snapshotV1) error {
 		}
 		snap.Submissions[x.Key] = x.Submission
 	case recFinish:
-		if snap.Version < 3 {
-			return fmt.Errorf("a finish record in a version %d snapshot: %w", snap.Version, ErrInvalid)
-		}
 		var x snapFinish
 		if err := dec.Decode(&x); err != nil {
 			return err
 		}
-		key := submissionKey(x.Task, x.Submission)
-		if x.Task == "" || snap.hasSubmission(key) {
-			return fmt.Errorf("finish %q listed twice or without its task: %w", key, ErrInvalid)
-		}
-		snap.finishes[key] = x
+		return snap.addFinish(x)
 	case recIdempotency, recNode:
 		var p snapPair
 		if err := dec.Decode(&p); err != nil {
 			return err
 		}
-		m := snap.Idempotency
-		if kind == recNode {
-			m = snap.Nodes
-		}
-		if _, dup := m[p.Key]; dup {
-			return fmt.Errorf("key %q listed twice: %w", p.Key, ErrInvalid)
-		}
-		m[p.Key] = p.Value
+		return snap.addPair(kind, p)
 	case recAudit, recRefusal:
 		var ev command.AuditEvent
 		if err := dec.Decode(&ev); err != nil {
@@ -369,6 +363,32 @@ func decodeRecord(dec *codec.Decoder, kind uint8, snap *snapshotV1) error {
 	default:
 		return fmt.Errorf("unknown record kind: %w", ErrInvalid)
 	}
+	return nil
+}
+
+// addFinish adds a finish record to snap.
+func (snap *snapshotV1) addFinish(x snapFinish) error {
+	if snap.Version < 3 {
+		return fmt.Errorf("a finish record in a version %d snapshot: %w", snap.Version, ErrInvalid)
+	}
+	key := submissionKey(x.Task, x.Submission)
+	if x.Task == "" || snap.hasSubmission(key) {
+		return fmt.Errorf("finish %q listed twice or without its task: %w", key, ErrInvalid)
+	}
+	snap.finishes[key] = x
+	return nil
+}
+
+// addPair adds an idempotency key or a node to snap.
+func (snap *snapshotV1) addPair(kind uint8, p snapPair) error {
+	m := snap.Idempotency
+	if kind == recNode {
+		m = snap.Nodes
+	}
+	if _, dup := m[p.Key]; dup {
+		return fmt.Errorf("key %q listed twice: %w", p.Key, ErrInvalid)
+	}
+	m[p.Key] = p.Value
 	return nil
 }
 

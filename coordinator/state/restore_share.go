@@ -1,13 +1,17 @@
 package state
 
-// A restore decodes every string of every record on its own: a task's job
-// id, its worker id, its state, the same spec hash on a thousand jobs of
-// one spec are each a separate allocation, although most name something
-// another record already holds. shareStrings, run once the tables are
-// loaded, points each such field at one copy (the record's own id where
-// the string names a record, else the first copy seen), so the decoded
-// duplicates are garbage at the next GC. Values are unchanged, only where
-// their bytes live: strings are immutable, so sharing them is safe.
+// A restore would otherwise hold every string of every record on its own:
+// a task's job id, its worker id, its state, the same spec hash on a
+// thousand jobs of one spec would each be a separate allocation, although
+// most name something another record already holds. A restore shares the
+// values that repeat (states, worker ids, spec fields) through one
+// interner: the record reader (codec_read.go) takes each from it as it
+// reads, and a record decoded by go-msgpack instead, or read from a
+// version 1 JSON snapshot, has its strings pointed at the interner's
+// copies afterwards (the share methods below). Ids, each naming one
+// record, are shared by load with the record they name (shareIDs).
+// Values are unchanged, only where their bytes live: strings are
+// immutable, so sharing them is safe.
 //
 // A spec's Config bytes are shared as well between jobs whose Config is
 // equal: the store never changes a stored spec in place.
@@ -27,67 +31,86 @@ func (in interner) of(s string) string {
 	return s
 }
 
-// shareStrings points duplicated strings of the loaded tables at one copy.
-func (s *Store) shareStrings() {
-	in := interner{}
-	configs := map[string][]byte{}
-	for _, w := range s.workers {
-		in[w.ID] = w.ID
-		w.Status = in.of(w.Status)
-		for i := range w.Devices {
-			w.Devices[i].UUID = in.of(w.Devices[i].UUID)
-			w.Devices[i].Name = in.of(w.Devices[i].Name)
-			w.Devices[i].DriverVersion = in.of(w.Devices[i].DriverVersion)
-			w.Devices[i].CUDAVersion = in.of(w.Devices[i].CUDAVersion)
-			w.Devices[i].ComputeCapability = in.of(w.Devices[i].ComputeCapability)
+// shareWorker points w's repeated strings at the interner's copies.
+func (in interner) shareWorker(w *Worker) {
+	w.ID = in.of(w.ID)
+	w.Status = in.of(w.Status)
+	for i := range w.Devices {
+		d := &w.Devices[i]
+		d.UUID = in.of(d.UUID)
+		d.Name = in.of(d.Name)
+		d.DriverVersion = in.of(d.DriverVersion)
+		d.CUDAVersion = in.of(d.CUDAVersion)
+		d.ComputeCapability = in.of(d.ComputeCapability)
+	}
+}
+
+// shareJob points j's repeated strings at the interner's copies, and its
+// spec's Config at an equal one already seen.
+func (in interner) shareJob(j *Job, configs map[string][]byte) {
+	j.SpecHash = in.of(j.SpecHash)
+	j.CreatedBy = in.of(j.CreatedBy)
+	j.Spec.Name = in.of(j.Spec.Name)
+	j.Spec.Executor = in.of(j.Spec.Executor)
+	j.Spec.Capability = in.of(j.Spec.Capability)
+	if len(j.Spec.Config) > 0 {
+		if c, ok := configs[string(j.Spec.Config)]; ok {
+			j.Spec.Config = c
+		} else {
+			configs[string(j.Spec.Config)] = j.Spec.Config
 		}
 	}
-	for _, j := range s.jobs.all() {
-		j.SpecHash = in.of(j.SpecHash)
-		j.CreatedBy = in.of(j.CreatedBy)
-		j.Spec.Name = in.of(j.Spec.Name)
-		j.Spec.Executor = in.of(j.Spec.Executor)
-		j.Spec.Capability = in.of(j.Spec.Capability)
-		j.Spec.IdempotencyKey = in.of(j.Spec.IdempotencyKey)
-		if len(j.Spec.Config) > 0 {
-			if c, ok := configs[string(j.Spec.Config)]; ok {
-				j.Spec.Config = c
-			} else {
-				configs[string(j.Spec.Config)] = j.Spec.Config
-			}
+}
+
+// shareTask points t's repeated strings at the interner's copies.
+func (in interner) shareTask(t *Task) {
+	t.State = in.of(t.State)
+	t.WorkerID = in.of(t.WorkerID)
+	t.SubmittedBy = in.of(t.SubmittedBy)
+	t.ExecutedBy = in.of(t.ExecutedBy)
+	for i := range t.Devices {
+		t.Devices[i] = in.of(t.Devices[i])
+	}
+	for i := range t.Attempts {
+		a := &t.Attempts[i]
+		if a.ID == t.AttemptID {
+			a.ID = t.AttemptID
 		}
-		for i, id := range j.TaskIDs {
-			if t := s.tasks.get(id); t != nil {
-				j.TaskIDs[i] = t.ID
-			}
+		a.WorkerID = in.of(a.WorkerID)
+		a.State = in.of(a.State)
+		for k := range a.Devices {
+			a.Devices[k] = in.of(a.Devices[k])
 		}
 	}
-	for _, t := range s.tasks.all() {
-		if j := s.jobs.get(t.JobID); j != nil {
-			t.JobID = j.ID
-		}
-		t.State = in.of(t.State)
-		t.WorkerID = in.of(t.WorkerID)
-		t.SubmittedBy = in.of(t.SubmittedBy)
-		t.ExecutedBy = in.of(t.ExecutedBy)
-		for i := range t.Devices {
-			t.Devices[i] = in.of(t.Devices[i])
-		}
-		for i := range t.Attempts {
-			a := &t.Attempts[i]
-			if a.ID == t.AttemptID {
-				a.ID = t.AttemptID
-			}
-			a.WorkerID = in.of(a.WorkerID)
-			a.State = in.of(a.State)
-			for k := range a.Devices {
-				a.Devices[k] = in.of(a.Devices[k])
-			}
+}
+
+// share shares the strings of a snapshot decoded whole (version 1, JSON)
+// as the record reader shares those of a version 2 or 3 one; load shares
+// ids with the records they name.
+func (snap *snapshotV1) share() {
+	in, configs := interner{}, map[string][]byte{}
+	for _, w := range snap.Workers {
+		if w != nil {
+			in.shareWorker(w)
 		}
 	}
-	for k, id := range s.idempotency.all() {
-		if j := s.jobs.get(id); j != nil {
-			s.idempotency.set(k, j.ID)
+	for _, j := range snap.Jobs {
+		if j != nil {
+			in.shareJob(j, configs)
 		}
+	}
+	for _, t := range snap.Tasks {
+		if t != nil {
+			in.shareTask(t)
+		}
+	}
+}
+
+// shareIDs points the ids that name t and its job at one copy each: the
+// job's own id, and the task's own id in the job's list.
+func shareIDs(t *Task, j *Job) {
+	t.JobID = j.ID
+	if t.Index >= 0 && t.Index < len(j.TaskIDs) && j.TaskIDs[t.Index] == t.ID {
+		j.TaskIDs[t.Index] = t.ID
 	}
 }

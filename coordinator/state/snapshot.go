@@ -71,6 +71,7 @@ func (s *Store) Restore(r io.Reader) error {
 		if snap.Version != 1 {
 			return fmt.Errorf("restore: snapshot version %d: %w", snap.Version, ErrInvalid)
 		}
+		snap.share()
 	} else {
 		var err error
 		if snap, err = decodeRecords(br); err != nil {
@@ -162,6 +163,7 @@ func (s *Store) load(snap *snapshotV1) error {
 		if j == nil {
 			return fmt.Errorf("task %s of job %s, which the snapshot lacks: %w", t.ID, t.JobID, ErrInvalid)
 		}
+		shareIDs(t, j)
 		s.tasks.set(t.ID, t)
 		s.outputBytes += t.LogBytes
 		switch {
@@ -194,11 +196,13 @@ func (s *Store) load(snap *snapshotV1) error {
 		s.submissions.set(key, &Submission{BodyHash: f.BodyHash, Task: t})
 	}
 	for k, v := range snap.Idempotency {
+		if j := s.jobs.get(v); j != nil {
+			v = j.ID // one copy of the id
+		}
 		s.idempotency.set(k, v)
 	}
 	if snap.Nodes != nil {
 		s.nodes = snap.Nodes
 	}
-	s.shareStrings()
 	return nil
 }

@@ -1,0 +1,648 @@
+package state
+
+import (
+	"encoding/binary"
+	"time"
+)
+
+// Reading the large tables back, the counterpart of codec_task.go. A
+// restore of S6's state (100,000 tasks and jobs) spent 0.7 s of its CPU in
+// go-msgpack's reflection and another 0.45 s sharing the strings it had
+// just allocated (restore_share.go). recordReader reads task, job, finish
+// and pair records directly, and takes each repeated string from the
+// restore's interner as it reads it, so a repeated value is never
+// allocated at all.
+//
+// It reads only what recordWriter writes: a map of known field names,
+// each once, each value in the form the writer gives it. Anything else (a
+// field it does not know, a nil where the writer writes a value, a value
+// the writer hands to go-msgpack such as artifacts or a spec's resources,
+// a length that runs past the body) makes it give up, and the record is
+// decoded by go-msgpack as before, which decides what it means or why it
+// is refused. Both yield the same record for what the writer writes
+// (TestRecordReaderMatchesTheCodec), so which one read a record never
+// shows.
+
+// mpReader reads MessagePack values from one record's body. ok turns
+// false at the first value it does not take, and stays false.
+type mpReader struct {
+	b  []byte
+	i  int
+	ok bool
+}
+
+func (r *mpReader) byte1() byte {
+	if !r.ok || r.i >= len(r.b) {
+		r.ok = false
+		return 0
+	}
+	c := r.b[r.i]
+	r.i++
+	return c
+}
+
+func (r *mpReader) next(n int) []byte {
+	if !r.ok || n < 0 || len(r.b)-r.i < n {
+		r.ok = false
+		return nil
+	}
+	s := r.b[r.i : r.i+n : r.i+n]
+	r.i += n
+	return s
+}
+
+func (r *mpReader) u16() int { b := r.next(2); return int(binary.BigEndian.Uint16(pad(b, 2))) }
+func (r *mpReader) u32() int { b := r.next(4); return int(binary.BigEndian.Uint32(pad(b, 4))) }
+
+// pad keeps the reads above from panicking once the reader has failed.
+func pad(b []byte, n int) []byte {
+	if len(b) < n {
+		return make([]byte, n)
+	}
+	return b
+}
+
+// mapLen reads a map header.
+func (r *mpReader) mapLen() int {
+	switch c := r.byte1(); {
+	case c&0xf0 == mpFixMap:
+		return int(c & 0x0f)
+	case c == mpMap16:
+		return r.u16()
+	case c == mpMap32:
+		return r.u32()
+	}
+	r.ok = false
+	return 0
+}
+
+// arrayLen reads an array header.
+func (r *mpReader) arrayLen() int {
+	switch c := r.byte1(); {
+	case c&0xf0 == mpFixArray:
+		return int(c & 0x0f)
+	case c == mpArray16:
+		return r.u16()
+	case c == mpArray32:
+		return r.u32()
+	}
+	r.ok = false
+	return 0
+}
+
+// strBytes reads a str and returns its bytes, in the body.
+func (r *mpReader) strBytes() []byte {
+	var n int
+	switch c := r.byte1(); {
+	case c&0xe0 == mpFixStr:
+		n = int(c & 0x1f)
+	case c == mpStr8:
+		n = int(r.byte1())
+	case c == mpStr16:
+		n = r.u16()
+	case c == mpStr32:
+		n = r.u32()
+	default:
+		r.ok = false
+	}
+	return r.next(n)
+}
+
+// bin reads a bin of at least one byte, copied out of the body.
+func (r *mpReader) bin() []byte {
+	var n int
+	switch r.byte1() {
+	case mpBin8:
+		n = int(r.byte1())
+	case mpBin16:
+		n = r.u16()
+	case mpBin32:
+		n = r.u32()
+	default:
+		r.ok = false
+	}
+	if n == 0 {
+		r.ok = false
+	}
+	if b := r.next(n); r.ok {
+		return append([]byte(nil), b...)
+	}
+	return nil
+}
+
+// int reads a signed integer as mpInt writes it.
+func (r *mpReader) int() int64 {
+	switch c := r.byte1(); {
+	case c <= 0x7f:
+		return int64(c)
+	case c >= 0xe0:
+		return int64(int8(c))
+	case c == mpInt8:
+		return int64(int8(r.byte1()))
+	case c == mpInt16:
+		return int64(int16(r.u16()))
+	case c == mpInt32:
+		return int64(int32(r.u32()))
+	case c == mpInt64:
+		b := r.next(8)
+		return int64(binary.BigEndian.Uint64(pad(b, 8)))
+	}
+	r.ok = false
+	return 0
+}
+
+// intN reads a signed integer into an int.
+func (r *mpReader) intN() int {
+	v := r.int()
+	if int64(int(v)) != v {
+		r.ok = false
+	}
+	return int(v)
+}
+
+// uint reads an unsigned integer as mpUint writes it.
+func (r *mpReader) uint() uint64 {
+	switch c := r.byte1(); {
+	case c <= 0x7f:
+		return uint64(c)
+	case c == mpUint8:
+		return uint64(r.byte1())
+	case c == mpUint16:
+		return uint64(r.u16())
+	case c == mpUint32:
+		return uint64(r.u32())
+	case c == mpUint64:
+		return binary.BigEndian.Uint64(pad(r.next(8), 8))
+	}
+	r.ok = false
+	return 0
+}
+
+// boolean reads true or false.
+func (r *mpReader) boolean() bool {
+	switch r.byte1() {
+	case mpTrue:
+		return true
+	case mpFalse:
+		return false
+	}
+	r.ok = false
+	return false
+}
+
+// time reads a time as mpTime writes it (nil: the zero time), into the
+// value go-msgpack gives it: UTC.
+func (r *mpReader) time() time.Time {
+	c := r.byte1()
+	if c == mpNil {
+		return time.Time{}
+	}
+	n := 0
+	switch {
+	case c == mpFixExt4:
+		n = 4
+	case c == mpFixExt8:
+		n = 8
+	case c == mpExt8 && r.byte1() == 12:
+		n = 12
+	}
+	if n == 0 || r.byte1() != mpTimeTag {
+		r.ok = false
+		return time.Time{}
+	}
+	b := pad(r.next(n), n)
+	switch n {
+	case 4:
+		return time.Unix(int64(binary.BigEndian.Uint32(b)), 0).UTC()
+	case 8:
+		v := binary.BigEndian.Uint64(b)
+		return time.Unix(int64(v&0x00000003ffffffff), int64(v>>34)).UTC()
+	default:
+		return time.Unix(int64(binary.BigEndian.Uint64(b[4:])), int64(binary.BigEndian.Uint32(b))).UTC()
+	}
+}
+
+// fields tracks which fields of one map were read, so that a field
+// listed twice is left to go-msgpack.
+type fields uint32
+
+// first marks field f read and reports whether it was not already.
+func (s *fields) first(f uint) bool {
+	if *s&(1<<f) != 0 {
+		return false
+	}
+	*s |= 1 << f
+	return true
+}
+
+// recordReader reads records with one restore's interner, so that equal
+// strings across records share one copy, and equal spec Configs one
+// slice. Ids are not interned: each names one record, and load shares
+// them with that record where another holds them (a job's task ids, a
+// task's job id, an idempotency key's job), without a map of them all.
+type recordReader struct {
+	in      interner
+	configs map[string][]byte
+}
+
+func newRecordReader() *recordReader {
+	return &recordReader{in: interner{}, configs: map[string][]byte{}}
+}
+
+// str reads a str, interned.
+func (d *recordReader) str(r *mpReader) string {
+	b := r.strBytes()
+	if !r.ok || len(b) == 0 {
+		return ""
+	}
+	if s, ok := d.in[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	d.in[s] = s
+	return s
+}
+
+// plain reads a str that is not interned: one no other record holds.
+func plain(r *mpReader) string { return string(r.strBytes()) }
+
+// strs reads a list of strings (nil: nil), interned or not.
+func (d *recordReader) strs(r *mpReader, intern bool) []string {
+	if r.ok && r.i < len(r.b) && r.b[r.i] == mpNil {
+		r.i++
+		return nil
+	}
+	n := r.arrayLen()
+	if !r.ok || n > len(r.b)-r.i { // each string takes a byte at least
+		r.ok = false
+		return nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		if intern {
+			out[i] = d.str(r)
+		} else {
+			out[i] = plain(r)
+		}
+	}
+	return out
+}
+
+// config reads a spec's Config, shared with an equal one already read.
+func (d *recordReader) config(r *mpReader) []byte {
+	var n int
+	switch r.byte1() {
+	case mpBin8:
+		n = int(r.byte1())
+	case mpBin16:
+		n = r.u16()
+	case mpBin32:
+		n = r.u32()
+	default:
+		r.ok = false
+	}
+	b := r.next(n)
+	if !r.ok || n == 0 {
+		r.ok = false
+		return nil
+	}
+	if c, ok := d.configs[string(b)]; ok {
+		return c
+	}
+	c := append([]byte(nil), b...)
+	d.configs[string(c)] = c
+	return c
+}
+
+// intPtr reads an integer into a new *int.
+func intPtr(r *mpReader) *int {
+	v := r.intN()
+	return &v
+}
+
+// task reads a task record; ok is false when it is not one recordWriter
+// could have written.
+func (d *recordReader) task(body []byte) (*Task, bool) {
+	r := &mpReader{b: body, ok: true}
+	t := &Task{}
+	var seen fields
+	for n := r.mapLen(); n > 0 && r.ok; n-- {
+		switch string(r.strBytes()) {
+		case "attempt_id":
+			r.ok = r.ok && seen.first(0)
+			t.AttemptID = plain(r)
+		case "attempts":
+			r.ok = r.ok && seen.first(1)
+			t.Attempts = d.attempts(r, t.AttemptID)
+		case "cancel_requested":
+			r.ok = r.ok && seen.first(2)
+			t.CancelRequested = r.boolean()
+		case "created_at":
+			r.ok = r.ok && seen.first(3)
+			t.CreatedAt = r.time()
+		case "devices":
+			r.ok = r.ok && seen.first(4)
+			t.Devices = d.strs(r, true)
+		case "executed_by":
+			r.ok = r.ok && seen.first(5)
+			t.ExecutedBy = d.str(r)
+		case "exit_code":
+			r.ok = r.ok && seen.first(6)
+			t.ExitCode = intPtr(r)
+		case "id":
+			r.ok = r.ok && seen.first(7)
+			t.ID = plain(r)
+		case "index":
+			r.ok = r.ok && seen.first(8)
+			t.Index = r.intN()
+		case "job_id":
+			r.ok = r.ok && seen.first(9)
+			t.JobID = plain(r)
+		case "last_log_seq":
+			r.ok = r.ok && seen.first(10)
+			t.LastLogSeq = r.int()
+		case "lease_expires_at":
+			r.ok = r.ok && seen.first(11)
+			t.LeaseExpiresAt = r.time()
+		case "lease_seconds":
+			r.ok = r.ok && seen.first(12)
+			t.LeaseSeconds = r.intN()
+		case "log_bytes":
+			r.ok = r.ok && seen.first(13)
+			t.LogBytes = r.intN()
+		case "log_cut":
+			r.ok = r.ok && seen.first(14)
+			t.LogCut = r.boolean()
+		case "output":
+			r.ok = r.ok && seen.first(15)
+			t.Output = r.bin()
+		case "preempt":
+			r.ok = r.ok && seen.first(16)
+			t.Preempt = plain(r)
+		case "reason":
+			r.ok = r.ok && seen.first(17)
+			t.Reason = plain(r)
+		case "seq":
+			r.ok = r.ok && seen.first(18)
+			t.Seq = r.uint()
+		case "state":
+			r.ok = r.ok && seen.first(19)
+			t.State = d.str(r)
+		case "submitted_by":
+			r.ok = r.ok && seen.first(20)
+			t.SubmittedBy = d.str(r)
+		case "updated_at":
+			r.ok = r.ok && seen.first(21)
+			t.UpdatedAt = r.time()
+		case "worker_id":
+			r.ok = r.ok && seen.first(22)
+			t.WorkerID = d.str(r)
+		default: // artifacts, or a field this reader does not know
+			r.ok = false
+		}
+	}
+	return t, r.ok && r.i == len(body)
+}
+
+// attempts reads a task's attempts; the one whose id is the task's
+// current attempt id shares that string.
+func (d *recordReader) attempts(r *mpReader, current string) []Attempt {
+	n := r.arrayLen()
+	if !r.ok || n == 0 || n > len(r.b)-r.i {
+		r.ok = false
+		return nil
+	}
+	out := make([]Attempt, n)
+	for i := range out {
+		a := &out[i]
+		var seen fields
+		for m := r.mapLen(); m > 0 && r.ok; m-- {
+			switch string(r.strBytes()) {
+			case "assigned_at":
+				r.ok = r.ok && seen.first(0)
+				a.AssignedAt = r.time()
+			case "devices":
+				r.ok = r.ok && seen.first(1)
+				a.Devices = d.strs(r, true)
+			case "ended_at":
+				r.ok = r.ok && seen.first(2)
+				a.EndedAt = r.time()
+			case "exit_code":
+				r.ok = r.ok && seen.first(3)
+				a.ExitCode = intPtr(r)
+			case "id":
+				r.ok = r.ok && seen.first(4)
+				if b := r.strBytes(); string(b) == current {
+					a.ID = current
+				} else {
+					a.ID = string(b)
+				}
+			case "number":
+				r.ok = r.ok && seen.first(5)
+				a.Number = r.intN()
+			case "reason":
+				r.ok = r.ok && seen.first(6)
+				a.Reason = plain(r)
+			case "started_at":
+				r.ok = r.ok && seen.first(7)
+				a.StartedAt = r.time()
+			case "state":
+				r.ok = r.ok && seen.first(8)
+				a.State = d.str(r)
+			case "worker_id":
+				r.ok = r.ok && seen.first(9)
+				a.WorkerID = d.str(r)
+			default: // rendezvous, or a field this reader does not know
+				r.ok = false
+			}
+		}
+		if !r.ok {
+			return nil
+		}
+	}
+	return out
+}
+
+// job reads a job record, spec included.
+func (d *recordReader) job(body []byte) (*Job, bool) {
+	r := &mpReader{b: body, ok: true}
+	j := &Job{}
+	var seen fields
+	for n := r.mapLen(); n > 0 && r.ok; n-- {
+		switch string(r.strBytes()) {
+		case "created_at":
+			r.ok = r.ok && seen.first(0)
+			j.CreatedAt = r.time()
+		case "created_by":
+			r.ok = r.ok && seen.first(1)
+			j.CreatedBy = d.str(r)
+		case "id":
+			r.ok = r.ok && seen.first(2)
+			j.ID = plain(r)
+		case "seq":
+			r.ok = r.ok && seen.first(3)
+			j.Seq = r.uint()
+		case "spec":
+			r.ok = r.ok && seen.first(4)
+			d.spec(r, j)
+		case "spec_hash":
+			r.ok = r.ok && seen.first(5)
+			j.SpecHash = d.str(r)
+		case "task_ids":
+			r.ok = r.ok && seen.first(6)
+			j.TaskIDs = d.strs(r, false)
+		case "updated_at":
+			r.ok = r.ok && seen.first(7)
+			j.UpdatedAt = r.time()
+		default:
+			r.ok = false
+		}
+	}
+	return j, r.ok && r.i == len(body)
+}
+
+// spec reads a job's spec into j.Spec.
+func (d *recordReader) spec(r *mpReader, j *Job) {
+	s := &j.Spec
+	var seen fields
+	for n := r.mapLen(); n > 0 && r.ok; n-- {
+		switch string(r.strBytes()) {
+		case "affinity":
+			r.ok = r.ok && seen.first(0)
+			s.Affinity = r.bin()
+		case "capability":
+			r.ok = r.ok && seen.first(1)
+			s.Capability = d.str(r)
+		case "config":
+			r.ok = r.ok && seen.first(2)
+			s.Config = d.config(r)
+		case "count":
+			r.ok = r.ok && seen.first(3)
+			s.Count = r.intN()
+		case "exclusive_worker":
+			r.ok = r.ok && seen.first(4)
+			s.ExclusiveWorker = r.boolean()
+		case "executor":
+			r.ok = r.ok && seen.first(5)
+			s.Executor = d.str(r)
+		case "gang":
+			r.ok = r.ok && seen.first(6)
+			s.Gang = r.boolean()
+		case "idempotency_key":
+			r.ok = r.ok && seen.first(7)
+			s.IdempotencyKey = plain(r) // one a job
+		case "lease_seconds":
+			r.ok = r.ok && seen.first(8)
+			s.LeaseSeconds = r.intN()
+		case "max_attempts":
+			r.ok = r.ok && seen.first(9)
+			s.MaxAttempts = r.intN()
+		case "max_per_worker":
+			r.ok = r.ok && seen.first(10)
+			s.MaxPerWorker = r.intN()
+		case "name":
+			r.ok = r.ok && seen.first(11)
+			s.Name = d.str(r)
+		case "outputs":
+			r.ok = r.ok && seen.first(12)
+			s.Outputs = d.strs(r, false)
+		case "priority":
+			r.ok = r.ok && seen.first(13)
+			s.Priority = r.intN()
+		case "spread":
+			r.ok = r.ok && seen.first(14)
+			s.Spread = r.boolean()
+		case "timeout_seconds":
+			r.ok = r.ok && seen.first(15)
+			s.TimeoutSeconds = r.intN()
+		default: // inputs, resources, target, or a field not known here
+			r.ok = false
+		}
+	}
+}
+
+// finish reads a finish record.
+func (d *recordReader) finish(body []byte) (snapFinish, bool) {
+	var f snapFinish
+	ok := strFields(body, []string{"body_hash", "submission", "task"}, &f.BodyHash, &f.Submission, &f.Task)
+	return f, ok
+}
+
+// pair reads an entry of a string table.
+func (d *recordReader) pair(body []byte) (snapPair, bool) {
+	var p snapPair
+	ok := strFields(body, []string{"key", "value"}, &p.Key, &p.Value)
+	return p, ok
+}
+
+// strFields reads a map of strs whose keys are among names, each at most
+// once, the value of names[i] into *into[i].
+func strFields(body []byte, names []string, into ...*string) bool {
+	r := &mpReader{b: body, ok: true}
+	var seen fields
+	for n := r.mapLen(); n > 0 && r.ok; n-- {
+		k, found := r.strBytes(), false
+		for i, name := range names {
+			if string(k) == name {
+				found = r.ok && seen.first(uint(i))
+				*into[i] = plain(r)
+				break
+			}
+		}
+		r.ok = r.ok && found
+	}
+	return r.ok && r.i == len(body)
+}
+
+// read adds the record of kind in body to snap when it is one the reader
+// takes (done); when it is not, nothing is added and the caller decodes
+// it with go-msgpack, then calls share.
+func (d *recordReader) read(kind uint8, body []byte, snap *snapshotV1) (done bool, err error) {
+	switch kind {
+	case recTask:
+		if t, ok := d.task(body); ok {
+			snap.Tasks = append(snap.Tasks, t)
+			return true, nil
+		}
+	case recJob:
+		if j, ok := d.job(body); ok {
+			snap.Jobs = append(snap.Jobs, j)
+			return true, nil
+		}
+	case recFinish:
+		if f, ok := d.finish(body); ok {
+			return true, snap.addFinish(f)
+		}
+	case recIdempotency:
+		if p, ok := d.pair(body); ok {
+			return true, snap.addPair(kind, p)
+		}
+	}
+	return false, nil
+}
+
+// share interns the strings of the record go-msgpack just decoded into
+// snap, as the reader would have.
+func (d *recordReader) share(kind uint8, snap *snapshotV1) {
+	switch kind {
+	case recWorker:
+		if w := last(snap.Workers); w != nil {
+			d.in.shareWorker(w)
+		}
+	case recJob:
+		if j := last(snap.Jobs); j != nil {
+			d.in.shareJob(j, d.configs)
+		}
+	case recTask:
+		if t := last(snap.Tasks); t != nil {
+			d.in.shareTask(t)
+		}
+	}
+}
+
+func last[T any](list []*T) *T {
+	if len(list) == 0 {
+		return nil
+	}
+	return list[len(list)-1]
+}

@@ -1,0 +1,191 @@
+package state
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/hashicorp/go-msgpack/v2/codec"
+)
+
+// codecDecode decodes body as decodeRecords did before the record reader:
+// go-msgpack into a fresh record, with nothing left after the value.
+func codecDecode[T any](t *testing.T, body []byte) (*T, bool) {
+	t.Helper()
+	dec := codec.NewDecoderBytes(body, msgpackHandle())
+	var v *T
+	if err := dec.Decode(&v); err != nil || dec.NumBytesRead() != len(body) {
+		return nil, false
+	}
+	return v, true
+}
+
+// hasNested reports whether a task carries a value the writer hands to
+// go-msgpack (which the reader leaves to go-msgpack in turn).
+func taskHasNested(x *Task) bool {
+	if len(x.Artifacts) > 0 {
+		return true
+	}
+	for _, a := range x.Attempts {
+		if a.Rendezvous != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// The record reader reads what recordWriter writes into the record
+// go-msgpack decodes from the same bytes, and leaves to go-msgpack only
+// the records carrying a value the writer nests.
+func TestRecordReaderMatchesTheCodec(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	rw := newRecordWriter()
+	read := 0
+	for i := range 3000 {
+		task := randomTask(rng)
+		body, err := rw.appendTask(nil, task)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, ok := codecDecode[Task](t, body)
+		if !ok {
+			t.Fatalf("task %d: go-msgpack cannot read the writer's bytes", i)
+		}
+		got, ok := newRecordReader().task(body)
+		switch {
+		case !ok && !taskHasNested(task):
+			t.Fatalf("task %d: the reader left a plain task to go-msgpack: %+v", i, task)
+		case ok && !reflect.DeepEqual(got, want):
+			t.Fatalf("task %d:\n got %+v\nwant %+v", i, got, want)
+		case ok:
+			read++
+		}
+	}
+	for i := range 3000 {
+		job := randomJob(rng)
+		body, err := rw.appendJob(nil, job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, ok := codecDecode[Job](t, body)
+		if !ok {
+			t.Fatalf("job %d: go-msgpack cannot read the writer's bytes", i)
+		}
+		got, ok := newRecordReader().job(body)
+		nested := job.Spec.Resources != nil || job.Spec.Target != nil || len(job.Spec.Inputs) > 0
+		switch {
+		case !ok && !nested:
+			t.Fatalf("job %d: the reader left a plain job to go-msgpack: %+v", i, job)
+		case ok && !reflect.DeepEqual(got, want):
+			t.Fatalf("job %d:\n got %+v\nwant %+v", i, got, want)
+		case ok:
+			read++
+		}
+	}
+	for i := range 500 {
+		str := func() string { return string(bytes.Repeat([]byte{'q'}, rng.IntN(300))) }
+		f := snapFinish{Task: str(), Submission: str(), BodyHash: str()}
+		if got, ok := newRecordReader().finish(appendFinish(nil, f)); !ok || got != f {
+			t.Fatalf("finish %d: got %+v (%v), want %+v", i, got, ok, f)
+		}
+		p := snapPair{Key: str(), Value: str()}
+		if got, ok := newRecordReader().pair(appendPair(nil, p)); !ok || got != p {
+			t.Fatalf("pair %d: got %+v (%v), want %+v", i, got, ok, p)
+		}
+	}
+	if read < 2000 {
+		t.Fatalf("the reader read only %d of 6000 records", read)
+	}
+}
+
+// On damaged bytes the reader either gives up, leaving the record to
+// go-msgpack, or reads exactly what go-msgpack reads: it never accepts a
+// record go-msgpack refuses, nor reads one differently.
+func TestRecordReaderNeverDisagreesOnDamagedRecords(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	rw := newRecordWriter()
+	taken := 0
+	for i := range 5000 {
+		var body []byte
+		isTask := i%2 == 0
+		if isTask {
+			body, _ = rw.appendTask(nil, randomTask(rng))
+		} else {
+			body, _ = rw.appendJob(nil, randomJob(rng))
+		}
+		body = damage(rng, body)
+		if isTask {
+			got, ok := newRecordReader().task(body)
+			if !ok {
+				continue
+			}
+			want, cok := codecDecode[Task](t, body)
+			if !cok || !reflect.DeepEqual(got, want) {
+				t.Fatalf("damaged task %d: reader %+v, go-msgpack %+v (%v)\n%x", i, got, want, cok, body)
+			}
+		} else {
+			got, ok := newRecordReader().job(body)
+			if !ok {
+				continue
+			}
+			want, cok := codecDecode[Job](t, body)
+			if !cok || !reflect.DeepEqual(got, want) {
+				t.Fatalf("damaged job %d: reader %+v, go-msgpack %+v (%v)\n%x", i, got, want, cok, body)
+			}
+		}
+		taken++
+	}
+	t.Logf("%d damaged records (of 5000) read by the reader, each as go-msgpack reads it", taken)
+}
+
+// damage changes body in one of a few ways: a byte flipped, a byte set
+// to a marker, cut short, a byte dropped, or bytes appended.
+func damage(rng *rand.Rand, body []byte) []byte {
+	b := append([]byte(nil), body...)
+	if len(b) == 0 {
+		return b
+	}
+	i := rng.IntN(len(b))
+	switch rng.IntN(5) {
+	case 0:
+		b[i] ^= 1 << rng.IntN(8)
+	case 1:
+		markers := []byte{mpNil, mpFalse, mpTrue, mpBin8, mpStr8, mpInt8, mpUint8, mpFixExt4, mpFixExt8, mpExt8, mpArray16, mpMap16, 0x00, 0x7f, 0xff}
+		b[i] = markers[rng.IntN(len(markers))]
+	case 2:
+		b = b[:i]
+	case 3:
+		b = append(b[:i], b[i+1:]...)
+	default:
+		b = append(b, byte(rng.IntN(256)))
+	}
+	return b
+}
+
+// FuzzRecordReader: whatever the bytes, the reader does not panic, and
+// what it reads go-msgpack reads the same.
+func FuzzRecordReader(f *testing.F) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	rw := newRecordWriter()
+	for range 8 {
+		b, _ := rw.appendTask(nil, randomTask(rng))
+		f.Add(b)
+		b, _ = rw.appendJob(nil, randomJob(rng))
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if got, ok := newRecordReader().task(body); ok {
+			want, cok := codecDecode[Task](t, body)
+			if !cok || !reflect.DeepEqual(got, want) {
+				t.Fatalf("task: reader %+v, go-msgpack %+v (%v)", got, want, cok)
+			}
+		}
+		if got, ok := newRecordReader().job(body); ok {
+			want, cok := codecDecode[Job](t, body)
+			if !cok || !reflect.DeepEqual(got, want) {
+				t.Fatalf("job: reader %+v, go-msgpack %+v (%v)", got, want, cok)
+			}
+		}
+	})
+}
