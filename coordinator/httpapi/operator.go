@@ -116,6 +116,7 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request, _ auth.
 	// The upload is held on disk (a nameless file among the artifacts'
 	// temporaries), not in memory: it is read twice, once to prepare it
 	// and once by Raft, which stores it as its snapshot.
+	start := time.Now()
 	f, n, err := s.blobs.Spool(http.MaxBytesReader(w, r.Body, api.MaxArtifactBody))
 	switch {
 	case errors.Is(err, blob.ErrStorage):
@@ -128,6 +129,7 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request, _ auth.
 	// swapped in (or refused) before it is even prepared.
 	s.restoreMu.Lock()
 	defer s.restoreMu.Unlock()
+	spooled := time.Now()
 	prepared, err := s.snapshots.Prepare(bufio.NewReaderSize(f, 1<<20))
 	switch {
 	case errors.Is(err, state.ErrOutputStorage):
@@ -144,10 +146,16 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request, _ auth.
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
+	prepDone := time.Now()
 	if err := s.operator.Restore(r.Context(), bufio.NewReaderSize(f, 1<<20), n); err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
-	s.log.Warn("state restored from an uploaded snapshot", "bytes", n)
+	// How long each step took (the upload and the wait for an earlier
+	// restore, the decode and checks, Raft's copy and the swap) tells an
+	// operator where a slow restore went.
+	s.log.Warn("state restored from an uploaded snapshot", "bytes", n,
+		"received", spooled.Sub(start).Round(time.Millisecond), "prepared", prepDone.Sub(spooled).Round(time.Millisecond),
+		"raft_restored", time.Since(prepDone).Round(time.Millisecond))
 	writeJSON(w, http.StatusOK, map[string]any{"restored": true, "bytes": n})
 	return nil
 }

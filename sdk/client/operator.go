@@ -1,11 +1,13 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"time"
 
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -61,16 +63,45 @@ func (c *Client) SaveSnapshot(ctx context.Context, w io.Writer) (int64, error) {
 }
 
 // RestoreSnapshot replaces the whole replicated state with a snapshot
-// (admin). Every server installs it.
+// (admin). Every server installs it. A regular file or a *bytes.Reader is
+// streamed from where it stands, and read again from there should the
+// upload be retried; any other reader is read into memory first.
 func (c *Client) RestoreSnapshot(ctx context.Context, r io.Reader) error {
-	b, err := io.ReadAll(r)
+	open, err := rereadable(r)
 	if err != nil {
 		return fmt.Errorf("client: read snapshot: %w", err)
 	}
-	resp, err := c.sendRaw(ctx, http.MethodPut, "/v1/operator/snapshot", b, "application/octet-stream")
+	resp, err := c.sendBody(ctx, "", http.MethodPut, "/v1/operator/snapshot", open, "application/octet-stream")
 	if err != nil {
 		return err
 	}
 	resp.Body.Close()
 	return nil
+}
+
+// rereadable returns what sendBody needs to send the rest of r, as many
+// times as it tries.
+func rereadable(r io.Reader) (func() (io.ReadCloser, int64, error), error) {
+	section := func(ra io.ReaderAt, off, n int64) func() (io.ReadCloser, int64, error) {
+		return func() (io.ReadCloser, int64, error) {
+			return io.NopCloser(io.NewSectionReader(ra, off, n)), n, nil
+		}
+	}
+	switch v := r.(type) {
+	case *bytes.Reader:
+		return section(v, v.Size()-int64(v.Len()), int64(v.Len())), nil
+	case *os.File:
+		if st, err := v.Stat(); err == nil && st.Mode().IsRegular() {
+			off, err := v.Seek(0, io.SeekCurrent)
+			if err != nil {
+				return nil, err
+			}
+			return section(v, off, max(st.Size()-off, 0)), nil
+		}
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return section(bytes.NewReader(b), 0, int64(len(b))), nil
 }
