@@ -87,6 +87,7 @@ FUZZFLAGS = -run '^$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 500x
 fuzz:
 	$(GO) test $(FUZZFLAGS) -fuzz '^FuzzDecode$$' ./coordinator/command
 	$(GO) test $(FUZZFLAGS) -fuzz '^FuzzRestore$$' ./coordinator/state
+	$(GO) test $(FUZZFLAGS) -fuzz '^FuzzRecordReader$$' ./coordinator/state
 	$(GO) test $(FUZZFLAGS) -fuzz '^FuzzParseLine$$' ./coordinator/outputstore
 	$(GO) test $(FUZZFLAGS) -fuzz '^FuzzDecodeStrict$$' ./coordinator/httpapi
 	$(GO) test $(FUZZFLAGS) -fuzz '^FuzzValidateJobSpec$$' ./coordinator/httpapi
