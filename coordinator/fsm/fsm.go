@@ -126,39 +126,60 @@ func (f *FSM) prepare(rc io.Reader) (*state.PreparedTables, state.OutputRestore,
 		return f.prepareUnsectioned(r)
 	}
 	// Each section is decoded as it is read: neither is held whole.
+	tables, err := prepareTables(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := f.prepareOutput(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := tables.Holds(out); err != nil {
+		out.Discard()
+		return nil, nil, err
+	}
+	return tables, out, nil
+}
+
+// prepareTables decodes and checks the store's section, which r is at,
+// and leaves r at the next section.
+func prepareTables(r *bufio.Reader) (*state.PreparedTables, error) {
 	section := newChunkReader(r)
 	tables, err := state.PrepareTables(section)
 	if err != nil {
 		if section.err != nil { // the stream's fault, not the section's
-			return nil, nil, fmt.Errorf("restore: store section: %w", section.err)
+			return nil, fmt.Errorf("restore: store section: %w", section.err)
 		}
-		return nil, nil, err
+		return nil, err
 	}
 	if err := section.drain(); err != nil {
-		return nil, nil, fmt.Errorf("restore: store section: %w", err)
+		return nil, fmt.Errorf("restore: store section: %w", err)
 	}
-	outSection := newChunkReader(r)
-	out, err := f.store.PrepareOutput(outSection)
+	return tables, nil
+}
+
+// prepareOutput stages the output section, which r is at and which must
+// be the snapshot's last.
+func (f *FSM) prepareOutput(r *bufio.Reader) (state.OutputRestore, error) {
+	section := newChunkReader(r)
+	out, err := f.store.PrepareOutput(section)
 	if err != nil {
-		return nil, nil, fmt.Errorf("restore: output section: %w", err)
+		return nil, fmt.Errorf("restore: output section: %w", err)
 	}
-	if err := outSection.drain(); err != nil {
+	if err := section.drain(); err != nil {
 		out.Discard()
-		return nil, nil, fmt.Errorf("restore: output section: %w", err)
+		return nil, fmt.Errorf("restore: output section: %w", err)
 	}
 	switch _, err = r.ReadByte(); {
 	case err == nil:
 		err = fmt.Errorf("%w: data after the last section", ErrBadSnapshot)
 	case errors.Is(err, io.EOF):
-		err = tables.Holds(out)
+		return out, nil
 	default:
 		err = fmt.Errorf("restore: %w", err)
 	}
-	if err != nil {
-		out.Discard()
-		return nil, nil, err
-	}
-	return tables, out, nil
+	out.Discard()
+	return nil, err
 }
 
 type snapshot struct {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"sync"
 
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/internal/countw"
@@ -47,11 +48,62 @@ func (p *Prepared) Discard() {
 	}
 }
 
-// Prepare decodes and checks a snapshot as Restore would, without
-// replacing anything: the tables are built aside and the output staged
-// beside the output store's file. An error wrapping state.ErrOutputStorage
-// is the output store's failure; any other is the snapshot's.
-func (f *FSM) Prepare(r io.Reader) (*Prepared, error) {
+// Prepare decodes and checks a snapshot of size bytes, read from ra, as
+// Restore would, without replacing anything: the tables are built aside
+// and the output staged beside the output store's file. An error wrapping
+// state.ErrOutputStorage is the output store's failure; any other is the
+// snapshot's.
+//
+// The snapshot can be read from anywhere, so its parts are prepared side
+// by side: the store's section, the output section (found by skipping
+// the store's chunks) and the digest of the whole. On S6's state the
+// store's section takes the longest; the other two finish within it.
+func (f *FSM) Prepare(ra io.ReaderAt, size int64) (*Prepared, error) {
+	from := func(off int64) *bufio.Reader {
+		return bufio.NewReaderSize(io.NewSectionReader(ra, off, size-off), chunkSize)
+	}
+	r := from(0)
+	if sectioned, err := readHeader(r); err != nil || !sectioned {
+		return f.prepareWhole(from(0)) // what is wrong, or a legacy snapshot
+	}
+	p := &Prepared{size: size}
+	var wg sync.WaitGroup
+	var hashErr, outErr error
+	wg.Go(func() {
+		h := sha256.New()
+		_, hashErr = io.Copy(h, io.NewSectionReader(ra, 0, size))
+		h.Sum(p.digest[:0])
+	})
+	wg.Go(func() {
+		or := from(0)
+		if _, outErr = readHeader(or); outErr == nil {
+			if outErr = skipSection(or); outErr == nil {
+				p.out, outErr = f.prepareOutput(or)
+			}
+		}
+	})
+	tables, err := prepareTables(r)
+	wg.Wait()
+	switch {
+	case err != nil: // the sequential order: the store's section first
+	case outErr != nil:
+		err = outErr
+	case hashErr != nil:
+		err = fmt.Errorf("restore: %w", hashErr)
+	default:
+		err = tables.Holds(p.out)
+	}
+	if err != nil {
+		p.Discard()
+		return nil, err
+	}
+	p.tables = tables
+	return p, nil
+}
+
+// prepareWhole prepares a snapshot read once, front to back, hashing
+// what it reads.
+func (f *FSM) prepareWhole(r io.Reader) (*Prepared, error) {
 	h := sha256.New()
 	read := &countw.Writer{W: h} // every byte prepare reads, hashed and counted
 	tables, out, err := f.prepare(io.TeeReader(r, read))

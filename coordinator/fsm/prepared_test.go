@@ -67,7 +67,7 @@ func TestOfferedSnapshotIsSwappedIn(t *testing.T) {
 	src, snap := source(t)
 	dir := t.TempDir()
 	f := target(t, dir)
-	p, err := f.Prepare(bytes.NewReader(snap))
+	p, err := f.Prepare(bytes.NewReader(snap), int64(len(snap)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestOfferOfOtherBytesIsRefused(t *testing.T) {
 	before := storeSection(t, f)
 	for name, b := range map[string][]byte{"other": other, "truncated": snap[:len(snap)-1]} {
 		t.Run(name, func(t *testing.T) {
-			p, err := f.Prepare(bytes.NewReader(snap))
+			p, err := f.Prepare(bytes.NewReader(snap), int64(len(snap)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -148,7 +148,7 @@ func TestOneOfferStandsAtATime(t *testing.T) {
 	_, snap := source(t)
 	dir := t.TempDir()
 	f := target(t, dir)
-	first, err := f.Prepare(bytes.NewReader(snap))
+	first, err := f.Prepare(bytes.NewReader(snap), int64(len(snap)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestOneOfferStandsAtATime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := f.Prepare(bytes.NewReader(snap))
+	second, err := f.Prepare(bytes.NewReader(snap), int64(len(snap)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestOneOfferStandsAtATime(t *testing.T) {
 		t.Errorf("an offer never taken changed the output: %q", got)
 	}
 	// Withdrawn, the offer no longer stands.
-	again, err := f.Prepare(bytes.NewReader(snap))
+	again, err := f.Prepare(bytes.NewReader(snap), int64(len(snap)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestPrepareRefusesBadSnapshots(t *testing.T) {
 	f := target(t, dir)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if _, err := f.Prepare(bytes.NewReader(c.snap)); !errors.Is(err, c.want) {
+			if _, err := f.Prepare(bytes.NewReader(c.snap), int64(len(c.snap))); !errors.Is(err, c.want) {
 				t.Fatalf("prepare: %v, want %v", err, c.want)
 			}
 			if got := staging(t, dir); len(got) != 0 {
@@ -214,3 +214,37 @@ func TestPrepareRefusesBadSnapshots(t *testing.T) {
 type onePass struct{ r io.Reader }
 
 func (o *onePass) Read(b []byte) (int, error) { return o.r.Read(b) }
+
+// Prepare reads a snapshot's parts side by side; what it decides is what
+// one pass front to back decides: the same digest and size for a good
+// snapshot, the same refusal, in the same order, for a bad one.
+func TestPrepareSideBySideMatchesOnePass(t *testing.T) {
+	src := New(state.NewWithOutput(state.NewMemOutput()))
+	apply(t, src, running()...)
+	apply(t, src, out(1, "from the snapshot\n"))
+	good, cases := badSnapshots(t, src)
+	legacy, err := os.ReadFile(filepath.Join("testdata", "unsectioned-v1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases = append(cases, badSnapshot{"good", good, nil}, badSnapshot{"unsectioned", legacy, nil})
+	dir := t.TempDir()
+	f := target(t, dir)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			side, sideErr := f.Prepare(bytes.NewReader(c.snap), int64(len(c.snap)))
+			whole, wholeErr := f.prepareWhole(bytes.NewReader(c.snap))
+			defer side.Discard()
+			defer whole.Discard()
+			if (sideErr == nil) != (wholeErr == nil) || (sideErr != nil && sideErr.Error() != wholeErr.Error()) {
+				t.Fatalf("side by side: %v; one pass: %v", sideErr, wholeErr)
+			}
+			if !errors.Is(sideErr, c.want) {
+				t.Fatalf("prepare: %v, want %v", sideErr, c.want)
+			}
+			if sideErr == nil && (side.digest != whole.digest || side.size != whole.size || side.size != int64(len(c.snap))) {
+				t.Fatalf("digest or size differ: %x/%d against %x/%d", side.digest, side.size, whole.digest, whole.size)
+			}
+		})
+	}
+}

@@ -130,7 +130,7 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request, _ auth.
 	s.restoreMu.Lock()
 	defer s.restoreMu.Unlock()
 	spooled := time.Now()
-	prepared, err := s.snapshots.Prepare(bufio.NewReaderSize(f, 1<<20))
+	prepared, err := s.snapshots.Prepare(f, n)
 	switch {
 	case errors.Is(err, state.ErrOutputStorage):
 		return fmt.Errorf("restore: %w", err)

@@ -52,7 +52,7 @@ type Operator interface {
 // Snapshots prepares an uploaded snapshot, decoding and checking it once,
 // and offers it to the Raft restore that follows (fsm.FSM).
 type Snapshots interface {
-	Prepare(r io.Reader) (*fsm.Prepared, error)
+	Prepare(ra io.ReaderAt, size int64) (*fsm.Prepared, error)
 	Offer(p *fsm.Prepared) (withdraw func(), err error)
 }
 
