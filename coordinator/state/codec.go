@@ -153,10 +153,16 @@ func (c *Capture) encode(w io.Writer) error {
 	}
 	put(recMeta, snapMeta{BootstrapGeneration: c.bootstrapGeneration, Seq: c.seq, AuditSeq: c.auditSeq})
 	for _, x := range sortedBy(c.credentials, func(x *Credential) string { return x.ID }) {
-		put(recCredential, x)
+		if err == nil {
+			b, e := rw.appendCredential(body[:0], x)
+			putBody(recCredential, b, e)
+		}
 	}
 	for _, x := range sortedBy(c.workers, func(x *Worker) string { return x.ID }) {
-		put(recWorker, x)
+		if err == nil {
+			b, e := rw.appendWorker(body[:0], x)
+			putBody(recWorker, b, e)
+		}
 	}
 	for _, id := range c.jobOrder {
 		if err == nil {
@@ -217,10 +223,14 @@ func (c *Capture) encode(w io.Writer) error {
 		put(recArtifact, x)
 	}
 	for i := range c.audit {
-		put(recAudit, &c.audit[i])
+		if err == nil {
+			putBody(recAudit, rw.appendAudit(body[:0], &c.audit[i]), nil)
+		}
 	}
 	for i := range c.refusals {
-		put(recRefusal, &c.refusals[i])
+		if err == nil {
+			putBody(recRefusal, rw.appendAudit(body[:0], &c.refusals[i]), nil)
+		}
 	}
 	if err == nil {
 		_, err = w.Write([]byte{recEnd})
@@ -355,11 +365,7 @@ func decodeRecord(dec *codec.Decoder, kind uint8, snap *snapshotV1) error {
 		if err := dec.Decode(&ev); err != nil {
 			return err
 		}
-		if kind == recAudit {
-			snap.Audit = append(snap.Audit, ev)
-		} else {
-			snap.AuditRefusals = append(snap.AuditRefusals, ev)
-		}
+		snap.addAudit(kind, ev)
 	default:
 		return fmt.Errorf("unknown record kind: %w", ErrInvalid)
 	}
@@ -377,6 +383,15 @@ func (snap *snapshotV1) addFinish(x snapFinish) error {
 	}
 	snap.finishes[key] = x
 	return nil
+}
+
+// addAudit adds an audit event or a refusal to snap.
+func (snap *snapshotV1) addAudit(kind uint8, ev command.AuditEvent) {
+	if kind == recAudit {
+		snap.Audit = append(snap.Audit, ev)
+	} else {
+		snap.AuditRefusals = append(snap.AuditRefusals, ev)
+	}
 }
 
 // addPair adds an idempotency key or a node to snap.

@@ -599,6 +599,16 @@ func strFields(body []byte, names []string, into ...*string) bool {
 // it with go-msgpack, then calls share.
 func (d *recordReader) read(kind uint8, body []byte, snap *snapshotV1) (done bool, err error) {
 	switch kind {
+	case recCredential:
+		if c, ok := d.credential(body); ok {
+			snap.Credentials = append(snap.Credentials, c)
+			return true, nil
+		}
+	case recWorker:
+		if w, ok := d.worker(body); ok {
+			snap.Workers = append(snap.Workers, w)
+			return true, nil
+		}
 	case recTask:
 		if t, ok := d.task(body); ok {
 			snap.Tasks = append(snap.Tasks, t)
@@ -616,6 +626,11 @@ func (d *recordReader) read(kind uint8, body []byte, snap *snapshotV1) (done boo
 	case recIdempotency:
 		if p, ok := d.pair(body); ok {
 			return true, snap.addPair(kind, p)
+		}
+	case recAudit, recRefusal:
+		if ev, ok := d.audit(body); ok {
+			snap.addAudit(kind, ev)
+			return true, nil
 		}
 	}
 	return false, nil

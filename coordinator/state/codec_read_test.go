@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/go-msgpack/v2/codec"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
 )
 
 // codecDecode decodes body as decodeRecords did before the record reader:
@@ -106,37 +108,57 @@ func TestRecordReaderNeverDisagreesOnDamagedRecords(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	rw := newRecordWriter()
 	taken := 0
-	for i := range 5000 {
+	for i := range 6000 {
 		var body []byte
-		isTask := i%2 == 0
-		if isTask {
+		switch i % 5 {
+		case 0:
 			body, _ = rw.appendTask(nil, randomTask(rng))
-		} else {
+		case 1:
 			body, _ = rw.appendJob(nil, randomJob(rng))
+		case 2:
+			body, _ = rw.appendWorker(nil, randomWorker(rng))
+		case 3:
+			x := randomTask(rng)
+			body = rw.appendAudit(nil, &command.AuditEvent{Seq: x.Seq, Time: x.CreatedAt, Kind: x.State, Actor: x.JobID, Count: x.Index})
+		default:
+			body, _ = rw.appendCredential(nil, randomCredential(rng))
 		}
-		body = damage(rng, body)
-		if isTask {
-			got, ok := newRecordReader().task(body)
-			if !ok {
-				continue
-			}
-			want, cok := codecDecode[Task](t, body)
-			if !cok || !reflect.DeepEqual(got, want) {
-				t.Fatalf("damaged task %d: reader %+v, go-msgpack %+v (%v)\n%x", i, got, want, cok, body)
-			}
-		} else {
-			got, ok := newRecordReader().job(body)
-			if !ok {
-				continue
-			}
-			want, cok := codecDecode[Job](t, body)
-			if !cok || !reflect.DeepEqual(got, want) {
-				t.Fatalf("damaged job %d: reader %+v, go-msgpack %+v (%v)\n%x", i, got, want, cok, body)
-			}
+		if readerAgrees(t, damage(rng, body)) {
+			taken++
 		}
-		taken++
 	}
-	t.Logf("%d damaged records (of 5000) read by the reader, each as go-msgpack reads it", taken)
+	t.Logf("%d damaged records (of 6000) read by the reader, each as go-msgpack reads it", taken)
+}
+
+// readerAgrees checks that what the reader takes of body, read as each
+// kind of record, go-msgpack reads the same; it reports whether the
+// reader took it as any.
+func readerAgrees(t *testing.T, body []byte) bool {
+	t.Helper()
+	d := newRecordReader()
+	taken := agrees(t, "task", body, d.task)
+	taken = agrees(t, "job", body, d.job) || taken
+	taken = agrees(t, "worker", body, d.worker) || taken
+	taken = agrees(t, "audit event", body, func(b []byte) (*command.AuditEvent, bool) {
+		ev, ok := d.audit(b)
+		return &ev, ok
+	}) || taken
+	return agrees(t, "credential", body, d.credential) || taken
+}
+
+// agrees checks one kind of record: read by the reader, if it takes
+// body, as go-msgpack reads it.
+func agrees[T any](t *testing.T, kind string, body []byte, read func([]byte) (*T, bool)) bool {
+	t.Helper()
+	got, ok := read(body)
+	if !ok {
+		return false
+	}
+	want, cok := codecDecode[T](t, body)
+	if !cok || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s: reader %+v, go-msgpack %+v (%v)\n%x", kind, got, want, cok, body)
+	}
+	return true
 }
 
 // damage changes body in one of a few ways: a byte flipped, a byte set
@@ -164,7 +186,7 @@ func damage(rng *rand.Rand, body []byte) []byte {
 }
 
 // FuzzRecordReader: whatever the bytes, the reader does not panic, and
-// what it reads go-msgpack reads the same.
+// what it reads, as any kind of record, go-msgpack reads the same.
 func FuzzRecordReader(f *testing.F) {
 	rng := rand.New(rand.NewPCG(15, 16))
 	rw := newRecordWriter()
@@ -173,19 +195,12 @@ func FuzzRecordReader(f *testing.F) {
 		f.Add(b)
 		b, _ = rw.appendJob(nil, randomJob(rng))
 		f.Add(b)
+		b, _ = rw.appendWorker(nil, randomWorker(rng))
+		f.Add(b)
+		b, _ = rw.appendCredential(nil, randomCredential(rng))
+		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		if got, ok := newRecordReader().task(body); ok {
-			want, cok := codecDecode[Task](t, body)
-			if !cok || !reflect.DeepEqual(got, want) {
-				t.Fatalf("task: reader %+v, go-msgpack %+v (%v)", got, want, cok)
-			}
-		}
-		if got, ok := newRecordReader().job(body); ok {
-			want, cok := codecDecode[Job](t, body)
-			if !cok || !reflect.DeepEqual(got, want) {
-				t.Fatalf("job: reader %+v, go-msgpack %+v (%v)", got, want, cok)
-			}
-		}
+		readerAgrees(t, body)
 	})
 }

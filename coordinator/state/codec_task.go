@@ -166,15 +166,17 @@ func mpStrings(b []byte, list []string) []byte {
 // nested values (artifacts, a rendezvous, a spec's resources, target and
 // inputs) go through go-msgpack (nested).
 type recordWriter struct {
-	task, attempt, spec record
-	buf                 []byte
-	enc                 *codec.Encoder
+	task, attempt, spec  record
+	worker, device, cred record
+	audit                record
+	buf                  []byte
+	enc                  *codec.Encoder
 }
 
 func newRecordWriter() *recordWriter {
 	w := &recordWriter{}
 	w.enc = codec.NewEncoderBytes(&w.buf, msgpackHandle())
-	for _, r := range []*record{&w.task, &w.attempt, &w.spec} {
+	for _, r := range []*record{&w.task, &w.attempt, &w.spec, &w.worker, &w.device, &w.cred, &w.audit} {
 		r.nest = w.nested
 	}
 	return w
@@ -219,6 +221,11 @@ func (r *record) time(name string, v time.Time) {
 func (r *record) strings(name string, list []string) {
 	r.key(name)
 	r.body = mpStrings(r.body, list)
+}
+
+func (r *record) bool(name string, v bool) {
+	r.key(name)
+	r.body = mpBool(r.body, v)
 }
 
 func (r *record) optStr(name, v string) {
