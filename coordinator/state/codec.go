@@ -184,8 +184,8 @@ func (c *Capture) encode(w io.Writer) error {
 			putBody(recTask, b, e)
 		}
 	}
-	for _, k := range slices.Sorted(c.submissions.keys()) {
-		sub := c.submissions.get(k)
+	for _, e := range c.submissions.sorted() {
+		k, sub := e.k, e.v
 		// The common case: the finish ended the task, which has not
 		// changed since, so the table holds this very record. Pointer
 		// identity decides, and a restore shares the record again where
@@ -202,9 +202,9 @@ func (c *Capture) encode(w io.Writer) error {
 		}
 		put(recSubmission, snapSubmission{Key: k, Submission: *sub})
 	}
-	for _, k := range slices.Sorted(c.idempotency.keys()) {
+	for _, e := range c.idempotency.sorted() {
 		if err == nil {
-			putBody(recIdempotency, appendPair(body[:0], snapPair{Key: k, Value: c.idempotency.get(k)}), nil)
+			putBody(recIdempotency, appendPair(body[:0], snapPair{Key: e.k, Value: e.v}), nil)
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.nodes)) {

@@ -4,6 +4,8 @@ import (
 	"hash/maphash"
 	"iter"
 	"maps"
+	"slices"
+	"strings"
 	"sync/atomic"
 )
 
@@ -161,17 +163,23 @@ func (f *frozenMap[V]) len() int { return f.n }
 // all yields every entry, in no set order.
 func (f *frozenMap[V]) all() iter.Seq2[string, V] { return allOf(&f.shards) }
 
-// keys yields every key, in no set order.
-func (f *frozenMap[V]) keys() iter.Seq[string] { return keysOf(f.all()) }
+// entry is one key and its value.
+type entry[V any] struct {
+	k string
+	v V
+}
 
-func keysOf[V any](all iter.Seq2[string, V]) iter.Seq[string] {
-	return func(yield func(string) bool) {
-		for k := range all {
-			if !yield(k) {
-				return
-			}
-		}
+// sorted returns every entry, sorted by key, in one allocation: a
+// snapshot writes the large tables in key order, and collecting the keys
+// by appending, then looking each value up again, cost it tens of MB of
+// garbage and a hash lookup a key.
+func (f *frozenMap[V]) sorted() []entry[V] {
+	out := make([]entry[V], 0, f.n)
+	for k, v := range f.all() {
+		out = append(out, entry[V]{k, v})
 	}
+	slices.SortFunc(out, func(a, b entry[V]) int { return strings.Compare(a.k, b.k) })
+	return out
 }
 
 func allOf[V any](shards *[cowShards]*cowShard[V]) iter.Seq2[string, V] {
