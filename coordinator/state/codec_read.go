@@ -51,8 +51,23 @@ func (r *mpReader) next(n int) []byte {
 	return s
 }
 
-func (r *mpReader) u16() int { b := r.next(2); return int(binary.BigEndian.Uint16(pad(b, 2))) }
-func (r *mpReader) u32() int { b := r.next(4); return int(binary.BigEndian.Uint32(pad(b, 4))) }
+func (r *mpReader) u16() int       { b := r.next(2); return int(binary.BigEndian.Uint16(pad(b, 2))) }
+func (r *mpReader) u32raw() uint32 { return binary.BigEndian.Uint32(pad(r.next(4), 4)) }
+
+// u32 reads a 32-bit length, which cannot exceed the bytes left: a
+// string's bytes, or a collection's elements of a byte at least each.
+// (Compared as unsigned, so that a length of 2^31 or more cannot turn
+// negative where int is 32 bits.)
+func (r *mpReader) u32() int { return r.fits(uint64(r.u32raw())) }
+
+// fits returns n when the body has at least n bytes left, else fails.
+func (r *mpReader) fits(n uint64) int {
+	if !r.ok || n > uint64(len(r.b)-r.i) {
+		r.ok = false
+		return 0
+	}
+	return int(n)
+}
 
 // pad keeps the reads above from panicking once the reader has failed.
 func pad(b []byte, n int) []byte {
@@ -66,9 +81,9 @@ func pad(b []byte, n int) []byte {
 func (r *mpReader) mapLen() int {
 	switch c := r.byte1(); {
 	case c&0xf0 == mpFixMap:
-		return int(c & 0x0f)
+		return r.fits(uint64(c & 0x0f))
 	case c == mpMap16:
-		return r.u16()
+		return r.fits(uint64(r.u16()))
 	case c == mpMap32:
 		return r.u32()
 	}
@@ -80,9 +95,9 @@ func (r *mpReader) mapLen() int {
 func (r *mpReader) arrayLen() int {
 	switch c := r.byte1(); {
 	case c&0xf0 == mpFixArray:
-		return int(c & 0x0f)
+		return r.fits(uint64(c & 0x0f))
 	case c == mpArray16:
-		return r.u16()
+		return r.fits(uint64(r.u16()))
 	case c == mpArray32:
 		return r.u32()
 	}
@@ -142,7 +157,7 @@ func (r *mpReader) int() int64 {
 	case c == mpInt16:
 		return int64(int16(r.u16()))
 	case c == mpInt32:
-		return int64(int32(r.u32()))
+		return int64(int32(r.u32raw()))
 	case c == mpInt64:
 		b := r.next(8)
 		return int64(binary.BigEndian.Uint64(pad(b, 8)))
@@ -170,7 +185,7 @@ func (r *mpReader) uint() uint64 {
 	case c == mpUint16:
 		return uint64(r.u16())
 	case c == mpUint32:
-		return uint64(r.u32())
+		return uint64(r.u32raw())
 	case c == mpUint64:
 		return binary.BigEndian.Uint64(pad(r.next(8), 8))
 	}
@@ -273,16 +288,17 @@ func (d *recordReader) strs(r *mpReader, intern bool) []string {
 		return nil
 	}
 	n := r.arrayLen()
-	if !r.ok || n > len(r.b)-r.i { // each string takes a byte at least
-		r.ok = false
+	if !r.ok {
 		return nil
 	}
-	out := make([]string, n)
-	for i := range out {
+	// Reserved as go-msgpack reserves: no more ahead than maxInitLen, so
+	// a claimed length costs no more than the elements actually sent.
+	out := make([]string, 0, min(n, maxInitLen))
+	for ; n > 0 && r.ok; n-- {
 		if intern {
-			out[i] = d.str(r)
+			out = append(out, d.str(r))
 		} else {
-			out[i] = plain(r)
+			out = append(out, plain(r))
 		}
 	}
 	return out
@@ -408,13 +424,14 @@ func (d *recordReader) task(body []byte) (*Task, bool) {
 // current attempt id shares that string.
 func (d *recordReader) attempts(r *mpReader, current string) []Attempt {
 	n := r.arrayLen()
-	if !r.ok || n == 0 || n > len(r.b)-r.i {
+	if !r.ok || n == 0 {
 		r.ok = false
 		return nil
 	}
-	out := make([]Attempt, n)
-	for i := range out {
-		a := &out[i]
+	out := make([]Attempt, 0, min(n, maxInitLen)) // see strs
+	for ; n > 0 && r.ok; n-- {
+		out = append(out, Attempt{})
+		a := &out[len(out)-1]
 		var seen fields
 		for m := r.mapLen(); m > 0 && r.ok; m-- {
 			switch string(r.strBytes()) {

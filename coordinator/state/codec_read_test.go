@@ -2,8 +2,10 @@ package state
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"testing"
 
 	"github.com/hashicorp/go-msgpack/v2/codec"
@@ -43,6 +45,7 @@ func taskHasNested(x *Task) bool {
 func TestRecordReaderMatchesTheCodec(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	rw := newRecordWriter()
+	shared := newRecordReader() // one restore's: interning across records
 	read := 0
 	for i := range 3000 {
 		task := randomTask(rng)
@@ -54,7 +57,7 @@ func TestRecordReaderMatchesTheCodec(t *testing.T) {
 		if !ok {
 			t.Fatalf("task %d: go-msgpack cannot read the writer's bytes", i)
 		}
-		got, ok := newRecordReader().task(body)
+		got, ok := shared.task(body)
 		switch {
 		case !ok && !taskHasNested(task):
 			t.Fatalf("task %d: the reader left a plain task to go-msgpack: %+v", i, task)
@@ -74,7 +77,7 @@ func TestRecordReaderMatchesTheCodec(t *testing.T) {
 		if !ok {
 			t.Fatalf("job %d: go-msgpack cannot read the writer's bytes", i)
 		}
-		got, ok := newRecordReader().job(body)
+		got, ok := shared.job(body)
 		nested := job.Spec.Resources != nil || job.Spec.Target != nil || len(job.Spec.Inputs) > 0
 		switch {
 		case !ok && !nested:
@@ -128,6 +131,9 @@ func TestRecordReaderNeverDisagreesOnDamagedRecords(t *testing.T) {
 		}
 	}
 	t.Logf("%d damaged records (of 6000) read by the reader, each as go-msgpack reads it", taken)
+	if taken < 600 {
+		t.Fatalf("the reader took only %d damaged records: the comparison says little", taken)
+	}
 }
 
 // readerAgrees checks that what the reader takes of body, read as each
@@ -142,6 +148,14 @@ func readerAgrees(t *testing.T, body []byte) bool {
 	taken = agrees(t, "audit event", body, func(b []byte) (*command.AuditEvent, bool) {
 		ev, ok := d.audit(b)
 		return &ev, ok
+	}) || taken
+	taken = agrees(t, "finish", body, func(b []byte) (*snapFinish, bool) {
+		f, ok := d.finish(b)
+		return &f, ok
+	}) || taken
+	taken = agrees(t, "pair", body, func(b []byte) (*snapPair, bool) {
+		p, ok := d.pair(b)
+		return &p, ok
 	}) || taken
 	return agrees(t, "credential", body, d.credential) || taken
 }
@@ -199,8 +213,76 @@ func FuzzRecordReader(f *testing.F) {
 		f.Add(b)
 		b, _ = rw.appendCredential(nil, randomCredential(rng))
 		f.Add(b)
+		x := randomTask(rng)
+		f.Add(rw.appendAudit(nil, &command.AuditEvent{Seq: x.Seq, Time: x.CreatedAt, Kind: x.State, Count: x.Index}))
+		f.Add(appendFinish(nil, snapFinish{Task: x.ID, Submission: x.JobID, BodyHash: x.State}))
+		f.Add(appendPair(nil, snapPair{Key: x.ID, Value: x.JobID}))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		readerAgrees(t, body)
 	})
+}
+
+// A length a record claims reserves no more ahead than go-msgpack would
+// (maxInitLen elements): a 1 MiB record claiming a million devices,
+// attempts, strings or map entries, each a byte that is no value, costs
+// the reader well under the 240 MB its claim would have reserved.
+func TestRecordReaderReservesNoMoreThanSent(t *testing.T) {
+	const n = 1 << 20
+	claim := func(field string, array bool) []byte {
+		b := mpString([]byte{0x81}, field)
+		if array {
+			b = append(b, mpArray32)
+		} else {
+			b = append(b, mpMap32)
+		}
+		b = binary.BigEndian.AppendUint32(b, n)
+		return append(b, bytes.Repeat([]byte{0xc1}, n)...) // 0xc1: never used
+	}
+	d := newRecordReader()
+	worker := func(b []byte) bool { _, ok := d.worker(b); return ok }
+	task := func(b []byte) bool { _, ok := d.task(b); return ok }
+	for _, c := range []struct {
+		name string
+		body []byte
+		read func([]byte) bool
+	}{
+		{"worker devices", claim("devices", true), worker},
+		{"worker approved devices", claim("approved_devices", false), worker},
+		{"task attempts", claim("attempts", true), task},
+		{"task devices", claim("devices", true), task},
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		ok := c.read(c.body)
+		runtime.ReadMemStats(&after)
+		if ok {
+			t.Fatalf("%s: a record of undecodable bytes was read", c.name)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+			t.Errorf("%s: the reader allocated %d bytes for a claim it could not read", c.name, got)
+		}
+	}
+}
+
+// A 32-bit length of 2^31 or more is refused, not read as negative where
+// int is 32 bits (where it skipped a map's fields, or panicked in make).
+func TestRecordReaderRefusesHugeLengths(t *testing.T) {
+	for _, body := range [][]byte{
+		{mpMap32, 0xff, 0xff, 0xff, 0xff},
+		append(mpString([]byte{0x81}, "spec"), mpMap32, 0x80, 0, 0, 0),
+		append(mpString([]byte{0x81}, "devices"), mpArray32, 0xff, 0xff, 0xff, 0xff),
+		append(mpString([]byte{0x81}, "id"), mpStr32, 0x80, 0, 0, 0),
+	} {
+		d := newRecordReader()
+		if _, ok := d.task(body); ok {
+			t.Errorf("task %x read", body)
+		}
+		if _, ok := d.job(body); ok {
+			t.Errorf("job %x read", body)
+		}
+		if _, ok := d.worker(body); ok {
+			t.Errorf("worker %x read", body)
+		}
+	}
 }

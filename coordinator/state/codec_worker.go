@@ -202,13 +202,13 @@ func (d *recordReader) devices(r *mpReader) []command.Device {
 		return nil
 	}
 	n := r.arrayLen()
-	if !r.ok || n > len(r.b)-r.i {
-		r.ok = false
+	if !r.ok {
 		return nil
 	}
-	out := make([]command.Device, n)
-	for i := range out {
-		x := &out[i]
+	out := make([]command.Device, 0, min(n, maxInitLen)) // see strs
+	for ; n > 0 && r.ok; n-- {
+		out = append(out, command.Device{})
+		x := &out[len(out)-1]
 		var seen fields
 		for m := r.mapLen(); m > 0 && r.ok; m-- {
 			switch string(r.strBytes()) {
@@ -364,11 +364,11 @@ func mpMap[V any](b []byte, m map[string]V, put func([]byte, V) []byte) []byte {
 // once.
 func readMap[V any](r *mpReader, get func(*mpReader) V) map[string]V {
 	n := r.mapLen()
-	if !r.ok || n == 0 || n > len(r.b)-r.i {
+	if !r.ok || n == 0 {
 		r.ok = false
 		return nil
 	}
-	m := make(map[string]V, n)
+	m := make(map[string]V, min(n, maxInitLen)) // see strs
 	for ; n > 0 && r.ok; n-- {
 		k := string(r.strBytes())
 		if _, dup := m[k]; dup {
