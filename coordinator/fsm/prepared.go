@@ -8,6 +8,7 @@ import (
 	"hash"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/internal/countw"
@@ -67,15 +68,19 @@ func (f *FSM) Prepare(ra io.ReaderAt, size int64) (*Prepared, error) {
 		return f.prepareWhole(from(0)) // what is wrong, or a legacy snapshot
 	}
 	p := &Prepared{size: size}
+	// The store's section decides first: once it is refused, the other
+	// two parts stop reading (their error is not the one reported).
+	var refused atomic.Bool
+	aside := &stoppable{r: ra, stop: &refused}
 	var wg sync.WaitGroup
 	var hashErr, outErr error
 	wg.Go(func() {
 		h := sha256.New()
-		_, hashErr = io.Copy(h, io.NewSectionReader(ra, 0, size))
+		_, hashErr = io.Copy(h, io.NewSectionReader(aside, 0, size))
 		h.Sum(p.digest[:0])
 	})
 	wg.Go(func() {
-		or := from(0)
+		or := bufio.NewReaderSize(io.NewSectionReader(aside, 0, size), chunkSize)
 		if _, outErr = readHeader(or); outErr == nil {
 			if outErr = skipSection(or); outErr == nil {
 				p.out, outErr = f.prepareOutput(or)
@@ -83,6 +88,7 @@ func (f *FSM) Prepare(ra io.ReaderAt, size int64) (*Prepared, error) {
 		}
 	})
 	tables, err := prepareTables(r)
+	refused.Store(err != nil)
 	wg.Wait()
 	switch {
 	case err != nil: // the sequential order: the store's section first
@@ -99,6 +105,21 @@ func (f *FSM) Prepare(ra io.ReaderAt, size int64) (*Prepared, error) {
 	}
 	p.tables = tables
 	return p, nil
+}
+
+// stoppable reads from r until stop is set.
+type stoppable struct {
+	r    io.ReaderAt
+	stop *atomic.Bool
+}
+
+var errStopped = errors.New("fsm: preparation stopped")
+
+func (s *stoppable) ReadAt(p []byte, off int64) (int, error) {
+	if s.stop.Load() {
+		return 0, errStopped
+	}
+	return s.r.ReadAt(p, off)
 }
 
 // prepareWhole prepares a snapshot read once, front to back, hashing

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/outputstore"
@@ -246,5 +247,39 @@ func TestPrepareSideBySideMatchesOnePass(t *testing.T) {
 				t.Fatalf("digest or size differ: %x/%d against %x/%d", side.digest, side.size, whole.digest, whole.size)
 			}
 		})
+	}
+}
+
+// countingReaderAt counts the bytes read through it.
+type countingReaderAt struct {
+	r io.ReaderAt
+	n atomic.Int64
+}
+
+func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(p, off)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// Once the store's section is refused, the output section and the hash
+// stop reading: refusing a large upload costs a fraction of reading it
+// whole twice more, as preparing it side by side would without the stop
+// (the output staged in full, the hash taken of everything).
+func TestRefusedStoreSectionStopsTheOtherParts(t *testing.T) {
+	line := []byte(`{"task":"j-a","data":"` + strings.Repeat("x", 1000) + `"}` + "\n")
+	snap := section(1, []byte(`{"version":9}`), bytes.Repeat(line, 64<<10)) // 64 MiB of output
+	dir := t.TempDir()
+	f := target(t, dir)
+	ra := &countingReaderAt{r: bytes.NewReader(snap)}
+	if _, err := f.Prepare(ra, int64(len(snap))); !errors.Is(err, state.ErrInvalid) {
+		t.Fatalf("prepare: %v, want the store section's refusal", err)
+	}
+	if got := staging(t, dir); len(got) != 0 {
+		t.Errorf("staging files left: %q", got)
+	}
+	// Without the stop the two other parts read the whole file each.
+	if read := ra.n.Load(); read >= 2*int64(len(snap)) {
+		t.Errorf("read %d bytes of a %d-byte snapshot whose store section was refused", read, len(snap))
 	}
 }

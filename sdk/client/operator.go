@@ -65,7 +65,8 @@ func (c *Client) SaveSnapshot(ctx context.Context, w io.Writer) (int64, error) {
 // RestoreSnapshot replaces the whole replicated state with a snapshot
 // (admin). Every server installs it. A regular file or a *bytes.Reader is
 // streamed from where it stands, and read again from there should the
-// upload be retried; any other reader is read into memory first.
+// upload be retried (its own position does not move); any other reader
+// is read into memory first.
 func (c *Client) RestoreSnapshot(ctx context.Context, r io.Reader) error {
 	open, err := rereadable(r)
 	if err != nil {
@@ -91,7 +92,9 @@ func rereadable(r io.Reader) (func() (io.ReadCloser, int64, error), error) {
 	case *bytes.Reader:
 		return section(v, v.Size()-int64(v.Len()), int64(v.Len())), nil
 	case *os.File:
-		if st, err := v.Stat(); err == nil && st.Mode().IsRegular() {
+		// A size of 0 may be a file that does not say its size (procfs):
+		// read those whole, as any reader.
+		if st, err := v.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
 			off, err := v.Seek(0, io.SeekCurrent)
 			if err != nil {
 				return nil, err
