@@ -8,12 +8,13 @@ import (
 // Reading the large tables back, the counterpart of codec_task.go. A
 // restore of S6's state (100,000 tasks and jobs) spent 0.7 s of its CPU in
 // go-msgpack's reflection and another 0.45 s sharing the strings it had
-// just allocated (restore_share.go). recordReader reads task, job, finish
-// and pair records directly, and takes each repeated string from the
-// restore's interner as it reads it, so a repeated value is never
-// allocated at all.
+// just allocated (restore_share.go). The large tables' records are read
+// directly (each record type's codec, codec_records.go, through the
+// primitives here; finish and pair records by strFields), and each
+// repeated string is taken from the restore's interner as it is read, so
+// a repeated value is never allocated at all.
 //
-// It reads only what recordWriter writes: a map of known field names,
+// The reader reads only what recordWriter writes: a map of known field names,
 // each once, each value in the form the writer gives it. Anything else (a
 // field it does not know, a nil where the writer writes a value, a value
 // the writer hands to go-msgpack such as artifacts or a spec's resources,
@@ -166,15 +167,6 @@ func (r *mpReader) int() int64 {
 	return 0
 }
 
-// intN reads a signed integer into an int.
-func (r *mpReader) intN() int {
-	v := r.int()
-	if int64(int(v)) != v {
-		r.ok = false
-	}
-	return int(v)
-}
-
 // uint reads an unsigned integer as mpUint writes it.
 func (r *mpReader) uint() uint64 {
 	switch c := r.byte1(); {
@@ -239,7 +231,7 @@ func (r *mpReader) time() time.Time {
 
 // fields tracks which fields of one map were read, so that a field
 // listed twice is left to go-msgpack.
-type fields uint32
+type fields uint64
 
 // first marks field f read and reports whether it was not already.
 func (s *fields) first(f uint) bool {
@@ -328,254 +320,6 @@ func (d *recordReader) config(r *mpReader) []byte {
 	c := append([]byte(nil), b...)
 	d.configs[string(c)] = c
 	return c
-}
-
-// intPtr reads an integer into a new *int.
-func intPtr(r *mpReader) *int {
-	v := r.intN()
-	return &v
-}
-
-// task reads a task record; ok is false when it is not one recordWriter
-// could have written.
-func (d *recordReader) task(body []byte) (*Task, bool) {
-	r := &mpReader{b: body, ok: true}
-	t := &Task{}
-	var seen fields
-	for n := r.mapLen(); n > 0 && r.ok; n-- {
-		switch string(r.strBytes()) {
-		case "attempt_id":
-			r.ok = r.ok && seen.first(0)
-			t.AttemptID = plain(r)
-		case "attempts":
-			r.ok = r.ok && seen.first(1)
-			t.Attempts = d.attempts(r, t.AttemptID)
-		case "cancel_requested":
-			r.ok = r.ok && seen.first(2)
-			t.CancelRequested = r.boolean()
-		case "created_at":
-			r.ok = r.ok && seen.first(3)
-			t.CreatedAt = r.time()
-		case "devices":
-			r.ok = r.ok && seen.first(4)
-			t.Devices = d.strs(r, true)
-		case "executed_by":
-			r.ok = r.ok && seen.first(5)
-			t.ExecutedBy = d.str(r)
-		case "exit_code":
-			r.ok = r.ok && seen.first(6)
-			t.ExitCode = intPtr(r)
-		case "id":
-			r.ok = r.ok && seen.first(7)
-			t.ID = plain(r)
-		case "index":
-			r.ok = r.ok && seen.first(8)
-			t.Index = r.intN()
-		case "job_id":
-			r.ok = r.ok && seen.first(9)
-			t.JobID = plain(r)
-		case "last_log_seq":
-			r.ok = r.ok && seen.first(10)
-			t.LastLogSeq = r.int()
-		case "lease_expires_at":
-			r.ok = r.ok && seen.first(11)
-			t.LeaseExpiresAt = r.time()
-		case "lease_seconds":
-			r.ok = r.ok && seen.first(12)
-			t.LeaseSeconds = r.intN()
-		case "log_bytes":
-			r.ok = r.ok && seen.first(13)
-			t.LogBytes = r.intN()
-		case "log_cut":
-			r.ok = r.ok && seen.first(14)
-			t.LogCut = r.boolean()
-		case "output":
-			r.ok = r.ok && seen.first(15)
-			t.Output = r.bin()
-		case "preempt":
-			r.ok = r.ok && seen.first(16)
-			t.Preempt = plain(r)
-		case "reason":
-			r.ok = r.ok && seen.first(17)
-			t.Reason = plain(r)
-		case "seq":
-			r.ok = r.ok && seen.first(18)
-			t.Seq = r.uint()
-		case "state":
-			r.ok = r.ok && seen.first(19)
-			t.State = d.str(r)
-		case "submitted_by":
-			r.ok = r.ok && seen.first(20)
-			t.SubmittedBy = d.str(r)
-		case "updated_at":
-			r.ok = r.ok && seen.first(21)
-			t.UpdatedAt = r.time()
-		case "worker_id":
-			r.ok = r.ok && seen.first(22)
-			t.WorkerID = d.str(r)
-		default: // artifacts, or a field this reader does not know
-			r.ok = false
-		}
-	}
-	return t, r.ok && r.i == len(body)
-}
-
-// attempts reads a task's attempts; the one whose id is the task's
-// current attempt id shares that string.
-func (d *recordReader) attempts(r *mpReader, current string) []Attempt {
-	n := r.arrayLen()
-	if !r.ok || n == 0 {
-		r.ok = false
-		return nil
-	}
-	out := make([]Attempt, 0, min(n, maxInitLen)) // see strs
-	for ; n > 0 && r.ok; n-- {
-		out = append(out, Attempt{})
-		a := &out[len(out)-1]
-		var seen fields
-		for m := r.mapLen(); m > 0 && r.ok; m-- {
-			switch string(r.strBytes()) {
-			case "assigned_at":
-				r.ok = r.ok && seen.first(0)
-				a.AssignedAt = r.time()
-			case "devices":
-				r.ok = r.ok && seen.first(1)
-				a.Devices = d.strs(r, true)
-			case "ended_at":
-				r.ok = r.ok && seen.first(2)
-				a.EndedAt = r.time()
-			case "exit_code":
-				r.ok = r.ok && seen.first(3)
-				a.ExitCode = intPtr(r)
-			case "id":
-				r.ok = r.ok && seen.first(4)
-				if b := r.strBytes(); string(b) == current {
-					a.ID = current
-				} else {
-					a.ID = string(b)
-				}
-			case "number":
-				r.ok = r.ok && seen.first(5)
-				a.Number = r.intN()
-			case "reason":
-				r.ok = r.ok && seen.first(6)
-				a.Reason = plain(r)
-			case "started_at":
-				r.ok = r.ok && seen.first(7)
-				a.StartedAt = r.time()
-			case "state":
-				r.ok = r.ok && seen.first(8)
-				a.State = d.str(r)
-			case "worker_id":
-				r.ok = r.ok && seen.first(9)
-				a.WorkerID = d.str(r)
-			default: // rendezvous, or a field this reader does not know
-				r.ok = false
-			}
-		}
-		if !r.ok {
-			return nil
-		}
-	}
-	return out
-}
-
-// job reads a job record, spec included.
-func (d *recordReader) job(body []byte) (*Job, bool) {
-	r := &mpReader{b: body, ok: true}
-	j := &Job{}
-	var seen fields
-	for n := r.mapLen(); n > 0 && r.ok; n-- {
-		switch string(r.strBytes()) {
-		case "created_at":
-			r.ok = r.ok && seen.first(0)
-			j.CreatedAt = r.time()
-		case "created_by":
-			r.ok = r.ok && seen.first(1)
-			j.CreatedBy = d.str(r)
-		case "id":
-			r.ok = r.ok && seen.first(2)
-			j.ID = plain(r)
-		case "seq":
-			r.ok = r.ok && seen.first(3)
-			j.Seq = r.uint()
-		case "spec":
-			r.ok = r.ok && seen.first(4)
-			d.spec(r, j)
-		case "spec_hash":
-			r.ok = r.ok && seen.first(5)
-			j.SpecHash = d.str(r)
-		case "task_ids":
-			r.ok = r.ok && seen.first(6)
-			j.TaskIDs = d.strs(r, false)
-		case "updated_at":
-			r.ok = r.ok && seen.first(7)
-			j.UpdatedAt = r.time()
-		default:
-			r.ok = false
-		}
-	}
-	return j, r.ok && r.i == len(body)
-}
-
-// spec reads a job's spec into j.Spec.
-func (d *recordReader) spec(r *mpReader, j *Job) {
-	s := &j.Spec
-	var seen fields
-	for n := r.mapLen(); n > 0 && r.ok; n-- {
-		switch string(r.strBytes()) {
-		case "affinity":
-			r.ok = r.ok && seen.first(0)
-			s.Affinity = r.bin()
-		case "capability":
-			r.ok = r.ok && seen.first(1)
-			s.Capability = d.str(r)
-		case "config":
-			r.ok = r.ok && seen.first(2)
-			s.Config = d.config(r)
-		case "count":
-			r.ok = r.ok && seen.first(3)
-			s.Count = r.intN()
-		case "exclusive_worker":
-			r.ok = r.ok && seen.first(4)
-			s.ExclusiveWorker = r.boolean()
-		case "executor":
-			r.ok = r.ok && seen.first(5)
-			s.Executor = d.str(r)
-		case "gang":
-			r.ok = r.ok && seen.first(6)
-			s.Gang = r.boolean()
-		case "idempotency_key":
-			r.ok = r.ok && seen.first(7)
-			s.IdempotencyKey = plain(r) // one a job
-		case "lease_seconds":
-			r.ok = r.ok && seen.first(8)
-			s.LeaseSeconds = r.intN()
-		case "max_attempts":
-			r.ok = r.ok && seen.first(9)
-			s.MaxAttempts = r.intN()
-		case "max_per_worker":
-			r.ok = r.ok && seen.first(10)
-			s.MaxPerWorker = r.intN()
-		case "name":
-			r.ok = r.ok && seen.first(11)
-			s.Name = d.str(r)
-		case "outputs":
-			r.ok = r.ok && seen.first(12)
-			s.Outputs = d.strs(r, false)
-		case "priority":
-			r.ok = r.ok && seen.first(13)
-			s.Priority = r.intN()
-		case "spread":
-			r.ok = r.ok && seen.first(14)
-			s.Spread = r.boolean()
-		case "timeout_seconds":
-			r.ok = r.ok && seen.first(15)
-			s.TimeoutSeconds = r.intN()
-		default: // inputs, resources, target, or a field not known here
-			r.ok = false
-		}
-	}
 }
 
 // finish reads a finish record.
@@ -677,4 +421,23 @@ func last[T any](list []*T) *T {
 		return nil
 	}
 	return list[len(list)-1]
+}
+
+// readMap reads a non-empty map of strs to values read by get, each key
+// once.
+func readMap[V any](d *recordReader, r *mpReader, get func(*recordReader, *mpReader) V) map[string]V {
+	n := r.mapLen()
+	if !r.ok || n == 0 {
+		r.ok = false
+		return nil
+	}
+	m := make(map[string]V, min(n, maxInitLen)) // see strs
+	for ; n > 0 && r.ok; n-- {
+		k := string(r.strBytes())
+		if _, dup := m[k]; dup {
+			r.ok = false
+		}
+		m[k] = get(d, r)
+	}
+	return m
 }

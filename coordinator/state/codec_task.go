@@ -3,11 +3,10 @@ package state
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/hashicorp/go-msgpack/v2/codec"
-
-	"github.com/gpulayer/gpulayer/coordinator/command"
 )
 
 // A snapshot holds one task record per task ever kept, the largest table
@@ -160,27 +159,51 @@ func mpStrings(b []byte, list []string) []byte {
 	return b
 }
 
+// mpMap appends m as go-msgpack writes it with the snapshot's handle:
+// keys sorted, each value by put.
+func mpMap[V any](b []byte, m map[string]V, put func([]byte, V) []byte) []byte {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = mpMapLen(b, len(m))
+	for _, k := range keys {
+		b = put(mpString(b, k), m[k])
+	}
+	return b
+}
+
 // recordWriter writes the records of the large tables without
-// reflection: tasks with their attempts, and jobs with their specs. Its
-// scratch buffers are reused from one record to the next; the rare
-// nested values (artifacts, a rendezvous, a spec's resources, target and
-// inputs) go through go-msgpack (nested).
+// reflection (codec_records.go). Its scratch records, one a level of
+// nesting (a task, its attempts), are reused from one record to the
+// next; the rare nested values go through go-msgpack (nested).
 type recordWriter struct {
-	task, attempt, spec  record
-	worker, device, cred record
-	audit                record
-	buf                  []byte
-	enc                  *codec.Encoder
+	scratch []*record
+	depth   int
+	buf     []byte
+	enc     *codec.Encoder
 }
 
 func newRecordWriter() *recordWriter {
 	w := &recordWriter{}
 	w.enc = codec.NewEncoderBytes(&w.buf, msgpackHandle())
-	for _, r := range []*record{&w.task, &w.attempt, &w.spec, &w.worker, &w.device, &w.cred, &w.audit} {
-		r.nest = w.nested
-	}
 	return w
 }
+
+// enter returns an empty scratch record for the next level of nesting;
+// leave gives it back.
+func (w *recordWriter) enter() *record {
+	if w.depth == len(w.scratch) {
+		w.scratch = append(w.scratch, &record{})
+	}
+	r := w.scratch[w.depth]
+	w.depth++
+	r.n, r.body, r.err = 0, r.body[:0], nil
+	return r
+}
+
+func (w *recordWriter) leave() { w.depth-- }
 
 // nested appends v as go-msgpack encodes it.
 func (w *recordWriter) nested(b []byte, v any) ([]byte, error) {
@@ -199,145 +222,16 @@ type record struct {
 	n    int
 	body []byte
 	err  error
-	nest func(b []byte, v any) ([]byte, error)
 }
-
-func (r *record) reset() { r.n, r.body, r.err = 0, r.body[:0], nil }
 
 func (r *record) key(name string) {
 	r.n++
 	r.body = mpString(r.body, name)
 }
 
-func (r *record) str(name, v string)         { r.key(name); r.body = mpString(r.body, v) }
-func (r *record) int(name string, v int64)   { r.key(name); r.body = mpInt(r.body, v) }
-func (r *record) uint(name string, v uint64) { r.key(name); r.body = mpUint(r.body, v) }
-func (r *record) time(name string, v time.Time) {
-	r.key(name)
-	r.body = mpTime(r.body, v)
-}
-
-// strings writes list, nil as nil (not omitted).
-func (r *record) strings(name string, list []string) {
-	r.key(name)
-	r.body = mpStrings(r.body, list)
-}
-
-func (r *record) bool(name string, v bool) {
-	r.key(name)
-	r.body = mpBool(r.body, v)
-}
-
-func (r *record) optStr(name, v string) {
-	if v != "" {
-		r.str(name, v)
-	}
-}
-
-func (r *record) optInt(name string, v int64) {
-	if v != 0 {
-		r.int(name, v)
-	}
-}
-
-func (r *record) optIntPtr(name string, v *int) {
-	if v != nil {
-		r.int(name, int64(*v))
-	}
-}
-
-func (r *record) optBool(name string, v bool) {
-	if v {
-		r.key(name)
-		r.body = mpBool(r.body, true)
-	}
-}
-
-func (r *record) optStrings(name string, list []string) {
-	if len(list) > 0 {
-		r.strings(name, list)
-	}
-}
-
-func (r *record) optBytes(name string, v []byte) {
-	if len(v) > 0 {
-		r.key(name)
-		r.body = mpBytes(r.body, v)
-	}
-}
-
-// optNested writes v through go-msgpack when present is set.
-func (r *record) optNested(name string, v any, present bool) {
-	if !present {
-		return
-	}
-	r.key(name)
-	if r.err == nil {
-		r.body, r.err = r.nest(r.body, v)
-	}
-}
-
 // appendTo appends the record's map to b.
 func (r *record) appendTo(b []byte) ([]byte, error) {
 	return append(mpMapLen(b, r.n), r.body...), r.err
-}
-
-// appendTask appends t's record as go-msgpack writes it.
-func (w *recordWriter) appendTask(b []byte, t *Task) ([]byte, error) {
-	r := &w.task
-	r.reset()
-	r.optNested("artifacts", t.Artifacts, len(t.Artifacts) > 0)
-	r.optStr("attempt_id", t.AttemptID)
-	if len(t.Attempts) > 0 {
-		r.key("attempts")
-		r.body = mpArrayLen(r.body, len(t.Attempts))
-		for i := range t.Attempts {
-			var err error
-			if r.body, err = w.appendAttempt(r.body, &t.Attempts[i]); err != nil && r.err == nil {
-				r.err = err
-			}
-		}
-	}
-	r.optBool("cancel_requested", t.CancelRequested)
-	r.time("created_at", t.CreatedAt)
-	r.optStrings("devices", t.Devices)
-	r.optStr("executed_by", t.ExecutedBy)
-	r.optIntPtr("exit_code", t.ExitCode)
-	r.str("id", t.ID)
-	r.int("index", int64(t.Index))
-	r.str("job_id", t.JobID)
-	r.int("last_log_seq", t.LastLogSeq)
-	r.time("lease_expires_at", t.LeaseExpiresAt)
-	r.int("lease_seconds", int64(t.LeaseSeconds))
-	r.optInt("log_bytes", int64(t.LogBytes))
-	r.optBool("log_cut", t.LogCut)
-	r.optBytes("output", t.Output)
-	r.optStr("preempt", t.Preempt)
-	r.optStr("reason", t.Reason)
-	r.uint("seq", t.Seq)
-	r.str("state", t.State)
-	r.optStr("submitted_by", t.SubmittedBy)
-	r.time("updated_at", t.UpdatedAt)
-	r.optStr("worker_id", t.WorkerID)
-	return r.appendTo(b)
-}
-
-// appendAttempt appends a's record as go-msgpack writes it.
-func (w *recordWriter) appendAttempt(b []byte, a *Attempt) ([]byte, error) {
-	r := &w.attempt
-	r.reset()
-	r.time("assigned_at", a.AssignedAt)
-	r.optStrings("devices", a.Devices)
-	r.time("ended_at", a.EndedAt)
-	r.optIntPtr("exit_code", a.ExitCode)
-	r.str("id", a.ID)
-	r.int("number", int64(a.Number))
-	r.optStr("reason", a.Reason)
-	r.optNested("rendezvous", a.Rendezvous, a.Rendezvous != nil)
-	r.time("started_at", a.StartedAt)
-	r.str("state", a.State)
-	r.str("worker_id", a.WorkerID)
-	return r.appendTo(b)
 }
 
 // appendFinish appends a finish record as go-msgpack writes it.
@@ -353,46 +247,4 @@ func appendPair(b []byte, p snapPair) []byte {
 	b = mpMapLen(b, 2)
 	b = mpString(mpString(b, "key"), p.Key)
 	return mpString(mpString(b, "value"), p.Value)
-}
-
-// appendJob appends j's record, spec included, as go-msgpack writes it.
-func (w *recordWriter) appendJob(b []byte, j *Job) ([]byte, error) {
-	b = mpMapLen(b, 8)
-	b = mpTime(mpString(b, "created_at"), j.CreatedAt)
-	b = mpString(mpString(b, "created_by"), j.CreatedBy)
-	b = mpString(mpString(b, "id"), j.ID)
-	b = mpUint(mpString(b, "seq"), j.Seq)
-	b, err := w.appendSpec(mpString(b, "spec"), &j.Spec)
-	if err != nil {
-		return b, err
-	}
-	b = mpString(mpString(b, "spec_hash"), j.SpecHash)
-	b = mpStrings(mpString(b, "task_ids"), j.TaskIDs)
-	return mpTime(mpString(b, "updated_at"), j.UpdatedAt), nil
-}
-
-// appendSpec appends a job spec as go-msgpack writes it.
-func (w *recordWriter) appendSpec(b []byte, s *command.JobSpec) ([]byte, error) {
-	r := &w.spec
-	r.reset()
-	r.optBytes("affinity", s.Affinity)
-	r.optStr("capability", s.Capability)
-	r.optBytes("config", s.Config)
-	r.optInt("count", int64(s.Count))
-	r.optBool("exclusive_worker", s.ExclusiveWorker)
-	r.str("executor", s.Executor)
-	r.optBool("gang", s.Gang)
-	r.optStr("idempotency_key", s.IdempotencyKey)
-	r.optNested("inputs", s.Inputs, len(s.Inputs) > 0)
-	r.optInt("lease_seconds", int64(s.LeaseSeconds))
-	r.optInt("max_attempts", int64(s.MaxAttempts))
-	r.optInt("max_per_worker", int64(s.MaxPerWorker))
-	r.optStr("name", s.Name)
-	r.optStrings("outputs", s.Outputs)
-	r.optInt("priority", int64(s.Priority))
-	r.optNested("resources", s.Resources, s.Resources != nil)
-	r.optBool("spread", s.Spread)
-	r.optNested("target", s.Target, s.Target != nil)
-	r.optInt("timeout_seconds", int64(s.TimeoutSeconds))
-	return r.appendTo(b)
 }
