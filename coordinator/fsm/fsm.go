@@ -115,7 +115,9 @@ func returnMemory(err error) error {
 }
 
 // prepare decodes and checks a snapshot's sections, the output's into a
-// staging copy beside the output (discarded unless handed on).
+// staging copy beside the output (discarded unless handed on). That the
+// output names only tasks the tables hold is checked where the two meet:
+// RestorePrepared, and Prepare for an upload.
 func (f *FSM) prepare(rc io.Reader) (*state.PreparedTables, state.OutputRestore, error) {
 	r := bufio.NewReaderSize(rc, chunkSize)
 	sectioned, err := readHeader(r)
@@ -134,11 +136,7 @@ func (f *FSM) prepare(rc io.Reader) (*state.PreparedTables, state.OutputRestore,
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := tables.Holds(out); err != nil {
-		out.Discard()
-		return nil, nil, err
-	}
-	return tables, out, nil
+	return tables, out, nil // RestorePrepared checks that the two agree
 }
 
 // prepareTables decodes and checks the store's section, which r is at,

@@ -15,7 +15,6 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/coordinator/outputstore"
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -28,14 +27,7 @@ var stores = []struct {
 	open func(t *testing.T) state.OutputStore
 }{
 	{"memory", func(*testing.T) state.OutputStore { return state.NewMemOutput() }},
-	{"bbolt", func(t *testing.T) state.OutputStore {
-		s, err := outputstore.Open(filepath.Join(t.TempDir(), outputstore.FileName), outputstore.Options{MmapBytes: 64 << 20})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = s.Close() })
-		return s
-	}},
+	{"bbolt", func(t *testing.T) state.OutputStore { return openOutput(t, t.TempDir()) }},
 }
 
 func apply(t *testing.T, f *FSM, cmds ...command.Command) {

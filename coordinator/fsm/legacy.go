@@ -39,10 +39,6 @@ func (f *FSM) prepareUnsectioned(r io.Reader) (*state.PreparedTables, state.Outp
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := tables.Holds(out); err != nil {
-		out.Discard()
-		return nil, nil, err
-	}
 	return tables, out, nil
 }
 

@@ -131,6 +131,10 @@ func (f *FSM) prepareWhole(r io.Reader) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := tables.Holds(out); err != nil {
+		out.Discard()
+		return nil, err
+	}
 	p := &Prepared{size: read.N, tables: tables, out: out}
 	h.Sum(p.digest[:0])
 	return p, nil

@@ -211,7 +211,8 @@ func TestPrepareRefusesBadSnapshots(t *testing.T) {
 	}
 }
 
-// onePass is a reader that can be read once, as Raft's snapshot file is.
+// onePass offers Read alone, as the reader Raft hands a restore does: the
+// restore cannot seek back or read at an offset to go over it twice.
 type onePass struct{ r io.Reader }
 
 func (o *onePass) Read(b []byte) (int, error) { return o.r.Read(b) }

@@ -157,21 +157,5 @@ func (c *chunkReader) drain() error {
 }
 
 // skipSection reads past one section without handing its bytes to
-// anyone: chunk lengths are read, chunk bodies discarded.
-func skipSection(r *bufio.Reader) error {
-	for {
-		n, err := binary.ReadUvarint(r)
-		if err != nil {
-			return fmt.Errorf("%w: section cut short: %v", ErrBadSnapshot, err)
-		}
-		if n == 0 {
-			return nil
-		}
-		if n > maxChunk {
-			return fmt.Errorf("%w: chunk of %d bytes", ErrBadSnapshot, n)
-		}
-		if _, err := r.Discard(int(n)); err != nil {
-			return fmt.Errorf("%w: section cut short", ErrBadSnapshot)
-		}
-	}
-}
+// anyone.
+func skipSection(r *bufio.Reader) error { return newChunkReader(r).drain() }
