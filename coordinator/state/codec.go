@@ -103,7 +103,7 @@ func msgpackHandle() *codec.MsgpackHandle {
 	return h
 }
 
-// Encode writes the capture as a version 2 snapshot. It takes no lock,
+// Encode writes the capture as a snapshot (the current version). It takes no lock,
 // may run while the store applies later commands and changes nothing in
 // the capture (it may run more than once, concurrently). Output is
 // deterministic.
@@ -122,53 +122,16 @@ func (c *Capture) encode(w io.Writer) error {
 	if _, err := io.WriteString(w, snapshotMagic+string(rune(snapshotVersion))); err != nil {
 		return err
 	}
-	var body []byte
-	enc := codec.NewEncoderBytes(&body, msgpackHandle())
-	var head [1 + binary.MaxVarintLen64]byte
-	var err error
-	write := func(kind uint8, body []byte) {
-		head[0] = kind
-		n := binary.PutUvarint(head[1:], uint64(len(body)))
-		if _, err = w.Write(head[:1+n]); err == nil {
-			_, err = w.Write(body)
-		}
-	}
-	put := func(kind uint8, v any) {
-		if err != nil {
-			return
-		}
-		body = body[:0]
-		enc.ResetBytes(&body)
-		if err = enc.Encode(v); err != nil {
-			return
-		}
-		write(kind, body)
-	}
-	// The largest tables are written without reflection (codec_task.go).
-	rw := newRecordWriter()
-	putBody := func(kind uint8, b []byte, e error) {
-		if body, err = b, e; err == nil {
-			write(kind, body)
-		}
-	}
-	put(recMeta, snapMeta{BootstrapGeneration: c.bootstrapGeneration, Seq: c.seq, AuditSeq: c.auditSeq})
+	s := newRecordStream(w)
+	s.put(recMeta, snapMeta{BootstrapGeneration: c.bootstrapGeneration, Seq: c.seq, AuditSeq: c.auditSeq})
 	for _, x := range sortedBy(c.credentials, func(x *Credential) string { return x.ID }) {
-		if err == nil {
-			b, e := rw.appendCredential(body[:0], x)
-			putBody(recCredential, b, e)
-		}
+		putRecord(s, recCredential, credentialCodec, x)
 	}
 	for _, x := range sortedBy(c.workers, func(x *Worker) string { return x.ID }) {
-		if err == nil {
-			b, e := rw.appendWorker(body[:0], x)
-			putBody(recWorker, b, e)
-		}
+		putRecord(s, recWorker, workerCodec, x)
 	}
 	for _, id := range c.jobOrder {
-		if err == nil {
-			b, e := rw.appendJob(body[:0], c.jobs.get(id))
-			putBody(recJob, b, e)
-		}
+		putRecord(s, recJob, jobCodec, c.jobs.get(id))
 	}
 	tasks := make([]*Task, 0, c.tasks.len())
 	for _, t := range c.tasks.all() {
@@ -179,10 +142,7 @@ func (c *Capture) encode(w io.Writer) error {
 		return a.Seq < b.Seq || (a.Seq == b.Seq && a.ID < b.ID) // ties only in a crafted snapshot
 	})
 	for _, x := range tasks {
-		if err == nil {
-			b, e := rw.appendTask(body[:0], x)
-			putBody(recTask, b, e)
-		}
+		putRecord(s, recTask, taskCodec, x)
 	}
 	for _, e := range c.submissions.sorted() {
 		k, sub := e.k, e.v
@@ -191,51 +151,100 @@ func (c *Capture) encode(w io.Writer) error {
 		// identity decides, and a restore shares the record again where
 		// the contents are equal (load: sameTask): the store never holds
 		// an unshared copy equal to the table's record, so both choose
-		// alike and a restored state encodes to the same bytes.
+		// alike and a restored state encodes to the same bytes. (A task
+		// id has no slash, so the key splits at its first.)
 		if t := sub.Task; t != nil && c.tasks.get(t.ID) == t {
-			if id, ok := strings.CutPrefix(k, t.ID+"/"); ok {
-				if err == nil {
-					putBody(recFinish, appendFinish(body[:0], snapFinish{Task: t.ID, Submission: id, BodyHash: sub.BodyHash}), nil)
-				}
+			if tid, id, ok := strings.Cut(k, "/"); ok && tid == t.ID {
+				s.putBody(recFinish, appendFinish(s.body[:0], snapFinish{Task: t.ID, Submission: id, BodyHash: sub.BodyHash}))
 				continue
 			}
 		}
-		put(recSubmission, snapSubmission{Key: k, Submission: *sub})
+		s.put(recSubmission, snapSubmission{Key: k, Submission: *sub})
 	}
 	for _, e := range c.idempotency.sorted() {
-		if err == nil {
-			putBody(recIdempotency, appendPair(body[:0], snapPair{Key: e.k, Value: e.v}), nil)
-		}
+		s.putBody(recIdempotency, appendPair(s.body[:0], snapPair{Key: e.k, Value: e.v}))
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.nodes)) {
-		put(recNode, snapPair{Key: k, Value: c.nodes[k]})
+		s.put(recNode, snapPair{Key: k, Value: c.nodes[k]})
 	}
 	for _, x := range sortedBy(c.groups, func(x *Group) string { return x.ID }) {
-		put(recGroup, x)
+		s.put(recGroup, x)
 	}
 	for _, x := range sortedBy(c.clusters, func(x *Cluster) string { return x.Key }) {
-		put(recCluster, x)
+		s.put(recCluster, x)
 	}
 	for _, x := range sortedBy(c.enrollments, func(x *Enrollment) string { return x.Key }) {
-		put(recEnrollment, x)
+		s.put(recEnrollment, x)
 	}
 	for _, x := range sortedBy(c.artifacts, func(x *Artifact) string { return x.Digest }) {
-		put(recArtifact, x)
+		s.put(recArtifact, x)
 	}
 	for i := range c.audit {
-		if err == nil {
-			putBody(recAudit, rw.appendAudit(body[:0], &c.audit[i]), nil)
-		}
+		putRecord(s, recAudit, auditCodec, &c.audit[i])
 	}
 	for i := range c.refusals {
-		if err == nil {
-			putBody(recRefusal, rw.appendAudit(body[:0], &c.refusals[i]), nil)
-		}
+		putRecord(s, recRefusal, auditCodec, &c.refusals[i])
 	}
-	if err == nil {
-		_, err = w.Write([]byte{recEnd})
+	s.putBody(recEnd, nil)
+	return s.err
+}
+
+// recordStream writes a snapshot's records, each its kind, its length
+// and its body, until the first error, which it keeps. Its body buffer is
+// reused from one record to the next.
+type recordStream struct {
+	w    io.Writer
+	body []byte
+	enc  *codec.Encoder // the small tables, through go-msgpack
+	rw   *recordWriter  // the large ones, without reflection (codec_records.go)
+	head [1 + binary.MaxVarintLen64]byte
+	err  error
+}
+
+func newRecordStream(w io.Writer) *recordStream {
+	s := &recordStream{w: w, rw: newRecordWriter()}
+	s.enc = codec.NewEncoderBytes(&s.body, msgpackHandle())
+	return s
+}
+
+// putBody writes one record whose body is b; the end record is its kind
+// alone.
+func (s *recordStream) putBody(kind uint8, b []byte) {
+	if s.err != nil {
+		return
 	}
-	return err
+	s.body, s.head[0] = b, kind
+	if kind == recEnd {
+		_, s.err = s.w.Write(s.head[:1])
+		return
+	}
+	n := binary.PutUvarint(s.head[1:], uint64(len(b)))
+	if _, s.err = s.w.Write(s.head[:1+n]); s.err == nil {
+		_, s.err = s.w.Write(b)
+	}
+}
+
+// put writes v as go-msgpack encodes it.
+func (s *recordStream) put(kind uint8, v any) {
+	if s.err != nil {
+		return
+	}
+	s.body = s.body[:0]
+	s.enc.ResetBytes(&s.body)
+	if s.err = s.enc.Encode(v); s.err == nil {
+		s.putBody(kind, s.body)
+	}
+}
+
+// putRecord writes x through its codec.
+func putRecord[T any](s *recordStream, kind uint8, c *recordCodec[T], x *T) {
+	if s.err != nil {
+		return
+	}
+	var b []byte
+	if b, s.err = c.append(s.rw, s.body[:0], x); s.err == nil {
+		s.putBody(kind, b)
+	}
 }
 
 // sortedBy returns pointers to list's elements, sorted by key.
@@ -248,19 +257,29 @@ func sortedBy[T any](list []T, key func(*T) string) []*T {
 	return out
 }
 
-// decodeRecords reads a version 2 or 3 snapshot, header included, into
-// the shape load checks and indexes. Records are decoded one at a time.
-func decodeRecords(r *bufio.Reader) (*snapshotV1, error) {
+// readRecordsHeader reads a snapshot's magic and version, which must be
+// one written in records (version 2 on).
+func readRecordsHeader(r io.Reader) (version int, err error) {
 	head := make([]byte, len(snapshotMagic)+1)
 	if _, err := io.ReadFull(r, head); err != nil {
-		return nil, fmt.Errorf("snapshot header: %w", err)
+		return 0, fmt.Errorf("snapshot header: %w", err)
 	}
 	if !bytes.Equal(head[:len(snapshotMagic)], []byte(snapshotMagic)) {
-		return nil, fmt.Errorf("not a version 2 snapshot: bad magic: %w", ErrInvalid)
+		return 0, fmt.Errorf("not a snapshot in records: bad magic: %w", ErrInvalid)
 	}
 	v := int(head[len(snapshotMagic)])
 	if v < oldestRecords || v > snapshotVersion {
-		return nil, fmt.Errorf("snapshot version %d, this coordinator reads 1 to %d: %w", v, snapshotVersion, ErrInvalid)
+		return 0, fmt.Errorf("snapshot version %d, this coordinator reads 1 to %d: %w", v, snapshotVersion, ErrInvalid)
+	}
+	return v, nil
+}
+
+// decodeRecords reads a version 2 or 3 snapshot, header included, into
+// the shape load checks and indexes. Records are decoded one at a time.
+func decodeRecords(r *bufio.Reader) (*snapshotV1, error) {
+	v, err := readRecordsHeader(r)
+	if err != nil {
+		return nil, err
 	}
 	dec := codec.NewDecoderBytes(nil, msgpackHandle())
 	snap := &snapshotV1{
@@ -446,10 +465,8 @@ var recordNames = map[uint8]string{
 // a record, and returns the bytes its records take, by table.
 func RecordSizes(r io.Reader) (map[string]int, error) {
 	br := bufio.NewReader(r)
-	head := make([]byte, len(snapshotMagic)+1)
-	if _, err := io.ReadFull(br, head); err != nil || string(head[:len(snapshotMagic)]) != snapshotMagic ||
-		head[len(snapshotMagic)] < oldestRecords || head[len(snapshotMagic)] > snapshotVersion {
-		return nil, fmt.Errorf("not a snapshot in records (versions %d to %d): %w", oldestRecords, snapshotVersion, ErrInvalid)
+	if _, err := readRecordsHeader(br); err != nil {
+		return nil, err
 	}
 	out := map[string]int{}
 	for {

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/go-msgpack/v2/codec"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
 )
 
 // encodeV1 writes c as a version 1 (JSON) snapshot, the format before
@@ -126,4 +128,26 @@ func withRawRecord(t testing.TB, snap []byte, kind uint8, size uint64, body []by
 	out = append(out, kind)
 	out = binary.AppendUvarint(out, size)
 	return append(append(out, body...), recEnd)
+}
+
+// The tests write and read records through these, as the snapshot does
+// through putRecord and recordReader.read.
+func (w *recordWriter) appendTask(b []byte, t *Task) ([]byte, error) {
+	return taskCodec.append(w, b, t)
+}
+func (w *recordWriter) appendJob(b []byte, j *Job) ([]byte, error) { return jobCodec.append(w, b, j) }
+func (w *recordWriter) appendWorker(b []byte, x *Worker) ([]byte, error) {
+	return workerCodec.append(w, b, x)
+}
+func (w *recordWriter) appendCredential(b []byte, c *Credential) ([]byte, error) {
+	return credentialCodec.append(w, b, c)
+}
+func (w *recordWriter) appendAudit(b []byte, ev *command.AuditEvent) []byte {
+	b, _ = auditCodec.append(w, b, ev)
+	return b
+}
+func (d *recordReader) job(body []byte) (*Job, bool)       { return jobCodec.decode(d, body) }
+func (d *recordReader) worker(body []byte) (*Worker, bool) { return workerCodec.decode(d, body) }
+func (d *recordReader) credential(body []byte) (*Credential, bool) {
+	return credentialCodec.decode(d, body)
 }

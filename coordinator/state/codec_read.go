@@ -361,12 +361,12 @@ func strFields(body []byte, names []string, into ...*string) bool {
 func (d *recordReader) read(kind uint8, body []byte, snap *snapshotV1) (done bool, err error) {
 	switch kind {
 	case recCredential:
-		if c, ok := d.credential(body); ok {
+		if c, ok := credentialCodec.decode(d, body); ok {
 			snap.Credentials = append(snap.Credentials, c)
 			return true, nil
 		}
 	case recWorker:
-		if w, ok := d.worker(body); ok {
+		if w, ok := workerCodec.decode(d, body); ok {
 			snap.Workers = append(snap.Workers, w)
 			return true, nil
 		}
@@ -376,7 +376,7 @@ func (d *recordReader) read(kind uint8, body []byte, snap *snapshotV1) (done boo
 			return true, nil
 		}
 	case recJob:
-		if j, ok := d.job(body); ok {
+		if j, ok := jobCodec.decode(d, body); ok {
 			snap.Jobs = append(snap.Jobs, j)
 			return true, nil
 		}

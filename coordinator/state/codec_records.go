@@ -181,24 +181,6 @@ var auditCodec = newCodec(
 	strField("worker_id", func(e *auditEvent) *string { return &e.WorkerID }, omitEmpty|interned),
 )
 
-func (w *recordWriter) appendTask(b []byte, t *Task) ([]byte, error) {
-	return taskCodec.append(w, b, t)
-}
-func (w *recordWriter) appendJob(b []byte, j *Job) ([]byte, error) { return jobCodec.append(w, b, j) }
-func (w *recordWriter) appendWorker(b []byte, x *Worker) ([]byte, error) {
-	return workerCodec.append(w, b, x)
-}
-func (w *recordWriter) appendCredential(b []byte, c *Credential) ([]byte, error) {
-	return credentialCodec.append(w, b, c)
-}
-
-// appendAudit appends an audit event's record; it nests nothing, so it
-// cannot fail.
-func (w *recordWriter) appendAudit(b []byte, ev *command.AuditEvent) []byte {
-	b, _ = auditCodec.append(w, b, ev)
-	return b
-}
-
 // task reads a task record; the attempt whose id is the task's current
 // attempt id shares that string.
 func (d *recordReader) task(body []byte) (*Task, bool) {
@@ -209,12 +191,6 @@ func (d *recordReader) task(body []byte) (*Task, bool) {
 		}
 	}
 	return t, ok
-}
-
-func (d *recordReader) job(body []byte) (*Job, bool)       { return jobCodec.decode(d, body) }
-func (d *recordReader) worker(body []byte) (*Worker, bool) { return workerCodec.decode(d, body) }
-func (d *recordReader) credential(body []byte) (*Credential, bool) {
-	return credentialCodec.decode(d, body)
 }
 
 func (d *recordReader) audit(body []byte) (command.AuditEvent, bool) {
