@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"sync/atomic"
@@ -137,8 +138,8 @@ type restore struct {
 	into   *Store
 	path   string
 	g      *generation // the new file, its reference the restore's until Commit or Discard
-	tasks  []string
 	counts map[string]int
+	tasks  []string // counts' keys, sorted once the section is read
 }
 
 func (rs *restore) fill(r io.Reader) error {
@@ -153,9 +154,6 @@ func (rs *restore) fill(r io.Reader) error {
 		if err != nil {
 			return err
 		}
-		if rs.counts[task] == 0 {
-			rs.tasks = append(rs.tasks, task)
-		}
 		if err := ld.add(task, record); err != nil {
 			return fmt.Errorf("outputstore: restore: %w: %w", state.ErrOutputStorage, err)
 		}
@@ -163,10 +161,11 @@ func (rs *restore) fill(r io.Reader) error {
 	if err := ld.commit(); err != nil {
 		return fmt.Errorf("outputstore: restore: %w: %w", state.ErrOutputStorage, err)
 	}
-	slices.Sort(rs.tasks)
+	rs.tasks = slices.Sorted(maps.Keys(rs.counts))
 	return nil
 }
 
+// Tasks lists the tasks the section holds output for, sorted.
 func (rs *restore) Tasks() []string { return rs.tasks }
 
 // Commit puts the new file in the current one's place. The current file

@@ -164,11 +164,21 @@ func (s *Store) Write(ops []state.OutputOp) error {
 	defer s.writeMu.Unlock()
 	// Only Write (under writeMu) and a restore's Commit (which the read
 	// lock keeps out) change counts: it can be read here without countMu.
-	if err := g.db.Update(func(tx *bolt.Tx) error { return writeOps(tx, ops, s.counts) }); err != nil {
+	var next map[string]int
+	if err := g.db.Update(func(tx *bolt.Tx) (err error) {
+		next, err = writeOps(tx, ops, s.counts)
+		return err
+	}); err != nil {
 		return err
 	}
 	s.countMu.Lock()
-	count(s.counts, ops)
+	for task, n := range next {
+		if n == 0 {
+			delete(s.counts, task)
+		} else {
+			s.counts[task] = n
+		}
+	}
 	s.countMu.Unlock()
 	n := 0
 	for _, op := range ops {
@@ -180,17 +190,18 @@ func (s *Store) Write(ops []state.OutputOp) error {
 	return nil
 }
 
-// writeOps applies ops in tx. counts is each task's record count before
-// them (it is not changed here): a task's next record goes under the
-// index its count is.
-func writeOps(tx *bolt.Tx, ops []state.OutputOp, counts map[string]int) error {
+// writeOps applies ops in tx and returns the record count of each task
+// they touched (0 once deleted). counts is each task's count before them
+// (it is not changed here): a task's next record goes under the index its
+// count is.
+func writeOps(tx *bolt.Tx, ops []state.OutputOp, counts map[string]int) (map[string]int, error) {
 	b := tx.Bucket(recordsBucket)
 	next := map[string]int{} // the counts ops changed so far
 	for _, op := range ops {
 		if op.Delete {
 			next[op.TaskID] = 0
 			if err := deleteTask(b, op.TaskID); err != nil {
-				return err
+				return nil, err
 			}
 			continue
 		}
@@ -199,11 +210,11 @@ func writeOps(tx *bolt.Tx, ops []state.OutputOp, counts map[string]int) error {
 			n = counts[op.TaskID]
 		}
 		if err := putRecord(b, recordKey(op.TaskID, uint64(n)), op.Record); err != nil {
-			return err
+			return nil, err
 		}
 		next[op.TaskID] = n + 1
 	}
-	return nil
+	return next, nil
 }
 
 // deleteBatch is how many keys deleteTask collects before it deletes
@@ -241,17 +252,6 @@ func deleteTask(b *bolt.Bucket, task string) error {
 // prefix (taskPrefix) is given.
 func isRecordOf(k, prefix []byte) bool {
 	return len(k) == len(prefix)+indexLen && bytes.HasPrefix(k, prefix)
-}
-
-// count applies ops to a record count per task.
-func count(counts map[string]int, ops []state.OutputOp) {
-	for _, op := range ops {
-		if op.Delete {
-			delete(counts, op.TaskID)
-		} else {
-			counts[op.TaskID]++
-		}
-	}
 }
 
 // putRecord stores r under k, as json.Marshal writes it: the form a

@@ -49,8 +49,11 @@ func newCowMap[V any]() *cowMap[V] {
 	return &cowMap[V]{seed: maphash.MakeSeed()}
 }
 
-func (m *cowMap[V]) shardOf(k string) int {
-	return int(maphash.String(m.seed, k) % cowShards)
+func (m *cowMap[V]) shardOf(k string) int { return shardOf(m.seed, k) }
+
+// shardOf is the shard that holds key k under seed.
+func shardOf(seed maphash.Seed, k string) int {
+	return int(maphash.String(seed, k) % cowShards)
 }
 
 // get returns k's value, or V's zero value.
@@ -150,7 +153,7 @@ type frozenMap[V any] struct {
 
 // get returns k's value, or V's zero value.
 func (f *frozenMap[V]) get(k string) V {
-	if sh := f.shards[maphash.String(f.seed, k)%cowShards]; sh != nil {
+	if sh := f.shards[shardOf(f.seed, k)]; sh != nil {
 		return sh.m[k]
 	}
 	var zero V

@@ -21,10 +21,7 @@ var ErrQuotaExceeded = errors.New("quota exceeded")
 // openJobsOf counts the jobs of owner that have not ended, pruning those
 // that have. Called with mu held, inside Apply.
 func (s *Store) openJobsOf(owner string) int {
-	if s.openJobs == nil {
-		s.rebuildOpenJobs()
-	}
-	set := s.openJobs[owner]
+	set := s.openJobsIndex()[owner]
 	for id := range set {
 		if j, ok := s.jobs.lookup(id); !ok || s.jobTerminal(j) {
 			delete(set, id)
@@ -38,15 +35,21 @@ func (s *Store) openJobsOf(owner string) int {
 
 // noteOpenJob adds a new job to its owner's index.
 func (s *Store) noteOpenJob(j *Job) {
-	if s.openJobs == nil {
-		s.rebuildOpenJobs()
-	}
-	set := s.openJobs[j.CreatedBy]
+	set := s.openJobsIndex()[j.CreatedBy]
 	if set == nil {
 		set = map[string]struct{}{}
 		s.openJobs[j.CreatedBy] = set
 	}
 	set[j.ID] = struct{}{}
+}
+
+// openJobsIndex returns the index, built from the jobs when a restore or
+// a reset left none.
+func (s *Store) openJobsIndex() map[string]map[string]struct{} {
+	if s.openJobs == nil {
+		s.rebuildOpenJobs()
+	}
+	return s.openJobs
 }
 
 // rebuildOpenJobs indexes every job that has not ended.
@@ -71,14 +74,11 @@ func (s *Store) checkPendingQuota(owner string, limit int) error {
 	if limit <= 0 {
 		return nil
 	}
-	if s.openJobs == nil {
-		s.rebuildOpenJobs()
-	}
 	// Unpruned, the set holds every job of owner that has not ended and
 	// some that have: while even that is under the limit, so is the count,
 	// and pruning (a look at each job in the set) waits until it is not.
 	// The decision is the same either way, on every replica.
-	if len(s.openJobs[owner]) < limit {
+	if len(s.openJobsIndex()[owner]) < limit {
 		return nil
 	}
 	if n := s.openJobsOf(owner); n >= limit {
