@@ -21,7 +21,7 @@ import (
 // a length that runs past the body) makes it give up, and the record is
 // decoded by go-msgpack as before, which decides what it means or why it
 // is refused. Both yield the same record for what the writer writes
-// (TestRecordReaderMatchesTheCodec), so which one read a record never
+// (TestTaskRecordBytesMatchTheCodec and its neighbours), so which one read a record never
 // shows.
 
 // mpReader reads MessagePack values from one record's body. ok turns
@@ -79,27 +79,21 @@ func pad(b []byte, n int) []byte {
 }
 
 // mapLen reads a map header.
-func (r *mpReader) mapLen() int {
-	switch c := r.byte1(); {
-	case c&0xf0 == mpFixMap:
-		return r.fits(uint64(c & 0x0f))
-	case c == mpMap16:
-		return r.fits(uint64(r.u16()))
-	case c == mpMap32:
-		return r.u32()
-	}
-	r.ok = false
-	return 0
-}
+func (r *mpReader) mapLen() int { return r.header(mpFixMap, mpMap16, mpMap32) }
 
 // arrayLen reads an array header.
-func (r *mpReader) arrayLen() int {
+func (r *mpReader) arrayLen() int { return r.header(mpFixArray, mpArray16, mpArray32) }
+
+// header reads a map's or an array's header: its fixed form (up to 15
+// elements), or its 16 or 32-bit one. A collection's elements take a
+// byte at least each, so a count over the bytes left is refused.
+func (r *mpReader) header(fix, b16, b32 byte) int {
 	switch c := r.byte1(); {
-	case c&0xf0 == mpFixArray:
+	case c&0xf0 == fix:
 		return r.fits(uint64(c & 0x0f))
-	case c == mpArray16:
+	case c == b16:
 		return r.fits(uint64(r.u16()))
-	case c == mpArray32:
+	case c == b32:
 		return r.u32()
 	}
 	r.ok = false

@@ -39,55 +39,9 @@ func taskHasNested(x *Task) bool {
 	return false
 }
 
-// The record reader reads what recordWriter writes into the record
-// go-msgpack decodes from the same bytes, and leaves to go-msgpack only
-// the records carrying a value the writer nests.
-func TestRecordReaderMatchesTheCodec(t *testing.T) {
+// Finish and string-table records read back as they were written.
+func TestSmallRecordsReadBack(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	rw := newRecordWriter()
-	shared := newRecordReader() // one restore's: interning across records
-	read := 0
-	for i := range 3000 {
-		task := randomTask(rng)
-		body, err := rw.appendTask(nil, task)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, ok := codecDecode[Task](t, body)
-		if !ok {
-			t.Fatalf("task %d: go-msgpack cannot read the writer's bytes", i)
-		}
-		got, ok := shared.task(body)
-		switch {
-		case !ok && !taskHasNested(task):
-			t.Fatalf("task %d: the reader left a plain task to go-msgpack: %+v", i, task)
-		case ok && !reflect.DeepEqual(got, want):
-			t.Fatalf("task %d:\n got %+v\nwant %+v", i, got, want)
-		case ok:
-			read++
-		}
-	}
-	for i := range 3000 {
-		job := randomJob(rng)
-		body, err := rw.appendJob(nil, job)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, ok := codecDecode[Job](t, body)
-		if !ok {
-			t.Fatalf("job %d: go-msgpack cannot read the writer's bytes", i)
-		}
-		got, ok := shared.job(body)
-		nested := job.Spec.Resources != nil || job.Spec.Target != nil || len(job.Spec.Inputs) > 0
-		switch {
-		case !ok && !nested:
-			t.Fatalf("job %d: the reader left a plain job to go-msgpack: %+v", i, job)
-		case ok && !reflect.DeepEqual(got, want):
-			t.Fatalf("job %d:\n got %+v\nwant %+v", i, got, want)
-		case ok:
-			read++
-		}
-	}
 	for i := range 500 {
 		str := func() string { return string(bytes.Repeat([]byte{'q'}, rng.IntN(300))) }
 		f := snapFinish{Task: str(), Submission: str(), BodyHash: str()}
@@ -98,9 +52,6 @@ func TestRecordReaderMatchesTheCodec(t *testing.T) {
 		if got, ok := newRecordReader().pair(appendPair(nil, p)); !ok || got != p {
 			t.Fatalf("pair %d: got %+v (%v), want %+v", i, got, ok, p)
 		}
-	}
-	if read < 2000 {
-		t.Fatalf("the reader read only %d of 6000 records", read)
 	}
 }
 

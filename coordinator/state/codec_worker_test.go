@@ -1,12 +1,8 @@
 package state
 
 import (
-	"bytes"
 	"math/rand/v2"
-	"reflect"
 	"testing"
-
-	"github.com/hashicorp/go-msgpack/v2/codec"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 )
@@ -80,102 +76,28 @@ func randomCredential(rng *rand.Rand) *Credential {
 	return c
 }
 
-// Worker and credential records are written as go-msgpack writes them,
-// and read back as go-msgpack reads them; the reader leaves to go-msgpack
-// only the records carrying a value the writer nests.
+// Worker records, GPUs included, and credential records are go-msgpack's
+// bytes and read back as go-msgpack reads them (matchesTheCodec).
 func TestWorkerRecordBytesMatchTheCodec(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 18))
-	var want []byte
-	enc := codec.NewEncoderBytes(&want, msgpackHandle())
-	rw := newRecordWriter()
-	encode := func(v any) []byte {
-		want = want[:0]
-		enc.ResetBytes(&want)
-		if err := enc.Encode(v); err != nil {
-			t.Fatal(err)
-		}
-		return want
-	}
-	read := 0
-	for i := range 2000 {
-		w := randomWorker(rng)
-		got, err := rw.appendWorker(nil, w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := encode(w); !bytes.Equal(got, want) {
-			t.Fatalf("worker %d: %d bytes, the codec writes %d:\n got %x\nwant %x\nworker %+v", i, len(got), len(want), got[:min(len(got), 300)], want[:min(len(want), 300)], w)
-		}
-		dec, ok := codecDecode[Worker](t, got)
-		if !ok {
-			t.Fatalf("worker %d: go-msgpack cannot read the writer's bytes", i)
-		}
-		back, ok := newRecordReader().worker(got)
+	matchesTheCodec(t, workerCodec, 2000, 400, func() *Worker { return randomWorker(rng) }, func(w *Worker) bool {
 		nested := w.LastAcquire != nil
 		for _, d := range w.Devices {
 			nested = nested || len(d.Links) > 0
 		}
-		switch {
-		case !ok && !nested:
-			t.Fatalf("worker %d: the reader left a plain worker to go-msgpack: %+v", i, w)
-		case ok && !reflect.DeepEqual(back, dec):
-			t.Fatalf("worker %d:\n got %+v\nwant %+v", i, back, dec)
-		case ok:
-			read++
-		}
-
-		c := randomCredential(rng)
-		got, err = rw.appendCredential(nil, c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := encode(c); !bytes.Equal(got, want) {
-			t.Fatalf("credential %d: %d bytes, the codec writes %d:\n got %x\nwant %x\ncredential %+v", i, len(got), len(want), got[:min(len(got), 300)], want[:min(len(want), 300)], c)
-		}
-		cdec, ok := codecDecode[Credential](t, got)
-		if !ok {
-			t.Fatalf("credential %d: go-msgpack cannot read the writer's bytes", i)
-		}
-		cback, ok := newRecordReader().credential(got)
-		switch {
-		case !ok && len(c.Labels) == 0:
-			t.Fatalf("credential %d: the reader left a plain credential to go-msgpack: %+v", i, c)
-		case ok && !reflect.DeepEqual(cback, cdec):
-			t.Fatalf("credential %d:\n got %+v\nwant %+v", i, cback, cdec)
-		case ok:
-			read++
-		}
-	}
-	if read < 1500 {
-		t.Fatalf("the reader read only %d of 4000 records", read)
-	}
+		return nested
+	})
+	matchesTheCodec(t, credentialCodec, 2000, 400, func() *Credential { return randomCredential(rng) },
+		func(c *Credential) bool { return len(c.Labels) > 0 })
 }
 
-// Audit records too: go-msgpack's bytes, read back as go-msgpack reads
-// them.
+// Audit records too; none nests a value.
 func TestAuditRecordBytesMatchTheCodec(t *testing.T) {
 	rng := rand.New(rand.NewPCG(19, 20))
-	var want []byte
-	enc := codec.NewEncoderBytes(&want, msgpackHandle())
-	rw := newRecordWriter()
-	for i := range 2000 {
+	matchesTheCodec(t, auditCodec, 2000, 2000, func() *command.AuditEvent {
 		x, y := randomTask(rng), randomTask(rng)
-		ev := command.AuditEvent{Seq: x.Seq, Time: x.CreatedAt, Kind: x.State, Actor: x.JobID, CredentialID: x.WorkerID,
+		return &command.AuditEvent{Seq: x.Seq, Time: x.CreatedAt, Kind: x.State, Actor: x.JobID, CredentialID: x.WorkerID,
 			CredentialKind: x.AttemptID, WorkerID: x.SubmittedBy, Subject: x.ExecutedBy, Source: x.Reason, Route: x.Preempt,
 			Code: y.ID, Detail: y.State, Count: x.Index}
-		got := rw.appendAudit(nil, &ev)
-		want = want[:0]
-		enc.ResetBytes(&want)
-		if err := enc.Encode(&ev); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Fatalf("event %d: got %x, the codec writes %x", i, got[:min(len(got), 200)], want[:min(len(want), 200)])
-		}
-		dec, ok := codecDecode[command.AuditEvent](t, got)
-		back, rok := newRecordReader().audit(got)
-		if !ok || !rok || !reflect.DeepEqual(back, *dec) {
-			t.Fatalf("event %d: reader %+v (%v), go-msgpack %+v (%v)", i, back, rok, dec, ok)
-		}
-	}
+	}, func(*command.AuditEvent) bool { return false })
 }
