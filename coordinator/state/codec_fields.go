@@ -65,8 +65,20 @@ func (c *recordCodec[T]) append(w *recordWriter, b []byte, x *T) ([]byte, error)
 // read reads a record's map into x.
 func (c *recordCodec[T]) read(d *recordReader, r *mpReader, x *T) {
 	var seen fields
+	next := 0 // the writer's fields come in order: look from the last one on first
 	for n := r.mapLen(); n > 0 && r.ok; n-- {
-		i, ok := c.index[string(r.strBytes())]
+		key := r.strBytes()
+		i, ok := -1, false
+		for j := next; j < len(c.fields); j++ {
+			if c.fields[j].name == string(key) {
+				i, ok = j, true
+				break
+			}
+		}
+		if !ok {
+			i, ok = c.index[string(key)]
+		}
+		next = i + 1
 		if !ok || c.fields[i].get == nil || !seen.first(uint(i)) {
 			r.ok = false
 			return
@@ -281,9 +293,12 @@ func listField[T, E any](name string, at func(*T) *[]E, elem *recordCodec[E], h 
 			// elements actually sent.
 			list := make([]E, 0, min(n, maxInitLen))
 			for ; n > 0 && r.ok; n-- {
-				var e E
-				elem.read(d, r, &e)
-				list = append(list, e)
+				// Read in place: a record read aside and copied in would
+				// be garbage of the same size class as the lists, and
+				// leave their spans half empty.
+				var zero E
+				list = append(list, zero)
+				elem.read(d, r, &list[len(list)-1])
 			}
 			*at(x) = list
 		},
