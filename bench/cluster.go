@@ -88,11 +88,20 @@ func (e *env) startCluster(ctx context.Context, name string, opts clusterOpts) (
 	if err != nil {
 		return nil, err
 	}
+	key, err := os.ReadFile(filepath.Join(c.nodes[0].dataDir, coordinator.ClusterKeyFileName))
+	if err != nil {
+		return nil, err
+	}
 	for _, n := range c.nodes[1:] {
 		if err := os.MkdirAll(n.dataDir, 0o700); err != nil {
 			return nil, err
 		}
 		if err := os.WriteFile(filepath.Join(n.dataDir, coordinator.BootstrapFile), boot, 0o600); err != nil {
+			return nil, err
+		}
+		// The coordinators authenticate each other with the first one's
+		// cluster key.
+		if err := os.WriteFile(filepath.Join(n.dataDir, coordinator.ClusterKeyFileName), key, 0o600); err != nil {
 			return nil, err
 		}
 	}

@@ -151,11 +151,23 @@ func TestArtifactSurvivesTheLossOfItsReceiver(t *testing.T) {
 // copy that does not exist. Here no coordinator trusts the others as
 // proxies, so none honours the leader's copy request.
 func TestArtifactWithoutASecondCopyIsRefused(t *testing.T) {
-	c := coordinatortest.StartCluster(t, 3, coordinatortest.Options{Tweak: func(cfg *coordinator.Config) {
-		cfg.TrustedProxyCIDRs = []string{"192.0.2.0/24"}
-	}})
+	c := coordinatortest.StartCluster(t, 3, coordinatortest.Options{})
 	ctx := t.Context()
 	leader := c.WaitLeader(10 * time.Second)
+	// The followers' disks fail: where their blob store keeps its files
+	// is no longer a directory, so neither can store a copy.
+	for _, n := range c.Nodes {
+		if n == leader {
+			continue
+		}
+		dir := filepath.Join(n.DataDir, "artifacts")
+		if err := os.RemoveAll(dir); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dir, []byte("not a directory"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	body := []byte("one copy only")
 	d := digest(body)
 	var urls []string

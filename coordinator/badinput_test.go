@@ -241,9 +241,12 @@ func TestBadInputIsRefusedAndChangesNothing(t *testing.T) {
 		{"finish with a negative artifact size", "POST", "/v1/tasks/" + f.heldTask + "/finish", worker, `{"attempt_id":"` + f.heldAttempt + `","exit_code":0,"artifacts":[{"path":"a","sha256":"` + d64 + `","size":-1}]}`, nil, nil, 400, api.CodeInvalidArgument},
 		{"finish with outputs over the task cap", "POST", "/v1/tasks/" + f.heldTask + "/finish", worker, `{"attempt_id":"` + f.heldAttempt + `","exit_code":0,"artifacts":[` + overCap + `]}`, nil, nil, 400, api.CodeInvalidArgument},
 		{"worker uploads without a task that declares outputs", "PUT", "/v1/artifacts/" + d64, worker, "bytes", nil, nil, 403, api.CodeForbidden},
-		{"node address forwarded by a follower", "PUT", "/v1/operator/nodes/" + f.h.Server.Node().ID(), "", `{"http_addr":"http://evil.example:80"}`, nil, map[string]string{httpapi.ForwardedHeader: "c9"}, 403, api.CodeForbidden},
-		{"node address of no coordinator", "PUT", "/v1/operator/nodes/c9", "", `{"http_addr":"http://127.0.0.1:1"}`, nil, nil, 404, api.CodeNotFound},
-		{"node address not a URL", "PUT", "/v1/operator/nodes/" + f.h.Server.Node().ID(), "", `{"http_addr":"file:///etc/passwd"}`, nil, nil, 400, api.CodeInvalidArgument},
+		// Only a coordinator, by its peer certificate, registers an
+		// address; loopback, a forwarding header or an admin token is not
+		// one (TestNodeAddressNeedsAPeerCertificate has the rest).
+		{"node address forwarded by a follower", "PUT", "/v1/operator/nodes/" + f.h.Server.Node().ID(), "", `{"http_addr":"http://evil.example:80"}`, nil, map[string]string{httpapi.ForwardedHeader: "c9"}, 401, api.CodeUnauthenticated},
+		{"node address from loopback without a certificate", "PUT", "/v1/operator/nodes/" + f.h.Server.Node().ID(), "", `{"http_addr":"http://127.0.0.1:1"}`, nil, nil, 401, api.CodeUnauthenticated},
+		{"node address with an admin token", "PUT", "/v1/operator/nodes/" + f.h.Server.Node().ID(), admin, `{"http_addr":"http://127.0.0.1:1"}`, nil, nil, 403, api.CodeForbidden},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

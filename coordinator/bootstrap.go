@@ -82,6 +82,11 @@ func Init(dataDir string, rotate bool, now time.Time) (InitTokens, error) {
 	if err := os.Rename(tmp, path); err != nil {
 		return InitTokens{}, fmt.Errorf("init: %w", err)
 	}
+	// The key coordinators without operator certificates authenticate
+	// each other with; it is kept across --rotate.
+	if _, err := InitClusterKey(dataDir); err != nil {
+		return InitTokens{}, fmt.Errorf("init: %w", err)
+	}
 	return InitTokens{AdminToken: admin.Token.String(), JoinToken: join.Token.String()}, nil
 }
 

@@ -26,19 +26,10 @@ type Config struct {
 	TLSKey  string
 	// AllowInsecureRemote permits plaintext HTTP on a non-loopback address.
 	AllowInsecureRemote bool
-	// CAFile is a PEM bundle trusted when forwarding to the leader over
-	// HTTPS (default: the system roots).
-	CAFile string
 	// ClientCAFile, when set, makes the coordinator require a client
 	// certificate signed by one of its CAs on every connection (mTLS). It
 	// needs TLSCert.
 	ClientCAFile string
-	// ClientCert and ClientKey are the certificate this coordinator shows
-	// when it calls other coordinators (forwarding, formation). Default:
-	// TLSCert and TLSKey when ClientCAFile is set (the certificate then
-	// needs the clientAuth extended key usage too).
-	ClientCert string
-	ClientKey  string
 
 	// RaftTLSCert, RaftTLSKey and RaftCAFile turn on mutual TLS between
 	// coordinators, for Raft and for HTTP calls between them (forwarding,
@@ -53,9 +44,16 @@ type Config struct {
 	// ClusterName picks the server identity peers verify (default
 	// "global").
 	ClusterName string
-	// AllowInsecureRaft permits plaintext Raft on a non-loopback address
-	// (labs only; logged as a warning at start).
+	// AllowInsecureRaft permits Raft on a non-loopback address without
+	// operator certificates, authenticated by the cluster key alone (labs
+	// only; logged as a warning at start).
 	AllowInsecureRaft bool
+	// ClusterKeyFile is the cluster key coordinators without RaftTLSCert
+	// authenticate each other with (default: cluster.key in the data dir,
+	// made at first start by a coordinator that forms a cluster alone).
+	// ClusterKey, when set, is the key itself (tests).
+	ClusterKeyFile string
+	ClusterKey     []byte
 
 	// TrustedProxyCIDRs are the direct peers whose X-Real-IP and
 	// X-Forwarded-For are believed (nil: loopback). The other coordinators
@@ -131,14 +129,8 @@ func (c *Config) validate() error {
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return errors.New("coordinator: --tls-cert and --tls-key go together")
 	}
-	if (c.ClientCert == "") != (c.ClientKey == "") {
-		return errors.New("coordinator: --client-cert and --client-key go together")
-	}
 	if c.ClientCAFile != "" && c.TLSCert == "" {
 		return errors.New("coordinator: --client-ca needs --tls-cert and --tls-key (client certificates are a TLS feature)")
-	}
-	if c.ClientCAFile != "" && c.ClientCert == "" {
-		c.ClientCert, c.ClientKey = c.TLSCert, c.TLSKey
 	}
 	if c.TLSCert == "" && !c.AllowInsecureRemote {
 		loop, err := isLoopback(c.HTTPAddr)

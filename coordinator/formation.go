@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/cluster"
+	"github.com/gpulayer/gpulayer/coordinator/httpapi"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -43,7 +43,7 @@ func (s *Server) form(ctx context.Context) {
 		found := map[string]string{s.node.ID(): s.node.Addr()}
 		existing := ""
 		for _, u := range s.cfg.Join {
-			peer, err := fetchSelf(ctx, hc, u)
+			peer, err := fetchSelf(ctx, hc, u, s.scheme == "https")
 			if err != nil {
 				continue
 			}
@@ -90,8 +90,16 @@ func (s *Server) form(ctx context.Context) {
 	}
 }
 
-func fetchSelf(ctx context.Context, hc *http.Client, base string) (api.SelfResponse, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(base, "/")+"/v1/status/self", nil)
+// fetchSelf asks the coordinator at base who it is (/v1/status/self).
+// The call runs over mutual TLS with peer certificates, like every call
+// between coordinators, so the Raft address a founder is told comes from
+// a verified coordinator of the cluster.
+func fetchSelf(ctx context.Context, hc *http.Client, base string, httpsPeers bool) (api.SelfResponse, error) {
+	u, err := httpapi.PeerURL(base, httpsPeers)
+	if err != nil {
+		return api.SelfResponse{}, fmt.Errorf("--join %s: %w", base, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.JoinPath("/v1/status/self").String(), nil)
 	if err != nil {
 		return api.SelfResponse{}, err
 	}

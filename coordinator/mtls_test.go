@@ -124,7 +124,7 @@ func TestMutualTLSBetweenCoordinators(t *testing.T) {
 	srvCert, srvKey := ca.issue(t, dir, "coordinator", x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth)
 	cliCert, cliKey := ca.issue(t, dir, "client", x509.ExtKeyUsageClientAuth)
 	c := coordinatortest.StartCluster(t, 3, coordinatortest.Options{Tweak: func(cfg *coordinator.Config) {
-		cfg.TLSCert, cfg.TLSKey, cfg.ClientCAFile, cfg.CAFile = srvCert, srvKey, ca.file, ca.file
+		cfg.TLSCert, cfg.TLSKey, cfg.ClientCAFile = srvCert, srvKey, ca.file
 		cfg.HTTPAdvertise = "https://" + cfg.HTTPAddr
 		for i, u := range cfg.Join {
 			cfg.Join[i] = strings.Replace(u, "http://", "https://", 1)

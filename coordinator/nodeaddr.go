@@ -6,16 +6,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
+	"github.com/gpulayer/gpulayer/coordinator/httpapi"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // announceAddr tells the leader this follower's HTTP address when the
 // replicated state does not have it (or has another one): the leader
-// copies artifacts to it and relays reads from it by that address.
+// copies artifacts to it and relays reads from it by that address. The
+// call runs over mutual TLS with this coordinator's peer certificate,
+// which is what the leader's route takes, never a source address.
 func (s *Server) announceAddr(ctx context.Context) error {
 	self := s.URL()
 	if s.store.NodeHTTPAddr(s.node.ID()) == self {
@@ -32,7 +33,11 @@ func (s *Server) announceAddr(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPut, strings.TrimRight(leader, "/")+"/v1/operator/nodes/"+url.PathEscape(s.node.ID()), bytes.NewReader(body))
+	base, err := httpapi.PeerURL(leader, s.scheme == "https")
+	if err != nil {
+		return fmt.Errorf("leader %s: %w", leaderID, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPut, base.JoinPath("/v1/operator/nodes/", s.node.ID()).String(), bytes.NewReader(body))
 	if err != nil {
 		return err
 	}

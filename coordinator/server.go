@@ -88,8 +88,8 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if peer == nil && cfg.AllowInsecureRaft {
-		cfg.Logger.Warn("RAFT IS PLAINTEXT AND UNAUTHENTICATED (--allow-insecure-raft): anyone who reaches the Raft address can replace this cluster's whole state; use it in isolated labs only", "raft_addr", cfg.RaftAddr, "raft_advertise", cfg.RaftAdvertise)
+	if !cfg.raftTLS() && cfg.AllowInsecureRaft {
+		cfg.Logger.Warn("Raft on a non-loopback address is authenticated by the cluster key alone (--allow-insecure-raft): whoever reads that key can replace this cluster's whole state; use operator certificates (--raft-tls-*) outside isolated labs", "raft_addr", cfg.RaftAddr, "raft_advertise", cfg.RaftAdvertise)
 	}
 	tlsConf, err := serverTLS(cfg, peer)
 	if err != nil {
@@ -98,10 +98,7 @@ func New(cfg Config) (*Server, error) {
 	if tlsConf != nil {
 		s.scheme = "https"
 	}
-	fwd, err := forwardTransport(peer, cfg.CAFile, cfg.ClientCert, cfg.ClientKey)
-	if err != nil {
-		return nil, err
-	}
+	fwd := forwardTransport(peer)
 	trusted, err := parseCIDRFlag("--trusted-proxy-cidrs", cfg.TrustedProxyCIDRs)
 	if err != nil {
 		return nil, err
@@ -125,6 +122,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	if tlsConf != nil {
 		ln = tls.NewListener(ln, tlsConf)
+	} else {
+		ln = peerListener{Listener: ln, peer: peer.ServerConfig()}
 	}
 	s.listener = ln
 
@@ -197,6 +196,8 @@ func New(cfg Config) (*Server, error) {
 		Snapshots:        machine,
 		CollectGarbage:   s.CollectGarbage,
 		ForwardTransport: fwd,
+		IsPeer:           peerCheck(peer),
+		HTTPSPeers:       tlsConf != nil,
 
 		TrustedProxies:   trusted,
 		RequireIPBinding: cfg.RequireIPBinding,
@@ -216,6 +217,7 @@ func New(cfg Config) (*Server, error) {
 		WriteTimeout:      time.Duration(api.MaxWaitSeconds+30) * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    httpapi.ServerMaxHeaderBytes, // api.MaxHeaderBytes is enforced in httpapi, with a JSON answer
+		ConnContext:       withConn,
 		ErrorLog:          telemetry.ErrorLog(cfg.Logger.With("component", "http.server"), slog.LevelWarn),
 	}
 	return s, nil

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/cluster"
+	"github.com/gpulayer/gpulayer/coordinator/httpapi"
 	"github.com/gpulayer/gpulayer/internal/certs"
 )
 
@@ -26,11 +27,21 @@ func readPool(file string) (*x509.CertPool, error) {
 	return pool, nil
 }
 
-// peerTLS loads the mutual TLS between coordinators (nil when Raft is
-// plaintext).
+// peerTLS loads the mutual TLS between coordinators: the operator's
+// certificates (--raft-tls-*), or one derived from the cluster key
+// (clusterkey.go). There is always one: Raft and calls between
+// coordinators are never plaintext.
 func peerTLS(cfg Config) (*cluster.PeerTLS, error) {
 	if !cfg.raftTLS() {
-		return nil, nil
+		key, err := clusterKey(cfg)
+		if err != nil {
+			return nil, err
+		}
+		cert, pool, err := certs.DerivedPeer(key, cfg.ClusterName, cfg.Clock.Now())
+		if err != nil {
+			return nil, fmt.Errorf("coordinator: cluster key: %w", err)
+		}
+		return &cluster.PeerTLS{Certificate: cert, Roots: pool, ServerName: certs.ServerName(cfg.ClusterName)}, nil
 	}
 	cert, err := tls.LoadX509KeyPair(cfg.RaftTLSCert, cfg.RaftTLSKey)
 	if err != nil {
@@ -100,35 +111,34 @@ func serverTLS(cfg Config, peer *cluster.PeerTLS) (*tls.Config, error) {
 }
 
 // forwardTransport is the HTTP transport for coordinator-to-coordinator
-// requests (forwarding to the leader, formation, artifact relay). With
-// peer TLS it verifies that the other end is a coordinator of the cluster
-// (the cluster CA and server name, whatever the URL's host) and shows this
-// coordinator's peer certificate. Without, it trusts caFile (default: the
-// system roots) and shows the client certificate when one is configured.
-func forwardTransport(peer *cluster.PeerTLS, caFile, clientCert, clientKey string) (http.RoundTripper, error) {
+// requests (forwarding to the leader, formation, address registration,
+// artifact copies). It speaks TLS only, verifies that the other end is a
+// coordinator of the cluster (the peer CA and the cluster's server name,
+// whatever the URL's host), and shows this coordinator's peer
+// certificate. A plain http:// URL is refused (peerURL turns a plain
+// listener's URL into https:// before a request is made).
+func forwardTransport(peer *cluster.PeerTLS) http.RoundTripper {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	// A dead leader's address does not answer at all: give up on it fast
 	// so the request is answered no_leader and retried elsewhere.
 	tr.DialContext = (&net.Dialer{Timeout: 2 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	tr.MaxIdleConnsPerHost = 256
-	if peer != nil {
-		tr.TLSClientConfig = peer.ClientConfig()
-		return tr, nil
-	}
-	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
-	if caFile != "" {
-		pool, err := readPool(caFile)
-		if err != nil {
-			return nil, err
+	tr.TLSClientConfig = peer.ClientConfig()
+	tr.ForceAttemptHTTP2 = false
+	return httpsOnly{tr}
+}
+
+// httpsOnly refuses to send a request anywhere but https://: a peer's
+// address that says http:// would carry a client's credential in the
+// clear to an end nobody verified.
+type httpsOnly struct{ next http.RoundTripper }
+
+func (h httpsOnly) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Scheme != "https" {
+		if r.Body != nil {
+			r.Body.Close()
 		}
-		tr.TLSClientConfig.RootCAs = pool
+		return nil, fmt.Errorf("%w: %s", httpapi.ErrPlainPeerURL, r.URL.Redacted())
 	}
-	if clientCert != "" {
-		cert, err := tls.LoadX509KeyPair(clientCert, clientKey)
-		if err != nil {
-			return nil, fmt.Errorf("coordinator: load client certificate: %w", err)
-		}
-		tr.TLSClientConfig.Certificates = []tls.Certificate{cert}
-	}
-	return tr, nil
+	return h.next.RoundTrip(r)
 }

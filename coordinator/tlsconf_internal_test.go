@@ -48,10 +48,7 @@ func TestForwardTransportVerifiesLeaderIdentity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fwd, err := forwardTransport(peer, "", "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	fwd := forwardTransport(peer)
 	leaderCert, leaderKey := issue(ca, certs.Server, "global", "leader")
 	otherCert, otherKey := issue(ca, certs.Server, "other", "other")
 	clientCert, clientKey := issue(ca, certs.Client, "global", "client")

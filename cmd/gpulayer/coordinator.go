@@ -100,20 +100,25 @@ func coordinatorRunCmd() *cobra.Command {
 	fs.DurationVar(&cfg.Retention.Threshold, "job-gc-threshold", coordinator.DefaultJobGCThreshold, "finished jobs older than this are removed, with their tasks, output and idempotency keys")
 	fs.IntVar(&cfg.Retention.Keep, "job-gc-keep", coordinator.DefaultJobGCKeep, "at most this many finished jobs are kept (the newest)")
 	fs.DurationVar(&cfg.Retention.Interval, "job-gc-interval", coordinator.DefaultJobGCInterval, "how often the leader removes finished jobs past the retention")
-	fs.StringVar(&cfg.CAFile, "ca-file", "", "PEM bundle trusted for HTTPS between coordinators")
 	fs.StringVar(&cfg.HTTPAdvertise, "http-advertise", "", "URL peers and clients use to reach this coordinator (default: from --http-addr)")
 	fs.StringVar(&cfg.RaftAdvertise, "raft-advertise", "", "Raft address peers dial (default: --raft-addr)")
 	fs.IntVar(&cfg.BootstrapExpect, "bootstrap-expect", 0, "servers that form a new cluster together (3 in production)")
 	fs.StringVar(&join, "join", "", "other coordinators' URLs, comma separated, for forming a new cluster")
 	fs.StringVar(&cfg.BootstrapFile, "bootstrap-file", "", "credential hashes from `coordinator init` (default: in --data-dir)")
 	fs.StringVar(&cfg.ClientCAFile, "client-ca", "", "require client certificates signed by these CAs (PEM) on every connection (mTLS; needs --tls-cert)")
-	fs.StringVar(&cfg.ClientCert, "client-cert", "", "certificate shown to other coordinators that require one (default with --client-ca: --tls-cert)")
-	fs.StringVar(&cfg.ClientKey, "client-key", "", "key of --client-cert")
 	fs.StringVar(&cfg.RaftTLSCert, "raft-tls-cert", "", "certificate for mutual TLS between coordinators (Raft and forwarding); must carry server.<cluster-name>.gpulayer (`gpulayer tls cert create --server`)")
 	fs.StringVar(&cfg.RaftTLSKey, "raft-tls-key", "", "key of --raft-tls-cert")
 	fs.StringVar(&cfg.RaftCAFile, "raft-ca", "", "CA bundle (PEM) a peer coordinator's certificate must chain to")
 	fs.StringVar(&cfg.ClusterName, "cluster-name", certs.DefaultCluster, "cluster name: peers must show server.<cluster-name>.gpulayer")
-	fs.BoolVar(&cfg.AllowInsecureRaft, "allow-insecure-raft", false, "allow plaintext, unauthenticated Raft on a non-loopback address (isolated labs only)")
+	fs.BoolVar(&cfg.AllowInsecureRaft, "allow-insecure-raft", false, "allow Raft on a non-loopback address without --raft-tls-* certificates, authenticated by the cluster key alone (isolated labs only)")
+	fs.StringVar(&cfg.ClusterKeyFile, "cluster-key-file", "", "shared secret coordinators without --raft-tls-* authenticate each other with (default: cluster.key in --data-dir, made by a coordinator that forms a cluster alone)")
+	// Coordinators call each other with their peer certificates now: these
+	// no longer do anything, and say so when given.
+	var obsolete string
+	for _, name := range []string{"ca-file", "client-cert", "client-key"} {
+		fs.StringVar(&obsolete, name, "", "obsolete")
+		_ = fs.MarkDeprecated(name, "coordinators call each other with their peer certificates (--raft-tls-* or the cluster key); this flag is ignored")
+	}
 	fs.StringVar(&trusted, "trusted-proxy-cidrs", "127.0.0.0/8,::1/128", "peers whose X-Real-IP / X-Forwarded-For are believed; include the other coordinators' addresses")
 	fs.BoolVar(&cfg.RequireIPBinding, "require-ip-binding", false, "workers enrolled through the allowlist must always call from inside their cluster's networks")
 	fs.Float64Var(&cfg.RateLimits.SourceRate, "rate-limit-source", httpapi.DefaultSourceRate, "requests per second per source address (IPv6: per /64); negative: no limit")

@@ -71,6 +71,11 @@ func (p *PeerTLS) ClientConfig() *tls.Config {
 	}
 }
 
+// Verify checks that a completed handshake's client certificate is a
+// coordinator's of this cluster (the HTTP server asks it of requests on
+// internal routes).
+func (p *PeerTLS) Verify(cs tls.ConnectionState) error { return p.verifyPeer(cs) }
+
 // verifyPeer runs on the accepting side after the handshake verified the
 // chain. It checks the chain again here, against Roots, with the
 // clientAuth usage and the server name, so the decision does not depend

@@ -47,6 +47,8 @@ type childSpec struct {
 	// Links maps a peer's Raft address to the proxy this node dials
 	// instead.
 	Links map[string]string
+	// ClusterKeyFile is the cluster's shared key.
+	ClusterKeyFile string
 }
 
 func specOf(cfg coordinator.Config, links map[string]string) childSpec {
@@ -56,7 +58,7 @@ func specOf(cfg coordinator.Config, links map[string]string) childSpec {
 		HeartbeatInterval: cfg.HeartbeatInterval, LeaseGrace: cfg.LeaseGrace, LeaseTick: cfg.LeaseTick,
 		RaftHeartbeatTimeout: cfg.RaftHeartbeatTimeout, RaftElectionTimeout: cfg.RaftElectionTimeout,
 		RaftSnapshotThreshold: cfg.RaftSnapshotThreshold, RaftSnapshotInterval: cfg.RaftSnapshotInterval,
-		Links: links,
+		Links: links, ClusterKeyFile: cfg.ClusterKeyFile,
 	}
 }
 
@@ -84,7 +86,7 @@ func runChild(raw string) int {
 	disk := faultstore.New()
 	cfg := coordinator.Config{
 		NodeID: spec.NodeID, DataDir: spec.DataDir, HTTPAddr: spec.HTTPAddr, RaftAddr: spec.RaftAddr,
-		BootstrapExpect: spec.BootstrapExpect, Join: spec.Join,
+		BootstrapExpect: spec.BootstrapExpect, Join: spec.Join, ClusterKeyFile: spec.ClusterKeyFile,
 		HeartbeatInterval: spec.HeartbeatInterval, LeaseGrace: spec.LeaseGrace, LeaseTick: spec.LeaseTick,
 		RaftHeartbeatTimeout: spec.RaftHeartbeatTimeout, RaftElectionTimeout: spec.RaftElectionTimeout,
 		RaftSnapshotThreshold: spec.RaftSnapshotThreshold, RaftSnapshotInterval: spec.RaftSnapshotInterval,

@@ -31,6 +31,7 @@ type Cluster struct {
 	links      map[[2]int]*faultproxy.Proxy
 	opts       Options
 	root       string
+	keyFile    string // the cluster key every node is given
 
 	mu    sync.Mutex // guards Nodes against AddNode while Raft dials
 	exits []Exit
@@ -104,6 +105,13 @@ func StartCluster(t testing.TB, n int, opts Options) *Cluster {
 	}
 	root := t.TempDir()
 	c.root = root
+	// The coordinators authenticate each other with one cluster key
+	// (unless the options give them certificates).
+	keyFile, err := coordinator.InitClusterKey(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.keyFile = keyFile
 	for i := range n {
 		node := &Node{Index: i, ID: nodeID(i), DataDir: filepath.Join(root, nodeID(i)), RaftAddr: FreeAddr(t), HTTPAddr: FreeAddr(t), expect: n}
 		node.URL = opts.TLS.scheme() + node.HTTPAddr
@@ -177,6 +185,7 @@ func (c *Cluster) start(n *Node) {
 		LeaseGrace:      2 * time.Second,
 		LeaseTick:       50 * time.Millisecond,
 		RaftDial:        c.dialer(n.Index),
+		ClusterKeyFile:  c.keyFile,
 	}
 	c.opts.TLS.apply(&cfg)
 	if c.opts.Tweak != nil {

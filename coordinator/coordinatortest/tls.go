@@ -67,7 +67,7 @@ func (f *TLS) apply(cfg *coordinator.Config) {
 	if f == nil {
 		return
 	}
-	cfg.TLSCert, cfg.TLSKey, cfg.CAFile = f.CertFile, f.KeyFile, f.CAFile
+	cfg.TLSCert, cfg.TLSKey = f.CertFile, f.KeyFile
 	cfg.RaftTLSCert, cfg.RaftTLSKey, cfg.RaftCAFile = f.CertFile, f.KeyFile, f.CAFile
 	cfg.ClusterName = f.Cluster
 }

@@ -2,7 +2,9 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -88,7 +90,11 @@ func (s *Server) sendCopy(in *http.Request, addr, d string, size int64) error {
 	defer f.Close()
 	ctx, cancel := context.WithTimeout(in.Context(), artifactTransfer)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPut, strings.TrimRight(addr, "/")+"/v1/artifacts/"+d, f)
+	base, err := s.peerURL(addr)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPut, base.JoinPath("/v1/artifacts/", d).String(), f)
 	if err != nil {
 		return err
 	}
@@ -107,6 +113,14 @@ func (s *Server) sendCopy(in *http.Request, addr, d string, size int64) error {
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusCreated {
 		return fmt.Errorf("answered HTTP %d", resp.StatusCode)
+	}
+	// The holder is recorded only if it says it holds these very bytes.
+	var got api.ArtifactResponse
+	if err := json.NewDecoder(io.LimitReader(resp.Body, api.MaxJSONBody)).Decode(&got); err != nil {
+		return fmt.Errorf("unreadable answer: %w", err)
+	}
+	if got.Artifact.SHA256 != d || got.Artifact.Size != size {
+		return fmt.Errorf("answered that it stored %s (%d bytes), not %s (%d bytes)", shortQuote(got.Artifact.SHA256), got.Artifact.Size, d, size)
 	}
 	return nil
 }

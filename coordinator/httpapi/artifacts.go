@@ -215,7 +215,12 @@ func (s *Server) relayArtifact(w http.ResponseWriter, r *http.Request, meta stat
 			continue
 		}
 		tried = append(tried, node)
-		req, err := http.NewRequestWithContext(r.Context(), http.MethodGet, strings.TrimRight(addr, "/")+r.URL.Path, nil)
+		base, err := s.peerURL(addr)
+		if err != nil {
+			s.log.Warn("an artifact holder's recorded address is unusable", "holder", node, "address", addr, "error", err)
+			continue
+		}
+		req, err := http.NewRequestWithContext(r.Context(), http.MethodGet, base.JoinPath(r.URL.Path).String(), nil)
 		if err != nil {
 			continue
 		}

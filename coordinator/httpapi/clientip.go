@@ -20,8 +20,8 @@ import (
 //
 // A coordinator that forwards a request to the leader replaces those
 // headers with the one address it determined (forward.go), so the leader,
-// which trusts its peers, sees the original client and nothing a client
-// could have written.
+// which believes a verified peer (its certificate, not its address), sees
+// the original client and nothing a client could have written.
 
 // DefaultTrustedProxies is loopback: coordinators on one host, and a
 // reverse proxy on the coordinator's own host.
@@ -91,10 +91,11 @@ func parseHop(s string) (netip.Addr, bool) {
 }
 
 // sourceOf determines a request's source address and whether its direct
-// peer is a trusted proxy.
-func sourceOf(r *http.Request, trusted []netip.Prefix) (src netip.Addr, peerTrusted bool) {
+// peer is a trusted proxy: one in the trusted networks, or a coordinator
+// whose certificate was verified (coordinator reports that).
+func sourceOf(r *http.Request, trusted []netip.Prefix, coordinator bool) (src netip.Addr, peerTrusted bool) {
 	peer := peerAddr(r)
-	if !inPrefixes(trusted, peer) {
+	if !coordinator && !inPrefixes(trusted, peer) {
 		return peer, false
 	}
 	if vals := r.Header.Values("X-Real-Ip"); len(vals) > 0 {
@@ -136,6 +137,9 @@ type reqInfo struct {
 	id          string
 	source      netip.Addr
 	peerTrusted bool
+	// peer: the request came from another coordinator of the cluster,
+	// verified by its certificate.
+	peer bool
 }
 
 const reqInfoKey ctxKey = iota + 1

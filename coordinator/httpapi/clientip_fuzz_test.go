@@ -53,7 +53,7 @@ func FuzzSourceOf(f *testing.F) {
 			r.Header["X-Forwarded-For"] = strings.Split(forwardedFor, "\n")
 		}
 
-		src, peerTrusted := sourceOf(r, trusted)
+		src, peerTrusted := sourceOf(r, trusted, false)
 		p := peerAddr(r)
 		if src.IsValid() && src.Is4In6() {
 			t.Fatalf("source %s is IPv4-mapped", src)

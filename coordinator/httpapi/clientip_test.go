@@ -44,7 +44,7 @@ func TestSourceOf(t *testing.T) {
 					r.Header.Add(k, v)
 				}
 			}
-			got, trusted := sourceOf(r, c.trusted)
+			got, trusted := sourceOf(r, c.trusted, false)
 			if got.String() != c.want || trusted != c.trusts {
 				t.Fatalf("source %s (peer trusted %v), want %s (%v)", got, trusted, c.want, c.trusts)
 			}

@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httputil"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -23,7 +22,8 @@ const ForwardedHeader = "X-GpuLayer-Forwarded-By"
 // its own data dir, or to store an upload in it, instead of forwarding
 // it. The leader sets it when it fetches a blob it does not hold from a
 // coordinator that does, and when it has a second coordinator store a
-// copy; it is honoured only from a trusted proxy.
+// copy; it is honoured only from another coordinator, verified by its
+// peer certificate.
 const ArtifactLocalHeader = "X-GpuLayer-Artifact-Local"
 
 // AppliedIndexHeader carries the leader's applied Raft index on a copy it
@@ -46,10 +46,10 @@ func local(r *http.Request) bool {
 // isArtifactCopy reports whether r is one coordinator asking another for
 // its own copy of an artifact: a read served from this node's disk (the
 // leader fetching bytes it lacks) or a write stored on it (the leader
-// making a second copy). Only a trusted proxy may ask.
+// making a second copy). Only a verified coordinator may ask.
 func isArtifactCopy(r *http.Request) bool {
 	return (r.Method == http.MethodGet || r.Method == http.MethodPut) && strings.HasPrefix(r.URL.Path, "/v1/artifacts/") &&
-		r.Header.Get(ArtifactLocalHeader) != "" && infoOf(r).peerTrusted
+		r.Header.Get(ArtifactLocalHeader) != "" && infoOf(r).peer
 }
 
 // route decides where a request is served: here (leader that has taken
@@ -127,9 +127,10 @@ func (s *Server) proxyTo(leader string) (*httputil.ReverseProxy, error) {
 	if p, ok := s.proxies.by[leader]; ok {
 		return p, nil
 	}
-	u, err := url.Parse(leader)
+	u, err := s.peerURL(leader)
 	if err != nil {
-		return nil, newError(api.CodeNoLeader, "leader address %q is unusable", leader)
+		s.log.Warn("the leader's recorded address is unusable", "address", leader, "error", err)
+		return nil, newError(api.CodeNoLeader, "the leader's recorded address is unusable (%v)", err)
 	}
 	p := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) {
 		pr.SetURL(u)

@@ -51,9 +51,10 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := auth.NewID(8)
-	src, trusted := sourceOf(r, s.trusted)
+	peer := s.isPeer(r)
+	src, trusted := sourceOf(r, s.trusted, peer)
 	ctx := context.WithValue(r.Context(), requestIDKey, id)
-	r = r.WithContext(withInfo(ctx, &reqInfo{id: id, source: src, peerTrusted: trusted}))
+	r = r.WithContext(withInfo(ctx, &reqInfo{id: id, source: src, peerTrusted: trusted, peer: peer}))
 	sw := &statusWriter{ResponseWriter: w}
 	sw.Header().Set("X-Request-Id", id)
 	defer func() {

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"net/url"
 
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/command"
@@ -14,11 +13,12 @@ import (
 // configuration is reached at. Every coordinator sends it to the leader
 // once it follows one (a leader records its own as it takes office), so
 // that the leader can copy artifacts to it and relay reads from it. Only
-// a trusted proxy (another coordinator) may call it, and only directly:
-// a request forwarded by a follower may come from anyone behind it.
+// another coordinator, verified by its peer certificate (the route is
+// peerOnly), may call it, and only directly: a request forwarded by a
+// follower may come from anyone behind it.
 func (s *Server) registerNode(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
-	if !infoOf(r).peerTrusted || r.Header.Get(ForwardedHeader) != "" {
-		return newError(api.CodeForbidden, "only a coordinator (a trusted proxy) registers its address, directly with the leader")
+	if r.Header.Get(ForwardedHeader) != "" {
+		return newError(api.CodeForbidden, "a coordinator registers its address directly with the leader, not through another coordinator")
 	}
 	var req api.NodeAddrRequest
 	if _, err := decodeRequest(r, &req, false); err != nil {
@@ -27,9 +27,8 @@ func (s *Server) registerNode(w http.ResponseWriter, r *http.Request, _ auth.Pri
 	if err := checkLen("http_addr", req.HTTPAddr, api.MaxNodeAddrBytes); err != nil {
 		return err
 	}
-	u, err := url.Parse(req.HTTPAddr)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
-		return invalidf("http_addr %s is not an http(s)://host:port base URL", shortQuote(req.HTTPAddr))
+	if _, err := s.peerURL(req.HTTPAddr); err != nil {
+		return invalidf("http_addr %s: %v", shortQuote(req.HTTPAddr), err)
 	}
 	id := r.PathValue("id")
 	peers, err := s.cluster.Peers()

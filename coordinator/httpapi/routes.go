@@ -13,18 +13,26 @@ import (
 // Access is who may call a route: a credential kind and, for clients, the
 // least role. Also names a second kind that may call it (register takes
 // join or instance tokens; artifact reads take clients or workers).
+//
+// Peer routes are for the other coordinators of the cluster alone: no
+// bearer credential reaches them, only a connection whose peer
+// certificate was verified (Config.IsPeer). A source address never does.
 type Access struct {
 	Kind auth.Kind
 	Role string
 	Also auth.Kind
+	Peer bool
 }
 
 // Public reports whether the route needs no credential.
-func (a Access) Public() bool { return a.Kind == auth.KindNone }
+func (a Access) Public() bool { return a.Kind == auth.KindNone && !a.Peer }
 
 // Allows reports whether a credential of kind k (and, for a client, with
 // the given roles) may call the route.
 func (a Access) Allows(k auth.Kind, roles []string) bool {
+	if a.Peer {
+		return false
+	}
 	if a.Public() {
 		return true
 	}
@@ -39,6 +47,7 @@ func (a Access) Allows(k auth.Kind, roles []string) bool {
 
 var (
 	public       = Access{Kind: auth.KindNone}
+	peerOnly     = Access{Peer: true}
 	clientRead   = Access{Kind: auth.KindClient, Role: auth.RoleRead}
 	clientSubmit = Access{Kind: auth.KindClient, Role: auth.RoleSubmit}
 	clientAdmin  = Access{Kind: auth.KindClient, Role: auth.RoleAdmin}
@@ -70,9 +79,9 @@ func (s *Server) routeTable() []Route {
 		{"PUT", "/v1/operator/snapshot", clientAdmin, s.restoreSnapshot},
 		{"GET", "/v1/operator/local/digest", clientAdmin, s.localDigest},
 		{"POST", "/v1/operator/gc", clientAdmin, s.collect},
-		// A coordinator's own address (nodes.go): no credential, a
-		// trusted proxy only.
-		{"PUT", "/v1/operator/nodes/{id}", public, s.registerNode},
+		// A coordinator's own address (nodes.go): another coordinator
+		// only, by its peer certificate.
+		{"PUT", "/v1/operator/nodes/{id}", peerOnly, s.registerNode},
 		{"GET", "/metrics", public, s.metricsHandler},
 		{"GET", "/ui", public, s.dashboard},
 		{"GET", "/ui/{path...}", public, s.dashboard},
@@ -145,7 +154,13 @@ func (s *Server) wrap(rt Route) http.Handler {
 	routeName := rt.Method + " " + rt.Pattern
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var p auth.Principal
-		if !rt.Access.Public() {
+		if rt.Access.Peer {
+			if err := refusePeerless(r); err != nil {
+				s.refused(r, routeName, p, err)
+				s.writeError(w, r, err)
+				return
+			}
+		} else if !rt.Access.Public() {
 			if isArtifactCopy(r) {
 				s.awaitApplied(r)
 			}
@@ -175,6 +190,19 @@ func (s *Server) wrap(rt Route) http.Handler {
 			s.writeError(w, r, err)
 		}
 	})
+}
+
+// refusePeerless refuses a request to a peer route that did not come
+// from a verified coordinator: 401 without a credential, 403 with one
+// (no bearer credential is a coordinator's).
+func refusePeerless(r *http.Request) error {
+	if infoOf(r).peer {
+		return nil
+	}
+	if r.Header.Get("Authorization") == "" {
+		return newError(api.CodeUnauthenticated, "only another coordinator of this cluster, by its peer certificate, may call this route")
+	}
+	return newError(api.CodeForbidden, "only another coordinator of this cluster, by its peer certificate, may call this route; no bearer credential may")
 }
 
 // refused logs and audits a refused authentication or authorisation. p

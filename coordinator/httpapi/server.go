@@ -77,8 +77,18 @@ type Config struct {
 	// CollectGarbage removes the finished jobs due under the retention
 	// (olderThan < 0: the configured threshold), returning how many.
 	CollectGarbage func(ctx context.Context, by string, olderThan time.Duration) (int, error)
-	// ForwardTransport carries requests forwarded to the leader.
+	// ForwardTransport carries requests to other coordinators (forwarded
+	// to the leader, artifact copies): TLS with this coordinator's peer
+	// certificate, to verified coordinators only.
 	ForwardTransport http.RoundTripper
+	// IsPeer reports whether a request came on a connection verified as
+	// another coordinator's (its peer certificate). Internal routes and
+	// forwarded source addresses are taken from peers only. Nil: no
+	// request is a peer's.
+	IsPeer func(*http.Request) bool
+	// HTTPSPeers is set when coordinators serve HTTPS: a peer address
+	// that says http:// is then refused, recorded or not.
+	HTTPSPeers bool
 
 	// TrustedProxies are the direct peers whose X-Real-IP and
 	// X-Forwarded-For are believed (nil: loopback). Coordinators that
@@ -123,6 +133,8 @@ type Server struct {
 	collectGarbage   func(ctx context.Context, by string, olderThan time.Duration) (int, error)
 	forwardTransport http.RoundTripper
 	proxies          proxies
+	isPeer           func(*http.Request) bool
+	httpsPeers       bool
 
 	trusted          []netip.Prefix
 	requireIPBinding bool
@@ -166,6 +178,11 @@ func New(cfg Config) *Server {
 	if s.forwardTransport == nil {
 		s.forwardTransport = http.DefaultTransport
 	}
+	s.isPeer = cfg.IsPeer
+	if s.isPeer == nil {
+		s.isPeer = func(*http.Request) bool { return false }
+	}
+	s.httpsPeers = cfg.HTTPSPeers
 	s.trusted = cfg.TrustedProxies
 	if s.trusted == nil {
 		s.trusted = DefaultTrustedProxies
