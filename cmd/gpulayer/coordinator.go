@@ -131,6 +131,7 @@ func coordinatorRunCmd() *cobra.Command {
 	// Quotas and stream limits (docs/protocol.md, "Quotas").
 	fs.IntVar(&cfg.Quotas.MaxPendingJobs, "max-pending-jobs", httpapi.DefaultMaxPendingJobs, "jobs one client token name may have that have not ended; negative: no quota")
 	fs.IntVar(&cfg.Quotas.MaxJobBytes, "max-job-bytes", httpapi.DefaultMaxJobBytes, "largest job spec, as JSON, one submission may carry; negative: no quota")
+	fs.Int64Var(&cfg.Quotas.MaxArtifactBytes, "max-artifact-bytes", httpapi.DefaultMaxArtifactBytes, "artifact bytes each credential may keep uploaded (artifacts it uploaded first, until collected); negative: no bound")
 	fs.IntVar(&cfg.Quotas.MaxOutputBytes, "max-output-bytes", httpapi.DefaultMaxOutputBytes, "task output all jobs together keep on each coordinator's disk (each task is also bounded at 8 MiB); past it a task's further output is dropped after a marker line; negative: no bound")
 	fs.DurationVar(&cfg.Streams.WriteTimeout, "stream-write-timeout", httpapi.DefaultStreamWriteTimeout, "a following log stream whose client takes longer than this to accept one write is closed")
 	fs.DurationVar(&cfg.Streams.MaxLife, "stream-max-life", httpapi.DefaultStreamMaxLife, "longest a following log stream stays open (clients reconnect)")

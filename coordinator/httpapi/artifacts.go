@@ -81,9 +81,24 @@ func (s *Server) putArtifact(w http.ResponseWriter, r *http.Request, p auth.Prin
 		writeJSON(w, http.StatusOK, api.ArtifactResponse{Artifact: view.Artifact(out.Artifact)})
 		return nil
 	}
+	var reserved int64
+	if !recorded {
+		// New bytes count against the uploader's artifact quota.
+		reserved = max(r.ContentLength, 0)
+		release, err := s.artifactRoom(p.Name, reserved)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
 	size, err := s.storeUpload(r, d)
 	if err != nil {
 		return err
+	}
+	if !recorded && r.ContentLength < 0 {
+		if err := s.checkArtifactRoom(p.Name, size, reserved); err != nil {
+			return err
+		}
 	}
 	if !slices.Contains(holders, s.cluster.ID()) {
 		holders = append(holders, s.cluster.ID())

@@ -26,6 +26,9 @@ type Quotas struct {
 	// dropped after one marker line. Carried in each AppendLogs command,
 	// so the leader's flag is the one every replica applies.
 	MaxOutputBytes int
+	// MaxArtifactBytes bounds the artifacts each credential uploaded
+	// first (artifactquota.go); negative: no bound.
+	MaxArtifactBytes int64
 }
 
 // Default quotas. A job spec is small (an executor, a config, a few
@@ -47,6 +50,9 @@ func (q Quotas) withDefaults() Quotas {
 	q.MaxPendingJobs = orDefaultInt(q.MaxPendingJobs, DefaultMaxPendingJobs)
 	q.MaxJobBytes = orDefaultInt(q.MaxJobBytes, DefaultMaxJobBytes)
 	q.MaxOutputBytes = orDefaultInt(q.MaxOutputBytes, DefaultMaxOutputBytes)
+	if q.MaxArtifactBytes == 0 {
+		q.MaxArtifactBytes = DefaultMaxArtifactBytes
+	}
 	return q
 }
 

@@ -135,6 +135,7 @@ type Server struct {
 	proxies          proxies
 	isPeer           func(*http.Request) bool
 	httpsPeers       bool
+	inflight         inflightBytes
 
 	trusted          []netip.Prefix
 	requireIPBinding bool
