@@ -37,7 +37,7 @@ A file already stored is not sent again. At most 2 GiB.`,
 		if out.json {
 			return printJSON(a)
 		}
-		fmt.Println(a.SHA256)
+		fmt.Fprintln(humanOut, a.SHA256)
 		return nil
 	})
 }

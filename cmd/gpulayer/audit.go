@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -79,7 +78,7 @@ event a line.`,
 // the end.
 func printAudit(ctx context.Context, c *client.Client, q client.AuditQuery, limit int, out *outputFlags) error {
 	wide := out.is(formatWide)
-	tw := newTable(os.Stdout)
+	tw := newTable(humanOut)
 	if !out.is(formatJSON) {
 		auditRow(tw, nil, wide)
 	}

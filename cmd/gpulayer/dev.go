@@ -138,7 +138,7 @@ func devRun(ctx context.Context, o devOptions) error {
 		}
 	}()
 
-	fmt.Printf("GpuLayer dev is running.\n  GPULAYER_ADDR=%s\n  GPULAYER_TOKEN=%s\n  data dir: %s\nPress Ctrl-C to stop.\n", srv.URL(), toks.AdminToken, dir)
+	fmt.Fprintf(humanOut, "GpuLayer dev is running.\n  GPULAYER_ADDR=%s\n  GPULAYER_TOKEN=%s\n  data dir: %s\nPress Ctrl-C to stop.\n", srv.URL(), toks.AdminToken, dir)
 	if o.envFile != "" {
 		content := fmt.Sprintf("GPULAYER_ADDR=%s\nGPULAYER_TOKEN=%s\n", srv.URL(), toks.AdminToken)
 		if err := os.WriteFile(o.envFile, []byte(content), 0o600); err != nil {

@@ -36,7 +36,7 @@ func clusterSetCmd() *cobra.Command {
 		if out.json {
 			return printJSON(cl)
 		}
-		fmt.Printf("cluster %s: %s\n", cl.ClusterKey, strings.Join(cl.AllowedSourceCIDRs, ","))
+		fmt.Fprintf(humanOut, "cluster %s: %s\n", cl.ClusterKey, strings.Join(cl.AllowedSourceCIDRs, ","))
 		return nil
 	})
 	cmd.Flags().StringVar(&cidrs, "cidrs", "", "allowed source networks, comma separated (required)")
@@ -75,7 +75,7 @@ func enrollmentAddCmd() *cobra.Command {
 		if out.json {
 			return printJSON(e)
 		}
-		fmt.Printf("allowlist row %s: cluster %s, public ip %s, %s\n", e.ExternalWorkerKey, e.ClusterKey, e.PublicIP, e.Status)
+		fmt.Fprintf(humanOut, "allowlist row %s: cluster %s, public ip %s, %s\n", e.ExternalWorkerKey, e.ClusterKey, e.PublicIP, e.Status)
 		return nil
 	})
 	cmd.Flags().StringVar(&req.ClusterKey, "cluster", "", "cluster key (required)")
@@ -121,11 +121,11 @@ func enrollmentRevokeCmd() *cobra.Command {
 		if out.json {
 			return printJSON(e)
 		}
-		fmt.Printf("allowlist row %s revoked", e.ExternalWorkerKey)
+		fmt.Fprintf(humanOut, "allowlist row %s revoked", e.ExternalWorkerKey)
 		if e.WorkerID != "" {
-			fmt.Printf(" (worker %s revoked with it)", e.WorkerID)
+			fmt.Fprintf(humanOut, " (worker %s revoked with it)", e.WorkerID)
 		}
-		fmt.Println()
+		fmt.Fprintln(humanOut)
 		return nil
 	})
 }

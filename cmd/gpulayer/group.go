@@ -44,7 +44,7 @@ func printGroup(g api.Group, asJSON bool) error {
 	if asJSON {
 		return printJSON(g)
 	}
-	fmt.Printf("group %s  members=[%s]  workers=[%s]\n", g.GroupID, strings.Join(memberList(g), " "), strings.Join(g.Workers, " "))
+	fmt.Fprintf(humanOut, "group %s  members=[%s]  workers=[%s]\n", g.GroupID, strings.Join(memberList(g), " "), strings.Join(g.Workers, " "))
 	return nil
 }
 
@@ -116,7 +116,7 @@ func groupDeleteCmd() *cobra.Command {
 		if out.json {
 			return printJSON(g)
 		}
-		fmt.Printf("group %s deleted\n", g.GroupID)
+		fmt.Fprintf(humanOut, "group %s deleted\n", g.GroupID)
 		return nil
 	})
 }

@@ -180,13 +180,13 @@ func submit(ctx context.Context, c *client.Client, spec api.JobSpec, wait, asJSO
 		if asJSON {
 			return printJSON(job)
 		}
-		fmt.Println(job.ID)
+		fmt.Fprintln(humanOut, job.ID)
 		return nil
 	}
-	fmt.Fprintf(os.Stderr, "job %s submitted; streaming its logs\n", job.ID)
+	fmt.Fprintf(humanErr, "job %s submitted; streaming its logs\n", job.ID)
 	wctx, stopWatch := context.WithCancel(ctx)
-	go sayWhyItWaits(wctx, c, job.ID, os.Stderr)
-	err = c.Logs(ctx, job.ID, true, printLog)
+	go sayWhyItWaits(wctx, c, job.ID, humanErr)
+	err = c.Logs(ctx, job.ID, true, logOutput{}.printLog)
 	stopWatch()
 	if err != nil {
 		return err
@@ -195,8 +195,8 @@ func submit(ctx context.Context, c *client.Client, spec api.JobSpec, wait, asJSO
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "job %s %s\n", job.ID, job.State)
-	printReasons(os.Stderr, job)
+	fmt.Fprintf(humanErr, "job %s %s\n", job.ID, job.State)
+	printReasons(humanErr, job)
 	return exitFor(job)
 }
 
@@ -210,7 +210,7 @@ func printReasons(w io.Writer, job api.Job) {
 		if t.State == api.TaskSucceeded || t.Reason == "" {
 			continue
 		}
-		fmt.Fprintf(w, "  task %s %s on attempt %d: %s\n", t.ID, t.State, t.Attempt, t.Reason)
+		fmt.Fprintf(w, "  task %s %s on attempt %d: %s\n", cell(t.ID), cell(t.State), t.Attempt, cell(t.Reason))
 	}
 }
 
@@ -228,13 +228,14 @@ func exitFor(job api.Job) error {
 	return exitError{1}
 }
 
-func printLog(e api.LogEntry) error {
-	w := os.Stdout
+// printLog prints a task's output on the stream it came from, through
+// o (sanitize.go: escaped to a terminal, exact otherwise).
+func (o logOutput) printLog(e api.LogEntry) error {
+	f := os.Stdout
 	if e.Stream == api.StreamStderr {
-		w = os.Stderr
+		f = os.Stderr
 	}
-	_, err := io.WriteString(w, e.Data)
-	return err
+	return o.write(f, e.Data)
 }
 
 func jobListCmd() *cobra.Command {
@@ -282,12 +283,12 @@ func jobStatusCmd() *cobra.Command {
 }
 
 func printJob(w io.Writer, j api.Job, wide bool) {
-	fmt.Fprintf(w, "job %s  state=%s  executor=%s  created_by=%s  created=%s", j.ID, j.State, j.Executor, j.CreatedBy, j.CreatedAt)
+	fmt.Fprintf(w, "job %s  state=%s  executor=%s  created_by=%s  created=%s", cell(j.ID), cell(j.State), cell(j.Executor), cell(j.CreatedBy), cell(j.CreatedAt))
 	if j.Target != nil {
-		fmt.Fprintf(w, "  target=%s:%s", j.Target.Kind, j.Target.ID)
+		fmt.Fprintf(w, "  target=%s:%s", cell(j.Target.Kind), cell(j.Target.ID))
 	}
 	if j.Capability != "" {
-		fmt.Fprintf(w, "  capability=%s", j.Capability)
+		fmt.Fprintf(w, "  capability=%s", cell(j.Capability))
 	}
 	if r := j.Resources; r != nil {
 		fmt.Fprintf(w, "  gpus=%d", r.GPUs)
@@ -298,7 +299,7 @@ func printJob(w io.Writer, j api.Job, wide bool) {
 			fmt.Fprintf(w, "  gpu_memory=%dMiB", r.GPUMemoryMiB)
 		}
 		if r.ComputeCapability != "" {
-			fmt.Fprintf(w, "  compute_capability=%s", r.ComputeCapability)
+			fmt.Fprintf(w, "  compute_capability=%s", cell(r.ComputeCapability))
 		}
 	}
 	if j.MaxPerWorker > 0 {
@@ -312,7 +313,7 @@ func printJob(w io.Writer, j api.Job, wide bool) {
 	}
 	fmt.Fprintln(w)
 	for _, line := range describeAffinity(j.Affinity) {
-		fmt.Fprintf(w, "  affinity: %s\n", line)
+		fmt.Fprintf(w, "  affinity: %s\n", cell(line))
 	}
 	fmt.Fprintln(w, "  TASK\tSTATE\tATTEMPT\tEXECUTED BY\tSUBMITTED BY\tEXIT\tDEVICES\tREASON")
 	for _, t := range j.Tasks {
@@ -328,17 +329,18 @@ func printJob(w io.Writer, j api.Job, wide bool) {
 		if t.PendingReason != "" {
 			reason = "waits: " + t.PendingReason
 		}
-		fmt.Fprintf(w, "  %s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.State, t.Attempt, dash(t.ExecutedBy), dash(t.SubmittedBy), exit, dash(devs), reason)
+		fmt.Fprintf(w, "  %s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", cell(t.ID), cell(t.State), t.Attempt, cell(dash(t.ExecutedBy)), cell(dash(t.SubmittedBy)), exit, cell(dash(devs)), cell(reason))
 	}
 	for _, t := range j.Tasks {
 		for _, a := range t.Attempts {
-			fmt.Fprintf(w, "  attempt %d of %s: worker=%s state=%s assigned=%s ended=%s %s\n", a.Number, t.ID, a.WorkerID, a.State, when(a.AssignedAt, wide), when(a.EndedAt, wide), a.Reason)
+			fmt.Fprintf(w, "  attempt %d of %s: worker=%s state=%s assigned=%s ended=%s %s\n", a.Number, cell(t.ID), cell(a.WorkerID), cell(a.State), cell(when(a.AssignedAt, wide)), cell(when(a.EndedAt, wide)), cell(a.Reason))
 		}
 	}
 }
 
 func jobLogsCmd() *cobra.Command {
 	var follow bool
+	var out logOutput
 	cmd := clientLeaf(&cobra.Command{
 		Use:     "logs [flags] JOB",
 		Short:   "print a job's output",
@@ -348,7 +350,7 @@ func jobLogsCmd() *cobra.Command {
 		printed := 0
 		err := c.Logs(cmd.Context(), args[0], follow, func(e api.LogEntry) error {
 			printed++
-			return printLog(e)
+			return out.printLog(e)
 		})
 		if err != nil || printed > 0 {
 			return err
@@ -359,11 +361,12 @@ func jobLogsCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(os.Stderr, "job %s (%s) has no output\n", job.ID, job.State)
-		printReasons(os.Stderr, job)
+		fmt.Fprintf(humanErr, "job %s (%s) has no output\n", job.ID, job.State)
+		printReasons(humanErr, job)
 		return nil
 	})
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep streaming until the job ends")
+	cmd.Flags().BoolVar(&out.raw, "raw", false, "print the output byte for byte even to a terminal (by default a terminal gets its control characters escaped, line ends and tabs kept; a file or a pipe always gets the bytes)")
 	return cmd
 }
 
@@ -378,7 +381,7 @@ func jobCancelCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("job %s: cancel requested (state %s)\n", job.ID, job.State)
+		fmt.Fprintf(humanOut, "job %s: cancel requested (state %s)\n", job.ID, job.State)
 		return nil
 	})
 }

@@ -71,7 +71,7 @@ func printJobView(w io.Writer, v jobView, wide bool) {
 		if tail := v.tails[t.ID]; len(tail) > 0 {
 			fmt.Fprintf(w, "  last output of %s (attempt %d):\n", t.ID, t.Attempt)
 			for _, l := range tail {
-				fmt.Fprintf(w, "    %s\n", l)
+				fmt.Fprintf(w, "    %s\n", cell(l))
 			}
 		}
 	}

@@ -44,6 +44,7 @@ func main() {
 // written any error (one line, and for a usage error a hint to --help) to
 // stderr.
 func execute(ctx context.Context, args []string, stderr io.Writer) int {
+	stderr = safeWriter{stderr} // an error message may quote a coordinator's or a task's text
 	root := newRootCmd()
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)

@@ -127,7 +127,7 @@ func snapshotSaveCmd() *cobra.Command {
 		if err := os.Rename(tmp, path); err != nil {
 			return err
 		}
-		fmt.Printf("saved %d bytes to %s (it holds credential hashes: keep it private)\n", n, path)
+		fmt.Fprintf(humanOut, "saved %d bytes to %s (it holds credential hashes: keep it private)\n", n, path)
 		return nil
 	})
 }
@@ -147,7 +147,7 @@ func snapshotRestoreCmd() *cobra.Command {
 		if err := c.RestoreSnapshot(cmd.Context(), f); err != nil {
 			return err
 		}
-		fmt.Printf("restored the cluster's state from %s\n", args[0])
+		fmt.Fprintf(humanOut, "restored the cluster's state from %s\n", args[0])
 		return nil
 	})
 }

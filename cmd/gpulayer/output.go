@@ -72,7 +72,7 @@ func (o *outputFlags) print(v any, table func(w io.Writer, wide bool)) error {
 		}
 		return printJSON(v)
 	}
-	tw := newTable(os.Stdout)
+	tw := newTable(humanOut)
 	table(tw, o.is(formatWide))
 	return tw.Flush()
 }
@@ -80,8 +80,16 @@ func (o *outputFlags) print(v any, table func(w io.Writer, wide bool)) error {
 // newTable is the tabwriter every table is written through.
 func newTable(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 4, 2, ' ', 0) }
 
-// row writes one tab-separated table row.
-func row(w io.Writer, cells ...string) { fmt.Fprintln(w, strings.Join(cells, "\t")) }
+// row writes one tab-separated table row. Each cell is escaped whole
+// (sanitize.go): a value cannot add a column, a row or a terminal
+// sequence.
+func row(w io.Writer, cells ...string) {
+	safe := make([]string, len(cells))
+	for i, c := range cells {
+		safe[i] = cell(c)
+	}
+	fmt.Fprintln(w, strings.Join(safe, "\t"))
+}
 
 func printJSON(v any) error {
 	enc := json.NewEncoder(os.Stdout)

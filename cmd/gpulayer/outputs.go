@@ -92,7 +92,7 @@ func downloadOutputs(ctx context.Context, c *client.Client, dir string, rows []o
 		if err := fetchInto(ctx, c, root, r.SHA256, p); err != nil {
 			return fmt.Errorf("task %s: %s: %w", r.TaskID, name, err)
 		}
-		fmt.Fprintf(os.Stderr, "%s\n", filepath.Join(dir, p))
+		fmt.Fprintf(humanErr, "%s\n", filepath.Join(dir, p))
 	}
 	return nil
 }

@@ -38,7 +38,7 @@ func tlsCACreateCmd() *cobra.Command {
 			if err := certs.WriteNew(p, certFile, keyFile); err != nil {
 				return err
 			}
-			fmt.Fprintf(os.Stderr, "CA certificate: %s\nCA key:         %s (keep it offline; it signs coordinators)\n", certFile, keyFile)
+			fmt.Fprintf(humanErr, "CA certificate: %s\nCA key:         %s (keep it offline; it signs coordinators)\n", certFile, keyFile)
 			return nil
 		},
 	}
@@ -108,7 +108,7 @@ func tlsCertCreateCmd() *cobra.Command {
 			if client {
 				name = certs.ClientName(cluster)
 			}
-			fmt.Fprintf(os.Stderr, "%s certificate for %s: %s\nkey: %s\n", kind, name, certFile, keyFile)
+			fmt.Fprintf(humanErr, "%s certificate for %s: %s\nkey: %s\n", kind, name, certFile, keyFile)
 			return nil
 		},
 	}

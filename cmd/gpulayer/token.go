@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -86,8 +85,8 @@ coordinators keep only its hash.`,
 			if asJSON {
 				return printJSON(out)
 			}
-			fmt.Fprintf(os.Stderr, "%s token %s (%s) created; it is shown only now:\n", out.Kind, out.ID, out.Name)
-			fmt.Println(out.Token)
+			fmt.Fprintf(humanErr, "%s token %s (%s) created; it is shown only now:\n", out.Kind, out.ID, out.Name)
+			fmt.Fprintln(humanOut, out.Token)
 			return nil
 		},
 	}
@@ -161,7 +160,7 @@ func tokenRevokeCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("%s token %s (%s) revoked\n", t.Kind, t.ID, t.Name)
+		fmt.Fprintf(humanOut, "%s token %s (%s) revoked\n", t.Kind, t.ID, t.Name)
 		return nil
 	})
 }

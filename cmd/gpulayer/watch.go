@@ -40,7 +40,7 @@ func (w *watchFlags) run(ctx context.Context, out *outputFlags, show func(contex
 		case cls:
 			fmt.Print("\033[H\033[2J")
 		case n > 0 && !out.is(formatJSON):
-			fmt.Println()
+			fmt.Fprintln(humanOut)
 		}
 		err := show(ctx)
 		if ctx.Err() != nil {
@@ -50,7 +50,7 @@ func (w *watchFlags) run(ctx context.Context, out *outputFlags, show func(contex
 			if n == 0 {
 				return err
 			}
-			fmt.Fprintln(os.Stderr, "gpulayer:", err)
+			fmt.Fprintln(humanErr, "gpulayer:", err)
 		}
 		select {
 		case <-ctx.Done():

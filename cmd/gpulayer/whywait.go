@@ -25,7 +25,7 @@ func sayWhyItWaits(ctx context.Context, c *client.Client, jobID string, w io.Wri
 		if j, err := c.Job(ctx, jobID); err == nil {
 			why := pendingWhy(j)
 			if why != said && why != "" {
-				fmt.Fprintf(w, "job %s waits: %s\n", jobID, why)
+				fmt.Fprintf(w, "job %s waits: %s\n", cell(jobID), cell(why))
 			}
 			said = why
 		}

@@ -74,7 +74,7 @@ func printWorker(w io.Writer, x api.Worker, wide bool) {
 			origin += " " + extra
 		}
 	}
-	field := func(k, v string) { fmt.Fprintf(w, "%s:\t%s\n", k, v) }
+	field := func(k, v string) { fmt.Fprintf(w, "%s:\t%s\n", k, cell(v)) }
 	field("worker", x.WorkerID)
 	field("status", x.Status)
 	field("origin", origin)

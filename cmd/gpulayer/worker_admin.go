@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
@@ -39,9 +38,9 @@ func workerReissueCmd() *cobra.Command {
 			return c.ReissueWorker(cmd.Context(), id)
 		},
 		func(out api.ReissueResponse) {
-			fmt.Fprintf(os.Stderr, "worker %s has a new credential; the old one no longer works. It is shown only now:\n", out.WorkerID)
-			fmt.Println(out.WorkerToken)
-			fmt.Fprintf(os.Stderr, "put it in the agent's worker-credential.json as {\"worker_id\":%q,\"worker_token\":\"…\"}\n", out.WorkerID)
+			fmt.Fprintf(humanErr, "worker %s has a new credential; the old one no longer works. It is shown only now:\n", out.WorkerID)
+			fmt.Fprintln(humanOut, out.WorkerToken)
+			fmt.Fprintf(humanErr, "put it in the agent's worker-credential.json as {\"worker_id\":%q,\"worker_token\":\"…\"}\n", out.WorkerID)
 		})
 }
 
@@ -52,7 +51,7 @@ func workerRevokeCmd() *cobra.Command {
 			return c.RevokeWorker(cmd.Context(), id)
 		},
 		func(w api.Worker) {
-			fmt.Printf("worker %s: %s (its tasks were handed back to the queue)\n", w.WorkerID, w.Status)
+			fmt.Fprintf(humanOut, "worker %s: %s (its tasks were handed back to the queue)\n", w.WorkerID, w.Status)
 		})
 }
 
@@ -62,5 +61,5 @@ func workerApproveCmd() *cobra.Command {
 		func(cmd *cobra.Command, c *client.Client, id string) (api.Worker, error) {
 			return c.ApproveWorker(cmd.Context(), id)
 		},
-		func(w api.Worker) { fmt.Printf("worker %s: %s\n", w.WorkerID, w.Status) })
+		func(w api.Worker) { fmt.Fprintf(humanOut, "worker %s: %s\n", w.WorkerID, w.Status) })
 }

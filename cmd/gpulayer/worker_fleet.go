@@ -30,10 +30,10 @@ func workerDrainCmd() *cobra.Command {
 		},
 		func(w api.Worker) {
 			if w.DrainDeadline == "" {
-				fmt.Printf("worker %s: %s; its tasks were told to stop and go back to the queue\n", w.WorkerID, w.Status)
+				fmt.Fprintf(humanOut, "worker %s: %s; its tasks were told to stop and go back to the queue\n", w.WorkerID, w.Status)
 				return
 			}
-			fmt.Printf("worker %s: %s; tasks still running at %s are stopped and go back to the queue\n", w.WorkerID, w.Status, w.DrainDeadline)
+			fmt.Fprintf(humanOut, "worker %s: %s; tasks still running at %s are stopped and go back to the queue\n", w.WorkerID, w.Status, w.DrainDeadline)
 		})
 	cmd.Flags().DurationVar(&deadline, "deadline", time.Duration(api.DefaultDrainDeadlineSeconds)*time.Second, "how long running tasks may go on")
 	return cmd
@@ -47,7 +47,7 @@ func workerStopCmd() *cobra.Command {
 			return c.StopWorker(cmd.Context(), id)
 		},
 		func(w api.Worker) {
-			fmt.Printf("worker %s: %s; its tasks were told to stop and go back to the queue\n", w.WorkerID, w.Status)
+			fmt.Fprintf(humanOut, "worker %s: %s; its tasks were told to stop and go back to the queue\n", w.WorkerID, w.Status)
 		})
 }
 
@@ -58,7 +58,7 @@ func workerResumeCmd() *cobra.Command {
 		func(cmd *cobra.Command, c *client.Client, id string) (api.Worker, error) {
 			return c.ResumeWorker(cmd.Context(), id)
 		},
-		func(w api.Worker) { fmt.Printf("worker %s: %s\n", w.WorkerID, w.Status) })
+		func(w api.Worker) { fmt.Fprintf(humanOut, "worker %s: %s\n", w.WorkerID, w.Status) })
 }
 
 // workerClearGPUCmd asks a worker's agent to put a faulty or quarantined
@@ -77,7 +77,7 @@ func workerClearGPUCmd() *cobra.Command {
 		if out.json {
 			return printJSON(w)
 		}
-		fmt.Printf("worker %s: GPU %s will be cleared at its agent's next heartbeat; it returns to service after the hold-down window\n", w.WorkerID, args[1])
+		fmt.Fprintf(humanOut, "worker %s: GPU %s will be cleared at its agent's next heartbeat; it returns to service after the hold-down window\n", w.WorkerID, args[1])
 		return nil
 	})
 }
@@ -108,10 +108,10 @@ func workerApproveGPUsCmd() *cobra.Command {
 			}
 		}
 		if len(approved) == 0 {
-			fmt.Printf("worker %s: no GPU was awaiting approval; its inventory as it stands is approved\n", w.WorkerID)
+			fmt.Fprintf(humanOut, "worker %s: no GPU was awaiting approval; its inventory as it stands is approved\n", w.WorkerID)
 			return nil
 		}
-		fmt.Printf("worker %s: %d GPU(s) brought into service: %s\n", w.WorkerID, len(approved), strings.Join(approved, ", "))
+		fmt.Fprintf(humanOut, "worker %s: %d GPU(s) brought into service: %s\n", w.WorkerID, len(approved), strings.Join(approved, ", "))
 		return nil
 	})
 }

@@ -23,20 +23,22 @@ const (
 // exclusive); kind is a comma-separated list of kinds or areas ("token"
 // matches every token.* event); after is the seq to page from.
 func (s *Server) listAudit(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
-	q := r.URL.Query()
+	q, err := queryOf(r, "since", "until", "kind", "after", "limit")
+	if err != nil {
+		return err
+	}
 	var f state.AuditFilter
-	var err error
 	for _, t := range []struct {
 		name string
 		dst  *time.Time
 	}{{"since", &f.Since}, {"until", &f.Until}} {
-		if v := q.Get(t.name); v != "" {
+		if v := q[t.name]; v != "" {
 			if *t.dst, err = time.Parse(time.RFC3339Nano, v); err != nil {
 				return invalidf("%s must be an RFC 3339 time", t.name)
 			}
 		}
 	}
-	if v := q.Get("kind"); v != "" {
+	if v := q["kind"]; v != "" {
 		for _, k := range strings.Split(v, ",") {
 			if k = strings.TrimSpace(k); k != "" {
 				if len(k) > 64 {
@@ -46,13 +48,13 @@ func (s *Server) listAudit(w http.ResponseWriter, r *http.Request, _ auth.Princi
 			}
 		}
 	}
-	if v := q.Get("after"); v != "" {
+	if v := q["after"]; v != "" {
 		if f.After, err = strconv.ParseUint(v, 10, 64); err != nil {
 			return invalidf("after must be a sequence number")
 		}
 	}
 	f.Limit = defaultAuditLimit
-	if v := q.Get("limit"); v != "" {
+	if v := q["limit"]; v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > maxAuditLimit {
 			return invalidf("limit must be between 1 and %d", maxAuditLimit)

@@ -15,15 +15,11 @@ import (
 // what the token said about itself (kind and id, never the secret), for the
 // log and the audit trail.
 func (s *Server) authenticate(r *http.Request) (auth.Principal, error) {
-	h := r.Header.Get("Authorization")
-	if h == "" {
-		return auth.Principal{}, refuse(refusedMissing, newError(api.CodeUnauthenticated, "missing Authorization: Bearer token"))
+	raw, err := bearerToken(r.Header)
+	if err != nil {
+		return auth.Principal{}, err
 	}
-	raw, ok := strings.CutPrefix(h, "Bearer ")
-	if !ok {
-		return auth.Principal{}, refuse(refusedMalformed, newError(api.CodeUnauthenticated, "Authorization must be a Bearer token"))
-	}
-	tok, err := auth.Parse(strings.TrimSpace(raw))
+	tok, err := auth.Parse(raw)
 	if err != nil {
 		return auth.Principal{}, refuse(refusedMalformed, newError(api.CodeUnauthenticated, "malformed token"))
 	}
@@ -57,6 +53,26 @@ func (s *Server) authenticate(r *http.Request) (auth.Principal, error) {
 		return seen, refuse(unusableKind(cred, s.now()), newError(api.CodeUnauthenticated, "%v", err))
 	}
 	return p, nil
+}
+
+// bearerToken reads the one Authorization header's token. The scheme is
+// matched without regard to case (RFC 9110, section 11.1: "bearer" and
+// "BEARER" are "Bearer"), and one or more spaces may follow it. Two
+// Authorization headers are refused: which one a proxy in front reads is
+// not known, so neither is trusted.
+func bearerToken(h http.Header) (string, error) {
+	values := h.Values("Authorization")
+	switch {
+	case len(values) == 0 || len(values) == 1 && values[0] == "":
+		return "", refuse(refusedMissing, newError(api.CodeUnauthenticated, "missing Authorization: Bearer token"))
+	case len(values) > 1:
+		return "", refuse(refusedMalformed, newError(api.CodeUnauthenticated, "Authorization is given %d times; send one Bearer token", len(values)))
+	}
+	scheme, rest, _ := strings.Cut(values[0], " ")
+	if !strings.EqualFold(scheme, "Bearer") {
+		return "", refuse(refusedMalformed, newError(api.CodeUnauthenticated, "Authorization must be a Bearer token"))
+	}
+	return strings.TrimSpace(rest), nil
 }
 
 // authorize checks a principal against a route's access rule.

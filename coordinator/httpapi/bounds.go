@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"fmt"
+	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"sort"
@@ -237,4 +239,43 @@ func validateExecBounds(c *api.ExecConfig) error {
 		return err
 	}
 	return checkStringMap("config.env", c.Env, api.MaxEnv, api.MaxEnvKeyBytes, api.MaxEnvValueBytes)
+}
+
+// query is a route's parsed query string: each parameter it takes, at
+// most once.
+type query map[string]string
+
+// queryOf parses the query string of a route that takes the named
+// parameters, and refuses (400 invalid_argument) what would otherwise be
+// dropped or picked silently: a query that does not parse, a parameter
+// the route does not take, and one given more than once, even with the
+// same value. An empty value is the parameter's default.
+func queryOf(r *http.Request, names ...string) (query, error) {
+	vals, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, invalidf("the query string does not parse: %s", firstLine(err.Error(), 128))
+	}
+	q := make(query, len(vals))
+	for name, vs := range vals {
+		if !slices.Contains(names, name) {
+			return nil, invalidf("unknown query parameter %q; this route takes %s", firstLine(name, 64), strings.Join(names, ", "))
+		}
+		if len(vs) > 1 {
+			return nil, invalidf("query parameter %s is given %d times; give it once", name, len(vs))
+		}
+		q[name] = vs[0]
+	}
+	return q, nil
+}
+
+// firstLine is s cut at its first line end and at most n bytes, for a
+// message that quotes what a caller sent.
+func firstLine(s string, n int) string {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
 }

@@ -52,16 +52,19 @@ const maxJobsPageBytes = 8 << 20
 // listJobs answers GET /v1/jobs?limit=&after= with one page of jobs,
 // newest first, and the cursor of the next page (see jobcursor.go).
 func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
-	q := r.URL.Query()
+	q, err := queryOf(r, "limit", "after")
+	if err != nil {
+		return err
+	}
 	limit := api.DefaultJobsPage
-	if v := q.Get("limit"); v != "" {
+	if v := q["limit"]; v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > api.MaxJobsPage {
 			return invalidf("limit must be an integer from 1 to %d", api.MaxJobsPage)
 		}
 		limit = n
 	}
-	before, err := parseJobCursor(q.Get("after"))
+	before, err := parseJobCursor(q["after"])
 	if err != nil {
 		return err
 	}
@@ -142,8 +145,14 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request, p auth.Princi
 // long-poll slots; one of an ended job does not, since it never waits.
 func (s *Server) jobLogs(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
 	id := r.PathValue("id")
-	follow := r.URL.Query().Get("follow")
-	following := follow == "1" || follow == "true"
+	q, err := queryOf(r, "follow")
+	if err != nil {
+		return err
+	}
+	following, err := followFlag(q["follow"])
+	if err != nil {
+		return err
+	}
 	if following {
 		// A refusal costs no read of the job's output.
 		ended, err := s.store.JobEnded(id)
@@ -162,6 +171,7 @@ func (s *Server) jobLogs(w http.ResponseWriter, r *http.Request, p auth.Principa
 	if err != nil {
 		return err
 	}
+	noSniff(w)
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	rc := http.NewResponseController(w)
 	ctx := r.Context()
@@ -225,4 +235,16 @@ func (s *Server) jobLogs(w http.ResponseWriter, r *http.Request, p auth.Principa
 			return nil
 		}
 	}
+}
+
+// followFlag reads the logs route's follow parameter: 1 or true follows,
+// 0, false or empty does not, anything else is refused.
+func followFlag(v string) (bool, error) {
+	switch v {
+	case "1", "true":
+		return true, nil
+	case "", "0", "false":
+		return false, nil
+	}
+	return false, invalidf("follow must be 1, true, 0 or false")
 }

@@ -74,8 +74,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if strings.HasPrefix(r.URL.Path, "/v1/") && !strings.HasPrefix(r.URL.Path, "/v1/status/") {
-		if r.Header.Get(api.ProtocolHeader) != api.ProtocolVersion {
-			s.writeError(sw, r, newError(api.CodeProtocolMismatch, "header %s must be %q", api.ProtocolHeader, api.ProtocolVersion))
+		if err := checkProtocolHeader(r.Header); err != nil {
+			s.writeError(sw, r, err)
 			return
 		}
 	}
@@ -97,4 +97,25 @@ func bodyCap(path string) int64 {
 		return api.MaxArtifactBody
 	}
 	return api.MaxJSONBody
+}
+
+// checkProtocolHeader accepts a request whose every X-GpuLayer-Protocol
+// header says the version this coordinator speaks. Every value is read,
+// not the first alone: two headers that disagree are refused whatever
+// their order, so a proxy that reads the last one cannot be told another
+// story than this coordinator. The same value repeated is that value.
+func checkProtocolHeader(h http.Header) error {
+	values := h.Values(api.ProtocolHeader)
+	if len(values) == 0 {
+		return newError(api.CodeProtocolMismatch, "header %s is missing; it must be %q", api.ProtocolHeader, api.ProtocolVersion)
+	}
+	for _, v := range values {
+		if v != api.ProtocolVersion {
+			if len(values) > 1 {
+				return newError(api.CodeProtocolMismatch, "header %s is given %d times and not always as %q", api.ProtocolHeader, len(values), api.ProtocolVersion)
+			}
+			return newError(api.CodeProtocolMismatch, "header %s must be %q", api.ProtocolHeader, api.ProtocolVersion)
+		}
+	}
+	return nil
 }

@@ -13,13 +13,22 @@ import (
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
+		noSniff(w)
 		http.Error(w, "encode failed", http.StatusInternalServerError)
 		return
 	}
 	writeRaw(w, status, b)
 }
 
+// noSniff tells browsers to take the Content-Type as given: an answer that
+// echoes a caller's text (a job name, an error message) is never sniffed
+// into HTML or script. Every JSON answer and the log stream set it.
+func noSniff(w http.ResponseWriter) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+}
+
 func writeRaw(w http.ResponseWriter, status int, b []byte) {
+	noSniff(w)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
 	w.WriteHeader(status)

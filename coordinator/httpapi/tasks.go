@@ -71,11 +71,18 @@ func (s *Server) taskLogs(w http.ResponseWriter, r *http.Request, p auth.Princip
 		return invalidf("data is over %d bytes; split it", maxLogChunk)
 	}
 	// A chunk the state machine would certainly refuse (unknown task,
-	// held by another worker, ended attempt) is answered here, so that a
-	// flood of refused posts writes nothing to the Raft log.
-	if err := s.store.CheckClaim(r.PathValue("id"), p.WorkerID, req.AttemptID); err != nil {
+	// held by another worker, ended attempt) or ignore (a seq already
+	// seen, a log already full) is answered here, so that a flood of such
+	// posts writes nothing to the Raft log.
+	chk, err := s.store.CheckLogChunk(r.PathValue("id"), p.WorkerID, req.AttemptID, req.Seq)
+	if err != nil {
 		return err
 	}
+	if chk.Duplicate || chk.Room == 0 {
+		writeJSON(w, http.StatusOK, map[string]any{"accepted": false})
+		return nil
+	}
+	req.Data = trimToRoom(req.Data, chk.Room)
 	accepted, err := state.Propose[bool](r.Context(), s.propose, command.AppendLogs{TaskID: r.PathValue("id"), WorkerID: p.WorkerID, AttemptID: req.AttemptID, Stream: req.Stream, Seq: req.Seq, Data: req.Data, Now: s.now(), MaxOutputBytes: s.quotas.outputLimit()})
 	if err != nil {
 		return err
@@ -147,4 +154,15 @@ func (s *Server) failTask(w http.ResponseWriter, r *http.Request, p auth.Princip
 	}
 	taskAnswer(w, t)
 	return nil
+}
+
+// trimToRoom cuts a chunk that would take the task's log past its cap to
+// room+1 bytes: still over by one, so the state machine stores the
+// log-limit marker and counts the log full exactly as it would for the
+// whole chunk, while the bytes it would drop never enter the Raft log.
+func trimToRoom(data string, room int) string {
+	if len(data) > room {
+		return data[:room+1]
+	}
+	return data
 }

@@ -89,6 +89,11 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, p auth.Princip
 	if id == "" {
 		id = "w" + auth.NewID(8)
 	}
+	if _, err := s.store.Worker(id); err == nil {
+		// Known to this replica: answered without a Raft entry.
+		existingWorker(w, id)
+		return nil
+	}
 	minted, err := auth.Mint(api.PrefixWorker)
 	if err != nil {
 		return err
@@ -111,14 +116,29 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, p auth.Princip
 	if err != nil {
 		return err
 	}
-	wk := view.Worker(out.Worker)
 	if !out.Created {
-		writeJSON(w, http.StatusOK, api.RegisterResponse{WorkerID: id, Status: wk.Status, Worker: &wk})
+		existingWorker(w, id)
 		return nil
 	}
+	wk := view.Worker(out.Worker)
 	s.log.Info("worker registered", "worker_id", id, "registered_by", p.Name, "status", wk.Status)
 	writeJSON(w, http.StatusCreated, api.RegisterResponse{WorkerID: id, WorkerToken: minted.Token.String(), Status: wk.Status, Worker: &wk})
 	return nil
+}
+
+// existingWorker answers a registration under an id that is taken: 200,
+// as the contract keeps register idempotent (an agent that lost its
+// credential learns to ask for a reissue), with the id the caller sent and
+// nothing else. A join token is shared by many machines, so its holder is
+// not that worker: the record (labels, devices, status, origin) is an
+// admin's to read. No use of the token is counted and nothing changes.
+func existingWorker(w http.ResponseWriter, id string) {
+	writeJSON(w, http.StatusOK, existingWorkerAnswer{WorkerID: id})
+}
+
+// existingWorkerAnswer is the whole answer to registering a taken id.
+type existingWorkerAnswer struct {
+	WorkerID string `json:"worker_id"`
 }
 
 func (s *Server) workerSelf(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
