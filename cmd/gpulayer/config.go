@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 
@@ -42,11 +43,24 @@ func bindConfigFile(cmd *cobra.Command) error {
 	if err != nil || file == "" {
 		return err
 	}
+	// One open: the mode checked is that of the file read.
+	fd, err := os.Open(file)
+	if err != nil {
+		return usageError{fmt.Errorf("%w %s: %w", errConfig, file, err)}
+	}
+	defer fd.Close()
+	fi, err := fd.Stat()
+	if err != nil {
+		return usageError{fmt.Errorf("%w %s: %w", errConfig, file, err)}
+	}
 	var values map[string]any
-	if _, err := toml.DecodeFile(file, &values); err != nil {
+	if _, err := toml.NewDecoder(fd).Decode(&values); err != nil {
 		// A parse error may quote the line it stopped at: a token there
 		// must not reach the terminal or a log that captures it.
 		return usageError{fmt.Errorf("%w %s: %s", errConfig, file, auth.Redact(err.Error()))}
+	}
+	if err := checkSecretConfig(file, fi, values); err != nil { // configperm.go
+		return usageError{err}
 	}
 	keys := make([]string, 0, len(values))
 	for k := range values {

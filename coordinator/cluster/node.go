@@ -87,6 +87,13 @@ func Open(cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("cluster: snapshot store: %w", err)
 	}
 	stores.Log = &snapshotAwareLog{LogStore: stores.Log, mark: mark}
+	// An operator's peers.json replaces a configuration that lost its
+	// quorum (recover.go).
+	if err := recoverPeers(cfg.DataDir, rc, cfg.FSM, stores, transport); err != nil {
+		transport.Close()
+		store.Close()
+		return nil, err
+	}
 	// Pipelines that stall are closed (pipeline.go: a follower could
 	// otherwise stop receiving entries for good).
 	r, err := raft.NewRaft(rc, cfg.FSM, stores.Log, stores.Stable, stores.Snapshots, guardedTransport{NetworkTransport: transport, stall: pipelineStall})

@@ -120,12 +120,19 @@ func returnMemory(err error) error {
 // RestorePrepared, and Prepare for an upload.
 func (f *FSM) prepare(rc io.Reader) (*state.PreparedTables, state.OutputRestore, error) {
 	r := bufio.NewReaderSize(rc, chunkSize)
-	sectioned, err := readHeader(r)
+	version, err := readHeader(r)
 	if err != nil {
 		return nil, nil, err
 	}
-	if !sectioned {
+	if version == 0 {
 		return f.prepareUnsectioned(r)
+	}
+	// The checksum is taken as the sections are read, and the trailer
+	// held back from them (checksum.go).
+	var sum *trailerReader
+	if version >= checksummedVersion {
+		sum = newTrailerReader(r, header(version))
+		r = bufio.NewReaderSize(sum, chunkSize)
 	}
 	// Each section is decoded as it is read: neither is held whole.
 	tables, err := prepareTables(r)
@@ -135,6 +142,12 @@ func (f *FSM) prepare(rc io.Reader) (*state.PreparedTables, state.OutputRestore,
 	out, err := f.prepareOutput(r)
 	if err != nil {
 		return nil, nil, err
+	}
+	if sum != nil {
+		if err := sum.verify(); err != nil {
+			out.Discard()
+			return nil, nil, fmt.Errorf("restore: %w", err)
+		}
 	}
 	return tables, out, nil // RestorePrepared checks that the two agree
 }
@@ -194,7 +207,8 @@ func (s *snapshot) Persist(sink raft.SnapshotSink) error {
 }
 
 func (s *snapshot) write(sink io.Writer) error {
-	w := bufio.NewWriterSize(sink, chunkSize)
+	sum := &summingWriter{w: sink, sum: newChecksum()}
+	w := bufio.NewWriterSize(sum, chunkSize)
 	if err := writeHeader(w); err != nil {
 		return err
 	}
@@ -212,7 +226,11 @@ func (s *snapshot) write(sink io.Writer) error {
 	if err := cw.Close(); err != nil {
 		return err
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	_, err := sink.Write(sum.trailer())
+	return err
 }
 
 // Release drops the capture and the output view.

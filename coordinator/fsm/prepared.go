@@ -60,13 +60,21 @@ func (p *Prepared) Discard() {
 // the store's chunks) and the digest of the whole. On S6's state the
 // store's section takes the longest; the other two finish within it.
 func (f *FSM) Prepare(ra io.ReaderAt, size int64) (*Prepared, error) {
+	version, err := readHeader(bufio.NewReader(io.NewSectionReader(ra, 0, size)))
+	if err != nil || version == 0 || (version >= checksummedVersion && size < int64(len(header(version))+trailerLen)) {
+		// What is wrong, or a legacy snapshot, read once.
+		return f.prepareWhole(bufio.NewReaderSize(io.NewSectionReader(ra, 0, size), chunkSize))
+	}
+	// The sections end where the checksum trailer starts (checksum.go).
+	end := size
+	if version >= checksummedVersion {
+		end -= trailerLen
+	}
 	from := func(off int64) *bufio.Reader {
-		return bufio.NewReaderSize(io.NewSectionReader(ra, off, size-off), chunkSize)
+		return bufio.NewReaderSize(io.NewSectionReader(ra, off, end-off), chunkSize)
 	}
 	r := from(0)
-	if sectioned, err := readHeader(r); err != nil || !sectioned {
-		return f.prepareWhole(from(0)) // what is wrong, or a legacy snapshot
-	}
+	_, _ = readHeader(r)
 	p := &Prepared{size: size}
 	// The store's section decides first: once it is refused, the other
 	// two parts stop reading (their error is not the one reported).
@@ -75,12 +83,10 @@ func (f *FSM) Prepare(ra io.ReaderAt, size int64) (*Prepared, error) {
 	var wg sync.WaitGroup
 	var hashErr, outErr error
 	wg.Go(func() {
-		h := sha256.New()
-		_, hashErr = io.Copy(h, io.NewSectionReader(aside, 0, size))
-		h.Sum(p.digest[:0])
+		p.digest, hashErr = digestOf(aside, version, end, size)
 	})
 	wg.Go(func() {
-		or := bufio.NewReaderSize(io.NewSectionReader(aside, 0, size), chunkSize)
+		or := bufio.NewReaderSize(io.NewSectionReader(aside, 0, end), chunkSize)
 		if _, outErr = readHeader(or); outErr == nil {
 			if outErr = skipSection(or); outErr == nil {
 				p.out, outErr = f.prepareOutput(or)
@@ -105,6 +111,26 @@ func (f *FSM) Prepare(ra io.ReaderAt, size int64) (*Prepared, error) {
 	}
 	p.tables = tables
 	return p, nil
+}
+
+// digestOf hashes a snapshot of size bytes whole (SHA-256) and, for a
+// version with one, checks its checksum trailer, which starts at end.
+func digestOf(ra io.ReaderAt, version uint64, end, size int64) (digest [sha256.Size]byte, err error) {
+	h := sha256.New()
+	sum := newChecksum()
+	if _, err := io.Copy(io.MultiWriter(h, sum), io.NewSectionReader(ra, 0, end)); err != nil {
+		return digest, err
+	}
+	trailer := make([]byte, size-end)
+	if _, err := ra.ReadAt(trailer, end); err != nil && !(errors.Is(err, io.EOF) && len(trailer) == 0) {
+		return digest, err
+	}
+	h.Write(trailer)
+	h.Sum(digest[:0])
+	if version >= checksummedVersion {
+		return digest, checkTrailer(sum, trailer)
+	}
+	return digest, nil
 }
 
 // stoppable reads from r until stop is set.

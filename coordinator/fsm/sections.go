@@ -9,17 +9,21 @@ import (
 )
 
 // A snapshot is framed as sections: the magic, a version, then the
-// store's section, then the output section. Each section is a chunked
+// store's section, then the output section, then (version 2 on) a
+// checksum trailer (checksum.go). Each section is a chunked
 // stream, [uvarint n][n bytes]... [uvarint 0], so that neither section's
 // codec needs to be self-delimiting and a truncated one is seen as such.
 // A snapshot without the magic is one written before sections (the
 // store's JSON alone, whose first byte is '{', the output in its "logs"
 // field) restores too (legacy.go).
 
-// snapshotMagic opens a sectioned snapshot; sectionsVersion follows it.
+// snapshotMagic opens a sectioned snapshot; sectionsVersion, the version
+// written, follows it. Versions oldestSections to sectionsVersion are
+// read.
 const (
 	snapshotMagic   = "GPULSNAP"
-	sectionsVersion = 1
+	sectionsVersion = checksummedVersion
+	oldestSections  = 1
 )
 
 // maxChunk bounds one chunk: a writer emits at most chunkSize, and a
@@ -32,30 +36,34 @@ const (
 // ErrBadSnapshot is a snapshot whose framing is wrong.
 var ErrBadSnapshot = errors.New("fsm: malformed snapshot")
 
+// header is a sectioned snapshot's header of version v.
+func header(v uint64) []byte { return binary.AppendUvarint([]byte(snapshotMagic), v) }
+
 func writeHeader(w io.Writer) error {
-	_, err := w.Write(binary.AppendUvarint([]byte(snapshotMagic), sectionsVersion))
+	_, err := w.Write(header(sectionsVersion))
 	return err
 }
 
-// readHeader reports whether r starts with a sectioned snapshot's header
-// (and consumes it), refusing a version it does not know.
-func readHeader(r *bufio.Reader) (bool, error) {
+// readHeader reads a sectioned snapshot's header and returns its version,
+// refusing one it does not know; 0, and nothing consumed, is a snapshot
+// written before sections (legacy.go).
+func readHeader(r *bufio.Reader) (uint64, error) {
 	head, err := r.Peek(len(snapshotMagic))
 	if err != nil || string(head) != snapshotMagic {
 		if len(head) > 0 && head[0] == '{' {
-			return false, nil
+			return 0, nil
 		}
-		return false, fmt.Errorf("%w: no snapshot header", ErrBadSnapshot)
+		return 0, fmt.Errorf("%w: no snapshot header", ErrBadSnapshot)
 	}
 	_, _ = r.Discard(len(snapshotMagic))
 	v, err := binary.ReadUvarint(r)
 	if err != nil {
-		return false, fmt.Errorf("%w: version: %v", ErrBadSnapshot, err)
+		return 0, fmt.Errorf("%w: version: %v", ErrBadSnapshot, err)
 	}
-	if v != sectionsVersion {
-		return false, fmt.Errorf("%w: version %d, this coordinator reads %d", ErrBadSnapshot, v, sectionsVersion)
+	if v < oldestSections || v > sectionsVersion {
+		return 0, fmt.Errorf("%w: version %d, this coordinator reads %d to %d", ErrBadSnapshot, v, oldestSections, sectionsVersion)
 	}
-	return true, nil
+	return v, nil
 }
 
 // chunkWriter writes one section as chunks; Close ends it.

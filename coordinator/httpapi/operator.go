@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/blob"
+	"github.com/gpulayer/gpulayer/coordinator/cluster"
 	"github.com/gpulayer/gpulayer/coordinator/fsm"
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -59,11 +60,10 @@ func (s *Server) addPeer(w http.ResponseWriter, r *http.Request, _ auth.Principa
 	if _, err := decodeRequest(r, &req, false); err != nil {
 		return err
 	}
-	if req.NodeID == "" || len(req.NodeID) > 128 {
-		return invalidf("node_id is required (at most 128 bytes)")
-	}
-	if req.RaftAddr == "" || len(req.RaftAddr) > 256 {
-		return invalidf("raft_addr is required")
+	// An address Raft cannot dial, once a voter, counts toward the quorum
+	// and never answers: it is refused here, the configuration untouched.
+	if err := cluster.CheckPeer(req.NodeID, req.RaftAddr); err != nil {
+		return invalidf("%v", err)
 	}
 	if err := s.operator.AddVoter(r.Context(), req.NodeID, req.RaftAddr); err != nil {
 		return fmt.Errorf("add peer %s: %w", req.NodeID, err)
@@ -135,7 +135,7 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request, _ auth.
 	case errors.Is(err, state.ErrOutputStorage):
 		return fmt.Errorf("restore: %w", err)
 	case err != nil:
-		return invalidf("not a GpuLayer snapshot: %v", err)
+		return invalidf("snapshot refused: %v", err) // damaged (checksum), malformed, or contradicting itself (state invariants)
 	}
 	withdraw, err := s.snapshots.Offer(prepared)
 	if err != nil {

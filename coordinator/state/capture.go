@@ -158,6 +158,7 @@ func (w *Worker) clone() Worker {
 		c.LastAcquire = &last
 	}
 	c.ApprovedDevices = maps.Clone(w.ApprovedDevices)
+	c.ApprovedIdentity = maps.Clone(w.ApprovedIdentity)
 	return c
 }
 
@@ -191,7 +192,7 @@ func (s *Store) ownTask(t *Task) *Task {
 // own (ownTask) before it is changed.
 func (s *Store) mustOwn(t *Task) {
 	if checkOwnership && (t.gen != s.gen.Load() || t.frozen || s.tasks.get(t.ID) != t) {
-		panic(fmt.Sprintf("state: task %s changed without ownTask", t.ID))
+		panic(ownershipViolation(fmt.Sprintf("state: task %s changed without ownTask", t.ID)))
 	}
 }
 

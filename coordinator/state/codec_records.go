@@ -94,6 +94,8 @@ var workerCodec = newCodec(
 	strField("approved_by", func(w *Worker) *string { return &w.ApprovedBy }, omitEmpty|interned),
 	mapField("approved_devices", func(w *Worker) *map[string]uint64 { return &w.ApprovedDevices }, mpUint,
 		func(_ *recordReader, r *mpReader) uint64 { return r.uint() }),
+	mapField("approved_identity", func(w *Worker) *map[string]string { return &w.ApprovedIdentity }, mpString,
+		func(d *recordReader, r *mpReader) string { return d.str(r) }),
 	stringsField("capabilities", func(w *Worker) *[]string { return &w.Capabilities }, interned),
 	stringsField("clear_gpus", func(w *Worker) *[]string { return &w.ClearGPUs }, omitEmpty),
 	strField("cluster_key", func(w *Worker) *string { return &w.ClusterKey }, omitEmpty|interned),

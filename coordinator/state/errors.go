@@ -23,4 +23,8 @@ var (
 	// ErrEnrollmentRefused refuses an enrollment whose cluster, allowlist
 	// row or source address does not match.
 	ErrEnrollmentRefused = errors.New("enrollment refused")
+	// ErrCorruptState refuses a command that met state contradicting
+	// itself (applyguard.go): the command is refused instead of the FSM
+	// panicking on every replay.
+	ErrCorruptState = errors.New("state contradicts itself")
 )

@@ -11,7 +11,8 @@ import (
 
 // Approved inventory. A worker's GPUs are offered as the worker registered
 // them, or as an admin last approved them (ApproveDevices): a GPU whose
-// UUID is new since then, or whose memory changed, is kept and shown but
+// UUID is new since then, or whose memory or identity (gpubind.go)
+// changed, is kept and shown but
 // given no work until an admin approves the inventory again. A GPU swapped
 // in, or one that reports another size than it did, is not taken on the
 // agent's word alone.
@@ -27,7 +28,7 @@ func approvedDevice(w *Worker, d command.Device) bool {
 		return true
 	}
 	mib, ok := w.ApprovedDevices[d.UUID]
-	return ok && mib == d.MemoryMiB
+	return ok && mib == d.MemoryMiB && sameIdentity(w, d) // gpubind.go
 }
 
 // offered reports whether d may be given work: healthy and approved.
@@ -50,8 +51,10 @@ func unapproved(w *Worker) map[string]string {
 		if approvedDevice(w, d) {
 			continue
 		}
-		if mib, ok := w.ApprovedDevices[d.UUID]; ok {
+		if mib, ok := w.ApprovedDevices[d.UUID]; ok && mib != d.MemoryMiB {
 			out[d.UUID] = fmt.Sprintf("its memory changed from %d to %d MiB since the worker's inventory was approved", mib, d.MemoryMiB)
+		} else if ok {
+			out[d.UUID] = "its model, compute capability, PCI id, MIG layout, sharing or topology changed since the worker's inventory was approved"
 		} else {
 			out[d.UUID] = "it is new since the worker's inventory was approved"
 		}
@@ -77,6 +80,7 @@ func (s *Store) approveDevices(c command.ApproveDevices) (ApproveOutcome, error)
 	}
 	waiting := slices.Sorted(maps.Keys(unapproved(w)))
 	w.ApprovedDevices = inventoryOf(w.Devices)
+	w.ApprovedIdentity = identitiesOf(w.Devices)
 	detail := "no GPU was awaiting approval"
 	if len(waiting) > 0 {
 		detail = "brought into service: " + strings.Join(waiting, ", ")

@@ -85,11 +85,12 @@ func index(as ...applier) map[command.Type]handler {
 	return m
 }
 
-func (s *Store) applyOne(c command.Command) Result {
+func (s *Store) applyOne(c command.Command) (res Result) {
 	h, ok := handlers[c.Type()]
 	if !ok {
 		return Refused(fmt.Errorf("%w: unhandled command %T", ErrInvalid, c))
 	}
+	defer refusePanic(c, &res) // applyguard.go
 	return h(s, c)
 }
 

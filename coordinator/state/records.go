@@ -53,6 +53,10 @@ type Worker struct {
 	// (gpuapproval.go): UUID to memory in MiB; nil in state written
 	// before it was kept.
 	ApprovedDevices map[string]uint64 `json:"approved_devices,omitempty"`
+	// ApprovedIdentity binds, by UUID, the rest of what placement trusts
+	// of each approved GPU (gpubind.go: identityOf); nil in state
+	// written before it was kept.
+	ApprovedIdentity map[string]string `json:"approved_identity,omitempty"`
 	// MaxTasks is how many tasks the worker's agent runs at once, as its
 	// heartbeats say (0: not said); a gang placement keeps within it.
 	MaxTasks int `json:"max_tasks,omitempty"`

@@ -204,5 +204,5 @@ func (s *Store) load(snap *snapshotV1) error {
 	if snap.Nodes != nil {
 		s.nodes = snap.Nodes
 	}
-	return nil
+	return s.checkInvariants(snap) // invariants.go
 }

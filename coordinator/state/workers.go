@@ -57,14 +57,15 @@ func (s *Store) registerWorker(c command.RegisterWorker) (RegisterOutcome, error
 		Executors:    c.Executors,
 		Devices:      c.Devices,
 		// What a worker registers with is its approved inventory.
-		ApprovedDevices: inventoryOf(c.Devices),
-		CredentialID:    c.Credential.ID,
-		RegisteredAt:    c.Now,
-		RegisteredBy:    c.RegisteredBy,
-		Origin:          origin,
-		InstanceID:      c.InstanceID,
-		TokenID:         c.TokenID,
-		active:          map[string]struct{}{},
+		ApprovedDevices:  inventoryOf(c.Devices),
+		ApprovedIdentity: identitiesOf(c.Devices),
+		CredentialID:     c.Credential.ID,
+		RegisteredAt:     c.Now,
+		RegisteredBy:     c.RegisteredBy,
+		Origin:           origin,
+		InstanceID:       c.InstanceID,
+		TokenID:          c.TokenID,
+		active:           map[string]struct{}{},
 	}
 	cred := c.Credential
 	cred.WorkerID = c.WorkerID
@@ -161,6 +162,7 @@ func (s *Store) updateWorker(c command.UpdateWorker) (WorkerRecord, error) {
 	if w.ApprovedDevices == nil {
 		w.ApprovedDevices = inventoryOf(w.Devices) // state from before approvals were kept
 	}
+	bindLegacyIdentity(w) // state from before identities were kept (gpubind.go)
 	w.Executors = c.Executors
 	w.Devices = c.Devices
 	if c.MaxTasks > 0 {
