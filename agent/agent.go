@@ -121,6 +121,10 @@ type Config struct {
 	// its own user. Without it such an agent refuses to start
 	// (ErrSharedUserTasks): its tasks could read its credential.
 	AllowSharedUserTasks bool
+	// TaskSandbox is what each task's sandbox hides and limits, beyond
+	// what the agent hides of its own (taskSandbox): extra paths, the
+	// memory, CPU and process limits, or no sandbox at all.
+	TaskSandbox runner.SandboxConfig
 	// Metrics receives the agent's counters (NewMetrics when nil);
 	// MetricsAddr, when set, serves them at GET /metrics, on a loopback
 	// address unless MetricsAllowRemote (see checkMetricsAddr).
@@ -253,11 +257,12 @@ func (a *Agent) prepareTasks() (func(), error) {
 		StopGrace:   a.cfg.StopGrace,
 		Leases:      a.leases,
 		Advertise:   advertiseAddr(context.Background(), a.cfg.AdvertiseAddr, a.cfg.Coordinators),
+		Sandbox:     a.taskSandbox(),
 		Clock:       a.cfg.Clock,
 		Logger:      a.cfg.Logger.With("component", "runner"),
 	})
 	a.shares = &shareWatchdog{holder: a.runner, uidsOf: runner.ProcessUIDs, attemptOf: runner.AttemptOfPID, log: a.log, blind: map[string]bool{}}
-	a.log.Info("task isolation", "users", a.plan.describe(slots), "work_dir", root, "gpu_sharing_mps", a.mpsNow() != "")
+	a.log.Info("task isolation", "users", a.plan.describe(slots), "work_dir", root, "gpu_sharing_mps", a.mpsNow() != "", "sandbox", sandboxSummary(a.taskSandbox()))
 	return cleanup, nil
 }
 

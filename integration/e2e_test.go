@@ -14,6 +14,7 @@ import (
 	"github.com/gpulayer/gpulayer/agent"
 	"github.com/gpulayer/gpulayer/agent/devices"
 	"github.com/gpulayer/gpulayer/agent/pluginhost"
+	"github.com/gpulayer/gpulayer/agent/runner"
 	"github.com/gpulayer/gpulayer/coordinator"
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -134,6 +135,7 @@ func newAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, op
 		GPUSampleInterval:    o.gpuSampleInterval,
 		MPSPipeDir:           o.mpsPipeDir,
 		TaskUser:             taskUserAsRoot(o.taskUser),
+		TaskSandbox:          runner.SandboxConfig{Keep: []string{taskShareRoot(t)}},
 	})
 	if err != nil {
 		t.Fatal(err)

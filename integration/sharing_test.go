@@ -52,19 +52,20 @@ func TestSharedGPUTasksRunTogetherAndTheWatchdogStopsOneOverItsShare(t *testing.
 		return j.ID
 	}
 	over, under := submit("a", "b", 30), submit("b", "a", 40)
-	pidOf := func(name string) uint32 {
-		var pid uint64
+	// The pid NVML reports is the host's: the task's own $$ is its PID
+	// namespace's.
+	pidOf := func(name, other string) uint32 {
 		coordinatortest.WaitFor(t, 30*time.Second, "task "+name+" to run", func() bool {
 			b, err := os.ReadFile(filepath.Join(dir, name))
 			if err != nil {
 				return false
 			}
-			pid, err = strconv.ParseUint(strings.TrimSpace(string(b)), 10, 32)
+			_, err = strconv.ParseUint(strings.TrimSpace(string(b)), 10, 32)
 			return err == nil
 		})
-		return uint32(pid)
+		return hostPID(t, dir, name, other)
 	}
-	pidA, pidB := pidOf("a"), pidOf("b")
+	pidA, pidB := pidOf("a", "b"), pidOf("b", "a")
 	jo, _ := admin.Job(t.Context(), over)
 	ju, _ := admin.Job(t.Context(), under)
 	gpu := jo.Tasks[0].Devices

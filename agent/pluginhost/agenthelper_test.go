@@ -17,9 +17,11 @@ import (
 // own in the background, says "ready" and waits to be killed.
 const agentArg = "__pluginhost_test_agent__"
 
-// taskScript records its pid in $1/task and its background child's in
-// $1/child.
-const taskScript = `sleep 120 & echo $! > "$1/child.tmp"; mv "$1/child.tmp" "$1/child"; echo $$ > "$1/task.tmp"; mv "$1/task.tmp" "$1/task"; wait`
+// taskScript records its pid in task and its background child's in
+// child, in its working directory (its own: in a sandbox, the only one of
+// the host's /tmp it sees). The pids are the sandbox's own; the test
+// finds the host's below the plugin.
+const taskScript = `sleep 120 & echo $! > child.tmp; mv child.tmp child; echo $$ > task.tmp; mv task.tmp task; wait`
 
 func serveAgent(dir string) int {
 	h, err := pluginhost.New(pluginhost.Config{
@@ -36,7 +38,7 @@ func serveAgent(dir string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	cfg, _ := json.Marshal(map[string]any{"command": "sh", "args": []string{"-c", taskScript, "sh", dir}})
+	cfg, _ := json.Marshal(map[string]any{"command": "sh", "args": []string{"-c", taskScript}})
 	work := filepath.Join(dir, "work")
 	if err := os.Mkdir(work, 0o700); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -48,7 +50,7 @@ func serveAgent(dir string) int {
 	}
 	for _, f := range []string{"task", "child"} {
 		for {
-			if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			if _, err := os.Stat(filepath.Join(work, f)); err == nil {
 				break
 			}
 			time.Sleep(10 * time.Millisecond)

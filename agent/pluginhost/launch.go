@@ -14,6 +14,7 @@ import (
 
 	plugin "github.com/hashicorp/go-plugin"
 
+	"github.com/gpulayer/gpulayer/internal/cloexec"
 	"github.com/gpulayer/gpulayer/internal/hclogslog"
 	"github.com/gpulayer/gpulayer/sdk/executor"
 )
@@ -54,13 +55,19 @@ func (h *Host) launch(ctx context.Context, name string) (*instance, error) {
 	if err != nil {
 		return nil, err
 	}
+	log := h.log.With("executor", name)
 	cmd.Env = pluginEnv()
 	cmd.SysProcAttr = pluginSysProcAttr()
+	// A descriptor the agent inherited without close-on-exec (from the
+	// shell or service manager that started it) would reach the plugin,
+	// and the plugin's tasks.
+	if err := cloexec.Mark(); err != nil {
+		log.Warn("marking inherited descriptors close-on-exec", "error", err)
+	}
 	timeout := h.cfg.StartTimeout
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < timeout {
 		timeout = max(time.Until(dl), time.Millisecond)
 	}
-	log := h.log.With("executor", name)
 	pluginLog := hclogslog.New(h.cfg.Logger.With("component", "plugin", "executor", name))
 	stdio := func(stream string) *hclogslog.LineWriter {
 		return &hclogslog.LineWriter{Log: func(line string) {

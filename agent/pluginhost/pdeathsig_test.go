@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -62,15 +61,15 @@ func TestPluginAndTasksDieWithTheAgent(t *testing.T) {
 		_ = cmd.Process.Kill()
 		t.Fatal("no plugin process below the helper agent")
 	}
+	// The task's processes, as the host numbers them: in a sandbox its
+	// init, the task and its child; without one, the task and its child.
 	pids := map[string]int{"plugin": plugin}
-	for _, f := range []string{"task", "child"} {
-		b, err := os.ReadFile(filepath.Join(dir, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if pids[f], err = strconv.Atoi(strings.TrimSpace(string(b))); err != nil {
-			t.Fatal(err)
-		}
+	for i, pid := range descendantsOf(plugin) {
+		pids["task process "+strconv.Itoa(i)] = pid
+	}
+	if len(pids) < 3 {
+		_ = cmd.Process.Kill()
+		t.Fatalf("below the plugin: %v, want the task and its child at least", pids)
 	}
 	t.Cleanup(func() { // whatever the outcome, leave nothing behind
 		for _, pid := range pids {
@@ -91,6 +90,15 @@ func TestPluginAndTasksDieWithTheAgent(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
+}
+
+// descendantsOf lists pid's children, their children and so on.
+func descendantsOf(pid int) []int {
+	var out []int
+	for _, c := range childrenOf(pid) {
+		out = append(append(out, c), descendantsOf(c)...)
+	}
+	return out
 }
 
 // childrenOf lists pid's children from /proc.

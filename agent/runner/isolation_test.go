@@ -54,12 +54,14 @@ func TestTaskEnvironmentIsAllowlisted(t *testing.T) {
 
 // The attack: `cat ../../worker-credential.json` from the task's working
 // directory returned the agent's credential. Running as its own uid, the
-// task gets EACCES on the agent's 0700 data dir and 0600 credential; its
-// own directory is 0700 and its own, and is removed once it ended.
+// task gets EACCES on the agent's 0700 data dir and 0600 credential (in
+// a sandbox, on the empty directory that hides the data dir, and on the
+// work root, of which it reaches its own directory only); its own
+// directory is 0700 and its own, and is removed once it ended.
 func TestTaskCannotReadAgentFiles(t *testing.T) {
 	rootOnly(t)
-	r, rec, root := newRunner(t, NewUIDPool(61100, 1))
 	dataDir := t.TempDir()
+	r, rec, root := newRunnerWith(t, NewUIDPool(61100, 1), SandboxConfig{Hide: []string{dataDir}})
 	if err := os.Chmod(dataDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -86,10 +88,12 @@ func TestTaskCannotReadAgentFiles(t *testing.T) {
 
 // The attack: a task read a neighbour's secret from /proc/*/environ.
 // Two tasks running at once get different uids, and each is refused the
-// other's environ while both are alive.
+// other's environ while both are alive. Without a sandbox, that is: in
+// one, neither even sees the other's processes
+// (plugins/exec TestSandboxSeesOnlyItsOwnProcesses).
 func TestConcurrentTasksCannotReadEachOther(t *testing.T) {
 	rootOnly(t)
-	r, rec, _ := newRunner(t, NewUIDPool(61200, 2))
+	r, rec, _ := newRunnerWith(t, NewUIDPool(61200, 2), SandboxConfig{Disable: true})
 	shared := filepath.Join(searchableRoot(t), "rendezvous")
 	if err := os.Mkdir(shared, 0o777|os.ModeSticky); err != nil {
 		t.Fatal(err)
@@ -134,10 +138,11 @@ id -u`
 
 // A process a task left running (escaped from its process group) would
 // share the uid with the next task given it: it is killed before the uid
-// is handed out again.
+// is handed out again. That is the clean-up of a task without a sandbox;
+// in one, nothing it started outlives it (TestSandboxedTaskLeavesNothing).
 func TestLeftoverProcessesKilledBeforeUIDReuse(t *testing.T) {
 	rootOnly(t)
-	r, rec, _ := newRunner(t, NewUIDPool(61300, 1))
+	r, rec, _ := newRunnerWith(t, NewUIDPool(61300, 1), SandboxConfig{Disable: true})
 	a := shellTask(t, `setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $!`, nil)
 	r.Run(t.Context(), a)
 	stdout, stderr, ended := rec.out(a.ID)

@@ -47,8 +47,9 @@ func TestProcessStartsOnlyOnceTheLeaseHolds(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			g := newGate()
 			rec := newRecorder()
-			r := New(Config{Host: inProcess{exec.New(exec.Options{})}, Coordinator: rec, WorkRoot: searchableRoot(t), Leases: g, StopGrace: time.Second})
 			ran := filepath.Join(t.TempDir(), "ran")
+			// Kept: a sandboxed task does not see the host's /tmp.
+			r := New(Config{Host: inProcess{exec.New(exec.Options{})}, Coordinator: rec, WorkRoot: searchableRoot(t), Leases: g, StopGrace: time.Second, Sandbox: SandboxConfig{Keep: []string{filepath.Dir(ran)}}})
 			a := shellTask(t, `echo ran > "$1"`, nil, ran)
 			done := make(chan Outcome, 1)
 			go func() { done <- r.Run(t.Context(), a) }()

@@ -76,6 +76,8 @@ type Config struct {
 	// device memory limit, and an enforced share fails without it
 	// (share.go). Nil: no MPS.
 	MPS func() string
+	// Sandbox is what each task's sandbox hides and limits (sandbox.go).
+	Sandbox SandboxConfig
 }
 
 // Runner runs tasks. It is safe for concurrent use.
@@ -347,6 +349,7 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 	}
 	env := taskEnv(a, workDir, user)
 	maps.Copy(env, shareEnv(a.Resources, mps))
+	env[executor.EnvSandbox] = r.sandbox(mps).Encode()
 	if a.Gang != nil {
 		peers, err := r.meet(ctx, rn)
 		switch {

@@ -151,9 +151,15 @@ func searchableRoot(t *testing.T) string {
 
 func newRunner(t *testing.T, users Users) (*Runner, *recorder, string) {
 	t.Helper()
+	return newRunnerWith(t, users, SandboxConfig{})
+}
+
+// newRunnerWith is newRunner asking for sandbox sb.
+func newRunnerWith(t *testing.T, users Users, sb SandboxConfig) (*Runner, *recorder, string) {
+	t.Helper()
 	rec := newRecorder()
 	root := searchableRoot(t)
-	r := New(Config{Host: inProcess{exec.New(exec.Options{})}, Coordinator: rec, WorkRoot: root, Users: users, StopGrace: time.Second})
+	r := New(Config{Host: inProcess{exec.New(exec.Options{})}, Coordinator: rec, WorkRoot: root, Users: users, StopGrace: time.Second, Sandbox: sb})
 	return r, rec, root
 }
 
@@ -218,20 +224,18 @@ func TestUIDPoolSkipsUIDsInUse(t *testing.T) {
 	if err != nil || u.UID != 61001 {
 		t.Fatalf("Acquire = %+v, %v; want 61001, skipping the busy 61000", u, err)
 	}
-	// A uid handed back (its processes killed first) is not looked up
-	// again; one never handed out still is.
-	scans := 0
-	p.busy = func(uid uint32) bool { scans++; return uid == 61000 }
-	p.Release(u, true)
-	if again, err := p.Acquire(); err != nil || again.UID != 61001 || scans != 1 {
-		t.Fatalf("after a release: %+v, %v, %d scans; want 61001 with only 61000 scanned", again, err, scans)
-	}
-	// A uid handed back not clean (its leftovers could not be killed or
-	// listed) is looked up again, and skipped while it is busy.
-	p.Release(u, false)
-	p.busy = func(uid uint32) bool { return uid <= 61001 }
-	if again, err := p.Acquire(); err != nil || again.UID != 61002 {
-		t.Fatalf("after a release not clean, with it busy: %+v, %v; want 61002", again, err)
+	// A uid handed back is looked up again right before it is handed
+	// out, clean or not: a process that outlived its task is found
+	// there, and the uid skipped while it runs.
+	for _, clean := range []bool{true, false} {
+		scans := 0
+		p.busy = func(uid uint32) bool { scans++; return uid <= 61001 }
+		p.Release(u, clean)
+		again, err := p.Acquire()
+		if err != nil || again.UID != 61002 || scans != 3 {
+			t.Fatalf("after a release (clean %v), with it busy: %+v, %v, %d scans; want 61002 after scanning all three", clean, again, err, scans)
+		}
+		u = again
 	}
 	p.busy = func(uint32) bool { return false }
 	if again, err := p.Acquire(); err != nil || again.UID != 61000 {

@@ -21,16 +21,18 @@ func shared(a api.Assignment, gpu string, mib uint64, mode string) api.Assignmen
 // leaves the other running.
 func TestSharedTasksRunSideBySideAndStopAlone(t *testing.T) {
 	rec := newRecorder()
-	r := New(Config{Host: inProcess{exec.New(exec.Options{})}, Coordinator: rec, WorkRoot: searchableRoot(t), StopGrace: time.Second, MPS: func() string { return "/run/mps" }})
-	script := `echo "share=$GPULAYER_GPU_MEMORY_MIB limit=$CUDA_MPS_PINNED_DEVICE_MEM_LIMIT pipe=$CUDA_MPS_PIPE_DIRECTORY gpus=$CUDA_VISIBLE_DEVICES"; exec sleep 120`
+	mps := t.TempDir() // a sandboxed task must reach it: it exists
+	r := New(Config{Host: inProcess{exec.New(exec.Options{})}, Coordinator: rec, WorkRoot: searchableRoot(t), StopGrace: time.Second, MPS: func() string { return mps }})
+	script := `seen=no; [ -d "$CUDA_MPS_PIPE_DIRECTORY" ] && seen=yes
+echo "share=$GPULAYER_GPU_MEMORY_MIB limit=$CUDA_MPS_PINNED_DEVICE_MEM_LIMIT pipe=$CUDA_MPS_PIPE_DIRECTORY seen=$seen gpus=$CUDA_VISIBLE_DEVICES"; exec sleep 120`
 	big := shared(shellTask(t, script, nil), "GPU-s", 40960, api.SharingEnforced)
 	small := shared(shellTask(t, script, nil), "GPU-s", 30720, api.SharingUnenforced)
 	done := map[string]chan Outcome{big.AttemptID: make(chan Outcome, 1), small.AttemptID: make(chan Outcome, 1)}
 	for _, a := range []api.Assignment{big, small} {
 		go func() { done[a.AttemptID] <- r.Run(t.Context(), a) }()
 	}
-	waitOutput(t, rec, big.ID, "share=40960 limit=0=40960M pipe=/run/mps gpus=GPU-s")
-	waitOutput(t, rec, small.ID, "share=30720 limit=0=30720M pipe=/run/mps gpus=GPU-s")
+	waitOutput(t, rec, big.ID, "share=40960 limit=0=40960M pipe="+mps+" seen=yes gpus=GPU-s")
+	waitOutput(t, rec, small.ID, "share=30720 limit=0=30720M pipe="+mps+" seen=yes gpus=GPU-s")
 
 	shares := r.Shares()
 	if len(shares) != 2 || shares[0].GPU != "GPU-s" || shares[1].GPU != "GPU-s" || shares[0].MiB+shares[1].MiB != 71680 {

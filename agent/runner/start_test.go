@@ -50,8 +50,10 @@ func TestStartWithAnUnknownOutcomeIsSentAgain(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			coord := &startAnswers{recorder: newRecorder(), errs: c.errs}
-			r := New(Config{Host: inProcess{exec.New(exec.Options{})}, Coordinator: coord, WorkRoot: searchableRoot(t), StopGrace: time.Second})
 			ran := filepath.Join(t.TempDir(), "ran")
+			// The marker lies in the host's /tmp, which a sandboxed task
+			// would not see otherwise.
+			r := New(Config{Host: inProcess{exec.New(exec.Options{})}, Coordinator: coord, WorkRoot: searchableRoot(t), StopGrace: time.Second, Sandbox: SandboxConfig{Keep: []string{filepath.Dir(ran)}}})
 			out := r.Run(t.Context(), shellTask(t, `echo ran > "$1"`, nil, ran))
 			_, err := os.Stat(ran)
 			if (err == nil) != c.wantRun || coord.calls.Load() != c.wantCalls {

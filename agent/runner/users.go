@@ -42,25 +42,25 @@ var ErrNoTaskUser = errors.New("no free task uid: every uid of the task uid rang
 // handed to a second task while a first one holds it, so one task cannot
 // signal another, read its /proc/<pid>/environ or enter its directory.
 //
-// A uid that some process already runs under (another agent on the same
-// host with an overlapping range, a process nobody cleaned up) is skipped:
-// it is not free, whatever this pool knows. A uid handed back with
-// Release is known to run nothing (the runner kills what is left under it
-// first, and only root could start anything under it since), so it is not
-// looked up again: a /proc scan a task is enough.
+// A uid is free only if no live process runs under it, and that is looked
+// up (a /proc scan) every time, right before the uid is handed out: a
+// process of the uid that survived its task (the runner's clean-up
+// missed it, or it ran outside the task's sandbox) would share the uid
+// with the next task, reach its processes and read its files. Such a uid
+// is skipped while anything runs under it; so is one that another agent
+// on the same host, with an overlapping range, uses.
 type UIDPool struct {
 	base uint32
 	size int
 	busy func(uid uint32) bool
 
-	mu    sync.Mutex
-	used  []bool
-	clean []bool // released with nothing left running under it
+	mu   sync.Mutex
+	used []bool
 }
 
 // NewUIDPool returns a pool of size uids from base.
 func NewUIDPool(base uint32, size int) *UIDPool {
-	return &UIDPool{base: base, size: size, busy: uidInUse, used: make([]bool, size), clean: make([]bool, size)}
+	return &UIDPool{base: base, size: size, busy: uidInUse, used: make([]bool, size)}
 }
 
 // uidInUse reports whether any live process runs under uid, or whether
@@ -75,8 +75,8 @@ func (p *UIDPool) Acquire() (User, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for i, taken := range p.used {
-		if !taken && (p.clean[i] || !p.busy(p.base+uint32(i))) {
-			p.used[i], p.clean[i] = true, false
+		if !taken && !p.busy(p.base+uint32(i)) {
+			p.used[i] = true
 			id := p.base + uint32(i)
 			return User{UID: id, GID: id, Name: "gpulayer-" + strconv.FormatUint(uint64(id), 10), Switch: true, Exclusive: true}, nil
 		}
@@ -84,16 +84,13 @@ func (p *UIDPool) Acquire() (User, error) {
 	return User{}, fmt.Errorf("%w (%d uids from %d)", ErrNoTaskUser, p.size, p.base)
 }
 
-// Release implements Users. A uid released clean (the caller saw that no
-// process runs under it any more, as Runner.cleanUp does) is handed out
-// again without a scan; one released not clean (its leftovers could not be
-// killed, or not be listed) is scanned when next wanted, and skipped while
-// anything runs under it.
-func (p *UIDPool) Release(u User, clean bool) {
+// Release implements Users. Whether the caller saw the uid clean or not,
+// it is looked up again before its next task (Acquire).
+func (p *UIDPool) Release(u User, _ bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if i := int(u.UID) - int(p.base); u.UID >= p.base && i < p.size {
-		p.used[i], p.clean[i] = false, clean
+		p.used[i] = false
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -19,6 +21,7 @@ import (
 	"github.com/gpulayer/gpulayer/agent"
 	"github.com/gpulayer/gpulayer/agent/devices"
 	"github.com/gpulayer/gpulayer/agent/pluginhost"
+	"github.com/gpulayer/gpulayer/agent/runner"
 )
 
 type agentFlags struct {
@@ -56,6 +59,15 @@ type agentFlags struct {
 
 	metricsAddr        string
 	metricsAllowRemote bool
+
+	// The task sandbox (docs/agent.md, "Task sandbox").
+	noSandbox   bool
+	taskMemory  int64
+	taskCPUs    float64
+	taskPids    int64
+	sandboxHide string
+	sandboxKeep string
+	configFile  string // --config, hidden from tasks besides
 }
 
 func (f *agentFlags) register(fs *pflag.FlagSet) {
@@ -92,6 +104,43 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.Var(&f.pluginPins, "plugin-sha256", "pin a plugin-directory executor to the SHA-256 of its file, name=hex (repeatable; see also plugins.sha256)")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at GET /metrics on this HOST:PORT, loopback unless --metrics-allow-remote (default: not served)")
 	fs.BoolVar(&f.metricsAllowRemote, "metrics-allow-remote", false, "let --metrics-addr be a non-loopback address (the endpoint has no TLS or authentication)")
+	fs.BoolVar(&f.noSandbox, "no-task-sandbox", false, "run tasks without their sandbox (own PID and mount namespaces, private /tmp and /dev/shm, hidden agent files, a cgroup): tasks then see the host's /tmp and processes")
+	fs.Int64Var(&f.taskMemory, "task-memory-mib", 0, "cap each task's memory (its cgroup) at this many MiB; 0: no cap")
+	fs.Float64Var(&f.taskCPUs, "task-cpus", 0, "cap each task's CPU time (its cgroup) at this many CPUs, fractions allowed; 0: no cap")
+	fs.Int64Var(&f.taskPids, "task-pids", 0, "cap each task's processes and threads; 0: the default (4096), negative: no cap")
+	fs.StringVar(&f.sandboxHide, "task-sandbox-hide", "", "more host paths no task may see, comma separated (the data dir, the config file's directory, /etc/gpulayer, the work root and the task uid locks always are)")
+	fs.StringVar(&f.sandboxKeep, "task-sandbox-keep", "", "host paths every task still reaches where its private /tmp or a hidden path covers them (a shared dataset under /tmp, say), comma separated")
+}
+
+// taskSandbox turns the sandbox flags into the agent's request.
+func (f agentFlags) taskSandbox() (runner.SandboxConfig, error) {
+	if f.taskMemory < 0 || f.taskMemory > math.MaxInt64>>20 {
+		return runner.SandboxConfig{}, usagef("--task-memory-mib %d is not a size", f.taskMemory)
+	}
+	if f.taskCPUs < 0 || math.IsNaN(f.taskCPUs) || f.taskCPUs > 1<<20 {
+		return runner.SandboxConfig{}, usagef("--task-cpus %v is not a CPU count", f.taskCPUs)
+	}
+	sb := runner.SandboxConfig{
+		Disable:     f.noSandbox,
+		Hide:        splitList(f.sandboxHide),
+		Keep:        splitList(f.sandboxKeep),
+		MemoryBytes: f.taskMemory << 20,
+		CPUMillis:   int64(math.Ceil(f.taskCPUs * 1000)),
+		Pids:        f.taskPids,
+	}
+	for _, p := range slices.Concat(sb.Hide, sb.Keep) {
+		if !filepath.IsAbs(p) {
+			return runner.SandboxConfig{}, usagef("--task-sandbox-hide and --task-sandbox-keep take absolute paths, not %q", p)
+		}
+	}
+	if f.configFile != "" {
+		abs, err := filepath.Abs(f.configFile)
+		if err != nil {
+			return runner.SandboxConfig{}, err
+		}
+		sb.Hide = append(sb.Hide, filepath.Dir(abs))
+	}
+	return sb, nil
 }
 
 // pinFlag collects --plugin-sha256 name=hex values.
@@ -192,6 +241,12 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 	if caps == nil {
 		caps = []string{}
 	}
+	sandbox, err := f.taskSandbox()
+	if err != nil {
+		host.Close()
+		src.Close()
+		return nil, nil, err
+	}
 	a, err := agent.New(agent.Config{
 		Coordinators: splitList(f.coordinators),
 		CAFile:       f.caFile,
@@ -221,6 +276,7 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 		Metrics:              metrics,
 		MetricsAddr:          f.metricsAddr,
 		MetricsAllowRemote:   f.metricsAllowRemote,
+		TaskSandbox:          sandbox,
 		Devices:              src,
 		Executors:            host,
 		Logger:               log,
@@ -267,6 +323,7 @@ them on the command line, where every local user can read them.`,
 			if f.taskUIDBase > math.MaxUint32 {
 				return usagef("--task-uid-base %d is not a uid", f.taskUIDBase)
 			}
+			f.configFile, _ = cmd.Flags().GetString("config")
 			a, closeFn, err := buildAgent(cmd.Context(), f, lf.logger())
 			if err != nil {
 				return err

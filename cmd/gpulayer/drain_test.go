@@ -37,7 +37,7 @@ func runAgent(t *testing.T, h *coordinatortest.Harness, dataDir, id string, uidB
 	t.Helper()
 	args := append([]string{"agent", "run", "--coordinator", h.URL, "--data-dir", dataDir, "--worker-id", id,
 		"--fake-gpus", "none", "--max-tasks", "1", "--stop-grace", "5s", "--log-level", "info",
-		"--task-uid-base", strconv.Itoa(uidBase)}, extra...)
+		"--task-uid-base", strconv.Itoa(uidBase), "--task-sandbox-keep", taskShareRoot(t)}, extra...)
 	if os.Geteuid() != 0 {
 		args = append(args, "--allow-shared-user-tasks")
 	}
@@ -70,14 +70,32 @@ func (a *agentUnderTest) exitsCleanly(t *testing.T, within time.Duration) {
 }
 
 // sharedDir is a directory the test and its tasks (other uids) share.
+// It lies under taskShareRoot, which the agents the tests start keep
+// reachable in their tasks' sandboxes.
 func sharedDir(t *testing.T) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "gpulayer-drain-")
+	dir, err := os.MkdirTemp(taskShareRoot(t), "gpulayer-drain-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	return dir
+}
+
+// taskShareRoot is where the tests make directories their tasks share:
+// under the host's /tmp, which a sandboxed task does not see (it has a
+// /tmp of its own), so every agent the tests start is given
+// --task-sandbox-keep for it.
+func taskShareRoot(t *testing.T) string {
+	t.Helper()
+	root := filepath.Join(os.TempDir(), "gpulayer-cli-shared")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(root, 0o755); err != nil { // task uids pass through
+		t.Fatal(err)
+	}
+	return root
 }
 
 // drainJob submits a job of onceScript over dir, with one attempt allowed,

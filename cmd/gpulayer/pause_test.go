@@ -36,7 +36,7 @@ rmdir "$d/gpus"`
 func TestPausedAgentLosesNothing(t *testing.T) {
 	h := coordinatortest.Start(t, coordinatortest.Options{})
 	admin := h.Client(t, h.AdminToken)
-	shared, err := os.MkdirTemp("", "gpulayer-pause-")
+	shared, err := os.MkdirTemp(taskShareRoot(t), "gpulayer-pause-")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestPausedAgentLosesNothing(t *testing.T) {
 		"--worker-id", "paused", "--fake-gpus", "dgxh100", "--max-tasks", "2", "--stop-grace", "5s", "--log-level", "info",
 		// A range of its own: the agents of other test packages may run
 		// at the same time (integration's use 64000 …).
-		"--task-uid-base", "63000"}
+		"--task-uid-base", "63000", "--task-sandbox-keep", taskShareRoot(t)}
 	if os.Geteuid() != 0 {
 		args = append(args, "--allow-shared-user-tasks")
 	}

@@ -72,7 +72,10 @@ func (a *agentProc) args() []string {
 		"--data-dir", a.DataDir, "--work-dir", a.WorkDir,
 		"--worker-id", o.ID, "--fake-gpus", "dgxh100",
 		"--max-tasks", strconv.Itoa(o.MaxTasks), "--stop-grace", o.StopGrace.String(), "--drain-deadline", "5s",
-		"--log-level", "info"}
+		"--log-level", "info",
+		// The tasks' shared directories, under the host's /tmp, which a
+		// sandboxed task does not otherwise see.
+		"--task-sandbox-keep", taskShareRoot(a.t)}
 	switch {
 	case os.Geteuid() == 0 && o.TaskUser != "":
 		args = append(args, "--task-user", o.TaskUser)

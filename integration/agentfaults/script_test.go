@@ -66,10 +66,10 @@ func execConfig(t testing.TB, dir, key string, sleepSeconds float64, exit int) j
 }
 
 // sharedDir makes the directory tasks write their events and locks to,
-// reachable by every task uid.
+// reachable by every task uid, under taskShareRoot.
 func sharedDir(t testing.TB) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "gpulayer-agentfaults-shared-")
+	dir, err := os.MkdirTemp(taskShareRoot(t), "gpulayer-agentfaults-shared-")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,4 +160,20 @@ func parseEvent(line string) (event, error) {
 		return e, bad
 	}
 	return e, nil
+}
+
+// taskShareRoot is where sharedDir makes its directories: under the
+// host's /tmp, which a sandboxed task does not see (it has a /tmp of its
+// own), so every agent the tests start keeps it reachable
+// (--task-sandbox-keep).
+func taskShareRoot(t testing.TB) string {
+	t.Helper()
+	root := filepath.Join(os.TempDir(), "gpulayer-agentfaults-shared")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(root, 0o755); err != nil { // task uids pass through
+		t.Fatal(err)
+	}
+	return root
 }

@@ -110,16 +110,19 @@ func TestWorkDir(t *testing.T) {
 }
 
 func TestCommandFromTaskPATH(t *testing.T) {
-	bin := t.TempDir()
+	e := exec.New(exec.Options{})
+	task := executortest.NewTask(t, cfg(exec.Config{Command: "gl-hello"}))
+	// In the task's own directory: a sandboxed task sees nothing of the
+	// host's /tmp, where t.TempDir puts the others.
+	bin := filepath.Join(task.WorkDir, "bin")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	script := filepath.Join(bin, "gl-hello")
 	if err := os.WriteFile(script, []byte("#!/bin/sh\necho hello from $0\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	e := exec.New(exec.Options{})
-	task := executortest.NewTask(t, cfg(exec.Config{
-		Command: "gl-hello",
-		Env:     map[string]string{"PATH": bin + ":/usr/bin:/bin"},
-	}))
+	task.Config = cfg(exec.Config{Command: "gl-hello", Env: map[string]string{"PATH": bin + ":/usr/bin:/bin"}})
 	stdout, _, res := run(t, e, task)
 	if res.ExitCode != 0 || stdout != "hello from "+script+"\n" {
 		t.Errorf("got %q, %+v", stdout, res)
@@ -265,8 +268,11 @@ func gone(ctx context.Context, t *testing.T, pid int) {
 	}
 }
 
+// Without a sandbox (a plugin that is not root), Stop kills the task's
+// whole process group. (sandbox_linux_test.go: in a sandbox, everything
+// the task started, whatever its group.)
 func TestStopKillsWholeGroup(t *testing.T) {
-	e := exec.New(exec.Options{})
+	e := exec.New(exec.Options{DisableSandbox: true})
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	task := executortest.NewTask(t, shell(`sleep 100 & echo "child $!"; wait`))
@@ -284,9 +290,11 @@ func TestStopKillsWholeGroup(t *testing.T) {
 	gone(ctx, t, pid)
 }
 
+// Without a sandbox, what is left of the task's process group is killed
+// when its main process exits.
 func TestLeftoversKilledWhenMainExits(t *testing.T) {
 	// A long drain timeout: only the group kill can end this task quickly.
-	e := exec.New(exec.Options{DrainTimeout: time.Hour})
+	e := exec.New(exec.Options{DrainTimeout: time.Hour, DisableSandbox: true})
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	stdout, _, res := run(t, e, executortest.NewTask(t, shell(`sleep 100 & echo "child $!"`)))
@@ -300,8 +308,10 @@ func TestLeftoversKilledWhenMainExits(t *testing.T) {
 	gone(ctx, t, pid)
 }
 
+// Without a sandbox, a process that left the task's group can hold its
+// output open; the task still ends, saying so.
 func TestEscapedProcessDoesNotHangTask(t *testing.T) {
-	e := exec.New(exec.Options{DrainTimeout: 200 * time.Millisecond})
+	e := exec.New(exec.Options{DrainTimeout: 200 * time.Millisecond, DisableSandbox: true})
 	stdout, stderr, res := run(t, e, executortest.NewTask(t, shell(
 		// The flag file appears once the child has left the group, so
 		// the group kill at exit cannot catch it first.

@@ -37,6 +37,12 @@ type Options struct {
 	// the executor waits for its output pipes to close (a process that
 	// left the group can hold them open); zero means 5 seconds.
 	DrainTimeout time.Duration
+	// DisableSandbox runs every task without a sandbox, as a task whose
+	// Task.Env asks for none (executor.Sandbox.Disable) runs: no PID or
+	// mount namespace, no cgroup. Without it a task runs in one wherever
+	// the executor can make one (Linux, as root; sandbox_linux.go), and
+	// a sandbox that cannot be made fails the task's Start.
+	DisableSandbox bool
 }
 
 // Executor runs tasks as local processes. It is safe for concurrent use
@@ -48,6 +54,8 @@ type Executor struct {
 	pending map[string]struct{} // ids whose Start is in progress
 	ended   []string            // ended task ids, oldest first
 	killed  bool                // KillAll ran: no task starts any more
+
+	warnNoSandbox sync.Once // the warning that tasks run without a sandbox
 }
 
 var _ executor.Executor = (*Executor)(nil)
@@ -94,7 +102,7 @@ func (e *Executor) Start(_ context.Context, t executor.Task) error {
 	if err := e.reserve(t.ID); err != nil {
 		return err
 	}
-	tk, err := startTask(t, cfg, e.opts)
+	tk, err := e.startTask(t, cfg)
 	e.mu.Lock()
 	delete(e.pending, t.ID)
 	killed := e.killed
@@ -201,8 +209,13 @@ func (e *Executor) Logs(ctx context.Context, id string, send func(executor.LogCh
 // for a plugin process about to exit without its agent (see
 // plugins.ServeBuiltin): a task's main process dies with the plugin
 // anyway (Pdeathsig), but what it started in its group would be left
-// running, holding its GPUs, while the task is handed out again. It
-// returns once the signals are sent, not once the processes are reaped.
+// running, holding its GPUs, while the task is handed out again. A
+// sandboxed task is killed whole (its init, and with it its PID
+// namespace).
+//
+// It returns once the signals are sent and the sandboxed tasks are
+// reaped, so that their cgroups are removed before the plugin exits; it
+// waits for that at most killAllReap.
 func (e *Executor) KillAll() {
 	e.mu.Lock()
 	e.killed = true
@@ -215,4 +228,21 @@ func (e *Executor) KillAll() {
 		tk.stopping.Store(true)
 		tk.signal(sigKill)
 	}
+	timeout := time.NewTimer(killAllReap)
+	defer timeout.Stop()
+	for _, tk := range tks {
+		if tk.sandbox == nil {
+			continue
+		}
+		select {
+		case <-tk.done:
+		case <-timeout.C:
+			e.log().Warn("tasks not reaped in time after KillAll; their cgroups may be left", "waited", killAllReap)
+			return
+		}
+	}
 }
+
+// killAllReap bounds how long KillAll waits for sandboxed tasks to be
+// reaped.
+const killAllReap = 2 * time.Second

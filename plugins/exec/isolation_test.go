@@ -82,7 +82,9 @@ func rootOnly(t *testing.T) {
 
 // The attack: a task read the agent's worker credential. Run as the uid
 // and gid Task.Env names, with no supplementary groups, it gets EACCES on
-// a 0600 file of the plugin's user.
+// a 0600 file of the plugin's user. Without a sandbox, that is all that
+// keeps it out (in one, the file is not even there to refuse:
+// TestSandboxHidesHostPaths).
 func TestRunsAsTaskUser(t *testing.T) {
 	rootOnly(t)
 	secret := filepath.Join(t.TempDir(), "worker-credential.json")
@@ -92,7 +94,7 @@ func TestRunsAsTaskUser(t *testing.T) {
 	if err := os.Chmod(filepath.Dir(secret), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	e := exec.New(exec.Options{})
+	e := exec.New(exec.Options{DisableSandbox: true})
 	task := executortest.NewTask(t, shell(`id -u; id -g; id -G; cat "$1" || echo "refused"`, secret))
 	// The task user must reach its work dir: t.TempDir's root is 0700.
 	if err := os.Chmod(filepath.Dir(task.WorkDir), 0o711); err != nil {

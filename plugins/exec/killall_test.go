@@ -18,9 +18,11 @@ import (
 
 // KillAll, for a plugin about to exit without its agent, kills every
 // running task with the whole of its process group, a process the task
-// started in the background included, and refuses later Starts.
+// started in the background included, and refuses later Starts. This is
+// the path of a plugin without a sandbox (not root); in a sandbox,
+// TestSandboxKillAllEndsEveryDescendant.
 func TestKillAllKillsWholeGroups(t *testing.T) {
-	e := exec.New(exec.Options{})
+	e := exec.New(exec.Options{DisableSandbox: true})
 	var children []string
 	var tasks []string
 	for i := range 2 {

@@ -11,15 +11,19 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gpulayer/gpulayer/internal/cloexec"
 	"github.com/gpulayer/gpulayer/sdk/executor"
 	"github.com/gpulayer/gpulayer/sdk/executor/logbuf"
 )
 
-// task is one running or ended process.
+// task is one running or ended process. In a sandbox, the process the
+// executor starts, waits for and signals is the sandbox's init: pid is
+// the init's, and the task's own process is its child.
 type task struct {
 	id       string
 	pid      int
 	cmd      *osexec.Cmd
+	sandbox  *sandboxRun // nil: the task runs without a sandbox
 	logs     *logbuf.Buffer
 	stdout   *os.File // read ends of the output pipes
 	stderr   *os.File
@@ -30,8 +34,9 @@ type task struct {
 	result   executor.Result
 }
 
-// startTask starts the process for t.
-func startTask(t executor.Task, cfg Config, opts Options) (*task, error) {
+// startTask starts the process for t: in a sandbox of its own unless the
+// executor does not make one (planSandbox).
+func (e *Executor) startTask(t executor.Task, cfg Config) (*task, error) {
 	attr, err := sysProcAttr(t)
 	if err != nil {
 		return nil, err
@@ -40,7 +45,11 @@ func startTask(t executor.Task, cfg Config, opts Options) (*task, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := buildEnv(baseEnv(executor.Environ()), homeDefaults(t.WorkDir), cfg.Env, t.Env)
+	plan, err := e.planSandbox(t, dir)
+	if err != nil {
+		return nil, err
+	}
+	env := withoutSandboxVar(buildEnv(baseEnv(executor.Environ()), homeDefaults(t.WorkDir), cfg.Env, t.Env))
 	path, err := lookPath(cfg.Command, lookupEnv(env, "PATH"))
 	if err != nil {
 		return nil, err
@@ -63,20 +72,31 @@ func startTask(t executor.Task, cfg Config, opts Options) (*task, error) {
 		Stderr:      errW,
 		SysProcAttr: attr,
 	}
-	err = cmd.Start()
+	var sb *sandboxRun
+	if plan != nil {
+		sb, err = startSandboxed(cmd, t.ID, plan, e.log())
+	} else {
+		// A descriptor the plugin inherited without close-on-exec would
+		// reach the task (the sandbox's init closes them itself).
+		if err := cloexec.Mark(); err != nil {
+			e.log().Warn("marking inherited descriptors close-on-exec", "error", err)
+		}
+		err = cmd.Start()
+	}
 	closeAll(outW, errW) // the child holds its own copies
 	if err != nil {
 		closeAll(outR, errR)
 		return nil, err
 	}
 	tk := &task{
-		id:     t.ID,
-		pid:    cmd.Process.Pid,
-		cmd:    cmd,
-		logs:   logbuf.New(opts.LogLimit),
-		stdout: outR,
-		stderr: errR,
-		done:   make(chan struct{}),
+		id:      t.ID,
+		pid:     cmd.Process.Pid,
+		cmd:     cmd,
+		sandbox: sb,
+		logs:    logbuf.New(e.opts.LogLimit),
+		stdout:  outR,
+		stderr:  errR,
+		done:    make(chan struct{}),
 	}
 	tk.readers.Add(2)
 	go tk.copy("stdout", outR)
@@ -132,6 +152,13 @@ func (tk *task) wait(drain time.Duration) executor.Result {
 	closeAll(tk.stdout, tk.stderr)
 
 	tk.result = resultOf(tk.cmd.ProcessState, waitErr, tk.stopping.Load())
+	if tk.sandbox != nil {
+		// The init's exit status stands for the task's, but only the
+		// init's report says whether a signal killed the task.
+		if res, ok := tk.sandbox.end(); ok {
+			tk.result = stopped(res, tk.stopping.Load())
+		}
+	}
 	tk.logs.Close()
 	return tk.result
 }
@@ -173,7 +200,11 @@ func resultOf(state *os.ProcessState, waitErr error, stopping bool) executor.Res
 	if waitErr != nil && !errors.As(waitErr, &exitErr) || state == nil {
 		return executor.Result{ExitCode: -1, Reason: fmt.Sprintf("waiting for the process failed: %v", waitErr)}
 	}
-	res := exitResult(state)
+	return stopped(exitResult(state), stopping)
+}
+
+// stopped marks the result of a task that Stop or KillAll ended.
+func stopped(res executor.Result, stopping bool) executor.Result {
 	if stopping {
 		if res.Reason == "" {
 			res.Reason = "stopped"

@@ -1,0 +1,55 @@
+package runner
+
+import (
+	"slices"
+
+	"github.com/gpulayer/gpulayer/sdk/executor"
+)
+
+// SandboxConfig is what the runner asks of every task's sandbox, through
+// Task.Env (executor.EnvSandbox): the built-in exec executor, as root on
+// Linux, runs each task in PID and mount namespaces and a cgroup of its
+// own (docs/security.md, "What a task can reach").
+type SandboxConfig struct {
+	// Disable asks for no sandbox at all: tasks then see the host's /tmp
+	// and processes, and only the end-of-task process scan stops what
+	// they leave running.
+	Disable bool
+	// Hide are host paths no task may see: the agent's data dir, its
+	// config, its task uid locks. The work root is always hidden besides
+	// (a task sees its own directory in it, no other).
+	Hide []string
+	// Keep are host paths every task reaches even where a hidden path or
+	// its own /tmp covers them (a shared read-only dataset under /tmp,
+	// say). A task's MPS pipe directory is kept besides.
+	Keep []string
+	// MemoryBytes and CPUMillis (thousandths of a CPU) cap each task; 0:
+	// no cap. Pids caps its processes and threads; 0:
+	// executor.DefaultSandboxPids, negative: no cap.
+	MemoryBytes int64
+	CPUMillis   int64
+	Pids        int64
+}
+
+// sandbox is the sandbox asked for a task whose MPS pipe directory (""
+// for none) must stay reachable in it.
+func (r *Runner) sandbox(mps string) executor.Sandbox {
+	c := r.cfg.Sandbox
+	if c.Disable {
+		return executor.Sandbox{Disable: true}
+	}
+	sb := executor.Sandbox{
+		Hide:        slices.Clip(c.Hide),
+		MemoryBytes: c.MemoryBytes,
+		CPUMillis:   c.CPUMillis,
+		Pids:        c.Pids,
+	}
+	if r.cfg.WorkRoot != "" {
+		sb.Hide = append(sb.Hide, r.cfg.WorkRoot)
+	}
+	sb.Keep = slices.Clip(c.Keep)
+	if mps != "" {
+		sb.Keep = append(sb.Keep, mps)
+	}
+	return sb
+}

@@ -1,0 +1,53 @@
+package agent
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/gpulayer/gpulayer/agent/runner"
+	"github.com/gpulayer/gpulayer/sdk/executor"
+)
+
+// DefaultConfigDir is where the agent's config file lives unless told
+// otherwise (gpulayer agent run --config /etc/gpulayer/agent.toml); no
+// task sees it.
+const DefaultConfigDir = "/etc/gpulayer"
+
+// taskSandbox is what the runner asks of every task's sandbox: cfg's
+// TaskSandbox, with the agent's own files hidden besides (its data dir,
+// holding the worker credential; its config dir; its task uid locks).
+// The runner hides the work root itself.
+func (a *Agent) taskSandbox() runner.SandboxConfig {
+	sb := a.cfg.TaskSandbox
+	sb.Hide = slices.Concat(sb.Hide, []string{a.cfg.DataDir, DefaultConfigDir, cmp.Or(a.cfg.TaskUIDLockDir, DefaultTaskUIDLockDir)})
+	return sb
+}
+
+// sandboxSummary says in a few words what the task sandbox is asked for,
+// for the agent's start-up log. Whether the executor can make it shows in
+// its own log (the exec executor warns when it cannot: not root).
+func sandboxSummary(sb runner.SandboxConfig) string {
+	if sb.Disable {
+		return "disabled (--no-task-sandbox): tasks see the host's /tmp and processes"
+	}
+	return fmt.Sprintf("pid+mount namespaces, private /tmp /var/tmp /dev/shm, hidden %v, memory %s, cpu %s, pids %s",
+		sb.Hide, limitWord(sb.MemoryBytes, "bytes"), limitWord(sb.CPUMillis, "millicpus"), pidsWord(sb.Pids))
+}
+
+func limitWord(n int64, unit string) string {
+	if n <= 0 {
+		return "unlimited"
+	}
+	return fmt.Sprintf("%d %s", n, unit)
+}
+
+func pidsWord(n int64) string {
+	switch {
+	case n < 0:
+		return "unlimited"
+	case n == 0:
+		return fmt.Sprint(executor.DefaultSandboxPids)
+	}
+	return fmt.Sprint(n)
+}

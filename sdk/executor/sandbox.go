@@ -1,0 +1,84 @@
+package executor
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// EnvSandbox names, in Task.Env, the sandbox the agent asks a task to run
+// in: a JSON Sandbox. It is an instruction to the executor, not part of
+// the task's environment: an executor that honours it removes it from the
+// environment it gives the task. An executor that cannot build a sandbox
+// ignores it (the built-in exec executor says which, docs/security.md).
+const EnvSandbox = "GPULAYER_SANDBOX"
+
+// DefaultSandboxPids is the process (thread) limit of a sandboxed task
+// when the agent names none.
+const DefaultSandboxPids = 4096
+
+// Sandbox is what the agent asks of a task's sandbox. Its zero value asks
+// for the executor's defaults: a sandbox when the executor can make one,
+// hiding nothing beyond fresh /tmp, /var/tmp and /dev/shm, and
+// DefaultSandboxPids.
+type Sandbox struct {
+	// Disable runs the task without a sandbox (the agent was told to).
+	Disable bool `json:"disable,omitempty"`
+	// Hide are absolute paths of the host the task must not see (the
+	// agent's data dir, its config, the root of the task directories):
+	// each is covered by an empty read-only directory that a task user
+	// is refused (a file by one it cannot open). Keep paths below one
+	// stay reachable.
+	Hide []string `json:"hide,omitempty"`
+	// Keep are absolute paths that stay reachable whatever covers them
+	// (a hidden parent, a fresh /tmp): the task's own directory always
+	// is; an MPS pipe directory under /tmp is one to name here.
+	Keep []string `json:"keep,omitempty"`
+	// MemoryBytes caps the memory of the task's processes; 0: none.
+	MemoryBytes int64 `json:"memory_bytes,omitempty"`
+	// CPUMillis caps the task's CPU time, in thousandths of a CPU (1500:
+	// one and a half CPUs); 0: none.
+	CPUMillis int64 `json:"cpu_millis,omitempty"`
+	// Pids caps the task's processes and threads; 0: DefaultSandboxPids,
+	// negative: none.
+	Pids int64 `json:"pids,omitempty"`
+}
+
+// ErrBadSandbox is returned by TaskSandbox for an EnvSandbox value that
+// is not a usable Sandbox.
+var ErrBadSandbox = errors.New("executor: bad sandbox")
+
+// TaskSandbox returns the sandbox Task.Env asks for; ok is false when it
+// asks for none in particular (the executor's defaults then apply). It
+// reads Task.Env only, never a job's config.
+func TaskSandbox(t Task) (sb Sandbox, ok bool, err error) {
+	raw, has := t.Env[EnvSandbox]
+	if !has {
+		return Sandbox{}, false, nil
+	}
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&sb); err != nil {
+		return Sandbox{}, false, fmt.Errorf("%w: %s: %v", ErrBadSandbox, EnvSandbox, err)
+	}
+	for _, p := range append(append([]string(nil), sb.Hide...), sb.Keep...) {
+		if !filepath.IsAbs(p) || strings.ContainsRune(p, 0) || filepath.Clean(p) == "/" {
+			return Sandbox{}, false, fmt.Errorf("%w: %s: path %q is not an absolute path below /", ErrBadSandbox, EnvSandbox, p)
+		}
+	}
+	if sb.MemoryBytes < 0 || sb.CPUMillis < 0 {
+		return Sandbox{}, false, fmt.Errorf("%w: %s: negative memory or CPU limit", ErrBadSandbox, EnvSandbox)
+	}
+	return sb, true, nil
+}
+
+// Encode returns sb as the value of EnvSandbox.
+func (sb Sandbox) Encode() string {
+	b, err := json.Marshal(sb)
+	if err != nil { // a struct of strings and numbers always encodes
+		panic(err)
+	}
+	return string(b)
+}
