@@ -12,7 +12,7 @@ BIN := bin/gpulayer
 PLUGIN_DIR := bin/plugins
 EXAMPLE_PLUGINS := $(notdir $(wildcard examples/plugins/*))
 
-.PHONY: build plugins demo test test-short test-ui lint fmt proto bench bench-quick bench-logstore test-cluster fuzz test-faults test-agent-faults
+.PHONY: build plugins demo test test-security test-short test-ui lint fmt proto bench bench-quick bench-logstore test-cluster fuzz test-faults test-agent-faults
 # The commit `gpulayer version` reports (empty outside a git checkout).
 COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 
@@ -39,6 +39,12 @@ test:
 	$(MAKE) test-faults N=50 FAULT_BUDGET=5m
 	$(MAKE) fuzz FUZZTIME=10000x
 	$(MAKE) bench-quick
+
+# The attack tests alone, each named with its verdict (see
+# scripts/test-security.sh and docs/security.md, "Threats, routes and
+# controls"). make test runs them too; CI runs them again on their own.
+test-security:
+	GO=$(GO) ./scripts/test-security.sh
 
 # The web dashboard in headless Chromium against a real coordinator:
 # scripts/ensure-chromium.sh finds the browser (or installs Debian's
