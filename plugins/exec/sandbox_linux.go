@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"os"
 	osexec "os/exec"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/gpulayer/gpulayer/sdk/executor"
@@ -15,12 +17,36 @@ import (
 
 // sandboxUnavailable says why tasks cannot get a sandbox here, or "" when
 // they can: new PID and mount namespaces, mounts and cgroups need root
-// (CAP_SYS_ADMIN).
+// with CAP_SYS_ADMIN (a container's root usually lacks it).
 func sandboxUnavailable() string {
 	if os.Geteuid() != 0 {
 		return "the exec executor is not root: it cannot make PID and mount namespaces or cgroups"
 	}
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "cannot read /proc/self/status to learn this process's capabilities: " + err.Error()
+	}
+	if !hasCapability(status, capSysAdmin) {
+		return "the exec executor runs as root without CAP_SYS_ADMIN (a container without it?): it cannot make PID and mount namespaces or cgroups"
+	}
 	return ""
+}
+
+// capSysAdmin is CAP_SYS_ADMIN's bit in a capability set.
+const capSysAdmin = 21
+
+// hasCapability reports whether the effective set in a /proc/<pid>/status
+// (its CapEff line, in hex) holds capability bit c.
+func hasCapability(status []byte, c uint) bool {
+	for line := range strings.Lines(string(status)) {
+		hex, ok := strings.CutPrefix(line, "CapEff:")
+		if !ok {
+			continue
+		}
+		set, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
+		return err == nil && set&(1<<c) != 0
+	}
+	return false
 }
 
 // sandboxRun is the executor's side of one sandboxed task: the pipe the
