@@ -408,3 +408,64 @@ func TestClusterKeyStartChecks(t *testing.T) {
 		}
 	})
 }
+
+// A follower forwards a client's request to the leader over its own peer
+// connection, so the leader must tell a forwarded request from a
+// coordinator's own call by the mark the follower sets, which a client
+// cannot remove (naming it in Connection made the proxy drop it) or
+// replace with the internal headers of an artifact copy (which skipped
+// the byte quota and recorded nothing).
+func TestForwardedRequestsAreNeverPeerCalls(t *testing.T) {
+	c := coordinatortest.StartCluster(t, 3, coordinatortest.Options{})
+	leader := c.WaitLeader(15 * time.Second)
+	c.Converged(10 * time.Second)
+	var follower *coordinatortest.Node
+	for _, n := range c.Nodes {
+		if n != leader {
+			follower = n
+			break
+		}
+	}
+	coordinatortest.WaitFor(t, 15*time.Second, "every coordinator's address recorded", func() bool {
+		for _, n := range c.Nodes {
+			if leader.Server().Store().NodeHTTPAddr(n.ID) != n.Server().URL() {
+				return false
+			}
+		}
+		return true
+	})
+	recorded := leader.Server().Store().NodeHTTPAddr(leader.ID)
+	req, _ := http.NewRequest(http.MethodPut, follower.URL+"/v1/operator/nodes/"+leader.ID, strings.NewReader(`{"http_addr":"https://127.0.0.1:1"}`))
+	req.Header.Set(api.ProtocolHeader, api.ProtocolVersion)
+	req.Header.Set("Connection", "X-GpuLayer-Forwarded-By")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusOK {
+		t.Fatal("a client's registration through a follower was taken as a coordinator's")
+	}
+	if got := leader.Server().Store().NodeHTTPAddr(leader.ID); got != recorded {
+		t.Fatalf("the leader's address became %q", got)
+	}
+
+	data := []byte("a client's bytes dressed as a copy")
+	d := digest(data)
+	up, _ := http.NewRequest(http.MethodPut, follower.URL+"/v1/artifacts/"+d, bytes.NewReader(data))
+	up.Header.Set(api.ProtocolHeader, api.ProtocolVersion)
+	up.Header.Set("Authorization", "Bearer "+c.AdminToken)
+	up.Header.Set("X-GpuLayer-Artifact-Local", "1")
+	up.Header.Set("X-GpuLayer-Applied-Index", "999999999")
+	uresp, err := http.DefaultClient.Do(up)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uresp.Body.Close()
+	if uresp.StatusCode != http.StatusCreated {
+		t.Fatalf("upload through a follower: HTTP %d", uresp.StatusCode)
+	}
+	if meta, ok := leader.Server().Store().Artifact(d); !ok || len(meta.Holders) < 2 {
+		t.Fatalf("the upload was stored as a copy, outside the record and the quota: recorded=%v %+v", ok, meta)
+	}
+}

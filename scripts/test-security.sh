@@ -12,6 +12,7 @@ tests=(
   # Coordinator links and internal routes.
   TestNodeAddressNeedsAPeerCertificate
   TestNoCredentialReachesAnUnverifiedCoordinator
+  TestForwardedRequestsAreNeverPeerCalls
   TestForwardTransportVerifiesLeaderIdentity
   TestLoopbackRaftRefusesWhoeverLacksTheClusterKey
   TestClusterKeyStartChecks

@@ -115,6 +115,20 @@ func forwardSource(in, out *http.Request) {
 	}
 }
 
+// markForwarded makes a forwarded request say so, whatever the client
+// sent. It runs in the proxy's Rewrite, after the hop-by-hop headers are
+// removed, so a client cannot drop the mark by naming it in Connection:
+// the leader's peer connection carries the client's request, and the mark
+// is what tells it apart from a coordinator's own call (nodes.go refuses
+// a forwarded registration). The internal headers a coordinator sets on
+// its own calls never pass through: a client's request is no artifact
+// copy.
+func markForwarded(out *http.Request, self string) {
+	out.Header.Set(ForwardedHeader, self)
+	out.Header.Del(ArtifactLocalHeader)
+	out.Header.Del(AppliedIndexHeader)
+}
+
 // proxies caches one reverse proxy per leader URL.
 type proxies struct {
 	mu sync.Mutex
@@ -135,6 +149,7 @@ func (s *Server) proxyTo(leader string) (*httputil.ReverseProxy, error) {
 	p := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) {
 		pr.SetURL(u)
 		forwardSource(pr.In, pr.Out)
+		markForwarded(pr.Out, s.cluster.ID())
 	}}
 	p.Transport = s.forwardTransport
 	p.FlushInterval = -1 // log streams and long polls pass through as they come
