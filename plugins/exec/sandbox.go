@@ -58,6 +58,9 @@ func (e *Executor) planSandbox(t executor.Task, dir string) (*sandboxPlan, error
 		})
 		return nil, nil
 	}
+	if why := sandboxRefused(); why != "" {
+		return nil, fmt.Errorf("%w: %s", ErrSandbox, why)
+	}
 	p := &sandboxPlan{Fresh: freshDirs, Hide: sb.Hide, Limits: cgroupLimits{MemoryBytes: sb.MemoryBytes, CPUMillis: sb.CPUMillis, Pids: sb.Pids}}
 	if p.Limits.Pids == 0 {
 		p.Limits.Pids = executor.DefaultSandboxPids

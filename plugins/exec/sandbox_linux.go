@@ -22,12 +22,23 @@ func sandboxUnavailable() string {
 	if os.Geteuid() != 0 {
 		return "the exec executor is not root: it cannot make PID and mount namespaces or cgroups"
 	}
+	return ""
+}
+
+// sandboxRefused says why a root executor cannot build the sandbox it is
+// asked for, or "" when it can. Unlike a non-root executor (whose agent
+// had to be told --allow-shared-user-tasks, and whose tasks were never
+// kept apart), a root one hands each task a uid of its own and promises
+// the sandbox: lacking CAP_SYS_ADMIN (a container's default root), it
+// fails the task instead of running it without one. --no-task-sandbox
+// is the operator's explicit way to run such an agent.
+func sandboxRefused() string {
 	status, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return "cannot read /proc/self/status to learn this process's capabilities: " + err.Error()
 	}
 	if !hasCapability(status, capSysAdmin) {
-		return "the exec executor runs as root without CAP_SYS_ADMIN (a container without it?): it cannot make PID and mount namespaces or cgroups"
+		return "the exec executor runs as root without CAP_SYS_ADMIN (a container without it?), so it cannot build the task's sandbox; give it CAP_SYS_ADMIN, or run the agent with --no-task-sandbox"
 	}
 	return ""
 }

@@ -13,6 +13,9 @@ import (
 // cgroups.
 func sandboxUnavailable() string { return "tasks get a sandbox on Linux only" }
 
+// sandboxRefused is never reached outside Linux (sandboxUnavailable).
+func sandboxRefused() string { return "" }
+
 // sandboxRun is never made outside Linux.
 type sandboxRun struct{}
 
