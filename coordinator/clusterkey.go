@@ -5,10 +5,11 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 
+	"github.com/gpulayer/gpulayer/coordinator/cluster"
 	"github.com/gpulayer/gpulayer/internal/atomicfile"
 	"github.com/gpulayer/gpulayer/internal/certs"
 )
@@ -61,8 +62,17 @@ func clusterKey(cfg Config) ([]byte, error) {
 		return nil, ErrNoClusterKey
 	}
 	// A data dir with Raft state but no key: a coordinator of an older
-	// release, which had none. One that forms alone makes it now; a
-	// member of several must be given the cluster's.
+	// release, which had none, or one whose key was lost. One that forms
+	// alone makes it now; a member of several must be given the
+	// cluster's, or it would make a key no other member shares and fail
+	// every handshake.
+	servers, err := cluster.StoredServers(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	if len(servers) > 1 {
+		return nil, fmt.Errorf("%w (its data dir holds the state of a cluster of %d coordinators)", ErrNoClusterKey, len(servers))
+	}
 	return writeClusterKey(file)
 }
 
@@ -83,23 +93,36 @@ func writeClusterKey(file string) ([]byte, error) {
 		return nil, err
 	}
 	text := base64.StdEncoding.AppendEncode(nil, key)
-	if err := atomicfile.WriteFile(file, append(text, '\n'), 0o600); err != nil {
+	if err := atomicfile.Create(file, append(text, '\n'), 0o600); err != nil {
 		return nil, fmt.Errorf("coordinator: write the cluster key: %w", err)
 	}
 	return key, nil
 }
 
-// ReadClusterKey reads a key file: base64 of at least 32 bytes, owner
-// readable only.
+// ReadClusterKey reads a key file: base64 of at least 32 bytes, a
+// regular file (not a link) that only its owner, this process's user, can
+// read. The checks are made on the open file, so a file swapped between
+// the check and the read is not read.
 func ReadClusterKey(file string) ([]byte, error) {
-	fi, err := os.Stat(file)
+	f, err := openNoFollow(file)
 	if err != nil {
 		return nil, fmt.Errorf("coordinator: cluster key: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("coordinator: cluster key: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("coordinator: cluster key %s is not a regular file", file)
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
 		return nil, fmt.Errorf("%w: %s is mode %04o", ErrClusterKeyMode, file, fi.Mode().Perm())
 	}
-	text, err := os.ReadFile(file)
+	if err := ownedBySelf(fi); err != nil {
+		return nil, fmt.Errorf("coordinator: cluster key %s: %w", file, err)
+	}
+	text, err := io.ReadAll(io.LimitReader(f, 4096))
 	if err != nil {
 		return nil, fmt.Errorf("coordinator: cluster key: %w", err)
 	}

@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"crypto/tls"
 	"encoding/hex"
+	"errors"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -397,6 +399,24 @@ func TestClusterKeyStartChecks(t *testing.T) {
 			t.Fatalf("err = %v, want one naming the mode", err)
 		}
 	})
+	t.Run("a cluster member that lost its key", func(t *testing.T) {
+		c := coordinatortest.StartCluster(t, 3, coordinatortest.Options{})
+		c.WaitLeader(15 * time.Second)
+		c.Converged(10 * time.Second)
+		n := c.Nodes[2]
+		c.Stop(n)
+		// The cluster's key is a file of its own (--cluster-key-file);
+		// restarted without it, and without --join or --bootstrap-expect
+		// as a member restarts, it must not make a key of its own.
+		key := filepath.Join(n.DataDir, coordinator.ClusterKeyFileName)
+		_, err := coordinator.New(coordinator.Config{NodeID: n.ID, DataDir: n.DataDir, HTTPAddr: "127.0.0.1:0", RaftAddr: "127.0.0.1:0"})
+		if !errors.Is(err, coordinator.ErrNoClusterKey) || !strings.Contains(err.Error(), "3 coordinators") {
+			t.Fatalf("err = %v, want ErrNoClusterKey naming the cluster of 3", err)
+		}
+		if _, err := os.Stat(key); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("a key was made: %v", err)
+		}
+	})
 	t.Run("a one-node data dir makes its own", func(t *testing.T) {
 		h := coordinatortest.Start(t, coordinatortest.Options{})
 		fi, err := os.Stat(filepath.Join(h.DataDir, coordinator.ClusterKeyFileName))
@@ -467,5 +487,74 @@ func TestForwardedRequestsAreNeverPeerCalls(t *testing.T) {
 	}
 	if meta, ok := leader.Server().Store().Artifact(d); !ok || len(meta.Holders) < 2 {
 		t.Fatalf("the upload was stored as a copy, outside the record and the quota: recorded=%v %+v", ok, meta)
+	}
+}
+
+// A cluster key is read only from a regular file that this process's
+// user owns and no one else can read: a link planted in its place, or a
+// file another user could rewrite, is refused on the open file.
+func TestReadClusterKeyRefuses(t *testing.T) {
+	dir := t.TempDir()
+	good, err := coordinator.InitClusterKey(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coordinator.ReadClusterKey(good); err != nil {
+		t.Fatalf("the key init made: %v", err)
+	}
+	if _, err := coordinator.InitClusterKey(dir); err != nil {
+		t.Fatalf("init again over an existing key: %v", err)
+	}
+	cases := []struct {
+		name string
+		make func(t *testing.T, path string)
+		want string
+	}{
+		{"a symbolic link", func(t *testing.T, path string) {
+			if err := os.Symlink(good, path); err != nil {
+				t.Fatal(err)
+			}
+		}, "symbolic link"},
+		{"readable by others", func(t *testing.T, path string) {
+			copyKey(t, good, path, 0o640)
+		}, "0640"},
+		{"owned by another user", func(t *testing.T, path string) {
+			if os.Geteuid() != 0 {
+				t.Skip("needs root to give a file away")
+			}
+			copyKey(t, good, path, 0o600)
+			if err := os.Chown(path, 65534, 65534); err != nil {
+				t.Fatal(err)
+			}
+		}, "uid 65534"},
+		{"a directory", func(t *testing.T, path string) {
+			if err := os.Mkdir(path, 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}, "not a regular file"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "key")
+			tc.make(t, path)
+			_, err := coordinator.ReadClusterKey(path)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want one naming %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func copyKey(t *testing.T, from, to string, mode os.FileMode) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(to, mode); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -16,6 +16,7 @@ tests=(
   TestForwardTransportVerifiesLeaderIdentity
   TestLoopbackRaftRefusesWhoeverLacksTheClusterKey
   TestClusterKeyStartChecks
+  TestReadClusterKeyRefuses
   TestDerivedPeerVerifiesOnlyUnderItsKey
   TestRaftRefusesUnauthenticatedPeers
   TestRaftSilentPeerIsDropped
