@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -38,8 +40,11 @@ const cgroupRemoveTimeout = 5 * time.Second
 // cgroup in each of the memory, pids and cpu hierarchies it needs, so a
 // limit the agent itself runs under still holds its tasks.
 type taskCgroup struct {
-	dirs []string
-	v2   bool
+	dirs  []string
+	v2    bool
+	ctrls []string    // v1: the controller of each of dirs
+	files []limitFile // the limits, in the order they are written
+	live  bool        // dirs are in liveCgroups
 }
 
 // limitFile is one value written to a controller's file.
@@ -81,51 +86,79 @@ func newTaskCgroup(name string, lim cgroupLimits) (*taskCgroup, error) {
 	}
 	name = cgroupName(name)
 	_, err := os.Stat(filepath.Join(cgroupRoot, "cgroup.controllers"))
-	cg := &taskCgroup{v2: err == nil}
-	files := limitFiles(lim, cg.v2)
+	cg := &taskCgroup{v2: err == nil, files: limitFiles(lim, err == nil)}
 	var ctrls []string
-	for _, f := range files {
+	for _, f := range cg.files {
 		if !slices.Contains(ctrls, f.ctrl) {
 			ctrls = append(ctrls, f.ctrl)
 		}
 	}
 	if cg.v2 {
-		dir, err := makeV2Cgroup(name, ctrls)
+		parent, err := makeV2Parent(ctrls)
 		if err != nil {
 			return nil, err
 		}
-		cg.dirs = []string{dir}
+		cg.dirs = []string{filepath.Join(parent, name)}
 	} else {
 		for _, ctrl := range ctrls {
 			base, err := v1Hierarchy(ctrl)
 			if err != nil {
-				_ = cg.remove()
 				return nil, fmt.Errorf("cgroup %s: %w", ctrl, err)
 			}
-			dir := filepath.Join(base, cgroupParent, name)
-			if err := makeCgroupDir(dir, false); err != nil {
-				_ = cg.remove()
-				return nil, fmt.Errorf("cgroup %s: %w", ctrl, err)
-			}
-			cg.dirs = append(cg.dirs, dir)
+			cg.dirs = append(cg.dirs, filepath.Join(base, cgroupParent, name))
 		}
+		cg.ctrls = ctrls
 	}
-	for _, f := range files {
-		dir := cg.dirs[0]
-		if !cg.v2 {
-			dir = cg.dirs[slices.Index(ctrls, f.ctrl)]
-		}
-		if err := writeFile(filepath.Join(dir, f.file), f.value); err != nil {
+	liveCgroups.add(cg.dirs)
+	cg.live = true
+	for i := range cg.dirs {
+		if err := cg.setUp(i); err != nil {
 			_ = cg.remove()
-			return nil, fmt.Errorf("cgroup: set %s to %s: %w", f.file, f.value, unwrapPath(err))
+			return nil, err
 		}
 	}
 	return cg, nil
 }
 
-// makeV2Cgroup enables ctrls from the root down to cgroupParent and
-// makes the task's directory below it.
-func makeV2Cgroup(name string, ctrls []string) (string, error) {
+// setUp makes the cgroup's i-th directory (replacing one left by a plugin
+// that died before it could remove it) and sets the limits that belong
+// there. A directory that goes before its limits are written (another
+// executor's sweepStaleCgroups found it empty) is made again.
+func (cg *taskCgroup) setUp(i int) error {
+	dir := cg.dirs[i]
+	var err error
+	for range 3 {
+		if err = makeCgroupDir(dir, cg.v2); err != nil {
+			if cg.v2 {
+				return fmt.Errorf("cgroup: %w", err)
+			}
+			return fmt.Errorf("cgroup %s: %w", cg.ctrls[i], err)
+		}
+		for _, f := range cg.files {
+			if !cg.v2 && f.ctrl != cg.ctrls[i] {
+				continue
+			}
+			if err = writeFile(filepath.Join(dir, f.file), f.value); err != nil {
+				err = fmt.Errorf("cgroup: set %s to %s: %w", f.file, f.value, unwrapPath(err))
+				break
+			}
+		}
+		if !errors.Is(err, fs.ErrNotExist) || cgroupExists(dir) {
+			return err // nil, or a failure other than the directory gone
+		}
+	}
+	return err
+}
+
+// cgroupExists reports whether the cgroup directory dir is there.
+func cgroupExists(dir string) bool {
+	_, err := os.Stat(dir)
+	return err == nil
+}
+
+// makeV2Parent enables ctrls from the root down to cgroupParent, and
+// returns cgroupParent's directory.
+func makeV2Parent(ctrls []string) (string, error) {
 	parent := filepath.Join(cgroupRoot, cgroupParent)
 	if err := os.Mkdir(parent, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", fmt.Errorf("cgroup: %w", err)
@@ -137,11 +170,7 @@ func makeV2Cgroup(name string, ctrls []string) (string, error) {
 			}
 		}
 	}
-	dir := filepath.Join(parent, name)
-	if err := makeCgroupDir(dir, true); err != nil {
-		return "", fmt.Errorf("cgroup: %w", err)
-	}
-	return dir, nil
+	return parent, nil
 }
 
 // makeCgroupDir makes a task's cgroup directory. One left by a plugin
@@ -166,8 +195,17 @@ func (cg *taskCgroup) add(pid int) error {
 	if cg == nil {
 		return nil
 	}
-	for _, dir := range cg.dirs {
-		if err := writeFile(filepath.Join(dir, "cgroup.procs"), strconv.Itoa(pid)); err != nil {
+	for i, dir := range cg.dirs {
+		procs := filepath.Join(dir, "cgroup.procs")
+		err := writeFile(procs, strconv.Itoa(pid))
+		if errors.Is(err, fs.ErrNotExist) && !cgroupExists(dir) {
+			// Another executor's sweep found it empty and removed it:
+			// make it again, with its limits.
+			if err = cg.setUp(i); err == nil {
+				err = writeFile(procs, strconv.Itoa(pid))
+			}
+		}
+		if err != nil {
 			return fmt.Errorf("cgroup: add the task to %s: %w", dir, unwrapPath(err))
 		}
 	}
@@ -184,7 +222,112 @@ func (cg *taskCgroup) remove() error {
 	for _, dir := range cg.dirs {
 		errs = append(errs, removeCgroupDir(dir, cg.v2))
 	}
+	if cg.live {
+		liveCgroups.remove(cg.dirs)
+		cg.live = false
+	}
 	return errors.Join(errs...)
+}
+
+// liveCgroups are the task cgroup directories this process made and has
+// not removed yet: sweepStaleCgroups leaves them alone, even empty (a
+// task's cgroup is empty until its init is added).
+var liveCgroups = cgroupSet{dirs: make(map[string]int)}
+
+// cgroupSet counts directories, under a lock.
+type cgroupSet struct {
+	mu   sync.Mutex
+	dirs map[string]int
+}
+
+func (s *cgroupSet) add(dirs []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, d := range dirs {
+		s.dirs[d]++
+	}
+}
+
+func (s *cgroupSet) remove(dirs []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, d := range dirs {
+		if s.dirs[d]--; s.dirs[d] <= 0 {
+			delete(s.dirs, d)
+		}
+	}
+}
+
+// sweepStaleCgroups removes the empty task cgroups a plugin killed with
+// SIGKILL (before it could remove them) left under this process's own
+// gpulayer parents (cgroupParents). The executor runs it once, before it
+// makes its first task's cgroup.
+func sweepStaleCgroups(log *slog.Logger) {
+	for _, parent := range cgroupParents() {
+		removed, err := sweepCgroupDir(parent, &liveCgroups)
+		for _, dir := range removed {
+			log.Info("removed a task cgroup left behind", "cgroup", dir)
+		}
+		if err != nil {
+			log.Warn("sweeping task cgroups left behind", "error", err)
+		}
+	}
+}
+
+// cgroupParents are the directories this process makes its tasks'
+// cgroups in: cgroupRoot/gpulayer on v2; on v1 gpulayer below the
+// process's own cgroup in each hierarchy it limits tasks in.
+func cgroupParents() []string {
+	if _, err := os.Stat(filepath.Join(cgroupRoot, "cgroup.controllers")); err == nil {
+		return []string{filepath.Join(cgroupRoot, cgroupParent)}
+	}
+	var out []string
+	for _, ctrl := range []string{"memory", "pids", "cpu"} {
+		base, err := v1Hierarchy(ctrl)
+		if err != nil {
+			continue
+		}
+		if p := filepath.Join(base, cgroupParent); !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// sweepCgroupDir removes each directory in parent that live does not
+// hold, and returns those it removed. It only calls rmdir, which the
+// kernel refuses for a cgroup with a process or a child cgroup in it: it
+// never kills anything, nor takes a cgroup in use, whoever's it is. A
+// parent that is not there has nothing to sweep. The one race, with
+// another process's executor that made a task cgroup and has not yet put
+// the task in it, is that one's to survive (setUp, add).
+func sweepCgroupDir(parent string, live *cgroupSet) ([]string, error) {
+	entries, err := os.ReadDir(parent)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	live.mu.Lock()
+	defer live.mu.Unlock()
+	var removed []string
+	var errs []error
+	for _, e := range entries {
+		dir := filepath.Join(parent, e.Name())
+		if !e.IsDir() || live.dirs[dir] > 0 {
+			continue
+		}
+		switch err := syscall.Rmdir(dir); {
+		case err == nil:
+			removed = append(removed, dir)
+		case errors.Is(err, syscall.EBUSY), errors.Is(err, syscall.ENOTEMPTY), errors.Is(err, syscall.ENOENT):
+			// in use (processes, child cgroups), or gone already
+		default:
+			errs = append(errs, fmt.Errorf("cgroup: remove %s: %w", dir, err))
+		}
+	}
+	return removed, errors.Join(errs...)
 }
 
 // removeCgroupDir empties dir and removes it, until cgroupRemoveTimeout.

@@ -33,9 +33,13 @@
 // and IPC namespaces, with SIGKILL as its parent-death signal, and puts
 // it in a cgroup of the task's own (cgroup_linux.go: v2 where the host
 // has it, else v1) with the limits the agent asked for (a pids limit of
-// executor.DefaultSandboxPids by default). The init, PID 1 of the new
+// executor.DefaultSandboxPids by default); before it makes the first,
+// it removes the empty task cgroups a plugin killed with SIGKILL left
+// (rmdir only: nothing is killed). The init, PID 1 of the new
 // namespace, mounts a /proc of it, an empty tmpfs on /tmp, /var/tmp,
-// /dev/shm and /run/lock, an empty read-only directory over each path the
+// /dev/shm and /run/lock (each of bounded size: the smaller of
+// Options.TmpfsBytes and the task's memory limit, else an eighth of the
+// host's RAM), an empty read-only directory over each path the
 // agent hides (its data dir, config, the root of the task directories)
 // and binds the task's own directory back (mounts_linux.go); it makes
 // every descriptor above 2 close-on-exec, sets no_new_privs, and starts

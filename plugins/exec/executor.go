@@ -43,6 +43,12 @@ type Options struct {
 	// the executor can make one (Linux, as root; sandbox_linux.go), and
 	// a sandbox that cannot be made fails the task's Start.
 	DisableSandbox bool
+	// TmpfsBytes bounds each of the empty tmpfs mounts a sandboxed task
+	// gets on /tmp, /var/tmp, /dev/shm and /run/lock (writing past it
+	// fails with ENOSPC), and a task's memory limit bounds them too;
+	// zero with no memory limit means an eighth of the host's RAM each
+	// (freshTmpfsBytes in sandbox.go).
+	TmpfsBytes int64
 }
 
 // Executor runs tasks as local processes. It is safe for concurrent use
@@ -56,6 +62,7 @@ type Executor struct {
 	killed  bool                // KillAll ran: no task starts any more
 
 	warnNoSandbox sync.Once // the warning that tasks run without a sandbox
+	sweepCgroups  sync.Once // sweepStaleCgroups, before the first task's cgroup
 }
 
 var _ executor.Executor = (*Executor)(nil)

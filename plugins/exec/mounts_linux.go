@@ -14,10 +14,10 @@ import (
 
 // buildMounts makes the task's view of the file system, inside the
 // sandbox's own mount namespace (nothing of it reaches the host): a /proc
-// of the sandbox's PID namespace, an empty tmpfs of its own on each
-// existing Fresh directory, an empty read-only directory over each
-// existing Hide path (/dev/null on a nodev mount over a file, which no
-// one can open), and each Keep path
+// of the sandbox's PID namespace, an empty tmpfs of its own, of bounded
+// size (freshTmpfsOptions), on each existing Fresh directory, an empty
+// read-only directory over each existing Hide path (/dev/null on a nodev
+// mount over a file, which no one can open), and each Keep path
 // reachable again where one of those covered it. Hide and Keep paths are
 // looked up on the host before anything is covered.
 //
@@ -50,7 +50,7 @@ func buildMounts(p sandboxPlan) error {
 		if err := mountPoint(d.path, true, covered); err != nil {
 			return err
 		}
-		if err := unix.Mount("tmpfs", d.path, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
+		if err := unix.Mount("tmpfs", d.path, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, freshTmpfsOptions(p.FreshBytes)); err != nil {
 			return fmt.Errorf("mount %s: %w", d.path, err)
 		}
 		covered = append(covered, d.path)
@@ -92,6 +92,21 @@ func buildMounts(p sandboxPlan) error {
 	}
 	return nil
 }
+
+// freshTmpfsOptions are the mount options of a fresh tmpfs of size bytes
+// (none: the kernel's default, half the host's RAM): sticky and
+// writable by all, and bounded in bytes and in inodes (one per 4 KiB,
+// at least minFreshInodes), since an inode is memory too, which size
+// does not count.
+func freshTmpfsOptions(size int64) string {
+	if size <= 0 {
+		return "mode=1777"
+	}
+	return fmt.Sprintf("mode=1777,size=%d,nr_inodes=%d", size, max(size/4096, minFreshInodes))
+}
+
+// minFreshInodes is the least number of files a fresh tmpfs holds.
+const minFreshInodes = 4096
 
 // hidden is a Hide path as found on the host.
 type hidden struct {

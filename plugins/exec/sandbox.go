@@ -21,6 +21,9 @@ type sandboxPlan struct {
 	// Fresh are the directories that get an empty tmpfs of the task's
 	// own, writable by all (sticky): /tmp, /var/tmp, /dev/shm, /run/lock.
 	Fresh []string
+	// FreshBytes bounds each Fresh tmpfs (its size= option, and an inode
+	// count to match; freshTmpfsBytes).
+	FreshBytes int64
 	// Hide are covered by an empty read-only directory the task is
 	// refused (a file: by one it cannot open).
 	Hide []string
@@ -33,6 +36,37 @@ type sandboxPlan struct {
 // next one does not find. They are the directories any user may write to
 // on a usual host (mode 1777).
 var freshDirs = []string{"/tmp", "/var/tmp", "/dev/shm", "/run/lock"}
+
+// freshTmpfsBytes is the size of each of a task's fresh tmpfs mounts: the
+// smaller of the executor's Options.TmpfsBytes and the task's memory limit
+// where either is set (what a task writes there is memory; the memory
+// cgroup counts it against the task's limit anyway), else an eighth of
+// the host's RAM, rounded down to a MiB (hostRAM; 1 GiB when it cannot
+// say), so that the four of them together hold at most half of it, what
+// a single tmpfs without a size may hold. Without a size, each of them
+// could take half the host's memory.
+func freshTmpfsBytes(configured, memoryLimit int64, hostRAM func() int64) int64 {
+	switch {
+	case configured > 0 && memoryLimit > 0:
+		return min(configured, memoryLimit)
+	case configured > 0:
+		return configured
+	case memoryLimit > 0:
+		return memoryLimit
+	}
+	size := int64(defaultFreshBytes)
+	if ram := hostRAM(); ram > 0 {
+		size = ram / 8 &^ (1<<20 - 1)
+	}
+	return max(size, minFreshBytes)
+}
+
+// defaultFreshBytes is the size of a fresh tmpfs when the host's RAM is
+// not known; minFreshBytes the least one gets by default.
+const (
+	defaultFreshBytes = 1 << 30
+	minFreshBytes     = 16 << 20
+)
 
 // cgroupLimits are a task's resource limits; 0 means none.
 type cgroupLimits struct {
@@ -62,6 +96,7 @@ func (e *Executor) planSandbox(t executor.Task, dir string) (*sandboxPlan, error
 		return nil, fmt.Errorf("%w: %s", ErrSandbox, why)
 	}
 	p := &sandboxPlan{Fresh: freshDirs, Hide: sb.Hide, Limits: cgroupLimits{MemoryBytes: sb.MemoryBytes, CPUMillis: sb.CPUMillis, Pids: sb.Pids}}
+	p.FreshBytes = freshTmpfsBytes(e.opts.TmpfsBytes, sb.MemoryBytes, hostMemoryBytes)
 	if p.Limits.Pids == 0 {
 		p.Limits.Pids = executor.DefaultSandboxPids
 	}

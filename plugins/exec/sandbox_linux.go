@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/gpulayer/gpulayer/sdk/executor"
 )
 
@@ -19,7 +21,7 @@ import (
 // they can: new PID and mount namespaces, mounts and cgroups need root
 // with CAP_SYS_ADMIN (a container's root usually lacks it).
 func sandboxUnavailable() string {
-	if os.Geteuid() != 0 {
+	if geteuid() != 0 {
 		return "the exec executor is not root: it cannot make PID and mount namespaces or cgroups"
 	}
 	return ""
@@ -33,7 +35,7 @@ func sandboxUnavailable() string {
 // fails the task instead of running it without one. --no-task-sandbox
 // is the operator's explicit way to run such an agent.
 func sandboxRefused() string {
-	status, err := os.ReadFile("/proc/self/status")
+	status, err := procStatus()
 	if err != nil {
 		return "cannot read /proc/self/status to learn this process's capabilities: " + err.Error()
 	}
@@ -41,6 +43,23 @@ func sandboxRefused() string {
 		return "the exec executor runs as root without CAP_SYS_ADMIN (a container without it?), so it cannot build the task's sandbox; give it CAP_SYS_ADMIN, or run the agent with --no-task-sandbox"
 	}
 	return ""
+}
+
+// geteuid and procStatus are what sandboxUnavailable and sandboxRefused
+// learn this process's privileges from; tests replace them to play a
+// root without CAP_SYS_ADMIN.
+var (
+	geteuid    = os.Geteuid
+	procStatus = func() ([]byte, error) { return os.ReadFile("/proc/self/status") }
+)
+
+// hostMemoryBytes is the host's RAM, or 0 when the kernel does not say.
+func hostMemoryBytes() int64 {
+	var si unix.Sysinfo_t
+	if err := unix.Sysinfo(&si); err != nil {
+		return 0
+	}
+	return int64(si.Totalram) * int64(si.Unit)
 }
 
 // capSysAdmin is CAP_SYS_ADMIN's bit in a capability set.

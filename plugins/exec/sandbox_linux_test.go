@@ -3,6 +3,7 @@ package exec_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -198,6 +199,74 @@ func TestSandboxPrivateTmp(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(d, canary)); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("the task's file reached the host's %s: %v", d, err)
 		}
+	}
+}
+
+// The attack: a task filled the host's memory through its /tmp or
+// /dev/shm (a tmpfs without a size may take half the host's RAM, each).
+// Each fresh tmpfs is bounded: by the executor's TmpfsBytes and the
+// task's memory limit, the smaller where both are set, else by an eighth
+// of the host's RAM; writing past the bound fails with ENOSPC.
+func TestSandboxTmpfsBounded(t *testing.T) {
+	sandboxOnly(t)
+	var si unix.Sysinfo_t
+	if err := unix.Sysinfo(&si); err != nil {
+		t.Fatal(err)
+	}
+	byDefault := int64(si.Totalram) * int64(si.Unit) / 8 &^ (1<<20 - 1)
+	// The task prints the size and inode bound of each fresh tmpfs (the
+	// last mount on the directory: the one on top), then, with "fill",
+	// tries to write 2 MiB to it.
+	script := `fill=$1; shift
+for d; do
+	echo "$d$(awk -v d="$d" '$2 == d { top = $4 } END { n = split(top, o, ","); for (i = 1; i <= n; i++) if (o[i] ~ /^(size|nr_inodes)=/) printf " %s", o[i] }' /proc/self/mounts)"
+	[ "$fill" = fill ] || continue
+	if out=$(dd if=/dev/zero of="$d/fill" bs=64k count=32 2>&1); then
+		echo "$d: wrote 2 MiB"
+	else
+		case $out in *"No space left on device"*) echo "$d: ENOSPC" ;; *) echo "$d: $out" ;; esac
+	fi
+	rm -f "$d/fill"
+done`
+	var dirs []string // the fresh directories this host has, as mounted
+	for _, d := range []string{"/tmp", "/var/tmp", "/dev/shm", "/run/lock"} {
+		if real, err := filepath.EvalSymlinks(d); err == nil && !slices.Contains(dirs, real) {
+			if fi, err := os.Stat(real); err == nil && fi.IsDir() {
+				dirs = append(dirs, real)
+			}
+		}
+	}
+	for i, tc := range []struct {
+		name       string
+		tmpfsBytes int64
+		memory     int64
+		fill       bool
+		wantSize   int64
+	}{
+		{"configured bound", 1 << 20, 0, true, 1 << 20},
+		{"configured bound below the memory limit", 1 << 20, 256 << 20, true, 1 << 20},
+		{"memory limit", 0, 64 << 20, false, 64 << 20},
+		{"memory limit below the configured bound", 512 << 20, 64 << 20, false, 64 << 20},
+		{"default: an eighth of the host's RAM", 0, 0, false, byDefault},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fill := "no"
+			if tc.fill {
+				fill = "fill"
+			}
+			task := userTask(t, 61490+i, &executor.Sandbox{MemoryBytes: tc.memory}, script, append([]string{fill}, dirs...)...)
+			stdout, stderr, res := run(t, exec.New(exec.Options{TmpfsBytes: tc.tmpfsBytes}), task)
+			var want strings.Builder
+			for _, d := range dirs {
+				fmt.Fprintf(&want, "%s size=%dk nr_inodes=%d\n", d, tc.wantSize>>10, max(tc.wantSize/4096, 4096))
+				if tc.fill {
+					fmt.Fprintf(&want, "%s: ENOSPC\n", d)
+				}
+			}
+			if res.ExitCode != 0 || stdout != want.String() {
+				t.Errorf("%+v, stderr %q, stdout:\n%s\nwant:\n%s", res, stderr, stdout, want.String())
+			}
+		})
 	}
 }
 

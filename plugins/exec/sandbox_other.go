@@ -16,6 +16,12 @@ func sandboxUnavailable() string { return "tasks get a sandbox on Linux only" }
 // sandboxRefused is never reached outside Linux (sandboxUnavailable).
 func sandboxRefused() string { return "" }
 
+// hostMemoryBytes is not needed outside Linux (sandboxUnavailable).
+func hostMemoryBytes() int64 { return 0 }
+
+// sweepStaleCgroups: there are no cgroups outside Linux.
+func sweepStaleCgroups(*slog.Logger) {}
+
 // sandboxRun is never made outside Linux.
 type sandboxRun struct{}
 
