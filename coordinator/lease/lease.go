@@ -5,7 +5,10 @@
 // whose lease lapsed is lost, a worker that stopped heartbeating goes
 // offline, one that comes back is ready again. When a node gains leadership
 // it re-arms every timer from the replicated state with a grace period, so
-// a failover never expires a lease whose worker kept heartbeating.
+// a failover never expires a lease whose worker kept heartbeating; a
+// leader that finds its own timers stalled (the process paused, or starved
+// of CPU, for longer than a heartbeat interval) gives them the same fresh
+// grace: time without a working leader is not counted against a lease.
 package lease
 
 import (
@@ -51,10 +54,18 @@ type Config struct {
 type Manager struct {
 	cfg Config
 
-	mu       sync.Mutex
-	running  bool
-	leases   map[string]*entry // by attempt id
-	lastSeen map[string]time.Time
+	mu      sync.Mutex
+	running bool
+	leases  map[string]*entry // by attempt id
+	// offline is, by worker, when it goes offline unless a heartbeat
+	// comes first.
+	offline map[string]time.Time
+	// heard is, by worker, its last heartbeat to this leader; none
+	// before its first since this leader took office.
+	heard map[string]time.Time
+	// fresh is when the timers last got a fresh grace: leadership taken,
+	// or a stall over (resume).
+	fresh time.Time
 }
 
 type entry struct {
@@ -84,7 +95,7 @@ func New(cfg Config) *Manager {
 	if cfg.OfflineAfter == 0 {
 		cfg.OfflineAfter = 5 * cfg.HeartbeatInterval
 	}
-	return &Manager{cfg: cfg, leases: map[string]*entry{}, lastSeen: map[string]time.Time{}}
+	return &Manager{cfg: cfg, leases: map[string]*entry{}, offline: map[string]time.Time{}, heard: map[string]time.Time{}}
 }
 
 // Run re-arms every timer from state and enforces deadlines until ctx ends
@@ -97,20 +108,75 @@ func (m *Manager) Run(ctx context.Context) error {
 		m.mu.Lock()
 		m.running = false
 		m.leases = map[string]*entry{}
-		m.lastSeen = map[string]time.Time{}
+		m.offline = map[string]time.Time{}
+		m.heard = map[string]time.Time{}
 		m.mu.Unlock()
 	}()
-	lastAdopt := m.cfg.Clock.Now()
+	now := m.cfg.Clock.Now()
+	r := runState{lastTick: now, lastAdopt: now}
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-t.C():
-			if now := m.cfg.Clock.Now(); now.Sub(lastAdopt) >= adoptEvery {
-				m.adopt(now)
-				lastAdopt = now
-			}
-			m.enforce(ctx)
+			m.tick(ctx, &r)
+		}
+	}
+}
+
+// runState is what Run carries from one tick to the next.
+type runState struct {
+	// lastTick is when the previous tick's work ended; lastAdopt when
+	// the state was last searched for unarmed attempts.
+	lastTick, lastAdopt time.Time
+}
+
+// tick is one turn of Run: it gives every timer a fresh grace if the
+// timers stalled since the last turn, adopts unarmed attempts now and
+// then, and enforces the deadlines.
+func (m *Manager) tick(ctx context.Context, r *runState) {
+	now := m.cfg.Clock.Now()
+	if now.Sub(r.lastTick) > m.stallAfter() {
+		m.resume(now)
+	}
+	if now.Sub(r.lastAdopt) >= adoptEvery {
+		m.adopt(now)
+		r.lastAdopt = now
+	}
+	m.enforce(ctx)
+	// Measured from the end of this turn, so that a slow proposal here
+	// (a busy log) is not taken for a stall.
+	r.lastTick = m.cfg.Clock.Now()
+}
+
+// stallAfter is how long the timers may go unchecked before the manager
+// takes it that it was not running (its process paused or starved):
+// longer than a heartbeat interval, every worker's heartbeat could have
+// gone unheard for want of a leader, not for want of the worker.
+func (m *Manager) stallAfter() time.Duration {
+	return max(m.cfg.HeartbeatInterval, 4*m.cfg.Tick)
+}
+
+// resume gives every timer a fresh grace after a stall, as gaining
+// leadership does (rearm), keeping any later deadline: nothing is
+// declared lost for time the leader did not run. What it heard before the
+// stall stays heard.
+func (m *Manager) resume(now time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.running {
+		return
+	}
+	m.cfg.Logger.Warn("lease timers stalled; every lease and heartbeat deadline gets a fresh grace", "grace", m.cfg.Grace)
+	m.fresh = now
+	for _, e := range m.leases {
+		if d := now.Add(e.lease + m.cfg.Grace); d.After(e.deadline) {
+			e.deadline = d
+		}
+	}
+	for w, at := range m.offline {
+		if d := now.Add(m.cfg.Grace + m.cfg.OfflineAfter); d.After(at) {
+			m.offline[w] = d
 		}
 	}
 }
@@ -124,7 +190,11 @@ const adoptEvery = time.Second
 // gone (its answer lost, so Assigned never ran, and its worker, never
 // told, does not report it). Its deadline is the state's, plus the grace:
 // such an attempt lapses as any unreported one does, instead of staying
-// assigned until the next election.
+// assigned until the next election. It is never earlier than what rearm
+// would have given it at the last fresh start (leadership taken, stall
+// over): a deadline the state set before an outage, long past when the
+// attempt is adopted, does not make the attempt lapse before its worker
+// has had a grace to report it.
 func (m *Manager) adopt(now time.Time) {
 	active := m.cfg.State.AllActive()
 	m.mu.Lock()
@@ -136,28 +206,36 @@ func (m *Manager) adopt(now time.Time) {
 		if _, ok := m.leases[a.AttemptID]; ok {
 			continue
 		}
+		lease := time.Duration(a.LeaseSeconds) * time.Second
 		deadline := a.LeaseExpiresAt.Add(m.cfg.Grace)
-		if deadline.Before(now) {
-			deadline = now
+		if floor := m.fresh.Add(lease + m.cfg.Grace); deadline.Before(floor) {
+			deadline = floor
 		}
-		m.leases[a.AttemptID] = &entry{taskID: a.TaskID, workerID: a.WorkerID, lease: time.Duration(a.LeaseSeconds) * time.Second, deadline: deadline}
+		m.leases[a.AttemptID] = &entry{taskID: a.TaskID, workerID: a.WorkerID, lease: lease, deadline: deadline}
+		m.cfg.Logger.Debug("adopted an attempt no lease covered", "task_id", a.TaskID, "attempt_id", a.AttemptID, "worker_id", a.WorkerID, "deadline", deadline, "now", now)
 	}
 }
 
+// rearm starts the timers on gaining leadership: every active attempt's
+// lease and every ready worker's heartbeat deadline run from now, plus
+// the grace. No worker counts as heard from (LastSeen) until it
+// heartbeats to this leader.
 func (m *Manager) rearm() {
 	now := m.cfg.Clock.Now()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.running = true
+	m.fresh = now
 	m.leases = map[string]*entry{}
-	m.lastSeen = map[string]time.Time{}
+	m.offline = map[string]time.Time{}
+	m.heard = map[string]time.Time{}
 	for _, a := range m.cfg.State.AllActive() {
 		lease := time.Duration(a.LeaseSeconds) * time.Second
 		m.leases[a.AttemptID] = &entry{taskID: a.TaskID, workerID: a.WorkerID, lease: lease, deadline: now.Add(lease + m.cfg.Grace)}
 	}
 	for _, w := range m.cfg.State.Workers() {
 		if w.Worker.Status == api.WorkerReady {
-			m.lastSeen[w.Worker.ID] = now.Add(m.cfg.Grace)
+			m.offline[w.Worker.ID] = now.Add(m.cfg.Grace + m.cfg.OfflineAfter)
 		}
 	}
 }
@@ -190,7 +268,8 @@ func (m *Manager) Heartbeat(workerID string, running []string) time.Time {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.lastSeen[workerID] = now
+	m.heard[workerID] = now
+	m.offline[workerID] = now.Add(m.cfg.OfflineAfter)
 	var earliest time.Time
 	for _, a := range held {
 		if !reported[a.TaskID] {
@@ -216,11 +295,12 @@ func (m *Manager) Heartbeat(workerID string, running []string) time.Time {
 }
 
 // LastSeen returns when this leader last had a heartbeat from a worker
-// (false before its first one since the leader took office).
+// (false before its first one since the leader took office: the grace a
+// new leader gives a worker's heartbeat deadline is not a heartbeat).
 func (m *Manager) LastSeen(workerID string) (time.Time, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	t, ok := m.lastSeen[workerID]
+	t, ok := m.heard[workerID]
 	return t, ok
 }
 
@@ -253,8 +333,8 @@ func (m *Manager) enforce(ctx context.Context) {
 			lapsed = append(lapsed, lapse{id, *e})
 		}
 	}
-	for w, seen := range m.lastSeen {
-		if now.Sub(seen) > m.cfg.OfflineAfter {
+	for w, at := range m.offline {
+		if now.After(at) {
 			gone = append(gone, w)
 		}
 	}
@@ -286,8 +366,8 @@ func (m *Manager) enforce(ctx context.Context) {
 			m.cfg.Logger.Debug("offline transition refused", "worker_id", w, "error", res.Err())
 		}
 		m.mu.Lock()
-		if seen, ok := m.lastSeen[w]; ok && now.Sub(seen) > m.cfg.OfflineAfter {
-			delete(m.lastSeen, w)
+		if at, ok := m.offline[w]; ok && now.After(at) {
+			delete(m.offline, w)
 		}
 		m.mu.Unlock()
 	}

@@ -244,3 +244,150 @@ func TestUnarmedAttemptsAreAdoptedAndLapse(t *testing.T) {
 		t.Fatal("the reported attempt was lost")
 	}
 }
+
+// An attempt adopted after an outage, whose deadline in the state passed
+// while there was no leader, gets what gaining leadership gives every
+// lease: its length plus the grace, counted from the moment leadership
+// was taken. It is not lost at once (the old floor was "now": lapsed at
+// the next check).
+func TestAdoptedAttemptsGetAFreshGraceFromTakingOffice(t *testing.T) {
+	start := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
+	clk := clock.NewFake(start)
+	fs := &fakeState{active: map[string]state.ActiveTask{}, workers: map[string]string{"w1": api.WorkerReady}}
+	m := New(Config{Clock: clk, State: fs, Propose: fs.propose, Grace: 5 * time.Second, OfflineAfter: time.Hour})
+	ctx := t.Context()
+	m.rearm() // leadership taken at start
+
+	// An attempt rearm did not see, its deadline set by the state a
+	// minute before the outage ended.
+	fs.mu.Lock()
+	fs.active["old"] = state.ActiveTask{TaskID: "old", AttemptID: "o1", WorkerID: "w1", LeaseSeconds: 10, LeaseExpiresAt: start.Add(-time.Minute)}
+	fs.mu.Unlock()
+	clk.Advance(3 * time.Second)
+	m.adopt(clk.Now())
+	want := start.Add(10*time.Second + 5*time.Second)
+	if d, ok := m.Deadline("o1"); !ok || !d.Equal(want) {
+		t.Fatalf("adopted deadline %v %v, want %v (lease plus grace from taking office)", d, ok, want)
+	}
+	m.enforce(ctx)
+	clk.Advance(want.Sub(clk.Now()))
+	m.enforce(ctx)
+	if got := fs.take(); len(got) != 0 {
+		t.Fatalf("lost within the fresh grace: %v", got)
+	}
+	clk.Advance(time.Millisecond)
+	m.enforce(ctx)
+	if got := fs.take(); len(got) != 1 || got[0].(command.LoseAttempt).AttemptID != "o1" {
+		t.Fatalf("proposals %v, want o1 lost once its fresh grace ran out", got)
+	}
+}
+
+// LastSeen is a heartbeat this leader received, nothing else: the grace a
+// new leader gives a ready worker's heartbeat deadline is not one. A
+// worker that goes offline keeps the time it was last heard from.
+func TestLastSeenIsOnlyAHeartbeatToThisLeader(t *testing.T) {
+	start := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
+	clk := clock.NewFake(start)
+	fs := &fakeState{active: map[string]state.ActiveTask{}, workers: map[string]string{"w1": api.WorkerReady, "w2": api.WorkerReady}}
+	m := New(Config{Clock: clk, State: fs, Propose: fs.propose, Grace: 5 * time.Second, OfflineAfter: 10 * time.Second})
+	ctx := t.Context()
+	m.rearm()
+	for _, w := range []string{"w1", "w2"} {
+		if at, ok := m.LastSeen(w); ok {
+			t.Fatalf("%s seen at %v before any heartbeat to this leader", w, at)
+		}
+	}
+	clk.Advance(time.Second)
+	beat := clk.Now()
+	m.Heartbeat("w1", nil)
+	if at, ok := m.LastSeen("w1"); !ok || !at.Equal(beat) {
+		t.Fatalf("LastSeen(w1) = %v %v, want %v", at, ok, beat)
+	}
+	// w2, never heard, still has the grace on top of OfflineAfter: not
+	// offline at 14 s, offline after 15 s; w1 goes at 11 s.
+	clk.Advance(10*time.Second + time.Millisecond) // 11.001 s
+	m.enforce(ctx)
+	if got := fs.take(); len(got) != 1 || got[0].(command.SetWorkerStatus).WorkerID != "w1" {
+		t.Fatalf("proposals %v, want w1 offline", got)
+	}
+	clk.Advance(3 * time.Second) // 14.001 s
+	m.enforce(ctx)
+	if got := fs.take(); len(got) != 0 {
+		t.Fatalf("w2 went offline inside its grace: %v", got)
+	}
+	clk.Advance(time.Second) // 15.001 s
+	m.enforce(ctx)
+	if got := fs.take(); len(got) != 1 || got[0].(command.SetWorkerStatus).WorkerID != "w2" {
+		t.Fatalf("proposals %v, want w2 offline", got)
+	}
+	if at, ok := m.LastSeen("w1"); !ok || !at.Equal(beat) {
+		t.Fatalf("offline w1: LastSeen %v %v, want its last heartbeat %v", at, ok, beat)
+	}
+	if _, ok := m.LastSeen("w2"); ok {
+		t.Fatal("w2 seen without a heartbeat")
+	}
+	clk.Advance(time.Hour)
+	m.enforce(ctx)
+	if got := fs.take(); len(got) != 0 {
+		t.Fatalf("an offline worker was proposed offline again: %v", got)
+	}
+}
+
+// A leader whose timers stop (its process paused or starved) for longer
+// than a heartbeat interval loses nothing for that time: on its next tick
+// every lease and heartbeat deadline gets a fresh grace, as on gaining
+// leadership. Then a worker that still does not heartbeat loses its lease
+// as usual, and ticks at their normal pace give no grace.
+func TestAStalledLeaderGivesEveryLeaseAFreshGrace(t *testing.T) {
+	start := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
+	clk := clock.NewFake(start)
+	fs := &fakeState{
+		active:  map[string]state.ActiveTask{"t1": {TaskID: "t1", AttemptID: "a1", WorkerID: "w1", LeaseSeconds: 10}, "t2": {TaskID: "t2", AttemptID: "a2", WorkerID: "w2", LeaseSeconds: 10}},
+		workers: map[string]string{"w1": api.WorkerReady, "w2": api.WorkerReady},
+	}
+	const tick = 250 * time.Millisecond
+	m := New(Config{Clock: clk, State: fs, Propose: fs.propose, Grace: 5 * time.Second, Tick: tick, HeartbeatInterval: 2 * time.Second, OfflineAfter: 10 * time.Second})
+	ctx := t.Context()
+	m.rearm()
+	r := runState{lastTick: clk.Now(), lastAdopt: clk.Now()}
+	m.Heartbeat("w1", []string{"t1"})
+	m.Heartbeat("w2", []string{"t2"})
+	heard, _ := m.LastSeen("w1")
+
+	// A minute with no tick: every deadline (10 s) has long passed.
+	clk.Advance(time.Minute)
+	m.tick(ctx, &r)
+	if got := fs.take(); len(got) != 0 {
+		t.Fatalf("after a stall the manager proposed %v", got)
+	}
+	resumed := clk.Now()
+	for _, a := range []string{"a1", "a2"} {
+		if d, ok := m.Deadline(a); !ok || !d.Equal(resumed.Add(15*time.Second)) {
+			t.Fatalf("%s deadline %v %v, want lease plus grace from the resume", a, d, ok)
+		}
+	}
+	if at, ok := m.LastSeen("w1"); !ok || !at.Equal(heard) {
+		t.Fatalf("LastSeen(w1) after the stall %v %v, want the heartbeat before it", at, ok)
+	}
+
+	// w1 heartbeats again, w2 stays silent: ticking at the normal pace,
+	// nothing happens for lease plus grace after the resume; then w2's
+	// lease lapses and it goes offline (grace plus OfflineAfter), and w1
+	// keeps everything.
+	for clk.Now().Sub(resumed) < 15*time.Second {
+		if clk.Now().Sub(resumed)%(2*time.Second) == 0 {
+			m.Heartbeat("w1", []string{"t1"})
+		}
+		clk.Advance(tick)
+		m.tick(ctx, &r)
+		if got := fs.take(); len(got) != 0 {
+			t.Fatalf("%v after the resume: %v", clk.Now().Sub(resumed), got)
+		}
+	}
+	clk.Advance(tick)
+	m.tick(ctx, &r)
+	got := fs.take()
+	if len(got) != 2 || got[0].(command.LoseAttempt).AttemptID != "a2" || got[1].(command.SetWorkerStatus).WorkerID != "w2" {
+		t.Fatalf("proposals %v, want a2 lost and w2 offline", got)
+	}
+}

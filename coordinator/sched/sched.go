@@ -4,11 +4,17 @@
 // indexes, proposes the assignment through Raft (where the state machine
 // re-checks it atomically), and if nothing matches it waits until the state
 // signals that work may have become available, or the wait ends.
+//
+// A task whose attempt was lost on a worker is not handed back to that
+// worker until the worker has been heard from since the loss (heldBack):
+// a worker that stopped answering, frozen or cut off, must not be given
+// the retry of the work it lost.
 package sched
 
 import (
 	"context"
 	"errors"
+	"maps"
 	"sync"
 	"time"
 
@@ -20,9 +26,13 @@ import (
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
-// LeaseArmer is told about every new attempt so its lease is enforced.
+// LeaseArmer is told about every new attempt so its lease is enforced,
+// and says when a worker last heartbeated (the lease manager).
 type LeaseArmer interface {
 	Assigned(taskID, workerID, attemptID string, lease time.Duration, deadline time.Time)
+	// LastSeen is this leader's last heartbeat from the worker; false
+	// before its first one since the leader took office.
+	LastSeen(workerID string) (time.Time, bool)
 }
 
 // Scheduler serves acquire calls on the leader.
@@ -69,6 +79,7 @@ func New(store *state.Store, propose state.Proposer, leases LeaseArmer, clk cloc
 // each other are settled by the state machine, which answers the second
 // assignment proposed with the first.
 func (s *Scheduler) Acquire(ctx context.Context, workerID string, req api.AcquireRequest) ([]api.Assignment, error) {
+	asked := s.clock.Now() // when this acquire was received (heldBack)
 	if outs, ok := s.store.AcquireReplay(workerID, req.RequestID); ok {
 		got := make([]api.Assignment, len(outs))
 		for i, out := range outs {
@@ -76,12 +87,12 @@ func (s *Scheduler) Acquire(ctx context.Context, workerID string, req api.Acquir
 		}
 		return got, nil
 	}
-	got, err := s.acquireOne(ctx, workerID, req)
+	got, err := s.acquireOne(ctx, workerID, req, asked)
 	if err != nil || len(got) == 0 {
 		return nil, err
 	}
 	for len(got) < max(req.MaxTasks, 1) {
-		more, _, err := s.tryOnce(ctx, workerID, req, true)
+		more, _, _, err := s.tryOnce(ctx, workerID, req, asked, true)
 		if err != nil || len(more) == 0 {
 			break // what was assigned is handed out; the rest waits for the next call
 		}
@@ -120,8 +131,12 @@ func (s *Scheduler) deliveries(workerID, requestID string) []api.Assignment {
 	return got
 }
 
-// acquireOne waits up to req.WaitSeconds for one task.
-func (s *Scheduler) acquireOne(ctx context.Context, workerID string, req api.AcquireRequest) ([]api.Assignment, error) {
+// acquireOne waits up to req.WaitSeconds for one task. An acquire that
+// finds nothing but a task lost on its worker after it was received ends
+// at once with nothing, rather than waiting out its wait: it can never
+// have that task, and the worker's next acquire, once it has heartbeated,
+// can.
+func (s *Scheduler) acquireOne(ctx context.Context, workerID string, req api.AcquireRequest, asked time.Time) ([]api.Assignment, error) {
 	wait := time.Duration(min(max(req.WaitSeconds, 0), api.MaxWaitSeconds)) * time.Second
 	var deadline <-chan time.Time
 	if wait > 0 {
@@ -132,14 +147,15 @@ func (s *Scheduler) acquireOne(ctx context.Context, workerID string, req api.Acq
 		if got := s.deliveries(workerID, req.RequestID); len(got) > 0 {
 			return got, nil
 		}
-		got, retryAt, err := s.tryOnce(ctx, workerID, req, false)
+		got, retryAt, predates, err := s.tryOnce(ctx, workerID, req, asked, false)
 		if err != nil || len(got) > 0 {
 			return got, err
 		}
-		if wait == 0 {
+		if wait == 0 || predates {
 			return nil, nil
 		}
-		// A task passed over for its affinity or spread becomes this
+		// A task passed over for its affinity or spread, or until its
+		// worker is heard from (which changes no state), becomes this
 		// worker's to take at retryAt, with no state change to wake us.
 		var retry <-chan time.Time
 		if !retryAt.IsZero() {
@@ -157,14 +173,16 @@ func (s *Scheduler) acquireOne(ctx context.Context, workerID string, req api.Acq
 }
 
 // tryOnce matches and proposes; it retries matching while the state machine
-// refuses candidates that a concurrent write took first.
-func (s *Scheduler) tryOnce(ctx context.Context, workerID string, req api.AcquireRequest, more bool) ([]api.Assignment, time.Time, error) {
+// refuses candidates that a concurrent write took first. predates reports
+// that a task was passed over because the acquire was received before the
+// task's attempt was lost on this worker (match).
+func (s *Scheduler) tryOnce(ctx context.Context, workerID string, req api.AcquireRequest, asked time.Time, more bool) ([]api.Assignment, time.Time, bool, error) {
 	for range 16 {
 		s.mu.Lock()
-		cand, ok, err := s.store.MatchAt(s.clock.Now().UTC(), workerID, req.Capability, max(req.MaxTasks, 1), s.reserved)
+		cand, ok, retryAt, predates, err := s.match(workerID, req, asked)
 		if err != nil || !ok {
 			s.mu.Unlock()
-			return nil, cand.RetryAt, err
+			return nil, retryAt, predates, err
 		}
 		if cand.Gang != nil {
 			s.mu.Unlock()
@@ -172,7 +190,7 @@ func (s *Scheduler) tryOnce(ctx context.Context, workerID string, req api.Acquir
 			if errors.Is(err, state.ErrConflict) {
 				continue
 			}
-			return got, time.Time{}, err
+			return got, time.Time{}, false, err
 		}
 		s.reserved[cand.TaskID] = true
 		s.mu.Unlock()
@@ -197,11 +215,124 @@ func (s *Scheduler) tryOnce(ctx context.Context, workerID string, req api.Acquir
 			continue
 		}
 		if err != nil {
-			return nil, time.Time{}, err
+			return nil, time.Time{}, false, err
 		}
-		return []api.Assignment{*s.handOut(workerID, out)}, time.Time{}, nil
+		return []api.Assignment{*s.handOut(workerID, out)}, time.Time{}, false, nil
 	}
-	return nil, time.Time{}, nil
+	return nil, time.Time{}, false, nil
+}
+
+// unheardRecheck is how often an acquire waiting with a task held back
+// until its worker is heard from looks again: a heartbeat changes no
+// state, so nothing else would wake it.
+const unheardRecheck = time.Second
+
+// match finds the best pending task for workerID's acquire (received at
+// asked) that heldBack lets it have: a candidate held back is skipped and
+// the match made again without it, so the task stays for other workers.
+// retryAt is when to look again (a task deferred for its affinity or
+// spread, or held back until its worker is heard from); predates reports
+// a task held back because the acquire was received before the task's
+// attempt was lost on this worker. Called with s.mu held.
+func (s *Scheduler) match(workerID string, req api.AcquireRequest, asked time.Time) (cand state.Candidate, ok bool, retryAt time.Time, predates bool, err error) {
+	now := s.clock.Now()
+	skip, copied := s.reserved, false
+	for {
+		cand, ok, err = s.store.MatchAt(now.UTC(), workerID, req.Capability, max(req.MaxTasks, 1), skip)
+		if err != nil || !ok {
+			return cand, false, earliest(retryAt, cand.RetryAt), predates, err
+		}
+		taskID, why := s.heldBackCandidate(workerID, cand, asked)
+		switch why {
+		case handOut:
+			return cand, true, time.Time{}, predates, nil
+		case askedBeforeLoss:
+			predates = true
+		case notHeardSinceLoss:
+			retryAt = earliest(retryAt, now.Add(unheardRecheck))
+		}
+		if !copied { // s.reserved is the other acquires': add to a copy
+			skip, copied = maps.Clone(s.reserved), true
+		}
+		skip[taskID] = true
+	}
+}
+
+// heldBackCandidate applies heldBack to a match: to the task for the
+// acquiring worker, or, for a gang, to each member for the worker the
+// plan places it on (only the acquiring worker's members are judged by
+// when the acquire was received). It returns the task that is held back.
+func (s *Scheduler) heldBackCandidate(workerID string, cand state.Candidate, asked time.Time) (string, holdBack) {
+	if cand.Gang == nil {
+		return cand.TaskID, s.heldBackFor(cand.TaskID, workerID, asked)
+	}
+	for _, m := range cand.Gang {
+		at := time.Time{}
+		if m.WorkerID == workerID {
+			at = asked
+		}
+		if why := s.heldBackFor(m.TaskID, m.WorkerID, at); why != handOut {
+			return m.TaskID, why
+		}
+	}
+	return cand.TaskID, handOut
+}
+
+// heldBackFor reads the task and the worker's last heartbeat and applies
+// heldBack.
+func (s *Scheduler) heldBackFor(taskID, workerID string, asked time.Time) holdBack {
+	t, err := s.store.Task(taskID)
+	if err != nil {
+		return handOut // gone meanwhile: the state machine refuses it
+	}
+	heard, _ := s.leases.LastSeen(workerID) // zero: not since this leader took office
+	return heldBack(&t, workerID, asked, heard)
+}
+
+// holdBack is heldBack's answer.
+type holdBack int
+
+const (
+	// handOut: nothing holds the task back from the worker.
+	handOut holdBack = iota
+	// notHeardSinceLoss: an attempt of the task was lost on the worker,
+	// and the worker has not heartbeated to this leader since.
+	notHeardSinceLoss
+	// askedBeforeLoss: an attempt of the task was lost on the worker
+	// after the acquire asking for it was received (a long poll in
+	// flight while the worker was silent).
+	askedBeforeLoss
+)
+
+// heldBack is the lost-attempt rule: a task with an attempt lost on
+// workerID (its lease lapsed, or the worker was revoked) is not handed to
+// that worker by an acquire received before the loss (asked; zero when
+// another worker's acquire places it, as a gang member), nor while the
+// worker's last heartbeat to this leader (heard; zero before its first
+// one since this leader took office) is not after the loss. Attempts lost
+// on other workers, or ended otherwise, hold nothing back.
+func heldBack(t *state.Task, workerID string, asked, heard time.Time) holdBack {
+	why := handOut
+	for _, a := range t.Attempts {
+		if a.State != api.AttemptLost || a.WorkerID != workerID {
+			continue
+		}
+		if !asked.IsZero() && !asked.After(a.EndedAt) {
+			return askedBeforeLoss
+		}
+		if heard.IsZero() || !heard.After(a.EndedAt) {
+			why = notHeardSinceLoss
+		}
+	}
+	return why
+}
+
+// earliest is the earlier of two times, a zero one counting as none.
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
+	}
+	return a
 }
 
 // assignGang proposes a gang's placement, reserving its members while
