@@ -16,6 +16,7 @@ import (
 	"github.com/gpulayer/gpulayer/agent/devices/health"
 	"github.com/gpulayer/gpulayer/agent/devices/nvml"
 	"github.com/gpulayer/gpulayer/agent/runner"
+	"github.com/gpulayer/gpulayer/agent/spool"
 	"github.com/gpulayer/gpulayer/internal/clock"
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
@@ -125,6 +126,10 @@ type Config struct {
 	// what the agent hides of its own (taskSandbox): extra paths, the
 	// memory, CPU and process limits, or no sandbox at all.
 	TaskSandbox runner.SandboxConfig
+	// ReportSpool bounds the spool that keeps attempts' reports until a
+	// coordinator acknowledges them (reports.go); zero fields take
+	// spool's defaults.
+	ReportSpool spool.Limits
 	// Metrics receives the agent's counters (NewMetrics when nil);
 	// MetricsAddr, when set, serves them at GET /metrics, on a loopback
 	// address unless MetricsAllowRemote (see checkMetricsAddr).
@@ -149,8 +154,11 @@ type Agent struct {
 	// (gpushare.go).
 	shares *shareWatchdog
 	leases *leaseBook
-	orders *orders
-	wake   chan struct{} // a heartbeat now, please
+	// reports keeps and delivers attempts' reports (reports.go), built
+	// with the runner.
+	reports *reportQueue
+	orders  *orders
+	wake    chan struct{} // a heartbeat now, please
 	// identified is closed once the agent holds an accepted credential.
 	identified chan struct{}
 
@@ -247,7 +255,17 @@ func (a *Agent) prepareTasks() (func(), error) {
 		cleanup()
 		return nil, fmt.Errorf("%w: the work dir %s is inside the data dir %s, which tasks must not reach", errUnsafeDir, root, data)
 	}
+	sp, err := spool.Open(filepath.Join(a.cfg.DataDir, ReportSpoolDir), a.cfg.ReportSpool, a.log)
+	if err != nil {
+		cleanup()
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	if n, _ := sp.Len(); n > 0 {
+		a.log.Info("reports of an earlier run wait in the spool; they go first", "reports", n)
+	}
+	a.reports = newReportQueue(sp, a.client, a.cfg.Clock, a.cfg.Logger.With("component", "reports"))
 	a.runner = runner.New(runner.Config{
+		Reports:     a.reports,
 		MPS:         a.mpsNow,
 		Host:        a.cfg.Executors,
 		Coordinator: a.client,
@@ -332,7 +350,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	a.resumeOwnDrain(ctx) // before a SIGTERM's drain may be asked for
 	close(a.identified)
-	wg.Add(2)
+	wg.Add(3)
 	go func() {
 		defer wg.Done()
 		if err := a.heartbeatLoop(ctx); err != nil {
@@ -343,7 +361,17 @@ func (a *Agent) Run(ctx context.Context) error {
 		defer wg.Done()
 		a.acquireLoop(ctx)
 	}()
+	go func() {
+		defer wg.Done()
+		a.reports.run(ctx)
+	}()
 	wg.Wait()
+	// Every task has ended: what they reported (a task handed back at
+	// shutdown above all) goes out now, within a bound; what does not
+	// stays in the spool for the next start.
+	fctx, stop := context.WithTimeout(context.WithoutCancel(ctx), shutdownFlush)
+	a.reports.flush(fctx)
+	stop()
 	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, errFinished) {
 		return err
 	}
@@ -359,7 +387,7 @@ func (a *Agent) heartbeatLoop(ctx context.Context) error {
 		running := a.runner.Running()
 		sent, began := a.cfg.Clock.Now(), time.Now()
 		resp, err := a.client.Heartbeat(ctx, api.HeartbeatRequest{
-			RunningTaskIDs: taskIDs(running),
+			RunningTaskIDs: heldTaskIDs(running, a.reports.taskIDs()),
 			Devices:        a.deviceView(),
 			Executors:      a.cfg.Executors.Names(),
 			MaxTasks:       a.maxTasks(),
@@ -415,6 +443,15 @@ func (a *Agent) heartbeatLoop(ctx context.Context) error {
 	}
 }
 
+// heldTaskIDs lists the tasks the worker holds, each once: those of
+// running attempts and those whose reports wait in the spool (their leases
+// must hold until the report lands).
+func heldTaskIDs(running []runner.Attempt, reported []string) []string {
+	ids := append(taskIDs(running), reported...)
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
 // taskIDs lists the tasks of running attempts, each once.
 func taskIDs(running []runner.Attempt) []string {
 	ids := make([]string, 0, len(running))
@@ -446,6 +483,12 @@ func (a *Agent) acquireLoop(ctx context.Context) {
 		select {
 		case slots <- struct{}{}:
 		case <-ctx.Done():
+			return
+		}
+		// Reports of attempts that ended go before new work: after an
+		// outage, the coordinator hears what was done before it hands
+		// out more (reports.go).
+		if err := a.reports.waitReady(ctx); err != nil {
 			return
 		}
 		if command, changed := a.orders.current(); command != api.CommandNone {
@@ -547,6 +590,13 @@ func takeFree(slots chan struct{}, n int) int {
 	}
 	return took
 }
+
+// ReportSpoolDir is the report spool's directory in the data dir.
+const ReportSpoolDir = "reports"
+
+// shutdownFlush bounds how long a stopping agent tries to deliver the
+// reports still waiting.
+const shutdownFlush = 5 * time.Second
 
 // CredentialPath is where the agent keeps its worker credential.
 func CredentialPath(dataDir string) string { return filepath.Join(dataDir, CredentialFile) }

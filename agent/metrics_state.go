@@ -25,6 +25,10 @@ var (
 		"1 for each GPU's current health state, 0 for the others.", []string{"uuid", "index", "state"}, nil)
 	gpusDesc = prometheus.NewDesc("gpulayer_agent_gpus",
 		"GPUs of this agent by health state.", []string{"health"}, nil)
+	reportSpoolDesc = prometheus.NewDesc("gpulayer_agent_report_spool_records",
+		"Attempt reports kept on disk until a coordinator acknowledges them.", nil, nil)
+	reportSpoolBytesDesc = prometheus.NewDesc("gpulayer_agent_report_spool_bytes",
+		"Size of the attempt reports kept on disk until a coordinator acknowledges them.", nil, nil)
 	workerCommandDesc = prometheus.NewDesc("gpulayer_agent_worker_command",
 		"1 for the coordinator's command in force for this worker (none, drain, stop), 0 for the others.", []string{"command"}, nil)
 )
@@ -35,7 +39,7 @@ var (
 type stateCollector struct{ a *Agent }
 
 func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{tasksRunningDesc, taskSlotsDesc, gpuHealthDesc, gpusDesc, workerCommandDesc} {
+	for _, d := range []*prometheus.Desc{tasksRunningDesc, taskSlotsDesc, gpuHealthDesc, gpusDesc, workerCommandDesc, reportSpoolDesc, reportSpoolBytesDesc} {
 		ch <- d
 	}
 }
@@ -44,6 +48,9 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 	a := c.a
 	ch <- prometheus.MustNewConstMetric(tasksRunningDesc, prometheus.GaugeValue, float64(len(a.runner.Running())))
 	ch <- prometheus.MustNewConstMetric(taskSlotsDesc, prometheus.GaugeValue, float64(a.maxTasks()))
+	records, bytes := a.reports.spool.Len()
+	ch <- prometheus.MustNewConstMetric(reportSpoolDesc, prometheus.GaugeValue, float64(records))
+	ch <- prometheus.MustNewConstMetric(reportSpoolBytesDesc, prometheus.GaugeValue, float64(bytes))
 	byState := map[health.State]int{}
 	for _, d := range a.gpuStates() {
 		byState[d.state]++

@@ -8,8 +8,10 @@ import (
 )
 
 // startRetryMax caps the pause between two tries to reach the
-// coordinators at start.
-const startRetryMax = 30 * time.Second
+// coordinators at start. It is short: an agent restarted during an outage
+// may hold reports whose leases a new leader keeps only for a grace
+// (docs/reliability.md), so it must be back soon after the quorum is.
+const startRetryMax = 5 * time.Second
 
 // identifyPatiently runs identify until it succeeds or fails for a reason
 // that retrying cannot fix. While no coordinator can be reached (they are

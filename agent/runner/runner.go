@@ -78,6 +78,9 @@ type Config struct {
 	MPS func() string
 	// Sandbox is what each task's sandbox hides and limits (sandbox.go).
 	Sandbox SandboxConfig
+	// Reports takes each attempt's finish or failure (report.go); nil
+	// sends them to Coordinator at once, keeping nothing.
+	Reports Reports
 }
 
 // Runner runs tasks. It is safe for concurrent use.
@@ -125,6 +128,9 @@ func New(cfg Config) *Runner {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Reports == nil {
+		cfg.Reports = direct{cfg.Coordinator}
 	}
 	if cfg.StopGrace == 0 {
 		cfg.StopGrace = 10 * time.Second
@@ -305,7 +311,7 @@ func (r *Runner) failForGood(ctx context.Context, a api.Assignment, reason strin
 // report tells the coordinator the attempt failed without an exit code.
 func (r *Runner) report(ctx context.Context, a api.Assignment, end End, req api.FailRequest) Outcome {
 	reason := req.Reason
-	if _, err := r.cfg.Coordinator.Fail(ctx, a.ID, req); err != nil {
+	if err := r.cfg.Reports.Report(ctx, Report{TaskID: a.ID, Fail: &req}); err != nil {
 		r.cfg.Logger.Warn("reporting failure", "task_id", a.ID, "error", err)
 	}
 	return Outcome{ExitCode: -1, Failed: true, Reason: reason, End: end}
@@ -495,7 +501,7 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 	if len(wr.res.Output) > 0 {
 		req.Output = wr.res.Output
 	}
-	if _, err := r.cfg.Coordinator.Finish(context.WithoutCancel(ctx), a.ID, req); err != nil {
+	if err := r.cfg.Reports.Report(context.WithoutCancel(ctx), Report{TaskID: a.ID, Finish: &req, LastLogSeq: ship.lastSeq()}); err != nil {
 		log.Warn("reporting finish", "error", err)
 	}
 	return Outcome{ExitCode: wr.res.ExitCode, Reason: strings.TrimSpace(note + " " + wr.res.Reason), End: exitEnd(wr.res.ExitCode, why != "", note != "")}

@@ -56,6 +56,13 @@ func (s *shipper) post(stream, data string) error {
 	return err
 }
 
+// lastSeq is the sequence number of the last chunk sent or tried.
+func (s *shipper) lastSeq() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seq
+}
+
 // note adds an agent line to the task's stderr.
 func (s *shipper) note(msg string) {
 	_ = s.post(api.StreamStderr, "[gpulayer] "+msg+"\n")

@@ -22,6 +22,7 @@ import (
 	"github.com/gpulayer/gpulayer/agent/devices"
 	"github.com/gpulayer/gpulayer/agent/pluginhost"
 	"github.com/gpulayer/gpulayer/agent/runner"
+	"github.com/gpulayer/gpulayer/agent/spool"
 )
 
 type agentFlags struct {
@@ -68,6 +69,10 @@ type agentFlags struct {
 	sandboxHide string
 	sandboxKeep string
 	configFile  string // --config, hidden from tasks besides
+
+	// The report spool (docs/reliability.md, "Reports outlive outages").
+	spoolRecords int
+	spoolMiB     int64
 }
 
 func (f *agentFlags) register(fs *pflag.FlagSet) {
@@ -109,6 +114,8 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.taskCPUs, "task-cpus", 0, "cap each task's CPU time (its cgroup) at this many CPUs, fractions allowed; 0: no cap")
 	fs.Int64Var(&f.taskPids, "task-pids", 0, "cap each task's processes and threads; 0: the default (4096), negative: no cap")
 	fs.StringVar(&f.sandboxHide, "task-sandbox-hide", "", "more host paths no task may see, comma separated (the data dir, the config file's directory, /etc/gpulayer, the work root and the task uid locks always are)")
+	fs.IntVar(&f.spoolRecords, "report-spool-max-records", spool.DefaultMaxRecords, "attempt reports kept on disk until a coordinator takes them; at this many the agent takes no new task until they are delivered (none is ever dropped)")
+	fs.Int64Var(&f.spoolMiB, "report-spool-max-mib", spool.DefaultMaxBytes>>20, "the same bound in MiB of reports")
 	fs.StringVar(&f.sandboxKeep, "task-sandbox-keep", "", "host paths every task still reaches where its private /tmp or a hidden path covers them (a shared dataset under /tmp, say), comma separated")
 }
 
@@ -242,6 +249,9 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 		caps = []string{}
 	}
 	sandbox, err := f.taskSandbox()
+	if err == nil && (f.spoolRecords < 1 || f.spoolMiB < 1 || f.spoolMiB > 1<<20) {
+		err = usagef("--report-spool-max-records and --report-spool-max-mib take positive bounds (MiB at most 1048576)")
+	}
 	if err != nil {
 		host.Close()
 		src.Close()
@@ -277,6 +287,7 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 		MetricsAddr:          f.metricsAddr,
 		MetricsAllowRemote:   f.metricsAllowRemote,
 		TaskSandbox:          sandbox,
+		ReportSpool:          spool.Limits{MaxRecords: f.spoolRecords, MaxBytes: f.spoolMiB << 20},
 		Devices:              src,
 		Executors:            host,
 		Logger:               log,
