@@ -35,6 +35,12 @@ func (c *clientFlags) client() (*client.Client, error) {
 	if c.token == "" {
 		return nil, usageError{errNoToken}
 	}
+	// A person waits at the terminal: FailFast answers within a few
+	// seconds when no coordinator has a leader (client.DefaultFailFastWait;
+	// a try that gets no answer gives up after
+	// client.DefaultFailFastAnswerTimeout), naming every address and what
+	// it said (printError); MaxRetryWait still bounds the wait for a
+	// rate_limited answer's Retry-After.
 	return client.New(client.Config{Addrs: []string{c.addr}, Token: c.token, CAFile: c.caFile, ClientCert: c.clientCert, ClientKey: c.clientKey, MaxRetryWait: 15 * time.Second, FailFast: true})
 }
 

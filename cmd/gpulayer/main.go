@@ -62,7 +62,7 @@ func execute(ctx context.Context, args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		return exitUsage
 	default:
-		fmt.Fprintln(stderr, "gpulayer:", err)
+		printError(stderr, err)
 		return exitFailure
 	}
 }

@@ -255,7 +255,7 @@ func TestJobCommandsAgainstDev(t *testing.T) {
 func TestClientCommandsFailFastWhenNoCoordinatorAnswers(t *testing.T) {
 	addr := coordinatortest.FreeAddr(t) // nothing listens there
 	r := run(t, []string{"GPULAYER_TOKEN=glc_unused"}, "job", "list", "--addr", "http://"+addr)
-	if r.code == 0 || !strings.Contains(r.stderr, "no coordinator reachable at http://"+addr) {
+	if r.code == 0 || !strings.Contains(r.stderr, "no coordinator leader or quorum is reachable") || !strings.Contains(r.stderr, "\n  http://"+addr+": refused the connection") {
 		t.Fatalf("job list against a coordinator that is down: exit %d, %q", r.code, r.stderr)
 	}
 }

@@ -74,7 +74,9 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	if leader == "" {
-		s.writeError(w, r, newError(api.CodeNoLeader, "the cluster has no leader right now; retry"))
+		// Answered at once (with Retry-After): without a quorum no leader
+		// will come soon, and a client tries its other addresses.
+		s.writeError(w, r, newError(api.CodeNoLeader, "coordinator %s knows no leader: the cluster has no quorum, or is electing a leader; retry", s.cluster.ID()))
 		return true
 	}
 	proxy, err := s.proxyTo(leader)

@@ -50,7 +50,8 @@ func (c *Client) PutArtifactFrom(ctx context.Context, digest string, size int64,
 		rc, err := open()
 		return rc, size, err
 	}
-	ctx = withExpectContinue(withIdempotent(ctx))
+	// Bytes take their time both ways: only ctx bounds the answer.
+	ctx = withoutAnswerTimeout(withExpectContinue(withIdempotent(ctx)))
 	resp, err := c.sendBody(ctx, "", http.MethodPut, "/v1/artifacts/"+url.PathEscape(digest), opener, "application/octet-stream")
 	if err != nil {
 		return api.Artifact{}, err
@@ -95,7 +96,7 @@ func HashFile(path string) (string, int64, error) {
 // bytes that do not hash to digest end in an error wrapping
 // ErrArtifactMismatch (after they were written: the caller discards them).
 func (c *Client) GetArtifact(ctx context.Context, digest string, w io.Writer) (int64, error) {
-	resp, err := c.sendRaw(ctx, http.MethodGet, "/v1/artifacts/"+url.PathEscape(digest), nil, "")
+	resp, err := c.sendRaw(withoutAnswerTimeout(ctx), http.MethodGet, "/v1/artifacts/"+url.PathEscape(digest), nil, "")
 	if err != nil {
 		return 0, err
 	}

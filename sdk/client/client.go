@@ -38,11 +38,26 @@ type Config struct {
 	// MaxRetryWait bounds how long a call keeps retrying while no
 	// coordinator can serve it (default 30 s).
 	MaxRetryWait time.Duration
-	// FailFast makes a call give up as soon as every address has refused
-	// or timed out its dial, instead of retrying for MaxRetryWait: for a
-	// person at a terminal, and for callers that retry on their own terms
-	// (see also FailFast, the same for one call).
+	// FailFast makes a call give up, instead of retrying for MaxRetryWait,
+	// as soon as every address has refused or timed out its dial, and once
+	// every address has failed and FailFastWait has passed when some of
+	// them answered (no leader: no quorum, or an election under way) or
+	// sent no answer within AnswerTimeout: for a person at a terminal, and
+	// for callers that retry on their own terms (see also FailFast, the
+	// same for one call). The error is then a *NoQuorumError naming every
+	// address and what it said.
 	FailFast bool
+	// FailFastWait is how long a FailFast call keeps trying while every
+	// address has failed but not all refused the connection (default
+	// DefaultFailFastWait).
+	FailFastWait time.Duration
+	// AnswerTimeout bounds how long one try waits for a coordinator's
+	// answer once its request is sent; the next address is then tried
+	// (a write that is not idempotent is not: its outcome is unknown).
+	// Long polls add their own wait; log streams, artifact transfers and
+	// snapshots are not bounded. 0: no bound, except for FailFast calls
+	// (DefaultFailFastAnswerTimeout); negative: no bound at all.
+	AnswerTimeout time.Duration
 }
 
 type failFastKey struct{}
@@ -61,6 +76,9 @@ type Client struct {
 	once     *http.Client
 	maxWait  time.Duration
 	failFast bool
+	// fastWait is FailFastWait; answerTimeout is AnswerTimeout.
+	fastWait      time.Duration
+	answerTimeout time.Duration
 
 	mu     sync.Mutex
 	addrs  []string
@@ -146,7 +164,12 @@ func New(cfg Config) (*Client, error) {
 	if wait == 0 {
 		wait = 30 * time.Second
 	}
-	return &Client{http: hc, once: once, maxWait: wait, failFast: cfg.FailFast, addrs: addrs, token: cfg.Token}, nil
+	fastWait := cfg.FailFastWait
+	if fastWait <= 0 {
+		fastWait = DefaultFailFastWait
+	}
+	return &Client{http: hc, once: once, maxWait: wait, failFast: cfg.FailFast, fastWait: fastWait, answerTimeout: cfg.AnswerTimeout,
+		addrs: addrs, token: cfg.Token}, nil
 }
 
 // SetToken replaces the bearer credential.
@@ -266,13 +289,23 @@ func (c *Client) sendWith(ctx context.Context, override, method, path string, bo
 
 // sendBody performs a request whose body open gives afresh for each try
 // (nil: no body), with its length.
+//
+// When every configured address has failed the call (no connection, no
+// answer, no leader) and the call gives up (FailFast, or MaxRetryWait
+// spent), the error is a *NoQuorumError naming each address and what it
+// said. A write that is not idempotent is retried only where it cannot
+// have reached a coordinator (a refused dial, a pooled connection closed
+// before it was read) or was answered not applied (no_leader, not_leader
+// without X-GpuLayer-Outcome: unknown).
 func (c *Client) sendBody(ctx context.Context, override, method, path string, open func() (io.ReadCloser, int64, error), contentType string) (*http.Response, error) {
-	deadline := time.Now().Add(c.maxWait)
+	start := time.Now()
+	deadline := start.Add(c.maxWait)
 	backoff := 50 * time.Millisecond
 	const maxBackoff = 250 * time.Millisecond
 	failFast, _ := ctx.Value(failFastKey{}).(bool)
 	failFast = failFast || c.failFast
-	undialed := map[string]error{} // addresses whose dial failed, for failFast
+	limit := c.answerLimit(ctx, failFast)
+	tried := newTries(c.Addrs())
 	for attempt := 0; ; attempt++ {
 		base, token := c.base()
 		switch override {
@@ -283,13 +316,16 @@ func (c *Client) sendBody(ctx context.Context, override, method, path string, op
 			token = override
 		}
 		wait := time.Duration(0)
-		req, err := http.NewRequestWithContext(ctx, method, base+path, nil)
+		tctx, watch := watchAnswer(ctx, limit)
+		req, err := http.NewRequestWithContext(tctx, method, base+path, nil)
 		if err != nil {
+			_, _ = watch.settle(nil, err)
 			return nil, fmt.Errorf("client: %w", err)
 		}
 		if open != nil {
 			rc, n, err := open()
 			if err != nil {
+				_, _ = watch.settle(nil, err)
 				return nil, fmt.Errorf("client: %w", err)
 			}
 			req.Body, req.ContentLength = rc, n
@@ -310,7 +346,7 @@ func (c *Client) sendBody(ctx context.Context, override, method, path string, op
 		if method != http.MethodGet && !isIdempotent(ctx) {
 			hc = c.once
 		}
-		resp, err := hc.Do(req)
+		resp, err := watch.settle(hc.Do(req))
 		retry := false
 		var apiErr *api.Error
 		switch {
@@ -319,14 +355,9 @@ func (c *Client) sendBody(ctx context.Context, override, method, path string, op
 				return nil, ctx.Err()
 			}
 			if !retryableTransport(err, method) && !isIdempotent(ctx) {
-				return nil, fmt.Errorf("client: %s %s: %w (%w)", method, path, ErrOutcomeUnknown, err)
+				return nil, fmt.Errorf("client: %s %s: %w (%s: %w)", method, path, ErrOutcomeUnknown, base, err)
 			}
-			if failFast && isDialError(err) {
-				undialed[base] = err
-				if addrs := c.Addrs(); len(undialed) >= len(addrs) {
-					return nil, fmt.Errorf("client: no coordinator reachable at %s: %w", strings.Join(addrs, ", "), err)
-				}
-			}
+			tried.fail(base, err)
 			c.rotate(base)
 			retry = true
 			apiErr = nil
@@ -342,6 +373,7 @@ func (c *Client) sendBody(ctx context.Context, override, method, path string, op
 				if method != http.MethodGet && !isIdempotent(ctx) {
 					return nil, fmt.Errorf("client: %s %s: %w (%w)", method, path, ErrOutcomeUnknown, err)
 				}
+				tried.fail(base, err)
 				c.rotate(base)
 				retry = true
 				apiErr = nil
@@ -355,6 +387,7 @@ func (c *Client) sendBody(ctx context.Context, override, method, path string, op
 			}
 			switch apiErr.Code {
 			case api.CodeNotLeader:
+				tried.fail(base, apiErr)
 				if apiErr.Leader != "" && apiErr.Leader != base {
 					c.setLeader(apiErr.Leader)
 				} else {
@@ -362,15 +395,27 @@ func (c *Client) sendBody(ctx context.Context, override, method, path string, op
 				}
 				retry = true
 			case api.CodeNoLeader:
+				tried.fail(base, apiErr)
 				c.rotate(base)
 				retry = true
 			case api.CodeRateLimited:
+				tried.answered(base)
 				wait = time.Duration(max(apiErr.RetryAfterSeconds, 1)) * time.Second
 				retry = true
 			default:
 				return nil, apiErr
 			}
 			err = apiErr
+		}
+		if retry && wait == 0 && tried.all() {
+			// Every address has failed the call. Nothing listening
+			// anywhere ends a fail-fast call at once; coordinators that
+			// answer without a leader, or not at all, get FailFastWait
+			// (an election ends in a second or two); others retry until
+			// MaxRetryWait is spent.
+			if failFast && (tried.undialed() || time.Since(start) >= c.fastWait) || time.Now().After(deadline) {
+				return nil, tried.err(method, path)
+			}
 		}
 		if !retry || time.Now().After(deadline) {
 			return nil, err
@@ -399,9 +444,6 @@ func (c *Client) sendBody(ctx context.Context, override, method, path string, op
 	}
 }
 
-// retryableTransport reports whether a transport error means the request
-// never reached a server (so it is safe to send elsewhere), or the request
-// is a read.
 // isDialError reports a connection that could not be made (refused,
 // timed out, no route): the request never left.
 func isDialError(err error) bool {
@@ -409,6 +451,9 @@ func isDialError(err error) bool {
 	return errors.As(err, &op) && op.Op == "dial"
 }
 
+// retryableTransport reports whether a transport error means the request
+// never reached a server (so it is safe to send elsewhere), or the request
+// is a read.
 func retryableTransport(err error, method string) bool {
 	if method == http.MethodGet {
 		return true
@@ -457,6 +502,6 @@ func IsCode(err error, code api.Code) bool {
 func Unavailable(err error) bool {
 	var ue *url.Error
 	var ne net.Error
-	return errors.As(err, &ue) || errors.As(err, &ne) || errors.Is(err, ErrOutcomeUnknown) ||
+	return errors.As(err, &ue) || errors.As(err, &ne) || errors.Is(err, ErrOutcomeUnknown) || errors.Is(err, ErrNoQuorum) ||
 		IsCode(err, api.CodeNoLeader) || IsCode(err, api.CodeNotLeader) || IsCode(err, api.CodeRateLimited)
 }

@@ -128,7 +128,8 @@ func (c *Client) logsOnce(ctx context.Context, id string, follow bool, seen map[
 	if follow {
 		path += "?follow=1"
 	}
-	resp, err := c.send(ctx, http.MethodGet, path, nil)
+	// A stream: its answer is bounded by ctx and the stream's own limits.
+	resp, err := c.send(withoutAnswerTimeout(ctx), http.MethodGet, path, nil)
 	if err != nil {
 		return "", 0, err
 	}

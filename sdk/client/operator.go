@@ -50,7 +50,7 @@ func (c *Client) RemovePeer(ctx context.Context, nodeID string) ([]api.Peer, err
 
 // SaveSnapshot writes a snapshot of the whole replicated state to w (admin).
 func (c *Client) SaveSnapshot(ctx context.Context, w io.Writer) (int64, error) {
-	resp, err := c.sendRaw(ctx, http.MethodGet, "/v1/operator/snapshot", nil, "")
+	resp, err := c.sendRaw(withoutAnswerTimeout(ctx), http.MethodGet, "/v1/operator/snapshot", nil, "")
 	if err != nil {
 		return 0, err
 	}
@@ -72,7 +72,7 @@ func (c *Client) RestoreSnapshot(ctx context.Context, r io.Reader) error {
 	if err != nil {
 		return fmt.Errorf("client: read snapshot: %w", err)
 	}
-	resp, err := c.sendBody(ctx, "", http.MethodPut, "/v1/operator/snapshot", open, "application/octet-stream")
+	resp, err := c.sendBody(withoutAnswerTimeout(ctx), "", http.MethodPut, "/v1/operator/snapshot", open, "application/octet-stream")
 	if err != nil {
 		return err
 	}

@@ -156,7 +156,9 @@ func TestFailFastNamesTheAddressesItTried(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = c.Jobs(context.Background(), 1)
-	if err == nil || !strings.Contains(err.Error(), "no coordinator reachable at "+strings.Join(addrs, ", ")) {
+	var nq *NoQuorumError
+	if !errors.As(err, &nq) || len(nq.Tries) != 2 || nq.Tries[0].Addr != addrs[0] || nq.Tries[1].Addr != addrs[1] ||
+		!strings.Contains(err.Error(), addrs[0]+": refused the connection") || !strings.Contains(err.Error(), addrs[1]+": refused the connection") {
 		t.Fatalf("Jobs = %v, want an error naming %v", err, addrs)
 	}
 	slow, err := New(Config{Addrs: addrs, Token: "glc_x", MaxRetryWait: time.Hour})
@@ -164,7 +166,7 @@ func TestFailFastNamesTheAddressesItTried(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The same for one call marked so, on a client that otherwise retries.
-	if _, err := slow.Jobs(FailFast(context.Background()), 1); err == nil || !strings.Contains(err.Error(), "no coordinator reachable") {
+	if _, err := slow.Jobs(FailFast(context.Background()), 1); !errors.Is(err, ErrNoQuorum) || !strings.Contains(err.Error(), "no coordinator leader or quorum is reachable") {
 		t.Fatalf("Jobs(FailFast) = %v, want an error naming the addresses", err)
 	}
 }

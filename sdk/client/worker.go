@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -43,6 +44,8 @@ func (c *Client) Acquire(ctx context.Context, req api.AcquireRequest) (api.Acqui
 		req.RequestID = newRequestID()
 	}
 	var out api.AcquireResponse
+	// A long poll: its answer may take the wait it asks for.
+	ctx = withAnswerWait(ctx, time.Duration(min(req.WaitSeconds, api.MaxWaitSeconds))*time.Second)
 	err := c.Do(withIdempotent(ctx), http.MethodPost, "/v1/workers/self/acquire", req, &out)
 	return out, err
 }
@@ -64,6 +67,11 @@ func (c *Client) Start(ctx context.Context, taskID, attemptID string) error {
 // it is resent when its answer is lost.
 func (c *Client) Rendezvous(ctx context.Context, taskID string, req api.RendezvousRequest) (api.RendezvousResponse, error) {
 	var out api.RendezvousResponse
+	wait := req.WaitSeconds
+	if wait <= 0 || wait > api.MaxRendezvousWaitSeconds {
+		wait = api.MaxRendezvousWaitSeconds
+	}
+	ctx = withAnswerWait(ctx, time.Duration(wait)*time.Second) // a long poll
 	err := c.Do(withIdempotent(ctx), http.MethodPost, taskPath(taskID, "rendezvous"), req, &out)
 	return out, err
 }
