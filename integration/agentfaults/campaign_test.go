@@ -86,6 +86,11 @@ type schedule struct {
 	creds  [][]byte // each agent's credential file after its first start
 	start  time.Time
 
+	// clockStep is how far quorum-loss faults have moved the
+	// coordinators' clocks; a coordinator restarted later gets the same
+	// step (restartNode), so that no two disagree.
+	clockStep time.Duration
+
 	mu       sync.Mutex
 	jobs     map[string]string // key -> job id, once acknowledged
 	taskJob  map[string]string // task id -> job id
@@ -105,7 +110,7 @@ func runSchedule(t *testing.T, p plan) {
 	s := &schedule{t: t, p: p, jobs: map[string]string{}, taskJob: map[string]string{},
 		log: slog.New(slog.NewTextHandler(testWriter{t}, nil)).With("seed", p.Seed)}
 	began := time.Now()
-	s.c = coordinatortest.StartCluster(t, 3, coordinatortest.Options{Tweak: fastLeases, Processes: true})
+	s.c = coordinatortest.StartCluster(t, 3, coordinatortest.Options{Tweak: campaignTweak, Processes: true})
 	s.log.Info("cluster up", "after", time.Since(began).Round(time.Millisecond))
 	s.admin = s.c.Client(s.c.AdminToken)
 	s.shared = sharedDir(t)
@@ -419,6 +424,8 @@ func (s *schedule) inject(ctx context.Context, f faultPlan) {
 		s.crashPlugin(ctx, f, a)
 	case faultRestartLeader:
 		s.restartLeader(ctx, f)
+	case faultQuorumLoss:
+		s.quorumLoss(ctx, f, a)
 	}
 }
 
@@ -433,6 +440,11 @@ func (s *schedule) pause(ctx context.Context, f faultPlan, a *agentProc) {
 		s.problem("pause %s: %v", a.opts.ID, err)
 		return
 	}
+	s.mu.Lock()
+	for att, task := range atts {
+		s.hits = append(s.hits, hitAttempt{Fault: faultPause, Agent: a.opts.ID, TaskID: task, AttemptID: att})
+	}
+	s.mu.Unlock()
 	s.log.Info("agent paused", "agent", a.opts.ID, "attempts", atts)
 	if len(atts) == 0 {
 		// Nothing of its own to lose: a pause past one lease.
@@ -444,6 +456,8 @@ func (s *schedule) pause(ctx context.Context, f faultPlan, a *agentProc) {
 		timer.Stop()
 	} else if !poll(ctx, 20*time.Second, func() bool { return s.allOver(ctx, atts) }) {
 		s.problem("agent %s paused: its attempts %v were neither lost nor ended within 20 s", a.opts.ID, atts)
+	} else if others := s.unpinned(atts, f.Target.Key); f.ThawAfterRetry && !poll(ctx, 30*time.Second, func() bool { return s.tasksEnded(ctx, others) }) {
+		s.problem("agent %s paused: the tasks of its attempts %v did not end elsewhere within 30 s", a.opts.ID, others)
 	}
 	if err := a.Resume(); err != nil {
 		s.problem("resume %s: %v", a.opts.ID, err)
@@ -508,8 +522,14 @@ func (s *schedule) kill(ctx context.Context, f faultPlan, a *agentProc) {
 // restartAgent starts a stopped agent again and checks that it resumed
 // as the same worker with the same credential.
 func (s *schedule) restartAgent(ctx context.Context, a *agentProc) {
-	i := slices.Index(s.agents, a)
 	a.start()
+	s.checkResumed(ctx, a)
+}
+
+// checkResumed waits for a restarted agent to resume its worker
+// credential, and checks that the credential file is the one it had.
+func (s *schedule) checkResumed(ctx context.Context, a *agentProc) {
+	i := slices.Index(s.agents, a)
 	life := fmt.Sprintf("=== agent %s life %d ===", a.opts.ID, a.Life())
 	resumed := poll(ctx, 30*time.Second, func() bool {
 		l := a.logs.String()
@@ -573,7 +593,7 @@ func (s *schedule) restartLeader(ctx context.Context, f faultPlan) {
 		n := s.c.Leader()
 		return n != nil && n != l
 	})
-	s.c.Restart(l)
+	s.restartNode(l)
 	s.log.Info("node restarted", "node", l.ID)
 }
 
@@ -602,7 +622,7 @@ func (s *schedule) heal() {
 	}
 	for _, n := range s.c.Nodes {
 		if !n.Running() {
-			s.c.Restart(n)
+			s.restartNode(n)
 		}
 	}
 	s.c.WaitLeader(30 * time.Second)

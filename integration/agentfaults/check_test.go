@@ -11,9 +11,10 @@ import (
 )
 
 // hitAttempt is an attempt running where a fault struck: on an agent
-// killed with SIGKILL, or in a plugin process killed with SIGKILL.
+// killed with SIGKILL, in a plugin process killed with SIGKILL, or on an
+// agent paused past its lease.
 type hitAttempt struct {
-	Fault     string // faultKill or faultCrashPlugin
+	Fault     string // faultKill, faultCrashPlugin or faultPause
 	Agent     string // the agent's worker id
 	TaskID    string
 	AttemptID string
@@ -131,6 +132,8 @@ func check(o observed) []string {
 		}
 	}
 
+	bad = append(bad, ranAgain(o, starts, ends)...)
+
 	for _, h := range o.Hits {
 		ref, ok := attempts[h.AttemptID]
 		if !ok {
@@ -178,4 +181,36 @@ func fmtCode(c *int) string {
 		return "none"
 	}
 	return fmt.Sprint(*c)
+}
+
+// ranAgain finds done work that ran again: a task whose process ended
+// with 0 under one attempt, and which another attempt started after. Its
+// agent kept the report (the spool) through any outage, so the only
+// excuses are faults that took the report with them: the agent killed
+// (before the report was on disk) or paused past its lease (its attempt
+// counted lost), or the plugin killed before it saw the end. Attempts
+// the faults struck are therefore exempt, and only those.
+func ranAgain(o observed, starts, ends map[string]event) []string {
+	struck := map[string]bool{}
+	for _, h := range o.Hits {
+		struck[h.AttemptID] = true
+	}
+	var bad []string
+	for key, j := range o.Jobs {
+		for _, tk := range j.Tasks {
+			for i, done := range tk.Attempts {
+				if e, ok := ends[done.AttemptID]; !ok || e.Exit != 0 || struck[done.AttemptID] {
+					continue
+				}
+				for _, later := range tk.Attempts[i+1:] {
+					if s, ok := starts[later.AttemptID]; ok && s.Line > ends[done.AttemptID].Line {
+						bad = append(bad, fmt.Sprintf("%s: task %s ran again: attempt %s (%s) ended with 0, then attempt %s started it anew",
+							key, tk.ID, done.AttemptID, done.State, later.AttemptID))
+						break
+					}
+				}
+			}
+		}
+	}
+	return bad
 }

@@ -28,11 +28,11 @@ func cleanWorld() observed {
 			}}}},
 		},
 		Events: []event{
-			{Kind: "start", Key: "j1", Attempt: "a1", Agent: "work-w0", GPUs: gpu},
-			{Kind: "start", Key: "j1", Attempt: "a2", Agent: "work-w1", GPUs: gpu},
-			{Kind: "end", Key: "j1", Attempt: "a2", Agent: "work-w1", Exit: 0},
-			{Kind: "start", Key: "j2", Attempt: "b1", Agent: "work-w0"},
-			{Kind: "end", Key: "j2", Attempt: "b1", Agent: "work-w0", Exit: 3},
+			{Kind: "start", Key: "j1", Attempt: "a1", Agent: "work-w0", GPUs: gpu, Line: 1},
+			{Kind: "start", Key: "j1", Attempt: "a2", Agent: "work-w1", GPUs: gpu, Line: 3},
+			{Kind: "end", Key: "j1", Attempt: "a2", Agent: "work-w1", Exit: 0, Line: 4},
+			{Kind: "start", Key: "j2", Attempt: "b1", Agent: "work-w0", Line: 5},
+			{Kind: "end", Key: "j2", Attempt: "b1", Agent: "work-w0", Exit: 3, Line: 6},
 		},
 		Hits: []hitAttempt{{Fault: faultKill, Agent: "w0", TaskID: "t1", AttemptID: "a1"}},
 	}
@@ -98,6 +98,17 @@ func TestCheckFlagsPlantedAnomalies(t *testing.T) {
 		{"a job that should fail with its code succeeds", func(o *observed) {
 			o.Plans["j1"] = jobPlan{Key: "j1", Exit: 2}
 		}, "want failed with exit code 2"},
+		{"done work that ran again", func(o *observed) {
+			// a1 ended with 0 on a live agent (no fault struck it), yet
+			// a2 started the task anew: its report was lost.
+			o.Hits = nil
+			o.Events = append(o.Events, event{Kind: "end", Key: "j1", Attempt: "a1", Agent: "work-w0", Exit: 0, Line: 2})
+		}, "ran again"},
+		{"a struck attempt's work may run again", func(o *observed) {
+			// The same, but a1's agent was killed: its report may have
+			// gone with it.
+			o.Events = append(o.Events, event{Kind: "end", Key: "j1", Attempt: "a1", Agent: "work-w0", Exit: 0, Line: 2})
+		}, ""},
 		{"a problem seen during the faults", func(o *observed) {
 			o.Problems = append(o.Problems, "agent w0 killed with SIGKILL: processes still run")
 		}, "still run"},

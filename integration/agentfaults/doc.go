@@ -12,7 +12,7 @@
 // every task as one --task-user, the others a uid per slot), a stream of
 // 12 to 18 exec jobs (none, one, two or four GPUs; 100 to 800 ms; some
 // exiting non-zero on purpose; two-second leases, four attempts), and
-// three or four faults, one after another while the jobs stream in:
+// four or five faults, one after another while the jobs stream in:
 //
 //   - kill-agent: SIGKILL of an agent while it runs a job pinned to it
 //     (3 to 4.5 s, longer than a lease), then a restart on the same data
@@ -23,10 +23,17 @@
 //     the coordinator counts the attempt lost, then SIGCONT (the plugin and
 //     the task run on meanwhile, as on a node whose agent hangs);
 //   - restart-leader: SIGKILL of the leading coordinator, then a restart
-//     on its data dir once another leads.
+//     on its data dir once another leads;
+//   - quorum-loss: SIGKILL of the leader and a follower while a job
+//     pinned to an agent runs, down past the task's end and its lease,
+//     with the coordinators' clocks moved on 30 to 300 s; in half the
+//     schedules the agent is killed and restarted during the outage once
+//     the report is in its spool.
 //
-// Every schedule kills an agent and crashes a plugin, and pauses an agent
-// (odd seeds) or restarts the leader (even seeds).
+// Every schedule kills an agent, crashes a plugin and loses its quorum,
+// and pauses an agent (odd seeds; in half of them until the retries of
+// its lost attempts have ended elsewhere) or restarts the leader (even
+// seeds).
 //
 // Each task is a shell script (lockScript) that takes flock(2) locks, one
 // per job and one per GPU of its agent, and records its start and end in
@@ -40,7 +47,8 @@
 // and never two on one GPU (no overlap); every run on the worker and the
 // GPUs the coordinator assigned; a succeeded attempt has a completed run
 // (start and end 0) in the events, a finished exit code the end its task
-// wrote; a job ends as its plan says (succeeded, or failed with its exit
+// wrote; no task whose process ended 0 is started anew by a later
+// attempt, unless a fault struck the attempt that ran it; a job ends as its plan says (succeeded, or failed with its exit
 // code) unless faults used up its attempts; an attempt running on an agent
 // killed with SIGKILL finished, or its task was retried; an attempt whose
 // plugin crashed under it failed with a reason naming the crash (or was

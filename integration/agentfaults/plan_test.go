@@ -15,9 +15,12 @@ const (
 	faultKill          = "kill-agent"     // SIGKILL, then a restart on the same data dir
 	faultCrashPlugin   = "crash-plugin"   // SIGKILL of a plugin process while it runs a task
 	faultRestartLeader = "restart-leader" // the leading coordinator stopped, then restarted
+	// Two of three coordinators killed while a task runs, past its lease
+	// and its end; the agent perhaps restarted meanwhile.
+	faultQuorumLoss = "quorum-loss"
 )
 
-var faultKinds = []string{faultPause, faultKill, faultCrashPlugin, faultRestartLeader}
+var faultKinds = []string{faultPause, faultKill, faultCrashPlugin, faultRestartLeader, faultQuorumLoss}
 
 // jobPlan is one job of a schedule's workload.
 type jobPlan struct {
@@ -38,6 +41,18 @@ type faultPlan struct {
 	// Down is how long a killed agent or coordinator stays down before
 	// its restart.
 	Down time.Duration
+	// Step (quorum-loss) is how much longer the outage lasts as the
+	// coordinators see it: their clocks jump by it while no quorum is
+	// up, 30 to 300 s, so that every deadline the state holds lies that
+	// far in the past when a leader is back.
+	Step time.Duration
+	// RestartAgent (quorum-loss): the agent is killed with SIGKILL and
+	// started again on its data dir during the outage, once its task's
+	// report is in its spool.
+	RestartAgent bool
+	// ThawAfterRetry (pause-agent): the agent stays frozen until the
+	// retry of its lost attempt has ended elsewhere.
+	ThawAfterRetry bool
 	// Target is the job an agent fault waits for to run on its agent
 	// before it strikes: pinned to that worker, so that its retry comes
 	// back to the same worker (and to its restarted agent).
@@ -90,7 +105,8 @@ func newPlan(seed uint64) plan {
 	// agent (odd seeds) or restarts the leader (even seeds), so that any
 	// two seeds in a row cover every kind; perhaps one more fault of any
 	// kind joins them; in a random order.
-	kinds := []string{faultKill, faultCrashPlugin, []string{faultRestartLeader, faultPause}[seed%2]}
+	// Every schedule also loses its quorum once.
+	kinds := []string{faultKill, faultCrashPlugin, []string{faultRestartLeader, faultPause}[seed%2], faultQuorumLoss}
 	if r.IntN(2) == 0 {
 		kinds = append(kinds, faultKinds[r.IntN(len(faultKinds))])
 	}
@@ -101,6 +117,16 @@ func newPlan(seed uint64) plan {
 			Gap:   time.Duration(200+r.IntN(800)) * time.Millisecond,
 			Agent: r.IntN(p.Agents),
 			Down:  time.Duration(r.IntN(1000)) * time.Millisecond,
+		}
+		switch kind {
+		case faultQuorumLoss:
+			// Down outlives the lease with room: a lease that counted
+			// the outage would lapse.
+			f.Down = time.Duration(2500+r.IntN(1500)) * time.Millisecond
+			f.Step = time.Duration(30+r.IntN(271)) * time.Second
+			f.RestartAgent = r.IntN(2) == 0
+		case faultPause:
+			f.ThawAfterRetry = r.IntN(2) == 0
 		}
 		if kind != faultRestartLeader {
 			// Long enough to outlive the lease, so that a process that
@@ -118,7 +144,17 @@ func (p plan) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "seed %d: %d agents (one task user: %v), %d jobs; faults:", p.Seed, p.Agents, p.SharedTaskUser, len(p.Jobs))
 	for _, f := range p.Faults {
-		fmt.Fprintf(&b, " +%v %s(agent %d, down %v)", f.Gap.Round(time.Millisecond), f.Kind, f.Agent, f.Down.Round(time.Millisecond))
+		fmt.Fprintf(&b, " +%v %s(agent %d, down %v", f.Gap.Round(time.Millisecond), f.Kind, f.Agent, f.Down.Round(time.Millisecond))
+		if f.Step > 0 {
+			fmt.Fprintf(&b, ", clocks +%v", f.Step)
+		}
+		if f.RestartAgent {
+			b.WriteString(", agent restarted")
+		}
+		if f.ThawAfterRetry {
+			b.WriteString(", thawed after the retry")
+		}
+		b.WriteString(")")
 	}
 	return b.String()
 }
