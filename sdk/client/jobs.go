@@ -3,6 +3,7 @@ package client
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,14 +15,23 @@ import (
 )
 
 // SubmitJob submits a job.
+//
+// A spec without an idempotency key gets one of its own ("auto-" and 26
+// random characters), so that a submit whose answer is lost, a leader
+// failing over under it say, is resent and lands exactly once: the
+// coordinator answers the resend with the job the first one made.
 func (c *Client) SubmitJob(ctx context.Context, spec api.JobSpec) (api.Job, error) {
 	var out api.JobResponse
-	if spec.IdempotencyKey != "" {
-		ctx = withIdempotent(ctx) // the same key again returns the same job
+	if spec.IdempotencyKey == "" {
+		spec.IdempotencyKey = AutoIdempotencyPrefix + rand.Text()
 	}
+	ctx = withIdempotent(ctx) // the same key again returns the same job
 	err := c.Do(ctx, http.MethodPost, "/v1/jobs", spec, &out)
 	return out.Job, err
 }
+
+// AutoIdempotencyPrefix starts the idempotency keys SubmitJob makes.
+const AutoIdempotencyPrefix = "auto-"
 
 // Job reads one job.
 func (c *Client) Job(ctx context.Context, id string) (api.Job, error) {

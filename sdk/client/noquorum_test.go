@@ -166,7 +166,7 @@ func TestNoQuorumKeepsTheRulesForWritesThatAreNotIdempotent(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx := generous(t)
-		_, err = c.SubmitJob(ctx, api.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`)})
+		_, err = c.Fail(ctx, "t1", api.FailRequest{AttemptID: "a1", Reason: "could not run"}) // not idempotent: SubmitJob keys every spec
 		wantNoQuorum(t, ctx, err, map[string]string{closed: "refused the connection", noLeader: "answered 503 no_leader"})
 		if calls.Load() == 0 {
 			t.Error("the coordinator without a leader was never asked")
@@ -181,9 +181,9 @@ func TestNoQuorumKeepsTheRulesForWritesThatAreNotIdempotent(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx := generous(t)
-		_, err = c.SubmitJob(ctx, api.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`)})
+		_, err = c.Fail(ctx, "t1", api.FailRequest{AttemptID: "a1", Reason: "could not run"}) // not idempotent: SubmitJob keys every spec
 		if ctx.Err() != nil || !errors.Is(err, ErrOutcomeUnknown) || errors.Is(err, ErrNoQuorum) {
-			t.Fatalf("submit = %v, want ErrOutcomeUnknown (sent, no answer)", err)
+			t.Fatalf("fail = %v, want ErrOutcomeUnknown (sent, no answer)", err)
 		}
 		if !strings.Contains(err.Error(), silent) {
 			t.Errorf("error %q does not name %s, where the write went", err, silent)
