@@ -13,6 +13,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/blob"
 	"github.com/gpulayer/gpulayer/coordinator/cluster"
+	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/fsm"
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -149,6 +150,16 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request, _ auth.
 	prepDone := time.Now()
 	if err := s.operator.Restore(r.Context(), bufio.NewReaderSize(f, 1<<20), n); err != nil {
 		return fmt.Errorf("restore: %w", err)
+	}
+	// The restore replaced the nodes table with the snapshot's, which, from
+	// another cluster, lacks this leader or names another address: record
+	// this one's again, or followers know no leader to forward to (they
+	// announce their own addresses once they find the leader's).
+	if s.self != nil {
+		self := s.self()
+		if _, err := state.Propose[struct{}](r.Context(), s.propose, command.RegisterNode{NodeID: self.NodeID, HTTPAddr: self.HTTPAddr}); err != nil {
+			s.log.Warn("recording this leader's address after the restore failed; followers forward to it once a leader takes office", "error", err)
+		}
 	}
 	// How long each step took (the upload and the wait for an earlier
 	// restore, the decode and checks, Raft's copy and the swap) tells an
