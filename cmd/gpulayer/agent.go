@@ -249,8 +249,9 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 		caps = []string{}
 	}
 	sandbox, err := f.taskSandbox()
-	if err == nil && (f.spoolRecords < 1 || f.spoolMiB < 1 || f.spoolMiB > 1<<20) {
-		err = usagef("--report-spool-max-records and --report-spool-max-mib take positive bounds (MiB at most 1048576)")
+	if err == nil && (f.spoolRecords < 0 || f.spoolMiB < 0 || f.spoolMiB > 1<<20) {
+		// 0 (or a command without the flags, as dev) takes the defaults.
+		err = usagef("--report-spool-max-records and --report-spool-max-mib take bounds of 0 (the default) or more (MiB at most 1048576)")
 	}
 	if err != nil {
 		host.Close()
