@@ -21,6 +21,10 @@ type Config struct {
 	DataDir  string
 	HTTPAddr string
 	RaftAddr string
+	// RaftInProcess runs Raft with no port at all (cluster.Config.
+	// InProcess): for a coordinator that will never have peers, gpulayer
+	// dev's. RaftAddr is then not needed; NodeID is.
+	RaftInProcess bool
 	// TLSCert and TLSKey enable HTTPS (TLS 1.2 minimum).
 	TLSCert string
 	TLSKey  string
@@ -123,8 +127,11 @@ var ErrInsecureRaft = errors.New("refusing plaintext Raft on a non-loopback addr
 var ErrInsecureRemote = errors.New("refusing plaintext HTTP on a non-loopback address: give --tls-cert/--tls-key, or --allow-insecure-remote")
 
 func (c *Config) validate() error {
-	if c.DataDir == "" || c.HTTPAddr == "" || c.RaftAddr == "" {
+	if c.DataDir == "" || c.HTTPAddr == "" || (c.RaftAddr == "" && !c.RaftInProcess) {
 		return errors.New("coordinator: data dir, HTTP address and Raft address are required")
+	}
+	if c.RaftInProcess && (c.NodeID == "" || c.BootstrapExpect > 1 || len(c.Join) > 0) {
+		return errors.New("coordinator: in-process Raft is for one coordinator alone, with a node id")
 	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return errors.New("coordinator: --tls-cert and --tls-key go together")

@@ -136,6 +136,7 @@ func New(cfg Config) (*Server, error) {
 	node, err := cluster.Open(cluster.Config{
 		NodeID:            cfg.NodeID,
 		RaftAddr:          cfg.RaftAddr,
+		InProcess:         cfg.RaftInProcess,
 		DataDir:           cfg.DataDir,
 		RaftAdvertise:     cfg.RaftAdvertise,
 		Dial:              cfg.RaftDial,
@@ -402,8 +403,13 @@ func (s *Server) takeOffice(ctx context.Context) error {
 	if err := s.node.Barrier(bctx); err != nil {
 		return fmt.Errorf("barrier: %w", err)
 	}
-	if _, err := state.Propose[struct{}](bctx, s.Propose, command.RegisterNode{NodeID: s.node.ID(), HTTPAddr: s.URL()}); err != nil {
-		return fmt.Errorf("register node: %w", err)
+	// The address is written only when the state does not hold it yet: a
+	// write here is a commit more between election and office, which a
+	// failover waits on.
+	if s.store.NodeHTTPAddr(s.node.ID()) != s.URL() {
+		if _, err := state.Propose[struct{}](bctx, s.Propose, command.RegisterNode{NodeID: s.node.ID(), HTTPAddr: s.URL()}); err != nil {
+			return fmt.Errorf("register node: %w", err)
+		}
 	}
 	if s.bootstrap.Generation > s.store.BootstrapGeneration() {
 		if _, err := state.Propose[bool](bctx, s.Propose, command.ImportBootstrap{Generation: s.bootstrap.Generation, Credentials: s.bootstrap.Credentials, Now: s.cfg.Clock.Now().UTC()}); err != nil {

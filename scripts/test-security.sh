@@ -17,6 +17,7 @@ tests=(
   TestLoopbackRaftRefusesWhoeverLacksTheClusterKey
   TestClusterKeyStartChecks
   TestReadClusterKeyRefuses
+  TestDevListensOnItsHTTPPortAlone
   TestDerivedPeerVerifiesOnlyUnderItsKey
   TestRaftRefusesUnauthenticatedPeers
   TestRaftSilentPeerIsDropped

@@ -107,10 +107,13 @@ func TestAgentServesMetrics(t *testing.T) {
 	submitShell(t, h, "echo broken >&2; exit 3")
 
 	var fams map[string]*dto.MetricFamily
-	coordinatortest.WaitFor(t, 90*time.Second, "both tasks to be counted", func() bool {
+	coordinatortest.WaitFor(t, 90*time.Second, "both tasks to be counted and none to run", func() bool {
 		fams = scrapeAgent(t, url)
 		done, _ := sample(fams, "gpulayer_agent_task_duration_seconds", nil)
-		return done == 2
+		// One scrape collects the gauges and the counters concurrently:
+		// an attempt ending meanwhile can be counted done and running.
+		running, _ := sample(fams, "gpulayer_agent_tasks_running", nil)
+		return done == 2 && running == 0
 	})
 	gpu := func(state string) map[string]string {
 		return map[string]string{"uuid": gpuUUID(t, fams, "0"), "index": "0", "state": state}

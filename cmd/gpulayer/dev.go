@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -62,22 +60,11 @@ func devRun(ctx context.Context, o devOptions) error {
 	if err != nil {
 		return err
 	}
-	// The Raft port is picked free and bound a moment later; another
-	// process may take it between the two, so a few tries.
-	var srv *coordinator.Server
-	for try := 0; ; try++ {
-		raftAddr, err := freeLoopback()
-		if err != nil {
-			return err
-		}
-		srv, err = coordinator.New(coordinator.Config{DataDir: cdir, HTTPAddr: o.httpAddr, RaftAddr: raftAddr, NodeID: "dev", Logger: log})
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, syscall.EADDRINUSE) || try == 4 {
-			return err
-		}
-		log.Warn("the Raft port was taken meanwhile; picking another", "addr", raftAddr)
+	// Raft runs in process: dev's coordinator has no peers, and no port of
+	// its Raft is there for a task (or anyone on the host) to reach.
+	srv, err := coordinator.New(coordinator.Config{DataDir: cdir, HTTPAddr: o.httpAddr, RaftInProcess: true, NodeID: "dev", Logger: log})
+	if err != nil {
+		return err
 	}
 	// The coordinator outlives the agent: at shutdown the agent hands its
 	// running tasks back, which needs the coordinator, so the coordinator
@@ -170,13 +157,4 @@ func waitLeader(ctx context.Context, srv *coordinator.Server) error {
 		}
 	}
 	return nil
-}
-
-func freeLoopback() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
 }

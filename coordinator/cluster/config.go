@@ -13,6 +13,11 @@ type Config struct {
 	NodeID string
 	// RaftAddr is the TCP address Raft binds.
 	RaftAddr string
+	// InProcess runs Raft with no port at all, over a transport that never
+	// leaves the process: for a node that will never have peers (gpulayer
+	// dev), so that nothing on the host, a task included, can reach its
+	// Raft. RaftAddr is then unused, and the node cannot take peers.
+	InProcess bool
 	// RaftAdvertise is the address peers dial (default: RaftAddr).
 	RaftAdvertise string
 	// Dial replaces the TCP dialer (tests inject faults here); with TLS

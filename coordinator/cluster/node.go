@@ -19,16 +19,24 @@ import (
 type Node struct {
 	cfg       Config
 	raft      *raft.Raft
-	transport *raft.NetworkTransport
+	transport transport
 	store     *trimmedStore // closed on shutdown
 	stores    Stores        // what raft writes to: store, maybe wrapped
 	batcher   *batcher
 }
 
+// transport is what Raft talks to its peers through: TCP (or TLS), or,
+// for a node that will never have peers (Config.InProcess), nothing that
+// leaves the process.
+type transport interface {
+	raft.Transport
+	Close() error
+}
+
 // Open starts a Raft node over the stores in cfg.DataDir.
 func Open(cfg Config) (*Node, error) {
 	cfg.withDefaults()
-	if cfg.NodeID == "" || cfg.RaftAddr == "" || cfg.DataDir == "" || cfg.FSM == nil {
+	if cfg.NodeID == "" || (cfg.RaftAddr == "" && !cfg.InProcess) || cfg.DataDir == "" || cfg.FSM == nil {
 		return nil, errors.New("cluster: NodeID, RaftAddr, DataDir and FSM are required")
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
@@ -63,17 +71,11 @@ func Open(cfg Config) (*Node, error) {
 		store.Close()
 		return nil, fmt.Errorf("cluster: snapshot store: %w", err)
 	}
-	stream, err := newStreamLayer(cfg.RaftAddr, cfg.RaftAdvertise, cfg.Dial, cfg.TLS)
+	transport, err := openTransport(cfg, hlog)
 	if err != nil {
 		store.Close()
-		return nil, fmt.Errorf("cluster: raft transport: %w", err)
+		return nil, err
 	}
-	transport := raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
-		Stream:  stream,
-		MaxPool: 8,
-		Timeout: 10 * time.Second,
-		Logger:  hlog,
-	})
 	stores := Stores{Log: store, Stable: store, Snapshots: snaps}
 	if cfg.Stores != nil {
 		stores = cfg.Stores(stores)
@@ -96,7 +98,11 @@ func Open(cfg Config) (*Node, error) {
 	}
 	// Pipelines that stall are closed (pipeline.go: a follower could
 	// otherwise stop receiving entries for good).
-	r, err := raft.NewRaft(rc, cfg.FSM, stores.Log, stores.Stable, stores.Snapshots, guardedTransport{NetworkTransport: transport, stall: pipelineStall})
+	var rt raft.Transport = transport
+	if nt, ok := transport.(*raft.NetworkTransport); ok {
+		rt = guardedTransport{NetworkTransport: nt, stall: pipelineStall}
+	}
+	r, err := raft.NewRaft(rc, cfg.FSM, stores.Log, stores.Stable, stores.Snapshots, rt)
 	if err != nil {
 		transport.Close()
 		store.Close()
@@ -209,3 +215,26 @@ func translateApply(err error) error {
 	// The disk's error (which may name paths) stays in raft's own log line.
 	return fmt.Errorf("%w (%w): the leader could not write its log", ErrNotLeader, ErrOutcomeUnknown)
 }
+
+// openTransport opens the node's Raft transport: an in-process one for a
+// node that never has peers, else TCP (TLS with cfg.TLS) on cfg.RaftAddr.
+func openTransport(cfg Config, hlog hclog.Logger) (transport, error) {
+	if cfg.InProcess {
+		_, t := raft.NewInmemTransport(raft.ServerAddress(InProcessAddr))
+		return t, nil
+	}
+	stream, err := newStreamLayer(cfg.RaftAddr, cfg.RaftAdvertise, cfg.Dial, cfg.TLS)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: raft transport: %w", err)
+	}
+	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
+		Stream:  stream,
+		MaxPool: 8,
+		Timeout: 10 * time.Second,
+		Logger:  hlog,
+	}), nil
+}
+
+// InProcessAddr is the Raft address of a node whose Raft never leaves
+// its process (Config.InProcess).
+const InProcessAddr = "in-process"
