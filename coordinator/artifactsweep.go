@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -44,9 +45,16 @@ func (s *Server) SweepArtifacts(ctx context.Context, grace time.Duration) (int, 
 	return removed, nil
 }
 
-// sweepArtifacts sweeps this node's blobs every retention interval, on
-// every node, leader or not.
+// sweepArtifacts tends this node's artifact files until ctx ends: it
+// sweeps its blobs every retention interval, on every node, leader or
+// not, and runs the repairs beside (artifactrepair.go): this node's
+// checks of the copies it holds, and, while it leads, the rounds that
+// bring artifacts back to as many copies as they need.
 func (s *Server) sweepArtifacts(ctx context.Context, log *slog.Logger) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() { s.checkArtifactCopies(ctx, log) })
+	wg.Go(func() { s.replicateArtifacts(ctx, log) })
 	grace := s.cfg.Retention.withDefaults().ArtifactGrace
 	s.everyRetentionInterval(ctx, func() {
 		n, err := s.SweepArtifacts(ctx, grace)

@@ -24,6 +24,7 @@ tests=(
   # Routes, quotas, the HTTP edge and the CLI.
   TestRouteCredentialMatrix
   TestArtifactByteQuotaPerCredential
+  TestArtifactRepairRoutesTakeOnlyACoordinator
   'TestFinding.*'
   TestEscapeControls
   # Snapshots, peers, config files, GPU binding.

@@ -4,7 +4,9 @@
 //
 // Only metadata (digest, size, which nodes hold a copy) is replicated
 // through Raft; the bytes stay on the nodes that hold them (the one that
-// received the upload and the one it copied it to).
+// received the upload, the one it copied it to, and those that repairs
+// copied it to since). Stat and Verify are how a coordinator checks the
+// copies the state says it holds.
 package blob
 
 import (
@@ -77,7 +79,7 @@ func (s *Store) Put(digest string, r io.Reader) (int64, error) {
 	if !ValidDigest(digest) {
 		return 0, ErrInvalidDigest
 	}
-	f, err := os.CreateTemp(filepath.Join(s.dir, "tmp"), "upload-*")
+	f, err := s.createTemp("upload-*")
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrStorage, err)
 	}
@@ -108,6 +110,21 @@ func (s *Store) Put(digest string, r io.Reader) (int64, error) {
 		return 0, fmt.Errorf("%w: %w", ErrStorage, err)
 	}
 	return n, nil
+}
+
+// createTemp creates a file in tmp/, making tmp/ again first if it is
+// gone (the store's directory was wiped under the running coordinator:
+// it takes copies again, which is how it gets its blobs back).
+func (s *Store) createTemp(pattern string) (*os.File, error) {
+	tmp := filepath.Join(s.dir, "tmp")
+	f, err := os.CreateTemp(tmp, pattern)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(tmp, 0o700); err != nil {
+			return nil, err
+		}
+		f, err = os.CreateTemp(tmp, pattern)
+	}
+	return f, err
 }
 
 // readErrs remembers the error its reader returned (other than io.EOF),
@@ -143,6 +160,46 @@ func (s *Store) Open(digest string) (*os.File, int64, error) {
 		return nil, 0, fmt.Errorf("blob: %w", err)
 	}
 	return f, info.Size(), nil
+}
+
+// Stat returns the size of the blob of digest and when it was written;
+// ErrNotFound when it is not held here.
+func (s *Store) Stat(digest string) (int64, time.Time, error) {
+	if !ValidDigest(digest) {
+		return 0, time.Time{}, ErrInvalidDigest
+	}
+	info, err := os.Stat(s.path(digest))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, time.Time{}, ErrNotFound
+	}
+	if err != nil {
+		return 0, time.Time{}, fmt.Errorf("blob: %w", err)
+	}
+	if !info.Mode().IsRegular() {
+		return 0, time.Time{}, fmt.Errorf("blob: %s is not a regular file", digest)
+	}
+	return info.Size(), info.ModTime(), nil
+}
+
+// Verify reads the blob of digest through and checks that it still
+// hashes to its name; it returns its size. A blob whose bytes changed on
+// disk is ErrDigestMismatch; one not held here ErrNotFound; a read that
+// fails is another error (the disk's: nothing is known about the bytes).
+func (s *Store) Verify(digest string) (int64, error) {
+	f, _, err := s.Open(digest)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return 0, fmt.Errorf("blob: %w", err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != digest {
+		return n, fmt.Errorf("%w: the file hashes to %s", ErrDigestMismatch, got)
+	}
+	return n, nil
 }
 
 // Has reports whether the blob of digest is held here.
@@ -208,7 +265,7 @@ func (s *Store) Remove(digest string) error {
 // to restore) is held on disk instead of in memory. A read error is
 // returned as is; a failure of this node's disk wraps ErrStorage.
 func (s *Store) Spool(r io.Reader) (*os.File, int64, error) {
-	f, err := os.CreateTemp(filepath.Join(s.dir, "tmp"), "spool-*")
+	f, err := s.createTemp("spool-*")
 	if err != nil {
 		return nil, 0, fmt.Errorf("%w: %w", ErrStorage, err)
 	}

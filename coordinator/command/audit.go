@@ -44,5 +44,21 @@ type RecordArtifact struct {
 	Now    time.Time `json:"now"`
 }
 
-func (AppendAudit) Type() Type    { return TypeAppendAudit }
-func (RecordArtifact) Type() Type { return TypeRecordArtifact }
+// SetArtifactHolder adds one coordinator to the holders of a recorded
+// artifact (Held: it verified on its disk a copy of the bytes, Size of
+// them) or drops it from them (its copy is missing or damaged). It never
+// creates a record: a digest collected meanwhile stays collected. Reason
+// says why, for the audit log ("copied", "missing", "damaged").
+type SetArtifactHolder struct {
+	Digest string    `json:"digest"`
+	NodeID string    `json:"node_id"`
+	Held   bool      `json:"held,omitempty"`
+	Size   int64     `json:"size,omitempty"`
+	Reason string    `json:"reason,omitempty"`
+	By     string    `json:"by"`
+	Now    time.Time `json:"now"`
+}
+
+func (AppendAudit) Type() Type       { return TypeAppendAudit }
+func (RecordArtifact) Type() Type    { return TypeRecordArtifact }
+func (SetArtifactHolder) Type() Type { return TypeSetArtifactHolder }

@@ -48,6 +48,7 @@ var decoders = register(
 	as[AssignGang](),
 	as[JoinRendezvous](),
 	as[ApproveDevices](),
+	as[SetArtifactHolder](),
 )
 
 // decoder decodes the JSON body of one command type.

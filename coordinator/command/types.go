@@ -49,6 +49,7 @@ const (
 	TypeAssignGang
 	TypeJoinRendezvous
 	TypeApproveDevices
+	TypeSetArtifactHolder
 )
 
 // Command is implemented by every command body.

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -26,7 +25,8 @@ import (
 // replicates the record (digest, size, which nodes hold a copy): an
 // acknowledged artifact survives the loss of any one coordinator. A read
 // reaches the leader too; if it does not hold the bytes (leadership moved
-// since the upload) it fetches them from a holder and relays them.
+// since the upload, or its disk lost them) it fetches them from a holder
+// and relays them. Copies lost later are repaired (artifactrepair.go).
 
 // artifactTransfer is how long one upload or download may take.
 const artifactTransfer = 30 * time.Minute
@@ -197,18 +197,20 @@ func (s *Server) getArtifact(w http.ResponseWriter, r *http.Request, p auth.Prin
 		return newError(api.CodeNotFound, "no artifact %s", d)
 	}
 	if s.blobs != nil {
+		// A copy this node lacks, cannot read, or whose size is not the
+		// record's (damaged: its checks repair it) is not served: the
+		// bytes come from another holder instead.
 		f, size, err := s.blobs.Open(d)
-		if err == nil {
+		switch {
+		case err == nil && size == meta.Size:
 			defer f.Close()
-			_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(artifactTransfer))
-			w.Header().Set("Content-Type", "application/octet-stream")
-			w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
-			w.WriteHeader(http.StatusOK)
-			_, _ = io.Copy(w, f)
+			serveBlob(w, f, size)
 			return nil
-		}
-		if !errors.Is(err, blob.ErrNotFound) {
-			return err
+		case err == nil:
+			f.Close()
+			s.log.Warn("this coordinator's copy of an artifact has the wrong size; serving another holder's", "sha256", d, "bytes", size, "recorded", meta.Size)
+		case !errors.Is(err, blob.ErrNotFound):
+			s.log.Warn("this coordinator cannot read its copy of an artifact; serving another holder's", "sha256", d, "error", err)
 		}
 	}
 	if r.Header.Get(ArtifactLocalHeader) != "" {

@@ -82,6 +82,10 @@ func (s *Server) routeTable() []Route {
 		// A coordinator's own address (nodes.go): another coordinator
 		// only, by its peer certificate.
 		{"PUT", "/v1/operator/nodes/{id}", peerOnly, s.registerNode},
+		// Artifact repair (artifactrepair.go): another coordinator only.
+		{"GET", "/v1/operator/local/artifacts/{sha256}", peerOnly, s.serveLocalArtifact},
+		{"POST", "/v1/operator/local/artifacts/{sha256}/copy", peerOnly, s.takeArtifactCopy},
+		{"PUT", "/v1/operator/artifacts/{sha256}/holders/{id}", peerOnly, s.putArtifactHolder},
 		{"GET", "/metrics", public, s.metricsHandler},
 		{"GET", "/ui", public, s.dashboard},
 		{"GET", "/ui/{path...}", public, s.dashboard},

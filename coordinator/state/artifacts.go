@@ -62,6 +62,80 @@ func (s *Store) recordArtifact(c command.RecordArtifact) (ArtifactOutcome, error
 	return ArtifactOutcome{Created: !ok, Artifact: a.clone()}, nil
 }
 
+// setArtifactHolder adds a coordinator to, or drops it from, the holders
+// of a recorded artifact. A holder is added only with the record's size
+// (what the coordinator verified); a digest without a record is refused,
+// never created. Adding a holder listed already, or dropping one that is
+// not, changes nothing and records no event.
+func (s *Store) setArtifactHolder(c command.SetArtifactHolder) (ArtifactOutcome, error) {
+	if c.NodeID == "" {
+		return ArtifactOutcome{}, fmt.Errorf("%w: artifact holder: no node id", ErrInvalid)
+	}
+	a, ok := s.artifacts[c.Digest]
+	if !ok {
+		return ArtifactOutcome{}, fmt.Errorf("no artifact %s: %w", c.Digest, ErrNotFound)
+	}
+	if c.Held && a.Size != c.Size {
+		return ArtifactOutcome{}, fmt.Errorf("artifact %s was recorded with %d bytes, not %d: %w", c.Digest, a.Size, c.Size, ErrConflict)
+	}
+	i := slices.Index(a.Holders, c.NodeID)
+	kind := "artifact.holder_added"
+	switch {
+	case c.Held && i < 0:
+		// A new array each time: the old one may be shared with a copy.
+		at, _ := slices.BinarySearch(a.Holders, c.NodeID)
+		a.Holders = slices.Insert(slices.Clone(a.Holders), at, c.NodeID)
+	case !c.Held && i >= 0:
+		a.Holders = slices.Delete(slices.Clone(a.Holders), i, i+1)
+		kind = "artifact.holder_dropped"
+	default:
+		return ArtifactOutcome{Artifact: a.clone()}, nil
+	}
+	detail := c.NodeID
+	if c.Reason != "" {
+		detail += ": " + c.Reason
+	}
+	s.record(command.AuditEvent{Time: c.Now, Kind: kind, Actor: c.By, Subject: c.Digest, Detail: detail})
+	return ArtifactOutcome{Artifact: a.clone()}, nil
+}
+
+// ArtifactRecords returns every artifact record, in digest order.
+func (s *Store) ArtifactRecords() []Artifact {
+	return s.artifactsWhere(func(*Artifact) bool { return true })
+}
+
+// ArtifactsHeldBy returns the records that list node among their
+// holders, in digest order.
+func (s *Store) ArtifactsHeldBy(node string) []Artifact {
+	return s.artifactsWhere(func(a *Artifact) bool { return slices.Contains(a.Holders, node) })
+}
+
+// ArtifactsHeldCount is how many records list node among their holders.
+func (s *Store) ArtifactsHeldCount(node string) int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	n := 0
+	for _, a := range s.artifacts {
+		if slices.Contains(a.Holders, node) {
+			n++
+		}
+	}
+	return n
+}
+
+func (s *Store) artifactsWhere(keep func(*Artifact) bool) []Artifact {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []Artifact
+	for _, a := range s.artifacts {
+		if keep(a) {
+			out = append(out, a.clone())
+		}
+	}
+	slices.SortFunc(out, func(x, y Artifact) int { return strings.Compare(x.Digest, y.Digest) })
+	return out
+}
+
 // Artifact returns the record of a digest.
 func (s *Store) Artifact(digest string) (Artifact, bool) {
 	s.mu.RLock()

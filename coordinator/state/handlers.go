@@ -72,6 +72,7 @@ var handlers = index(
 	on((*Store).assignGang),
 	on((*Store).joinRendezvous),
 	on((*Store).approveDevices),
+	on((*Store).setArtifactHolder),
 )
 
 func index(as ...applier) map[command.Type]handler {
