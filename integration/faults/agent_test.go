@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -20,37 +21,77 @@ const simExecutor = "sim"
 
 // Timings of the simulated worker. The coordinators tell workers to
 // heartbeat every 100 ms (the cluster's HeartbeatInterval); a call gives
-// up after callTimeout, and a finish is resent under its submission id
-// until finishPatience has passed.
+// up after callTimeout. A report (finish or fail) has no deadline: it is
+// kept, as the real agent keeps it in its spool on disk, and sent again
+// until a coordinator answers it, after retryPause doubling up to
+// reportRetryMax.
 const (
 	heartbeatEvery = 100 * time.Millisecond
 	callTimeout    = 4 * time.Second
 	acquireWait    = 1 // seconds of long poll
-	finishPatience = 25 * time.Second
 	retryPause     = 50 * time.Millisecond
+	reportRetryMax = 800 * time.Millisecond
 )
 
 // simAgent is a worker made of sdk/client calls, as the real agent makes
 // them: one acquire at a time under a request id kept until the call is
-// answered, one goroutine per task held (start, log chunks, finish under a
-// submission id), and a heartbeat loop that reports the tasks held and
-// stops those the coordinator names in cancel_task_ids. Every task call is
-// recorded in the history.
+// answered, one goroutine per task held (start, log chunks), a report of
+// each attempt's end (finish under a submission id, or fail) kept before
+// it is sent and sent again until a coordinator acknowledges it or
+// refuses it for good (the real agent's spool, agent/reports.go), and a
+// heartbeat loop that names the tasks held and those whose reports wait,
+// and stops those the coordinator names in cancel_task_ids. It asks for
+// no new task while a report waits that has not been tried since it was
+// kept. Every task call is recorded in the history, and what the worker
+// did besides (a run's end, a report kept or settled, a freeze, a
+// restart) in the recorder's events.
+//
+// A restart (restart) is the agent process killed and started again:
+// everything in memory is forgotten (the attempts it ran, an acquire's
+// request id) but its credential and its kept reports, which a real agent
+// keeps on disk.
 type simAgent struct {
 	id      string
 	client  int // the history's client id
 	cl      *client.Client
 	rec     *recorder
 	devices []api.Device
-
-	ctx   context.Context
-	crash context.CancelFunc
-	wg    sync.WaitGroup
+	parent  context.Context
 
 	mu      sync.Mutex
+	life    *life
 	gate    chan struct{} // non-nil while paused; closed on resume
 	running map[string]*held
 	crashed bool
+	stopped bool
+	// spool holds the kept reports, oldest first; it outlives restarts.
+	spool []*report
+	// verdicts: how each attempt's report was settled ("accepted" or the
+	// refusal's code), for the faults that check it.
+	verdicts map[string]string
+	wake     chan struct{} // a report was kept
+}
+
+// life is one run of the agent's process: its loops stop with ctx.
+type life struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// report is an attempt's end, kept until a coordinator settles it.
+type report struct {
+	task, attempt string
+	fail          bool // a fail, else a finish
+	exit          int
+	resend        bool // the behaviour's Resend: the finish is sent once more after its answer
+	// logs is closed once the attempt's log chunks are sent or given up
+	// (the report goes after them); nil after a restart, which lost them.
+	logs chan struct{}
+	// tried: sent since it was kept (or since the agent restarted) and
+	// answered with an error that a coordinator may take back later
+	// (internal); until then the agent asks for no new task.
+	tried bool
 }
 
 // held is an attempt the agent works on.
@@ -87,12 +128,58 @@ func newAgent(ctx context.Context, urls []string, hc *http.Client, joinToken, id
 	if err != nil {
 		return nil, err
 	}
-	a := &simAgent{id: id, client: clientID, cl: cl, rec: rec, devices: devices, running: map[string]*held{}}
-	a.ctx, a.crash = context.WithCancel(context.WithoutCancel(ctx))
-	a.wg.Add(2)
-	go func() { defer a.wg.Done(); a.heartbeatLoop() }()
-	go func() { defer a.wg.Done(); a.acquireLoop() }()
+	a := &simAgent{id: id, client: clientID, cl: cl, rec: rec, devices: devices, parent: context.WithoutCancel(ctx),
+		running: map[string]*held{}, verdicts: map[string]string{}, wake: make(chan struct{}, 1)}
+	a.mu.Lock()
+	a.begin()
+	a.mu.Unlock()
 	return a, nil
+}
+
+// begin starts a life: the heartbeat, acquire and report loops. The
+// caller holds a.mu.
+func (a *simAgent) begin() {
+	l := &life{}
+	l.ctx, l.cancel = context.WithCancel(a.parent)
+	a.life = l
+	l.wg.Add(3)
+	go func() { defer l.wg.Done(); a.heartbeatLoop(l) }()
+	go func() { defer l.wg.Done(); a.acquireLoop(l) }()
+	go func() { defer l.wg.Done(); a.reportLoop(l) }()
+}
+
+// restart kills the agent's process and starts it again: it forgets what
+// it held in memory (its attempts, an acquire's request id, a freeze: a
+// new process is not frozen) and keeps its credential and its kept
+// reports, each to be tried again before any new work. It reports false
+// for an agent crashed for good or stopped.
+func (a *simAgent) restart() bool {
+	a.mu.Lock()
+	if a.crashed || a.stopped {
+		a.mu.Unlock()
+		return false
+	}
+	old := a.life
+	a.mu.Unlock()
+	old.cancel()
+	old.wg.Wait()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.crashed || a.stopped {
+		return false
+	}
+	a.running = map[string]*held{}
+	if a.gate != nil {
+		close(a.gate)
+		a.gate = nil
+		a.rec.note(event{kind: evResume, worker: a.id})
+	}
+	for _, rep := range a.spool {
+		rep.tried, rep.logs = false, nil
+	}
+	a.rec.note(event{kind: evRestart, worker: a.id})
+	a.begin()
+	return true
 }
 
 // pause stops the agent's heartbeats and its calls (the ones in flight
@@ -102,6 +189,7 @@ func (a *simAgent) pause() {
 	defer a.mu.Unlock()
 	if a.gate == nil {
 		a.gate = make(chan struct{})
+		a.rec.note(event{kind: evPause, worker: a.id})
 	}
 }
 
@@ -111,6 +199,7 @@ func (a *simAgent) resume() {
 	if a.gate != nil {
 		close(a.gate)
 		a.gate = nil
+		a.rec.note(event{kind: evResume, worker: a.id})
 	}
 }
 
@@ -122,15 +211,54 @@ func (a *simAgent) paused() bool {
 
 // midway reports whether the agent has started an attempt that it has
 // not begun to finish.
-func (a *simAgent) midway() bool {
+func (a *simAgent) midway() bool { return len(a.midwayAttempts()) > 0 }
+
+// midwayAttempts lists those attempts: attempt id -> task id.
+func (a *simAgent) midwayAttempts() map[string]string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for _, h := range a.running {
+	out := map[string]string{}
+	for att, h := range a.running {
 		if h.running {
+			out[att] = h.a.ID
+		}
+	}
+	return out
+}
+
+// holds reports whether the agent still works on an attempt or keeps its
+// report unsettled.
+func (a *simAgent) holds(att string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, ok := a.running[att]; ok {
+		return true
+	}
+	for _, rep := range a.spool {
+		if rep.attempt == att {
 			return true
 		}
 	}
 	return false
+}
+
+// kept reports whether the agent keeps the report of att unsettled.
+func (a *simAgent) kept(att string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, rep := range a.spool {
+		if rep.attempt == att {
+			return true
+		}
+	}
+	return false
+}
+
+// verdict is how the report of att was settled; "" while it is not.
+func (a *simAgent) verdict(att string) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.verdicts[att]
 }
 
 func (a *simAgent) setRunning(h *held, on bool) {
@@ -139,28 +267,31 @@ func (a *simAgent) setRunning(h *held, on bool) {
 	h.running = on
 }
 
-// wait blocks while the agent is paused; it reports whether the agent is
-// still alive.
-func (a *simAgent) wait() bool {
+// wait blocks while the agent is paused; it reports whether the life l
+// goes on.
+func (a *simAgent) wait(l *life) bool {
 	a.mu.Lock()
 	g := a.gate
 	a.mu.Unlock()
 	if g != nil {
 		select {
 		case <-g:
-		case <-a.ctx.Done():
+		case <-l.ctx.Done():
 		}
 	}
-	return a.ctx.Err() == nil
+	return l.ctx.Err() == nil
 }
 
-// kill crashes the agent: every loop stops where it is, nothing it holds
-// is finished, and the calls in flight end with unknown outcomes.
+// kill crashes the agent for good: every loop stops where it is, nothing
+// it holds is finished or reported (its kept reports stay on a disk that
+// nobody reads again), and the calls in flight end with unknown outcomes.
 func (a *simAgent) kill() {
 	a.mu.Lock()
 	a.crashed = true
+	l := a.life
+	a.rec.note(event{kind: evCrash, worker: a.id})
 	a.mu.Unlock()
-	a.crash()
+	l.cancel()
 }
 
 func (a *simAgent) wasKilled() bool {
@@ -171,27 +302,31 @@ func (a *simAgent) wasKilled() bool {
 
 // stop ends the agent at the end of a schedule and waits for its loops.
 func (a *simAgent) stop() {
-	a.crash()
+	a.mu.Lock()
+	a.stopped = true
+	l := a.life
+	a.mu.Unlock()
+	l.cancel()
 	a.resume()
-	a.wg.Wait()
+	l.wg.Wait()
 }
 
-// pace waits d unless the agent dies first.
-func (a *simAgent) pace(d time.Duration) bool {
+// pace waits d unless the life ends first.
+func (l *life) pace(d time.Duration) bool {
 	select {
 	case <-time.After(d):
 		return true
-	case <-a.ctx.Done():
+	case <-l.ctx.Done():
 		return false
 	}
 }
 
-func (a *simAgent) heartbeatLoop() {
+func (a *simAgent) heartbeatLoop(l *life) {
 	tick := time.NewTicker(heartbeatEvery)
 	defer tick.Stop()
 	for {
 		select {
-		case <-a.ctx.Done():
+		case <-l.ctx.Done():
 			return
 		case <-tick.C:
 		}
@@ -207,9 +342,16 @@ func (a *simAgent) heartbeatLoop() {
 				ids = append(ids, h.a.ID)
 			}
 		}
+		// The tasks whose reports wait: their leases must hold until
+		// the report lands.
+		for _, rep := range a.spool {
+			if !slices.Contains(ids, rep.task) {
+				ids = append(ids, rep.task)
+			}
+		}
 		a.mu.Unlock()
 		slices.Sort(ids)
-		ctx, cancel := context.WithTimeout(a.ctx, time.Second)
+		ctx, cancel := context.WithTimeout(l.ctx, time.Second)
 		resp, err := a.cl.Heartbeat(ctx, api.HeartbeatRequest{RunningTaskIDs: ids})
 		cancel()
 		if err != nil {
@@ -224,24 +366,44 @@ func (a *simAgent) heartbeatLoop() {
 	}
 }
 
-func (a *simAgent) acquireLoop() {
+// reportsTried reports whether every kept report has been tried since it
+// was kept (or since the agent restarted): until then the agent asks for
+// no new task, so that after an outage the coordinators hear what was
+// done before they hand out more.
+func (a *simAgent) reportsTried() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, rep := range a.spool {
+		if !rep.tried {
+			return false
+		}
+	}
+	return true
+}
+
+func (a *simAgent) acquireLoop(l *life) {
 	slots := make(chan struct{}, len(a.devices))
 	requestID := ""
 	var rec *record
 	for {
 		select {
 		case slots <- struct{}{}:
-		case <-a.ctx.Done():
+		case <-l.ctx.Done():
 			return
 		}
-		if !a.wait() {
+		if !a.wait(l) {
 			return
+		}
+		for !a.reportsTried() {
+			if !l.pace(10 * time.Millisecond) {
+				return
+			}
 		}
 		if requestID == "" {
 			requestID = rand.Text()
 			rec = a.rec.begin(a.client, opInput{Kind: opAcquire, Worker: a.id, Request: requestID})
 		}
-		ctx, cancel := context.WithTimeout(withRecord(a.ctx, rec), callTimeout+acquireWait*time.Second)
+		ctx, cancel := context.WithTimeout(withRecord(l.ctx, rec), callTimeout+acquireWait*time.Second)
 		resp, err := a.cl.Acquire(ctx, api.AcquireRequest{WaitSeconds: acquireWait, RequestID: requestID})
 		cancel()
 		if err != nil {
@@ -250,7 +412,7 @@ func (a *simAgent) acquireLoop() {
 				a.rec.update(rec, func(r *record) { r.err = unexpected })
 			}
 			<-slots
-			if !a.pace(retryPause) {
+			if !l.pace(retryPause) {
 				return
 			}
 			continue
@@ -269,11 +431,11 @@ func (a *simAgent) acquireLoop() {
 		a.mu.Lock()
 		a.running[task.AttemptID] = h
 		a.mu.Unlock()
-		a.wg.Add(1)
+		l.wg.Add(1)
 		go func() {
-			defer a.wg.Done()
+			defer l.wg.Done()
 			defer func() { <-slots }()
-			a.run(h)
+			a.run(l, h)
 			a.mu.Lock()
 			delete(a.running, task.AttemptID)
 			a.mu.Unlock()
@@ -281,11 +443,12 @@ func (a *simAgent) acquireLoop() {
 	}
 }
 
-// call makes one recorded task call and returns how it ended.
-func (a *simAgent) call(in opInput, f func(ctx context.Context) (*obsTask, error)) opOutput {
+// call makes one recorded task call and returns how it ended, and its
+// error.
+func (a *simAgent) call(l *life, in opInput, f func(ctx context.Context) (*obsTask, error)) (opOutput, error) {
 	in.Worker = a.id
 	rec := a.rec.begin(a.client, in)
-	ctx, cancel := context.WithTimeout(withRecord(a.ctx, rec), callTimeout)
+	ctx, cancel := context.WithTimeout(withRecord(l.ctx, rec), callTimeout)
 	view, err := f(ctx)
 	cancel()
 	out, unexpected := outcome(err)
@@ -294,19 +457,19 @@ func (a *simAgent) call(in opInput, f func(ctx context.Context) (*obsTask, error
 	}
 	a.rec.update(rec, func(r *record) { r.err = unexpected })
 	a.rec.end(rec, out)
-	return out
+	return out, err
 }
 
 // untilKnown repeats a call while its outcome is unknown, for at most
 // patience; it returns the last outcome.
-func (a *simAgent) untilKnown(patience time.Duration, in opInput, f func(ctx context.Context) (*obsTask, error)) opOutput {
+func (a *simAgent) untilKnown(l *life, patience time.Duration, in opInput, f func(ctx context.Context) (*obsTask, error)) opOutput {
 	deadline := time.Now().Add(patience)
 	for {
-		if !a.wait() {
+		if !a.wait(l) {
 			return opOutput{Unknown: true}
 		}
-		out := a.call(in, f)
-		if !out.Unknown || time.Now().After(deadline) || !a.pace(retryPause) {
+		out, _ := a.call(l, in, f)
+		if !out.Unknown || time.Now().After(deadline) || !l.pace(retryPause) {
 			return out
 		}
 	}
@@ -319,8 +482,8 @@ func taskView(t api.Task, err error) (*obsTask, error) {
 	return observe(jobStateOf(t.State), t), nil
 }
 
-// run works on one attempt as its behaviour says.
-func (a *simAgent) run(h *held) {
+// run works on one attempt as its behaviour says, and keeps its report.
+func (a *simAgent) run(l *life, h *held) {
 	var do behaviour
 	_ = json.Unmarshal(h.a.Config, &do)
 	id, att := h.a.ID, h.a.AttemptID
@@ -328,46 +491,177 @@ func (a *simAgent) run(h *held) {
 
 	in := base
 	in.Kind = opStart
-	if out := a.untilKnown(10*time.Second, in, func(ctx context.Context) (*obsTask, error) {
+	if out := a.untilKnown(l, 10*time.Second, in, func(ctx context.Context) (*obsTask, error) {
 		return nil, a.cl.Start(ctx, id, att)
 	}); out.Code != "" || out.Unknown {
 		return
 	}
 	if do.FailFirst && h.a.Attempt == 1 {
-		in := base
-		in.Kind = opFail
-		a.untilKnown(5*time.Second, in, func(ctx context.Context) (*obsTask, error) {
-			return taskView(a.cl.Fail(ctx, id, api.FailRequest{AttemptID: att, Reason: "simulated: executor missing"}))
-		})
+		a.keep(l, &report{task: id, attempt: att, fail: true})
 		return
 	}
 	a.setRunning(h, true)
-	for seq := int64(1); seq <= int64(do.Logs); seq++ {
-		in := base
-		in.Kind, in.Seq = opLogs, seq
-		a.untilKnown(2*time.Second, in, func(ctx context.Context) (*obsTask, error) {
-			return nil, a.cl.AppendLogs(ctx, id, api.LogsRequest{AttemptID: att, Stream: api.StreamStdout, Seq: seq, Data: fmt.Sprintf("chunk %d of %s\n", seq, att)})
-		})
-	}
+	// The log chunks go out while the task runs; its report goes after
+	// them.
+	logs := make(chan struct{})
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		defer close(logs)
+		for seq := int64(1); seq <= int64(do.Logs); seq++ {
+			in := base
+			in.Kind, in.Seq = opLogs, seq
+			a.untilKnown(l, 2*time.Second, in, func(ctx context.Context) (*obsTask, error) {
+				return nil, a.cl.AppendLogs(ctx, id, api.LogsRequest{AttemptID: att, Stream: api.StreamStdout, Seq: seq, Data: fmt.Sprintf("chunk %d of %s\n", seq, att)})
+			})
+		}
+	}()
 	exit := do.Exit
 	select {
 	case <-time.After(time.Duration(do.RunMS) * time.Millisecond):
 	case <-h.stop:
 		exit = 143 // stopped as asked: SIGTERM
-	case <-a.ctx.Done():
+	case <-l.ctx.Done():
 		return
 	}
-	if !a.wait() {
+	// The task's process has ended; a frozen agent writes its report only
+	// once thawed, and a restart meanwhile loses it.
+	a.rec.note(event{kind: evRunEnd, worker: a.id, task: id, attempt: att, exit: exit})
+	if !a.wait(l) {
 		return
 	}
 	a.setRunning(h, false)
-	in = base
-	in.Kind, in.ExitCode, in.Submission = opFinish, exit, att+"-finish"
-	finish := func(ctx context.Context) (*obsTask, error) {
-		return taskView(a.cl.Finish(ctx, id, api.FinishRequest{AttemptID: att, SubmissionID: att + "-finish", ExitCode: exit}))
+	a.keep(l, &report{task: id, attempt: att, exit: exit, resend: do.Resend, logs: logs})
+}
+
+// keep puts a report in the spool, unless the life it belongs to has
+// ended (the process died before writing it).
+func (a *simAgent) keep(l *life, rep *report) {
+	a.mu.Lock()
+	if l.ctx.Err() != nil || a.life != l {
+		a.mu.Unlock()
+		return
 	}
-	out := a.untilKnown(finishPatience, in, finish)
-	if out.Code == "" && !out.Unknown && do.Resend && a.wait() {
-		a.call(in, finish)
+	a.spool = append(a.spool, rep)
+	a.rec.note(event{kind: evKept, worker: a.id, task: rep.task, attempt: rep.attempt, exit: rep.exit, fail: rep.fail})
+	a.mu.Unlock()
+	select {
+	case a.wake <- struct{}{}:
+	default:
+	}
+}
+
+// settle removes a report from the spool once a coordinator has answered
+// it for good.
+func (a *simAgent) settle(rep *report, verdict string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.spool = slices.DeleteFunc(a.spool, func(r *report) bool { return r == rep })
+	a.verdicts[rep.attempt] = verdict
+	a.rec.note(event{kind: evSettled, worker: a.id, task: rep.task, attempt: rep.attempt, exit: rep.exit, fail: rep.fail, verdict: verdict})
+}
+
+// reportLoop delivers the kept reports, oldest first, until the life
+// ends, as the real agent's report queue does: a report acknowledged
+// (2xx; a finish carries its submission id, so a repeat gets the first
+// answer) or refused for good (a refusal of the contract, stale_attempt
+// or not_claimed say) is removed; one that no coordinator took (no
+// leader, unreachable, an outcome unknown) stays, and the reports behind
+// it wait; one a coordinator failed under (internal) stays, marked tried,
+// and those behind it go ahead.
+func (a *simAgent) reportLoop(l *life) {
+	pause := retryPause
+	for {
+		var wait <-chan time.Time
+		if a.reportPass(l) {
+			pause = retryPause
+		} else {
+			wait = time.After(pause)
+			pause = min(2*pause, reportRetryMax)
+		}
+		select {
+		case <-l.ctx.Done():
+			return
+		case <-a.wake:
+		case <-wait:
+		}
+	}
+}
+
+// reportPass tries each kept report once and reports whether none is
+// left to try again soon.
+func (a *simAgent) reportPass(l *life) bool {
+	a.mu.Lock()
+	pending := slices.Clone(a.spool)
+	a.mu.Unlock()
+	settled := true
+	for _, rep := range pending {
+		if rep.logs != nil {
+			select {
+			case <-rep.logs:
+			case <-l.ctx.Done():
+				return false
+			}
+		}
+		if !a.wait(l) {
+			return false
+		}
+		in := opInput{Task: rep.task, Attempt: rep.attempt, Kind: opFail}
+		send := func(ctx context.Context) (*obsTask, error) {
+			return taskView(a.cl.Fail(client.FailFast(ctx), rep.task, api.FailRequest{AttemptID: rep.attempt, Reason: "simulated: executor missing"}))
+		}
+		if !rep.fail {
+			in.Kind, in.ExitCode, in.Submission = opFinish, rep.exit, rep.attempt+"-finish"
+			send = func(ctx context.Context) (*obsTask, error) {
+				return taskView(a.cl.Finish(client.FailFast(ctx), rep.task, api.FinishRequest{AttemptID: rep.attempt, SubmissionID: rep.attempt + "-finish", ExitCode: rep.exit}))
+			}
+		}
+		out, err := a.call(l, in, send)
+		switch verdict := classifyReport(err); verdict {
+		case reportAccepted:
+			a.settle(rep, "accepted")
+			if rep.resend && a.wait(l) {
+				a.call(l, in, send)
+			}
+		case reportRefused:
+			code := string(out.Code)
+			var e *api.Error
+			if errors.As(err, &e) {
+				code = string(e.Code)
+			}
+			a.settle(rep, code)
+		case reportFailed:
+			settled = false
+			a.mu.Lock()
+			rep.tried = true
+			a.mu.Unlock()
+		case reportUnreachable:
+			return false
+		}
+	}
+	return settled
+}
+
+// How one delivery of a report went (agent/reports.go's classify).
+const (
+	reportAccepted    = iota // acknowledged: removed
+	reportRefused            // refused for good: removed
+	reportFailed             // a coordinator failed under it: kept, tried
+	reportUnreachable        // no coordinator took it: kept
+)
+
+func classifyReport(err error) int {
+	var e *api.Error
+	switch {
+	case err == nil:
+		return reportAccepted
+	case client.Unavailable(err):
+		return reportUnreachable
+	case !errors.As(err, &e):
+		return reportUnreachable // the call's deadline, or a transport error
+	case e.Code == api.CodeInternal, e.Code == api.CodeUnauthenticated, e.Code == api.CodeWorkerPending:
+		return reportFailed
+	default:
+		return reportRefused
 	}
 }

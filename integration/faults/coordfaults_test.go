@@ -1,11 +1,19 @@
 package faults
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
 	"time"
 
+	"github.com/gpulayer/gpulayer/coordinator"
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
+	"github.com/gpulayer/gpulayer/internal/faultproxy"
+	"github.com/gpulayer/gpulayer/sdk/api"
+	"github.com/gpulayer/gpulayer/sdk/client"
 )
 
 // coordinatorFaults applies the node, link, clock and disk faults one
@@ -38,7 +46,7 @@ func (r *run) coordinatorFaults(start time.Time, fs []fault) {
 			c.Stop(n)
 			hold(f.For)
 			c.Heal()
-			c.Restart(n)
+			r.restartNode(n)
 		case faultSIGKILLLeader, faultSIGKILLFollower:
 			n := l
 			if f.Kind == faultSIGKILLFollower {
@@ -46,7 +54,7 @@ func (r *run) coordinatorFaults(start time.Time, fs []fault) {
 			}
 			c.Kill(n)
 			hold(f.For)
-			c.Restart(n)
+			r.restartNode(n)
 		case faultPartitionLeader, faultPartitionFollower:
 			n := l
 			if f.Kind == faultPartitionFollower {
@@ -104,9 +112,247 @@ func (r *run) coordinatorFaults(start time.Time, fs []fault) {
 				// node died of its full disk, and its supervisor would
 				// start it again.
 				r.count(faultDiskFullExit)
-				c.Restart(n)
+				r.restartNode(n)
+			}
+		case faultQuorumLoss:
+			r.quorumLoss(l, follower, f)
+		case faultWipeNode:
+			r.wipeNode(follower, f)
+		}
+	}
+}
+
+// restartNode starts a stopped node again on its data dir. After a
+// quorum loss stepped every clock, it comes back cut off from its peers
+// until its clock has been stepped as far, so that it never leads on a
+// clock that disagrees with the others'.
+func (r *run) restartNode(n *coordinatortest.Node) {
+	r.mu.Lock()
+	step := r.clockStep
+	r.mu.Unlock()
+	if step == 0 {
+		r.c.Restart(n)
+		return
+	}
+	r.c.Partition(n)
+	r.c.Restart(n)
+	r.control(n, "clock "+step.String())
+	r.c.Heal()
+}
+
+// quorumLoss takes the leader and a follower down at once (each stopped
+// gracefully or SIGKILLed, as planned) while an agent runs a task: for
+// f.For of real time, past every lease, and, by the coordinators' clocks,
+// f.Step longer: every running node's clock jumps by f.Step before the
+// two come back, and theirs as far once they are up and before they can
+// talk to anyone. The task ends during the outage and its report waits in
+// the agent's spool; with f.RestartAgent the agent is restarted meanwhile,
+// once the report is kept. Leases must not count the outage: the reports
+// are taken once a leader is back, and done work never runs again
+// (checkDoneWork).
+func (r *run) quorumLoss(l, follower *coordinatortest.Node, f fault) {
+	c := r.c
+	// The agent whose task runs into the outage: the first, from the
+	// planned one on, that runs one, one no agent fault took if any does;
+	// waiting up to a second and a half for one to.
+	var a *simAgent
+	var atts map[string]string
+	for deadline := time.Now().Add(1500 * time.Millisecond); a == nil && time.Now().Before(deadline); {
+		r.mu.Lock()
+		for pass := range 2 {
+			for i := range r.agents {
+				b := r.agents[(f.Pick+i)%len(r.agents)]
+				if a != nil || b.wasKilled() || (pass == 0 && r.faulted[b]) {
+					continue
+				}
+				if m := b.midwayAttempts(); len(m) > 0 {
+					a, atts = b, m
+				}
 			}
 		}
+		r.mu.Unlock()
+		if a == nil {
+			<-time.After(5 * time.Millisecond)
+		}
+	}
+	if nl := r.leader(); nl != nil && nl != l {
+		fol := r.followers(nl)
+		l, follower = nl, fol[f.Pick%len(fol)]
+	}
+	down := []*coordinatortest.Node{l, follower}
+	for i, n := range down {
+		if f.Stop[i] {
+			c.Partition(n) // it says nothing more to its peers
+		}
+	}
+	r.hc.CloseIdleConnections() // or a graceful stop waits for them
+	for _, hc := range r.clients {
+		hc.CloseIdleConnections()
+	}
+	var wg sync.WaitGroup
+	for i, n := range down {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if f.Stop[i] {
+				c.Stop(n)
+			} else {
+				c.Kill(n)
+			}
+		}()
+	}
+	wg.Wait()
+	downAt := time.Now()
+	name := "no agent"
+	if a != nil {
+		name = a.id
+	}
+	r.t.Logf("quorum lost at %s ms: %s and %s down; %s runs %v", ms(r.rec.now()), l.ID, follower.ID, name, atts)
+	if a != nil {
+		// The runs end during the outage and their reports are kept
+		// (unless the agent is frozen, or the tasks were stopped).
+		deadline := time.Now().Add(2 * time.Second)
+		for att := range atts {
+			for a.holds(att) && !a.kept(att) && time.Now().Before(deadline) {
+				<-time.After(5 * time.Millisecond)
+			}
+		}
+		for att := range atts {
+			if a.kept(att) {
+				r.mu.Lock()
+				r.waited[att] = a
+				r.mu.Unlock()
+			}
+		}
+		if f.RestartAgent && a.restart() {
+			r.countName(countRestartAgent)
+			r.t.Logf("restarted %s during the outage at %s ms", a.id, ms(r.rec.now()))
+		}
+	}
+	until(downAt.Add(f.For))
+	r.mu.Lock()
+	r.clockStep += f.Step
+	total := r.clockStep
+	r.mu.Unlock()
+	for _, n := range r.members() {
+		if n.Running() {
+			r.control(n, "clock "+f.Step.String())
+		}
+	}
+	// Back, cut off until their clocks agree with the others'.
+	for _, n := range down {
+		c.Partition(n)
+	}
+	for _, n := range down {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.Restart(n)
+			r.control(n, "clock "+total.String())
+		}()
+	}
+	wg.Wait()
+	c.Heal()
+	r.t.Logf("quorum back at %s ms (clocks +%v)", ms(r.rec.now()), total)
+}
+
+// wipeNode loses a follower's disk: the node is SIGKILLed, removed from
+// the Raft configuration, its data dir deleted, and after f.For a new
+// member with an empty data dir (a new node id and addresses: Raft cannot
+// take a member back under its old id once it forgot its log) is started,
+// added, and catches up from the leader. The campaign's clients and
+// agents know the new node's address only from the leader's name in a
+// not_leader answer (as a real client configured with the old list
+// would); each agent's fault proxies cover it too.
+func (r *run) wipeNode(n *coordinatortest.Node, f fault) {
+	c := r.c
+	c.Kill(n)
+	r.mu.Lock()
+	r.removed[n] = true
+	r.mu.Unlock()
+	if err := r.operator(func(ctx context.Context) error {
+		_, err := r.admin.RemovePeer(ctx, n.ID)
+		if client.IsCode(err, api.CodeNotFound) {
+			return nil // an earlier try took effect
+		}
+		return err
+	}); err != nil {
+		r.problem("wipe-node: removing %s from the configuration: %v", n.ID, err)
+	}
+	// coordinatortest's AddNode gives a new member the cluster's
+	// bootstrap file from the first node's data dir: when that node is
+	// the one wiped, the file (the harness's input, not the node's state)
+	// is put back alone.
+	boot := filepath.Join(c.Nodes[0].DataDir, coordinator.BootstrapFile)
+	keep, err := os.ReadFile(boot)
+	if err != nil {
+		r.problem("wipe-node: %v", err)
+		return
+	}
+	if err := os.RemoveAll(n.DataDir); err != nil {
+		r.problem("wipe-node: %v", err)
+	}
+	if n == c.Nodes[0] {
+		if err := os.MkdirAll(n.DataDir, 0o700); err != nil {
+			r.problem("wipe-node: %v", err)
+		}
+		if err := os.WriteFile(boot, keep, 0o600); err != nil {
+			r.problem("wipe-node: %v", err)
+		}
+	}
+	hold(f.For)
+	m := c.AddNode()
+	if !m.Running() {
+		r.problem("wipe-node: the new member %s did not start", m.ID)
+		return
+	}
+	r.mu.Lock()
+	step := r.clockStep
+	r.mu.Unlock()
+	if step != 0 {
+		r.control(m, "clock "+step.String()) // it cannot lead before it is added
+	}
+	r.addAgentLinks(m)
+	if err := r.operator(func(ctx context.Context) error {
+		_, err := r.admin.AddPeer(ctx, m.ID, m.RaftAddr)
+		return err
+	}); err != nil {
+		r.problem("wipe-node: adding %s to the configuration: %v", m.ID, err)
+		return
+	}
+	r.t.Logf("wiped %s; %s joined in its place at %s ms", n.ID, m.ID, ms(r.rec.now()))
+}
+
+// operator makes an operator call until it succeeds, for up to 20 s.
+func (r *run) operator(call func(ctx context.Context) error) error {
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(r.t.Context(), callTimeout)
+		err := call(ctx)
+		cancel()
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		<-time.After(100 * time.Millisecond)
+	}
+}
+
+// addAgentLinks puts a fault proxy of each agent in front of a node added
+// during the schedule, with the fault the agent's links carry now.
+func (r *run) addAgentLinks(m *coordinatortest.Node) {
+	r.adminBook.add(m.HTTPAddr, m.ID, "")
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, a := range r.agents {
+		px, err := faultproxy.New(m.HTTPAddr)
+		if err != nil {
+			r.problems = append(r.problems, fmt.Sprintf("wipe-node: a proxy for %s: %v", m.ID, err))
+			continue
+		}
+		r.tb.Cleanup(func() { _ = px.Close() })
+		r.linkState[a].apply(px)
+		r.agentLinks[a] = append(r.agentLinks[a], px)
+		r.books[a].add(m.HTTPAddr, m.ID, px.Addr())
 	}
 }
 
@@ -114,11 +360,14 @@ func (r *run) coordinatorFaults(start time.Time, fs []fault) {
 // its own: a consequence of faultDiskFull).
 const faultDiskFullExit = numCoordinatorFaults
 
+// links lists the directed Raft links between members that carry a
+// fault proxy (a member added during the schedule has none).
 func (r *run) links() [][2]*coordinatortest.Node {
 	var out [][2]*coordinatortest.Node
-	for _, a := range r.c.Nodes {
-		for _, b := range r.c.Nodes {
-			if a != b {
+	mem := r.members()
+	for _, a := range mem {
+		for _, b := range mem {
+			if a != b && r.c.Link(a, b) != nil {
 				out = append(out, [2]*coordinatortest.Node{a, b})
 			}
 		}

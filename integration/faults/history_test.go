@@ -45,6 +45,40 @@ func (r record) trace() string {
 	return strings.Join(parts, "; ")
 }
 
+// evKind is a kind of event: something a simulated worker did or
+// underwent besides its calls, for the checks that the history of calls
+// alone cannot decide (done work that ran again).
+type evKind uint8
+
+const (
+	evRunEnd  evKind = iota // an attempt's task process ended, with exit
+	evKept                  // its report (finish or fail) was kept: in the spool
+	evSettled               // a coordinator settled it: verdict
+	evPause                 // the worker was frozen
+	evResume                // and thawed (or restarted)
+	evCutOn                 // its HTTP links to every coordinator were cut
+	evCutOff                // and restored
+	evCrash                 // it crashed for good
+	evRestart               // it was restarted, forgetting what it held in memory
+)
+
+var evNames = [...]string{"run-end", "kept", "settled", "pause", "resume", "cut", "uncut", "crash", "restart"}
+
+func (k evKind) String() string { return evNames[k] }
+
+// event is one such thing, at a time of the recorder's clock.
+type event struct {
+	at      int64
+	kind    evKind
+	worker  string
+	task    string
+	attempt string
+	exit    int
+	fail    bool
+	// verdict (settled): "accepted", or the code of the refusal.
+	verdict string
+}
+
 // recorder collects the history of one schedule. Its clock is monotonic:
 // time.Since reads the monotonic reading of its epoch.
 type recorder struct {
@@ -52,6 +86,22 @@ type recorder struct {
 
 	mu      sync.Mutex
 	records []*record
+	events  []event
+}
+
+// note records an event now.
+func (r *recorder) note(e event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e.at = r.now()
+	r.events = append(r.events, e)
+}
+
+// eventsSnapshot copies the events.
+func (r *recorder) eventsSnapshot() []event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.events)
 }
 
 func newRecorder() *recorder { return &recorder{epoch: time.Now()} }

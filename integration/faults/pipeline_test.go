@@ -95,4 +95,53 @@ func TestChecksSeeInjectedAnomalies(t *testing.T) {
 	if p := checkInvariants(out.recs, final, false); !slices.ContainsFunc(p, func(s string) bool { return strings.Contains(s, "is not kept") }) {
 		t.Errorf("the invariants missed a lost finish: %q", p)
 	}
+
+	// The checks of done work and superseded reports pass the schedule's
+	// own history, and see what is planted in it.
+	if p, _ := checkDoneWork(out.recs, out.events); len(p) > 0 {
+		t.Errorf("the schedule's own history fails the check of done work: %q", p)
+	}
+	if p := checkSuperseded(out.recs); len(p) > 0 {
+		t.Errorf("the schedule's own history fails the check of superseded reports: %q", p)
+	}
+	// Done work run again: a task whose run ended with 0 and whose report
+	// was accepted is started by another attempt.
+	accepted := map[string]bool{}
+	for _, e := range out.events {
+		if e.kind == evSettled && e.verdict == "accepted" {
+			accepted[e.attempt] = true
+		}
+	}
+	k := slices.IndexFunc(out.events, func(e event) bool { return e.kind == evRunEnd && e.exit == 0 && accepted[e.attempt] })
+	if k < 0 {
+		t.Fatal("no run ended with 0 and accepted to tamper with")
+	}
+	e := out.events[k]
+	again := record{client: 2, in: opInput{Kind: opStart, Task: e.task, Attempt: "again", Worker: "w2"}, call: e.at + 1, ret: e.at + 2, ended: true}
+	if p, _ := checkDoneWork(append(slices.Clone(out.recs), again), out.events); !slices.ContainsFunc(p, func(s string) bool { return strings.Contains(s, "ran again after it was done") }) {
+		t.Errorf("the check of done work missed a done task run again: %q", p)
+	}
+	// Its report refused instead, with no fault on its worker.
+	events := slices.Clone(out.events)
+	for i := range events {
+		if events[i].kind == evSettled && events[i].attempt == e.attempt {
+			events[i].verdict = string(api.CodeStaleAttempt)
+		}
+	}
+	if p, _ := checkDoneWork(out.recs, events); !slices.ContainsFunc(p, func(s string) bool { return strings.Contains(s, "done work was discarded") }) {
+		t.Errorf("the check of done work missed a done task's report refused: %q", p)
+	}
+	// A superseded report taken: a later attempt of the task handed out
+	// just before the accepted finish was sent.
+	fin := out.recs[i]
+	number := 0
+	for _, r := range out.recs {
+		if r.in.Kind == opAcquire && r.in.Attempt == fin.in.Attempt {
+			number = r.out.Number
+		}
+	}
+	later := record{client: 2, in: opInput{Kind: opAcquire, Task: fin.in.Task, Attempt: "later", Worker: "w2"}, out: opOutput{Number: number + 1}, call: fin.call - 2, ret: fin.call - 1, ended: true}
+	if p := checkSuperseded(append(slices.Clone(out.recs), later)); len(p) == 0 {
+		t.Error("the check of superseded reports missed an accepted finish of a superseded attempt")
+	}
 }

@@ -42,6 +42,9 @@ const (
 	faultCutAgentLinks   // connections severed and refused
 	faultDelayAgentLinks // every chunk held in both directions
 	faultDropAgentLinks  // connections severed at random
+	// Drawn last of all (newPlan), in place of other coordinator faults.
+	faultQuorumLoss // two of three coordinators down at once, clocks stepped
+	faultWipeNode   // a follower's disk wiped; it rejoins as a new member
 	numFaultKinds
 )
 
@@ -49,11 +52,22 @@ var faultNames = [...]string{
 	"stop-leader", "stop-follower", "sigkill-leader", "sigkill-follower", "partition-leader", "partition-follower",
 	"cut-leader-out", "delay-link", "drop-links", "clock-step", "log-write-errors", "log-sync-errors", "disk-full",
 	"disk-full-exit", "pause-agent", "crash-agent", "cut-agent-links", "delay-agent-links", "drop-agent-links",
+	"quorum-loss", "wipe-node",
 }
+
+// Names of what some faults led to, counted with the faults: an agent
+// restarted during a quorum loss; a paused agent thawed only once the
+// retry of its lost attempt had ended elsewhere, and each late report of
+// such an agent refused, as it must be.
+const (
+	countRestartAgent   = "restart-agent"
+	countThawAfterRetry = "thaw-after-retry"
+	countLateRefused    = "late-report-refused"
+)
 
 // onAgent reports whether k is a fault on an agent or its links, run
 // alongside the coordinator faults.
-func (k faultKind) onAgent() bool { return k > numCoordinatorFaults }
+func (k faultKind) onAgent() bool { return k > numCoordinatorFaults && k < faultQuorumLoss }
 
 func (k faultKind) String() string { return faultNames[k] }
 
@@ -70,6 +84,16 @@ type fault struct {
 	Drop   float64
 	Step   time.Duration
 	Writes int
+	// Quorum loss: Stop says, for the leader and the follower taken down,
+	// whether each is stopped gracefully (else SIGKILLed); RestartAgent,
+	// whether the agent whose task ran into the outage is restarted
+	// during it. Its For is the outage in real time, Step the outage as
+	// the coordinators' clocks see it.
+	Stop         [2]bool
+	RestartAgent bool
+	// ThawAfterRetry (pause-agent): the agent stays frozen until the
+	// retries of the attempts it held have ended elsewhere.
+	ThawAfterRetry bool
 }
 
 func (f fault) String() string {
@@ -83,6 +107,22 @@ func (f fault) String() string {
 		s += fmt.Sprintf("(step %v)", f.Step)
 	case faultLogWriteErrors, faultLogSyncErrors:
 		s += fmt.Sprintf("(%d writes)", f.Writes)
+	case faultQuorumLoss:
+		how := func(stop bool) string {
+			if stop {
+				return "stop"
+			}
+			return "kill"
+		}
+		s += fmt.Sprintf("(clocks +%v, leader %s, follower %s", f.Step, how(f.Stop[0]), how(f.Stop[1]))
+		if f.RestartAgent {
+			s += ", agent restarted"
+		}
+		s += ")"
+	case faultPauseAgent:
+		if f.ThawAfterRetry {
+			s += "(until the retries ended)"
+		}
 	}
 	return s
 }
@@ -248,5 +288,50 @@ func newPlan(seed uint64) plan {
 		}
 		p.Faults = append(p.Faults, f)
 	}
+
+	// Outages and lost disks, drawn last too, so that older seeds keep
+	// their jobs and agent faults (not their coordinator faults when one
+	// of these replaces them).
+	switch x := r.Float64(); {
+	case x < quorumLossShare:
+		// Two of three coordinators down at once, in place of the other
+		// coordinator faults: for a few seconds of real time (past every
+		// lease: 1 or 2 s) and, by the coordinators' clocks, 30 s to
+		// 5 min (every clock jumps by Step while no quorum is up).
+		f := fault{Kind: faultQuorumLoss, At: dur(150*time.Millisecond, 500*time.Millisecond), For: dur(2200*time.Millisecond, 3000*time.Millisecond), Pick: r.IntN(1 << 20)}
+		f.Step = dur(30*time.Second, 300*time.Second).Round(time.Second)
+		f.Stop = [2]bool{r.IntN(2) == 0, r.IntN(2) == 0}
+		f.RestartAgent = r.IntN(2) == 0
+		kept := []fault{f}
+		for _, g := range p.Faults {
+			if g.Kind.onAgent() {
+				kept = append(kept, g)
+			}
+		}
+		p.Faults = kept
+	case x < quorumLossShare+wipeShare:
+		// The last coordinator fault becomes a follower whose disk is
+		// wiped: removed from the Raft configuration, its data dir
+		// deleted, and a new member with an empty one added in its place.
+		for i := len(p.Faults) - 1; i >= 0; i-- {
+			if !p.Faults[i].Kind.onAgent() {
+				p.Faults[i] = fault{Kind: faultWipeNode, At: p.Faults[i].At, For: dur(200*time.Millisecond, 600*time.Millisecond), Pick: p.Faults[i].Pick}
+				break
+			}
+		}
+	}
+	thaw := r.IntN(2) == 0
+	for i := range p.Faults {
+		if p.Faults[i].Kind == faultPauseAgent {
+			p.Faults[i].ThawAfterRetry = thaw
+		}
+	}
 	return p
 }
+
+// Shares of schedules with a quorum loss and with a wiped disk: a quorum
+// loss makes its schedule about 2 s longer (see the campaign's budget).
+const (
+	quorumLossShare = 0.3
+	wipeShare       = 0.15
+)

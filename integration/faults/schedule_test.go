@@ -1,11 +1,13 @@
 package faults
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -50,8 +52,13 @@ type outcomeOf struct {
 	// recs, keyTask and final are the schedule's history, the task of
 	// each job key, and the jobs as they ended, for tests of the checks.
 	recs    []record
+	events  []event
 	keyTask map[string]string
 	final   map[string]api.Job
+	// done is what the check of done work found: runs that ended with 0
+	// and were reported, and the ones whose work was discarded or ran
+	// again, excused by the fault that explains it.
+	done doneTally
 	// seen counts what the schedule's faults led to, so that a report
 	// shows they bit: final task states, lost attempts, attempts that held
 	// a GPU, refusals the history got, outcomes left unknown.
@@ -152,6 +159,7 @@ func (b *jobBook) keyTask() map[string]string {
 // run is one schedule in progress.
 type run struct {
 	t      *testing.T
+	tb     *clusterTB
 	p      plan
 	c      *coordinatortest.Cluster
 	hc     *http.Client
@@ -164,14 +172,39 @@ type run struct {
 	mu      sync.Mutex
 	applied map[string]int
 	faulted map[*simAgent]bool // agents an agent fault took
-	// agentLinks: each agent's fault proxies, one per coordinator; clients:
-	// the agents' HTTP clients.
+	// agentLinks: each agent's fault proxies, one per coordinator, and
+	// the fault they carry now; clients: the agents' HTTP clients; books:
+	// the address books of every client's transport (the admin's first).
 	agentLinks map[*simAgent][]*faultproxy.Proxy
+	linkState  map[*simAgent]linkFault
 	clients    []*http.Client
+	books      map[*simAgent]*addrBook
+	adminBook  *addrBook
 	skipped    int
 	problems   []string
 	// fullDisk: when each node's disk was full, by node id.
 	fullDisk map[string][][2]time.Time
+	// removed: nodes taken out of the Raft configuration (a wiped disk),
+	// stopped for good. clockStep: how far every coordinator's clock was
+	// stepped by quorum losses; a node started again is stepped as far.
+	removed   map[*coordinatortest.Node]bool
+	clockStep time.Duration
+	// waited: the attempts whose reports were kept while no quorum was
+	// up, and their agents.
+	waited map[string]*simAgent
+}
+
+// linkFault is the fault one agent's link proxies carry.
+type linkFault struct {
+	blocked bool
+	delay   time.Duration
+	drop    float64
+}
+
+func (lf linkFault) apply(px *faultproxy.Proxy) {
+	px.SetBlocked(lf.blocked)
+	px.SetDelay(lf.delay)
+	px.SetDropRate(lf.drop)
 }
 
 func (r *run) problem(format string, args ...any) {
@@ -180,10 +213,12 @@ func (r *run) problem(format string, args ...any) {
 	r.problems = append(r.problems, fmt.Sprintf(format, args...))
 }
 
-func (r *run) count(k faultKind) {
+func (r *run) count(k faultKind) { r.countName(k.String()) }
+
+func (r *run) countName(name string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.applied[k.String()]++
+	r.applied[name]++
 }
 
 func newAdmin(urls []string, hc *http.Client, token string) (*client.Client, error) {
@@ -210,12 +245,14 @@ func runSchedule(t *testing.T, p plan, bg *background) outcomeOf {
 		cfg.RaftSnapshotThreshold = 48
 		cfg.RaftSnapshotInterval = 100 * time.Millisecond
 	}})
-	r := &run{t: t, p: p, c: c, rec: newRecorder(), urls: c.URLs(), book: &jobBook{ids: map[string]string{}}, applied: map[string]int{}, faulted: map[*simAgent]bool{}, fullDisk: map[string][][2]time.Time{}}
+	r := &run{t: t, tb: tb, p: p, c: c, rec: newRecorder(), urls: c.URLs(), book: &jobBook{ids: map[string]string{}}, applied: map[string]int{}, faulted: map[*simAgent]bool{},
+		fullDisk: map[string][][2]time.Time{}, removed: map[*coordinatortest.Node]bool{}, waited: map[string]*simAgent{}, linkState: map[*simAgent]linkFault{}, books: map[*simAgent]*addrBook{}}
 	names := map[string]string{}
 	for _, n := range c.Nodes {
 		names[n.HTTPAddr] = n.ID
 	}
-	hc := newTracer(r.rec, names, nil)
+	r.adminBook = newAddrBook(names)
+	hc := newTracer(r.rec, r.adminBook)
 	r.hc = hc
 	admin, err := newAdmin(r.urls, hc, c.AdminToken)
 	if err != nil {
@@ -227,7 +264,7 @@ func runSchedule(t *testing.T, p plan, bg *background) outcomeOf {
 	for i := range p.Agents {
 		// Each agent reaches every coordinator through a fault proxy of
 		// its own, for the faults on its HTTP links.
-		via := map[string]string{}
+		book := newAddrBook(names)
 		var links []*faultproxy.Proxy
 		for _, n := range c.Nodes {
 			px, err := faultproxy.New(n.HTTPAddr)
@@ -235,10 +272,10 @@ func runSchedule(t *testing.T, p plan, bg *background) outcomeOf {
 				t.Fatal(err)
 			}
 			tb.Cleanup(func() { _ = px.Close() })
-			via[n.HTTPAddr] = px.Addr()
+			book.add(n.HTTPAddr, n.ID, px.Addr())
 			links = append(links, px)
 		}
-		ahc := newTracer(r.rec, names, via)
+		ahc := newTracer(r.rec, book)
 		r.clients = append(r.clients, ahc)
 		a, err := newAgent(ctx, r.urls, ahc, c.JoinToken, fmt.Sprintf("w%d", i), i, r.rec)
 		if err != nil {
@@ -246,6 +283,7 @@ func runSchedule(t *testing.T, p plan, bg *background) outcomeOf {
 		}
 		r.agents = append(r.agents, a)
 		r.agentLinks[a] = links
+		r.books[a] = book
 	}
 	defer func() {
 		for _, a := range r.agents {
@@ -288,9 +326,9 @@ func runSchedule(t *testing.T, p plan, bg *background) outcomeOf {
 	// Healed: every link restored and every node running (each fault
 	// undoes itself when its time is up); paused agents resumed.
 	c.Heal()
-	for _, n := range c.Nodes {
+	for _, n := range r.members() {
 		if !n.Running() {
-			c.Restart(n)
+			r.restartNode(n)
 		}
 	}
 	mark = stage("faults", mark)
@@ -308,7 +346,7 @@ func runSchedule(t *testing.T, p plan, bg *background) outcomeOf {
 	mark = stage("drain", mark)
 
 	snap := c.Converged(30 * time.Second)
-	for _, n := range c.Nodes {
+	for _, n := range r.members() {
 		if !n.Running() {
 			r.problem("node %s is not running after healing", n.ID)
 		}
@@ -334,6 +372,10 @@ func runSchedule(t *testing.T, p plan, bg *background) outcomeOf {
 		}
 	}
 	r.problems = append(r.problems, checkInvariants(recs, final, r.applied[faultClockStep.String()] > 0)...)
+	events := r.rec.eventsSnapshot()
+	donePr, done := checkDoneWork(recs, events)
+	r.problems = append(r.problems, donePr...)
+	r.problems = append(r.problems, checkSuperseded(recs)...)
 	stage("check", mark)
 	// A connection a client opened and never used keeps an HTTP server's
 	// graceful stop waiting for up to 5 s: close this side's.
@@ -341,7 +383,12 @@ func runSchedule(t *testing.T, p plan, bg *background) outcomeOf {
 	for _, ahc := range r.clients {
 		ahc.CloseIdleConnections()
 	}
-	return outcomeOf{recs: recs, keyTask: r.book.keyTask(), final: final, seen: tally(recs, final), stages: strings.Join(stages, ", "), faults: r.applied, skipped: r.skipped, jobs: len(ids), ops: h.ops, violations: viol, callViolations: callViol, resent: len(h.resent), problems: r.problems, digest: fmt.Sprintf("%x", sum[:8]), elapsed: time.Since(began)}
+	seen := tally(recs, final)
+	for att, a := range r.waited {
+		// How the reports kept during a quorum loss were settled.
+		seen["outage-report-"+cmp.Or(a.verdict(att), "unsettled")]++
+	}
+	return outcomeOf{recs: recs, events: events, done: done, keyTask: r.book.keyTask(), final: final, seen: seen, stages: strings.Join(stages, ", "), faults: r.applied, skipped: r.skipped, jobs: len(ids), ops: h.ops, violations: viol, callViolations: callViol, resent: len(h.resent), problems: r.problems, digest: fmt.Sprintf("%x", sum[:8]), elapsed: time.Since(began)}
 }
 
 // submit submits every stride-th planned job from first on, each at its
@@ -600,10 +647,25 @@ func (r *run) leader() *coordinatortest.Node {
 	}
 }
 
+// followers lists the members other than l.
 func (r *run) followers(l *coordinatortest.Node) []*coordinatortest.Node {
 	var out []*coordinatortest.Node
-	for _, n := range r.c.Nodes {
+	for _, n := range r.members() {
 		if n != l {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// members lists the nodes of the Raft configuration: every node but those
+// removed (a wiped disk's), the new member in their place included.
+func (r *run) members() []*coordinatortest.Node {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []*coordinatortest.Node
+	for _, n := range r.c.Nodes {
+		if !r.removed[n] {
 			out = append(out, n)
 		}
 	}
@@ -645,33 +707,112 @@ func (r *run) agentFault(start time.Time, f fault) {
 	r.count(f.Kind)
 	switch f.Kind {
 	case faultPauseAgent:
+		atts := a.midwayAttempts()
 		a.pause()
-		r.t.Logf("paused %s at %s ms", a.id, ms(r.rec.now()))
+		r.t.Logf("paused %s at %s ms, running %v", a.id, ms(r.rec.now()), atts)
 		hold(f.For)
+		late := f.ThawAfterRetry && r.thawAfterRetry(a, atts)
 		a.resume()
 		r.t.Logf("resumed %s at %s ms", a.id, ms(r.rec.now()))
+		if late {
+			r.checkLateReports(a, atts)
+		}
 	case faultCrashAgent:
 		r.t.Logf("crashed %s at %s ms", a.id, ms(r.rec.now()))
 		a.kill()
 	case faultCutAgentLinks, faultDelayAgentLinks, faultDropAgentLinks:
-		links := r.agentLinks[a]
-		for _, px := range links {
-			switch f.Kind {
-			case faultCutAgentLinks:
-				px.SetBlocked(true)
-			case faultDelayAgentLinks:
-				px.SetDelay(f.Delay)
-			case faultDropAgentLinks:
-				px.SetDropRate(f.Drop)
-			}
+		var lf linkFault
+		switch f.Kind {
+		case faultCutAgentLinks:
+			lf.blocked = true
+			a.rec.note(event{kind: evCutOn, worker: a.id})
+		case faultDelayAgentLinks:
+			lf.delay = f.Delay
+		case faultDropAgentLinks:
+			lf.drop = f.Drop
 		}
+		r.setLinks(a, lf)
 		r.t.Logf("%s of %s at %s ms", f.Kind, a.id, ms(r.rec.now()))
 		hold(f.For)
-		for _, px := range links {
-			px.SetBlocked(false)
-			px.SetDelay(0)
-			px.SetDropRate(0)
+		r.setLinks(a, linkFault{})
+		if f.Kind == faultCutAgentLinks {
+			a.rec.note(event{kind: evCutOff, worker: a.id})
 		}
 		r.t.Logf("healed the links of %s at %s ms", a.id, ms(r.rec.now()))
 	}
+}
+
+// setLinks puts a fault on every link of an agent (none: healed), and
+// on any link it gets later.
+func (r *run) setLinks(a *simAgent, lf linkFault) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.linkState[a] = lf
+	for _, px := range r.agentLinks[a] {
+		lf.apply(px)
+	}
+}
+
+// thawAfterRetry keeps a frozen agent frozen until the task of every
+// attempt it was running has ended, or has another attempt that ended:
+// the retries of its lost attempts finished elsewhere (or the tasks were
+// cancelled), for up to 8 s more. It reports whether they did.
+func (r *run) thawAfterRetry(a *simAgent, atts map[string]string) bool {
+	if len(atts) == 0 {
+		return false
+	}
+	deadline := time.Now().Add(8 * time.Second)
+	for !r.retriesEnded(atts) {
+		if time.Now().After(deadline) {
+			r.t.Logf("%s: the retries of %v had not ended 8 s after the freeze's planned end; thawed", a.id, atts)
+			return false
+		}
+		<-time.After(50 * time.Millisecond)
+	}
+	r.countName(countThawAfterRetry)
+	r.t.Logf("%s: the retries of %v ended elsewhere at %s ms", a.id, atts, ms(r.rec.now()))
+	return true
+}
+
+// checkLateReports follows the reports a thawed agent keeps and sends for
+// the attempts it held when it froze, whose retries ended elsewhere: each
+// is late, and must be refused for good (stale_attempt, say), never
+// accepted. (checkSuperseded checks the same of the history; this is the
+// agent's side: its verdict.)
+func (r *run) checkLateReports(a *simAgent, atts map[string]string) {
+	deadline := time.Now().Add(10 * time.Second)
+	for att := range atts {
+		for a.holds(att) && a.verdict(att) == "" && time.Now().Before(deadline) {
+			<-time.After(20 * time.Millisecond)
+		}
+		switch v := a.verdict(att); v {
+		case "accepted":
+			r.problem("agent %s, frozen past its lease and thawed after the retry of its attempt %s ended elsewhere: its late report was accepted", a.id, att)
+		case "":
+		default:
+			r.countName(countLateRefused)
+		}
+	}
+}
+
+// retriesEnded reports whether the task of every attempt in atts has
+// ended, or has a later attempt that ended. Its reads are not recorded.
+func (r *run) retriesEnded(atts map[string]string) bool {
+	for att, task := range atts {
+		ctx, cancel := context.WithTimeout(r.t.Context(), time.Second)
+		j, err := r.admin.Job(ctx, jobOf(task))
+		cancel()
+		if err != nil || len(j.Tasks) != 1 {
+			return false
+		}
+		t := j.Tasks[0]
+		if terminal(t.State) {
+			continue
+		}
+		i := slices.IndexFunc(t.Attempts, func(x api.Attempt) bool { return x.AttemptID == att })
+		if i < 0 || !slices.ContainsFunc(t.Attempts[i+1:], func(x api.Attempt) bool { return x.EndedAt != "" }) {
+			return false
+		}
+	}
+	return true
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -21,9 +22,52 @@ import (
 // which node answered what (a call is one operation however many times
 // the client resends it).
 type tracer struct {
-	base  http.RoundTripper
-	rec   *recorder
+	base http.RoundTripper
+	rec  *recorder
+	book *addrBook
+}
+
+// addrBook is what a client's transport knows of the coordinators'
+// addresses: each one's node id, for the records, and, for an agent, the
+// fault proxy to dial instead. A node added during a schedule (a wiped
+// node's replacement) is added to it.
+type addrBook struct {
+	mu    sync.RWMutex
 	names map[string]string // host:port -> node id
+	via   map[string]string // host:port -> the proxy's host:port
+}
+
+func newAddrBook(names map[string]string) *addrBook {
+	b := &addrBook{names: map[string]string{}, via: map[string]string{}}
+	for k, v := range names {
+		b.names[k] = v
+	}
+	return b
+}
+
+// add names a node's address, and the proxy to dial instead ("": none).
+func (b *addrBook) add(addr, name, via string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.names[addr] = name
+	if via != "" {
+		b.via[addr] = via
+	}
+}
+
+func (b *addrBook) name(addr string) string {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return b.names[addr]
+}
+
+func (b *addrBook) dial(addr string) string {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if to, ok := b.via[addr]; ok {
+		return to
+	}
+	return addr
 }
 
 type recordKey struct{}
@@ -33,24 +77,21 @@ func withRecord(ctx context.Context, rec *record) context.Context {
 	return context.WithValue(ctx, recordKey{}, rec)
 }
 
-// newTracer returns the HTTP client of a schedule's clients. via, if not
-// nil, maps a coordinator's address to the one to dial instead (a fault
+// newTracer returns the HTTP client of a schedule's clients. The book's
+// via maps a coordinator's address to the one to dial instead (a fault
 // proxy in front of it): the client and the records keep the
 // coordinator's own address, and a leader named by a not_leader answer is
 // reached through its proxy too.
-func newTracer(rec *recorder, names map[string]string, via map[string]string) *http.Client {
+func newTracer(rec *recorder, book *addrBook) *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	// As sdk/client's own transport: a dead coordinator does not answer a
 	// dial, so give up on it soon.
 	dial := (&net.Dialer{Timeout: 2 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		if to, ok := via[addr]; ok {
-			addr = to
-		}
-		return dial(ctx, network, addr)
+		return dial(ctx, network, book.dial(addr))
 	}
 	tr.MaxIdleConnsPerHost = 64
-	return &http.Client{Transport: &tracer{base: tr, rec: rec, names: names}}
+	return &http.Client{Transport: &tracer{base: tr, rec: rec, book: book}}
 }
 
 // send is one request the client sent for an operation.
@@ -116,7 +157,7 @@ func (t *tracer) RoundTrip(req *http.Request) (*http.Response, error) {
 	if rec == nil {
 		return resp, err
 	}
-	s := send{at: began, node: t.names[req.URL.Host]}
+	s := send{at: began, node: t.book.name(req.URL.Host)}
 	if s.node == "" {
 		s.node = req.URL.Host
 	}
