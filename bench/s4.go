@@ -19,6 +19,7 @@ import (
 const (
 	s4LeaseSeconds = 4
 	s4Holders      = 16
+	s4TunedTrials  = 20
 )
 
 // failoverWatch notices the first task assigned by a new leader after a
@@ -171,7 +172,14 @@ func (e *env) runS4(ctx context.Context, c *cluster, name string) error {
 		sub.run(sctx)
 	}()
 
-	res := s4Result{Trials: e.num(1, 3)}
+	// A p99 needs trials: 20 on the project's timeouts, whose target is a
+	// p99 (docs/reliability.md, "Failover"); 5 on raft's defaults, shown
+	// for comparison.
+	trials := 5
+	if name == "tuned" {
+		trials = s4TunedTrials
+	}
+	res := s4Result{Trials: e.num(1, trials)}
 	var lastOffice time.Time
 	for trial := range res.Trials {
 		<-time.After(e.dur(500*time.Millisecond, time.Second)) // load runs on the healthy cluster first
