@@ -1,7 +1,10 @@
 package runner
 
 import (
+	"math"
 	"slices"
+
+	"github.com/gpulayer/gpulayer/sdk/api"
 
 	"github.com/gpulayer/gpulayer/sdk/executor"
 )
@@ -32,8 +35,10 @@ type SandboxConfig struct {
 }
 
 // sandbox is the sandbox asked for a task whose MPS pipe directory (""
-// for none) must stay reachable in it.
-func (r *Runner) sandbox(mps string) executor.Sandbox {
+// for none) must stay reachable in it, under the job's own limits (res,
+// nil for none): where both the agent and the job cap memory or CPU, the
+// tighter cap holds.
+func (r *Runner) sandbox(mps string, res *api.Resources) executor.Sandbox {
 	c := r.cfg.Sandbox
 	if c.Disable {
 		return executor.Sandbox{Disable: true}
@@ -44,6 +49,10 @@ func (r *Runner) sandbox(mps string) executor.Sandbox {
 		CPUMillis:   c.CPUMillis,
 		Pids:        c.Pids,
 	}
+	if res != nil {
+		sb.MemoryBytes = tighter(sb.MemoryBytes, res.MemoryMiB<<20)
+		sb.CPUMillis = tighter(sb.CPUMillis, int64(math.Ceil(res.CPUs*1000)))
+	}
 	if r.cfg.WorkRoot != "" {
 		sb.Hide = append(sb.Hide, r.cfg.WorkRoot)
 	}
@@ -52,4 +61,15 @@ func (r *Runner) sandbox(mps string) executor.Sandbox {
 		sb.Keep = append(sb.Keep, mps)
 	}
 	return sb
+}
+
+// tighter is the smaller of two caps, 0 (or less) meaning none.
+func tighter(a, b int64) int64 {
+	switch {
+	case a <= 0:
+		return max(b, 0)
+	case b <= 0:
+		return a
+	}
+	return min(a, b)
 }

@@ -4,32 +4,45 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/executor"
 )
 
 // The runner asks every task's sandbox to hide the work root besides what
 // it is told to hide, to keep a task's MPS pipe directory reachable, and
-// to hold the limits it is given; or for none when told so.
+// to hold the limits it is given, the job's own included (the tighter of
+// the agent's and the job's); or for none when told so.
 func TestSandboxAskedOfTheExecutor(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		cfg  SandboxConfig
 		mps  string
+		res  *api.Resources
 		want executor.Sandbox
 	}{
-		{"defaults", SandboxConfig{}, "", executor.Sandbox{Hide: []string{"/work"}}},
+		{"defaults", SandboxConfig{}, "", nil, executor.Sandbox{Hide: []string{"/work"}}},
 		{"hide, keep and limits", SandboxConfig{Hide: []string{"/var/lib/gpulayer", "/etc/gpulayer"}, Keep: []string{"/tmp/data"}, MemoryBytes: 1 << 30, CPUMillis: 2000, Pids: 512},
-			"/tmp/nvidia-mps", executor.Sandbox{Hide: []string{"/var/lib/gpulayer", "/etc/gpulayer", "/work"}, Keep: []string{"/tmp/data", "/tmp/nvidia-mps"}, MemoryBytes: 1 << 30, CPUMillis: 2000, Pids: 512}},
-		{"disabled", SandboxConfig{Disable: true, Hide: []string{"/x"}}, "/tmp/nvidia-mps", executor.Sandbox{Disable: true}},
+			"/tmp/nvidia-mps", nil, executor.Sandbox{Hide: []string{"/var/lib/gpulayer", "/etc/gpulayer", "/work"}, Keep: []string{"/tmp/data", "/tmp/nvidia-mps"}, MemoryBytes: 1 << 30, CPUMillis: 2000, Pids: 512}},
+		{"disabled", SandboxConfig{Disable: true, Hide: []string{"/x"}}, "/tmp/nvidia-mps", nil, executor.Sandbox{Disable: true}},
+		// A job's own limits, alone or under the agent's: the tighter holds.
+		{"the job's limits", SandboxConfig{}, "", &api.Resources{MemoryMiB: 512, CPUs: 1.5},
+			executor.Sandbox{Hide: []string{"/work"}, MemoryBytes: 512 << 20, CPUMillis: 1500}},
+		{"the job asks less than the agent allows", SandboxConfig{MemoryBytes: 1 << 30, CPUMillis: 2000}, "", &api.Resources{MemoryMiB: 256, CPUs: 0.25},
+			executor.Sandbox{Hide: []string{"/work"}, MemoryBytes: 256 << 20, CPUMillis: 250}},
+		{"the job asks more than the agent allows", SandboxConfig{MemoryBytes: 1 << 30, CPUMillis: 2000}, "", &api.Resources{MemoryMiB: 4096, CPUs: 8},
+			executor.Sandbox{Hide: []string{"/work"}, MemoryBytes: 1 << 30, CPUMillis: 2000}},
+		{"GPUs only", SandboxConfig{MemoryBytes: 1 << 30}, "", &api.Resources{GPUs: 1},
+			executor.Sandbox{Hide: []string{"/work"}, MemoryBytes: 1 << 30}},
+		{"disabled, whatever the job asks", SandboxConfig{Disable: true}, "", &api.Resources{MemoryMiB: 512}, executor.Sandbox{Disable: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := New(Config{WorkRoot: "/work", Sandbox: tc.cfg})
-			got := r.sandbox(tc.mps)
+			got := r.sandbox(tc.mps, tc.res)
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("sandbox = %+v, want %+v", got, tc.want)
 			}
 			// Asked twice, the lists do not grow into each other.
-			if again := r.sandbox(tc.mps); !reflect.DeepEqual(again, tc.want) {
+			if again := r.sandbox(tc.mps, tc.res); !reflect.DeepEqual(again, tc.want) {
 				t.Errorf("second ask = %+v, want %+v", again, tc.want)
 			}
 		})

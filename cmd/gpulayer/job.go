@@ -145,6 +145,8 @@ when it succeeded, else the first failed task's exit code, else 1.`,
 	fs.StringVar(&res.memory, "gpu-memory", "", "least memory of each of the task's GPUs: MiB (40960) or with a binary unit (80G, 40GiB, 24576MiB); with --gpus")
 	fs.StringVar(&res.sharing, "gpu-sharing", "", "share one GPU with other tasks, taking --gpu-memory of it: enforced (only where the agent enforces the share, through MPS) or unenforced (the agent's watchdog alone stops a task over it); with --gpus 1")
 	fs.StringVar(&res.migProfile, "mig-profile", "", "MIG devices of this profile instead of whole GPUs (1g.10gb, 3g.40gb); --gpus counts them")
+	fs.StringVar(&res.taskMemory, "memory", "", "cap each task's memory (its cgroup on the agent): MiB (2048) or with a binary unit (4G, 512MiB); the agent's own --task-memory-mib holds if tighter")
+	fs.Float64Var(&res.cpus, "cpus", 0, "cap each task's CPU time at this many CPUs, fractions allowed (0.5); the agent's own --task-cpus holds if tighter")
 	fs.StringVar(&res.computeCapability, "compute-capability", "", "least CUDA compute capability of the task's GPUs, MAJOR.MINOR (8.0, 9.0); with --gpus")
 	fs.IntVar(&spec.Count, "count", 1, "number of tasks")
 	fs.IntVar(&spec.TimeoutSeconds, "timeout", 0, "task timeout in seconds (0: none)")

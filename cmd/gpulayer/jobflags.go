@@ -22,6 +22,9 @@ type resourceFlags struct {
 	model, memory, computeCapability string
 	migProfile                       string
 	sharing                          string
+	// taskMemory and cpus cap each task (its cgroup, on the agent).
+	taskMemory string
+	cpus       float64
 }
 
 // resources builds the job's resources, nil when no flag asks for
@@ -76,10 +79,26 @@ func (f resourceFlags) resources(warn io.Writer) (*api.Resources, error) {
 		}
 		r.ComputeCapability = cc
 	}
+	if f.taskMemory != "" {
+		mib, err := parseMemory("--memory", f.taskMemory)
+		if err != nil {
+			return nil, err
+		}
+		if mib == 0 || mib > api.MaxTaskMemoryMiB {
+			return nil, usagef("--memory %q: give from 1 MiB to %d MiB (16TiB)", f.taskMemory, api.MaxTaskMemoryMiB)
+		}
+		r.MemoryMiB = int64(mib)
+	}
+	if f.cpus != 0 {
+		if !(f.cpus > 0 && f.cpus <= api.MaxTaskCPUs) {
+			return nil, usagef("--cpus %v: give a number of CPUs above 0 and at most %d (fractions allowed: 0.5)", f.cpus, api.MaxTaskCPUs)
+		}
+		r.CPUs = f.cpus
+	}
 	if r == (api.Resources{}) {
 		return nil, nil
 	}
-	if r.GPUs == 0 && warn != nil {
+	if r.GPUs == 0 && warn != nil && (r.GPUModel != "" || r.GPUMemoryMiB != 0 || r.ComputeCapability != "") {
 		fmt.Fprintln(warn, "gpulayer: warning: --gpu-model, --gpu-memory and --compute-capability constrain the GPUs a task is given; without --gpus the tasks get none, so they have no effect")
 	}
 	return &r, nil
@@ -99,23 +118,26 @@ var memoryPattern = regexp.MustCompile(`^([0-9]+)\s*([A-Za-z]*)$`)
 // or a whole number with a binary unit, M/MiB, G/GiB or T/TiB, any case
 // (40GiB, 80G, 24576MiB). MB, GB and TB are refused rather than guessed
 // at: they mean powers of ten to some and of two to others.
-func parseGPUMemory(s string) (uint64, error) {
+func parseGPUMemory(s string) (uint64, error) { return parseMemory("--gpu-memory", s) }
+
+// parseMemory reads a memory size given to flag, as parseGPUMemory.
+func parseMemory(flag, s string) (uint64, error) {
 	const hint = "give MiB as a whole number (40960) or a whole number of M/MiB, G/GiB or T/TiB (80G, 40GiB, 24576MiB)"
 	m := memoryPattern.FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
-		return 0, usagef("--gpu-memory %q: %s", s, hint)
+		return 0, usagef("%s %q: %s", flag, s, hint)
 	}
 	unit := strings.ToLower(m[2])
 	per, ok := memoryUnits[unit]
 	if !ok {
 		if unit == "mb" || unit == "gb" || unit == "tb" {
-			return 0, usagef("--gpu-memory %q: say %siB (binary, as nvidia-smi counts) or give MiB", s, strings.ToUpper(unit[:1]))
+			return 0, usagef("%s %q: say %siB (binary, as nvidia-smi counts) or give MiB", flag, s, strings.ToUpper(unit[:1]))
 		}
-		return 0, usagef("--gpu-memory %q: unknown unit %q; %s", s, m[2], hint)
+		return 0, usagef("%s %q: unknown unit %q; %s", flag, s, m[2], hint)
 	}
 	n, err := strconv.ParseUint(m[1], 10, 64)
 	if err != nil || n > math.MaxUint64/per {
-		return 0, usagef("--gpu-memory %q is too large", s)
+		return 0, usagef("%s %q is too large", flag, s)
 	}
 	return n * per, nil
 }

@@ -68,6 +68,12 @@ func validateJobSpec(s *api.JobSpec) error {
 		if r.GPUs < 0 || r.GPUs > maxGPUs {
 			return invalidf("resources.gpus must be between 0 and %d", maxGPUs)
 		}
+		if r.MemoryMiB < 0 || r.MemoryMiB > api.MaxTaskMemoryMiB {
+			return invalidf("resources.memory_mib must be between 0 and %d", api.MaxTaskMemoryMiB)
+		}
+		if !(r.CPUs >= 0 && r.CPUs <= api.MaxTaskCPUs) {
+			return invalidf("resources.cpus must be between 0 and %d", api.MaxTaskCPUs)
+		}
 		if err := validateMIGResources(r); err != nil {
 			return err
 		}

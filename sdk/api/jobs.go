@@ -45,7 +45,20 @@ type Resources struct {
 	// GPUMemoryMiB is the least memory of each GPU, which is the task's
 	// alone.
 	GPUSharing string `json:"gpu_sharing,omitempty"`
+	// MemoryMiB and CPUs cap each task of the job on its agent: its
+	// sandbox's cgroup gets a memory limit of MemoryMiB and a CPU quota of
+	// CPUs (fractions allowed). Where the agent has caps of its own
+	// (--task-memory-mib, --task-cpus) the tighter one holds. They are
+	// limits, not reservations: placement does not count them. 0: none.
+	MemoryMiB int64   `json:"memory_mib,omitempty"`
+	CPUs      float64 `json:"cpus,omitempty"`
 }
+
+// Bounds of a task's own limits (Resources.MemoryMiB, CPUs).
+const (
+	MaxTaskMemoryMiB = 1 << 24 // 16 TiB
+	MaxTaskCPUs      = 4096
+)
 
 // Target restricts a job to one worker or to the members of a group.
 type Target struct {
