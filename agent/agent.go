@@ -349,6 +349,9 @@ func (a *Agent) Run(ctx context.Context) error {
 		return err
 	}
 	a.resumeOwnDrain(ctx) // before a SIGTERM's drain may be asked for
+	// Tasks may not reach the Raft port of a coordinator on this host
+	// (raftguard_linux.go); the rules go when the agent stops.
+	defer a.guardRaft(ctx)()
 	close(a.identified)
 	wg.Add(3)
 	go func() {

@@ -18,6 +18,7 @@ tests=(
   TestClusterKeyStartChecks
   TestReadClusterKeyRefuses
   TestDevListensOnItsHTTPPortAlone
+  TestTaskCannotReachALocalRaftPort
   TestDerivedPeerVerifiesOnlyUnderItsKey
   TestRaftRefusesUnauthenticatedPeers
   TestRaftSilentPeerIsDropped
