@@ -75,7 +75,7 @@ func (a *Agent) taskUIDRange() (lo, hi uint32, ok bool) {
 // (GET /v1/status/self), and keeps the Raft addresses on this host.
 func (a *Agent) localRaftAddrs(ctx context.Context) []string {
 	var out []string
-	for _, base := range a.cfg.Coordinators {
+	for _, base := range a.client.Addrs() { // each address, a comma-separated list split
 		c, err := client.New(client.Config{Addrs: []string{base}, CAFile: a.cfg.CAFile, ClientCert: a.cfg.ClientCert, ClientKey: a.cfg.ClientKey, FailFast: true})
 		if err != nil {
 			continue
