@@ -57,15 +57,42 @@ func waitForWorld(t *testing.T, c *client.Client, jobID string, attempt int) {
 	t.Helper()
 	const want = "0@0/local0 1@0/local1 2@1/local0 3@1/local1"
 	var agreed map[int][]string
-	coordinatortest.WaitFor(t, 30*time.Second, fmt.Sprintf("four ranks agreeing on attempt %d", attempt), func() bool {
-		agreed = agreedLines(t, c, jobID)
-		return len(agreed[attempt]) == 4
-	})
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if agreed = agreedLines(t, c, jobID); len(agreed[attempt]) == 4 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after 30s waiting for four ranks agreeing on attempt %d: %s", attempt, gangReport(t, c, jobID))
+		}
+	}
 	for _, line := range agreed[attempt] {
 		if !strings.HasSuffix(line, "of 4 agreed: "+want) {
 			t.Fatalf("a rank's world on attempt %d: %q, want %q", attempt, line, want)
 		}
 	}
+}
+
+// gangReport says where a gang's tasks stand, every attempt with its
+// state and reason, and what its ranks printed: what a failed wait shows.
+func gangReport(t *testing.T, c *client.Client, jobID string) string {
+	t.Helper()
+	var b strings.Builder
+	j, err := c.Job(context.Background(), jobID)
+	if err != nil {
+		return fmt.Sprintf("(job unreadable: %v)", err)
+	}
+	fmt.Fprintf(&b, "job %s %s", j.ID, j.State)
+	for _, tk := range j.Tasks {
+		fmt.Fprintf(&b, "\n  task %d %s on %s", tk.Index, tk.State, tk.WorkerID)
+		for _, a := range tk.Attempts {
+			fmt.Fprintf(&b, "\n    attempt %d %s %s on %s exit %v: %s", a.Number, a.AttemptID, a.State, a.WorkerID, a.ExitCode, a.Reason)
+		}
+	}
+	_ = c.Logs(context.Background(), jobID, false, func(e api.LogEntry) error {
+		fmt.Fprintf(&b, "\n  log task %d attempt %d %s: %q", e.Index, e.Attempt, e.Stream, e.Data)
+		return nil
+	})
+	return b.String()
 }
 
 // processOf finds the process of a task's attempt by the ids the agent

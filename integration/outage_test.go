@@ -1,13 +1,13 @@
 package integration
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gpulayer/gpulayer/agent"
+	"github.com/gpulayer/gpulayer/agent/spool"
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -15,17 +15,11 @@ import (
 // spoolFiles counts the reports waiting in an agent's spool.
 func spoolFiles(t *testing.T, dataDir string) int {
 	t.Helper()
-	entries, err := os.ReadDir(filepath.Join(dataDir, agent.ReportSpoolDir))
+	recs, err := spool.Peek(filepath.Join(dataDir, agent.ReportSpoolDir))
 	if err != nil {
 		t.Fatalf("read the spool: %v", err)
 	}
-	n := 0
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".json") && !strings.HasPrefix(e.Name(), ".") {
-			n++
-		}
-	}
-	return n
+	return len(recs)
 }
 
 // Done work stays done: a task that succeeds while two of three

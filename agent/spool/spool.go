@@ -98,7 +98,7 @@ func Open(dir string, limits Limits, log *slog.Logger) (*Spool, error) {
 		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
 			continue // a temporary file a crash left, or set aside
 		}
-		e, err := s.load(name)
+		e, err := load(dir, name)
 		if err != nil {
 			log.Error("spool: a record cannot be read; set aside", "file", filepath.Join(dir, name), "error", err)
 			_ = os.Rename(filepath.Join(dir, name), filepath.Join(dir, "."+name+".bad"))
@@ -118,14 +118,39 @@ func Open(dir string, limits Limits, log *slog.Logger) (*Spool, error) {
 	return s, nil
 }
 
+// Peek reads the records in dir without changing anything there: for a
+// spool another process owns (an operator's look, a test's). Records are
+// written whole and renamed into place, so a concurrent writer is never
+// seen half-way; a file that cannot be read as a record is skipped, and a
+// missing directory holds no records.
+func Peek(dir string) ([]Record, error) {
+	des, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("spool: %w", err)
+	}
+	var out []Record
+	for _, de := range des {
+		name := de.Name()
+		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		if e, err := load(dir, name); err == nil {
+			out = append(out, e.rec)
+		}
+	}
+	return out, nil
+}
+
 // load reads one record file, named <seq>-<digest>.json.
-func (s *Spool) load(name string) (*entry, error) {
+func load(dir, name string) (*entry, error) {
 	seqText, _, ok := strings.Cut(name, "-")
 	seq, err := strconv.ParseUint(seqText, 10, 64)
 	if !ok || err != nil {
 		return nil, errors.New("not a record's name")
 	}
-	b, err := os.ReadFile(filepath.Join(s.dir, name))
+	b, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
 		return nil, err
 	}

@@ -175,3 +175,32 @@ func TestPutRefusesBadRecords(t *testing.T) {
 		t.Fatalf("%d records kept", n)
 	}
 }
+
+// Peek reads another process's spool without touching it: a corrupt file
+// is skipped and left where it is, a missing directory holds nothing.
+func TestPeekReadsWithoutChanging(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := Open(dir, Limits{}, nil)
+	for _, a := range []string{"a1", "a2"} {
+		if err := s.Put(finish("t-"+a, a, 0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bad := filepath.Join(dir, "00000000000000000099-deadbeef.json")
+	if err := os.WriteFile(bad, []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Peek(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := attempts(got); a != "a1,a2" {
+		t.Fatalf("peek = %s, want a1,a2", a)
+	}
+	if _, err := os.Stat(bad); err != nil {
+		t.Fatalf("peek moved the unreadable file: %v", err)
+	}
+	if got, err := Peek(filepath.Join(dir, "absent")); err != nil || len(got) != 0 {
+		t.Fatalf("peek of a missing dir = %v, %v", got, err)
+	}
+}
