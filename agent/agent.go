@@ -172,7 +172,10 @@ type Agent struct {
 	// that the agent says so once, not at every heartbeat.
 	refused bool
 	devices []api.Device
-	slots   int // tasks at once, fixed when Run starts
+	// gpuNodes are the GPUs' device files by UUID, where the source says
+	// (devicefence.go).
+	gpuNodes map[string]string
+	slots    int // tasks at once, fixed when Run starts
 }
 
 // New validates cfg and builds an agent.
@@ -265,19 +268,20 @@ func (a *Agent) prepareTasks() (func(), error) {
 	}
 	a.reports = newReportQueue(sp, a.client, a.cfg.Clock, a.cfg.Logger.With("component", "reports"))
 	a.runner = runner.New(runner.Config{
-		Reports:     a.reports,
-		MPS:         a.mpsNow,
-		Host:        a.cfg.Executors,
-		Coordinator: a.client,
-		Artifacts:   a.client,
-		WorkRoot:    root,
-		Users:       users,
-		StopGrace:   a.cfg.StopGrace,
-		Leases:      a.leases,
-		Advertise:   advertiseAddr(context.Background(), a.cfg.AdvertiseAddr, a.cfg.Coordinators),
-		Sandbox:     a.taskSandbox(),
-		Clock:       a.cfg.Clock,
-		Logger:      a.cfg.Logger.With("component", "runner"),
+		Reports:      a.reports,
+		MPS:          a.mpsNow,
+		Host:         a.cfg.Executors,
+		Coordinator:  a.client,
+		Artifacts:    a.client,
+		WorkRoot:     root,
+		Users:        users,
+		StopGrace:    a.cfg.StopGrace,
+		Leases:       a.leases,
+		Advertise:    advertiseAddr(context.Background(), a.cfg.AdvertiseAddr, a.cfg.Coordinators),
+		Sandbox:      a.taskSandbox(),
+		FenceDevices: a.fencedDevices,
+		Clock:        a.cfg.Clock,
+		Logger:       a.cfg.Logger.With("component", "runner"),
 	})
 	a.shares = &shareWatchdog{holder: a.runner, uidsOf: runner.ProcessUIDs, attemptOf: runner.AttemptOfPID, log: a.log, blind: map[string]bool{}}
 	a.log.Info("task isolation", "users", a.plan.describe(slots), "work_dir", root, "gpu_sharing_mps", a.mpsNow() != "", "sandbox", sandboxSummary(a.taskSandbox()))
@@ -305,6 +309,7 @@ func (a *Agent) Run(ctx context.Context) error {
 		return fmt.Errorf("agent: discover devices: %w", err)
 	}
 	a.devices = devs
+	a.readDeviceNodes(ctx)
 	a.slots = a.cfg.MaxTasks
 	if a.slots <= 0 {
 		a.slots = max(4, len(devs)) // fixed for the run: the task uids are claimed for it

@@ -78,6 +78,10 @@ type Config struct {
 	MPS func() string
 	// Sandbox is what each task's sandbox hides and limits (sandbox.go).
 	Sandbox SandboxConfig
+	// FenceDevices, when set, returns the device files a task given the
+	// devices given (GPU or MIG UUIDs) must not open: its sandbox covers
+	// them. Nil: none are covered.
+	FenceDevices func(given []string) []string
 	// Reports takes each attempt's finish or failure (report.go); nil
 	// sends them to Coordinator at once, keeping nothing.
 	Reports Reports
@@ -355,7 +359,7 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 	}
 	env := taskEnv(a, workDir, user)
 	maps.Copy(env, shareEnv(a.Resources, mps))
-	env[executor.EnvSandbox] = r.sandbox(mps, a.Resources).Encode()
+	env[executor.EnvSandbox] = r.sandbox(mps, a.Resources, a.Devices).Encode()
 	if a.Gang != nil {
 		peers, err := r.meet(ctx, rn)
 		switch {

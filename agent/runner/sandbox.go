@@ -34,11 +34,12 @@ type SandboxConfig struct {
 	Pids        int64
 }
 
-// sandbox is the sandbox asked for a task whose MPS pipe directory (""
-// for none) must stay reachable in it, under the job's own limits (res,
-// nil for none): where both the agent and the job cap memory or CPU, the
-// tighter cap holds.
-func (r *Runner) sandbox(mps string, res *api.Resources) executor.Sandbox {
+// sandbox is the sandbox asked for a task given devices, whose MPS pipe
+// directory ("" for none) must stay reachable in it, under the job's own
+// limits (res, nil for none): where both the agent and the job cap memory
+// or CPU, the tighter cap holds. The device files of the GPUs it was not
+// given are hidden (Config.FenceDevices).
+func (r *Runner) sandbox(mps string, res *api.Resources, devices []string) executor.Sandbox {
 	c := r.cfg.Sandbox
 	if c.Disable {
 		return executor.Sandbox{Disable: true}
@@ -55,6 +56,9 @@ func (r *Runner) sandbox(mps string, res *api.Resources) executor.Sandbox {
 	}
 	if r.cfg.WorkRoot != "" {
 		sb.Hide = append(sb.Hide, r.cfg.WorkRoot)
+	}
+	if r.cfg.FenceDevices != nil {
+		sb.Hide = append(sb.Hide, r.cfg.FenceDevices(devices)...)
 	}
 	sb.Keep = slices.Clip(c.Keep)
 	if mps != "" {

@@ -14,35 +14,45 @@ import (
 // the agent's and the job's); or for none when told so.
 func TestSandboxAskedOfTheExecutor(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		cfg  SandboxConfig
-		mps  string
-		res  *api.Resources
-		want executor.Sandbox
+		name  string
+		cfg   SandboxConfig
+		mps   string
+		res   *api.Resources
+		fence []string // what FenceDevices answers
+		want  executor.Sandbox
 	}{
-		{"defaults", SandboxConfig{}, "", nil, executor.Sandbox{Hide: []string{"/work"}}},
+		{"defaults", SandboxConfig{}, "", nil, nil, executor.Sandbox{Hide: []string{"/work"}}},
 		{"hide, keep and limits", SandboxConfig{Hide: []string{"/var/lib/gpulayer", "/etc/gpulayer"}, Keep: []string{"/tmp/data"}, MemoryBytes: 1 << 30, CPUMillis: 2000, Pids: 512},
-			"/tmp/nvidia-mps", nil, executor.Sandbox{Hide: []string{"/var/lib/gpulayer", "/etc/gpulayer", "/work"}, Keep: []string{"/tmp/data", "/tmp/nvidia-mps"}, MemoryBytes: 1 << 30, CPUMillis: 2000, Pids: 512}},
-		{"disabled", SandboxConfig{Disable: true, Hide: []string{"/x"}}, "/tmp/nvidia-mps", nil, executor.Sandbox{Disable: true}},
+			"/tmp/nvidia-mps", nil, nil, executor.Sandbox{Hide: []string{"/var/lib/gpulayer", "/etc/gpulayer", "/work"}, Keep: []string{"/tmp/data", "/tmp/nvidia-mps"}, MemoryBytes: 1 << 30, CPUMillis: 2000, Pids: 512}},
+		{"disabled", SandboxConfig{Disable: true, Hide: []string{"/x"}}, "/tmp/nvidia-mps", nil, []string{"/dev/nvidia1"}, executor.Sandbox{Disable: true}},
 		// A job's own limits, alone or under the agent's: the tighter holds.
-		{"the job's limits", SandboxConfig{}, "", &api.Resources{MemoryMiB: 512, CPUs: 1.5},
+		{"the job's limits", SandboxConfig{}, "", &api.Resources{MemoryMiB: 512, CPUs: 1.5}, nil,
 			executor.Sandbox{Hide: []string{"/work"}, MemoryBytes: 512 << 20, CPUMillis: 1500}},
-		{"the job asks less than the agent allows", SandboxConfig{MemoryBytes: 1 << 30, CPUMillis: 2000}, "", &api.Resources{MemoryMiB: 256, CPUs: 0.25},
+		{"the job asks less than the agent allows", SandboxConfig{MemoryBytes: 1 << 30, CPUMillis: 2000}, "", &api.Resources{MemoryMiB: 256, CPUs: 0.25}, nil,
 			executor.Sandbox{Hide: []string{"/work"}, MemoryBytes: 256 << 20, CPUMillis: 250}},
-		{"the job asks more than the agent allows", SandboxConfig{MemoryBytes: 1 << 30, CPUMillis: 2000}, "", &api.Resources{MemoryMiB: 4096, CPUs: 8},
+		{"the job asks more than the agent allows", SandboxConfig{MemoryBytes: 1 << 30, CPUMillis: 2000}, "", &api.Resources{MemoryMiB: 4096, CPUs: 8}, nil,
 			executor.Sandbox{Hide: []string{"/work"}, MemoryBytes: 1 << 30, CPUMillis: 2000}},
-		{"GPUs only", SandboxConfig{MemoryBytes: 1 << 30}, "", &api.Resources{GPUs: 1},
+		{"GPUs only", SandboxConfig{MemoryBytes: 1 << 30}, "", &api.Resources{GPUs: 1}, nil,
 			executor.Sandbox{Hide: []string{"/work"}, MemoryBytes: 1 << 30}},
-		{"disabled, whatever the job asks", SandboxConfig{Disable: true}, "", &api.Resources{MemoryMiB: 512}, executor.Sandbox{Disable: true}},
+		// The device files of the GPUs not given are hidden.
+		{"GPUs not given", SandboxConfig{Hide: []string{"/etc/gpulayer"}}, "", &api.Resources{GPUs: 1}, []string{"/dev/nvidia1", "/dev/nvidia2"},
+			executor.Sandbox{Hide: []string{"/etc/gpulayer", "/work", "/dev/nvidia1", "/dev/nvidia2"}}},
+		{"disabled, whatever the job asks", SandboxConfig{Disable: true}, "", &api.Resources{MemoryMiB: 512}, nil, executor.Sandbox{Disable: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := New(Config{WorkRoot: "/work", Sandbox: tc.cfg})
-			got := r.sandbox(tc.mps, tc.res)
+			given := []string{"GPU-0"}
+			r := New(Config{WorkRoot: "/work", Sandbox: tc.cfg, FenceDevices: func(g []string) []string {
+				if !reflect.DeepEqual(g, given) {
+					t.Errorf("FenceDevices asked about %v, want %v", g, given)
+				}
+				return tc.fence
+			}})
+			got := r.sandbox(tc.mps, tc.res, given)
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("sandbox = %+v, want %+v", got, tc.want)
 			}
 			// Asked twice, the lists do not grow into each other.
-			if again := r.sandbox(tc.mps, tc.res); !reflect.DeepEqual(again, tc.want) {
+			if again := r.sandbox(tc.mps, tc.res, given); !reflect.DeepEqual(again, tc.want) {
 				t.Errorf("second ask = %+v, want %+v", again, tc.want)
 			}
 		})

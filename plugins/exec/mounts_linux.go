@@ -55,19 +55,19 @@ func buildMounts(p sandboxPlan) error {
 		}
 		covered = append(covered, d.path)
 	}
+	// A hidden path below a kept one is covered once the kept one is
+	// bound back (which would show it again); the others before, so that
+	// what is kept below them is bound back over their cover.
 	var readOnly []hidden
+	var inKept []hidden
 	for _, h := range hide {
-		if under(h.path, readOnlyPaths(readOnly)) {
-			continue // hidden with its parent already
+		if under(h.path, keep) && !slices.Contains(keep, h.path) {
+			inKept = append(inKept, h)
+			continue
 		}
-		if err := mountPoint(h.path, h.dir, covered); err != nil {
+		if err := hidePath(h, keep, &covered, &readOnly); err != nil {
 			return err
 		}
-		if err := coverPath(h, keep); err != nil {
-			return err
-		}
-		covered = append(covered, h.path)
-		readOnly = append(readOnly, h)
 	}
 	for i, k := range keep {
 		if !under(k, covered) {
@@ -81,6 +81,11 @@ func buildMounts(p sandboxPlan) error {
 			return fmt.Errorf("keep %s: bind: %w", k, err)
 		}
 	}
+	for _, h := range inKept {
+		if err := hidePath(h, nil, &covered, &readOnly); err != nil {
+			return err
+		}
+	}
 	for _, h := range readOnly {
 		flags := uintptr(unix.MS_REMOUNT | unix.MS_RDONLY | unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC)
 		if !h.dir {
@@ -90,6 +95,23 @@ func buildMounts(p sandboxPlan) error {
 			return fmt.Errorf("hide %s: read-only: %w", h.path, err)
 		}
 	}
+	return nil
+}
+
+// hidePath covers h (unless a hidden path above it covers it already),
+// and adds it to what is covered and to what is made read-only.
+func hidePath(h hidden, keep []string, covered *[]string, readOnly *[]hidden) error {
+	if under(h.path, readOnlyPaths(*readOnly)) {
+		return nil // hidden with its parent already
+	}
+	if err := mountPoint(h.path, h.dir, *covered); err != nil {
+		return err
+	}
+	if err := coverPath(h, keep); err != nil {
+		return err
+	}
+	*covered = append(*covered, h.path)
+	*readOnly = append(*readOnly, h)
 	return nil
 }
 

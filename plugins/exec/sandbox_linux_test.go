@@ -355,6 +355,91 @@ func TestSandboxHidesHostPaths(t *testing.T) {
 	}
 }
 
+// The attack: a task opened the device file of a GPU it was not given
+// (CUDA_VISIBLE_DEVICES only steers CUDA). A device file the agent names
+// to hide is refused (EACCES: /dev/null over it on a nodev mount), the
+// task's own opens as before, and the host's file is untouched; also
+// where the file lies in a kept directory below the task's own /tmp. The
+// files here have /dev/zero's numbers, so that they open without a GPU.
+func TestSandboxHidesDeviceFiles(t *testing.T) {
+	sandboxOnly(t)
+	for _, tc := range []struct {
+		name string
+		dir  func(t *testing.T) string
+		keep bool
+	}{
+		{"outside /tmp", hostDir, false},
+		{"kept below /tmp", func(t *testing.T) string {
+			d, err := os.MkdirTemp("/tmp", "gpulayer-kept-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = os.RemoveAll(d) })
+			return d
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := tc.dir(t)
+			if err := os.Chmod(root, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			mine, other := filepath.Join(root, "nvidia0"), filepath.Join(root, "nvidia1")
+			for _, n := range []string{mine, other} {
+				if err := unix.Mknod(n, unix.S_IFCHR|0o666, int(unix.Mkdev(1, 5))); err != nil {
+					t.Skipf("no device files here: %v", err)
+				}
+				if err := os.Chmod(n, 0o666); err != nil {
+					t.Fatal(err)
+				}
+			}
+			sb := &executor.Sandbox{Hide: []string{other}}
+			if tc.keep {
+				sb.Keep = []string{root}
+			}
+			task := userTask(t, 61500, sb, `head -c 4 "$1" | wc -c; head -c 4 "$2" | wc -c`, mine, other)
+			stdout, stderr, res := run(t, sandboxed(), task)
+			f := strings.Fields(stdout)
+			if res.ExitCode != 0 || len(f) != 2 || f[0] != "4" {
+				t.Fatalf("%+v, stdout %q stderr %q: want the task's own device file read", res, stdout, stderr)
+			}
+			if f[1] != "0" || !strings.Contains(stderr, "nvidia1") || !strings.Contains(stderr, "Permission denied") {
+				t.Fatalf("stdout %q stderr %q: want the hidden device file refused", stdout, stderr)
+			}
+			fi, err := os.Stat(other)
+			if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+				t.Fatalf("the host's device file after the task: %v, %v", fi, err)
+			}
+		})
+	}
+}
+
+// The host's files outside what the sandbox hides are guarded by their
+// permissions alone, as for any user of the host: a task reads a
+// world-readable file, and is refused one readable by its owner only and
+// writes to a file it does not own.
+func TestSandboxHostFilesByPermission(t *testing.T) {
+	sandboxOnly(t)
+	root := hostDir(t)
+	if err := os.Chmod(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	public, private := filepath.Join(root, "public"), filepath.Join(root, "private")
+	if err := os.WriteFile(public, []byte("public\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(private, []byte("glw_canary\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	task := userTask(t, 61510, nil, `cat "$1"; cat "$2"; echo changed >> "$1"`, public, private)
+	stdout, stderr, _ := run(t, sandboxed(), task)
+	if stdout != "public\n" || strings.Count(stderr, "Permission denied") != 2 {
+		t.Fatalf("stdout %q stderr %q: want the public file read, the private one and the write refused", stdout, stderr)
+	}
+	if b, err := os.ReadFile(public); err != nil || string(b) != "public\n" {
+		t.Fatalf("the public file after the task: %q, %v", b, err)
+	}
+}
+
 // sandboxed is an executor with its defaults: a sandbox for every task.
 func sandboxed() *exec.Executor { return exec.New(exec.Options{}) }
 

@@ -104,5 +104,7 @@ func openLib(ctx context.Context, logger *slog.Logger, lib gonvml.Interface) (*S
 		}
 		return nil
 	}
-	return newSource(logger, read, shutdown), nil
+	src := newSource(logger, read, shutdown)
+	src.nodes = nodesOf(lib)
+	return src, nil
 }

@@ -30,6 +30,8 @@ type Source struct {
 	// watch observes the GPUs' health (nil: a source without NVML, whose
 	// GPUs are watched trivially).
 	watch func(ctx context.Context, uuids []string, opts WatchOptions, sink func(health.Observation))
+	// nodes reads each GPU's device file (nil: a source without NVML).
+	nodes func() (map[string]string, error)
 
 	mu           sync.Mutex
 	closed       bool
@@ -49,14 +51,10 @@ func newSource(logger *slog.Logger, read readFunc, shutdown func() error) *Sourc
 // or name); callers must not offer them to work. Why a device is unhealthy
 // is logged once each time the set of reasons changes.
 func (s *Source) Devices(ctx context.Context) ([]api.Device, error) {
-	if err := ctx.Err(); err != nil {
+	if err := s.lockOpen(ctx); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
-		return nil, ErrClosed
-	}
 	devs, problems, err := s.read(ctx)
 	if err != nil {
 		return nil, err
@@ -64,6 +62,20 @@ func (s *Source) Devices(ctx context.Context) ([]api.Device, error) {
 	s.logProblems(problems)
 	sortByIndex(devs)
 	return devs, nil
+}
+
+// lockOpen locks s for a read and returns nil, unless ctx is done or s
+// is closed: it then returns why, with s unlocked.
+func (s *Source) lockOpen(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return ErrClosed
+	}
+	return nil
 }
 
 // logProblems logs the unhealthy devices when they differ from the last
