@@ -41,9 +41,11 @@ tests=(
   TestPluginInheritsNoDescriptors
   TestTaskCannotReadWorkerCredential
   TestTaskSeesNoAgentSecrets
+  TestTaskOpensOnlyTheGPUsItWasGiven
+  TestFencedDevices
 )
 pkgs=(./coordinator/ ./coordinator/httpapi/ ./coordinator/state/ ./coordinator/fsm/ ./coordinator/cluster/ ./cmd/gpulayer/ ./internal/certs/
-  ./plugins/exec/ ./agent/runner/ ./agent/pluginhost/ ./integration/)
+  ./plugins/exec/ ./agent/ ./agent/runner/ ./agent/pluginhost/ ./integration/)
 
 regex="^($(IFS='|'; echo "${tests[*]}"))\$"
 out=$(mktemp)
