@@ -308,6 +308,9 @@ func runSchedule(t *testing.T, p plan, bg *background) outcomeOf {
 	}
 	reading.Add(1)
 	go func() { defer reading.Done(); r.read(readCtx, p.Seed) }()
+	uploads := &acked{bytes: map[string][]byte{}}
+	reading.Add(1)
+	go func() { defer reading.Done(); r.upload(readCtx, p.Seed, uploads) }()
 	var linkFaults, agentFaults []fault
 	for _, f := range p.Faults {
 		if f.Kind.onAgent() {
@@ -353,6 +356,7 @@ func runSchedule(t *testing.T, p plan, bg *background) outcomeOf {
 	}
 	r.checkExits()
 	sum := sha256.Sum256(snap)
+	artifacts := r.checkArtifacts(ctx, uploads)
 
 	final := r.finalViews(ctx, ids)
 	recs := r.rec.snapshot()
@@ -384,6 +388,7 @@ func runSchedule(t *testing.T, p plan, bg *background) outcomeOf {
 		ahc.CloseIdleConnections()
 	}
 	seen := tally(recs, final)
+	seen["artifacts-acknowledged"] = artifacts
 	for att, a := range r.waited {
 		// How the reports kept during a quorum loss were settled.
 		seen["outage-report-"+cmp.Or(a.verdict(att), "unsettled")]++
