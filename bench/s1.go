@@ -63,6 +63,7 @@ func (e *env) runS1(ctx context.Context, c *cluster) error {
 		return err
 	}
 	fin0, t0 := tr.finishedCount(), time.Now()
+	term0 := c.maxTerm(ctx)
 	cpu0 := c.cpu()
 	self0, _ := proc.CPUOf(os.Getpid())
 	dump := make(chan string, 1)
@@ -74,6 +75,7 @@ func (e *env) runS1(ctx context.Context, c *cluster) error {
 	cpu1 := c.cpu()
 	self1, _ := proc.CPUOf(os.Getpid())
 	fin1, t1 := tr.finishedCount(), time.Now()
+	elections := c.maxTerm(ctx) - term0
 	idx1, err := c.appliedIndex(ctx, leader)
 	if err != nil {
 		return err
@@ -112,7 +114,7 @@ func (e *env) runS1(ctx context.Context, c *cluster) error {
 		"tasks": tasks, "window_s": window, "lifecycles_per_sec": rate, "raft_entries_per_task": entries,
 		"commands_per_sec": cmdRate, "submit": sub.submits.Summary(), "acquire": w.acquire.Summary(),
 		"start": w.start.Summary(), "finish": w.finish.Summary(), "heartbeat": w.heartbeats.Summary(),
-		"cpu_seconds_per_node": cpuSecs(cpu0, cpu1), "goroutine_dump": <-dump,
+		"cpu_seconds_per_node": cpuSecs(cpu0, cpu1), "goroutine_dump": <-dump, "elections": elections,
 	}
 	ref, target := "", ""
 	ratioRow := Row{Scenario: "S1", Metric: fmt.Sprintf("coordinator writes/s (%d commands per task) vs R1 c=64", commandsPerTask), Target: "≥ 50% of R1 c=64"}
@@ -131,6 +133,7 @@ func (e *env) runS1(ctx context.Context, c *cluster) error {
 	e.report.add(Row{Scenario: "S1", Metric: fmt.Sprintf("task lifecycles/s, %d agents, 3 coordinators", s1Agents), Value: fmt.Sprintf("%.0f/s (%d tasks in %.1f s)", rate, tasks, window), Reference: ref, Target: target, Met: met(rate >= 2000)})
 	e.report.add(ratioRow)
 	e.report.add(Row{Scenario: "S1", Metric: "Raft entries per task (group commit)", Value: fmt.Sprintf("%.2f", entries)})
+	e.report.add(Row{Scenario: "S1", Metric: fmt.Sprintf("Raft elections during the load window (terms, %s)", timeoutsNow()), Value: fmt.Sprint(elections), Target: "0", Met: met(elections == 0)})
 	r2 := ""
 	if e.r2 != nil {
 		r2 = fmt.Sprintf("R2 c=64: p50 %.2f / p99 %.2f ms", e.r2.Latency.P50MS, e.r2.Latency.P99MS)

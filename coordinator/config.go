@@ -108,9 +108,11 @@ type Config struct {
 	// the defaults: 4 h, 50,000 jobs, collected every 5 min).
 	Retention Retention
 
-	// Raft timeouts; zero takes the cluster package's LAN defaults.
-	RaftHeartbeatTimeout time.Duration
-	RaftElectionTimeout  time.Duration
+	// Raft timeouts; zero takes the cluster package's LAN defaults. The
+	// leader lease may not exceed the heartbeat timeout.
+	RaftHeartbeatTimeout   time.Duration
+	RaftElectionTimeout    time.Duration
+	RaftLeaderLeaseTimeout time.Duration
 	// RaftSnapshotThreshold and RaftSnapshotInterval tune log compaction;
 	// zero takes the defaults.
 	RaftSnapshotThreshold uint64

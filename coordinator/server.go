@@ -134,20 +134,21 @@ func New(cfg Config) (*Server, error) {
 	}
 	machine := fsm.New(s.store)
 	node, err := cluster.Open(cluster.Config{
-		NodeID:            cfg.NodeID,
-		RaftAddr:          cfg.RaftAddr,
-		InProcess:         cfg.RaftInProcess,
-		DataDir:           cfg.DataDir,
-		RaftAdvertise:     cfg.RaftAdvertise,
-		Dial:              cfg.RaftDial,
-		Stores:            cfg.RaftStores,
-		TLS:               peer,
-		FSM:               machine,
-		Logger:            cfg.Logger,
-		HeartbeatTimeout:  cfg.RaftHeartbeatTimeout,
-		ElectionTimeout:   cfg.RaftElectionTimeout,
-		SnapshotThreshold: cfg.RaftSnapshotThreshold,
-		SnapshotInterval:  cfg.RaftSnapshotInterval,
+		NodeID:             cfg.NodeID,
+		RaftAddr:           cfg.RaftAddr,
+		InProcess:          cfg.RaftInProcess,
+		DataDir:            cfg.DataDir,
+		RaftAdvertise:      cfg.RaftAdvertise,
+		Dial:               cfg.RaftDial,
+		Stores:             cfg.RaftStores,
+		TLS:                peer,
+		FSM:                machine,
+		Logger:             cfg.Logger,
+		HeartbeatTimeout:   cfg.RaftHeartbeatTimeout,
+		ElectionTimeout:    cfg.RaftElectionTimeout,
+		LeaderLeaseTimeout: cfg.RaftLeaderLeaseTimeout,
+		SnapshotThreshold:  cfg.RaftSnapshotThreshold,
+		SnapshotInterval:   cfg.RaftSnapshotInterval,
 	})
 	if err != nil {
 		ln.Close()

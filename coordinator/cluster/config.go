@@ -74,6 +74,9 @@ func (c *Config) withDefaults() {
 	if c.LeaderLeaseTimeout == 0 {
 		c.LeaderLeaseTimeout = DefaultLeaderLeaseTimeout
 	}
+	// Raft refuses a lease longer than the heartbeat timeout: a heartbeat
+	// timeout set below the default lease brings the lease down with it.
+	c.LeaderLeaseTimeout = min(c.LeaderLeaseTimeout, c.HeartbeatTimeout)
 	if c.SnapshotThreshold == 0 {
 		c.SnapshotThreshold = DefaultSnapshotThreshold
 	}

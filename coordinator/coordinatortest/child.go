@@ -42,6 +42,7 @@ type childSpec struct {
 	LeaseTick             time.Duration
 	RaftHeartbeatTimeout  time.Duration
 	RaftElectionTimeout   time.Duration
+	RaftLeaseTimeout      time.Duration
 	RaftSnapshotThreshold uint64
 	RaftSnapshotInterval  time.Duration
 	// Links maps a peer's Raft address to the proxy this node dials
@@ -56,7 +57,7 @@ func specOf(cfg coordinator.Config, links map[string]string) childSpec {
 		NodeID: cfg.NodeID, DataDir: cfg.DataDir, HTTPAddr: cfg.HTTPAddr, RaftAddr: cfg.RaftAddr,
 		BootstrapExpect: cfg.BootstrapExpect, Join: cfg.Join,
 		HeartbeatInterval: cfg.HeartbeatInterval, LeaseGrace: cfg.LeaseGrace, LeaseTick: cfg.LeaseTick,
-		RaftHeartbeatTimeout: cfg.RaftHeartbeatTimeout, RaftElectionTimeout: cfg.RaftElectionTimeout,
+		RaftHeartbeatTimeout: cfg.RaftHeartbeatTimeout, RaftElectionTimeout: cfg.RaftElectionTimeout, RaftLeaseTimeout: cfg.RaftLeaderLeaseTimeout,
 		RaftSnapshotThreshold: cfg.RaftSnapshotThreshold, RaftSnapshotInterval: cfg.RaftSnapshotInterval,
 		Links: links, ClusterKeyFile: cfg.ClusterKeyFile,
 	}
@@ -88,7 +89,7 @@ func runChild(raw string) int {
 		NodeID: spec.NodeID, DataDir: spec.DataDir, HTTPAddr: spec.HTTPAddr, RaftAddr: spec.RaftAddr,
 		BootstrapExpect: spec.BootstrapExpect, Join: spec.Join, ClusterKeyFile: spec.ClusterKeyFile,
 		HeartbeatInterval: spec.HeartbeatInterval, LeaseGrace: spec.LeaseGrace, LeaseTick: spec.LeaseTick,
-		RaftHeartbeatTimeout: spec.RaftHeartbeatTimeout, RaftElectionTimeout: spec.RaftElectionTimeout,
+		RaftHeartbeatTimeout: spec.RaftHeartbeatTimeout, RaftElectionTimeout: spec.RaftElectionTimeout, RaftLeaderLeaseTimeout: spec.RaftLeaseTimeout,
 		RaftSnapshotThreshold: spec.RaftSnapshotThreshold, RaftSnapshotInterval: spec.RaftSnapshotInterval,
 		Logger: logger,
 		Clock:  clk,

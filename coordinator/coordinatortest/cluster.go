@@ -187,6 +187,7 @@ func (c *Cluster) start(n *Node) {
 		RaftDial:        c.dialer(n.Index),
 		ClusterKeyFile:  c.keyFile,
 	}
+	pinRaftTimeouts(&cfg)
 	c.opts.TLS.apply(&cfg)
 	if c.opts.Tweak != nil {
 		c.opts.Tweak(&cfg)

@@ -112,6 +112,7 @@ func (h *Harness) run(t testing.TB) {
 		LeaseGrace: time.Second,
 		LeaseTick:  50 * time.Millisecond,
 	}
+	pinRaftTimeouts(&cfg)
 	h.opts.TLS.apply(&cfg)
 	if h.opts.Tweak != nil {
 		h.opts.Tweak(&cfg)
