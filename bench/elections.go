@@ -1,22 +1,22 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	raftcluster "github.com/gpulayer/gpulayer/coordinator/cluster"
 )
 
-// The Raft figures a coordinator reports on /metrics.
-const (
-	termMetric    = "gpulayer_raft_term"
-	appliedMetric = `gpulayer_raft_index{index="applied"}`
-)
+// raftReading is what the bench reads of a coordinator's Raft state on
+// /metrics: its term and the index it has applied.
+type raftReading struct {
+	term, applied uint64
+}
 
 // timeoutsNow names the coordinator's default Raft timeouts, which the
 // tuned cluster runs on.
@@ -32,14 +32,11 @@ func timeoutsNow() string {
 func (c *cluster) maxTerm(ctx context.Context) uint64 {
 	var best uint64
 	for _, n := range c.nodes {
-		n.mu.Lock()
-		up := n.child != nil
-		n.mu.Unlock()
-		if !up {
+		if n.proc() == nil {
 			continue
 		}
-		if m, err := c.raftFigures(ctx, n); err == nil {
-			best = max(best, uint64(m[termMetric]))
+		if f, err := c.raftFigures(ctx, n); err == nil {
+			best = max(best, f.term)
 		}
 	}
 	return best
@@ -50,19 +47,18 @@ func (c *cluster) maxTerm(ctx context.Context) uint64 {
 // nodes are all current: a node still catching up cannot win an
 // election, and a kill then measures two faults at once.
 func (c *cluster) awaitCaughtUp(ctx context.Context, n, leader *coordProc, timeout time.Duration) error {
-	lm, err := c.raftFigures(ctx, leader)
+	lf, err := c.raftFigures(ctx, leader)
 	if err != nil {
 		return fmt.Errorf("read %s's applied index: %w", leader.id, err)
 	}
-	want := lm[appliedMetric]
 	deadline := time.Now().Add(timeout)
 	for {
-		m, err := c.raftFigures(ctx, n)
-		if err == nil && m[appliedMetric] >= want {
+		f, err := c.raftFigures(ctx, n)
+		if err == nil && f.applied >= lf.applied {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s did not apply up to %s's index %.0f within %v (at %.0f, %v)", n.id, leader.id, want, timeout, m[appliedMetric], err)
+			return fmt.Errorf("%s did not apply up to %s's index %d within %v (at %d, %v)", n.id, leader.id, lf.applied, timeout, f.applied, err)
 		}
 		select {
 		case <-ctx.Done():
@@ -73,39 +69,42 @@ func (c *cluster) awaitCaughtUp(ctx context.Context, n, leader *coordProc, timeo
 }
 
 // raftFigures reads a node's Raft term and applied index from /metrics
-// (public, cheap: no state is walked to answer it).
-func (c *cluster) raftFigures(ctx context.Context, n *coordProc) (map[string]float64, error) {
+// (public, cheap: no state is walked to answer it); a node that reports
+// either not is an error, never a zero.
+func (c *cluster) raftFigures(ctx context.Context, n *coordProc) (raftReading, error) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, n.url+"/metrics", nil)
 	if err != nil {
-		return nil, err
+		return raftReading{}, err
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return nil, err
+		return raftReading{}, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s/metrics: %s", n.url, resp.Status)
+		return raftReading{}, fmt.Errorf("GET %s/metrics: %s", n.url, resp.Status)
 	}
-	out := map[string]float64{}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		name, v, ok := strings.Cut(sc.Text(), " ")
-		if !ok || (name != termMetric && name != appliedMetric) {
-			continue
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		return raftReading{}, fmt.Errorf("parse %s/metrics: %w", n.url, err)
+	}
+	var f raftReading
+	var haveTerm, haveApplied bool
+	if m := fams["gpulayer_raft_term"].GetMetric(); len(m) == 1 {
+		f.term, haveTerm = uint64(m[0].GetGauge().GetValue()), true
+	}
+	for _, m := range fams["gpulayer_raft_index"].GetMetric() {
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "index" && l.GetValue() == "applied" {
+				f.applied, haveApplied = uint64(m.GetGauge().GetValue()), true
+			}
 		}
-		if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
-			out[name] = f
-		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, err
+	if !haveTerm || !haveApplied {
+		return raftReading{}, fmt.Errorf("%s/metrics reports no Raft term or applied index yet", n.url)
 	}
-	if _, ok := out[termMetric]; !ok {
-		return nil, fmt.Errorf("%s/metrics has no %s", n.url, termMetric)
-	}
-	return out, nil
+	return f, nil
 }
