@@ -431,6 +431,11 @@ func (s *schedule) inject(ctx context.Context, f faultPlan) {
 
 // pause stops an agent (not its plugin or tasks) until the coordinator
 // has counted the attempts it ran lost (or they ended), then resumes it.
+// Every attempt the coordinator counts active on the agent while it is
+// stopped is struck: a paused agent reports nothing, so even one whose
+// process ended the moment before the stop (or one the agent's plugin
+// started after it, on a call already made) may be lost, and that is the
+// fault's doing, not a lost report.
 func (s *schedule) pause(ctx context.Context, f faultPlan, a *agentProc) {
 	if !a.running() {
 		return
@@ -440,11 +445,10 @@ func (s *schedule) pause(ctx context.Context, f faultPlan, a *agentProc) {
 		s.problem("pause %s: %v", a.opts.ID, err)
 		return
 	}
-	s.mu.Lock()
-	for att, task := range atts {
-		s.hits = append(s.hits, hitAttempt{Fault: faultPause, Agent: a.opts.ID, TaskID: task, AttemptID: att})
+	s.strike(faultPause, a, atts, nil)
+	if active, ok := s.activeOn(ctx, a.opts.ID); ok {
+		s.strike(faultPause, a, active, atts)
 	}
-	s.mu.Unlock()
 	s.log.Info("agent paused", "agent", a.opts.ID, "attempts", atts)
 	if len(atts) == 0 {
 		// Nothing of its own to lose: a pause past one lease.
@@ -454,15 +458,65 @@ func (s *schedule) pause(ctx context.Context, f faultPlan, a *agentProc) {
 		case <-ctx.Done():
 		}
 		timer.Stop()
-	} else if !poll(ctx, 20*time.Second, func() bool { return s.allOver(ctx, atts) }) {
+	} else if !poll(ctx, 20*time.Second, func() bool {
+		active, ok := s.activeOn(ctx, a.opts.ID)
+		s.strike(faultPause, a, active, atts)
+		return ok && len(active) == 0
+	}) {
 		s.problem("agent %s paused: its attempts %v were neither lost nor ended within 20 s", a.opts.ID, atts)
 	} else if others := s.unpinned(atts, f.Target.Key); f.ThawAfterRetry && !poll(ctx, 30*time.Second, func() bool { return s.tasksEnded(ctx, others) }) {
 		s.problem("agent %s paused: the tasks of its attempts %v did not end elsewhere within 30 s", a.opts.ID, others)
+	}
+	if active, ok := s.activeOn(ctx, a.opts.ID); ok {
+		s.strike(faultPause, a, active, atts)
 	}
 	if err := a.Resume(); err != nil {
 		s.problem("resume %s: %v", a.opts.ID, err)
 	}
 	s.log.Info("agent resumed", "agent", a.opts.ID)
+}
+
+// strike records the attempts of found as struck by a fault on agent a,
+// and adds them to into (when not nil); an attempt already in into is not
+// recorded twice.
+func (s *schedule) strike(kind string, a *agentProc, found, into map[string]string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for att, task := range found {
+		if into != nil {
+			if _, seen := into[att]; seen {
+				continue
+			}
+			into[att] = task
+		}
+		s.hits = append(s.hits, hitAttempt{Fault: kind, Agent: a.opts.ID, TaskID: task, AttemptID: att})
+	}
+}
+
+// activeOn lists the attempts (id -> task id) the coordinator counts
+// assigned or running on a worker, over every acknowledged job; false if
+// a job could not be read.
+func (s *schedule) activeOn(ctx context.Context, workerID string) (map[string]string, bool) {
+	s.mu.Lock()
+	ids := slices.Collect(maps.Values(s.jobs))
+	s.mu.Unlock()
+	out := map[string]string{}
+	for _, id := range ids {
+		qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		j, err := s.admin.Job(qctx, id)
+		cancel()
+		if err != nil {
+			return out, false
+		}
+		for _, tk := range j.Tasks {
+			for _, at := range tk.Attempts {
+				if at.WorkerID == workerID && (at.State == api.TaskAssigned || at.State == api.TaskRunning) {
+					out[at.AttemptID] = tk.ID
+				}
+			}
+		}
+	}
+	return out, true
 }
 
 // allOver reports whether the coordinator counts none of atts active.
@@ -501,11 +555,20 @@ func (s *schedule) kill(ctx context.Context, f faultPlan, a *agentProc) {
 	s.target(ctx, f, a, 20*time.Second)
 	tree := a.Kill()
 	atts := running(tree)
-	s.mu.Lock()
-	for att, task := range atts {
-		s.hits = append(s.hits, hitAttempt{Fault: faultKill, Agent: a.opts.ID, TaskID: task, AttemptID: att})
+	s.strike(faultKill, a, atts, nil)
+	// An attempt whose process ended just before the kill, but whose
+	// report was not yet in the spool, went with the agent: it is struck
+	// too. One whose report is in the spool is not: the restarted agent
+	// must report it.
+	if active, ok := s.activeOn(ctx, a.opts.ID); ok {
+		onDisk := spooled(a.DataDir)
+		for att := range active {
+			if onDisk[att] {
+				delete(active, att)
+			}
+		}
+		s.strike(faultKill, a, active, atts)
 	}
-	s.mu.Unlock()
 	s.log.Info("agent killed", "agent", a.opts.ID, "attempts", atts, "processes", len(tree))
 	if !poll(ctx, orphanDeadline, func() bool { return len(liveOf(tree)) == 0 }) {
 		s.problem("agent %s killed with SIGKILL: %v later these of its processes still run: %v", a.opts.ID, orphanDeadline, liveOf(tree))

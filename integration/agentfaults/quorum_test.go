@@ -4,6 +4,7 @@ package agentfaults
 
 import (
 	"context"
+	"maps"
 	"path/filepath"
 	"time"
 
@@ -60,6 +61,9 @@ func (s *schedule) quorumLoss(ctx context.Context, f faultPlan, a *agentProc) {
 			s.problem("quorum lost: agent %s's spool held the reports of %v, not all of %v, 10 s after their tasks ended", a.opts.ID, spooled(a.DataDir), atts)
 		}
 		tree := a.Kill()
+		// A task that started after the target was found runs on
+		// with no end to report: killed with its agent, it is struck.
+		s.strike(faultKill, a, running(tree), maps.Clone(atts))
 		if !poll(ctx, orphanDeadline, func() bool { return len(liveOf(tree)) == 0 }) {
 			s.problem("agent %s killed during the outage: its processes still run: %v", a.opts.ID, liveOf(tree))
 		}
