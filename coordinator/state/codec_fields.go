@@ -239,15 +239,36 @@ func nestedField[T any](name string, value func(*T) (v any, present bool)) field
 
 // mapField is a map of strings to values, written with its keys sorted,
 // only when not empty.
-func mapField[T, V any](name string, at func(*T) *map[string]V, put func([]byte, V) []byte, get func(*recordReader, *mpReader) V) field[T] {
+func mapField[T, V any](name string, at func(*T) *map[string]V, h how, put func([]byte, V) []byte, get func(*recordReader, *mpReader) V) field[T] {
 	return field[T]{name: name,
 		put: func(_ *recordWriter, r *record, x *T) {
-			if m := *at(x); len(m) > 0 {
+			m := *at(x)
+			switch {
+			case len(m) == 0 && h&omitEmpty != 0:
+				return
+			case m == nil:
 				r.key(name)
-				r.body = mpMap(r.body, m, put)
+				r.body = append(r.body, mpNil)
+				return
 			}
+			r.key(name)
+			r.body = mpMap(r.body, m, put)
 		},
-		get: func(d *recordReader, r *mpReader, x *T) { *at(x) = readMap(d, r, get) },
+		get: func(d *recordReader, r *mpReader, x *T) {
+			if h&omitEmpty == 0 && r.ok && r.i < len(r.b) {
+				switch r.b[r.i] {
+				case mpNil:
+					r.i++
+					*at(x) = nil
+					return
+				case mpFixMap: // empty, and not nil: the two can mean different things
+					r.i++
+					*at(x) = map[string]V{}
+					return
+				}
+			}
+			*at(x) = readMap(d, r, get)
+		},
 	}
 }
 

@@ -92,9 +92,9 @@ var specCodec = newCodec(
 var workerCodec = newCodec(
 	timeField("approved_at", func(w *Worker) *time.Time { return &w.ApprovedAt }),
 	strField("approved_by", func(w *Worker) *string { return &w.ApprovedBy }, omitEmpty|interned),
-	mapField("approved_devices", func(w *Worker) *map[string]uint64 { return &w.ApprovedDevices }, mpUint,
+	mapField("approved_devices", func(w *Worker) *map[string]uint64 { return &w.ApprovedDevices }, always, mpUint,
 		func(_ *recordReader, r *mpReader) uint64 { return r.uint() }),
-	mapField("approved_identity", func(w *Worker) *map[string]string { return &w.ApprovedIdentity }, mpString,
+	mapField("approved_identity", func(w *Worker) *map[string]string { return &w.ApprovedIdentity }, always, mpString,
 		func(d *recordReader, r *mpReader) string { return d.str(r) }),
 	stringsField("capabilities", func(w *Worker) *[]string { return &w.Capabilities }, interned),
 	stringsField("clear_gpus", func(w *Worker) *[]string { return &w.ClearGPUs }, omitEmpty),
@@ -108,7 +108,7 @@ var workerCodec = newCodec(
 	strField("external_worker_key", func(w *Worker) *string { return &w.ExternalWorkerKey }, omitEmpty),
 	strField("id", func(w *Worker) *string { return &w.ID }, interned), // tasks name it
 	strField("instance_id", func(w *Worker) *string { return &w.InstanceID }, omitEmpty),
-	mapField("labels", func(w *Worker) *map[string]string { return &w.Labels }, mpString,
+	mapField("labels", func(w *Worker) *map[string]string { return &w.Labels }, omitEmpty, mpString,
 		func(d *recordReader, r *mpReader) string { return d.str(r) }),
 	nestedField("last_acquire", func(w *Worker) (any, bool) { return w.LastAcquire, w.LastAcquire != nil }),
 	intField("max_tasks", func(w *Worker) *int { return &w.MaxTasks }, omitEmpty),

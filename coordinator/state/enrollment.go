@@ -208,12 +208,16 @@ func (s *Store) enrollWorker(c command.EnrollWorker) (RegisterOutcome, error) {
 	}
 	e := s.enrollments[c.ExternalWorkerKey]
 	w := &Worker{
-		ID:                c.WorkerID,
-		Status:            workerReady,
-		Labels:            c.Labels,
-		Capabilities:      c.Capabilities,
-		Executors:         c.Executors,
-		Devices:           c.Devices,
+		ID:           c.WorkerID,
+		Status:       workerReady,
+		Labels:       c.Labels,
+		Capabilities: c.Capabilities,
+		Executors:    c.Executors,
+		Devices:      c.Devices,
+		// What it enrolls with is its approved inventory, as at
+		// registration (RegisterWorker).
+		ApprovedDevices:   inventoryOf(c.Devices),
+		ApprovedIdentity:  identitiesOf(c.Devices),
 		CredentialID:      c.Credential.ID,
 		RegisteredAt:      c.Now,
 		RegisteredBy:      "enrollment:" + e.Key,

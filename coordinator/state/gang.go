@@ -228,7 +228,12 @@ func (s *Store) assignGang(c command.AssignGang) ([]AssignOutcome, error) {
 		if rec := w.LastAcquire; rec != nil && rec.RequestID == c.RequestID {
 			w.LastAcquire = rec.with(mine...) // a later task of one acquire for several
 		} else {
-			w.LastAcquire = &LastAcquire{RequestID: c.RequestID, TaskID: mine[0].TaskID, AttemptID: mine[0].AttemptID, More: mine[1:]}
+			// One task is More nil, not empty: a snapshot omits an empty
+			// list, and a restored replica must hold what this one does.
+			w.LastAcquire = &LastAcquire{RequestID: c.RequestID, TaskID: mine[0].TaskID, AttemptID: mine[0].AttemptID, More: slices.Clip(mine[1:])}
+			if len(mine) == 1 {
+				w.LastAcquire.More = nil
+			}
 		}
 	}
 	// The other members' workers may be waiting in acquire: wake them.

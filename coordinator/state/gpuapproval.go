@@ -34,6 +34,19 @@ func approvedDevice(w *Worker, d command.Device) bool {
 // offered reports whether d may be given work: healthy and approved.
 func offered(w *Worker, d command.Device) bool { return d.Healthy && approvedDevice(w, d) }
 
+// approveLegacy approves, for a worker from state written before
+// approvals (or GPU identities) were kept, its GPUs as they stand: what its
+// next report would do (updateWorker), done at restore, so that every
+// replica that restores such state holds the same records, and nil never
+// stands in the store for "approved as they stand" beside an empty
+// inventory that means "none approved".
+func approveLegacy(w *Worker) {
+	if w.ApprovedDevices == nil {
+		w.ApprovedDevices = inventoryOf(w.Devices)
+	}
+	bindLegacyIdentity(w) // gpubind.go
+}
+
 // inventoryOf is the approved form of a device list.
 func inventoryOf(devs []command.Device) map[string]uint64 {
 	m := make(map[string]uint64, len(devs))

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 	"testing"
@@ -83,5 +84,50 @@ func TestLegacyWorkerInventoryIsApprovedAsItStands(t *testing.T) {
 	restored, _ := roundTrip(t, s)
 	if rec, _ := restored.Worker("w1"); len(rec.Unapproved) != 1 {
 		t.Fatalf("after a restore: %v", rec.Unapproved)
+	}
+}
+
+// A worker registered with no GPUs has an approved inventory that is
+// empty, not missing (nil: state from before approvals were kept, its
+// GPUs approved as they stand). The snapshot once omitted an empty
+// inventory, so a replica restored from it held nil where the others held
+// an empty map: a GPU the worker reported later, awaiting approval on
+// the replicas that replayed the log, was given work on the restored one
+// with no approval (the replay-equivalence test found it).
+func TestEmptyApprovedInventorySurvivesASnapshot(t *testing.T) {
+	s := New()
+	mustApply(t, s, register("w1"), submit("j", 1, 1), update("w1", gpus("GPU-9")...))
+	r, _ := roundTrip(t, s)
+	if w := r.workers["w1"]; w.ApprovedDevices == nil || len(w.ApprovedDevices) != 0 {
+		t.Fatalf("restored approved inventory %#v; want empty, not nil", w.ApprovedDevices)
+	}
+	for name, st := range map[string]*Store{"replayed": s, "restored": r} {
+		if _, ok, _ := st.Match("w1", "", nil); ok {
+			t.Fatalf("%s: a GPU the worker did not register with was given work without an approval", name)
+		}
+		if rec, _ := st.Worker("w1"); len(rec.Unapproved) != 1 {
+			t.Fatalf("%s: unapproved %v", name, rec.Unapproved)
+		}
+	}
+}
+
+// A snapshot from before approvals were kept (no inventory: nil) restores
+// with the worker's GPUs approved as they stand, as its next report would
+// have approved them: the same records on every replica that restores it.
+func TestLegacyWorkerInventoryApprovedOnRestore(t *testing.T) {
+	s := New()
+	mustApply(t, s, register("w1", "GPU-1"), submit("j", 1, 1))
+	w := s.workers["w1"]
+	w.ApprovedDevices, w.ApprovedIdentity = nil, nil // as state written before either was kept
+	r := New()
+	if err := r.Restore(bytes.NewReader(snapshotBytes(t, s))); err != nil {
+		t.Fatal(err)
+	}
+	got := r.workers["w1"]
+	if len(got.ApprovedDevices) != 1 || len(got.ApprovedIdentity) != 1 {
+		t.Fatalf("restored inventory %v, identity %v; want GPU-1 approved in both", got.ApprovedDevices, got.ApprovedIdentity)
+	}
+	if _, ok, _ := r.Match("w1", "", nil); !ok {
+		t.Fatal("a legacy worker's GPU lost its approval across the restore")
 	}
 }

@@ -51,12 +51,14 @@ type Worker struct {
 	ClearGPUs []string `json:"clear_gpus,omitempty"`
 	// ApprovedDevices is the inventory the worker's GPUs are offered as
 	// (gpuapproval.go): UUID to memory in MiB; nil in state written
-	// before it was kept.
-	ApprovedDevices map[string]uint64 `json:"approved_devices,omitempty"`
+	// before it was kept. Empty is not nil: a worker approved with no
+	// GPUs has every GPU it reports later awaiting approval, so a
+	// snapshot writes the field always (nil as nil), never omitting it.
+	ApprovedDevices map[string]uint64 `json:"approved_devices"`
 	// ApprovedIdentity binds, by UUID, the rest of what placement trusts
 	// of each approved GPU (gpubind.go: identityOf); nil in state
-	// written before it was kept.
-	ApprovedIdentity map[string]string `json:"approved_identity,omitempty"`
+	// written before it was kept. Written always, as ApprovedDevices.
+	ApprovedIdentity map[string]string `json:"approved_identity"`
 	// MaxTasks is how many tasks the worker's agent runs at once, as its
 	// heartbeats say (0: not said); a gang placement keeps within it.
 	MaxTasks int `json:"max_tasks,omitempty"`

@@ -107,6 +107,7 @@ func (s *Store) load(snap *snapshotV1) error {
 			return fmt.Errorf("worker listed twice or empty: %w", ErrInvalid)
 		}
 		w.active = map[string]struct{}{}
+		approveLegacy(w)
 		s.workers[w.ID] = w
 	}
 	for _, g := range snap.Groups {

@@ -108,15 +108,7 @@ func assertDeterministicReplay(t *testing.T, log []command.Command) {
 	for range 3 {
 		s := New()
 		for _, c := range log {
-			b, err := command.Encode(c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dc, err := command.Decode(b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s.Apply(dc)
+			applyWire(t, s, c)
 		}
 		snaps = append(snaps, snapshotBytes(t, s))
 	}

@@ -159,10 +159,7 @@ func (s *Store) updateWorker(c command.UpdateWorker) (WorkerRecord, error) {
 	if c.AuditDevices {
 		s.auditDevices(w, c.Devices, c.Now)
 	}
-	if w.ApprovedDevices == nil {
-		w.ApprovedDevices = inventoryOf(w.Devices) // state from before approvals were kept
-	}
-	bindLegacyIdentity(w) // state from before identities were kept (gpubind.go)
+	approveLegacy(w) // state from before approvals were kept (gpuapproval.go)
 	w.Executors = c.Executors
 	w.Devices = c.Devices
 	if c.MaxTasks > 0 {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/agent"
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
+	"github.com/gpulayer/gpulayer/internal/testenv"
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
 )
@@ -38,27 +39,14 @@ const (
 	defaultSchedules = 3
 )
 
-func envUint(t *testing.T, name string, def uint64) uint64 {
-	t.Helper()
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.ParseUint(v, 10, 64)
-	if err != nil {
-		t.Fatalf("%s=%q: %v", name, v, err)
-	}
-	return n
-}
-
 // TestRealAgentFaults runs schedules of faults against real agent
 // processes and their real plugin processes, under a three-node
 // coordinator cluster, and checks what the tasks saw and what the
 // coordinators recorded. See the package documentation.
 func TestRealAgentFaults(t *testing.T) {
 	needTools(t)
-	base := envUint(t, "GPULAYER_AGENT_FAULT_SEED", defaultSeed)
-	n := envUint(t, "GPULAYER_AGENT_FAULT_SCHEDULES", defaultSchedules)
+	base := testenv.Uint(t, "GPULAYER_AGENT_FAULT_SEED", defaultSeed)
+	n := testenv.Uint(t, "GPULAYER_AGENT_FAULT_SCHEDULES", defaultSchedules)
 	for i := range n {
 		seed := base + i
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {

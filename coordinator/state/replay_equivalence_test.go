@@ -1,0 +1,399 @@
+package state
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/internal/testenv"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// history writes a random but plausible log: workers come, go and drain,
+// jobs are submitted, placed (through Match, as acquire does), started,
+// logged, finished, failed, lost and cancelled, groups and tokens change,
+// artifacts are recorded, garbage is collected, and some commands are
+// ones the store must refuse. It reads the store the log is applied to,
+// as a leader reads its own state before it proposes.
+type history struct {
+	rng  *rand.Rand
+	s    *Store
+	now  time.Time
+	n    int // makes ids unique
+	log  []command.Command
+	seqs map[string]int64 // next log sequence, by attempt
+}
+
+func newHistory(seed uint64) *history {
+	return &history{rng: rand.New(rand.NewPCG(seed, 77)), s: New(), now: t0, seqs: map[string]int64{}}
+}
+
+func (h *history) id(prefix string) string {
+	h.n++
+	return fmt.Sprintf("%s%d", prefix, h.n)
+}
+
+func (h *history) pick(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	return xs[h.rng.IntN(len(xs))]
+}
+
+// tasksIn lists the store's tasks in one of states (any state when none),
+// in id order.
+func (h *history) tasksIn(states ...string) []*Task {
+	var out []*Task
+	for _, t := range h.s.tasks.all() {
+		if len(states) == 0 || slices.Contains(states, t.State) {
+			out = append(out, t)
+		}
+	}
+	slices.SortFunc(out, func(a, b *Task) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
+func (h *history) workerIDs() []string { return slices.Sorted(maps.Keys(h.s.workers)) }
+
+func (h *history) jobIDs() []string { return slices.Clone(h.s.jobOrder) }
+
+func (h *history) groupIDs() []string { return slices.Sorted(maps.Keys(h.s.groups)) }
+
+// next returns the log's next command.
+func (h *history) next() command.Command {
+	h.now = h.now.Add(time.Duration(1+h.rng.IntN(3000)) * time.Millisecond)
+	now := h.now
+	w, j := h.pick(h.workerIDs()), h.pick(h.jobIDs())
+	taskOf := func(states ...string) *Task {
+		ts := h.tasksIn(states...)
+		if len(ts) == 0 {
+			return &Task{ID: "none", AttemptID: "none", WorkerID: "none"}
+		}
+		return ts[h.rng.IntN(len(ts))]
+	}
+	switch k := h.rng.IntN(100); {
+	case k < 8:
+		id := h.id("w")
+		devs := make([]api.Device, h.rng.IntN(4))
+		for i := range devs {
+			devs[i] = api.Device{Index: i, UUID: fmt.Sprintf("GPU-%s-%d", id, i), Name: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559, Healthy: true}
+		}
+		return command.RegisterWorker{WorkerID: id, Credential: command.CredentialRecord{ID: "cred-" + id, Kind: "worker", Hash: "h-" + id, CreatedAt: now},
+			Labels: map[string]string{"zone": h.pick([]string{"a", "b"})}, Capabilities: []string{"*"}, Executors: []string{"exec"}, Devices: devs, Now: now}
+	case k < 20:
+		id := h.id("j")
+		count := 1 + h.rng.IntN(3)
+		ids := make([]string, count)
+		for i := range ids {
+			ids[i] = fmt.Sprintf("%s-%d", id, i)
+		}
+		spec := api.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`), Count: count, MaxAttempts: 1 + h.rng.IntN(3), Priority: h.rng.IntN(3)}
+		if g := h.rng.IntN(3); g > 0 {
+			spec.Resources = &api.Resources{GPUs: g}
+		}
+		if gs := h.groupIDs(); len(gs) > 0 && h.rng.IntN(5) == 0 {
+			spec.Target = &api.Target{Kind: api.TargetGroup, ID: h.pick(gs)}
+		} else if count > 1 && h.rng.IntN(4) == 0 {
+			spec.Gang = true
+		}
+		return command.SubmitJob{JobID: id, TaskIDs: ids, Spec: spec, CreatedBy: "admin", Now: now}
+	case k < 36:
+		// A placement as acquire makes it: the best match for a worker.
+		c, ok, _ := h.s.MatchAt(now, w, "", 0, nil)
+		if ok && len(c.Gang) > 0 {
+			g := command.AssignGang{WorkerID: w, LeaseSeconds: 30, RequestID: h.id("r"), Now: now}
+			for _, m := range c.Gang {
+				g.Members = append(g.Members, command.GangMember{TaskID: m.TaskID, WorkerID: m.WorkerID, AttemptID: h.id("a"), Devices: m.Devices})
+			}
+			if t := h.s.tasks.get(c.Gang[0].TaskID); t != nil {
+				g.JobID = t.JobID
+			}
+			return g
+		}
+		if !ok {
+			t := taskOf(taskPending)
+			return command.AssignTask{TaskID: t.ID, WorkerID: w, AttemptID: h.id("a"), Devices: []string{"GPU-x"}, LeaseSeconds: 30, Now: now}
+		}
+		return command.AssignTask{TaskID: c.TaskID, WorkerID: w, AttemptID: h.id("a"), Devices: c.Devices, LeaseSeconds: 30, RequestID: h.id("r"), Now: now}
+	case k < 46:
+		t := taskOf(taskAssigned)
+		return command.StartTask{TaskID: t.ID, WorkerID: t.WorkerID, AttemptID: t.AttemptID, Now: now}
+	case k < 54:
+		t := taskOf(taskRunning)
+		h.seqs[t.AttemptID]++
+		return command.AppendLogs{TaskID: t.ID, WorkerID: t.WorkerID, AttemptID: t.AttemptID, Stream: h.pick([]string{"stdout", "stderr"}),
+			Seq: h.seqs[t.AttemptID], Data: strings.Repeat("x", h.rng.IntN(100)) + "\n", Now: now}
+	case k < 64:
+		t := taskOf(taskRunning, taskAssigned)
+		f := command.FinishTask{TaskID: t.ID, WorkerID: t.WorkerID, AttemptID: t.AttemptID, SubmissionID: h.id("s"), BodyHash: h.id("b"),
+			ExitCode: h.rng.IntN(2), Now: now}
+		if h.rng.IntN(2) == 0 {
+			f.Output = []byte(fmt.Sprintf(`{"n":%d}`, h.n))
+		}
+		if h.rng.IntN(3) == 0 {
+			f.Artifacts = []api.TaskArtifact{{Path: "out/model.bin", SHA256: fmt.Sprintf("%064x", h.n), Size: int64(h.n)}}
+		}
+		return f
+	case k < 68:
+		t := taskOf(taskRunning, taskAssigned)
+		return command.FailTask{TaskID: t.ID, WorkerID: t.WorkerID, AttemptID: t.AttemptID, Reason: "exit 3", Permanent: h.rng.IntN(4) == 0, Now: now}
+	case k < 72:
+		t := taskOf(taskRunning, taskAssigned)
+		return command.LoseAttempt{TaskID: t.ID, AttemptID: t.AttemptID, Reason: "lease expired on worker " + t.WorkerID, Now: now}
+	case k < 74:
+		return command.CancelJob{JobID: j, By: "admin", Now: now}
+	case k < 77:
+		return command.SetWorkerStatus{WorkerID: w, Status: h.pick([]string{api.WorkerOffline, api.WorkerReady}), Now: now}
+	case k < 80:
+		action := h.pick([]string{command.ActionDrain, command.ActionResume, command.ActionStop, command.ActionDeregister})
+		return command.ControlWorker{WorkerID: w, Action: action, Deadline: now.Add(time.Duration(h.rng.IntN(20)) * time.Second), By: "admin", Now: now}
+	case k < 81:
+		return command.ExpireDrains{Now: now}
+	case k < 83:
+		return command.CollectGarbage{Now: now, OlderThan: time.Duration(h.rng.IntN(60)) * time.Second, KeepFinished: h.rng.IntN(5), By: "leader", Artifacts: h.rng.IntN(2) == 0}
+	case k < 85:
+		return command.CreateGroup{GroupID: h.id("g"), Members: []api.GroupMember{wm(w)}, By: "admin", Now: now}
+	case k < 87:
+		g := h.pick(h.groupIDs())
+		if h.rng.IntN(2) == 0 {
+			return command.AddGroupMember{GroupID: g, Member: wm(w), By: "admin", Now: now}
+		}
+		return command.RemoveGroupMember{GroupID: g, Member: wm(w), By: "admin", Now: now}
+	case k < 88:
+		return command.DeleteGroup{GroupID: h.pick(h.groupIDs()), By: "admin", Now: now}
+	case k < 90:
+		id := h.id("tok")
+		return command.CreateToken{Credential: command.CredentialRecord{ID: id, Kind: "client", Name: id, Roles: []string{"submit"}, Hash: "h-" + id, CreatedAt: now, CreatedBy: "admin"}, Now: now}
+	case k < 91:
+		var toks []string
+		for id, c := range h.s.credentials {
+			if strings.HasPrefix(id, "tok") && !c.Revoked {
+				toks = append(toks, id)
+			}
+		}
+		slices.Sort(toks)
+		return command.RevokeToken{TokenID: h.pick(toks), By: "admin", Now: now}
+	case k < 93:
+		d := fmt.Sprintf("%064x", h.rng.IntN(8))
+		if h.rng.IntN(2) == 0 {
+			return command.RecordArtifact{Digest: d, Size: 1 + int64(h.rng.IntN(1000)), NodeID: "n1", Holders: []string{"n1", "n2"}, By: "admin", Now: now}
+		}
+		return command.SetArtifactHolder{Digest: d, NodeID: h.pick([]string{"n2", "n3"}), Held: h.rng.IntN(2) == 0, By: "leader", Now: now}
+	case k < 94:
+		return command.RegisterNode{NodeID: h.pick([]string{"n1", "n2", "n3"}), HTTPAddr: fmt.Sprintf("https://10.0.0.%d:8443", h.rng.IntN(9))}
+	case k < 95:
+		return command.AppendAudit{Events: []command.AuditEvent{{Time: now, Kind: "auth.failed", Actor: "x", Code: "unauthorized", Count: 1 + h.rng.IntN(3)}}}
+	case k < 96:
+		devs := make([]api.Device, h.rng.IntN(3))
+		for i := range devs {
+			devs[i] = api.Device{Index: i, UUID: fmt.Sprintf("GPU-%s-%d", w, i), Name: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559, Healthy: h.rng.IntN(4) > 0}
+		}
+		return command.UpdateWorker{WorkerID: w, Executors: []string{"exec"}, Devices: devs, MaxTasks: h.rng.IntN(3), Now: now}
+	case k < 97:
+		switch h.rng.IntN(6) {
+		case 0:
+			return command.RevokeWorker{WorkerID: w, By: "admin", Now: now}
+		case 1:
+			t := taskOf(taskAssigned, taskRunning)
+			return command.JoinRendezvous{TaskID: t.ID, WorkerID: t.WorkerID, AttemptID: t.AttemptID, Address: "10.0.0.1", Port: 29500, Now: now}
+		case 2:
+			return command.PutCluster{ClusterKey: h.pick([]string{"c1", "c2"}), CIDRs: []string{"10.1.0.0/16"}, By: "admin", Now: now}
+		case 3:
+			return command.CreateEnrollment{ClusterKey: h.pick([]string{"c1", "c2"}), ExternalWorkerKey: h.id("ext"), PublicIP: "10.1.2.3", By: "admin", Now: now}
+		case 4:
+			id, cluster, key := h.id("w"), "c1", "none"
+			var pending []*Enrollment
+			for _, e := range h.s.enrollments {
+				pending = append(pending, e)
+			}
+			slices.SortFunc(pending, func(a, b *Enrollment) int { return strings.Compare(a.Key, b.Key) })
+			if len(pending) > 0 {
+				e := pending[h.rng.IntN(len(pending))]
+				cluster, key = e.ClusterKey, e.Key
+			}
+			return command.EnrollWorker{ClusterKey: cluster, ExternalWorkerKey: key, SourceIP: "10.1.2.3",
+				WorkerID: id, Credential: command.CredentialRecord{ID: "cred-" + id, Kind: "worker", Hash: "h-" + id, CreatedAt: now},
+				Capabilities: []string{"*"}, Executors: []string{"exec"}, Devices: []api.Device{{UUID: "GPU-" + id, Name: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559, Healthy: true}}, Now: now}
+		default:
+			return command.ApproveWorker{WorkerID: w, By: "admin", Now: now}
+		}
+	case k < 98:
+		return command.ClearGPU{WorkerID: w, UUID: fmt.Sprintf("GPU-%s-0", w), By: "admin", Now: now}
+	default:
+		// Two commands in one entry, as the batcher writes them.
+		t := taskOf(taskAssigned)
+		a, _ := command.Encode(command.StartTask{TaskID: t.ID, WorkerID: t.WorkerID, AttemptID: t.AttemptID, Now: now})
+		b, _ := command.Encode(command.CancelJob{JobID: j, By: "admin", Now: now})
+		return command.Batch{Entries: [][]byte{a, b}}
+	}
+}
+
+// applyWire applies c to s as Raft delivers it: encoded, then decoded.
+// A batch's result is its entries' results.
+func applyWire(t *testing.T, s *Store, c command.Command) []Result {
+	t.Helper()
+	b, err := command.Encode(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc, err := command.Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch r := s.Apply(dc).(type) {
+	case Result:
+		return []Result{r}
+	case []Result:
+		return r
+	default:
+		t.Fatalf("%T answered %T", c, r)
+		return nil
+	}
+}
+
+// resultDiff says how two answers to one entry differ ("" when alike).
+func resultDiff(got, want []Result) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("%d results vs %d", len(got), len(want))
+	}
+	for i := range got {
+		if fmt.Sprint(got[i].Err()) != fmt.Sprint(want[i].Err()) {
+			return fmt.Sprintf("result %d: %v vs %v", i, got[i].Err(), want[i].Err())
+		}
+		if d := fieldDiff(got[i].value, want[i].value); d != "" {
+			return fmt.Sprintf("result %d: %s", i, d)
+		}
+	}
+	return ""
+}
+
+// stateDiffs compares two stores record by record, every exported field
+// of every table, and what each would place next on every worker (the
+// pending queue, an index no snapshot holds, rebuilt by a restore).
+func stateDiffs(a, b *Store, now time.Time) []string {
+	ca, cb := a.Capture(), b.Capture()
+	var bad []string
+	check := func(what string, x, y any) {
+		if d := fieldDiff(x, y); d != "" {
+			bad = append(bad, what+": "+d)
+		}
+	}
+	check("meta", []any{ca.bootstrapGeneration, ca.seq, ca.auditSeq}, []any{cb.bootstrapGeneration, cb.seq, cb.auditSeq})
+	// The small tables, by key: their order in a capture is the maps'.
+	small := func(c *Capture) map[string]any {
+		return map[string]any{
+			"credentials": keyed(c.credentials, func(x Credential) string { return x.ID }),
+			"workers":     keyed(c.workers, func(x Worker) string { return x.ID }),
+			"groups":      keyed(c.groups, func(x Group) string { return x.ID }),
+			"clusters":    keyed(c.clusters, func(x Cluster) string { return x.Key }),
+			"enrollments": keyed(c.enrollments, func(x Enrollment) string { return x.Key }),
+			"artifacts":   keyed(c.artifacts, func(x Artifact) string { return x.Digest }),
+		}
+	}
+	check("tables", small(ca), small(cb))
+	check("job order", ca.jobOrder, cb.jobOrder)
+	check("jobs", frozenEntries(&ca.jobs), frozenEntries(&cb.jobs))
+	check("tasks", frozenEntries(&ca.tasks), frozenEntries(&cb.tasks))
+	check("submissions", frozenEntries(&ca.submissions), frozenEntries(&cb.submissions))
+	check("idempotency", frozenEntries(&ca.idempotency), frozenEntries(&cb.idempotency))
+	check("nodes", ca.nodes, cb.nodes)
+	check("audit", ca.audit, cb.audit)
+	check("refusals", ca.refusals, cb.refusals)
+	for _, w := range slices.Sorted(maps.Keys(a.workers)) {
+		x, okx, errx := a.MatchAt(now, w, "", 0, nil)
+		y, oky, erry := b.MatchAt(now, w, "", 0, nil)
+		if okx != oky || fmt.Sprint(errx) != fmt.Sprint(erry) {
+			bad = append(bad, fmt.Sprintf("match for %s: %v %v vs %v %v", w, okx, errx, oky, erry))
+		}
+		check("match for "+w, x, y)
+	}
+	return bad
+}
+
+// keyed maps records by their keys.
+func keyed[T any](xs []T, key func(T) string) map[string]T {
+	out := make(map[string]T, len(xs))
+	for _, x := range xs {
+		out[key(x)] = x
+	}
+	return out
+}
+
+// frozenEntries lists a frozen table's entries in key order, as a map
+// the comparison can walk.
+func frozenEntries[V any](m *frozenMap[V]) map[string]V {
+	out := make(map[string]V, m.len())
+	for k, v := range m.all() {
+		out[k] = v
+	}
+	return out
+}
+
+// A replica that restored a snapshot taken anywhere in the log and
+// replayed the rest holds exactly what one that replayed the whole log
+// holds: every field of every record, and what it would place next. And
+// each command after the snapshot point gets the same result on both.
+// The log is random (history): CI runs histories from seed 0 on, and
+// GPULAYER_REPLAY_SEED and GPULAYER_REPLAY_HISTORIES run others (make
+// replay-campaign); a failure names its seed.
+func TestSnapshotAndReplayAgree(t *testing.T) {
+	const length = 700
+	first, histories := testenv.Uint(t, "GPULAYER_REPLAY_SEED", 0), testenv.Uint(t, "GPULAYER_REPLAY_HISTORIES", 12)
+	kinds := map[string][2]int{} // by command type: applied, refused
+	defer func() { t.Logf("commands applied and refused, by type: %v", kinds) }()
+	for seed := first; seed < first+histories; seed++ {
+		h := newHistory(seed)
+		h.log = append(h.log, command.ImportBootstrap{Generation: 1, Credentials: []command.CredentialRecord{{ID: "adm", Kind: "client", Name: "admin", Roles: []string{"admin"}, Hash: "x", CreatedAt: t0}}, Now: t0})
+		applyWire(t, h.s, h.log[0])
+		points := map[int][]byte{}
+		var results [][]Result
+		applied, refused := 0, 0
+		for i := 1; i < length; i++ {
+			if h.rng.IntN(60) == 0 || i == length/2 {
+				points[i] = snapshotBytes(t, h.s)
+			}
+			c := h.next()
+			h.log = append(h.log, c)
+			r := applyWire(t, h.s, c)
+			results = append(results, r)
+			k := kinds[fmt.Sprintf("%T", c)]
+			for _, x := range r {
+				if x.Err() != nil {
+					refused++
+					k[1]++
+				} else {
+					applied++
+					k[0]++
+				}
+			}
+			kinds[fmt.Sprintf("%T", c)] = k
+		}
+		if applied < length/3 {
+			t.Fatalf("seed %d: only %d of %d commands applied (%d refused): the history says little", seed, applied, length, refused)
+		}
+		for _, at := range slices.Sorted(maps.Keys(points)) {
+			r := New()
+			if err := r.Restore(bytes.NewReader(points[at])); err != nil {
+				t.Fatalf("seed %d: restore the snapshot taken before entry %d: %v", seed, at, err)
+			}
+			for i := at; i < len(h.log); i++ {
+				if d := resultDiff(applyWire(t, r, h.log[i]), results[i-1]); d != "" {
+					t.Fatalf("seed %d, snapshot before entry %d: entry %d (%T) answered differently after the restore than on the replica that replayed it all: %s",
+						seed, at, i, h.log[i], d)
+				}
+			}
+			if bad := stateDiffs(h.s, r, h.now); len(bad) > 0 {
+				t.Fatalf("seed %d: the replica restored from the snapshot before entry %d disagrees with the one that replayed the log:\n  %s",
+					seed, at, strings.Join(bad, "\n  "))
+			}
+		}
+		t.Logf("seed %d: %d commands (%d applied, %d refused), %d snapshot points, %d tasks, %d workers",
+			seed, len(h.log), applied, refused, len(points), h.s.tasks.len(), len(h.s.workers))
+	}
+}
