@@ -2,11 +2,11 @@ package httpapi
 
 import (
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/heartbeat"
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/coordinator/view"
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -168,56 +168,13 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p auth.Princi
 	if !s.cluster.IsLeader() {
 		return errNotLeader
 	}
-	rec, err := s.store.Worker(p.WorkerID)
+	beat := heartbeat.Handler{Store: s.store, Propose: s.propose, Leases: s.leases}
+	a, err := beat.Beat(r.Context(), heartbeat.Beat{WorkerID: p.WorkerID, Executors: req.Executors, Devices: req.Devices,
+		MaxTasks: req.MaxTasks, Running: req.RunningTaskIDs, Now: s.now()})
 	if err != nil {
 		return err
 	}
-	wk := rec.Worker
-	now := s.now()
-	if inventoryChanged(&req, &wk) {
-		ex, dev := req.Executors, req.Devices
-		if ex == nil {
-			ex = wk.Executors
-		}
-		if dev == nil {
-			dev = wk.Devices
-		}
-		if _, err := state.Propose[state.WorkerRecord](r.Context(), s.propose, command.UpdateWorker{WorkerID: wk.ID, Executors: ex, Devices: dev, Now: now, AuditDevices: true, MaxTasks: req.MaxTasks}); err != nil {
-			return err
-		}
-	}
-	if wk.Status == api.WorkerOffline {
-		if _, err := s.propose(r.Context(), command.SetWorkerStatus{WorkerID: wk.ID, Status: api.WorkerReady, Now: now}); err != nil {
-			return err
-		}
-	}
-	earliest := s.leases.Heartbeat(wk.ID, req.RunningTaskIDs)
-	cancel := []string{}
-	for _, a := range s.store.ActiveTasks(wk.ID) {
-		if a.CancelRequested || a.Preempted {
-			cancel = append(cancel, a.TaskID)
-		}
-	}
-	for _, id := range req.RunningTaskIDs {
-		if _, held := s.store.HeldAttempt(id, wk.ID); !held && !slices.Contains(cancel, id) {
-			cancel = append(cancel, id)
-		}
-	}
-	command := api.CommandNone
-	switch wk.Status {
-	case api.WorkerDraining:
-		command = api.CommandDrain
-	case api.WorkerStopping:
-		command = api.CommandStop
-	}
-	writeJSON(w, http.StatusOK, api.HeartbeatResponse{
-		ClearGPUs:       wk.ClearGPUs,
-		CancelTaskIDs:   cancel,
-		LeaseExpiresAt:  api.FormatTime(earliest),
-		Command:         command,
-		Revoked:         false,
-		IntervalSeconds: s.leases.HeartbeatInterval().Seconds(),
-	})
+	writeJSON(w, http.StatusOK, view.HeartbeatAnswer(a, s.leases.HeartbeatInterval()))
 	return nil
 }
 

@@ -46,3 +46,12 @@ const (
 
 // timeFormat is the protocol's timestamp layout, for audit details.
 const timeFormat = "2006-01-02T15:04:05.000Z07:00"
+
+// The worker statuses, for readers of the state that act on them
+// (heartbeat).
+const (
+	WorkerReady    = workerReady
+	WorkerOffline  = workerOffline
+	WorkerDraining = workerDraining
+	WorkerStopping = workerStopping
+)

@@ -1,11 +1,11 @@
-package httpapi
+package heartbeat
 
 import (
 	"cmp"
 	"slices"
 
+	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // A heartbeat repeats the worker's inventory (executors and devices) every
@@ -27,24 +27,24 @@ func sameExecutors(a, b []string) bool {
 }
 
 // sameDevices reports whether two device lists describe the same devices.
-func sameDevices(a, b []api.Device) bool {
+func sameDevices(a, b []command.Device) bool {
 	if len(a) != len(b) {
 		return false
 	}
-	if slices.EqualFunc(a, b, api.Device.Equal) {
+	if slices.EqualFunc(a, b, command.Device.Equal) {
 		return true
 	}
-	byUUID := func(p, q api.Device) int { return cmp.Compare(p.UUID, q.UUID) }
+	byUUID := func(p, q command.Device) int { return cmp.Compare(p.UUID, q.UUID) }
 	x, y := slices.Clone(a), slices.Clone(b)
 	slices.SortFunc(x, byUUID)
 	slices.SortFunc(y, byUUID)
-	return slices.EqualFunc(x, y, api.Device.Equal)
+	return slices.EqualFunc(x, y, command.Device.Equal)
 }
 
-// inventoryChanged reports whether a heartbeat's lists (nil: not sent)
-// differ from the stored worker record.
-func inventoryChanged(req *api.HeartbeatRequest, wk *state.Worker) bool {
-	return (req.Executors != nil && !sameExecutors(req.Executors, wk.Executors)) ||
-		(req.Devices != nil && !sameDevices(req.Devices, wk.Devices)) ||
-		(req.MaxTasks > 0 && req.MaxTasks != wk.MaxTasks)
+// inventoryChanged reports whether a beat's lists (nil: not sent) differ
+// from the stored worker record.
+func inventoryChanged(b Beat, wk *state.Worker) bool {
+	return (b.Executors != nil && !sameExecutors(b.Executors, wk.Executors)) ||
+		(b.Devices != nil && !sameDevices(b.Devices, wk.Devices)) ||
+		(b.MaxTasks > 0 && b.MaxTasks != wk.MaxTasks)
 }

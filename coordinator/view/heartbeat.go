@@ -1,0 +1,29 @@
+package view
+
+import (
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/heartbeat"
+	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// HeartbeatAnswer renders a heartbeat's answer: the worker's status after
+// the beat becomes the command its agent obeys, interval the heartbeat
+// interval the worker is told to keep.
+func HeartbeatAnswer(a heartbeat.Answer, interval time.Duration) api.HeartbeatResponse {
+	cmd := api.CommandNone
+	switch a.Status {
+	case state.WorkerDraining:
+		cmd = api.CommandDrain
+	case state.WorkerStopping:
+		cmd = api.CommandStop
+	}
+	return api.HeartbeatResponse{
+		ClearGPUs:       a.ClearGPUs,
+		CancelTaskIDs:   a.Cancel,
+		LeaseExpiresAt:  api.FormatTime(a.LeaseExpiresAt),
+		Command:         cmd,
+		IntervalSeconds: interval.Seconds(),
+	}
+}

@@ -1,0 +1,27 @@
+package archtest
+
+import (
+	"slices"
+	"testing"
+)
+
+// The rule reads this package's own imports, and a fake testing.TB shows
+// that a forbidden one fails the test.
+func TestForbidCatchesAnImport(t *testing.T) {
+	imports := Imports(t, ".", 1)
+	if !slices.Contains(imports["archtest.go"], "go/parser") {
+		t.Fatalf("imports read: %v", imports)
+	}
+	rec := &recorder{TB: t}
+	Forbid(rec, ".", 1, func(p string) bool { return p == "go/parser" }, "a test of the rule")
+	if rec.errors != 1 {
+		t.Fatalf("%d errors reported, want 1", rec.errors)
+	}
+}
+
+type recorder struct {
+	testing.TB
+	errors int
+}
+
+func (r *recorder) Errorf(string, ...any) { r.errors++ }
