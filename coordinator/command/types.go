@@ -146,6 +146,11 @@ type SubmitJob struct {
 	CreatedBy      string      `json:"created_by"`
 	Now            time.Time   `json:"now"`
 	MaxPendingJobs int         `json:"max_pending_jobs,omitempty"`
+	// SpecHash is the spec's digest (state.SpecHash), taken once by the
+	// leader that proposes the job, so that no replica hashes it again
+	// inside Apply; empty in entries written before it was carried, whose
+	// replicas take it themselves.
+	SpecHash string `json:"spec_hash,omitempty"`
 }
 
 // AssignTask hands a pending task to a worker under a new attempt.

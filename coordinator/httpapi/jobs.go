@@ -33,7 +33,7 @@ func (s *Server) submitJob(w http.ResponseWriter, r *http.Request, p auth.Princi
 		ids[i] = fmt.Sprintf("%s-%d", jobID, i)
 	}
 	out, err := state.Propose[state.SubmitOutcome](r.Context(), s.propose, command.SubmitJob{JobID: jobID, TaskIDs: ids, Spec: spec, CreatedBy: p.Name, Now: s.now(),
-		MaxPendingJobs: s.quotas.pendingLimit()})
+		MaxPendingJobs: s.quotas.pendingLimit(), SpecHash: state.SpecHash(spec)})
 	if err != nil {
 		return quotaRefusal(err)
 	}

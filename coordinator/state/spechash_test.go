@@ -1,0 +1,58 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// A job's spec digest is taken by the leader (SubmitJob.SpecHash) and
+// kept as given; an entry from before it was carried gets the same digest
+// from the replica itself, so the idempotency check holds across both.
+func TestSubmitKeepsTheLeadersSpecHash(t *testing.T) {
+	spec := api.JobSpec{Executor: "exec", Config: []byte(`{ "command" : "true" }`), IdempotencyKey: "k1"}
+	s := New()
+	mustApply(t, s, command.SubmitJob{JobID: "j1", TaskIDs: []string{"j1-0"}, Spec: spec, CreatedBy: "alice", Now: at(1), SpecHash: SpecHash(spec)})
+	if j := s.jobs.get("j1"); j.SpecHash != SpecHash(spec) {
+		t.Fatalf("stored %q", j.SpecHash)
+	}
+	// The same key and spec from an old entry (no digest): the same job.
+	r := apply(t, s, command.SubmitJob{JobID: "j2", TaskIDs: []string{"j2-0"}, Spec: spec, CreatedBy: "alice", Now: at(2)})
+	out, err := OutcomeOf[SubmitOutcome](r)
+	if err != nil || out.Created || out.Job.Job.ID != "j1" {
+		t.Fatalf("resubmission: %+v %v", out, err)
+	}
+	// Another spec under the key: refused, whoever took the digest.
+	other := spec
+	other.Priority = 3
+	r = apply(t, s, command.SubmitJob{JobID: "j3", TaskIDs: []string{"j3-0"}, Spec: other, CreatedBy: "alice", Now: at(3), SpecHash: SpecHash(other)})
+	if !errors.Is(r.Err(), ErrConflict) {
+		t.Fatalf("another spec under the key: %v", r.Err())
+	}
+}
+
+// BenchmarkApplySubmit applies job submissions as a replica does, with
+// the digest the leader took (carried) and without it (hashed in Apply,
+// as before).
+func BenchmarkApplySubmit(b *testing.B) {
+	spec := api.JobSpec{Executor: "exec", Config: []byte(`{"command":"python train.py --epochs 3","env":{"A":"1","B":"2"}}`),
+		Resources: &api.Resources{GPUs: 1}, MaxAttempts: 3, LeaseSeconds: 60}
+	for _, carried := range []bool{true, false} {
+		b.Run(fmt.Sprintf("carried=%v", carried), func(b *testing.B) {
+			s := New()
+			hash := ""
+			if carried {
+				hash = SpecHash(spec)
+			}
+			i := 0
+			for b.Loop() {
+				i++
+				id := fmt.Sprintf("j%d", i)
+				s.Apply(command.SubmitJob{JobID: id, TaskIDs: []string{id + "-0"}, Spec: spec, CreatedBy: "bench", Now: at(1), SpecHash: hash})
+			}
+		})
+	}
+}
