@@ -11,6 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/blob"
 	"github.com/gpulayer/gpulayer/coordinator/fsm"
 	"github.com/gpulayer/gpulayer/coordinator/state"
@@ -137,14 +138,14 @@ type Server struct {
 	httpsPeers       bool
 	inflight         inflightBytes
 
-	trusted          []netip.Prefix
-	requireIPBinding bool
-	limits           *limiters
-	audit            *auditSink
-	blobs            *blob.Store
-	polls            *longPolls
-	quotas           Quotas
-	streams          StreamLimits
+	trusted []netip.Prefix
+	authn   auth.Authenticator
+	limits  *limiters
+	audit   *auditSink
+	blobs   *blob.Store
+	polls   *longPolls
+	quotas  Quotas
+	streams StreamLimits
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -188,7 +189,7 @@ func New(cfg Config) *Server {
 	if s.trusted == nil {
 		s.trusted = DefaultTrustedProxies
 	}
-	s.requireIPBinding = cfg.RequireIPBinding
+	s.authn = auth.Authenticator{Creds: cfg.Store, RequireIPBinding: cfg.RequireIPBinding}
 	s.limits = newLimiters(cfg.RateLimits)
 	s.audit = newAuditSink(cfg.Propose, cfg.Clock, s.log, cfg.AuditFlush)
 	s.blobs = cfg.Blobs
