@@ -125,6 +125,8 @@ type Server struct {
 	mux     *http.ServeMux
 	metrics *metrics
 	routes  []Route
+	// apiDoc renders the API description once (apidoc.go).
+	apiDoc func() ([]byte, error)
 
 	ready            func() bool
 	self             func() api.SelfResponse
@@ -198,6 +200,7 @@ func New(cfg Config) *Server {
 	s.polls = newLongPolls(api.MaxLongPollsPerCredential)
 	s.metrics = newMetrics(s, cfg.Collectors)
 	s.routes = s.routeTable()
+	s.apiDoc = sync.OnceValues(s.renderAPI)
 	for _, rt := range s.routes {
 		s.mux.Handle(rt.Method+" "+rt.Pattern, s.wrap(rt))
 	}
