@@ -46,11 +46,15 @@ const (
 	mediaBytes  = "application/octet-stream"
 )
 
-func jsonIn[T any]() *apiBody         { return &apiBody{typ: reflect.TypeFor[T](), media: mediaJSON} }
-func optionalIn[T any]() *apiBody     { return &apiBody{typ: reflect.TypeFor[T](), media: mediaJSON, optional: true} }
-func emptyIn() *apiBody               { return optionalIn[struct{}]() }
-func bytesIn() *apiBody               { return &apiBody{media: mediaBytes} }
-func ok[T any](desc string) apiAnswer { return apiAnswer{http.StatusOK, reflect.TypeFor[T](), mediaJSON, desc} }
+func jsonIn[T any]() *apiBody { return &apiBody{typ: reflect.TypeFor[T](), media: mediaJSON} }
+func optionalIn[T any]() *apiBody {
+	return &apiBody{typ: reflect.TypeFor[T](), media: mediaJSON, optional: true}
+}
+func emptyIn() *apiBody { return optionalIn[struct{}]() }
+func bytesIn() *apiBody { return &apiBody{media: mediaBytes} }
+func ok[T any](desc string) apiAnswer {
+	return apiAnswer{http.StatusOK, reflect.TypeFor[T](), mediaJSON, desc}
+}
 func created[T any](desc string) apiAnswer {
 	return apiAnswer{http.StatusCreated, reflect.TypeFor[T](), mediaJSON, desc}
 }
@@ -117,7 +121,7 @@ var apiOps = map[string]apiOp{
 	"GET /v1/jobs/{id}": {id: "getJob", tag: "jobs", summary: "A job with its tasks",
 		answers: []apiAnswer{ok[api.JobResponse]("the job")}},
 	"GET /v1/jobs/{id}/logs": {id: "getJobLogs", tag: "jobs", summary: "A job's output, as newline-delimited JSON",
-		query: []openapi.Parameter{queryParam("follow", "string", "1 or true: keep the answer open until the job ends (the trailer X-Gpulayer-Stream-End says why it ended)")},
+		query:   []openapi.Parameter{queryParam("follow", "string", "1 or true: keep the answer open until the job ends (the trailer X-Gpulayer-Stream-End says why it ended)")},
 		answers: []apiAnswer{{http.StatusOK, reflect.TypeFor[api.LogEntry](), mediaNDJSON, "one LogEntry per line"}},
 		errs:    []int{http.StatusTooManyRequests}},
 	"POST /v1/jobs/{id}/cancel": {id: "cancelJob", tag: "jobs", summary: "Cancel a job (submit role: its own jobs only)",
