@@ -207,3 +207,7 @@ func TestOpenAPIRouteServesStableBytes(t *testing.T) {
 		t.Fatalf("without the protocol header: %d %s", st, body)
 	}
 }
+
+// APIDescriptionForTest renders the description for the package's
+// external tests.
+func APIDescriptionForTest() ([]byte, error) { return apiServer().renderAPI() }

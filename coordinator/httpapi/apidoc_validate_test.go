@@ -1,0 +1,214 @@
+package httpapi_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+)
+
+// apiValidator checks real answers against the coordinator's own API
+// description with kin-openapi: the status must be one the operation
+// documents, the content type one it lists, and a JSON body must validate
+// against its schema (JSON Schema 2020-12, as OpenAPI 3.1 says); a
+// newline-delimited JSON stream is validated line by line.
+type apiValidator struct {
+	doc   *openapi3.T
+	mux   *http.ServeMux    // one entry per operation, to find which a request is
+	paths map[string]string // ServeMux pattern → the document's path
+}
+
+var errUndocumented = errors.New("no operation of the description matches the request")
+
+func newAPIValidator(t testing.TB, raw []byte) *apiValidator {
+	t.Helper()
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(raw)
+	if err != nil {
+		t.Fatalf("load the description: %v", err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		t.Fatalf("the description is not valid: %v", err)
+	}
+	v := &apiValidator{doc: doc, mux: http.NewServeMux(), paths: map[string]string{}}
+	for path, item := range doc.Paths.Map() {
+		muxPath := path
+		if strings.HasSuffix(path, "/{path}") {
+			muxPath = strings.TrimSuffix(path, "{path}") + "{path...}" // the one trailing wildcard
+		}
+		for method := range item.Operations() {
+			pattern := method + " " + muxPath
+			v.mux.Handle(pattern, http.NotFoundHandler())
+			v.paths[pattern] = path
+		}
+	}
+	return v
+}
+
+// operations lists the description's operations as "METHOD path".
+func (v *apiValidator) operations() []string {
+	var out []string
+	for pattern, path := range v.paths {
+		method, _, _ := strings.Cut(pattern, " ")
+		out = append(out, method+" "+path)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// check validates one answer to req; it names the operation it matched
+// ("METHOD path").
+func (v *apiValidator) check(req *http.Request, status int, header http.Header, body []byte) (string, error) {
+	_, pattern := v.mux.Handler(req)
+	path, ok := v.paths[pattern]
+	if !ok {
+		return "", fmt.Errorf("%w: %s %s", errUndocumented, req.Method, req.URL.Path)
+	}
+	method := req.Method
+	if method == http.MethodHead {
+		method = http.MethodGet
+	}
+	name := method + " " + path
+	item := v.doc.Paths.Value(path)
+	op := item.GetOperation(method)
+	route := &routers.Route{Spec: v.doc, Path: path, PathItem: item, Method: method, Operation: op}
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, Route: route},
+		Status:                 status,
+		Header:                 header,
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+	}
+	media, _, _ := mime.ParseMediaType(header.Get("Content-Type"))
+	switch {
+	case media == "application/json" || len(body) == 0:
+		in.SetBodyBytes(body)
+		return name, openapi3filter.ValidateResponse(context.Background(), in)
+	case media == "application/x-ndjson":
+		return name, v.checkLines(in, body)
+	default:
+		// Bytes, text, the dashboard's files: the status and the content
+		// type must be documented; there is no schema to hold them to.
+		in.Options.ExcludeResponseBody = true
+		if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
+			return name, err
+		}
+		if resp := op.Responses.Status(status); resp != nil && resp.Value.Content.Get(media) == nil {
+			return name, fmt.Errorf("%s answered %d with content type %q, which the description does not list", name, status, media)
+		}
+		return name, nil
+	}
+}
+
+// checkLines validates a newline-delimited JSON answer: each line
+// against the schema of the documented media type.
+func (v *apiValidator) checkLines(in *openapi3filter.ResponseValidationInput, body []byte) error {
+	in.Options.ExcludeResponseBody = true
+	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
+		return err
+	}
+	resp := in.RequestValidationInput.Route.Operation.Responses.Status(in.Status)
+	mt := resp.Value.Content.Get("application/x-ndjson")
+	if mt == nil || mt.Schema == nil {
+		return errors.New("a newline-delimited JSON answer the description does not list")
+	}
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	sc.Buffer(nil, 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		var line any
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			return fmt.Errorf("line %d is not JSON: %w", n, err)
+		}
+		if err := mt.Schema.Value.VisitJSON(line, openapi3.EnableJSONSchema2020()); err != nil {
+			return fmt.Errorf("line %d: %w", n, err)
+		}
+	}
+	return sc.Err()
+}
+
+// validatingProxy is a reverse proxy in front of a coordinator that
+// checks every answer passing through against the description, and
+// records which operations answered with which statuses and every answer
+// that did not validate.
+type validatingProxy struct {
+	v   *apiValidator
+	srv *httptest.Server
+
+	mu       sync.Mutex
+	seen     map[string]map[int]bool // operation → statuses
+	failures []string
+}
+
+func newValidatingProxy(t testing.TB, v *apiValidator, target string) *validatingProxy {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &validatingProxy{v: v, seen: map[string]map[int]bool{}}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.ModifyResponse = func(resp *http.Response) error {
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		p.record(resp.Request, resp.StatusCode, resp.Header, body)
+		return nil
+	}
+	p.srv = httptest.NewServer(rp)
+	t.Cleanup(p.srv.Close)
+	return p
+}
+
+func (p *validatingProxy) record(req *http.Request, status int, header http.Header, body []byte) {
+	name, err := p.v.check(req, status, header, body)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err != nil {
+		p.failures = append(p.failures, fmt.Sprintf("%s %s → %d: %v\n  body: %.300s", req.Method, req.URL.Path, status, err, body))
+	}
+	if name != "" {
+		if p.seen[name] == nil {
+			p.seen[name] = map[int]bool{}
+		}
+		p.seen[name][status] = true
+	}
+}
+
+// exercised lists the operations answered with a 2xx status, and those
+// answered with errors only.
+func (p *validatingProxy) exercised() (success, errorsOnly []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for name, statuses := range p.seen {
+		ok := false
+		for st := range statuses {
+			ok = ok || st < 300
+		}
+		if ok {
+			success = append(success, name)
+		} else {
+			errorsOnly = append(errorsOnly, name)
+		}
+	}
+	sort.Strings(success)
+	sort.Strings(errorsOnly)
+	return success, errorsOnly
+}
