@@ -12,7 +12,7 @@ BIN := bin/gpulayer
 PLUGIN_DIR := bin/plugins
 EXAMPLE_PLUGINS := $(notdir $(wildcard examples/plugins/*))
 
-.PHONY: build plugins demo test test-security test-short test-ui lint fmt proto bench bench-quick bench-logstore test-cluster fuzz test-faults test-agent-faults replay-campaign
+.PHONY: build plugins demo test test-security test-short test-ui lint fmt proto bench bench-quick bench-logstore test-cluster fuzz test-faults test-agent-faults replay-campaign test-api
 # The commit `gpulayer version` reports (empty outside a git checkout).
 COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 
@@ -45,6 +45,13 @@ test:
 # controls"). make test runs them too; CI runs them again on their own.
 test-security:
 	GO=$(GO) ./scripts/test-security.sh
+
+# The API description (docs/api.md) alone: route coverage, every route's
+# real answers validated against GET /v1/openapi.json with kin-openapi,
+# and the check shown to bite. make test runs them too; CI runs them
+# again here so the log lists the routes exercised.
+test-api:
+	$(GO) test -race -count=1 -v -run 'TestAPIDescription|TestOpenAPIRoute|TestRealAnswersMatchAPIDescription|TestAPIValidatorCatchesWrongAnswers' ./coordinator/httpapi/
 
 # The web dashboard in headless Chromium against a real coordinator:
 # scripts/ensure-chromium.sh finds the browser (or installs Debian's

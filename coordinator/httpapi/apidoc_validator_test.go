@@ -63,7 +63,8 @@ func TestAPIValidatorCatchesWrongAnswers(t *testing.T) {
 				t.Fatal("a wrong answer passes")
 			}
 			if err != nil {
-				t.Logf("refused: %.200s", err)
+				msg, _, _ := strings.Cut(err.Error(), "\n")
+				t.Logf("refused: %s", msg)
 			}
 		})
 	}
