@@ -7,12 +7,17 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/gpulayer/gpulayer/coordinator"
+	"github.com/gpulayer/gpulayer/coordinator/cluster"
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
+	"github.com/gpulayer/gpulayer/internal/certs"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -242,11 +247,18 @@ func TestRealAnswersMatchAPIDescription(t *testing.T) {
 	}
 	c.must(200, "PUT", "/v1/operator/snapshot", admin, snap, nil)
 
-	// Peer routes refuse a caller without a peer certificate.
-	c.must(401, "PUT", "/v1/operator/nodes/c1", "", api.NodeAddrRequest{HTTPAddr: "http://127.0.0.1:1"}, nil)
+	// Peer routes refuse a caller without a peer certificate, and answer
+	// another coordinator: one holding the cluster key's certificate.
+	self := h.Server.Node().ID()
+	c.must(401, "PUT", "/v1/operator/nodes/"+self, "", api.NodeAddrRequest{HTTPAddr: "http://127.0.0.1:1"}, nil)
 	c.must(401, "GET", "/v1/operator/local/artifacts/"+digest, "", nil, nil)
 	c.must(401, "POST", "/v1/operator/local/artifacts/"+digest+"/copy", "", nil, nil)
-	c.must(403, "PUT", "/v1/operator/artifacts/"+digest+"/holders/c1", admin, nil, nil)
+	c.must(403, "PUT", "/v1/operator/artifacts/"+digest+"/holders/"+self, admin, nil, nil)
+	peer := apiCaller{t, proxy.via(t, strings.Replace(h.URL, "http://", "https://", 1), peerTransport(t, h)).URL}
+	peer.must(200, "PUT", "/v1/operator/nodes/"+self, "", api.NodeAddrRequest{HTTPAddr: h.Server.Store().NodeHTTPAddr(self)}, nil)
+	peer.must(200, "GET", "/v1/operator/local/artifacts/"+digest, "", nil, nil)
+	peer.must(201, "POST", "/v1/operator/local/artifacts/"+digest+"/copy", "", map[string]any{"size": len(blob), "sources": []string{}}, nil)
+	peer.must(200, "PUT", "/v1/operator/artifacts/"+digest+"/holders/"+self, "", map[string]any{"held": true, "size": len(blob), "reason": "fetched"}, nil)
 
 	// Refusals have the error shape too.
 	c.must(404, "GET", "/v1/jobs/jnope", admin, nil, nil)
@@ -273,6 +285,22 @@ func TestRealAnswersMatchAPIDescription(t *testing.T) {
 	if total := len(proxy.v.operations()); len(success) < total*85/100 {
 		t.Errorf("only %d of %d operations answered with success", len(success), total)
 	}
+}
+
+// peerTransport reaches a harness's coordinator as another coordinator
+// of its cluster would: TLS with the certificate its cluster key derives.
+func peerTransport(t *testing.T, h *coordinatortest.Harness) http.RoundTripper {
+	t.Helper()
+	key, err := coordinator.ReadClusterKey(filepath.Join(h.DataDir, coordinator.ClusterKeyFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, pool, err := certs.DerivedPeer(key, "global", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &cluster.PeerTLS{Certificate: cert, Roots: pool, ServerName: certs.ServerName("global")}
+	return &http.Transport{TLSClientConfig: p.ClientConfig()}
 }
 
 // acquireOne takes one task for the worker holding token.

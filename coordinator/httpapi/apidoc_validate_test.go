@@ -144,7 +144,7 @@ func (v *apiValidator) checkLines(in *openapi3filter.ResponseValidationInput, bo
 // validatingProxy is a reverse proxy in front of a coordinator that
 // checks every answer passing through against the description, and
 // records which operations answered with which statuses and every answer
-// that did not validate.
+// that did not validate. Further proxies (via) record into the same.
 type validatingProxy struct {
 	v   *apiValidator
 	srv *httptest.Server
@@ -156,12 +156,21 @@ type validatingProxy struct {
 
 func newValidatingProxy(t testing.TB, v *apiValidator, target string) *validatingProxy {
 	t.Helper()
+	p := &validatingProxy{v: v, seen: map[string]map[int]bool{}}
+	p.srv = p.via(t, target, nil)
+	return p
+}
+
+// via starts another proxy to target, over transport (nil: the default),
+// that records into p.
+func (p *validatingProxy) via(t testing.TB, target string, transport http.RoundTripper) *httptest.Server {
+	t.Helper()
 	u, err := url.Parse(target)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &validatingProxy{v: v, seen: map[string]map[int]bool{}}
 	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.Transport = transport
 	rp.ModifyResponse = func(resp *http.Response) error {
 		body, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
@@ -172,9 +181,9 @@ func newValidatingProxy(t testing.TB, v *apiValidator, target string) *validatin
 		p.record(resp.Request, resp.StatusCode, resp.Header, body)
 		return nil
 	}
-	p.srv = httptest.NewServer(rp)
-	t.Cleanup(p.srv.Close)
-	return p
+	srv := httptest.NewServer(rp)
+	t.Cleanup(srv.Close)
+	return srv
 }
 
 func (p *validatingProxy) record(req *http.Request, status int, header http.Header, body []byte) {
