@@ -32,20 +32,24 @@ type apiCaller struct {
 func (c apiCaller) call(method, path, token string, body any) (int, []byte) {
 	c.t.Helper()
 	var rd io.Reader
+	media := ""
 	switch b := body.(type) {
 	case nil:
 	case []byte:
-		rd = bytes.NewReader(b)
+		rd, media = bytes.NewReader(b), "application/octet-stream"
 	default:
 		js, err := json.Marshal(b)
 		if err != nil {
 			c.t.Fatal(err)
 		}
-		rd = bytes.NewReader(js)
+		rd, media = bytes.NewReader(js), "application/json"
 	}
 	req, err := http.NewRequestWithContext(c.t.Context(), method, c.url+path, rd)
 	if err != nil {
 		c.t.Fatal(err)
+	}
+	if media != "" {
+		req.Header.Set("Content-Type", media)
 	}
 	req.Header.Set(api.ProtocolHeader, api.ProtocolVersion)
 	if token != "" {

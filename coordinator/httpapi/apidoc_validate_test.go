@@ -115,6 +115,44 @@ func (v *apiValidator) check(req *http.Request, status int, header http.Header, 
 	}
 }
 
+// checkRequest validates a request, with its body, against the
+// operation it matches: parameters, headers and body. Authentication is
+// the coordinator's to check, not the validator's.
+func (v *apiValidator) checkRequest(req *http.Request, body []byte) error {
+	_, pattern := v.mux.Handler(req)
+	path, ok := v.paths[pattern]
+	if !ok {
+		return fmt.Errorf("%w: %s %s", errUndocumented, req.Method, req.URL.Path)
+	}
+	item := v.doc.Paths.Value(path)
+	route := &routers.Route{Spec: v.doc, Path: path, PathItem: item, Method: req.Method, Operation: item.GetOperation(req.Method)}
+	r := req.Clone(req.Context())
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return openapi3filter.ValidateRequest(context.Background(), &openapi3filter.RequestValidationInput{
+		Request: r, PathParams: pathParams(path, req.URL.Path), Route: route,
+		Options: &openapi3filter.Options{MultiError: true, AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
+	})
+}
+
+// pathParams reads a request path's parameters by the document's path
+// template; the last parameter of /ui/{path} takes the rest.
+func pathParams(template, path string) map[string]string {
+	tpl, segs := strings.Split(template, "/"), strings.Split(path, "/")
+	out := map[string]string{}
+	for i, t := range tpl {
+		if !strings.HasPrefix(t, "{") || i >= len(segs) {
+			continue
+		}
+		name := strings.Trim(t, "{}")
+		if i == len(tpl)-1 {
+			out[name] = strings.Join(segs[i:], "/")
+		} else {
+			out[name] = segs[i]
+		}
+	}
+	return out
+}
+
 // checkLines validates a newline-delimited JSON answer: each line
 // against the schema of the documented media type.
 func (v *apiValidator) checkLines(in *openapi3filter.ResponseValidationInput, body []byte) error {
@@ -171,6 +209,18 @@ func (p *validatingProxy) via(t testing.TB, target string, transport http.RoundT
 	}
 	rp := httputil.NewSingleHostReverseProxy(u)
 	rp.Transport = transport
+	direct := rp.Director
+	rp.Director = func(r *http.Request) {
+		// The request as the client sent it, for checkRequest.
+		var body []byte
+		if r.Body != nil {
+			body, _ = io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		orig := r.Clone(r.Context())
+		*r = *r.WithContext(context.WithValue(r.Context(), sentKey{}, sent{orig, body}))
+		direct(r)
+	}
 	rp.ModifyResponse = func(resp *http.Response) error {
 		body, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
@@ -186,12 +236,30 @@ func (p *validatingProxy) via(t testing.TB, target string, transport http.RoundT
 	return srv
 }
 
+// sentKey carries, in an outgoing request's context, the request as the
+// client sent it.
+type sentKey struct{}
+
+type sent struct {
+	req  *http.Request
+	body []byte
+}
+
 func (p *validatingProxy) record(req *http.Request, status int, header http.Header, body []byte) {
 	name, err := p.v.check(req, status, header, body)
+	var reqErr error
+	if s, ok := req.Context().Value(sentKey{}).(sent); ok && status < 300 {
+		// A request the coordinator took must be one the description
+		// allows (a refused one may well not be).
+		reqErr = p.v.checkRequest(s.req, s.body)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if err != nil {
 		p.failures = append(p.failures, fmt.Sprintf("%s %s → %d: %v\n  body: %.300s", req.Method, req.URL.Path, status, err, body))
+	}
+	if reqErr != nil {
+		p.failures = append(p.failures, fmt.Sprintf("request %s %s (answered %d) does not match the description: %v", req.Method, req.URL.Path, status, reqErr))
 	}
 	if name != "" {
 		if p.seen[name] == nil {

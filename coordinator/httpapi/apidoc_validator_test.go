@@ -69,3 +69,42 @@ func TestAPIValidatorCatchesWrongAnswers(t *testing.T) {
 		})
 	}
 }
+
+// The request check bites too: a body the description does not allow is
+// refused, one it allows passes.
+func TestAPIValidatorChecksRequests(t *testing.T) {
+	raw, err := httpapi.APIDescriptionForTest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := newAPIValidator(t, raw)
+	cases := []struct {
+		name, method, path, body string
+		valid                    bool
+	}{
+		{"a job", "POST", "/v1/jobs", `{"executor":"exec","config":{"command":"true"},"count":2,"inputs":["` + strings.Repeat("a", 64) + `"]}`, true},
+		{"a job without its executor", "POST", "/v1/jobs", `{"config":{"command":"true"}}`, false},
+		{"a job with a field the protocol lacks", "POST", "/v1/jobs", `{"executor":"exec","bogus":1}`, false},
+		{"a count that is not a number", "POST", "/v1/jobs", `{"executor":"exec","count":"2"}`, false},
+		{"an input that is no digest", "POST", "/v1/jobs", `{"executor":"exec","inputs":["../etc/passwd"]}`, false},
+		{"a group member", "POST", "/v1/groups/g1/members", `{"kind":"worker","id":"w1"}`, true},
+		{"a group member of an unknown kind", "DELETE", "/v1/groups/g1/members/team/x", ``, false},
+		{"a cancel with no body", "POST", "/v1/jobs/j1/cancel", ``, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			req := httptest.NewRequest(c.method, c.path, strings.NewReader(c.body))
+			req.Header.Set(api.ProtocolHeader, api.ProtocolVersion)
+			if c.body != "" {
+				req.Header.Set("Content-Type", "application/json")
+			}
+			err := v.checkRequest(req, []byte(c.body))
+			if c.valid && err != nil {
+				t.Fatalf("a valid request is refused: %v", err)
+			}
+			if !c.valid && err == nil {
+				t.Fatal("a wrong request passes")
+			}
+		})
+	}
+}
