@@ -272,7 +272,12 @@ func TestRealAnswersMatchAPIDescription(t *testing.T) {
 
 	proxy.mu.Lock()
 	failures := append([]string(nil), proxy.failures...)
+	answers, requests := proxy.answers, proxy.requests
 	proxy.mu.Unlock()
+	t.Logf("%d answers validated, and the %d requests the coordinator accepted", answers, requests)
+	if requests == 0 {
+		t.Error("no accepted request was checked against the description")
+	}
 	for _, f := range failures {
 		t.Errorf("answer does not match the API description: %s", f)
 	}

@@ -190,6 +190,8 @@ type validatingProxy struct {
 	mu       sync.Mutex
 	seen     map[string]map[int]bool // operation → statuses
 	failures []string
+	answers  int // answers checked
+	requests int // accepted requests checked
 }
 
 func newValidatingProxy(t testing.TB, v *apiValidator, target string) *validatingProxy {
@@ -207,19 +209,18 @@ func (p *validatingProxy) via(t testing.TB, target string, transport http.RoundT
 	if err != nil {
 		t.Fatal(err)
 	}
-	rp := httputil.NewSingleHostReverseProxy(u)
-	rp.Transport = transport
-	direct := rp.Director
-	rp.Director = func(r *http.Request) {
+	rp := &httputil.ReverseProxy{Transport: transport}
+	rp.Rewrite = func(pr *httputil.ProxyRequest) {
 		// The request as the client sent it, for checkRequest.
 		var body []byte
-		if r.Body != nil {
-			body, _ = io.ReadAll(r.Body)
-			r.Body = io.NopCloser(bytes.NewReader(body))
+		if pr.Out.Body != nil {
+			body, _ = io.ReadAll(pr.Out.Body)
+			pr.Out.Body = io.NopCloser(bytes.NewReader(body))
 		}
-		orig := r.Clone(r.Context())
-		*r = *r.WithContext(context.WithValue(r.Context(), sentKey{}, sent{orig, body}))
-		direct(r)
+		orig := pr.In.Clone(pr.In.Context())
+		pr.Out = pr.Out.WithContext(context.WithValue(pr.Out.Context(), sentKey{}, sent{orig, body}))
+		pr.SetURL(u)
+		pr.SetXForwarded()
 	}
 	rp.ModifyResponse = func(resp *http.Response) error {
 		body, err := io.ReadAll(resp.Body)
@@ -255,6 +256,10 @@ func (p *validatingProxy) record(req *http.Request, status int, header http.Head
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.answers++
+	if s, ok := req.Context().Value(sentKey{}).(sent); ok && status < 300 && s.req != nil {
+		p.requests++
+	}
 	if err != nil {
 		p.failures = append(p.failures, fmt.Sprintf("%s %s → %d: %v\n  body: %.300s", req.Method, req.URL.Path, status, err, body))
 	}
