@@ -110,11 +110,13 @@ func errorStatuses(pattern string, a Access, op apiOp) []int {
 		http.StatusTooManyRequests:             true, // rate_limited, per source
 		http.StatusRequestHeaderFieldsTooLarge: true,
 		http.StatusInternalServerError:         true,
-		http.StatusServiceUnavailable:          true, // no_leader
 	}
 	if strings.HasPrefix(pattern, "/v1/") {
-		set[http.StatusBadRequest] = true // protocol_mismatch, invalid_argument
-		set[http.StatusMisdirectedRequest] = true
+		set[http.StatusBadRequest] = true         // protocol_mismatch, invalid_argument
+		set[http.StatusServiceUnavailable] = true // no_leader
+		if !strings.HasPrefix(pattern, "/v1/status/") {
+			set[http.StatusMisdirectedRequest] = true // not_leader
+		}
 	}
 	if op.body != nil {
 		set[http.StatusBadRequest] = true
