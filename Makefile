@@ -66,6 +66,20 @@ test-ui:
 		$(GO) test -race -count=1 -timeout 5m ./coordinator/ui/...
 	@echo "==> screenshots in $(UI_SHOTS_DIR):" && ls $(UI_SHOTS_DIR)
 
+# Every family on the coordinator's and the agent's /metrics passes
+# `promtool check metrics` with nothing reported: scripts/check-metrics.sh
+# runs a real gpulayer dev, runs a job on it, and checks both pages.
+# scripts/ensure-promtool.sh finds promtool, or installs Debian's
+# prometheus package with apt-get when run as root (as test-ui does
+# chromium). The binary is built as cmd/gpulayer's tests build theirs, so
+# after make test nothing is compiled again. See docs/metrics.md.
+.PHONY: test-metrics
+test-metrics:
+	@mkdir -p $(dir $(BIN))
+	$(GO) build -o $(BIN) ./cmd/gpulayer
+	@promtool=$$(./scripts/ensure-promtool.sh | tail -n 1) && echo "==> /metrics checked with $$promtool" && \
+		./scripts/check-metrics.sh $(BIN) "$$promtool"
+
 # Randomized fault campaign checked for linearizability (porcupine): N
 # schedules on three coordinators over loopback, each replayable from its
 # seed (printed on failure). make test runs 50 (5 more inside the -race
