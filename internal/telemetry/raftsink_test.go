@@ -3,7 +3,9 @@ package telemetry
 import (
 	"bytes"
 	"math"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	gometrics "github.com/hashicorp/go-metrics/compat"
@@ -225,5 +227,52 @@ func TestSnakeCase(t *testing.T) {
 		if got := snakeCase(in); got != want {
 			t.Errorf("snakeCase(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Raft reports from many goroutines while scrapes run: every measurement
+// is counted (run under -race, nothing races).
+func TestRaftSinkConcurrent(t *testing.T) {
+	s := newRaftSink()
+	reg := prometheus.NewRegistry()
+	if err := reg.Register(s); err != nil {
+		t.Fatal(err)
+	}
+	const writers, each = 8, 500
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			peer := []gometrics.Label{{Name: "peer_id", Value: "c" + strconv.Itoa(w%3)}}
+			for range each {
+				s.IncrCounter([]string{"raft", "apply"}, 1)
+				s.AddSampleWithLabels([]string{"raft", "replication", "heartbeat"}, 2, peer)
+				s.SetGauge([]string{"raft", "peers"}, 3)
+			}
+		}()
+	}
+	scraped := make(chan struct{})
+	go func() {
+		defer close(scraped)
+		for range 50 {
+			if _, err := reg.Gather(); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	<-scraped
+	_, fams := gather(t, s)
+	if v, _ := seriesValue(fams["gpulayer_raft_apply_total"], "", ""); v != writers*each {
+		t.Errorf("gpulayer_raft_apply_total = %v, want %d", v, writers*each)
+	}
+	var n uint64
+	for _, m := range fams["gpulayer_raft_replication_heartbeat_duration_seconds"].GetMetric() {
+		n += m.GetSummary().GetSampleCount()
+	}
+	if n != writers*each {
+		t.Errorf("heartbeat samples %d, want %d", n, writers*each)
 	}
 }
