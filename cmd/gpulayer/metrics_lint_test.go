@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
+	"github.com/gpulayer/gpulayer/internal/telemetry"
 	"github.com/gpulayer/gpulayer/internal/telemetry/metricslint"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -101,6 +102,11 @@ func TestMetricsLintCleanAndDashboardExported(t *testing.T) {
 		}
 		for _, p := range problems {
 			t.Errorf("%s /metrics: %s", who, p)
+		}
+		for name, f := range parsePage(t, raw) {
+			if strings.Contains(f.GetHelp(), telemetry.UntranslatedHelp) {
+				t.Errorf("%s /metrics: %s is a Raft key internal/telemetry/raftnames.go does not name: %s", who, name, f.GetHelp())
+			}
 		}
 	}
 	fams := parsePage(t, pages["coordinator c1"])

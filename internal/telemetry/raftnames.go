@@ -123,6 +123,11 @@ var raftNames = map[string]raftName{
 	"raft.boltdb.txstats.writeTime":        {name: "gpulayer_raft_boltdb_write_duration_seconds", kind: kindSummary, help: "Time the Raft log store spent writing pages since its last report.", scale: fromMillis},
 }
 
+// UntranslatedHelp ends the help text of a family served for a Raft key
+// raftNames does not know, so that a test of a real scrape can tell one
+// (after a Raft upgrade) and ask for a table entry.
+const UntranslatedHelp = "not translated by gpulayer"
+
 // translate is the family a go-metrics key and type are served as: the
 // table's entry when the key is known as that type, else fallbackName's.
 func translate(key []string, k kind) raftName {
@@ -130,7 +135,7 @@ func translate(key []string, k kind) raftName {
 	if n, ok := raftNames[joined]; ok && n.kind == k {
 		return n
 	}
-	return raftName{name: fallbackName(key, k), kind: k, help: fmt.Sprintf("Raft's go-metrics %s %q, in Raft's own unit (not translated by gpulayer).", k, joined)}
+	return raftName{name: fallbackName(key, k), kind: k, help: fmt.Sprintf("Raft's go-metrics %s %q, in Raft's own unit (%s).", k, joined, UntranslatedHelp)}
 }
 
 // fallbackName derives a family name from a key no table entry knows:

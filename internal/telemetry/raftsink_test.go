@@ -195,7 +195,7 @@ func TestRaftSinkUnknownAndMismatched(t *testing.T) {
 	if v, ok := seriesValue(fams["gpulayer_raft_some_new_thing_rpc_count_total"], "", ""); !ok || v != 2 || fams["gpulayer_raft_some_new_thing_rpc_count_total"].GetType() != dto.MetricType_COUNTER {
 		t.Errorf("unknown counter: %v %v, families %v", v, ok, keys(fams))
 	}
-	if !strings.Contains(fams["gpulayer_raft_new_timer"].GetHelp(), `"raft.newTimer"`) {
+	if h := fams["gpulayer_raft_new_timer"].GetHelp(); !strings.Contains(h, `"raft.newTimer"`) || !strings.Contains(h, UntranslatedHelp) {
 		t.Errorf("unknown sample's help %q does not name its key", fams["gpulayer_raft_new_timer"].GetHelp())
 	}
 	if n := len(fams["gpulayer_raft_replication_heartbeat_duration_seconds"].GetMetric()); n != 1 {
