@@ -28,10 +28,11 @@ var (
 
 // Shared returns the process-wide registry: Go runtime and process
 // collectors, and a sink installed as go-metrics' global that serves what
-// Raft reports under well-formed names (raftsink.go, raftnames.go). It is built once per
-// process (go-metrics' global is process-wide, and several coordinators
-// may run in one process, as in tests and `gpulayer dev`): their Raft
-// metrics then add up in one family each. Call it before starting Raft.
+// Raft reports under well-formed names (raftsink.go, raftnames.go). It
+// is built once per process (go-metrics' global is process-wide, and
+// several coordinators may run in one process, as in tests and `gpulayer
+// dev`): their Raft metrics then add up in one family each. Call it
+// before starting Raft.
 func Shared() (*prometheus.Registry, error) {
 	sharedOnce.Do(func() { sharedReg, sharedErr = newShared() })
 	return sharedReg, sharedErr
