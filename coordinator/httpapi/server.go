@@ -11,6 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/gpulayer/gpulayer/coordinator/artifactrepair"
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/blob"
 	"github.com/gpulayer/gpulayer/coordinator/fsm"
@@ -145,6 +146,7 @@ type Server struct {
 	limits  *limiters
 	audit   *auditSink
 	blobs   *blob.Store
+	repair  *artifactrepair.Repair // this coordinator's artifact copies (artifactrepair.go)
 	polls   *longPolls
 	quotas  Quotas
 	streams StreamLimits
@@ -195,6 +197,11 @@ func New(cfg Config) *Server {
 	s.limits = newLimiters(cfg.RateLimits)
 	s.audit = newAuditSink(cfg.Propose, cfg.Clock, s.log, cfg.AuditFlush)
 	s.blobs = cfg.Blobs
+	var blobs artifactrepair.Blobs // nil, not a nil *blob.Store, when none is kept
+	if cfg.Blobs != nil {
+		blobs = cfg.Blobs
+	}
+	s.repair = artifactrepair.New(blobs, cfg.Store, repairPeers{s}, cfg.Propose, s.now, s.log.With("component", "artifact-repair"))
 	s.quotas = cfg.Quotas.withDefaults()
 	s.streams = cfg.Streams.withDefaults()
 	s.polls = newLongPolls(api.MaxLongPollsPerCredential)
