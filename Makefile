@@ -65,10 +65,11 @@ test-ui:
 	@echo "==> screenshots in $(UI_SHOTS_DIR):" && ls $(UI_SHOTS_DIR)
 
 # The Python SDK (sdk/python) against a real `gpulayer dev`: a fresh
-# virtual environment in $(PY_BUILD)/venv that sees the system's
+# virtual environment in $(PY_BUILD)/venv that sees the system's pip,
 # setuptools and wheel (Debian: python3-venv, python3-setuptools,
-# python3-wheel), the package installed from the checkout with no index,
-# then its unittest suite. The binary is built with -race like make
+# python3-wheel; pip is installed into it only where the system has
+# none), the package installed from the checkout with no index, then
+# its unittest suite. The binary is built with -race like make
 # test's, so that after it only package main is compiled. See
 # docs/python.md.
 PYTHON ?= $(firstword $(wildcard /usr/bin/python3) python3)
@@ -76,7 +77,8 @@ PY_BUILD ?= bin/python
 test-python:
 	$(PYTHON) sdk/python/tools/write_version.py --check $(VERSION)
 	@rm -rf $(PY_BUILD)/venv sdk/python/build sdk/python/src/gpulayer.egg-info
-	$(PYTHON) -m venv --system-site-packages $(PY_BUILD)/venv || { \
+	$(PYTHON) -m venv --system-site-packages --without-pip $(PY_BUILD)/venv && \
+	{ $(PY_BUILD)/venv/bin/python -m pip --version >/dev/null 2>&1 || $(PY_BUILD)/venv/bin/python -m ensurepip --default-pip; } || { \
 		echo "test-python: $(PYTHON) needs venv, setuptools and wheel (Debian: apt-get install python3-venv python3-setuptools python3-wheel)" >&2; exit 1; }
 	$(PY_BUILD)/venv/bin/python -m pip install --quiet --no-index --no-build-isolation ./sdk/python
 	@rm -rf sdk/python/build sdk/python/src/gpulayer.egg-info

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import socket
+import ssl
 import threading
 import urllib.parse
 from dataclasses import dataclass
@@ -61,9 +62,9 @@ def json_answer(status: int, doc: object) -> Answer:
 
 class Stub:
     """An HTTP server that records every request and answers each with
-    what ``answer`` returns for it."""
+    what ``answer`` returns for it; HTTPS with a ``tls`` server context."""
 
-    def __init__(self, answer: Callable[[Seen], Answer]) -> None:
+    def __init__(self, answer: Callable[[Seen], Answer], tls: Optional[ssl.SSLContext] = None) -> None:
         self.seen: List[Seen] = []
         stub = self
 
@@ -90,8 +91,13 @@ class Stub:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        scheme = "http"
+        if tls is not None:
+            self._server.socket = tls.wrap_socket(self._server.socket, server_side=True)
+            scheme = "https"
+        self.url = f"{scheme}://127.0.0.1:{self._server.server_address[1]}"
+        # A short poll interval: close() returns within it.
+        threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True).start()
 
     def close(self) -> None:
         self._server.shutdown()

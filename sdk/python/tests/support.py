@@ -21,6 +21,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import unittest
 from pathlib import Path
 from typing import Callable, Dict, Optional, TypeVar
 
@@ -83,7 +84,8 @@ class Dev:
         cmd = [exe, "dev", "--http-addr", "127.0.0.1:0", "--env-file", env_file,
                "--fake-gpus", "dgxh100", "--log-level", "warn"]
         with open(self.log_path, "ab") as log:
-            self._proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env, **as_user)  # type: ignore[call-overload]
+            self._proc = subprocess.Popen(  # type: ignore[call-overload]
+                cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env, **as_user)
 
         def env_ready() -> Optional[Dict[str, str]]:
             self._check_alive()
@@ -142,3 +144,15 @@ def dev() -> Dev:
             d.start()
             _dev = d
         return _dev
+
+
+class DevTestCase(unittest.TestCase):
+    """A test case against the shared dev coordinator, as its admin."""
+
+    dev: Dev
+    gl: gpulayer.Client
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.dev = dev()
+        cls.gl = cls.dev.client()

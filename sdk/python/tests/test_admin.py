@@ -16,12 +16,7 @@ from . import fakes, support
 from .support import poll
 
 
-class TokensTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls) -> None:
-        cls.dev = support.dev()
-        cls.gl = cls.dev.client()
-
+class TokensTest(support.DevTestCase):
     def test_create_list_get_revoke(self) -> None:
         created = self.gl.tokens.create("py-submitter", roles=["submit"], expires_in_seconds=3600)
         self.assertTrue(created.token.startswith("glc_"))
@@ -51,12 +46,7 @@ class TokensTest(unittest.TestCase):
         self.assertEqual((created.kind, created.max_uses), ("join", 1))
 
 
-class WorkersTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls) -> None:
-        cls.dev = support.dev()
-        cls.gl = cls.dev.client()
-
+class WorkersTest(support.DevTestCase):
     def test_list_and_get(self) -> None:
         workers = self.gl.workers.list()
         self.assertEqual([w.worker_id for w in workers], ["dev-worker"])
@@ -75,14 +65,9 @@ class WorkersTest(unittest.TestCase):
         poll("the worker to be ready", lambda: self.gl.workers.get("dev-worker").status == "ready")
 
 
-class NotServedYetTest(unittest.TestCase):
+class NotServedYetTest(support.DevTestCase):
     """Today's coordinator answers 404 (no route) for these; once they
     are served the same calls answer the contract's codes listed."""
-
-    @classmethod
-    def setUpClass(cls) -> None:
-        cls.dev = support.dev()
-        cls.gl = cls.dev.client()
 
     def test_the_real_refusal_reaches_the_caller(self) -> None:
         cases = {
@@ -147,16 +132,20 @@ class ContractShapesTest(unittest.TestCase):
             "from": "2026-12-01T00:00:00.000Z", "to": "2026-12-02T00:00:00.000Z",
             "rows": [{"team": "ml", "gpu_model": "H100", "gpu_seconds": 7200.5, "preempted_gpu_seconds": 60, "tasks": 4}],
         })}
-        got = self.gl.usage(start=dt.datetime(2026, 12, 1, tzinfo=dt.timezone.utc), end="2026-12-02T00:00:00Z", group_by="gpu_model")
+        start = dt.datetime(2026, 12, 1, tzinfo=dt.timezone.utc)
+        got = self.gl.usage(start=start, end="2026-12-02T00:00:00Z", group_by="gpu_model")
         query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.stub.seen[0].path).query)
-        self.assertEqual(query, {"from": ["2026-12-01T00:00:00.000Z"], "to": ["2026-12-02T00:00:00Z"], "group_by": ["gpu_model"]})
+        self.assertEqual(query, {"from": ["2026-12-01T00:00:00.000Z"], "to": ["2026-12-02T00:00:00Z"],
+                                 "group_by": ["gpu_model"]})
         self.assertEqual((got.start, got.end), ("2026-12-01T00:00:00.000Z", "2026-12-02T00:00:00.000Z"))
-        self.assertEqual(got.rows, [gpulayer.UsageRow(team="ml", gpu_model="H100", gpu_seconds=7200.5, preempted_gpu_seconds=60, tasks=4)])
+        row = gpulayer.UsageRow(team="ml", gpu_model="H100", gpu_seconds=7200.5, preempted_gpu_seconds=60, tasks=4)
+        self.assertEqual(got.rows, [row])
         with self.assertRaises(ValueError):
             self.gl.usage(start=dt.datetime(2026, 12, 1))  # naive: which zone?
 
     def test_token_team(self) -> None:
-        self.answers = {"POST /v1/tokens": fakes.json_answer(201, {"id": "abc", "kind": "client", "name": "n", "team": "ml", "roles": ["submit"], "token": "glc_abc_secret"})}
+        created = {"id": "abc", "kind": "client", "name": "n", "team": "ml", "roles": ["submit"], "token": "glc_abc_secret"}
+        self.answers = {"POST /v1/tokens": fakes.json_answer(201, created)}
         got = self.gl.tokens.create("n", roles=["submit"], team="ml")
         self.assertEqual(self.body(), {"kind": "client", "name": "n", "roles": ["submit"], "team": "ml"})
         self.assertEqual((got.team, got.token), ("ml", "glc_abc_secret"))

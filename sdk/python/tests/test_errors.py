@@ -13,12 +13,7 @@ from gpulayer import JobSpec
 from . import fakes, support
 
 
-class ErrorsTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls) -> None:
-        cls.dev = support.dev()
-        cls.gl = cls.dev.client()
-
+class ErrorsTest(support.DevTestCase):
     def assertNoToken(self, err: gpulayer.Error, token: str) -> None:
         secret = token.rsplit("_", 1)[-1]
         for text in (str(err), repr(err), err.message, repr(err.args), repr(pickle.loads(pickle.dumps(err)))):

@@ -7,6 +7,11 @@ are not (a cancel)."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import ssl
+import subprocess
+import tempfile
 import time
 import unittest
 from typing import Callable
@@ -18,12 +23,7 @@ from . import fakes, support
 from .test_jobs import Gate
 
 
-class FailoverTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls) -> None:
-        cls.dev = support.dev()
-        cls.gl = cls.dev.client()
-
+class FailoverTest(support.DevTestCase):
     def stub(self, answer: Callable[[fakes.Seen], fakes.Answer]) -> fakes.Stub:
         s = fakes.Stub(answer)
         self.addCleanup(s.close)
@@ -91,6 +91,31 @@ class FailoverTest(unittest.TestCase):
         self.assertEqual(stub.seen[0].headers.get("authorization"), "Bearer glc_x_y")
         self.assertTrue(stub.seen[0].headers.get("user-agent", "").startswith("gpulayer-python/"))
 
+    @unittest.skipIf(shutil.which("openssl") is None, "no openssl command to make a test certificate")
+    def test_https_trusts_the_ca_file(self) -> None:
+        d = tempfile.mkdtemp(prefix="gpulayer-py-tls-")
+        self.addCleanup(shutil.rmtree, d, True)
+        cert, key = os.path.join(d, "cert.pem"), os.path.join(d, "key.pem")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                        "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1",
+                        "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+        server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        server.load_cert_chain(cert, key)
+        stub = fakes.Stub(lambda seen: fakes.json_answer(200, {"jobs": [], "next": ""}), tls=server)
+        self.addCleanup(stub.close)
+        self.assertTrue(stub.url.startswith("https://"))
+        self.assertEqual(gpulayer.Client(stub.url, "t", ca_file=cert).jobs.page().jobs, [])
+        # Unknown to the client: refused at once, not retried for the budget.
+        start = time.monotonic()
+        with self.assertRaises(gpulayer.Error) as e:
+            gpulayer.Client(stub.url, "t", retry_wait=30).jobs.page()
+        self.assertEqual(e.exception.code, "unavailable")
+        self.assertIn("TLS", e.exception.message)
+        self.assertLess(time.monotonic() - start, 5)
+        with self.assertRaises(gpulayer.Error) as e:
+            gpulayer.Client(stub.url, "t", ca_file=os.path.join(d, "missing.pem"))
+        self.assertEqual(e.exception.code, "invalid_argument")
+
     def test_rate_limited_is_waited_out_within_the_budget(self) -> None:
         answers = iter([fakes.error_answer(429, "rate_limited", "slow down", headers={"Retry-After": "1"})])
 
@@ -139,8 +164,9 @@ class FailoverTest(unittest.TestCase):
         self.assertEqual(self.gl.jobs.wait(job.id, timeout=60).state, "cancelled")
 
     def test_a_write_the_coordinator_may_have_applied_is_not_resent(self) -> None:
-        stub = self.stub(lambda seen: fakes.error_answer(503, "no_leader", "lost leadership while committing",
-                                                          headers={"X-GpuLayer-Outcome": "unknown"}))
+        maybe = fakes.error_answer(503, "no_leader", "lost leadership while committing",
+                                   headers={"X-GpuLayer-Outcome": "unknown"})
+        stub = self.stub(lambda seen: maybe)
         gl = gpulayer.Client([stub.url, self.dev.addr], self.dev.token)
         with self.assertRaises(gpulayer.Error) as e:
             gl.jobs.cancel("jwhatever")

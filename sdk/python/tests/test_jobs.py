@@ -36,12 +36,7 @@ class Gate:
             pass
 
 
-class JobsTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls) -> None:
-        cls.dev = support.dev()
-        cls.gl = cls.dev.client()
-
+class JobsTest(support.DevTestCase):
     def test_submit_wait_and_result(self) -> None:
         job = self.gl.jobs.submit(JobSpec.command(["sh", "-c", "echo out; echo err >&2"], name="hello"))
         self.assertTrue(job.id)

@@ -26,7 +26,8 @@ class ModelsTest(unittest.TestCase):
             ),
             (
                 "third-wave fields and extra",
-                JobSpec.command(["x"], priority=10, preemptible=False, depends_on=[gpulayer.Dependency("j1")], extra={"future": [1]}),
+                JobSpec.command(["x"], priority=10, preemptible=False, depends_on=[gpulayer.Dependency("j1")],
+                                extra={"future": [1]}),
                 {"executor": "exec", "config": {"command": "x"}, "priority": 10, "preemptible": False,
                  "depends_on": [{"job": "j1", "condition": "succeeded"}], "future": [1]},
             ),
@@ -46,7 +47,8 @@ class ModelsTest(unittest.TestCase):
             "id": "j1", "state": "failed", "executor": "exec", "team": "ml", "gang": True,
             "resources": {"gpus": 1, "future_knob": 2},
             "tasks": [
-                {"id": "j1-1", "index": 1, "state": "failed", "exit_code": 2, "attempts": [{"attempt_id": "a", "number": 1, "state": "failed", "exit_code": 2}]},
+                {"id": "j1-1", "index": 1, "state": "failed", "exit_code": 2,
+                 "attempts": [{"attempt_id": "a", "number": 1, "state": "failed", "exit_code": 2}]},
                 {"id": "j1-0", "index": 0, "state": "succeeded", "exit_code": 0, "checkpoint": {"sha256": "00"}},
             ],
         })

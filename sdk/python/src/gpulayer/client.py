@@ -124,7 +124,10 @@ class Client:
 
     def health(self) -> Dict[str, Any]:
         """The health of whichever coordinator answers (no credential)."""
-        return self._transport.request("GET", "/v1/status/health").json()
+        doc = self._transport.request("GET", "/v1/status/health").json()
+        if not isinstance(doc, dict):
+            raise Error(errors.INTERNAL, "GET /v1/status/health: the answer is not a JSON object")
+        return doc
 
     def usage(
         self,

@@ -12,7 +12,21 @@ from __future__ import annotations
 import dataclasses
 import functools
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Type, TypeVar, Union, get_args, get_origin, get_type_hints
+from typing import (
+    Any,
+    Dict,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    Type,
+    TypeVar,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 T = TypeVar("T", bound="Record")
 
@@ -36,7 +50,8 @@ class Record:
     def to_dict(self) -> Dict[str, Any]:
         """The record as JSON values, fields that are ``None`` left out
         (``extra`` merged back in)."""
-        return _encode(self)
+        out: Dict[str, Any] = _encode(self)
+        return out
 
 
 @dataclass
@@ -381,20 +396,23 @@ class Usage(Record):
 
 
 @functools.lru_cache(maxsize=None)
-def _layout(cls: type) -> tuple:
+def _layout(cls: type) -> Tuple[Dict[str, str], Dict[str, Any]]:
     """The (wire name -> field name, field name -> type) of a record."""
     hints = get_type_hints(cls)
-    names = {}
+    names: Dict[str, str] = {}
     for f in dataclasses.fields(cls):
         if f.name != "extra":
             names[f.metadata.get("json", f.name)] = f.name
     return names, hints
 
 
+_NONE = type(None)
+
+
 def _decode(cls: Type[T], data: Mapping[str, Any]) -> T:
     if not isinstance(data, Mapping):
         raise TypeError(f"{cls.__name__}: expected a JSON object, got {type(data).__name__}")
-    names, hints = _layout(cls)
+    names, hints = _layout(cls)  # type: ignore[arg-type]  # a class is hashable
     kwargs: Dict[str, Any] = {}
     extra: Dict[str, Any] = {}
     for key, value in data.items():
@@ -413,7 +431,7 @@ def _convert(tp: Any, value: Any) -> Any:
         return None
     origin = get_origin(tp)
     if origin is Union:
-        inner = [a for a in get_args(tp) if a is not type(None)]
+        inner = [a for a in get_args(tp) if a is not _NONE]
         return _convert(inner[0], value) if len(inner) == 1 else value
     if origin in (list, List) and isinstance(value, list):
         (item,) = get_args(tp)

@@ -126,7 +126,7 @@ class Stream:
                 nl = buf.find(b"\n")
                 if nl < 0:
                     break
-                line, buf = buf[:nl], buf[nl + 1 :]
+                line, buf = buf[:nl], buf[nl + 1:]
                 if line.strip():
                     yield line
             if len(buf) > MAX_LINE:
@@ -252,7 +252,10 @@ class Transport:
         self._lock = threading.Lock()
         self._cur = 0
         self._leader = ""
-        self._tls = _tls_context(ca_file, client_cert, client_key)
+        self._tls_files = (ca_file, client_cert, client_key)
+        self._tls: Optional[ssl.SSLContext] = None
+        if ca_file or client_cert or client_key or any(a.startswith("https://") for a in self._addrs):
+            self._tls = _tls_context(*self._tls_files)
 
     @property
     def addresses(self) -> List[str]:
@@ -421,6 +424,8 @@ class Transport:
         u = urllib.parse.urlsplit(base)
         host = u.hostname or ""
         if u.scheme == "https":
+            if self._tls is None:  # a leader's https address, the others http
+                self._tls = _tls_context(*self._tls_files)
             return http.client.HTTPSConnection(host, u.port, timeout=self._connect_timeout, context=self._tls)
         if u.scheme != "http":
             raise Error(errors.INVALID_ARGUMENT, f"address {base!r}: the scheme must be http or https")
