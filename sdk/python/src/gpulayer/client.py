@@ -304,12 +304,14 @@ class Tasks(_Resource):
         if isinstance(command, str) or not command:
             raise ValueError("command must be a non-empty list of strings")
         body = {"command": list(command), "tty": tty}
-        resp = self._t.request("POST", "/v1/tasks/" + _seg(task_id) + "/exec", body)
-        raise Error(
-            errors.UNSUPPORTED,
-            f"the coordinator accepted exec into task {task_id} (HTTP {resp.status}), "
-            "but this SDK version does not speak the exec stream; use `gpulayer job exec`",
-        )
+        # Opened, not read: an accepted exec answers a stream that lasts
+        # as long as the command.
+        with self._t.stream("POST", "/v1/tasks/" + _seg(task_id) + "/exec", body):
+            raise Error(
+                errors.UNSUPPORTED,
+                f"the coordinator accepted exec into task {task_id}, "
+                "but this SDK version does not speak the exec stream; use `gpulayer job exec`",
+            )
 
 
 class Teams(_Resource):

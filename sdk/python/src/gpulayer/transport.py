@@ -306,9 +306,18 @@ class Transport:
         conn.close()
         return Response(resp.status, headers, data)
 
-    def stream(self, method: str, path: str, *, query: Optional[Query] = None) -> Stream:
-        """Opens a streamed answer (a read): no timeout bounds its reads."""
-        conn, resp, _ = self._send(method, path, None, query, True, whole=False)
+    def stream(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        *,
+        query: Optional[Query] = None,
+        idempotent: bool = False,
+    ) -> Stream:
+        """Opens a 2xx answer to read as it arrives: no timeout bounds its
+        reads once it is open. Close it (or use it as a context manager)."""
+        conn, resp, _ = self._send(method, path, body, query, idempotent, whole=False)
         if conn.sock is not None:
             conn.sock.settimeout(None)
         return Stream(conn, resp)
