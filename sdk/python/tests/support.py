@@ -69,9 +69,9 @@ class Dev:
 
     def start(self, timeout: float = 90.0) -> None:
         env_file = os.path.join(self.dir, "env")
-        env = dict(os.environ, TMPDIR=self.dir)
-        for k in ("GPULAYER_ADDR", "GPULAYER_TOKEN", "GPULAYER_CONFIG"):
-            env.pop(k, None)
+        # Every flag of dev also reads GPULAYER_<FLAG>: none from outside.
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GPULAYER_")}
+        env["TMPDIR"] = self.dir
         as_user: Dict[str, object] = {}
         exe = self.bin
         if os.geteuid() == 0:

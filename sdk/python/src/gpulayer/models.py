@@ -75,6 +75,7 @@ class Target(Record):
 
     kind: str = ""
     id: str = ""
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
 
 
 @dataclass
@@ -84,6 +85,7 @@ class Dependency(Record):
 
     job: str = ""
     condition: str = SUCCEEDED
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
 
 
 @dataclass
@@ -256,6 +258,7 @@ class JobPage(Record):
 
     jobs: List[Job] = field(default_factory=list)
     next: str = ""
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
 
 
 @dataclass
@@ -344,6 +347,7 @@ class GPUs(Record):
     fraction of the parent GPU)."""
 
     gpus: Optional[float] = None
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
 
 
 @dataclass
