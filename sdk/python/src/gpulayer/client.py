@@ -2,7 +2,7 @@
 
 >>> import gpulayer
 >>> gl = gpulayer.Client("http://127.0.0.1:7070", token)   # doctest: +SKIP
->>> job = gl.jobs.submit(gpulayer.JobSpec.command(["nvidia-smi", "-L"], gpus=1))  # doctest: +SKIP
+>>> job = gl.jobs.submit(gpulayer.JobSpec.command(["sh", "-c", "echo $CUDA_VISIBLE_DEVICES"], gpus=1))  # doctest: +SKIP
 >>> for entry in gl.jobs.logs(job.id, follow=True):        # doctest: +SKIP
 ...     print(entry.data, end="")
 >>> gl.jobs.wait(job.id).state                             # doctest: +SKIP
