@@ -8,6 +8,7 @@ after passing the request on.
 from __future__ import annotations
 
 import json
+import re
 import socket
 import ssl
 import threading
@@ -113,7 +114,9 @@ class Proxy:
       away and the client's connection closed (a lost answer);
     * ``cut(method, path_prefix, after, n)``: the next n matching answers
       are relayed until they hold the bytes ``after``, then the connection
-      is closed (a stream cut midway).
+      is closed (a stream cut midway);
+    * ``strip_trailers``: chunked answers lose their trailers, as through
+      a proxy that does not forward them.
     """
 
     def __init__(self, upstream: str) -> None:
@@ -127,6 +130,7 @@ class Proxy:
         self._sock.listen(64)
         self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}"
         self._closed = False
+        self.strip_trailers = False
         threading.Thread(target=self._accept, daemon=True).start()
 
     def drop(self, method: str, prefix: str, n: int = 1) -> None:
@@ -187,10 +191,17 @@ class Proxy:
                         break
                     if rule and rule.kind == "drop":
                         continue
+                    if self.strip_trailers:
+                        data = _TRAILERS.sub(b"0\r\n\r\n", data)
                     client.sendall(data)
                     relayed += data
                     if rule and rule.kind == "cut" and rule.after in relayed:
                         return
+
+
+# The last chunk and the trailers after it (the proxy sees them in one
+# piece: the coordinator writes them at once, at the end).
+_TRAILERS = re.compile(rb"(?:^|(?<=\r\n))0\r\n(?:[A-Za-z0-9-]+: [^\r\n]*\r\n)+\r\n$")
 
 
 def _read_request(sock: socket.socket) -> Tuple[Optional[bytes], bytes]:

@@ -192,6 +192,22 @@ class FailoverTest(support.DevTestCase):
         self.assertEqual(seen, ["first\n", "second\n"])
         self.assertGreaterEqual(len(proxy.requests("GET", f"/v1/jobs/{job.id}/logs")), 2)
 
+    def test_a_follow_stream_whose_trailer_was_dropped_ends(self) -> None:
+        gate = Gate(self)
+        job = self.gl.jobs.submit(JobSpec.command(gate.script("first", "second")))
+        proxy = self.proxy()
+        proxy.strip_trailers = True
+        gl = gpulayer.Client(proxy.url, self.dev.token)
+        seen = []
+        for entry in gl.jobs.logs(job.id, follow=True):
+            seen.append(entry.data)
+            if entry.data == "first\n":
+                gate.open()
+        self.assertEqual(seen, ["first\n", "second\n"])
+        # The followed stream, then one read of what was left (nothing).
+        self.assertEqual([s.path for s in proxy.requests("GET", f"/v1/jobs/{job.id}/logs")],
+                         [f"/v1/jobs/{job.id}/logs?follow=1", f"/v1/jobs/{job.id}/logs"])
+
 
 if __name__ == "__main__":
     unittest.main()
