@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpulayer/gpulayer/agent"
 	"github.com/gpulayer/gpulayer/agent/devices"
 	"github.com/gpulayer/gpulayer/coordinator"
 )
@@ -35,6 +36,7 @@ driver the agent serves fake H100s.`,
 	fs.StringVar(&o.pluginDir, "plugin-dir", "", "directory of gpulayer-executor-<name> plugins")
 	fs.StringVar(&o.envFile, "env-file", "", "write GPULAYER_ADDR and GPULAYER_TOKEN to this file (mode 0600) once ready")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary data dir on exit")
+	fs.StringVar(&o.agentMetricsAddr, "agent-metrics-addr", "", "serve the agent's Prometheus metrics at GET /metrics on this loopback HOST:PORT (default: not served; the coordinator's are on --http-addr)")
 	o.lf.register(fs)
 	return cmd
 }
@@ -42,12 +44,16 @@ driver the agent serves fake H100s.`,
 // devOptions are the flags of gpulayer dev.
 type devOptions struct {
 	httpAddr, fake, pluginDir, envFile string
+	agentMetricsAddr                   string
 	keep                               bool
 	lf                                 logFlags
 }
 
 func devRun(ctx context.Context, o devOptions) error {
 	log := o.lf.logger()
+	if err := agent.CheckMetricsAddr(o.agentMetricsAddr, false); err != nil {
+		return usagef("--agent-metrics-addr: %q is not a loopback HOST:PORT (dev serves the agent's metrics on loopback only): %w", o.agentMetricsAddr, agent.ErrMetricsAddr)
+	}
 	dir, err := os.MkdirTemp("", "gpulayer-dev-")
 	if err != nil {
 		return err
@@ -111,7 +117,7 @@ func devRun(ctx context.Context, o devOptions) error {
 	if shared {
 		log.Info("dev mode runs tasks as your own user (an agent started with `gpulayer agent run` refuses to unless it is root or given --allow-shared-user-tasks)")
 	}
-	a, closeAgent, err := buildAgent(ctx, agentFlags{coordinators: srv.URL(), joinToken: toks.JoinToken, dataDir: adir, workerID: "dev-worker", fakeGPUs: fakeGPUs, pluginDir: o.pluginDir, capabilities: "*", stopGrace: 5 * time.Second, allowSharedTasks: shared}, log)
+	a, closeAgent, err := buildAgent(ctx, agentFlags{coordinators: srv.URL(), joinToken: toks.JoinToken, dataDir: adir, workerID: "dev-worker", fakeGPUs: fakeGPUs, pluginDir: o.pluginDir, capabilities: "*", stopGrace: 5 * time.Second, allowSharedTasks: shared, metricsAddr: o.agentMetricsAddr}, log)
 	if err != nil {
 		stop()
 		return err
