@@ -95,6 +95,7 @@ test-metrics:
 PYTHON ?= $(firstword $(wildcard /usr/bin/python3) python3)
 PY_BUILD ?= bin/python
 test-python:
+	./scripts/ensure-python.sh $(PYTHON)
 	$(PYTHON) sdk/python/tools/write_version.py --check $(VERSION)
 	@rm -rf $(PY_BUILD)/venv sdk/python/build sdk/python/src/gpulayer.egg-info
 	$(PYTHON) -m venv --system-site-packages --without-pip $(PY_BUILD)/venv && \
