@@ -34,8 +34,10 @@ type GangPlacement struct {
 
 // PlanGang places every task of gang job jobID, the worker workerID
 // (whose acquire asks for up to slots tasks, narrowed by capability)
-// taking the first ranks it can and the other ready workers, in id
-// order, the rest, each within its free slots (freeSlots). It reports
+// taking the first ranks it can and the other ready workers, nearest it
+// first (byTopology: its NVLink domain, switch and rack; then the
+// switches with most room; in id order where no labels say), the rest,
+// each within its free slots (freeSlots). It reports
 // false when the job is not a gang whose tasks are all pending, or when
 // the fleet cannot take them all now, or when workerID can take none.
 func (s *Store) PlanGang(workerID, capability string, slots int, jobID string) ([]GangPlacement, bool) {
@@ -74,7 +76,7 @@ func (s *Store) planGang(w *Worker, capability string, slots int, j *Job) ([]Gan
 			others = append(others, o)
 		}
 	}
-	slices.SortFunc(others, func(a, b *Worker) int { return strings.Compare(a.ID, b.ID) })
+	others = gangOrder(s, w, others) // gangtopology.go
 	tent := newTentative()
 	var plan []GangPlacement
 	next := 0

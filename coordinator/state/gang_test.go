@@ -345,3 +345,51 @@ func TestGangPlacementKeepsWithinSlots(t *testing.T) {
 		t.Fatal("an unknown job was placed")
 	}
 }
+
+// labeled registers a worker of one GPU with topology labels.
+func labeled(id, rack, sw string) command.RegisterWorker {
+	c := register(id, "GPU-"+id)
+	c.Labels = map[string]string{labelRack: rack, labelSwitch: sw}
+	return c
+}
+
+// A gang fills the asking worker's switch, then its rack, then the other
+// switches with most room first: it spans as few switches and racks as
+// the free GPUs allow, where id order would have crossed them.
+func TestGangPlacementFollowsTopology(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		workers []command.RegisterWorker
+		count   int
+		from    string
+		want    []string
+	}{
+		{"its own switch first", []command.RegisterWorker{
+			labeled("a1", "r1", "s1"), labeled("a2", "r1", "s2"), labeled("b1", "r1", "s1"), labeled("b2", "r1", "s2"),
+		}, 2, "b2", []string{"b2", "a2"}},
+		{"its rack before another", []command.RegisterWorker{
+			labeled("a1", "r2", "s3"), labeled("a2", "r2", "s3"), labeled("c1", "r1", "s1"), labeled("c2", "r1", "s2"),
+		}, 2, "c1", []string{"c1", "c2"}},
+		{"the roomiest switch elsewhere", []command.RegisterWorker{
+			labeled("x0", "r0", "s0"), labeled("a1", "r1", "s1"), labeled("b1", "r2", "s2"), labeled("b2", "r2", "s2"), labeled("b3", "r2", "s2"),
+		}, 4, "x0", []string{"x0", "b1", "b2", "b3"}},
+		{"no labels: id order", []command.RegisterWorker{
+			register("w1", "GPU-1"), register("w2", "GPU-2"), register("w3", "GPU-3"),
+		}, 3, "w2", []string{"w2", "w1", "w3"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := New()
+			for _, w := range tc.workers {
+				mustApply(t, s, w)
+			}
+			mustApply(t, s, gangJob("g", tc.count))
+			var got []string
+			for _, m := range assignGangFrom(t, s, tc.from).Members {
+				got = append(got, m.WorkerID)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("placement %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

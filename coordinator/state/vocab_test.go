@@ -38,6 +38,9 @@ func TestVocabularyIsTheProtocols(t *testing.T) {
 		{enrollmentEnrolled, api.EnrollmentEnrolled},
 		{enrollmentRevoked, api.EnrollmentRevoked},
 		{codeConflict, string(api.CodeConflict)},
+		{labelNVLinkDomain, api.LabelNVLinkDomain},
+		{labelSwitch, api.LabelSwitch},
+		{labelRack, api.LabelRack},
 		{codeEnrollmentRefused, string(api.CodeEnrollmentRefused)},
 		{timeFormat, api.TimeFormat},
 	}

@@ -22,6 +22,18 @@ const (
 	CommandStop  = "stop"
 )
 
+// Topology labels: a worker that carries them (its agent's --label, or
+// its join token's labels) is placed near the other members of a gang.
+// A gang's ranks fill the asking worker's NVLink domain, then its
+// switch, then its rack, and elsewhere the switches with the most room
+// first, so that a gang spans as few switches and racks as it can
+// (docs/gpus.md, "Topology across nodes").
+const (
+	LabelNVLinkDomain = "gpulayer.io/nvlink-domain" // a multi-node NVLink fabric (GB200 NVL72 and the like)
+	LabelSwitch       = "gpulayer.io/switch"        // the leaf switch of the node's network fabric
+	LabelRack         = "gpulayer.io/rack"
+)
+
 // Device is one GPU a worker advertises.
 type Device struct {
 	Index             int    `json:"index"`
