@@ -42,10 +42,15 @@ func (s *Store) pendingReason(j *Job) string {
 	if len(cands) == 0 {
 		return "no live worker that can run it meets its required affinity " + describeRule(broken)
 	}
-	if why := gpuShortfall(cands, spec.Resources); why != "" || !spec.Gang {
+	if why := gpuShortfall(cands, spec.Resources); why != "" {
 		return why
 	}
-	return gangShortfall(cands, spec)
+	if spec.Gang {
+		if why := gangShortfall(cands, spec); why != "" {
+			return why
+		}
+	}
+	return s.takenReason(cands, j) // whytaken.go
 }
 
 // gangShortfall says when the live workers could not hold a whole gang

@@ -22,6 +22,11 @@ func TestPendingReason(t *testing.T) {
 		edit(&j.Spec)
 		return j
 	}
+	many := func(n int, edit func(*api.JobSpec)) command.SubmitJob {
+		j := submit("j", n, 0)
+		edit(&j.Spec)
+		return j
+	}
 	gpus := func(n int) func(*api.JobSpec) {
 		return func(s *api.JobSpec) { s.Resources = &api.Resources{GPUs: n} }
 	}
@@ -62,6 +67,31 @@ func TestPendingReason(t *testing.T) {
 		{"waits only for room", []command.Command{register("w1", "GPU-1"), submit("k", 1, 1),
 			command.AssignTask{TaskID: "k-a", WorkerID: "w1", AttemptID: "a1", Devices: []string{"GPU-1"}, Now: at(2)}, spec(gpus(1))}, ""},
 		{"some worker fits", []command.Command{register("w1", "GPU-1"), register("w2", eight...), spec(gpus(4))}, ""},
+		{"exclusive beside another job's task", []command.Command{register("w1", "GPU-1", "GPU-2"), submit("k", 1, 0),
+			command.AssignTask{TaskID: "k-a", WorkerID: "w1", AttemptID: "a1", Now: at(2)}, spec(func(s *api.JobSpec) { s.ExclusiveWorker = true })},
+			"waits for a worker: of the 1 live worker that can run it, 1 runs other tasks and it runs alone (--exclusive)"},
+		{"exclusive beside its own task", []command.Command{register("w1"), register("w2"), many(3, func(s *api.JobSpec) { s.ExclusiveWorker = true }),
+			command.AssignTask{TaskID: "j-a", WorkerID: "w1", AttemptID: "a1", Now: at(2)},
+			command.AssignTask{TaskID: "j-b", WorkerID: "w2", AttemptID: "a2", Now: at(2)}},
+			"waits for a worker: of the 2 live workers that can run it, 2 run other tasks and it runs alone (--exclusive)"},
+		{"exclusive with an idle worker left", []command.Command{register("w1"), register("w2"), many(3, func(s *api.JobSpec) { s.ExclusiveWorker = true }),
+			command.AssignTask{TaskID: "j-a", WorkerID: "w1", AttemptID: "a1", Now: at(2)}}, ""},
+		{"max per worker reached", []command.Command{register("w1", "GPU-1", "GPU-2"), many(2, func(s *api.JobSpec) { s.MaxPerWorker = 1 }),
+			command.AssignTask{TaskID: "j-a", WorkerID: "w1", AttemptID: "a1", Now: at(2)}},
+			"waits for a worker: of the 1 live worker that can run it, 1 already runs 1 of its tasks (--max-per-worker 1)"},
+		{"max per worker not reached", []command.Command{register("w1"), many(3, func(s *api.JobSpec) { s.MaxPerWorker = 2 }),
+			command.AssignTask{TaskID: "j-a", WorkerID: "w1", AttemptID: "a1", Now: at(2)}}, ""},
+		{"one worker still open", []command.Command{register("w1"), register("w2"), submit("x", 1, 0), submit("k", 1, 0),
+			command.AssignTask{TaskID: "x-a", WorkerID: "w1", AttemptID: "a1", Now: at(2)},
+			command.AssignTask{TaskID: "k-a", WorkerID: "w2", AttemptID: "a2", Now: at(2)},
+			many(2, func(s *api.JobSpec) { s.MaxPerWorker = 1 }),
+			command.AssignTask{TaskID: "j-a", WorkerID: "w2", AttemptID: "a3", Now: at(3)}},
+			""},
+		{"mixed rules", []command.Command{register("w1"), register("w2"), exclusive("x"),
+			command.AssignTask{TaskID: "x-a", WorkerID: "w1", AttemptID: "a1", Now: at(2)},
+			many(2, func(s *api.JobSpec) { s.MaxPerWorker = 1 }),
+			command.AssignTask{TaskID: "j-a", WorkerID: "w2", AttemptID: "a3", Now: at(3)}},
+			"waits for a worker: of the 2 live workers that can run it, 1 runs an exclusive task of job x; 1 already runs 1 of its tasks (--max-per-worker 1)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -82,6 +112,13 @@ func TestPendingReason(t *testing.T) {
 			}
 		})
 	}
+}
+
+// exclusive is a one-task job that runs alone on its worker.
+func exclusive(id string) command.SubmitJob {
+	j := submit(id, 1, 0)
+	j.Spec.ExclusiveWorker = true
+	return j
 }
 
 // A job with no pending task has no reason, whatever the workers.
