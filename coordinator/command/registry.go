@@ -49,6 +49,7 @@ var decoders = register(
 	as[JoinRendezvous](),
 	as[ApproveDevices](),
 	as[SetArtifactHolder](),
+	as[ForgetWorker](),
 )
 
 // decoder decodes the JSON body of one command type.

@@ -50,6 +50,7 @@ const (
 	TypeJoinRendezvous
 	TypeApproveDevices
 	TypeSetArtifactHolder
+	TypeForgetWorker
 )
 
 // Command is implemented by every command body.

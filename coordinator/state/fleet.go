@@ -168,28 +168,13 @@ func (s *Store) preemptAll(w *Worker, reason string, now time.Time) string {
 	return fmt.Sprintf("%d running tasks told to stop, %d assigned tasks requeued", asked, requeued)
 }
 
-// forgetIfDone forgets a deregistering worker once it holds no task: its
-// credential and record go (its token then answers 401), and so does its
-// membership of every group, so that a worker registered later under the
-// same id inherits nothing. The audit log keeps the record of it.
+// forgetIfDone forgets a deregistering worker once it holds no task
+// (dropWorker, forget.go). The audit log keeps the record of it.
 func (s *Store) forgetIfDone(w *Worker, now time.Time) {
 	if !w.Deregister || len(w.active) > 0 || w.Status == workerRevoked || s.workers[w.ID] != w {
 		return
 	}
-	delete(s.credentials, w.CredentialID)
-	delete(s.workers, w.ID)
-	m := command.GroupMember{Kind: memberWorker, ID: w.ID}
-	changed := false
-	for _, g := range s.groups {
-		if i, present := slices.BinarySearchFunc(g.Members, m, compareMembers); present {
-			g.Members = slices.Delete(g.Members, i, i+1)
-			g.UpdatedAt = now
-			changed = true
-		}
-	}
-	if changed {
-		s.reindexGroups()
-	}
+	s.dropWorker(w, now)
 	s.record(command.AuditEvent{Time: now, Kind: "worker.deregistered", WorkerID: w.ID, CredentialID: w.CredentialID, CredentialKind: kindWorker, Subject: w.ID})
 }
 

@@ -73,6 +73,7 @@ var handlers = index(
 	on((*Store).joinRendezvous),
 	on((*Store).approveDevices),
 	on((*Store).setArtifactHolder),
+	on((*Store).forgetWorker),
 )
 
 func index(as ...applier) map[command.Type]handler {

@@ -196,9 +196,22 @@ func (h *history) next() command.Command {
 		}
 		return command.UpdateWorker{WorkerID: w, Executors: []string{"exec"}, Devices: devs, MaxTasks: h.rng.IntN(3), Now: now}
 	case k < 97:
-		switch h.rng.IntN(6) {
+		switch h.rng.IntN(7) {
 		case 0:
 			return command.RevokeWorker{WorkerID: w, By: "admin", Now: now}
+		case 5:
+			// Mostly a worker it may forget (revoked or offline, holding
+			// a task or not), else any (refused while it is live).
+			var dead []string
+			for _, id := range h.workerIDs() {
+				if st := h.s.workers[id].Status; st == workerRevoked || st == workerOffline {
+					dead = append(dead, id)
+				}
+			}
+			if len(dead) > 0 && h.rng.IntN(4) > 0 {
+				w = h.pick(dead)
+			}
+			return command.ForgetWorker{WorkerID: w, By: "admin", Source: "10.0.0.7", Now: now}
 		case 1:
 			t := taskOf(taskAssigned, taskRunning)
 			return command.JoinRendezvous{TaskID: t.ID, WorkerID: t.WorkerID, AttemptID: t.AttemptID, Address: "10.0.0.1", Port: 29500, Now: now}

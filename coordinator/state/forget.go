@@ -1,0 +1,57 @@
+package state
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+)
+
+// An admin forgets a worker that is dead (offline), revoked or was never
+// approved, so that it leaves the worker list and the fleet's GPU counts.
+// A worker that may still work (ready, draining, stopping) is refused, and
+// so is one that still holds a task: its attempts end first (a lost
+// lease, a revocation), and the task goes back to the queue with them.
+
+// forgetWorker applies ForgetWorker: the record as it was before it went.
+func (s *Store) forgetWorker(c command.ForgetWorker) (WorkerRecord, error) {
+	w, ok := s.workers[c.WorkerID]
+	if !ok {
+		return WorkerRecord{}, fmt.Errorf("worker %s: %w", c.WorkerID, ErrNotFound)
+	}
+	switch w.Status {
+	case workerRevoked, workerOffline, workerPending:
+	default:
+		return WorkerRecord{}, fmt.Errorf("worker %s is %s; only a revoked, offline or unapproved worker is forgotten (revoke it, or have it deregister): %w", w.ID, w.Status, ErrConflict)
+	}
+	if n := len(w.active); n > 0 {
+		return WorkerRecord{}, fmt.Errorf("worker %s still holds %d tasks; it is forgotten once their attempts end (its leases run out, or revoke it): %w", w.ID, n, ErrConflict)
+	}
+	rec := s.workerRecord(w)
+	s.dropWorker(w, c.Now)
+	s.record(command.AuditEvent{Time: c.Now, Kind: "worker.forgotten", Actor: c.By, WorkerID: w.ID, CredentialID: w.CredentialID, CredentialKind: kindWorker,
+		Subject: w.ID, Source: c.Source, Detail: "was " + w.Status})
+	return rec, nil
+}
+
+// dropWorker removes w and what is kept for it alone: its credential (its
+// token then answers 401), its record, and its membership of every group,
+// so that a worker registered later under the same id inherits nothing.
+// The caller records why in the audit log.
+func (s *Store) dropWorker(w *Worker, now time.Time) {
+	delete(s.credentials, w.CredentialID)
+	delete(s.workers, w.ID)
+	m := command.GroupMember{Kind: memberWorker, ID: w.ID}
+	changed := false
+	for _, g := range s.groups {
+		if i, present := slices.BinarySearchFunc(g.Members, m, compareMembers); present {
+			g.Members = slices.Delete(g.Members, i, i+1)
+			g.UpdatedAt = now
+			changed = true
+		}
+	}
+	if changed {
+		s.reindexGroups()
+	}
+}
