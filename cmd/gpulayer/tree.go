@@ -31,6 +31,7 @@ GPULAYER_DATA_DIR); the command line wins. Exit codes: 0 ok, 1 failure,
 	root.SetHelpCommand(helpCmd())
 	root.AddCommand(coordinatorCmd(), agentCmd(), jobCmd(), artifactCmd(), workerCmd(), tokenCmd(), enrollmentCmd(),
 		auditCmd(), groupCmd(), operatorCmd(), tlsCmd(), pluginCmd(), devCmd(), versionCmd(), completionCmd())
+	root.AddCommand(gpuCmd())
 	documentEnv(root)
 	return root
 }

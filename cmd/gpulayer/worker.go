@@ -16,7 +16,7 @@ import (
 func workerCmd() *cobra.Command {
 	return group("worker", "inspect and manage workers (admin)", "  gpulayer worker list\n  gpulayer worker status dev-worker",
 		workerListCmd(), workerStatusCmd(), workerReissueCmd(), workerRevokeCmd(), workerApproveCmd(),
-		workerDrainCmd(), workerStopCmd(), workerResumeCmd(), workerClearGPUCmd(), workerApproveGPUsCmd())
+		workerDrainCmd(), workerStopCmd(), workerResumeCmd(), workerClearGPUCmd(), workerApproveGPUsCmd(), workerForgetCmd())
 }
 
 func workerListCmd() *cobra.Command {
@@ -31,13 +31,15 @@ func workerListCmd() *cobra.Command {
 }
 
 func workerTable(w io.Writer, ws []api.Worker, wide bool) {
-	head := []string{"WORKER", "STATUS", "GPUS", "EXECUTORS", "RUNNING", "GROUPS", "LAST HEARTBEAT", "REGISTERED"}
+	head := []string{"WORKER", "STATUS", "GPUS", "HEALTHY", "UNHEALTHY", "AWAITING", "EXECUTORS", "RUNNING", "GROUPS", "LAST HEARTBEAT", "REGISTERED"}
 	if wide {
 		head = append(head, "ORIGIN", "CAPABILITIES", "LABELS")
 	}
 	row(w, head...)
 	for _, x := range ws {
-		cells := []string{x.WorkerID, x.Status, fmt.Sprint(len(x.Devices)), commaList(x.Executors), fmt.Sprint(len(x.RunningTasks)),
+		n := countGPUs(x.Devices)
+		cells := []string{x.WorkerID, x.Status, fmt.Sprint(len(x.Devices)), fmt.Sprint(n.healthy), fmt.Sprint(n.unhealthy), fmt.Sprint(n.awaiting),
+			commaList(x.Executors), fmt.Sprint(len(x.RunningTasks)),
 			commaList(x.Groups), ago(x.LastHeartbeat), ago(x.RegisteredAt)}
 		if wide {
 			cells = append(cells, dash(x.Origin), commaList(x.Capabilities), labelList(x.Labels))

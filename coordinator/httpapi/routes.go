@@ -99,6 +99,8 @@ func (s *Server) routeTable() []Route {
 
 		{"GET", "/v1/workers", clientAdmin, s.listWorkers},
 		{"GET", "/v1/workers/{id}", clientAdmin, s.getWorker},
+		{"DELETE", "/v1/workers/{id}", clientAdmin, s.forgetWorker},
+		{"GET", "/v1/gpus", clientAdmin, s.listGPUs},
 		{"POST", "/v1/workers/{id}/reissue", clientAdmin, s.reissueWorker},
 		{"POST", "/v1/workers/{id}/revoke", clientAdmin, s.revokeWorker},
 		{"POST", "/v1/workers/{id}/drain", clientAdmin, s.drainWorker},

@@ -37,6 +37,26 @@ func (c *Client) RevokeWorker(ctx context.Context, id string) (api.Worker, error
 	return out.Worker, err
 }
 
+// ForgetWorker forgets a revoked, offline or unapproved worker that holds
+// no task (the audit log keeps it) and returns its record as it was.
+func (c *Client) ForgetWorker(ctx context.Context, id string) (api.Worker, error) {
+	var out api.WorkerResponse
+	err := c.Do(ctx, http.MethodDelete, workerPath(id), nil, &out)
+	return out.Worker, err
+}
+
+// GPUs lists the fleet's GPUs with what runs on each (GET /v1/gpus); a
+// worker id narrows it to that worker's.
+func (c *Client) GPUs(ctx context.Context, workerID string) ([]api.GPU, error) {
+	path := "/v1/gpus"
+	if workerID != "" {
+		path += "?worker=" + url.QueryEscape(workerID)
+	}
+	var out api.GPUList
+	err := c.Do(ctx, http.MethodGet, path, nil, &out)
+	return out.GPUs, err
+}
+
 // CreateGroup creates a group with its first members.
 func (c *Client) CreateGroup(ctx context.Context, req api.CreateGroupRequest) (api.Group, error) {
 	var out api.GroupResponse
