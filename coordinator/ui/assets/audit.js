@@ -39,14 +39,19 @@ function render(body, now) {
     replace(body, note('No audit events yet.'));
     return;
   }
-  const rows = events.slice().reverse().map((e) => el('tr', { class: 'audit-row' },
-    el('td', { title: e.time, text: when(e.time) }, el('div', { class: 'sub', text: ago(e.time, now) })),
-    el('td', null, badge(e.kind.split('.')[0], 'kind'), ' ', el('span', { class: 'mono', text: e.kind })),
-    el('td', { text: e.actor || '' }),
-    el('td', { class: 'mono', text: e.subject || e.worker_id || e.credential_id || '' }),
-    el('td', { class: 'mono', text: e.source || '' }),
-    el('td', null, e.route ? el('div', { class: 'mono', text: e.route }) : null, e.code ? el('div', { class: 'sub', text: e.code }) : null),
-    el('td', { class: 'reason', text: (e.detail || '') + (e.count > 1 ? ' (×' + e.count + ')' : '') })));
+  const rows = events.slice().reverse().map((e) => {
+    const subject = e.subject || e.worker_id || e.credential_id || '';
+    const detail = (e.detail || '') + (e.count > 1 ? ' (×' + e.count + ')' : '');
+    return el('tr', { class: 'audit-row' },
+      el('td', { title: e.time, text: when(e.time) }, el('div', { class: 'sub', text: ago(e.time, now) })),
+      el('td', { title: e.kind }, badge(e.kind.split('.')[0], 'kind'), ' ', el('span', { class: 'mono', text: e.kind })),
+      el('td', { class: 'cut', title: e.actor || '', text: e.actor || '' }),
+      el('td', { class: 'mono cut', title: subject, text: subject }),
+      el('td', { class: 'mono cut', title: e.source || '', text: e.source || '' }),
+      el('td', { title: [e.route, e.code].filter(Boolean).join(' · ') },
+        e.route ? el('div', { class: 'mono cut', text: e.route }) : null, e.code ? el('div', { class: 'sub', text: e.code }) : null),
+      el('td', { class: 'reason detail', title: detail, text: detail }));
+  });
   replace(body, el('div', { class: 'card flush' },
     table(['Time', 'Event', 'Actor', 'Subject', 'Source', 'Route', 'Detail'], rows, 'audit')));
 }

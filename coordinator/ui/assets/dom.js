@@ -61,10 +61,12 @@ export function note(text, cls) {
 }
 
 // facts is a definition list of [label, value] pairs, skipping empty
-// values.
+// values and pairs left out (null).
 export function facts(pairs) {
   const dl = el('dl', { class: 'facts' });
-  for (const [k, v] of pairs) {
+  for (const pair of pairs) {
+    if (!pair) continue;
+    const [k, v] = pair;
     if (v === undefined || v === null || v === '') continue;
     dl.append(el('dt', { text: k }), el('dd', null, v));
   }

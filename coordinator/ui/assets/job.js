@@ -5,6 +5,7 @@
 import { get } from './api.js';
 import { el, replace, facts, table, badge, note } from './dom.js';
 import { ago, between, when, ENDED } from './format.js';
+import { command, gpuTerms, runTime } from './jobspec.js';
 
 export async function refresh(id, signal) {
   let job;
@@ -30,9 +31,11 @@ function render(job, now) {
       ['Executor', job.executor],
       ['Submitted by', job.created_by],
       ['Submitted', el('span', { title: job.created_at, text: when(job.created_at) + ' (' + ago(job.created_at, now) + ')' })],
-      [ended ? 'Ran for' : job.state === 'pending' ? 'Waiting for' : 'Running for', between(job.created_at, ended ? job.updated_at : null, now)],
+      job.state === 'pending' ? ['Waiting for', between(job.created_at, null, now)] : null,
+      runTime(job, ended, now),
+      ['Command', command(job) ? el('code', { id: 'job-command', text: command(job) }) : ''],
+      ['GPUs', el('span', { id: 'job-gpus', text: gpuTerms(job) || 'none' })],
       ['Tasks', String(tasks.length)],
-      ['GPUs per task', job.resources && job.resources.gpus ? String(job.resources.gpus) : ''],
       ['Target', job.target ? job.target.kind + ' ' + job.target.id : ''],
       ['Max attempts', job.max_attempts ? String(job.max_attempts) : ''],
       ['Timeout', job.timeout_seconds ? job.timeout_seconds + 's' : ''],

@@ -1,5 +1,5 @@
-// The workers view (admin): each worker's status, drain, heartbeat and
-// GPUs with their health.
+// The workers view (admin): the fleet's GPUs and what runs on each, then
+// each worker's status, drain, heartbeat and GPUs with their health.
 
 import { get } from './api.js';
 import { guard } from './admin.js';
@@ -9,8 +9,8 @@ import { ago, until, when, mib } from './format.js';
 export async function refresh(signal) {
   const body = document.getElementById('workers-body');
   await guard(body, 'Workers need an admin token.', async () => {
-    const { workers } = await get('/v1/workers', signal);
-    render(body, workers || [], Date.now());
+    const [{ workers }, { gpus }] = await Promise.all([get('/v1/workers', signal), get('/v1/gpus', signal)]);
+    render(body, workers || [], gpus || [], Date.now());
   });
 }
 
@@ -18,17 +18,44 @@ function health(d) {
   return d.health || (d.healthy ? 'healthy' : 'unhealthy');
 }
 
-function render(body, workers, now) {
+// counts sorts GPUs as the CLI does: given work (healthy), awaiting an
+// admin's approval, or neither (the coordinator shows the GPUs of an
+// offline or revoked worker as neither).
+function counts(devices) {
+  const awaiting = devices.filter((d) => d.pending_approval).length;
+  const healthy = devices.filter((d) => !d.pending_approval && d.healthy).length;
+  return { healthy, awaiting, unhealthy: devices.length - healthy - awaiting };
+}
+
+function render(body, workers, gpus, now) {
   if (workers.length === 0) {
     replace(body, note('No worker has registered yet.'));
     return;
   }
   const devices = workers.flatMap((w) => w.devices || []);
-  const healthy = devices.filter((d) => health(d) === 'healthy').length;
+  const n = counts(devices);
   const ready = workers.filter((w) => w.status === 'ready').length;
   replace(body,
-    el('p', { class: 'summary', id: 'workers-summary', text: workers.length + ' workers, ' + ready + ' ready · ' + devices.length + ' GPUs, ' + healthy + ' healthy' }),
+    el('p', { class: 'summary', id: 'workers-summary', text: workers.length + ' workers, ' + ready + ' ready · ' + devices.length + ' GPUs: ' +
+      n.healthy + ' healthy, ' + n.unhealthy + ' unhealthy, ' + n.awaiting + ' awaiting approval' }),
+    fleet(gpus),
     workers.map((w) => card(w, now)));
+}
+
+// fleet is the table of every GPU and what runs on it (GET /v1/gpus).
+function fleet(gpus) {
+  if (gpus.length === 0) return null;
+  const rows = gpus.map((g) => el('tr', { class: 'fleet-gpu', data: { uuid: g.uuid } },
+    el('td', { class: 'mono', text: g.worker_id }),
+    el('td', null, el('strong', { text: g.name }), el('div', { class: 'sub mono', text: g.uuid })),
+    el('td', { text: g.parent ? g.mig_profile + ' of ' + g.parent : g.mig_enabled ? 'MIG mode' : '' }),
+    el('td', { title: g.health_reason || '' }, badge(g.pending_approval ? 'awaiting approval' : health(g))),
+    el('td', null, (g.tasks || []).length === 0
+      ? el('span', { class: 'sub', text: g.use === 'mig' ? 'as its MIG devices' : 'free' })
+      : g.tasks.map((t) => el('div', null, el('a', { href: '#job/' + encodeURIComponent(t.job_id), class: 'mono', text: t.job_id }),
+        el('span', { class: 'sub mono', text: ' ' + t.task_id + (t.share_mib ? ' (' + mib(t.share_mib) + ')' : '') })))),
+    el('td', { class: 'nowrap', text: g.use === 'shared' ? mib(g.shared_mib) + ' of ' + mib(g.memory_mib) : mib(g.memory_mib) })));
+  return el('div', { class: 'card flush', id: 'gpu-fleet' }, table(['Worker', 'GPU', 'MIG', 'Health', 'Runs', 'Memory'], rows, 'fleet'));
 }
 
 function drain(w, now) {

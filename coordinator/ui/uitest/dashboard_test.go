@@ -94,10 +94,24 @@ func TestDashboard(t *testing.T) {
 		chromedp.WaitVisible(`//span[@id="logs-state"][.="following"]`))
 	f.logMore(t, 2, "step 2 loss 1.87\n")
 	b.do("see new output arrive", chromedp.WaitVisible(logsContain("step 2 loss 1.87")))
+	// Its head comes by a request of its own: wait for it.
+	b.do("the running job's command and run time", chromedp.WaitVisible(`//code[@id="job-command"][.="python finetune.py"]`),
+		chromedp.WaitVisible(`//div[@id="job-head"]//dt[.="Running for"]`))
 	b.shot("05-live-logs")
 
 	b.do("open the pending job", openJob(f.pending), chromedp.WaitVisible(`//div[@id="job-head"]//span[.="pending"]`),
 		chromedp.WaitVisible(`//div[@id="job-waiting"][contains(., "A100")]`))
+	// A job that never ran shows no run time, only how long it waits,
+	// and says what it asks for.
+	if head := b.text("#job-head"); strings.Contains(head, "Ran for") || strings.Contains(head, "Running for") || !strings.Contains(head, "Waiting for") {
+		t.Errorf("pending job's head says %q", head)
+	}
+	if gpus := b.text("#job-gpus"); gpus != "1 GPU per task, model A100" {
+		t.Errorf("pending job's GPUs shown as %q", gpus)
+	}
+	if cmd := b.text("#job-command"); cmd != "true" {
+		t.Errorf("pending job's command shown as %q", cmd)
+	}
 	b.shot("06-pending-job")
 
 	b.do("workers with a read token", showView("workers"),
@@ -117,14 +131,26 @@ func TestDashboard(t *testing.T) {
 	b.do("audit with the admin token", showView("audit"),
 		chromedp.WaitVisible(`//tr[contains(@class, "audit-row")][contains(., "token.created")]`),
 		chromedp.WaitVisible(`//tr[contains(@class, "audit-row")][contains(., "worker.drained")]`))
+	// The audit table fits its card: no column, Detail last, runs off it.
+	if fits := eval[bool](b, `(() => { const t = document.querySelector("table.audit"), c = t.parentElement;
+		const last = t.querySelector("th:last-child").getBoundingClientRect();
+		return t.scrollWidth <= c.clientWidth + 1 && last.right <= c.getBoundingClientRect().right + 1; })()`); !fits {
+		t.Errorf("the audit table is wider than its card: its Detail column is off-screen")
+	}
 	b.shot("08-audit")
 
 	b.do("workers with the admin token", showView("workers"),
 		chromedp.WaitVisible(`//div[@data-worker="gpu-node-1"]//td[contains(., "fallen off the bus")]`),
 		chromedp.WaitVisible(`//div[@data-worker="gpu-node-1"]//span[.="recovering"]`),
 		chromedp.WaitVisible(`//div[@data-worker="gpu-node-2"]//span[.="draining"]`))
-	if s := b.text("#workers-summary"); s != "2 workers, 1 ready · 6 GPUs, 4 healthy" {
+	if s := b.text("#workers-summary"); s != "3 workers, 1 ready · 8 GPUs: 4 healthy, 4 unhealthy, 0 awaiting approval" {
 		t.Errorf("workers summary %q", s)
+	}
+	if rows := eval[int](b, `document.querySelectorAll("#gpu-fleet tr.fleet-gpu").length`); rows != 8 {
+		t.Errorf("the GPU fleet table has %d rows, want 8", rows)
+	}
+	if n := eval[int](b, `document.querySelectorAll('#gpu-fleet a[href="#job/`+f.running+`"]').length`); n != 1 {
+		t.Errorf("the GPU fleet table links the running job %d times, want once", n)
 	}
 	if gpus := eval[int](b, `document.querySelectorAll('[data-worker="gpu-node-1"] tr.gpu').length`); gpus != 4 {
 		t.Errorf("gpu-node-1 shows %d GPUs, want 4", gpus)

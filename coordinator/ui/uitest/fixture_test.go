@@ -3,6 +3,7 @@ package uitest
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,6 +90,23 @@ func newFleet(t *testing.T) *fleet {
 	deadline := 3600
 	if _, err := admin.DrainWorker(ctx, "gpu-node-2", &deadline); err != nil {
 		t.Fatal(err)
+	}
+	// A revoked worker: its GPUs count as no healthy GPU. Its id, and
+	// the name of a token refused an admin route, are as long as ids and
+	// names may be: the audit table must still fit its card.
+	revoked := "gpu-node-3-" + strings.Repeat("x", 52)
+	if _, err := join.Register(ctx, api.RegisterRequest{WorkerID: revoked, Capabilities: []string{"*"}, Executors: []string{"exec"}, Devices: devices()[:2]}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.RevokeWorker(ctx, revoked); err != nil {
+		t.Fatal(err)
+	}
+	long, err := admin.CreateToken(ctx, api.CreateTokenRequest{Kind: api.TokenKindClient, Name: "reader-" + strings.Repeat("y", 56), Roles: []string{"read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Client(t, long.Token).RemoveGroupMember(ctx, "some-group", api.GroupMember{Kind: "worker", ID: revoked}); !client.IsCode(err, api.CodeForbidden) {
+		t.Fatalf("a read token removes a group member: %v", err)
 	}
 
 	for i := range fillers {
