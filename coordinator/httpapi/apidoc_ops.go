@@ -148,6 +148,11 @@ var apiOps = map[string]apiOp{
 		body: emptyIn(), answers: []apiAnswer{ok[api.WorkerResponse]("the worker")}, errs: []int{http.StatusConflict}},
 	"POST /v1/workers/{id}/approve": {id: "approveWorker", tag: "workers", summary: "Approve a worker that awaits approval",
 		body: emptyIn(), answers: []apiAnswer{ok[api.WorkerResponse]("the worker, ready")}, errs: []int{http.StatusConflict}},
+	"DELETE /v1/workers/{id}": {id: "forgetWorker", tag: "workers", summary: "Forget a revoked, offline or unapproved worker that holds no task (audited)",
+		answers: []apiAnswer{ok[api.WorkerResponse]("the worker as it was")}, errs: []int{http.StatusConflict}},
+	"GET /v1/gpus": {id: "listGPUs", tag: "workers", summary: "Every GPU of every worker, with its health and the tasks that hold it",
+		query:   []openapi.Parameter{queryParam("worker", "string", "a worker id: only that worker's GPUs")},
+		answers: []apiAnswer{ok[api.GPUList]("the GPUs")}, errs: []int{http.StatusNotFound}},
 
 	// Groups.
 	"POST /v1/groups": {id: "createGroup", tag: "groups", summary: "Create a group of workers and groups",

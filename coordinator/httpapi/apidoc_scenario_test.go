@@ -234,6 +234,12 @@ func TestRealAnswersMatchAPIDescription(t *testing.T) {
 	c.must(401, "GET", "/v1/workers/self", w2.WorkerToken, nil, nil)
 	c.must(200, "POST", "/v1/workers/w3/revoke", admin, nil, nil)
 	c.must(403, "GET", "/v1/workers/self", w3.WorkerToken, nil, nil)
+	c.must(200, "GET", "/v1/gpus", admin, nil, nil)
+	c.must(200, "GET", "/v1/gpus?worker=w1", admin, nil, nil)
+	c.must(404, "GET", "/v1/gpus?worker=ghost", admin, nil, nil)
+	c.must(409, "DELETE", "/v1/workers/w1", admin, nil, nil) // live
+	c.must(200, "DELETE", "/v1/workers/w3", admin, nil, nil) // revoked: forgotten
+	c.must(404, "DELETE", "/v1/workers/w3", admin, nil, nil)
 
 	// The audit log, and a token revoked.
 	c.must(200, "GET", "/v1/audit?limit=50&kind=token", admin, nil, nil)
