@@ -167,6 +167,8 @@ when it succeeded, else the first failed task's exit code, else 1.`,
 	fs.BoolVar(&spec.ExclusiveWorker, "exclusive", false, "run each task alone on its worker: no other task beside it, and it waits for a worker that runs nothing")
 	fs.StringArrayVar(&inputs, "input", nil, "FILE[:PATH]: upload FILE and stage it at PATH in each task's directory (default its base name); repeatable")
 	fs.StringArrayVar(&spec.Outputs, "output", nil, "GLOB of files (relative to the task's directory) uploaded when a task ends; repeatable")
+	// Not GPULAYER_OUTPUT: that is -o's, the format of the read commands.
+	readsEnv(fs, "output", "GPULAYER_OUTPUT_GLOB")
 	fs.StringArrayVar(&env, "env", nil, "KEY=VALUE in the environment of the command after --; repeatable; no variable sets it")
 	_ = fs.SetAnnotation("env", noEnvAnnotation, []string{"GPULAYER_ENV is too common a name to read as a task's variable"})
 	return cmd
