@@ -64,8 +64,13 @@ type Config struct {
 	// It is used for nothing else and never logged.
 	AdminToken string
 	DataDir    string
-	// WorkerID is the id to register under; generated when empty.
-	WorkerID     string
+	// WorkerID is the id to register under. When empty the agent asks
+	// for its host's name (hostworkerid.go), and, should that be invalid
+	// or taken, for an id the coordinator generates.
+	WorkerID string
+	// Hostname replaces os.Hostname as the name a worker id is made of
+	// (tests).
+	Hostname     string
 	Labels       map[string]string
 	Capabilities []string
 	// MaxTasks bounds concurrent tasks (default: the GPU count, at least 4).

@@ -81,7 +81,7 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	// Secrets: as root, only from the environment (refuseSecretsOnArgv).
 	fs.StringVar(&f.adminToken, "admin-token", "", "admin client token used only to reissue this worker's credential when the persisted one is rejected")
 	fs.StringVar(&f.dataDir, "data-dir", "", "agent data directory (required)")
-	fs.StringVar(&f.workerID, "worker-id", "", "worker id to register as (default: generated)")
+	fs.StringVar(&f.workerID, "worker-id", "", "worker id to register as (default: the host's name, lowercased and cut at the first dot, when valid and free; else generated)")
 	fs.StringVar(&f.fakeGPUs, "fake-gpus", "", "use fake GPUs: none, "+strings.Join(devices.FakeNames(), ", "))
 	fs.StringVar(&f.pluginDir, "plugin-dir", "", "directory of gpulayer-executor-<name> plugin binaries")
 	fs.StringVar(&f.caFile, "ca-file", "", "PEM bundle to trust for HTTPS")
