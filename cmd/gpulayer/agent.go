@@ -55,6 +55,7 @@ type agentFlags struct {
 	taskUser         string
 	taskUIDBase      uint
 	taskUIDLockDir   string
+	taskUIDSearch    bool // dev: pass over a range held or used on the host
 	allowSharedTasks bool
 	pluginPins       pinFlag
 
@@ -283,6 +284,7 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 		TaskUser:             f.taskUser,
 		TaskUIDBase:          uint32(f.taskUIDBase),
 		TaskUIDLockDir:       f.taskUIDLockDir,
+		TaskUIDSearch:        f.taskUIDSearch,
 		AllowSharedUserTasks: f.allowSharedTasks,
 		Metrics:              metrics,
 		MetricsAddr:          f.metricsAddr,
