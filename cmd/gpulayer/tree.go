@@ -18,7 +18,7 @@ GPULAYER_DATA_DIR); the command line wins. Exit codes: 0 ok, 1 failure,
 2 usage error; job submit --wait exits with its failed task's code.`,
 		Example: `  gpulayer dev
   export GPULAYER_ADDR=http://127.0.0.1:7070 GPULAYER_TOKEN=glc_…
-  gpulayer job submit --gpus 1 --wait -- nvidia-smi -L
+  gpulayer job submit --gpus 1 --wait -- sh -c 'echo "GPU $CUDA_VISIBLE_DEVICES"'
   gpulayer job list --watch`,
 		Args:              cobra.ArbitraryArgs,
 		RunE:              groupArgs,
