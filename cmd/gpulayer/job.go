@@ -343,34 +343,27 @@ func printJob(w io.Writer, j api.Job, wide bool) {
 }
 
 func jobLogsCmd() *cobra.Command {
-	var follow bool
-	var out logOutput
+	var o logsOptions
 	cmd := clientLeaf(&cobra.Command{
-		Use:     "logs [flags] JOB",
-		Short:   "print a job's output",
-		Example: "  gpulayer job logs j0001\n  gpulayer job logs -f j0001",
+		Use:   "logs [flags] JOB",
+		Short: "print a job's output",
+		Long: `logs prints a job's output, stdout to stdout and stderr to stderr, in whole
+lines. When the job has more than one task (a gang's ranks) or a task ran
+more than once, each line starts with its task's index and its attempt,
+"[t1 a2] ", and a line marks where a task's next attempt begins;
+--no-prefix prints the lines alone.`,
+		Example: "  gpulayer job logs j0001\n  gpulayer job logs -f j0001\n  gpulayer job logs --task 3 --since 10m j0001\n  gpulayer job logs --tail 20 -f j0001",
 		Args:    exactArgs(1, "job id"),
 	}, nil, func(cmd *cobra.Command, c *client.Client, args []string, _ *outputFlags) error {
-		printed := 0
-		err := c.Logs(cmd.Context(), args[0], follow, func(e api.LogEntry) error {
-			printed++
-			return out.printLog(e)
-		})
-		if err != nil || printed > 0 {
-			return err
-		}
-		// Nothing to show: say so, and why the job ended if it did not
-		// succeed, rather than exit in silence.
-		job, err := c.Job(cmd.Context(), args[0])
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(humanErr, "job %s (%s) has no output\n", job.ID, job.State)
-		printReasons(humanErr, job)
-		return nil
+		return jobLogs(cmd.Context(), c, args[0], o)
 	})
-	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep streaming until the job ends")
-	cmd.Flags().BoolVar(&out.raw, "raw", false, "print the output byte for byte even to a terminal (by default a terminal gets its control characters escaped, line ends and tabs kept; a file or a pipe always gets the bytes)")
+	fs := cmd.Flags()
+	fs.BoolVarP(&o.follow, "follow", "f", false, "keep streaming until the job ends")
+	fs.BoolVar(&o.out.raw, "raw", false, "print the output byte for byte even to a terminal (by default a terminal gets its control characters escaped, line ends and tabs kept; a file or a pipe always gets the bytes)")
+	fs.StringVar(&o.task, "task", "", "only this task: its id or its index (a gang's rank)")
+	fs.IntVar(&o.tail, "tail", -1, fmt.Sprintf("only the last N lines (0 … %d), then, with -f, what follows", maxTail))
+	fs.StringVar(&o.since, "since", "", "only output written since: a duration before now (10m, 2h) or an RFC 3339 time")
+	fs.BoolVar(&o.noPrefix, "no-prefix", false, "never put the task and attempt before a line, nor mark a new attempt")
 	return cmd
 }
 
