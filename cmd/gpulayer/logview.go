@@ -42,7 +42,7 @@ type logView struct {
 	emit     func(logLine) error
 
 	partial map[logKey]*strings.Builder
-	order   []logKey // of partial, for a stable flush
+	order   []logKey       // of partial, for a stable flush
 	attempt map[string]int // task id: the attempt seen last
 	index   map[string]int // task id: its index
 }
