@@ -117,7 +117,7 @@ when it succeeded, else the first failed task's exit code, else 1.`,
 					return usagef("--output %q: %v", g, err)
 				}
 			}
-			c, err := cf.client()
+			c, err := cf.client(cmd.Flags())
 			if err != nil {
 				return err
 			}

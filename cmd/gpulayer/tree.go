@@ -30,7 +30,7 @@ GPULAYER_DATA_DIR); the command line wins. Exit codes: 0 ok, 1 failure,
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetHelpCommand(helpCmd())
 	root.AddCommand(coordinatorCmd(), agentCmd(), jobCmd(), artifactCmd(), workerCmd(), tokenCmd(), enrollmentCmd(),
-		auditCmd(), groupCmd(), operatorCmd(), tlsCmd(), pluginCmd(), devCmd(), versionCmd(), completionCmd())
+		auditCmd(), groupCmd(), operatorCmd(), tlsCmd(), pluginCmd(), devCmd(), versionCmd(), completionCmd(), profileCmd())
 	documentEnv(root)
 	return root
 }
