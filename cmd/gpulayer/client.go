@@ -65,7 +65,7 @@ func clientLeaf(cmd *cobra.Command, out *outputFlags, run func(*cobra.Command, *
 	}
 	cf.register(cmd.Flags())
 	if kind := idKind(cmd); kind != "" && cmd.ValidArgsFunction == nil {
-		cmd.ValidArgsFunction = completeIDs(kind, func(cmd *cobra.Command) (*client.Client, error) { return cf.client(cmd.Flags()) })
+		cmd.ValidArgsFunction = completeIDs(kind, connectFromFlags)
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		c, err := cf.client(cmd.Flags())

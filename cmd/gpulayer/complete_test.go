@@ -32,7 +32,8 @@ func TestEveryIDArgumentCompletes(t *testing.T) {
 }
 
 // On a real dev, `gpulayer __complete` (what the shell scripts call)
-// lists job and worker ids, filtered by what is typed; a coordinator that
+// lists job and worker ids, --target's workers and --task's tasks,
+// filtered by what is typed; a coordinator that
 // does not answer completes nothing, quickly and without an error.
 func TestCompletionOfIDsAgainstDev(t *testing.T) {
 	env := startDev(t)
@@ -60,6 +61,9 @@ func TestCompletionOfIDsAgainstDev(t *testing.T) {
 		{[]string{"worker", "status", ""}, "dev-worker\tready"},
 		{[]string{"worker", "drain", "dev"}, "dev-worker\t"},
 		{[]string{"worker", "approve-gpus", "x"}, ""},
+		{[]string{"job", "submit", "--target", "wor"}, "worker:dev-worker\t"},
+		{[]string{"job", "submit", "--target", "group:"}, ""}, // no group yet
+		{[]string{"job", "logs", id, "--task", ""}, "0\t" + id + "-0 "},
 	}
 	for _, tc := range tests {
 		got := complete(env, tc.args...)

@@ -157,6 +157,7 @@ when it succeeded, else the first failed task's exit code, else 1.`,
 	fs.StringVar(&configJSON, "config", "", "executor config as JSON (instead of a command after --); no variable sets it")
 	_ = fs.SetAnnotation("config", noEnvAnnotation, []string{"GPULAYER_CONFIG is a config file's name"})
 	fs.StringVar(&target, "target", "", "run only on worker:ID or on a member of group:ID")
+	_ = cmd.RegisterFlagCompletionFunc("target", completion(connectFromFlags, listTargets))
 	fs.StringVar(&spec.Capability, "capability", "", "capability a worker must offer to take the tasks")
 	fs.StringArrayVar(&aff.prefer, "prefer", nil, "prefer (or, with a negative weight, shun) workers: worker:ID, group:ID or label:KEY[=VALUE], then :WEIGHT (-100..100, default 50); repeatable")
 	fs.StringArrayVar(&aff.require, "require", nil, "run only on workers that match worker:ID, group:ID or label:KEY[=VALUE]; repeatable")
@@ -364,6 +365,7 @@ more than once, each line starts with its task's index and its attempt,
 	fs.IntVar(&o.tail, "tail", -1, fmt.Sprintf("only the last N lines (0 … %d), then, with -f, what follows", maxTail))
 	fs.StringVar(&o.since, "since", "", "only output written since: a duration before now (10m, 2h) or an RFC 3339 time")
 	fs.BoolVar(&o.noPrefix, "no-prefix", false, "never put the task and attempt before a line, nor mark a new attempt")
+	_ = cmd.RegisterFlagCompletionFunc("task", completion(connectFromFlags, listTasks))
 	return cmd
 }
 
