@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -153,7 +154,10 @@ func devRun(ctx context.Context, o devOptions) error {
 	go func() {
 		defer agentWG.Done()
 		if err := a.Run(ctx); err != nil {
-			errc <- fmt.Errorf("agent: %w", err)
+			if !strings.HasPrefix(err.Error(), "agent: ") {
+				err = fmt.Errorf("agent: %w", err)
+			}
+			errc <- err
 		}
 	}()
 
