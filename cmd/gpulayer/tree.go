@@ -14,8 +14,10 @@ both (gpulayer dev), serves the built-in executor plugins, and is the CLI.
 
 Flags go before or after the arguments; -- ends them. Every flag can also
 be set in the environment as GPULAYER_<FLAG_NAME> (--data-dir:
-GPULAYER_DATA_DIR); the command line wins. Exit codes: 0 ok, 1 failure,
-2 usage error; job submit --wait exits with its failed task's code.`,
+GPULAYER_DATA_DIR); the command line wins. A profile of the CLI's config
+(gpulayer profile) holds a cluster's addresses, CA and token. Exit codes:
+0 ok, 1 failure, 2 usage error; job submit --wait exits with its failed
+task's code.`,
 		Example: `  gpulayer dev
   export GPULAYER_ADDR=http://127.0.0.1:7070 GPULAYER_TOKEN=glc_…
   gpulayer job submit --gpus 1 --wait -- sh -c 'echo "GPU $CUDA_VISIBLE_DEVICES"'
