@@ -12,13 +12,18 @@ BIN := bin/gpulayer
 PLUGIN_DIR := bin/plugins
 EXAMPLE_PLUGINS := $(notdir $(wildcard examples/plugins/*))
 
-.PHONY: build plugins demo test test-security test-short test-ui lint fmt proto bench bench-quick bench-logstore test-cluster fuzz test-faults test-agent-faults replay-campaign
+.PHONY: build plugins demo test test-security test-short test-ui lint fmt proto bench bench-quick bench-logstore test-cluster fuzz test-faults test-agent-faults replay-campaign test-api test-python python-version
 # The commit `gpulayer version` reports (empty outside a git checkout).
 COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+# The version `gpulayer version` reports, and the Python SDK's (make
+# python-version): dev, or vX.Y.Z for a release (make build VERSION=v1.2.3;
+# the environment does not set it).
+VERSION = dev
+GO_LDFLAGS = -X main.version=$(VERSION)$(if $(COMMIT), -X main.commit=$(COMMIT))
 
 build: plugins
 	@echo "==> building $(BIN) (coordinator, agent, CLI)"
-	$(GO) build -ldflags "$(if $(COMMIT),-X main.commit=$(COMMIT))" -o $(BIN) ./cmd/gpulayer
+	$(GO) build -ldflags "$(GO_LDFLAGS)" -o $(BIN) ./cmd/gpulayer
 
 # Out-of-tree example plugins, built into the directory the demo agent
 # loads with --plugin-dir.
@@ -46,6 +51,13 @@ test:
 test-security:
 	GO=$(GO) ./scripts/test-security.sh
 
+# The API description (docs/api.md) alone: route coverage, every route's
+# real answers validated against GET /v1/openapi.json with kin-openapi,
+# and the check shown to bite. make test runs them too; CI runs them
+# again here so the log lists the routes exercised.
+test-api:
+	$(GO) test -race -count=1 -v -run 'TestAPIDescription|TestOpenAPIRoute|TestRealAnswersMatchAPIDescription|TestAPIValidator' ./coordinator/httpapi/
+
 # The web dashboard in headless Chromium against a real coordinator:
 # scripts/ensure-chromium.sh finds the browser (or installs Debian's
 # chromium with apt-get when run as root), then the tests of
@@ -58,6 +70,45 @@ test-ui:
 	GPULAYER_UI_TEST=1 GPULAYER_CHROMIUM="$$browser" UI_SHOTS_DIR="$(UI_SHOTS_DIR)" \
 		$(GO) test -race -count=1 -timeout 5m ./coordinator/ui/...
 	@echo "==> screenshots in $(UI_SHOTS_DIR):" && ls $(UI_SHOTS_DIR)
+
+# Every family on the coordinator's and the agent's /metrics passes
+# `promtool check metrics` with nothing reported: scripts/check-metrics.sh
+# runs a real gpulayer dev, runs a job on it, and checks both pages.
+# scripts/ensure-promtool.sh finds promtool, or installs Debian's
+# prometheus package with apt-get when run as root (as test-ui does
+# chromium). The binary is built as cmd/gpulayer's tests build theirs, so
+# after make test nothing is compiled again. See docs/metrics.md.
+.PHONY: test-metrics
+test-metrics:
+	@mkdir -p $(dir $(BIN))
+	$(GO) build -o $(BIN) ./cmd/gpulayer
+	@promtool=$$(./scripts/ensure-promtool.sh | tail -n 1) && echo "==> /metrics checked with $$promtool" && \
+		./scripts/check-metrics.sh $(BIN) "$$promtool"
+
+# The Python SDK (sdk/python) against a real `gpulayer dev`: a fresh
+# virtual environment in $(PY_BUILD)/venv that sees the system's pip,
+# setuptools and wheel (Debian: python3-venv, python3-setuptools,
+# python3-wheel; pip is installed into it only where the system has
+# none), the package installed from the checkout with no index, then
+# its unittest suite. The binary is built as cmd/gpulayer's tests build
+# theirs, so after make test only its link is left. See docs/python.md.
+PYTHON ?= $(firstword $(wildcard /usr/bin/python3) python3)
+PY_BUILD ?= bin/python
+test-python:
+	./scripts/ensure-python.sh $(PYTHON)
+	$(PYTHON) sdk/python/tools/write_version.py --check $(VERSION)
+	@rm -rf $(PY_BUILD)/venv sdk/python/build sdk/python/src/gpulayer.egg-info
+	$(PYTHON) -m venv --system-site-packages --without-pip $(PY_BUILD)/venv && \
+	{ $(PY_BUILD)/venv/bin/python -m pip --version >/dev/null 2>&1 || $(PY_BUILD)/venv/bin/python -m ensurepip --default-pip; } || { \
+		echo "test-python: $(PYTHON) needs venv, setuptools and wheel (Debian: apt-get install python3-venv python3-setuptools python3-wheel)" >&2; exit 1; }
+	$(PY_BUILD)/venv/bin/python -m pip install --quiet --no-index --no-build-isolation ./sdk/python
+	@rm -rf sdk/python/build sdk/python/src/gpulayer.egg-info
+	$(GO) build -ldflags "$(GO_LDFLAGS)" -o $(PY_BUILD)/gpulayer ./cmd/gpulayer
+	cd sdk/python && GPULAYER_BIN=$(abspath $(PY_BUILD))/gpulayer $(abspath $(PY_BUILD))/venv/bin/python -m unittest discover -s tests -t . -v
+
+# Writes sdk/python/src/gpulayer/_version.py from VERSION (commit it).
+python-version:
+	$(PYTHON) sdk/python/tools/write_version.py $(VERSION)
 
 # Randomized fault campaign checked for linearizability (porcupine): N
 # schedules on three coordinators over loopback, each replayable from its

@@ -56,7 +56,10 @@ func (a *Agent) sampleGPUs(ctx context.Context, s GPUSampler) {
 	}
 }
 
-var gpuLabels = []string{"gpu", "UUID", "modelName", "job_id", "task_id"}
+// gpuLabels are DCGM exporter's, but for the model: DCGM's "modelName" is
+// camelCase, which promtool rejects, so the model is "model", as on the
+// coordinator's GPU gauges.
+var gpuLabels = []string{"gpu", "UUID", "model", "job_id", "task_id"}
 
 // shareLabels name a task's share of a GPU: by attempt too, since while
 // an attempt supersedes another of the same task on this agent both run.

@@ -111,4 +111,5 @@ func TestShareMetrics(t *testing.T) {
 	if got := gauge(t, m, "DCGM_FI_DEV_GPU_UTIL", map[string]string{"UUID": "GPU-0", "job_id": "", "task_id": ""}); got != 55 {
 		t.Errorf("the shared GPU's utilization, with no task, = %v, want 55", got)
 	}
+	lintClean(t, m)
 }

@@ -97,8 +97,13 @@ func NewMetrics() *Metrics {
 // Gatherer is the registry, for a handler or a test.
 func (m *Metrics) Gatherer() prometheus.Gatherer { return m.reg }
 
-// PluginStarted counts a plugin process launched (pluginhost.Events).
-func (m *Metrics) PluginStarted(executor string) { m.pluginStarts.WithLabelValues(executor).Inc() }
+// PluginStarted counts a plugin process launched (pluginhost.Events),
+// and makes the executor's crash count appear at 0: a counter that first
+// shows at 1 hides its first increase from rate() and increase().
+func (m *Metrics) PluginStarted(executor string) {
+	m.pluginStarts.WithLabelValues(executor).Inc()
+	m.pluginCrashes.WithLabelValues(executor)
+}
 
 // PluginCrashed counts a plugin process that crashed (pluginhost.Events).
 func (m *Metrics) PluginCrashed(executor string) { m.pluginCrashes.WithLabelValues(executor).Inc() }

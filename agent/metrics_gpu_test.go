@@ -3,6 +3,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -13,9 +14,11 @@ import (
 
 	gonvml "github.com/NVIDIA/go-nvml/pkg/nvml"
 	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
 
 	"github.com/gpulayer/gpulayer/agent/devices/nvml"
 	"github.com/gpulayer/gpulayer/agent/devices/nvml/nvmltest"
+	"github.com/gpulayer/gpulayer/internal/telemetry/metricslint"
 	"github.com/gpulayer/gpulayer/sdk/executor"
 )
 
@@ -218,6 +221,31 @@ func TestGPUMetricsAreSampled(t *testing.T) {
 	waitCounter(t, m, "gpulayer_nvml_errors_total", map[string]string{"call": "GetTemperature", "code": gonvml.ErrorString(gonvml.ERROR_UNKNOWN)})
 	machine.InjectXid(3, 79)
 	waitCounter(t, m, "gpulayer_gpu_xid_total", map[string]string{"uuid": a.devices[3].UUID, "xid": "79"})
+	lintClean(t, m)
+}
+
+// lintClean fails the test for each problem promtool's rules (promlint)
+// find in what m serves: the DCGM-named families included, which only an
+// agent reading NVML serves.
+func lintClean(t *testing.T, m *Metrics) {
+	t.Helper()
+	fams, err := m.Gatherer().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page bytes.Buffer
+	for _, f := range fams {
+		if err := expfmt.NewEncoder(&page, expfmt.NewFormat(expfmt.TypeTextPlain)).Encode(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	problems, err := metricslint.Lint(&page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("promlint: %s", p)
+	}
 }
 
 // waitCounter polls until a counter series is above 0.

@@ -20,6 +20,12 @@ const (
 	metricsShutdownTimeout   = 5 * time.Second
 )
 
+// CheckMetricsAddr is checkMetricsAddr, for a command that starts an
+// agent and wants to refuse a bad address before starting anything.
+func CheckMetricsAddr(addr string, allowRemote bool) error {
+	return checkMetricsAddr(addr, allowRemote)
+}
+
 // checkMetricsAddr refuses a metrics address that is not HOST:PORT, or
 // that is not loopback unless allowRemote: the endpoint has neither TLS
 // nor authentication, and shows GPU UUIDs, executor names and the

@@ -25,7 +25,7 @@ func (e *env) s3Shape() (workers int, interval time.Duration) {
 }
 
 // authFuncs name the code that authenticates and authorises a request.
-var authFuncs = []string{"httpapi.(*Server).authenticate", "httpapi.authorize"}
+var authFuncs = []string{"httpapi.(*Server).authenticate", "httpapi.authorize", "auth.Authenticator.Authenticate", "auth.Authorize"}
 
 func sharedHTTPClient() *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()

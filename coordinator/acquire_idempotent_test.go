@@ -14,16 +14,12 @@ func TestAcquireRetriedUnderItsRequestIDGetsTheSameTask(t *testing.T) {
 	h := coordinatortest.Start(t, coordinatortest.Options{})
 	ctx := t.Context()
 	admin := h.Client(t, h.AdminToken)
-	reg, err := h.Client(t, h.JoinToken).Register(ctx, api.RegisterRequest{WorkerID: "w1", Capabilities: []string{"*"}, Executors: []string{"exec"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	worker := h.Worker(t, "w1")
 	for range 2 {
 		if _, err := admin.SubmitJob(ctx, api.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	worker := h.Client(t, reg.WorkerToken)
 	acquire := func(id string) api.Assignment {
 		t.Helper()
 		resp, err := worker.Acquire(ctx, api.AcquireRequest{RequestID: id})

@@ -283,7 +283,8 @@ func TestBadInputIsRefusedAndChangesNothing(t *testing.T) {
 // a route does not allow is refused (401 without a credential, 403 with a
 // valid credential of another kind or a lesser role). The credentials are
 // an admin, a submit and a read client token, a join token, an instance
-// token and a worker credential.
+// token and a worker credential. A public route, GET /v1/openapi.json
+// among them, answers a caller with none.
 func TestRouteCredentialMatrix(t *testing.T) {
 	f := newFixture(t)
 	h := f.h
@@ -302,9 +303,18 @@ func TestRouteCredentialMatrix(t *testing.T) {
 		{"worker", auth.KindWorker, nil, f.workerToken},
 	}
 	path := strings.NewReplacer("{id}", "x", "{key}", "x", "{kind}", "worker", "{member}", "x", "{sha256}", strings.Repeat("a", 64))
-	checked := 0
+	checked, public := 0, 0
 	for _, rt := range h.Server.Routes() {
 		for _, k := range kinds {
+			if rt.Access.Public() && k.kind == auth.KindNone {
+				// A public route (status, the API description, the
+				// dashboard, enroll) answers a caller with no credential.
+				r := call(t, h.URL, rt.Method, path.Replace(rt.Pattern), "", nil, nil)
+				if r.status == http.StatusUnauthorized || r.status == http.StatusForbidden {
+					t.Errorf("public route %s %s refuses a caller without a credential: %d %s", rt.Method, rt.Pattern, r.status, r.raw)
+				}
+				public++
+			}
 			if rt.Access.Allows(k.kind, k.roles) {
 				continue
 			}
@@ -319,8 +329,8 @@ func TestRouteCredentialMatrix(t *testing.T) {
 			checked++
 		}
 	}
-	if checked < 150 {
-		t.Fatalf("matrix checked only %d pairs", checked)
+	if checked < 150 || public < 8 {
+		t.Fatalf("matrix checked only %d pairs and %d public routes", checked, public)
 	}
-	t.Logf("%d route × credential pairs refused as expected", checked)
+	t.Logf("%d route × credential pairs refused as expected; %d public routes answer without a credential", checked, public)
 }

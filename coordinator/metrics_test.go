@@ -158,9 +158,10 @@ func TestMetricsAuthRefusedByKind(t *testing.T) {
 	}
 }
 
-// TestMetricsRaftAndState: Raft's own metrics (through go-metrics), the
-// node's term and role, and the state's counts, queue depth by executor
-// among them, are served.
+// TestMetricsRaftAndState: Raft's own metrics (through go-metrics, under
+// the names telemetry gives them), the node's term and role, and the
+// state's counts, queue depth by executor and pending tasks among them,
+// are served.
 func TestMetricsRaftAndState(t *testing.T) {
 	h := coordinatortest.Start(t, coordinatortest.Options{})
 	admin := h.Client(t, h.AdminToken)
@@ -173,7 +174,7 @@ func TestMetricsRaftAndState(t *testing.T) {
 		}
 	}
 	fams := scrape(t, h.URL)
-	for _, name := range []string{"raft_commitTime", "raft_apply", "raft_fsm_apply", "raft_state_leader", "go_goroutines"} {
+	for _, name := range []string{"gpulayer_raft_commit_duration_seconds", "gpulayer_raft_apply_total", "gpulayer_raft_fsm_apply_duration_seconds", "gpulayer_raft_state_changes_total", "go_goroutines"} {
 		if fams[name] == nil {
 			t.Errorf("no %s in /metrics", name)
 		}
@@ -186,6 +187,7 @@ func TestMetricsRaftAndState(t *testing.T) {
 		{"gpulayer_queue_depth", map[string]string{"executor": "exec"}, 3},
 		{"gpulayer_queue_depth", map[string]string{"executor": "metrics-other"}, 2},
 		{"gpulayer_tasks", map[string]string{"state": "pending"}, 5},
+		{"gpulayer_tasks_pending", nil, 5},
 		{"gpulayer_jobs", nil, 5},
 		{"gpulayer_leases_held", nil, 0},
 		{"gpulayer_is_leader", nil, 1},
@@ -215,7 +217,7 @@ func TestMetricsTwoCoordinatorsInOneProcess(t *testing.T) {
 	call(t, a.URL, "GET", "/v1/jobs", a.AdminToken, nil, nil)
 	for _, h := range []*coordinatortest.Harness{a, b} {
 		fams := scrape(t, h.URL)
-		for _, name := range []string{"gpulayer_auth_refused_total", "gpulayer_jobs", "gpulayer_raft_term", "raft_commitTime"} {
+		for _, name := range []string{"gpulayer_auth_refused_total", "gpulayer_jobs", "gpulayer_raft_term", "gpulayer_raft_commit_duration_seconds"} {
 			if fams[name] == nil {
 				t.Errorf("%s: no %s", h.URL, name)
 			}

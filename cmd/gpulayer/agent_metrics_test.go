@@ -129,6 +129,7 @@ func TestAgentServesMetrics(t *testing.T) {
 		{"gpulayer_agent_tasks_running", nil, 0},
 		{"gpulayer_agent_task_slots", nil, 1},
 		{"gpulayer_agent_plugin_starts_total", map[string]string{"executor": "exec"}, 1},
+		{"gpulayer_agent_plugin_crashes_total", map[string]string{"executor": "exec"}, 0},
 		{"gpulayer_agent_coordinator_errors_total", map[string]string{"call": "acquire"}, 0},
 		{"gpulayer_agent_gpus", map[string]string{"health": "healthy"}, 8},
 		{"gpulayer_agent_gpus", map[string]string{"health": "unhealthy"}, 0},

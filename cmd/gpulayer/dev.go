@@ -46,6 +46,7 @@ asks for one range, and dev fails if it is not free.`,
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary data dir on exit")
 	fs.UintVar(&o.taskUIDBase, "task-uid-base", 0, fmt.Sprintf("as root: task slot i runs as uid and gid base+i, this range or fail (default: %d, or the first free range after it)", agent.DefaultTaskUIDBase))
 	fs.StringVar(&o.taskUIDLockDir, "task-uid-lock-dir", agent.DefaultTaskUIDLockDir, "where agents on this host lock their task uid ranges")
+	fs.StringVar(&o.agentMetricsAddr, "agent-metrics-addr", "", "serve the agent's Prometheus metrics at GET /metrics on this loopback HOST:PORT (default: not served; the coordinator's are on --http-addr)")
 	o.lf.register(fs)
 	return cmd
 }
@@ -53,6 +54,7 @@ asks for one range, and dev fails if it is not free.`,
 // devOptions are the flags of gpulayer dev.
 type devOptions struct {
 	httpAddr, fake, pluginDir, envFile string
+	agentMetricsAddr                   string
 	keep                               bool
 	lf                                 logFlags
 	taskUIDBase                        uint // 0: the default, searching past held ranges
@@ -79,6 +81,9 @@ func devRun(ctx context.Context, o devOptions) error {
 	uidBase, uidSearch, err := o.taskUIDs()
 	if err != nil {
 		return err
+	}
+	if err := agent.CheckMetricsAddr(o.agentMetricsAddr, false); err != nil {
+		return usagef("--agent-metrics-addr: %q is not a loopback HOST:PORT (dev serves the agent's metrics on loopback only): %w", o.agentMetricsAddr, agent.ErrMetricsAddr)
 	}
 	dir, err := os.MkdirTemp("", "gpulayer-dev-")
 	if err != nil {
@@ -143,7 +148,7 @@ func devRun(ctx context.Context, o devOptions) error {
 	if shared {
 		log.Info("dev mode runs tasks as your own user (an agent started with `gpulayer agent run` refuses to unless it is root or given --allow-shared-user-tasks)")
 	}
-	a, closeAgent, err := buildAgent(ctx, agentFlags{coordinators: srv.URL(), joinToken: toks.JoinToken, dataDir: adir, workerID: "dev-worker", fakeGPUs: fakeGPUs, pluginDir: o.pluginDir, capabilities: "*", stopGrace: 5 * time.Second, allowSharedTasks: shared,
+	a, closeAgent, err := buildAgent(ctx, agentFlags{coordinators: srv.URL(), joinToken: toks.JoinToken, dataDir: adir, workerID: "dev-worker", fakeGPUs: fakeGPUs, pluginDir: o.pluginDir, capabilities: "*", stopGrace: 5 * time.Second, allowSharedTasks: shared, metricsAddr: o.agentMetricsAddr,
 		taskUIDBase: uidBase, taskUIDSearch: uidSearch, taskUIDLockDir: o.taskUIDLockDir}, log)
 	if err != nil {
 		stop()

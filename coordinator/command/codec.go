@@ -14,12 +14,20 @@ var (
 	ErrNestedBatch = errors.New("command: nested batch")
 )
 
-// Encode renders c as a log entry: its type byte, then its JSON body.
+// Encode renders c as a log entry: its type byte, then its JSON body (a
+// Batch: its frame, batchframe.go; an Encoded command: the bytes it holds).
 func Encode(c Command) ([]byte, error) {
+	switch c := c.(type) {
+	case Batch:
+		return encodeBatch(c), nil
+	case Encoded:
+		return c.entry, nil
+	}
 	body, err := json.Marshal(c)
 	if err != nil {
 		return nil, fmt.Errorf("encode command %d: %w", c.Type(), err)
 	}
+	passes[c.Type()].encodes.Add(1)
 	out := make([]byte, 0, len(body)+1)
 	out = append(out, byte(c.Type()))
 	return append(out, body...), nil
@@ -33,6 +41,9 @@ func Decode(b []byte) (Command, error) {
 	d, ok := decoders[Type(b[0])]
 	if !ok {
 		return nil, fmt.Errorf("decode command: type %d: %w", b[0], ErrUnknownType)
+	}
+	if d.typ != TypeBatch {
+		passes[d.typ].decodes.Add(1)
 	}
 	c, err := d.decode(b[1:])
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 // (types.go), its struct with that Type method, and a line here; the
 // state machine checks that it applies every command listed.
 var decoders = register(
-	as[Batch](),
+	decoder{typ: TypeBatch, decode: decodeBatch}, // batchframe.go
 	as[ImportBootstrap](),
 	as[RegisterWorker](),
 	as[UpdateWorker](),

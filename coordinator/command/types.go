@@ -146,10 +146,10 @@ type SubmitJob struct {
 	CreatedBy      string      `json:"created_by"`
 	Now            time.Time   `json:"now"`
 	MaxPendingJobs int         `json:"max_pending_jobs,omitempty"`
-	// SpecHash is the spec's digest (state.SpecHash), taken once by the
-	// leader that proposes the job, so that no replica hashes it again
+	// SpecHash is the spec's digest, taken by the leader from the one
+	// encoding of the spec (EncodeSubmit), so that no replica hashes it
 	// inside Apply; empty in entries written before it was carried, whose
-	// replicas take it themselves.
+	// replicas take the legacy digest themselves (LegacySpecDigest).
 	SpecHash string `json:"spec_hash,omitempty"`
 }
 

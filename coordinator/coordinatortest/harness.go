@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator"
+	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
 )
 
@@ -146,6 +147,18 @@ func (h *Harness) Client(t testing.TB, token string) *client.Client {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// Worker registers a worker id (every capability, the exec executor, no
+// devices) with the harness's join token and returns a client acting as
+// it.
+func (h *Harness) Worker(t testing.TB, id string) *client.Client {
+	t.Helper()
+	reg, err := h.Client(t, h.JoinToken).Register(t.Context(), api.RegisterRequest{WorkerID: id, Capabilities: []string{"*"}, Executors: []string{"exec"}})
+	if err != nil {
+		t.Fatalf("register %s: %v", id, err)
+	}
+	return h.Client(t, reg.WorkerToken)
 }
 
 // WaitFor polls cond until it holds or the timeout passes. It is how tests

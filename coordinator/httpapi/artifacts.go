@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpulayer/gpulayer/coordinator/artifactrepair"
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/blob"
 	"github.com/gpulayer/gpulayer/coordinator/command"
@@ -127,7 +128,7 @@ func (s *Server) putArtifact(w http.ResponseWriter, r *http.Request, p auth.Prin
 // d, and returns its size; a body that does not hash to d, is over the
 // cap or breaks off is refused and nothing is stored.
 func (s *Server) storeUpload(r *http.Request, d string) (int64, error) {
-	size, err := s.blobs.Put(d, &cappedReader{r: r.Body, left: api.MaxArtifactBody})
+	size, err := s.blobs.Put(d, &artifactrepair.CappedReader{R: r.Body, Left: api.MaxArtifactBody, Err: errBodyTooLarge})
 	return size, uploadError(d, err)
 }
 
@@ -135,7 +136,7 @@ func (s *Server) storeUpload(r *http.Request, d string) (int64, error) {
 // as storeUpload would when it does not hash to d.
 func (s *Server) drainUpload(r *http.Request, d string) (int64, error) {
 	h := sha256.New()
-	n, err := io.Copy(h, &cappedReader{r: r.Body, left: api.MaxArtifactBody})
+	n, err := io.Copy(h, &artifactrepair.CappedReader{R: r.Body, Left: api.MaxArtifactBody, Err: errBodyTooLarge})
 	if err == nil && hex.EncodeToString(h.Sum(nil)) != d {
 		err = fmt.Errorf("%w: the body hashes to %x", blob.ErrDigestMismatch, h.Sum(nil))
 	}
@@ -159,25 +160,6 @@ func uploadError(d string, err error) error {
 	default:
 		return invalidf("reading the upload: %v", err)
 	}
-}
-
-// cappedReader fails once more than left bytes have been read, so an
-// oversized upload is refused before it could be stored.
-type cappedReader struct {
-	r    io.Reader
-	left int64
-}
-
-func (c *cappedReader) Read(p []byte) (int, error) {
-	if int64(len(p)) > c.left+1 {
-		p = p[:c.left+1]
-	}
-	n, err := c.r.Read(p)
-	c.left -= int64(n)
-	if c.left < 0 {
-		return n, errBodyTooLarge
-	}
-	return n, err
 }
 
 // getArtifact serves a digest to a client with the read role, or to a

@@ -36,7 +36,7 @@ const AppliedIndexHeader = "X-GpuLayer-Applied-Index"
 // reaches.
 func local(r *http.Request) bool {
 	path := r.URL.Path
-	if strings.HasPrefix(path, "/v1/status/") || strings.HasPrefix(path, "/v1/operator/local/") || path == "/metrics" ||
+	if strings.HasPrefix(path, "/v1/status/") || strings.HasPrefix(path, "/v1/operator/local/") || path == "/metrics" || path == "/v1/openapi.json" ||
 		path == "/ui" || strings.HasPrefix(path, "/ui/") {
 		return true
 	}

@@ -23,17 +23,23 @@ func (s *Server) submitJob(w http.ResponseWriter, r *http.Request, p auth.Princi
 	if err := validateJobSpec(&spec); err != nil {
 		return err
 	}
-	if err := s.quotas.checkJobSize(&spec); err != nil {
-		return err
-	}
 	count := max(spec.Count, 1)
 	jobID := "j" + auth.NewID(8)
 	ids := make([]string, count)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("%s-%d", jobID, i)
 	}
-	out, err := state.Propose[state.SubmitOutcome](r.Context(), s.propose, command.SubmitJob{JobID: jobID, TaskIDs: ids, Spec: spec, CreatedBy: p.Name, Now: s.now(),
-		MaxPendingJobs: s.quotas.pendingLimit(), SpecHash: state.SpecHash(spec)})
+	// The one encode of the write: the entry, its spec's digest and the
+	// spec's size all come from one pass (command.EncodeSubmit).
+	entry, size, err := command.EncodeSubmit(command.SubmitJob{JobID: jobID, TaskIDs: ids, Spec: spec, CreatedBy: p.Name, Now: s.now(),
+		MaxPendingJobs: s.quotas.pendingLimit()})
+	if err != nil {
+		return invalidf("job spec cannot be encoded")
+	}
+	if err := s.quotas.checkJobSize(size); err != nil {
+		return err
+	}
+	out, err := state.Propose[state.SubmitOutcome](r.Context(), s.propose, entry)
 	if err != nil {
 		return quotaRefusal(err)
 	}

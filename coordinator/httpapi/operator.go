@@ -167,7 +167,7 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request, _ auth.
 	s.log.Warn("state restored from an uploaded snapshot", "bytes", n,
 		"received", spooled.Sub(start).Round(time.Millisecond), "prepared", prepDone.Sub(spooled).Round(time.Millisecond),
 		"raft_restored", time.Since(prepDone).Round(time.Millisecond))
-	writeJSON(w, http.StatusOK, map[string]any{"restored": true, "bytes": n})
+	writeJSON(w, http.StatusOK, api.RestoreResponse{Bytes: n, Restored: true})
 	return nil
 }
 

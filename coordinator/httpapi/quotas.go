@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"errors"
 	"math"
 
@@ -62,17 +61,11 @@ func (q Quotas) pendingLimit() int { return max(q.MaxPendingJobs, 0) }
 // outputLimit is the bound the AppendLogs command carries (0: none).
 func (q Quotas) outputLimit() int { return max(q.MaxOutputBytes, 0) }
 
-// checkJobSize refuses a spec larger than the job-size quota.
-func (q Quotas) checkJobSize(spec *api.JobSpec) error {
-	if q.MaxJobBytes < 0 {
-		return nil
-	}
-	b, err := json.Marshal(spec)
-	if err != nil {
-		return invalidf("job spec cannot be encoded")
-	}
-	if len(b) > q.MaxJobBytes {
-		return invalidf("job: %d bytes of submitted fields, at most %d", len(b), q.MaxJobBytes)
+// checkJobSize refuses a spec whose encoding (size bytes) is larger than
+// the job-size quota.
+func (q Quotas) checkJobSize(size int) error {
+	if q.MaxJobBytes >= 0 && size > q.MaxJobBytes {
+		return invalidf("job: %d bytes of submitted fields, at most %d", size, q.MaxJobBytes)
 	}
 	return nil
 }

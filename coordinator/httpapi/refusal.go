@@ -1,31 +1,18 @@
 package httpapi
 
-import "errors"
+import (
+	"errors"
 
-// refusalKind says why a credential was refused, as the label of
-// gpulayer_auth_refused_total. The set is fixed: a label never holds
-// anything the caller sent.
-type refusalKind string
-
-const (
-	refusedMissing   refusalKind = "missing"    // no Authorization header
-	refusedMalformed refusalKind = "malformed"  // not a Bearer token, or no token's shape
-	refusedUnknown   refusalKind = "unknown"    // no such credential, the wrong secret, or a worker credential naming no worker
-	refusedReplaced  refusalKind = "replaced"   // a worker credential since reissued
-	refusedRevoked   refusalKind = "revoked"    // a revoked (or rotated) token, or a revoked worker
-	refusedExpired   refusalKind = "expired"    // a token past its expiry
-	refusedUsedUp    refusalKind = "used_up"    // a token with no uses left
-	refusedNetwork   refusalKind = "network"    // a worker calling from outside its enrollment cluster's networks
-	refusedWrongKind refusalKind = "wrong_kind" // a credential kind the route does not take
-	refusedWrongRole refusalKind = "wrong_role" // a client token without the route's role
-	refusedOther     refusalKind = "other"
+	"github.com/gpulayer/gpulayer/coordinator/auth"
 )
 
+// refusalKind says why a credential was refused (auth.Reason), as the
+// label of gpulayer_auth_refused_total. The set is fixed (auth.Reasons):
+// a label never holds anything the caller sent.
+type refusalKind = auth.Reason
+
 // refusalKinds lists every kind, so each series exists from the start.
-var refusalKinds = []refusalKind{
-	refusedMissing, refusedMalformed, refusedUnknown, refusedReplaced, refusedRevoked,
-	refusedExpired, refusedUsedUp, refusedNetwork, refusedWrongKind, refusedWrongRole, refusedOther,
-}
+var refusalKinds = auth.Reasons
 
 // refusal is an authentication or authorisation error with its kind. It
 // unwraps to the error it carries, so codeFor and the answer are those of
@@ -46,5 +33,5 @@ func kindOf(err error) refusalKind {
 	if errors.As(err, &r) {
 		return r.kind
 	}
-	return refusedOther
+	return auth.ReasonOther
 }

@@ -73,6 +73,7 @@ func (s *Server) routeTable() []Route {
 		{"GET", "/v1/status/leader", public, s.leader},
 		{"GET", "/v1/status/peers", public, s.peers},
 		{"GET", "/v1/status/self", public, s.statusSelf},
+		{"GET", "/v1/openapi.json", public, s.openAPI},
 		{"POST", "/v1/operator/raft/peers", clientAdmin, s.addPeer},
 		{"DELETE", "/v1/operator/raft/peers/{id}", clientAdmin, s.removePeer},
 		{"GET", "/v1/operator/snapshot", clientAdmin, s.saveSnapshot},

@@ -11,6 +11,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/gpulayer/gpulayer/coordinator/artifactrepair"
+	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/blob"
 	"github.com/gpulayer/gpulayer/coordinator/fsm"
 	"github.com/gpulayer/gpulayer/coordinator/state"
@@ -124,6 +126,8 @@ type Server struct {
 	mux     *http.ServeMux
 	metrics *metrics
 	routes  []Route
+	// apiDoc renders the API description once (apidoc.go).
+	apiDoc func() ([]byte, error)
 
 	ready            func() bool
 	self             func() api.SelfResponse
@@ -137,14 +141,15 @@ type Server struct {
 	httpsPeers       bool
 	inflight         inflightBytes
 
-	trusted          []netip.Prefix
-	requireIPBinding bool
-	limits           *limiters
-	audit            *auditSink
-	blobs            *blob.Store
-	polls            *longPolls
-	quotas           Quotas
-	streams          StreamLimits
+	trusted []netip.Prefix
+	authn   auth.Authenticator
+	limits  *limiters
+	audit   *auditSink
+	blobs   *blob.Store
+	repair  *artifactrepair.Repair // this coordinator's artifact copies (artifactrepair.go)
+	polls   *longPolls
+	quotas  Quotas
+	streams StreamLimits
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -188,15 +193,21 @@ func New(cfg Config) *Server {
 	if s.trusted == nil {
 		s.trusted = DefaultTrustedProxies
 	}
-	s.requireIPBinding = cfg.RequireIPBinding
+	s.authn = auth.Authenticator{Creds: cfg.Store, RequireIPBinding: cfg.RequireIPBinding}
 	s.limits = newLimiters(cfg.RateLimits)
 	s.audit = newAuditSink(cfg.Propose, cfg.Clock, s.log, cfg.AuditFlush)
 	s.blobs = cfg.Blobs
+	var blobs artifactrepair.Blobs // nil, not a nil *blob.Store, when none is kept
+	if cfg.Blobs != nil {
+		blobs = cfg.Blobs
+	}
+	s.repair = artifactrepair.New(blobs, cfg.Store, repairPeers{s}, cfg.Propose, s.now, s.log.With("component", "artifact-repair"))
 	s.quotas = cfg.Quotas.withDefaults()
 	s.streams = cfg.Streams.withDefaults()
 	s.polls = newLongPolls(api.MaxLongPollsPerCredential)
 	s.metrics = newMetrics(s, cfg.Collectors)
 	s.routes = s.routeTable()
+	s.apiDoc = sync.OnceValues(s.renderAPI)
 	for _, rt := range s.routes {
 		s.mux.Handle(rt.Method+" "+rt.Pattern, s.wrap(rt))
 	}

@@ -13,12 +13,17 @@ var (
 	queueDesc     = prometheus.NewDesc("gpulayer_queue_depth", "Pending tasks by executor.", []string{"executor"}, nil)
 	isLeaderDesc  = prometheus.NewDesc("gpulayer_is_leader", "1 if this coordinator leads the Raft cluster.", nil, nil)
 	longPollsDesc = prometheus.NewDesc("gpulayer_long_polls_open", "Acquire long polls and log follow streams open on this coordinator.", nil, nil)
-	stateDescs    = []*prometheus.Desc{tasksDesc, workersDesc, workersByDesc, jobsDesc, leasesDesc, queueDesc, isLeaderDesc, longPollsDesc}
+	pendingDesc   = prometheus.NewDesc("gpulayer_tasks_pending", "Tasks waiting in the queue for a worker, every executor.", nil, nil)
+	gpusAllocDesc = prometheus.NewDesc("gpulayer_gpus_allocated", "GPUs held by an active task, whole or by a share, by model.", []string{"model"}, nil)
+	gpusFreeDesc  = prometheus.NewDesc("gpulayer_gpus_free", "Healthy, approved GPUs no task holds on ready workers, by model: what placement can give out now.", []string{"model"}, nil)
+	gpusSickDesc  = prometheus.NewDesc("gpulayer_gpus_unhealthy", "GPUs their agent reports not healthy (unhealthy, recovering or unknown), by model.", []string{"model"}, nil)
+	stateDescs    = []*prometheus.Desc{tasksDesc, workersDesc, workersByDesc, jobsDesc, leasesDesc, queueDesc, isLeaderDesc, longPollsDesc, pendingDesc, gpusAllocDesc, gpusFreeDesc, gpusSickDesc}
 )
 
 // stateCollector reads the replicated state's counts on each scrape (one
-// pass under the store's read lock) instead of keeping gauges up to date
-// on every write. Every coordinator reports the same state counts, as of
+// pass under the store's read lock, GPUs by model included) instead of
+// keeping gauges up to date on every write: nothing is added to the
+// apply path. Every coordinator reports the same state counts, as of
 // the index it has applied.
 type stateCollector struct{ s *Server }
 
@@ -44,6 +49,12 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 	gauge(leasesDesc, st.LeasesHeld)
 	for executor, n := range st.PendingByExecutor {
 		gauge(queueDesc, n, executor)
+	}
+	gauge(pendingDesc, st.Pending)
+	for model, c := range st.GPUs {
+		gauge(gpusAllocDesc, c.Allocated, model)
+		gauge(gpusFreeDesc, c.Free, model)
+		gauge(gpusSickDesc, c.Unhealthy, model)
 	}
 	leader := 0
 	if c.s.cluster.IsLeader() {

@@ -79,7 +79,7 @@ func (s *Server) taskLogs(w http.ResponseWriter, r *http.Request, p auth.Princip
 		return err
 	}
 	if chk.Duplicate || chk.Room == 0 {
-		writeJSON(w, http.StatusOK, map[string]any{"accepted": false})
+		writeJSON(w, http.StatusOK, api.LogsResponse{Accepted: false})
 		return nil
 	}
 	req.Data = trimToRoom(req.Data, chk.Room)
@@ -87,7 +87,7 @@ func (s *Server) taskLogs(w http.ResponseWriter, r *http.Request, p auth.Princip
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"accepted": accepted})
+	writeJSON(w, http.StatusOK, api.LogsResponse{Accepted: accepted})
 	return nil
 }
 

@@ -17,7 +17,7 @@ func (s *Server) listWorkers(w http.ResponseWriter, r *http.Request, _ auth.Prin
 	for i := range ws {
 		s.withLastHeartbeat(&ws[i])
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"workers": ws})
+	writeJSON(w, http.StatusOK, api.WorkerList{Workers: ws})
 	return nil
 }
 
@@ -28,7 +28,7 @@ func (s *Server) getWorker(w http.ResponseWriter, r *http.Request, _ auth.Princi
 	}
 	v := view.Worker(wk)
 	s.withLastHeartbeat(&v)
-	writeJSON(w, http.StatusOK, map[string]any{"worker": v})
+	writeJSON(w, http.StatusOK, api.WorkerResponse{Worker: v})
 	return nil
 }
 

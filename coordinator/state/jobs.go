@@ -1,11 +1,9 @@
 package state
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 )
@@ -24,16 +22,21 @@ type SubmitOutcome struct {
 	Job     JobRecord
 }
 
-// SpecHash is a stable digest of a job spec, used for idempotency keys.
-// It costs three JSON passes: the leader takes it once, before it
-// proposes the job (SubmitJob.SpecHash), not every replica inside Apply.
-func SpecHash(spec command.JobSpec) string {
-	b, _ := json.Marshal(spec)
-	var v any
-	_ = json.Unmarshal(b, &v)
-	b, _ = json.Marshal(v)
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+// sameSpec reports whether a job recorded with digest recorded has the
+// spec of a submit whose digest is hash. Digests of one kind are compared
+// as they are; across kinds (a job from before EncodeSubmit, retried
+// after), the submit's spec is digested again the recorded job's way.
+func sameSpec(recorded, hash string, spec command.JobSpec) bool {
+	newRecorded := strings.HasPrefix(recorded, command.SpecDigestPrefix)
+	newHash := strings.HasPrefix(hash, command.SpecDigestPrefix)
+	switch {
+	case newRecorded == newHash:
+		return recorded == hash
+	case newRecorded:
+		return recorded == command.SpecDigest(spec)
+	default:
+		return recorded == command.LegacySpecDigest(spec)
+	}
 }
 
 func (s *Store) submitJob(c command.SubmitJob) (SubmitOutcome, error) {
@@ -49,13 +52,13 @@ func (s *Store) submitJob(c command.SubmitJob) (SubmitOutcome, error) {
 	}
 	hash := c.SpecHash
 	if hash == "" {
-		hash = SpecHash(c.Spec) // an entry from before the leader took it
+		hash = command.LegacySpecDigest(c.Spec) // an entry from before the leader took it
 	}
 	if c.Spec.IdempotencyKey != "" {
 		key := c.CreatedBy + "/" + c.Spec.IdempotencyKey
 		if id, ok := s.idempotency.lookup(key); ok {
 			j := s.jobs.get(id)
-			if j.SpecHash != hash {
+			if !sameSpec(j.SpecHash, hash, c.Spec) {
 				return SubmitOutcome{}, fmt.Errorf("idempotency key %q was used with a different job: %w", c.Spec.IdempotencyKey, ErrConflict)
 			}
 			return SubmitOutcome{Created: false, Job: s.jobRecord(j)}, nil

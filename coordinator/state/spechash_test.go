@@ -10,27 +10,40 @@ import (
 )
 
 // A job's spec digest is taken by the leader (SubmitJob.SpecHash) and
-// kept as given; an entry from before it was carried gets the same digest
-// from the replica itself, so the idempotency check holds across both.
+// kept as given; an entry from before it was carried gets the legacy
+// digest from the replica itself, and a job recorded under one kind of
+// digest is found again by a submit carrying the other: the idempotency
+// check holds across an upgrade.
 func TestSubmitKeepsTheLeadersSpecHash(t *testing.T) {
 	spec := api.JobSpec{Executor: "exec", Config: []byte(`{ "command" : "true" }`), IdempotencyKey: "k1"}
-	s := New()
-	mustApply(t, s, command.SubmitJob{JobID: "j1", TaskIDs: []string{"j1-0"}, Spec: spec, CreatedBy: "alice", Now: at(1), SpecHash: SpecHash(spec)})
-	if j := s.jobs.get("j1"); j.SpecHash != SpecHash(spec) {
-		t.Fatalf("stored %q", j.SpecHash)
-	}
-	// The same key and spec from an old entry (no digest): the same job.
-	r := apply(t, s, command.SubmitJob{JobID: "j2", TaskIDs: []string{"j2-0"}, Spec: spec, CreatedBy: "alice", Now: at(2)})
-	out, err := OutcomeOf[SubmitOutcome](r)
-	if err != nil || out.Created || out.Job.Job.ID != "j1" {
-		t.Fatalf("resubmission: %+v %v", out, err)
-	}
-	// Another spec under the key: refused, whoever took the digest.
 	other := spec
 	other.Priority = 3
-	r = apply(t, s, command.SubmitJob{JobID: "j3", TaskIDs: []string{"j3-0"}, Spec: other, CreatedBy: "alice", Now: at(3), SpecHash: SpecHash(other)})
-	if !errors.Is(r.Err(), ErrConflict) {
-		t.Fatalf("another spec under the key: %v", r.Err())
+	for _, tc := range []struct {
+		name          string
+		first, second func(api.JobSpec) string // the digest each submit carries
+	}{
+		{"both carried", command.SpecDigest, command.SpecDigest},
+		{"recorded legacy, retried carried", func(api.JobSpec) string { return "" }, command.SpecDigest},
+		{"recorded carried, retried legacy", command.SpecDigest, func(api.JobSpec) string { return "" }},
+		{"legacy digests carried", command.LegacySpecDigest, command.SpecDigest},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := New()
+			mustApply(t, s, command.SubmitJob{JobID: "j1", TaskIDs: []string{"j1-0"}, Spec: spec, CreatedBy: "alice", Now: at(1), SpecHash: tc.first(spec)})
+			if j := s.jobs.get("j1"); j.SpecHash == "" || (tc.first(spec) != "" && j.SpecHash != tc.first(spec)) {
+				t.Fatalf("stored %q", j.SpecHash)
+			}
+			r := apply(t, s, command.SubmitJob{JobID: "j2", TaskIDs: []string{"j2-0"}, Spec: spec, CreatedBy: "alice", Now: at(2), SpecHash: tc.second(spec)})
+			out, err := OutcomeOf[SubmitOutcome](r)
+			if err != nil || out.Created || out.Job.Job.ID != "j1" {
+				t.Fatalf("resubmission: %+v %v", out, err)
+			}
+			// Another spec under the key: refused, whoever took the digest.
+			r = apply(t, s, command.SubmitJob{JobID: "j3", TaskIDs: []string{"j3-0"}, Spec: other, CreatedBy: "alice", Now: at(3), SpecHash: tc.second(other)})
+			if !errors.Is(r.Err(), ErrConflict) {
+				t.Fatalf("another spec under the key: %v", r.Err())
+			}
+		})
 	}
 }
 
@@ -45,7 +58,7 @@ func BenchmarkApplySubmit(b *testing.B) {
 			s := New()
 			hash := ""
 			if carried {
-				hash = SpecHash(spec)
+				hash = command.SpecDigest(spec)
 			}
 			i := 0
 			for b.Loop() {

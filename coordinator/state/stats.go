@@ -14,6 +14,9 @@ type Stats struct {
 	// LeasesHeld counts tasks assigned to or running on a worker, each
 	// under a lease.
 	LeasesHeld int
+	// GPUs counts the workers' GPUs by model (gpustats.go); a model some
+	// worker has shows even when all its counts are zero.
+	GPUs map[string]GPUCounts
 }
 
 // Stats counts what the store holds. It walks the tasks once, under the
@@ -28,9 +31,11 @@ func (s *Store) Stats() Stats {
 		TasksByState:      map[string]int{},
 		Pending:           s.queue.len(),
 		PendingByExecutor: map[string]int{},
+		GPUs:              map[string]GPUCounts{},
 	}
 	for _, w := range s.workers {
 		st.WorkersByStatus[w.Status]++
+		s.countGPUs(w, st.GPUs)
 		for _, e := range w.Executors {
 			if _, ok := st.PendingByExecutor[e]; !ok {
 				st.PendingByExecutor[e] = 0 // an executor some worker runs shows, at zero

@@ -109,8 +109,9 @@ func (s *Store) reset() {
 	s.queue = newPendingQueue()
 }
 
-// Apply applies one decoded command and returns its result. A Batch yields
-// a []Result, one per entry, in order.
+// Apply applies one command and returns its result. A Batch yields a
+// []Result, one per entry, in order; an Encoded command (proposed in
+// process, with no Raft between) is decoded first, as a replica would.
 func (s *Store) Apply(c command.Command) any {
 	s.applyMu.Lock()
 	defer s.applyMu.Unlock()
@@ -121,6 +122,13 @@ func (s *Store) Apply(c command.Command) any {
 	if checkOwnership { // as if a capture came before every command
 		s.gen.Add(1)
 		s.freezeTables()
+	}
+	if e, ok := c.(command.Encoded); ok { // proposed in process, not through Raft
+		d, err := e.Decode()
+		if err != nil {
+			return Refused(fmt.Errorf("%w: %v", ErrInvalid, err))
+		}
+		c = d
 	}
 	if b, ok := c.(command.Batch); ok {
 		entries := command.Unbatch(b)

@@ -48,8 +48,10 @@ const (
 const timeFormat = "2006-01-02T15:04:05.000Z07:00"
 
 // The worker statuses, for readers of the state that act on them
-// (heartbeat).
+// (heartbeat, authentication).
 const (
+	WorkerPending  = workerPending
+	WorkerRevoked  = workerRevoked
 	WorkerReady    = workerReady
 	WorkerOffline  = workerOffline
 	WorkerDraining = workerDraining

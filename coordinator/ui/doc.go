@@ -1,6 +1,8 @@
 // Package ui holds the web dashboard that every coordinator serves at /ui:
 // a read-only view of the cluster, jobs with their tasks, reasons and live
-// logs, workers with their GPUs, and the audit log.
+// logs, workers with their GPUs, the audit log, and the API description
+// (GET /v1/openapi.json, which needs no token, so its view opens without
+// signing in).
 //
 // The assets are plain HTML, CSS and JavaScript modules embedded in the
 // binary; nothing is built or downloaded. They hold no data: the page asks

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	gometrics "github.com/hashicorp/go-metrics/compat"
-	gmprom "github.com/hashicorp/go-metrics/compat/prometheus"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
@@ -28,11 +27,12 @@ var (
 )
 
 // Shared returns the process-wide registry: Go runtime and process
-// collectors, and the go-metrics Prometheus sink installed as go-metrics'
-// global, so that everything Raft reports lands there. It is built once per
-// process (go-metrics' global is process-wide, and several coordinators
-// may run in one process, as in tests and `gpulayer dev`): their Raft
-// metrics then add up in one family each. Call it before starting Raft.
+// collectors, and a sink installed as go-metrics' global that serves what
+// Raft reports under well-formed names (raftsink.go, raftnames.go). It
+// is built once per process (go-metrics' global is process-wide, and
+// several coordinators may run in one process, as in tests and `gpulayer
+// dev`): their Raft metrics then add up in one family each. Call it
+// before starting Raft.
 func Shared() (*prometheus.Registry, error) {
 	sharedOnce.Do(func() { sharedReg, sharedErr = newShared() })
 	return sharedReg, sharedErr
@@ -41,16 +41,14 @@ func Shared() (*prometheus.Registry, error) {
 func newShared() (*prometheus.Registry, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	// No expiration: a counter that vanished after a quiet minute would
-	// read as a reset to rate().
-	sink, err := gmprom.NewPrometheusSinkFrom(gmprom.PrometheusOpts{Name: "gpulayer_gometrics_sink", Registerer: reg, Expiration: 0})
-	if err != nil {
-		return nil, fmt.Errorf("telemetry: go-metrics sink: %w", err)
+	sink := newRaftSink()
+	if err := reg.Register(sink); err != nil {
+		return nil, fmt.Errorf("telemetry: Raft metrics: %w", err)
 	}
 	conf := gometrics.DefaultConfig("")
-	conf.EnableHostname = false       // names stay the same on every host
-	conf.EnableRuntimeMetrics = false // the Go collector reports those
-	conf.TimerGranularity = time.Millisecond
+	conf.EnableHostname = false              // names stay the same on every host
+	conf.EnableRuntimeMetrics = false        // the Go collector reports those
+	conf.TimerGranularity = time.Millisecond // raftNames scales these to seconds
 	conf.BlockedPrefixes = perPeerPrefixes
 	if _, err := gometrics.NewGlobal(conf, sink); err != nil {
 		return nil, fmt.Errorf("telemetry: go-metrics global: %w", err)

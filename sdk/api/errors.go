@@ -3,6 +3,7 @@ package api
 import (
 	"fmt"
 	"net/http"
+	"slices"
 )
 
 // Code is a machine-readable error code from the protocol's error table.
@@ -61,6 +62,16 @@ func (c Code) HTTPStatus() int {
 		return s
 	}
 	return http.StatusInternalServerError
+}
+
+// Codes lists the protocol's error codes, sorted.
+func Codes() []Code {
+	out := make([]Code, 0, len(codeStatus))
+	for c := range codeStatus {
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Known reports whether c is one of the protocol's codes.

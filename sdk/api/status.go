@@ -69,6 +69,13 @@ type GCResponse struct {
 	Removed int `json:"removed"`
 }
 
+// RestoreResponse answers PUT /v1/operator/snapshot once the uploaded
+// snapshot replaced the state: how many bytes it held.
+type RestoreResponse struct {
+	Bytes    int64 `json:"bytes"`
+	Restored bool  `json:"restored"`
+}
+
 // DigestResponse answers GET /v1/operator/local/digest: what this node has
 // applied, for checking that every server holds the same state.
 type DigestResponse struct {

@@ -259,6 +259,13 @@ type LogsRequest struct {
 	Data      string `json:"data"`
 }
 
+// LogsResponse answers POST /v1/tasks/{id}/logs: Accepted is false for a
+// chunk already received (its seq seen before) or one past the task's
+// output cap, which are dropped.
+type LogsResponse struct {
+	Accepted bool `json:"accepted"`
+}
+
 // FinishRequest is the body of POST /v1/tasks/{id}/finish.
 type FinishRequest struct {
 	AttemptID    string          `json:"attempt_id"`

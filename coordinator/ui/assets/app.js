@@ -9,9 +9,12 @@ import * as job from './job.js';
 import * as logs from './logs.js';
 import * as workers from './workers.js';
 import * as audit from './audit.js';
+import * as reference from './reference.js';
 
 const REFRESH_MS = 2000;
-const VIEWS = ['cluster', 'jobs', 'job', 'workers', 'audit'];
+const VIEWS = ['cluster', 'jobs', 'job', 'workers', 'audit', 'api'];
+// PUBLIC_VIEWS need no token: shown in place of the sign-in form.
+const PUBLIC_VIEWS = ['api'];
 
 const $ = (id) => document.getElementById(id);
 
@@ -35,8 +38,15 @@ function show(name) {
 }
 
 function navigate() {
-  if (!api.signedIn()) return;
   const next = parseHash();
+  if (!api.signedIn()) {
+    const open = PUBLIC_VIEWS.includes(next.name);
+    view = open ? next : { name: '', arg: '' }; // sign-in opens the others afresh
+    $('signin').hidden = open;
+    show(open ? next.name : '');
+    if (open) refresh();
+    return;
+  }
   if (next.name === 'job' && (view.name !== 'job' || view.arg !== next.arg)) {
     $('job-body').replaceChildren();
     logs.follow(next.arg);
@@ -56,13 +66,14 @@ function load(signal) {
     case 'job': return job.refresh(view.arg, signal);
     case 'workers': return workers.refresh(signal);
     case 'audit': return audit.refresh(signal);
+    case 'api': return reference.refresh(signal);
   }
   return Promise.resolve();
 }
 
 // refresh reloads the shown view, abandoning a refresh still under way.
 async function refresh() {
-  if (!api.signedIn()) return;
+  if (!api.signedIn() && !PUBLIC_VIEWS.includes(view.name)) return;
   if (inflight) inflight.abort();
   const ctl = new AbortController();
   inflight = ctl;
@@ -83,7 +94,7 @@ async function refresh() {
 
 function tick() {
   live.tick(Date.now());
-  if (api.signedIn() && !document.hidden && !inflight) refresh();
+  if ((api.signedIn() || PUBLIC_VIEWS.includes(view.name)) && !document.hidden && !inflight) refresh();
 }
 
 async function signIn(ev) {
@@ -147,6 +158,7 @@ function start() {
   $('page-size').addEventListener('change', () => { jobs.reset(); refresh(); });
   window.addEventListener('hashchange', navigate);
   setInterval(tick, REFRESH_MS);
+  navigate(); // a public view (#api) opens without a token
   $('token').focus();
 }
 

@@ -1,4 +1,4 @@
-package httpapi
+package artifactrepair
 
 import (
 	"reflect"
@@ -8,7 +8,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/state"
 )
 
-// planReplication picks the artifacts with fewer live holders than
+// Plan picks the artifacts with fewer live holders than
 // min(2, cluster size), the coordinators to copy them to (the leader
 // first, then the others that hold none and have an address), and
 // bounds the round, resuming after the last digest it took.
@@ -28,20 +28,20 @@ func TestPlanReplication(t *testing.T) {
 		after     string
 		limit     int
 		maxBytes  int64
-		want      []replication
+		want      []Replication
 		lost      int
 		more      bool
 	}{
 		{name: "two live holders: nothing to do", records: []state.Artifact{art("a", 1, "c1", "c2")}, self: "c1", members: three, reachable: all, limit: 10, maxBytes: 100},
 		{name: "a holder that left the configuration does not count; the leader lacks it, so it takes it first",
 			records: []state.Artifact{art("a", 3, "c2", "c9")}, self: "c1", members: three, reachable: all, limit: 10, maxBytes: 100,
-			want: []replication{{Digest: d("a"), Size: 3, Copies: 1, Sources: []string{"c2"}, Targets: []string{"c1", "c3"}}}},
+			want: []Replication{{Digest: d("a"), Size: 3, Copies: 1, Sources: []string{"c2"}, Targets: []string{"c1", "c3"}}}},
 		{name: "the leader holds it: the others without a copy, in order",
 			records: []state.Artifact{art("a", 3, "c1")}, self: "c1", members: []string{"c1", "c2", "c3", "c4"}, reachable: all, limit: 10, maxBytes: 100,
-			want: []replication{{Digest: d("a"), Size: 3, Copies: 1, Sources: []string{"c1"}, Targets: []string{"c2", "c3", "c4"}}}},
+			want: []Replication{{Digest: d("a"), Size: 3, Copies: 1, Sources: []string{"c1"}, Targets: []string{"c2", "c3", "c4"}}}},
 		{name: "a coordinator without a recorded address is not asked",
 			records: []state.Artifact{art("a", 3, "c1")}, self: "c1", members: three, reachable: func(id string) bool { return id != "c2" }, limit: 10, maxBytes: 100,
-			want: []replication{{Digest: d("a"), Size: 3, Copies: 1, Sources: []string{"c1"}, Targets: []string{"c3"}}}},
+			want: []Replication{{Digest: d("a"), Size: 3, Copies: 1, Sources: []string{"c1"}, Targets: []string{"c3"}}}},
 		{name: "no coordinator to copy to: left out",
 			records: []state.Artifact{art("a", 3, "c1")}, self: "c1", members: three, reachable: func(id string) bool { return id == "c1" }, limit: 10, maxBytes: 100},
 		{name: "no live holder: lost, not planned",
@@ -50,30 +50,30 @@ func TestPlanReplication(t *testing.T) {
 			records: []state.Artifact{art("a", 3, "c1"), art("b", 3, "c9")}, self: "c1", members: []string{"c1"}, reachable: all, limit: 10, maxBytes: 100, lost: 1},
 		{name: "a cluster of two needs two",
 			records: []state.Artifact{art("a", 3, "c2")}, self: "c1", members: []string{"c1", "c2"}, reachable: all, limit: 10, maxBytes: 100,
-			want: []replication{{Digest: d("a"), Size: 3, Copies: 1, Sources: []string{"c2"}, Targets: []string{"c1"}}}},
+			want: []Replication{{Digest: d("a"), Size: 3, Copies: 1, Sources: []string{"c2"}, Targets: []string{"c1"}}}},
 		{name: "at most limit a round",
 			records: []state.Artifact{art("a", 1, "c1"), art("b", 1, "c1"), art("c", 1, "c1")}, self: "c1", members: three, reachable: all, limit: 2, maxBytes: 100, more: true,
-			want: []replication{{Digest: d("a"), Size: 1, Copies: 1, Sources: []string{"c1"}, Targets: []string{"c2", "c3"}},
+			want: []Replication{{Digest: d("a"), Size: 1, Copies: 1, Sources: []string{"c1"}, Targets: []string{"c2", "c3"}},
 				{Digest: d("b"), Size: 1, Copies: 1, Sources: []string{"c1"}, Targets: []string{"c2", "c3"}}}},
 		{name: "the next round starts after the last one taken, and wraps around",
 			records: []state.Artifact{art("a", 1, "c1"), art("b", 1, "c1", "c2"), art("c", 1, "c1")}, self: "c1", members: three, reachable: all, after: d("a"), limit: 2, maxBytes: 100,
-			want: []replication{{Digest: d("c"), Size: 1, Copies: 1, Sources: []string{"c1"}, Targets: []string{"c2", "c3"}},
+			want: []Replication{{Digest: d("c"), Size: 1, Copies: 1, Sources: []string{"c1"}, Targets: []string{"c2", "c3"}},
 				{Digest: d("a"), Size: 1, Copies: 1, Sources: []string{"c1"}, Targets: []string{"c2", "c3"}}}},
 		{name: "a cursor that names no record starts at the next digest",
 			records: []state.Artifact{art("a", 1, "c1"), art("c", 1, "c1")}, self: "c1", members: three, reachable: all, after: d("b"), limit: 1, maxBytes: 100, more: true,
-			want: []replication{{Digest: d("c"), Size: 1, Copies: 1, Sources: []string{"c1"}, Targets: []string{"c2", "c3"}}}},
+			want: []Replication{{Digest: d("c"), Size: 1, Copies: 1, Sources: []string{"c1"}, Targets: []string{"c2", "c3"}}}},
 		{name: "the byte bound takes the first however large, then only what still fits",
 			records: []state.Artifact{art("a", 80, "c1"), art("b", 30, "c1"), art("c", 10, "c1")}, self: "c1", members: three, reachable: all, limit: 10, maxBytes: 90, more: true,
-			want: []replication{{Digest: d("a"), Size: 80, Copies: 1, Sources: []string{"c1"}, Targets: []string{"c2", "c3"}},
+			want: []Replication{{Digest: d("a"), Size: 80, Copies: 1, Sources: []string{"c1"}, Targets: []string{"c2", "c3"}},
 				{Digest: d("c"), Size: 10, Copies: 1, Sources: []string{"c1"}, Targets: []string{"c2", "c3"}}}},
 		{name: "a follower that plans (it never runs one) is not its own target when outside the configuration",
 			records: []state.Artifact{art("a", 1, "c1")}, self: "c9", members: three, reachable: all, limit: 10, maxBytes: 100,
-			want: []replication{{Digest: d("a"), Size: 1, Copies: 1, Sources: []string{"c1"}, Targets: []string{"c2", "c3"}}}},
+			want: []Replication{{Digest: d("a"), Size: 1, Copies: 1, Sources: []string{"c1"}, Targets: []string{"c2", "c3"}}}},
 		{name: "no records", self: "c1", members: three, reachable: all, limit: 10, maxBytes: 100},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, lost, more := planReplication(c.records, c.self, c.members, c.reachable, c.after, c.limit, c.maxBytes)
+			got, lost, more := Plan(c.records, c.self, c.members, c.reachable, c.after, c.limit, c.maxBytes)
 			if !reflect.DeepEqual(got, c.want) || lost != c.lost || more != c.more {
 				t.Fatalf("plan %+v lost %d more %v\nwant %+v lost %d more %v", got, lost, more, c.want, c.lost, c.more)
 			}

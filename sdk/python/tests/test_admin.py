@@ -1,0 +1,168 @@
+"""Tokens and workers against the real dev coordinator; teams, usage and
+exec, which the contract defines but this coordinator does not serve yet:
+their requests as the contract shapes them (checked on a recording stub),
+and the real coordinator's refusal reaching the caller as gpulayer.Error."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import unittest
+import urllib.parse
+
+import gpulayer
+
+from . import fakes, support
+from .support import poll
+
+
+class TokensTest(support.DevTestCase):
+    def test_create_list_get_revoke(self) -> None:
+        created = self.gl.tokens.create("py-submitter", roles=["submit"], expires_in_seconds=3600)
+        self.assertTrue(created.token.startswith("glc_"))
+        self.assertNotIn(created.token, repr(created))
+        self.assertEqual((created.kind, created.name, created.roles), ("client", "py-submitter", ["submit"]))
+        self.assertTrue(created.expires_at)
+        listed = {t.id: t for t in self.gl.tokens.list()}
+        self.assertIn(created.id, listed)
+        self.assertFalse(hasattr(listed[created.id], "token"))
+        self.assertEqual(self.gl.tokens.get(created.id).name, "py-submitter")
+
+        mine = gpulayer.Client(self.dev.addr, created.token)
+        job = mine.jobs.submit(gpulayer.JobSpec.command(["true"]))
+        self.assertEqual(job.created_by, "py-submitter")
+        mine.jobs.wait(job.id, timeout=60)
+
+        revoked = self.gl.tokens.revoke(created.id)
+        self.assertTrue(revoked.revoked)
+        with self.assertRaises(gpulayer.Error) as e:
+            mine.jobs.list(limit=1)
+        self.assertEqual((e.exception.code, e.exception.status), ("unauthenticated", 401))
+
+    def test_join_token(self) -> None:
+        created = self.gl.tokens.create("py-join", kind="join", max_uses=1, labels={"rack": "a"})
+        self.addCleanup(self.gl.tokens.revoke, created.id)
+        self.assertTrue(created.token.startswith("glj_"))
+        self.assertEqual((created.kind, created.max_uses), ("join", 1))
+
+
+class WorkersTest(support.DevTestCase):
+    def test_list_and_get(self) -> None:
+        workers = self.gl.workers.list()
+        self.assertEqual([w.worker_id for w in workers], ["dev-worker"])
+        w = self.gl.workers.get("dev-worker")
+        self.assertEqual(len(w.devices), 8)
+        self.assertTrue(all(d.uuid.startswith("GPU-") and d.memory_mib > 0 for d in w.devices))
+        self.assertIn("exec", w.executors)
+        with self.assertRaises(gpulayer.Error) as e:
+            self.gl.workers.get("no-such-worker")
+        self.assertEqual(e.exception.code, "not_found")
+
+    def test_drain_and_resume(self) -> None:
+        self.addCleanup(self.gl.workers.resume, "dev-worker")
+        self.assertEqual(self.gl.workers.drain("dev-worker", deadline_seconds=60).status, "draining")
+        self.assertEqual(self.gl.workers.resume("dev-worker").status, "ready")
+        poll("the worker to be ready", lambda: self.gl.workers.get("dev-worker").status == "ready")
+
+
+class NotServedYetTest(support.DevTestCase):
+    """Today's coordinator answers 404 (no route) for these; once they
+    are served the same calls answer the contract's codes listed."""
+
+    def test_the_real_refusal_reaches_the_caller(self) -> None:
+        cases = {
+            # call: the codes a coordinator may answer (404 until served)
+            "teams.get": (lambda: self.gl.teams.get("py-no-such-team"), {"not_found"}),
+            "teams.delete": (lambda: self.gl.teams.delete("py-no-such-team"), {"not_found"}),
+            "teams.update": (lambda: self.gl.teams.update("py-no-such-team", weight=2), {"not_found"}),
+            "teams.create bad name": (lambda: self.gl.teams.create("Bad Name!"), {"not_found", "invalid_argument"}),
+            "usage bad group_by": (lambda: self.gl.usage(group_by="colour"), {"not_found", "invalid_argument"}),
+            "tasks.exec unknown task": (lambda: self.gl.tasks.exec("jnosuch-0", ["true"]), {"not_found"}),
+            "tokens.create unknown team": (
+                lambda: self.gl.tokens.create("py-teamed", team="py-no-such-team"),
+                {"not_found", "invalid_argument"},
+            ),
+        }
+        for name, (call, codes) in cases.items():
+            with self.subTest(name):
+                with self.assertRaises(gpulayer.Error) as e:
+                    call()
+                self.assertIn(e.exception.code, codes, e.exception)
+                self.assertIn(e.exception.status, {404, 400})
+        # Nothing was created on the way.
+        self.assertNotIn("py-teamed", [t.name for t in self.gl.tokens.list()])
+
+
+class ContractShapesTest(unittest.TestCase):
+    """The requests for teams, usage and exec as PROTOCOL.md shapes them,
+    sent to a stub that records them and answers contract-shaped bodies."""
+
+    def setUp(self) -> None:
+        self.answers: "dict[str, fakes.Answer]" = {}
+        self.stub = fakes.Stub(lambda seen: self.answers[f"{seen.method} {urllib.parse.urlsplit(seen.path).path}"])
+        self.addCleanup(self.stub.close)
+        self.gl = gpulayer.Client(self.stub.url, "glc_stub_token", retry_wait=0.5)
+
+    def body(self, i: int = -1) -> object:
+        return json.loads(self.stub.seen[i].body)
+
+    def test_teams(self) -> None:
+        team = {"name": "ml", "weight": 2, "quota": {"gpus": 8}, "borrow_limit": {"gpus": 4},
+                "usage": {"gpus_in_use": 2.5, "running_tasks": 3, "pending_tasks": 1}, "created_at": "2026-12-06T00:00:00.000Z"}
+        self.answers = {
+            "POST /v1/teams": fakes.json_answer(201, {"team": team}),
+            "GET /v1/teams": fakes.json_answer(200, {"teams": [team]}),
+            "GET /v1/teams/ml": fakes.json_answer(200, {"team": team}),
+            "PATCH /v1/teams/ml": fakes.json_answer(200, {"team": dict(team, weight=3)}),
+            "DELETE /v1/teams/ml": fakes.json_answer(200, {"team": team}),
+        }
+        made = self.gl.teams.create("ml", weight=2, quota_gpus=8, borrow_limit_gpus=4)
+        self.assertEqual(self.body(), {"name": "ml", "weight": 2, "quota": {"gpus": 8}, "borrow_limit": {"gpus": 4}})
+        self.assertEqual((made.name, made.quota, made.usage), ("ml", gpulayer.GPUs(8), gpulayer.TeamUsage(2.5, 3, 1)))
+        self.assertEqual(made.extra, {"created_at": "2026-12-06T00:00:00.000Z"})
+        self.assertEqual([t.name for t in self.gl.teams.list()], ["ml"])
+        self.assertEqual(self.gl.teams.get("ml").borrow_limit, gpulayer.GPUs(4))
+        self.assertEqual(self.gl.teams.update("ml", weight=3).weight, 3)
+        self.assertEqual(self.body(), {"weight": 3})
+        self.gl.teams.delete("ml")
+        self.assertEqual([s.method for s in self.stub.seen], ["POST", "GET", "GET", "PATCH", "DELETE"])
+
+    def test_usage(self) -> None:
+        self.answers = {"GET /v1/usage": fakes.json_answer(200, {
+            "from": "2026-12-01T00:00:00.000Z", "to": "2026-12-02T00:00:00.000Z",
+            "rows": [{"team": "ml", "gpu_model": "H100", "gpu_seconds": 7200.5, "preempted_gpu_seconds": 60, "tasks": 4}],
+        })}
+        start = dt.datetime(2026, 12, 1, tzinfo=dt.timezone.utc)
+        got = self.gl.usage(start=start, end="2026-12-02T00:00:00Z", group_by="gpu_model")
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.stub.seen[0].path).query)
+        self.assertEqual(query, {"from": ["2026-12-01T00:00:00.000Z"], "to": ["2026-12-02T00:00:00Z"],
+                                 "group_by": ["gpu_model"]})
+        self.assertEqual((got.start, got.end), ("2026-12-01T00:00:00.000Z", "2026-12-02T00:00:00.000Z"))
+        row = gpulayer.UsageRow(team="ml", gpu_model="H100", gpu_seconds=7200.5, preempted_gpu_seconds=60, tasks=4)
+        self.assertEqual(got.rows, [row])
+        with self.assertRaises(ValueError):
+            self.gl.usage(start=dt.datetime(2026, 12, 1))  # naive: which zone?
+
+    def test_token_team(self) -> None:
+        created = {"id": "abc", "kind": "client", "name": "n", "team": "ml", "roles": ["submit"], "token": "glc_abc_secret"}
+        self.answers = {"POST /v1/tokens": fakes.json_answer(201, created)}
+        got = self.gl.tokens.create("n", roles=["submit"], team="ml")
+        self.assertEqual(self.body(), {"kind": "client", "name": "n", "roles": ["submit"], "team": "ml"})
+        self.assertEqual((got.team, got.token), ("ml", "glc_abc_secret"))
+        self.assertNotIn("secret", repr(got))
+
+    def test_exec_request(self) -> None:
+        self.answers = {"POST /v1/tasks/j1-0/exec": fakes.error_answer(404, "not_found", "no task j1-0")}
+        with self.assertRaises(gpulayer.Error) as e:
+            self.gl.tasks.exec("j1-0", ["nvidia-smi", "-L"], tty=True)
+        self.assertEqual(e.exception.code, "not_found")
+        self.assertEqual(self.body(), {"command": ["nvidia-smi", "-L"], "tty": True})
+        # An accepted exec: this version cannot speak its stream, and says so.
+        self.answers = {"POST /v1/tasks/j1-0/exec": fakes.json_answer(200, {})}
+        with self.assertRaises(gpulayer.Error) as e:
+            self.gl.tasks.exec("j1-0", ["true"])
+        self.assertEqual(e.exception.code, "unsupported")
+
+
+if __name__ == "__main__":
+    unittest.main()
