@@ -191,8 +191,12 @@ func submit(ctx context.Context, c *client.Client, spec api.JobSpec, wait, asJSO
 	fmt.Fprintf(humanErr, "job %s submitted; streaming its logs\n", job.ID)
 	wctx, stopWatch := context.WithCancel(ctx)
 	go sayWhyItWaits(wctx, c, job.ID, humanErr)
-	err = c.Logs(ctx, job.ID, true, logOutput{}.printLog)
+	add, flush := waitPrinter(job)
+	err = c.Logs(ctx, job.ID, true, add)
 	stopWatch()
+	if ferr := flush(); err == nil {
+		err = ferr
+	}
 	if err != nil {
 		return err
 	}

@@ -142,3 +142,31 @@ func multiRun(job api.Job) bool {
 	}
 	return false
 }
+
+// waitPrinter prints the output job submit --wait streams; flush prints
+// what is held once the stream ends. A job of many tasks prints as job
+// logs does (whole lines, each with its task and attempt); a job of one
+// task prints its bytes as they come, so a progress bar moves, and says
+// on stderr when the task starts again.
+func waitPrinter(job api.Job) (add func(api.LogEntry) error, flush func() error) {
+	var out logOutput
+	if len(job.Tasks) > 1 {
+		v := newLogView(func(l logLine) error {
+			f := os.Stdout
+			if l.stream == api.StreamStderr {
+				f = os.Stderr
+			}
+			return out.write(f, l.text)
+		})
+		v.prefix = true
+		return v.add, v.flush
+	}
+	last := 0
+	return func(e api.LogEntry) error {
+		if last != 0 && e.Attempt != last {
+			fmt.Fprintf(humanErr, "job %s: task %s starts again, attempt %d\n", job.ID, e.TaskID, e.Attempt)
+		}
+		last = e.Attempt
+		return out.printLog(e)
+	}, func() error { return nil }
+}

@@ -6,7 +6,8 @@ import (
 	"testing"
 )
 
-// job logs on a real dev: a gang of two ranks, run twice (a rank failed), say whose each line
+// job logs (and submit --wait) on a real dev: a gang of two ranks, run
+// again when a rank failed, say whose each line
 // is and where an attempt begins; --task, --tail, --since and --no-prefix
 // filter and strip; garbage is a usage error.
 func TestJobLogsAgainstDev(t *testing.T) {
@@ -28,20 +29,23 @@ func TestJobLogsAgainstDev(t *testing.T) {
 	// A rank may be stopped mid-line when its peer fails (the gang is
 	// retried whole): its unfinished line ends where it stopped.
 	lineRE := regexp.MustCompile(`^(\[t([01]) a([1-9])\] rank ([01]) (says hi)?|──── task ([01]) \(` + id + `-[01]\), attempt ([2-9]) ────)$`)
-	separators := 0
-	for _, line := range strings.Split(strings.TrimSuffix(all, "\n"), "\n") {
-		m := lineRE.FindStringSubmatch(line)
-		switch {
-		case m == nil:
-			t.Errorf("job logs line %q is not whole or not prefixed:\n%s", line, all)
-		case m[6] != "":
-			separators++
-		case m[2] != m[4]:
-			t.Errorf("line %q is prefixed with another task's index", line)
+	// job logs, and submit --wait as it streamed.
+	for _, out := range []string{all, sub.stdout} {
+		separators := 0
+		for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			m := lineRE.FindStringSubmatch(line)
+			switch {
+			case m == nil:
+				t.Errorf("line %q is not whole or not prefixed:\n%s", line, out)
+			case m[6] != "":
+				separators++
+			case m[2] != m[4]:
+				t.Errorf("line %q is prefixed with another task's index", line)
+			}
 		}
-	}
-	if separators < 2 || (!strings.Contains(all, "] rank 0 says hi\n") && !strings.Contains(all, "] rank 1 says hi\n")) {
-		t.Errorf("job logs of a retried gang:\n%s", all)
+		if separators < 2 || (!strings.Contains(out, "] rank 0 says hi\n") && !strings.Contains(out, "] rank 1 says hi\n")) {
+			t.Errorf("the output of a retried gang:\n%s", out)
+		}
 	}
 	for _, line := range strings.Split(strings.TrimSuffix(logs("--task", "1", "--no-prefix").stdout, "\n"), "\n") {
 		if !strings.HasPrefix(line, "rank 1 ") {
