@@ -66,11 +66,12 @@ func TestDevTaskUIDRange(t *testing.T) {
 		}
 	})
 
+	// 63000 … is this package's (integration/taskuids_test.go).
 	t.Run("--task-uid-base of a free range: that range", func(t *testing.T) {
 		envFile := filepath.Join(t.TempDir(), "env")
-		p := startBinary(t, "dev", "--http-addr", "127.0.0.1:0", "--env-file", envFile, "--log-level", "warn", "--fake-gpus", "dgxh100", "--task-uid-lock-dir", locks, "--task-uid-base", "62000")
+		p := startBinary(t, "dev", "--http-addr", "127.0.0.1:0", "--env-file", envFile, "--log-level", "warn", "--fake-gpus", "dgxh100", "--task-uid-lock-dir", locks, "--task-uid-base", "63200")
 		waitEnvFile(t, p, envFile)
-		if out := p.stdout.String(); !strings.Contains(out, "task uids: 62000 … 62007\n") {
+		if out := p.stdout.String(); !strings.Contains(out, "task uids: 63200 … 63207\n") {
 			t.Fatalf("dev printed:\n%s", out)
 		}
 	})
