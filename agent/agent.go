@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -64,8 +63,13 @@ type Config struct {
 	// It is used for nothing else and never logged.
 	AdminToken string
 	DataDir    string
-	// WorkerID is the id to register under; generated when empty.
-	WorkerID     string
+	// WorkerID is the id to register under. When empty the agent asks
+	// for its host's name (hostworkerid.go), and, should that be invalid
+	// or taken, for an id the coordinator generates.
+	WorkerID string
+	// Hostname replaces os.Hostname as the name a worker id is made of
+	// (tests).
+	Hostname     string
 	Labels       map[string]string
 	Capabilities []string
 	// MaxTasks bounds concurrent tasks (default: the GPU count, at least 4).
@@ -114,6 +118,11 @@ type Config struct {
 	// "Fractional sharing"). Empty: no MPS. An agent running as root
 	// needs TaskUser with it (ErrMPSNeedsOneTaskUser).
 	MPSPipeDir string
+	// TaskUIDSearch lets an agent whose per-slot range is held by another
+	// agent on the host, or holds a uid or gid of the host, take the next
+	// free range after it instead of failing (gpulayer dev, whose default
+	// range another agent may hold); TaskUIDs says which it took.
+	TaskUIDSearch bool
 	// TaskUIDLockDir holds the locks by which an agent claims its task
 	// uids on the host, so that two agents never share one (default
 	// DefaultTaskUIDLockDir).
@@ -238,15 +247,9 @@ func (a *Agent) prepareTasks() (func(), error) {
 		return nil, err
 	}
 	slots := a.maxTasks()
-	users, err := a.plan.users(slots)
+	users, unclaim, err := a.taskUsers(slots) // taskuidsearch.go
 	if err != nil {
 		return nil, err
-	}
-	unclaim := func() {}
-	if a.plan.perSlot() {
-		if unclaim, err = claimTaskUIDs(cmp.Or(a.cfg.TaskUIDLockDir, DefaultTaskUIDLockDir), a.plan.base, slots); err != nil {
-			return nil, err
-		}
 	}
 	root, removeRoot, err := prepareWorkRoot(a.cfg.WorkDir, !a.plan.shared)
 	if err != nil {

@@ -15,6 +15,9 @@ var (
 	// ErrTaskUIDsTaken means another agent on this host runs tasks under
 	// a uid of this agent's per-slot range.
 	ErrTaskUIDsTaken = errors.New("agent: the task uid range overlaps another agent's")
+	// ErrTaskUIDsInUse means a uid (or gid) of the per-slot range is a
+	// user (or group) of this host.
+	ErrTaskUIDsInUse = errors.New("agent: the task uid range holds a user or group of this host")
 	// ErrMetricsAddr means the metrics address is not HOST:PORT, or not
 	// a loopback address while remote scrapes are not allowed.
 	ErrMetricsAddr = errors.New("agent: metrics address refused")

@@ -89,7 +89,19 @@ func (a *Agent) firstCredential(ctx context.Context) (api.RegisterResponse, erro
 	default:
 		return api.RegisterResponse{}, ErrNoJoinToken
 	}
+	hostID := ""
+	if req.WorkerID == "" {
+		hostID = a.defaultWorkerID()
+		req.WorkerID = hostID
+	}
 	reg, err := a.client.Register(ctx, req)
+	if err == nil && hostID != "" && reg.WorkerToken == "" {
+		// Another worker holds the host's name: the id was only a
+		// default, so ask for a generated one rather than reissue.
+		a.log.Info("another worker is registered under this host's name; registering under a generated id", "host_name_id", hostID)
+		req.WorkerID = ""
+		reg, err = a.client.Register(ctx, req)
+	}
 	if err != nil {
 		return reg, fmt.Errorf("agent: register: %w", err)
 	}

@@ -60,17 +60,6 @@ func (a *Agent) guardRaft(ctx context.Context) func() {
 	return g.remove
 }
 
-// taskUIDRange is the uids the agent's tasks run as, when not its own.
-func (a *Agent) taskUIDRange() (lo, hi uint32, ok bool) {
-	switch {
-	case a.plan.fixed != nil && a.plan.fixed.Switch:
-		return a.plan.fixed.UID, a.plan.fixed.UID, true
-	case a.plan.perSlot():
-		return a.plan.base, a.plan.base + uint32(a.maxTasks()) - 1, true
-	}
-	return 0, 0, false
-}
-
 // localRaftAddrs asks each coordinator the agent was given who it is
 // (GET /v1/status/self), and keeps the Raft addresses on this host.
 func (a *Agent) localRaftAddrs(ctx context.Context) []string {

@@ -129,10 +129,10 @@ func (p taskPlan) users(slots int) (runner.Users, error) {
 	for i := range slots {
 		id := strconv.FormatUint(uint64(p.base)+uint64(i), 10)
 		if u, err := user.LookupId(id); err == nil {
-			return nil, fmt.Errorf("agent: uid %s of the task uid range (%d … %d) is the user %q on this host: choose a range no user or group uses (--task-uid-base)", id, p.base, p.base+uint32(slots)-1, u.Username)
+			return nil, fmt.Errorf("%w: uid %s of the task uid range (%d … %d) is the user %q: choose a range no user or group uses (--task-uid-base)", ErrTaskUIDsInUse, id, p.base, p.base+uint32(slots)-1, u.Username)
 		}
 		if g, err := user.LookupGroupId(id); err == nil {
-			return nil, fmt.Errorf("agent: gid %s of the task uid range (%d … %d) is the group %q on this host: choose a range no user or group uses (--task-uid-base)", id, p.base, p.base+uint32(slots)-1, g.Name)
+			return nil, fmt.Errorf("%w: gid %s of the task uid range (%d … %d) is the group %q: choose a range no user or group uses (--task-uid-base)", ErrTaskUIDsInUse, id, p.base, p.base+uint32(slots)-1, g.Name)
 		}
 	}
 	return runner.NewUIDPool(p.base, slots), nil

@@ -47,7 +47,15 @@ type Report struct {
 	Failures    []string       `json:"failures,omitempty"`
 }
 
-func (r *Report) add(row Row) { r.Rows = append(r.Rows, row) }
+// add appends row. A quick run judges no target: its scenarios run at a
+// fraction of the size the targets are set for, so a row's Met is
+// dropped there (the target stays, for reference).
+func (r *Report) add(row Row) {
+	if r.Quick {
+		row.Met = ""
+	}
+	r.Rows = append(r.Rows, row)
+}
 
 func (r *Report) detail(key string, v any) {
 	if r.Details == nil {
@@ -124,6 +132,9 @@ func (r *Report) summary() string {
 	status := "ok"
 	if len(r.Failures) > 0 {
 		status = fmt.Sprintf("FAILED (%d functional errors: %s)", len(r.Failures), strings.Join(r.Failures, "; "))
+	}
+	if r.Quick {
+		return fmt.Sprintf("bench %s: %s in %.1fs; targets not judged (a quick run is too small to compare with them; make bench judges them)", mode, status, r.WallSeconds)
 	}
 	miss := ""
 	if len(missed) > 0 {

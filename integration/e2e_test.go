@@ -57,6 +57,9 @@ type agentOpts struct {
 	// (honoured as root).
 	mpsPipeDir string
 	taskUser   string
+	// hostname replaces the host's name the agent makes its id of when
+	// given none.
+	hostname string
 }
 
 // taskUserAsRoot is user for an agent running as root; an agent that is
@@ -121,6 +124,7 @@ func newAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, op
 		ApprovalPoll:      300 * time.Millisecond,
 		DataDir:           dataDir,
 		WorkerID:          workerID,
+		Hostname:          o.hostname,
 		HeartbeatInterval: 100 * time.Millisecond,
 		AcquireWait:       2 * time.Second,
 		StopGrace:         2 * time.Second,

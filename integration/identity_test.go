@@ -259,3 +259,26 @@ func TestAgentNeverLogsTheAdminToken(t *testing.T) {
 		}
 	}
 }
+
+// An agent given no worker id registers under its host's name; a second
+// host of the same name, or a name the id grammar refuses, gets a
+// generated id instead of reissuing or failing.
+func TestAgentDefaultsItsIDToTheHostName(t *testing.T) {
+	h := startCoordinator(t)
+	first := startAgent(t, h.URL, h.JoinToken, "", "dgxh100", agentOpts{hostname: "GPU-Node-7.example.com"})
+	coordinatortest.WaitFor(t, 10*time.Second, "registration", func() bool { return first.agent.WorkerID() != "" })
+	if id := first.agent.WorkerID(); id != "gpu-node-7" {
+		t.Fatalf("worker id %q, want the host name gpu-node-7", id)
+	}
+	for _, host := range []string{"gpu-node-7", "admin", "bad host"} {
+		other := startAgent(t, h.URL, h.JoinToken, "", "dgxh100", agentOpts{hostname: host})
+		coordinatortest.WaitFor(t, 10*time.Second, "registration of "+host, func() bool { return other.agent.WorkerID() != "" })
+		if id := other.agent.WorkerID(); id == "gpu-node-7" || id == host || !strings.HasPrefix(id, "w") {
+			t.Fatalf("host %q registered as %q, want a generated id", host, id)
+		}
+	}
+	if n := workerCount(t, h); n != 4 {
+		t.Fatalf("%d workers, want 4", n)
+	}
+	runOn(t, h, "gpu-node-7")
+}

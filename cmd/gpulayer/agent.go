@@ -55,6 +55,7 @@ type agentFlags struct {
 	taskUser         string
 	taskUIDBase      uint
 	taskUIDLockDir   string
+	taskUIDSearch    bool // dev: pass over a range held or used on the host
 	allowSharedTasks bool
 	pluginPins       pinFlag
 
@@ -81,7 +82,7 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	// Secrets: as root, only from the environment (refuseSecretsOnArgv).
 	fs.StringVar(&f.adminToken, "admin-token", "", "admin client token used only to reissue this worker's credential when the persisted one is rejected")
 	fs.StringVar(&f.dataDir, "data-dir", "", "agent data directory (required)")
-	fs.StringVar(&f.workerID, "worker-id", "", "worker id to register as (default: generated)")
+	fs.StringVar(&f.workerID, "worker-id", "", "worker id to register as (default: the host's name, lowercased and cut at the first dot, when valid and free; else generated)")
 	fs.StringVar(&f.fakeGPUs, "fake-gpus", "", "use fake GPUs: none, "+strings.Join(devices.FakeNames(), ", "))
 	fs.StringVar(&f.pluginDir, "plugin-dir", "", "directory of gpulayer-executor-<name> plugin binaries")
 	fs.StringVar(&f.caFile, "ca-file", "", "PEM bundle to trust for HTTPS")
@@ -283,6 +284,7 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 		TaskUser:             f.taskUser,
 		TaskUIDBase:          uint32(f.taskUIDBase),
 		TaskUIDLockDir:       f.taskUIDLockDir,
+		TaskUIDSearch:        f.taskUIDSearch,
 		AllowSharedUserTasks: f.allowSharedTasks,
 		Metrics:              metrics,
 		MetricsAddr:          f.metricsAddr,

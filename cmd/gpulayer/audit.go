@@ -56,7 +56,7 @@ event a line.`,
 				return usagef("--limit must not be negative")
 			}
 			q.Kinds = splitList(kind)
-			c, err := cf.client()
+			c, err := cf.client(cmd.Flags())
 			if err != nil {
 				return err
 			}

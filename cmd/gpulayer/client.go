@@ -18,6 +18,7 @@ type clientFlags struct {
 	caFile     string
 	clientCert string
 	clientKey  string
+	profile    string
 }
 
 func (c *clientFlags) register(fs *pflag.FlagSet) {
@@ -26,12 +27,18 @@ func (c *clientFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.caFile, "ca-file", "", "PEM bundle to trust for HTTPS")
 	fs.StringVar(&c.clientCert, "client-cert", "", "client certificate (PEM) for coordinators that require one")
 	fs.StringVar(&c.clientKey, "client-key", "", "key of --client-cert (PEM)")
+	fs.StringVar(&c.profile, "profile", "", "the CLI config's profile to take the address, CA, client certificate and token from (default: the config's current one); flags and variables win over it")
 }
 
 // errNoToken: a client command was given no token.
-var errNoToken = fmt.Errorf("no token: pass --token or set %sTOKEN", envPrefix)
+var errNoToken = fmt.Errorf("no token: pass --token, set %sTOKEN, or put one in a profile (gpulayer profile set)", envPrefix)
 
-func (c *clientFlags) client() (*client.Client, error) {
+// client connects with the flags of fs, those given neither on the
+// command line nor in the environment taken from the profile (profile.go).
+func (c *clientFlags) client(fs *pflag.FlagSet) (*client.Client, error) {
+	if err := c.applyProfile(fs); err != nil {
+		return nil, err
+	}
 	if c.token == "" {
 		return nil, usageError{errNoToken}
 	}
@@ -57,8 +64,11 @@ func clientLeaf(cmd *cobra.Command, out *outputFlags, run func(*cobra.Command, *
 		out.register(cmd.Flags())
 	}
 	cf.register(cmd.Flags())
+	if kind := idKind(cmd); kind != "" && cmd.ValidArgsFunction == nil {
+		cmd.ValidArgsFunction = completeIDs(kind, connectFromFlags)
+	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		c, err := cf.client()
+		c, err := cf.client(cmd.Flags())
 		if err != nil {
 			return err
 		}

@@ -24,6 +24,26 @@ func envNames(flag string) []string {
 	return append([]string{own}, envAliases[flag]...)
 }
 
+// envNamesAnnotation, on a flag, names the variables it reads in place of
+// those its name gives: two flags of one name but different meanings
+// (-o/--output, a format, and job submit's --output, a glob) each get
+// their own.
+const envNamesAnnotation = "gpulayer-env"
+
+// flagEnvNames returns the variables f reads, in order of preference.
+func flagEnvNames(f *pflag.Flag) []string {
+	if names := f.Annotations[envNamesAnnotation]; len(names) > 0 {
+		return names
+	}
+	return envNames(f.Name)
+}
+
+// readsEnv makes flag name of fs read the variables names, in that order,
+// instead of the ones its name gives.
+func readsEnv(fs *pflag.FlagSet, name string, names ...string) {
+	_ = fs.SetAnnotation(name, envNamesAnnotation, names)
+}
+
 // sourceAnnotation records, on a flag not given on the command line, where
 // its value came from (the variable's name, or the config file's).
 const sourceAnnotation = "gpulayer-source"
@@ -46,7 +66,7 @@ func bindEnv(fs *pflag.FlagSet) error {
 		if err != nil || f.Changed || noEnv(f) {
 			return
 		}
-		for _, name := range envNames(f.Name) {
+		for _, name := range flagEnvNames(f) {
 			v := os.Getenv(name)
 			if v == "" {
 				continue
@@ -67,7 +87,7 @@ func bindEnv(fs *pflag.FlagSet) error {
 func documentEnv(cmd *cobra.Command) {
 	cmd.LocalNonPersistentFlags().VisitAll(func(f *pflag.Flag) {
 		if !noEnv(f) && !strings.Contains(f.Usage, "$"+envPrefix) {
-			f.Usage += " [$" + strings.Join(envNames(f.Name), ", $") + "]"
+			f.Usage += " [$" + strings.Join(flagEnvNames(f), ", $") + "]"
 		}
 	})
 	for _, c := range cmd.Commands() {

@@ -117,7 +117,7 @@ when it succeeded, else the first failed task's exit code, else 1.`,
 					return usagef("--output %q: %v", g, err)
 				}
 			}
-			c, err := cf.client()
+			c, err := cf.client(cmd.Flags())
 			if err != nil {
 				return err
 			}
@@ -157,6 +157,7 @@ when it succeeded, else the first failed task's exit code, else 1.`,
 	fs.StringVar(&configJSON, "config", "", "executor config as JSON (instead of a command after --); no variable sets it")
 	_ = fs.SetAnnotation("config", noEnvAnnotation, []string{"GPULAYER_CONFIG is a config file's name"})
 	fs.StringVar(&target, "target", "", "run only on worker:ID or on a member of group:ID")
+	_ = cmd.RegisterFlagCompletionFunc("target", completion(connectFromFlags, listTargets))
 	fs.StringVar(&spec.Capability, "capability", "", "capability a worker must offer to take the tasks")
 	fs.StringArrayVar(&aff.prefer, "prefer", nil, "prefer (or, with a negative weight, shun) workers: worker:ID, group:ID or label:KEY[=VALUE], then :WEIGHT (-100..100, default 50); repeatable")
 	fs.StringArrayVar(&aff.require, "require", nil, "run only on workers that match worker:ID, group:ID or label:KEY[=VALUE]; repeatable")
@@ -167,6 +168,8 @@ when it succeeded, else the first failed task's exit code, else 1.`,
 	fs.BoolVar(&spec.ExclusiveWorker, "exclusive", false, "run each task alone on its worker: no other task beside it, and it waits for a worker that runs nothing")
 	fs.StringArrayVar(&inputs, "input", nil, "FILE[:PATH]: upload FILE and stage it at PATH in each task's directory (default its base name); repeatable")
 	fs.StringArrayVar(&spec.Outputs, "output", nil, "GLOB of files (relative to the task's directory) uploaded when a task ends; repeatable")
+	// Not GPULAYER_OUTPUT: that is -o's, the format of the read commands.
+	readsEnv(fs, "output", "GPULAYER_OUTPUT_GLOB")
 	fs.StringArrayVar(&env, "env", nil, "KEY=VALUE in the environment of the command after --; repeatable; no variable sets it")
 	_ = fs.SetAnnotation("env", noEnvAnnotation, []string{"GPULAYER_ENV is too common a name to read as a task's variable"})
 	return cmd
@@ -188,8 +191,12 @@ func submit(ctx context.Context, c *client.Client, spec api.JobSpec, wait, asJSO
 	fmt.Fprintf(humanErr, "job %s submitted; streaming its logs\n", job.ID)
 	wctx, stopWatch := context.WithCancel(ctx)
 	go sayWhyItWaits(wctx, c, job.ID, humanErr)
-	err = c.Logs(ctx, job.ID, true, logOutput{}.printLog)
+	add, flush := waitPrinter(job)
+	err = c.Logs(ctx, job.ID, true, add)
 	stopWatch()
+	if ferr := flush(); err == nil {
+		err = ferr
+	}
 	if err != nil {
 		return err
 	}
@@ -341,34 +348,28 @@ func printJob(w io.Writer, j api.Job, wide bool) {
 }
 
 func jobLogsCmd() *cobra.Command {
-	var follow bool
-	var out logOutput
+	var o logsOptions
 	cmd := clientLeaf(&cobra.Command{
-		Use:     "logs [flags] JOB",
-		Short:   "print a job's output",
-		Example: "  gpulayer job logs j0001\n  gpulayer job logs -f j0001",
+		Use:   "logs [flags] JOB",
+		Short: "print a job's output",
+		Long: `logs prints a job's output, stdout to stdout and stderr to stderr, in whole
+lines. When the job has more than one task (a gang's ranks) or a task ran
+more than once, each line starts with its task's index and its attempt,
+"[t1 a2] ", and a line marks where a task's next attempt begins;
+--no-prefix prints the lines alone.`,
+		Example: "  gpulayer job logs j0001\n  gpulayer job logs -f j0001\n  gpulayer job logs --task 3 --since 10m j0001\n  gpulayer job logs --tail 20 -f j0001",
 		Args:    exactArgs(1, "job id"),
 	}, nil, func(cmd *cobra.Command, c *client.Client, args []string, _ *outputFlags) error {
-		printed := 0
-		err := c.Logs(cmd.Context(), args[0], follow, func(e api.LogEntry) error {
-			printed++
-			return out.printLog(e)
-		})
-		if err != nil || printed > 0 {
-			return err
-		}
-		// Nothing to show: say so, and why the job ended if it did not
-		// succeed, rather than exit in silence.
-		job, err := c.Job(cmd.Context(), args[0])
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(humanErr, "job %s (%s) has no output\n", job.ID, job.State)
-		printReasons(humanErr, job)
-		return nil
+		return jobLogs(cmd.Context(), c, args[0], o)
 	})
-	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep streaming until the job ends")
-	cmd.Flags().BoolVar(&out.raw, "raw", false, "print the output byte for byte even to a terminal (by default a terminal gets its control characters escaped, line ends and tabs kept; a file or a pipe always gets the bytes)")
+	fs := cmd.Flags()
+	fs.BoolVarP(&o.follow, "follow", "f", false, "keep streaming until the job ends")
+	fs.BoolVar(&o.out.raw, "raw", false, "print the output byte for byte even to a terminal (by default a terminal gets its control characters escaped, line ends and tabs kept; a file or a pipe always gets the bytes)")
+	fs.StringVar(&o.task, "task", "", "only this task: its id or its index (a gang's rank)")
+	fs.IntVar(&o.tail, "tail", -1, fmt.Sprintf("only the last N lines (0 … %d), then, with -f, what follows", maxTail))
+	fs.StringVar(&o.since, "since", "", "only output written since: a duration before now (10m, 2h) or an RFC 3339 time")
+	fs.BoolVar(&o.noPrefix, "no-prefix", false, "never put the task and attempt before a line, nor mark a new attempt")
+	_ = cmd.RegisterFlagCompletionFunc("task", completion(connectFromFlags, listTasks))
 	return cmd
 }
 

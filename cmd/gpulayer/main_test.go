@@ -110,9 +110,9 @@ func (b *lockedBuffer) String() string {
 
 // process is a running gpulayer binary.
 type process struct {
-	cmd    *exec.Cmd
-	stderr *lockedBuffer
-	exited <-chan error // yields the exit
+	cmd            *exec.Cmd
+	stdout, stderr *lockedBuffer
+	exited         <-chan error // yields the exit
 }
 
 // startBinary runs the gpulayer binary with args until the test ends,
@@ -130,8 +130,9 @@ func startBinaryEnv(t *testing.T, env []string, args ...string) process {
 	if env != nil {
 		cmd.Env = append(os.Environ(), env...)
 	}
-	errb := &lockedBuffer{}
-	cmd.Stderr = errb
+	outb, errb := &lockedBuffer{}, &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = outb, errb
+	cmd.WaitDelay = 10 * time.Second // a child left holding the output
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func startBinaryEnv(t *testing.T, env []string, args ...string) process {
 			t.Errorf("gpulayer %s did not stop on SIGTERM\n%s", args[0], errb.String())
 		}
 	})
-	return process{cmd: cmd, stderr: errb, exited: exited}
+	return process{cmd: cmd, stdout: outb, stderr: errb, exited: exited}
 }
 
 // startDev runs `gpulayer dev` and returns the client environment.
@@ -171,7 +172,12 @@ func startDevWith(t *testing.T, extra ...string) []string {
 	t.Helper()
 	envFile := filepath.Join(t.TempDir(), "env")
 	args := append([]string{"dev", "--http-addr", "127.0.0.1:0", "--env-file", envFile, "--log-level", "warn"}, extra...)
-	p := startBinary(t, args...)
+	return waitEnvFile(t, startBinary(t, args...), envFile)
+}
+
+// waitEnvFile waits for the env file of the dev p and returns its lines.
+func waitEnvFile(t *testing.T, p process, envFile string) []string {
+	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		if b, err := os.ReadFile(envFile); err == nil && bytes.Count(b, []byte("\n")) == 2 {

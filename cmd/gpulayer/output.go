@@ -52,6 +52,9 @@ func jsonOnly() *outputFlags { return &outputFlags{jsonOnly: true} }
 func (o *outputFlags) register(fs *pflag.FlagSet) {
 	o.format = formatTable
 	fs.VarP(&o.format, "output", "o", "output format: table, wide or json")
+	// GPULAYER_OUTPUT kept its first meaning, the format; job submit's
+	// --output GLOB reads GPULAYER_OUTPUT_GLOB.
+	readsEnv(fs, "output", "GPULAYER_OUTPUT_FORMAT", "GPULAYER_OUTPUT")
 	fs.BoolVar(&o.json, "json", false, "print JSON (same as -o json)")
 }
 

@@ -55,7 +55,7 @@ coordinators keep only its hash.`,
   gpulayer token create --kind instance --instance-id i-0abc --expires-in 1h`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := cf.client()
+			c, err := cf.client(cmd.Flags())
 			if err != nil {
 				return err
 			}

@@ -14,11 +14,13 @@ both (gpulayer dev), serves the built-in executor plugins, and is the CLI.
 
 Flags go before or after the arguments; -- ends them. Every flag can also
 be set in the environment as GPULAYER_<FLAG_NAME> (--data-dir:
-GPULAYER_DATA_DIR); the command line wins. Exit codes: 0 ok, 1 failure,
-2 usage error; job submit --wait exits with its failed task's code.`,
+GPULAYER_DATA_DIR); the command line wins. A profile of the CLI's config
+(gpulayer profile) holds a cluster's addresses, CA and token. Exit codes:
+0 ok, 1 failure, 2 usage error; job submit --wait exits with its failed
+task's code.`,
 		Example: `  gpulayer dev
   export GPULAYER_ADDR=http://127.0.0.1:7070 GPULAYER_TOKEN=glc_…
-  gpulayer job submit --gpus 1 --wait -- nvidia-smi -L
+  gpulayer job submit --gpus 1 --wait -- sh -c 'echo "GPU $CUDA_VISIBLE_DEVICES"'
   gpulayer job list --watch`,
 		Args:              cobra.ArbitraryArgs,
 		RunE:              groupArgs,
@@ -30,7 +32,7 @@ GPULAYER_DATA_DIR); the command line wins. Exit codes: 0 ok, 1 failure,
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetHelpCommand(helpCmd())
 	root.AddCommand(coordinatorCmd(), agentCmd(), jobCmd(), artifactCmd(), workerCmd(), tokenCmd(), enrollmentCmd(),
-		auditCmd(), groupCmd(), operatorCmd(), tlsCmd(), pluginCmd(), devCmd(), versionCmd(), completionCmd())
+		auditCmd(), groupCmd(), operatorCmd(), tlsCmd(), pluginCmd(), devCmd(), versionCmd(), completionCmd(), profileCmd())
 	root.AddCommand(gpuCmd())
 	documentEnv(root)
 	return root
