@@ -37,6 +37,7 @@ type agentFlags struct {
 	clientCert   string
 	clientKey    string
 	capabilities string
+	labels       []string
 
 	instanceToken     string
 	instanceID        string
@@ -95,6 +96,7 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.clusterKey, "cluster-key", "", "enrollment cluster key (with --enroll)")
 	fs.StringVar(&f.externalWorkerKey, "external-worker-key", "", "this machine's allowlist key (with --enroll)")
 	fs.StringVar(&f.capabilities, "capabilities", "*", "capabilities to advertise, comma separated (* takes any task)")
+	fs.StringArrayVar(&f.labels, "label", nil, "KEY=VALUE label the worker registers with (affinity rules read them; gpulayer.io/rack, gpulayer.io/switch and gpulayer.io/nvlink-domain place gangs near each other); repeatable")
 	fs.IntVar(&f.maxTasks, "max-tasks", 0, "concurrent tasks (default: GPU count, at least 4)")
 	fs.DurationVar(&f.inventoryInterval, "inventory-interval", agent.DefaultInventoryInterval, "how often to read the GPU inventory again (a GPU that appears or changes is offered once an admin approves it); 0: never")
 	fs.StringVar(&f.advertiseAddr, "advertise-addr", "", "IP or host name this node's gang tasks are reached on by their peers (MASTER_ADDR); default: this host's address on the route to the coordinator")
@@ -249,6 +251,12 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 	if caps == nil {
 		caps = []string{}
 	}
+	labels, err := parseLabels(f.labels)
+	if err != nil {
+		host.Close()
+		src.Close()
+		return nil, nil, err
+	}
 	sandbox, err := f.taskSandbox()
 	if err == nil && (f.spoolRecords < 0 || f.spoolMiB < 0 || f.spoolMiB > 1<<20) {
 		// 0 (or a command without the flags, as dev) takes the defaults.
@@ -275,6 +283,7 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 		DataDir:              f.dataDir,
 		WorkerID:             f.workerID,
 		Capabilities:         caps,
+		Labels:               labels,
 		MaxTasks:             f.maxTasks,
 		AdvertiseAddr:        f.advertiseAddr,
 		InventoryInterval:    cmp.Or(f.inventoryInterval, -1),
