@@ -64,3 +64,18 @@ type ApproveDevices struct {
 }
 
 func (ApproveDevices) Type() Type { return TypeApproveDevices }
+
+// CordonDevice cordons one of a worker's GPUs (Cordon), or lifts its
+// cordon: a cordoned GPU, and every MIG device of it, is given no new
+// task, while what runs on it goes on (state/cordon.go).
+type CordonDevice struct {
+	WorkerID string    `json:"worker_id"`
+	UUID     string    `json:"uuid"`
+	Cordon   bool      `json:"cordon"`
+	Reason   string    `json:"reason,omitempty"`
+	By       string    `json:"by"`
+	Source   string    `json:"source,omitempty"`
+	Now      time.Time `json:"now"`
+}
+
+func (CordonDevice) Type() Type { return TypeCordonDevice }

@@ -50,6 +50,7 @@ var decoders = register(
 	as[ApproveDevices](),
 	as[SetArtifactHolder](),
 	as[ForgetWorker](),
+	as[CordonDevice](),
 )
 
 // decoder decodes the JSON body of one command type.

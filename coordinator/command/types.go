@@ -51,6 +51,7 @@ const (
 	TypeApproveDevices
 	TypeSetArtifactHolder
 	TypeForgetWorker
+	TypeCordonDevice
 )
 
 // Command is implemented by every command body.

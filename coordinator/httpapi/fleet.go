@@ -89,14 +89,8 @@ func decodeDrain(r *http.Request) (time.Duration, error) {
 // quarantine; the answer is the worker, with the GPU in clear_gpus until
 // its agent reports it back.
 func (s *Server) clearGPU(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	id, uuid := r.PathValue("id"), r.PathValue("uuid")
-	if err := validateID("worker id", id); err != nil {
-		return err
-	}
-	if uuid == "" {
-		return invalidf("a GPU uuid is required")
-	}
-	if err := checkLen("uuid", uuid, api.MaxDeviceUUIDBytes); err != nil {
+	id, uuid, err := workerDevice(r) // cordon.go
+	if err != nil {
 		return err
 	}
 	if err := emptyBody(r); err != nil {

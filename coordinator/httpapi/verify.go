@@ -22,6 +22,7 @@ func verifyDevices(devs []api.Device, admitted ...string) []api.Device {
 	for i := range out {
 		d := &out[i]
 		d.PendingApproval = false // the coordinator's word, never an agent's
+		d.Cordoned, d.CordonReason = false, ""
 		if d.Parent != "" {
 			continue // a MIG device: its GPU, in the same report, is checked
 		}

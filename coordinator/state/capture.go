@@ -159,6 +159,7 @@ func (w *Worker) clone() Worker {
 	}
 	c.ApprovedDevices = maps.Clone(w.ApprovedDevices)
 	c.ApprovedIdentity = maps.Clone(w.ApprovedIdentity)
+	c.Cordons = maps.Clone(w.Cordons)
 	return c
 }
 

@@ -31,8 +31,11 @@ func approvedDevice(w *Worker, d command.Device) bool {
 	return ok && mib == d.MemoryMiB && sameIdentity(w, d) // gpubind.go
 }
 
-// offered reports whether d may be given work: healthy and approved.
-func offered(w *Worker, d command.Device) bool { return d.Healthy && approvedDevice(w, d) }
+// offered reports whether d may be given work: healthy, approved and not
+// cordoned (cordon.go).
+func offered(w *Worker, d command.Device) bool {
+	return d.Healthy && approvedDevice(w, d) && !cordoned(w, d)
+}
 
 // approveLegacy approves, for a worker from state written before
 // approvals (or GPU identities) were kept, its GPUs as they stand: what its

@@ -74,6 +74,7 @@ var handlers = index(
 	on((*Store).approveDevices),
 	on((*Store).setArtifactHolder),
 	on((*Store).forgetWorker),
+	on((*Store).cordonDevice),
 )
 
 func index(as ...applier) map[command.Type]handler {

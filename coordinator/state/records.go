@@ -55,6 +55,11 @@ type Worker struct {
 	// GPUs has every GPU it reports later awaiting approval, so a
 	// snapshot writes the field always (nil as nil), never omitting it.
 	ApprovedDevices map[string]uint64 `json:"approved_devices"`
+	// Cordons maps each GPU an admin cordoned (its UUID; a MIG device's
+	// GPU cordons it too) to the reason given: such a GPU is not offered
+	// (state/cordon.go). Kept apart from Devices, which each report of
+	// the agent replaces.
+	Cordons map[string]string `json:"cordons,omitempty"`
 	// ApprovedIdentity binds, by UUID, the rest of what placement trusts
 	// of each approved GPU (gpubind.go: identityOf); nil in state
 	// written before it was kept. Written always, as ApprovedDevices.

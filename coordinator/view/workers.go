@@ -25,6 +25,7 @@ func Worker(r state.WorkerRecord) api.Worker {
 		}
 		devices[i].Healthy, devices[i].PendingApproval, devices[i].HealthReason = false, true, reason
 	}
+	cordonedDevices(w.Cordons, devices)
 	idleDevices(w.ID, w.Status, devices)
 	return api.Worker{
 		WorkerID:     w.ID,

@@ -22,6 +22,15 @@ const (
 	CommandStop  = "stop"
 )
 
+// CordonRequest is the body of POST /v1/workers/{id}/devices/{uuid}/cordon
+// (optional): why the GPU is cordoned, shown on its record.
+type CordonRequest struct {
+	Reason string `json:"reason,omitempty"`
+}
+
+// MaxCordonReasonBytes bounds a cordon's reason.
+const MaxCordonReasonBytes = 512
+
 // Topology labels: a worker that carries them (its agent's --label, or
 // its join token's labels) is placed near the other members of a gang.
 // A gang's ranks fill the asking worker's NVLink domain, then its
@@ -73,6 +82,12 @@ type Device struct {
 	// on this GPU (DeviceSharingMPS), or is empty where it cannot:
 	// only tasks with gpu_sharing "unenforced" share such a GPU.
 	Sharing string `json:"sharing,omitempty"`
+	// Cordoned, in a worker's record, marks a GPU an admin cordoned (POST
+	// /v1/workers/{id}/devices/{uuid}/cordon), with CordonReason: it is
+	// given no new task, and what runs on it goes on. Agents do not send
+	// them.
+	Cordoned     bool   `json:"cordoned,omitempty"`
+	CordonReason string `json:"cordon_reason,omitempty"`
 	// NUMANode is the host NUMA node the GPU hangs off, where known.
 	NUMANode *int `json:"numa_node,omitempty"`
 	// Links says how the GPU reaches each other GPU of the worker, where

@@ -71,3 +71,14 @@ func (c *Client) ClearGPU(ctx context.Context, workerID, uuid string) (api.Worke
 func (c *Client) ApproveGPUs(ctx context.Context, workerID string) (api.Worker, error) {
 	return c.workerAction(ctx, workerPath(workerID)+"/gpus/approve", nil)
 }
+
+// CordonGPU cordons one of a worker's GPUs, with an optional reason: it is
+// given no new task, and what runs on it goes on.
+func (c *Client) CordonGPU(ctx context.Context, workerID, uuid, reason string) (api.Worker, error) {
+	return c.workerAction(ctx, workerPath(workerID)+"/devices/"+url.PathEscape(uuid)+"/cordon", api.CordonRequest{Reason: reason})
+}
+
+// UncordonGPU lifts a GPU's cordon: it is offered again.
+func (c *Client) UncordonGPU(ctx context.Context, workerID, uuid string) (api.Worker, error) {
+	return c.workerAction(ctx, workerPath(workerID)+"/devices/"+url.PathEscape(uuid)+"/uncordon", nil)
+}

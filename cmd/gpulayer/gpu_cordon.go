@@ -1,0 +1,50 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpulayer/gpulayer/sdk/api"
+	"github.com/gpulayer/gpulayer/sdk/client"
+)
+
+// gpuCordonCmd cordons one GPU of a worker: no new task on it.
+func gpuCordonCmd() *cobra.Command {
+	var reason string
+	cmd := gpuCordonLeaf("cordon", "give a GPU no new task (what runs on it goes on), with a reason shown on its record (audited)",
+		"  gpulayer gpu cordon gpu-node-7 GPU-5f1c… --reason 'fan noise'   # see gpulayer gpu list for UUIDs",
+		func(cmd *cobra.Command, c *client.Client, worker, uuid string) (api.Worker, error) {
+			return c.CordonGPU(cmd.Context(), worker, uuid, reason)
+		}, "cordoned: it takes no new task")
+	cmd.Flags().StringVar(&reason, "reason", "", "why, shown on the GPU's record and in the audit log")
+	return cmd
+}
+
+// gpuUncordonCmd lifts a GPU's cordon.
+func gpuUncordonCmd() *cobra.Command {
+	return gpuCordonLeaf("uncordon", "offer a cordoned GPU again (audited)",
+		"  gpulayer gpu uncordon gpu-node-7 GPU-5f1c…",
+		func(cmd *cobra.Command, c *client.Client, worker, uuid string) (api.Worker, error) {
+			return c.UncordonGPU(cmd.Context(), worker, uuid)
+		}, "offered again")
+}
+
+func gpuCordonLeaf(verb, short, example string, call func(*cobra.Command, *client.Client, string, string) (api.Worker, error), done string) *cobra.Command {
+	return clientLeaf(&cobra.Command{
+		Use:     verb + " [flags] WORKER GPU-UUID",
+		Short:   short,
+		Example: example,
+		Args:    exactArgs(2, "worker id and GPU uuid"),
+	}, jsonOnly(), func(cmd *cobra.Command, c *client.Client, args []string, out *outputFlags) error {
+		w, err := call(cmd, c, args[0], args[1])
+		if err != nil {
+			return err
+		}
+		if out.json {
+			return printJSON(w)
+		}
+		fmt.Fprintf(humanOut, "worker %s: GPU %s %s\n", w.WorkerID, args[1], done)
+		return nil
+	})
+}

@@ -1,0 +1,66 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/gpulayer/gpulayer/coordinator/auth"
+	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/view"
+	"github.com/gpulayer/gpulayer/sdk/api"
+)
+
+// cordonGPU answers POST /v1/workers/{id}/devices/{uuid}/cordon
+// {reason?}: the GPU is given no new task; what runs on it goes on.
+func (s *Server) cordonGPU(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	id, uuid, err := workerDevice(r)
+	if err != nil {
+		return err
+	}
+	var req api.CordonRequest
+	if _, err := decodeRequest(r, &req, true); err != nil {
+		return err
+	}
+	if err := checkLen("reason", req.Reason, api.MaxCordonReasonBytes); err != nil {
+		return err
+	}
+	return s.proposeCordon(w, r, command.CordonDevice{WorkerID: id, UUID: uuid, Cordon: true, Reason: req.Reason, By: p.Name, Source: sourceString(r), Now: s.now()})
+}
+
+// uncordonGPU answers POST /v1/workers/{id}/devices/{uuid}/uncordon: the
+// GPU is offered again.
+func (s *Server) uncordonGPU(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	id, uuid, err := workerDevice(r)
+	if err != nil {
+		return err
+	}
+	if err := emptyBody(r); err != nil {
+		return err
+	}
+	return s.proposeCordon(w, r, command.CordonDevice{WorkerID: id, UUID: uuid, By: p.Name, Source: sourceString(r), Now: s.now()})
+}
+
+func (s *Server) proposeCordon(w http.ResponseWriter, r *http.Request, c command.CordonDevice) error {
+	rec, err := state.Propose[state.WorkerRecord](r.Context(), s.propose, c)
+	if err != nil {
+		return err
+	}
+	s.log.Info("GPU cordon changed", "worker_id", c.WorkerID, "uuid", c.UUID, "cordoned", c.Cordon, "by", c.By)
+	writeJSON(w, http.StatusOK, api.WorkerResponse{Worker: view.Worker(rec)})
+	return nil
+}
+
+// workerDevice reads and bounds a route's worker id and GPU uuid.
+func workerDevice(r *http.Request) (id, uuid string, err error) {
+	id, uuid = r.PathValue("id"), r.PathValue("uuid")
+	if err := validateID("worker id", id); err != nil {
+		return "", "", err
+	}
+	if uuid == "" {
+		return "", "", invalidf("a GPU uuid is required")
+	}
+	if err := checkLen("uuid", uuid, api.MaxDeviceUUIDBytes); err != nil {
+		return "", "", err
+	}
+	return id, uuid, nil
+}
