@@ -65,6 +65,25 @@ class WorkersTest(support.DevTestCase):
         poll("the worker to be ready", lambda: self.gl.workers.get("dev-worker").status == "ready")
 
 
+    def test_cordon_and_uncordon_a_gpu(self) -> None:
+        gpu = self.gl.workers.get("dev-worker").devices[0].uuid
+        self.addCleanup(self.gl.workers.uncordon, "dev-worker", gpu)
+        w = self.gl.workers.cordon("dev-worker", gpu, reason="fan noise")
+        d = next(d for d in w.devices if d.uuid == gpu)
+        self.assertEqual((d.cordoned, d.cordon_reason, d.healthy), (True, "fan noise", False))
+        w = self.gl.workers.uncordon("dev-worker", gpu)
+        self.assertFalse(next(d for d in w.devices if d.uuid == gpu).cordoned)
+        with self.assertRaises(gpulayer.Error) as e:
+            self.gl.workers.cordon("dev-worker", "GPU-no-such-gpu")
+        self.assertEqual(e.exception.code, "not_found")
+
+    def test_forget_refuses_a_live_worker(self) -> None:
+        with self.assertRaises(gpulayer.Error) as e:
+            self.gl.workers.forget("dev-worker")
+        self.assertEqual((e.exception.code, e.exception.status), ("conflict", 409))
+        self.assertEqual(self.gl.workers.get("dev-worker").status, "ready")
+
+
 class NotServedYetTest(support.DevTestCase):
     """Today's coordinator answers 404 (no route) for these; once they
     are served the same calls answer the contract's codes listed."""

@@ -451,9 +451,23 @@ class Workers(_Resource):
         """Revokes the worker's credential; its tasks are requeued."""
         return Worker.from_dict(self._json("POST", _worker(worker_id) + "/revoke", {})["worker"])
 
+    def cordon(self, worker_id: str, uuid: str, *, reason: str = "") -> Worker:
+        """Gives one GPU of the worker no new task; what runs on it goes on."""
+        body = {"reason": reason} if reason else {}
+        return self._action(worker_id, "devices/" + _seg(uuid) + "/cordon", body)
+
+    def uncordon(self, worker_id: str, uuid: str) -> Worker:
+        """Offers a cordoned GPU again."""
+        return self._action(worker_id, "devices/" + _seg(uuid) + "/uncordon", {})
+
+    def forget(self, worker_id: str) -> Worker:
+        """Forgets a revoked, offline or unapproved worker that holds no
+        task (the audit log keeps it); answers the record as it was."""
+        return Worker.from_dict(self._json("DELETE", _worker(worker_id))["worker"])
+
     def _action(self, worker_id: str, action: str, body: Dict[str, Any]) -> Worker:
-        # Drain, stop and resume set a status: twice is once, so they are
-        # resent after any failure, as sdk/client does.
+        # Drain, stop, resume and (un)cordon set a state: twice is once, so
+        # they are resent after any failure, as sdk/client does.
         doc = self._json("POST", _worker(worker_id) + "/" + action, body, idempotent=True)
         return Worker.from_dict(doc["worker"])
 
