@@ -16,12 +16,7 @@ func TestCordonGPUOverHTTP(t *testing.T) {
 	h := coordinatortest.Start(t, coordinatortest.Options{})
 	ctx := t.Context()
 	admin := h.Client(t, h.AdminToken)
-	reg, err := h.Client(t, h.JoinToken).Register(ctx, api.RegisterRequest{WorkerID: "w1", Capabilities: []string{"*"}, Executors: []string{"exec"},
-		Devices: []api.Device{{Index: 0, UUID: "GPU-a", Name: "H100", Healthy: true}, {Index: 1, UUID: "GPU-b", Name: "H100", Healthy: true}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	worker := h.Client(t, reg.WorkerToken)
+	worker := twoGPUWorker(t, h)
 
 	for name, call := range map[string]func() error{
 		"unknown GPU":    func() error { _, err := admin.CordonGPU(ctx, "w1", "GPU-z", ""); return err },
@@ -73,4 +68,16 @@ func TestCordonGPUOverHTTP(t *testing.T) {
 	if err != nil || len(audit.Events) != 2 {
 		t.Fatalf("audit: %+v %v", audit, err)
 	}
+}
+
+// twoGPUWorker registers w1 with two healthy GPUs, GPU-a and GPU-b, and
+// returns a client acting as it.
+func twoGPUWorker(t *testing.T, h *coordinatortest.Harness) *client.Client {
+	t.Helper()
+	reg, err := h.Client(t, h.JoinToken).Register(t.Context(), api.RegisterRequest{WorkerID: "w1", Capabilities: []string{"*"}, Executors: []string{"exec"},
+		Devices: []api.Device{{Index: 0, UUID: "GPU-a", Name: "H100", Healthy: true}, {Index: 1, UUID: "GPU-b", Name: "H100", Healthy: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h.Client(t, reg.WorkerToken)
 }

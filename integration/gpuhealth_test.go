@@ -19,10 +19,12 @@ import (
 )
 
 // A GPU that throws a fault while a task runs on it: the task's attempt
-// fails saying why and the task succeeds on another GPU; the GPU is
-// reported unhealthy with its reason and is not handed out again; the
-// fault is saved, so the agent's next start keeps it out. An
-// application-class XID fails only the task and leaves the GPU in service.
+// ends lost naming the GPU and the XID, uses up no attempt (the job has
+// one), and the task succeeds on another GPU; the GPU is reported
+// unhealthy with its reason and is not handed out again; the fault is
+// saved, so the agent's next start keeps it out. An application-class
+// XID fails only the task's attempt (it counts: the job has two) and
+// leaves the GPU in service.
 func TestGPUFaultsTakeGPUsOutOfService(t *testing.T) {
 	cases := []struct {
 		name         string
@@ -59,7 +61,11 @@ func TestGPUFaultsTakeGPUsOutOfService(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			job, err := admin.SubmitJob(t.Context(), api.JobSpec{Executor: "exec", MaxAttempts: 2, Config: cfg, Resources: &api.Resources{GPUs: 1}})
+			attempts := 2 // an application's fault uses one
+			if c.outOfService {
+				attempts = 1 // a GPU's fault uses none
+			}
+			job, err := admin.SubmitJob(t.Context(), api.JobSpec{Executor: "exec", MaxAttempts: attempts, Config: cfg, Resources: &api.Resources{GPUs: 1}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,11 +80,15 @@ func TestGPUFaultsTakeGPUsOutOfService(t *testing.T) {
 
 			done := waitJob(t, admin, job.ID, func(j api.Job) bool { return j.Tasks[0].State == api.TaskSucceeded },
 				"the task to succeed on its second attempt")
-			attempts := done.Tasks[0].Attempts
-			if len(attempts) != 2 || !strings.Contains(attempts[0].Reason, "XID") {
-				t.Fatalf("attempts %+v: want the first failed naming the XID", attempts)
+			tried := done.Tasks[0].Attempts
+			if len(tried) != 2 || !strings.Contains(tried[0].Reason, "XID") {
+				t.Fatalf("attempts %+v: want the first ended naming the XID", tried)
 			}
-			if c.outOfService && slices.Contains(attempts[1].Devices, first) {
+			if want := map[bool]string{true: api.AttemptLost, false: api.TaskFailed}[c.outOfService]; tried[0].State != want ||
+				(c.outOfService && !strings.Contains(tried[0].Reason, first)) {
+				t.Fatalf("first attempt %s %q, want %s (naming the GPU for a GPU's fault)", tried[0].State, tried[0].Reason, want)
+			}
+			if c.outOfService && slices.Contains(tried[1].Devices, first) {
 				t.Fatalf("the second attempt got the faulty GPU %s", first)
 			}
 

@@ -72,3 +72,26 @@ func OpenSeeded(ctx context.Context, logger *slog.Logger, fake, seed string) (So
 		return src, nil
 	}
 }
+
+// ErrFaultsNeedFake: fake GPU faults were asked for without a fake set.
+var ErrFaultsNeedFake = errors.New("fake GPU faults need a fake GPU set")
+
+// OpenFakeWithFaults serves fake GPU set fake (one of FakeNames), its
+// UUIDs derived from seed, watched for health, with the faults appended
+// to the file at faults delivered to it (nvml.OpenFakeWithFaults: lines
+// "<uuid> xid <n>" or "<uuid> lost").
+func OpenFakeWithFaults(ctx context.Context, logger *slog.Logger, fake, seed, faults string) (Source, error) {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	logger = logger.With("component", "devices")
+	if fake == FakeNone || fake == FakeReal {
+		return nil, fmt.Errorf("%w (--fake-gpus %s)", ErrFaultsNeedFake, FakeNames())
+	}
+	src, err := nvml.OpenFakeWithFaults(ctx, logger, fake, seed, faults)
+	if err != nil {
+		return nil, fmt.Errorf("open fake gpus: %w", err)
+	}
+	logger.Info("serving fake GPUs with injected faults", "fake_gpus", fake, "faults_file", faults)
+	return src, nil
+}

@@ -17,7 +17,9 @@ const (
 	// process started.
 	EndCancelled End = "cancelled"
 	// EndGPUFault: a GPU the attempt held failed; it was stopped and
-	// reported failed, to be retried on sound GPUs.
+	// reported failed naming the GPU (FailRequest.GPUFault): the
+	// coordinator ends it lost, uses up no attempt and places the task
+	// again on sound GPUs at once.
 	EndGPUFault End = "gpu_fault"
 	// EndOverShare: the attempt's processes used more of a shared GPU's
 	// memory than its share; the agent's watchdog stopped it and
@@ -71,4 +73,5 @@ func exitEnd(exitCode int, timedOut, stopped bool) End {
 type stopCause struct {
 	end    End
 	reason string
+	gpu    string // EndGPUFault: the GPU that failed (a UUID the attempt holds)
 }

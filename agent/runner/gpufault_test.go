@@ -11,7 +11,8 @@ import (
 )
 
 // A GPU that fails stops the attempts holding it, which report fail with
-// the fault (so the task is retried on sound GPUs), and only those.
+// the fault and the GPU it names (so the attempt is lost, not counted,
+// and the task retried on sound GPUs at once), and only those.
 func TestFailGPUStopsOnlyTheAttemptsOnIt(t *testing.T) {
 	rec := newRecorder()
 	r := New(Config{Host: inProcess{exec.New(exec.Options{})}, Coordinator: rec, WorkRoot: searchableRoot(t), StopGrace: time.Second})
@@ -37,8 +38,8 @@ func TestFailGPUStopsOnlyTheAttemptsOnIt(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the attempt on the failed GPU did not stop")
 	}
-	if _, _, ended := rec.out(hit.ID); ended != "fail "+reason {
-		t.Fatalf("reported %q, want the fault", ended)
+	if _, _, ended := rec.out(hit.ID); ended != "fail "+reason+" [gpu_fault "+hit.Devices[0]+"]" {
+		t.Fatalf("reported %q, want the fault naming the GPU", ended)
 	}
 	select {
 	case out := <-results[spared.AttemptID]:
@@ -83,6 +84,11 @@ func TestFailAppSparesSharedTasks(t *testing.T) {
 	}
 	if out := <-done[whole.AttemptID]; !out.Failed || out.End != EndGPUFault || out.Reason != reason {
 		t.Fatalf("the task holding its GPU whole ended %+v, want failed with the fault", out)
+	}
+	// An application's fault is the task's: its report names no GPU, so
+	// the attempt counts.
+	if _, _, ended := rec.out(whole.ID); ended != "fail "+reason {
+		t.Fatalf("reported %q, want the fault and no gpu_fault", ended)
 	}
 	for _, x := range []api.Assignment{a, b} {
 		select {

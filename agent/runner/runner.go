@@ -207,7 +207,7 @@ func (r *Runner) Cancel(attemptID string) bool {
 // reports fail with reason (so the coordinator retries its task, on sound
 // GPUs) instead of an exit code. It returns the attempts it stopped.
 func (r *Runner) FailGPU(uuid, reason string) []string {
-	stopped, _ := r.failOn(uuid, reason, func(api.Assignment) bool { return false })
+	stopped, _ := r.failOn(uuid, reason, true, func(api.Assignment) bool { return false })
 	return stopped
 }
 
@@ -218,12 +218,14 @@ func (r *Runner) FailGPU(uuid, reason string) []string {
 // which process faulted, and CUDA reports the fault to the contexts it
 // hit, so a task that was hit fails by itself while the others go on.
 func (r *Runner) FailApp(uuid, reason string) (stopped, spared []string) {
-	return r.failOn(uuid, reason, func(a api.Assignment) bool { return a.Resources.Shared() })
+	return r.failOn(uuid, reason, false, func(a api.Assignment) bool { return a.Resources.Shared() })
 }
 
 // failOn stops, with reason, the attempts holding device uuid that spare
 // does not pick; it returns those stopped and those spared, each sorted.
-func (r *Runner) failOn(uuid, reason string, spare func(api.Assignment) bool) (stopped, spared []string) {
+// When the GPU itself failed (gpuFault), their reports name it: the
+// attempts are lost, not failed; an application's fault is the task's.
+func (r *Runner) failOn(uuid, reason string, gpuFault bool, spare func(api.Assignment) bool) (stopped, spared []string) {
 	r.mu.Lock()
 	var hit []*run
 	for _, rn := range r.running {
@@ -238,7 +240,11 @@ func (r *Runner) failOn(uuid, reason string, spare func(api.Assignment) bool) (s
 	}
 	r.mu.Unlock()
 	for _, rn := range hit {
-		rn.cause.CompareAndSwap(nil, &stopCause{end: EndGPUFault, reason: reason})
+		cause := &stopCause{end: EndGPUFault, reason: reason}
+		if gpuFault {
+			cause.gpu = uuid
+		}
+		rn.cause.CompareAndSwap(nil, cause)
 		rn.stop()
 		stopped = append(stopped, rn.a.AttemptID)
 	}
@@ -488,8 +494,10 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 	}
 	if c := rn.cause.Load(); c != nil && !ship.isStale() {
 		// Its GPU failed under it, or it outgrew its share: whatever its
-		// exit code says, the attempt did not run to its own end.
-		return r.fail(context.WithoutCancel(ctx), a, c.end, c.reason)
+		// exit code says, the attempt did not run to its own end. A GPU's
+		// fault is named, so that the attempt is lost, not failed, and
+		// the task placed again at once on another GPU.
+		return r.report(context.WithoutCancel(ctx), a, c.end, api.FailRequest{AttemptID: a.AttemptID, Reason: c.reason, GPUFault: c.gpu})
 	}
 	if ship.isStale() {
 		return staleOutcome(wr.res.ExitCode)

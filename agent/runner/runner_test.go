@@ -114,6 +114,9 @@ func (r *recorder) Fail(_ context.Context, id string, req api.FailRequest) (api.
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.ended[id] = "fail " + req.Reason
+	if req.GPUFault != "" {
+		r.ended[id] += " [gpu_fault " + req.GPUFault + "]"
+	}
 	r.reports = append(r.reports, req.AttemptID)
 	return api.Task{}, nil
 }

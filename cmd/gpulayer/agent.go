@@ -32,6 +32,7 @@ type agentFlags struct {
 	dataDir      string
 	workerID     string
 	fakeGPUs     string
+	fakeFaults   string
 	pluginDir    string
 	caFile       string
 	clientCert   string
@@ -85,6 +86,7 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.dataDir, "data-dir", "", "agent data directory (required)")
 	fs.StringVar(&f.workerID, "worker-id", "", "worker id to register as (default: the host's name, lowercased and cut at the first dot, when valid and free; else generated)")
 	fs.StringVar(&f.fakeGPUs, "fake-gpus", "", "use fake GPUs: none, "+strings.Join(devices.FakeNames(), ", "))
+	fs.StringVar(&f.fakeFaults, "fake-gpu-faults", "", "with --fake-gpus: a FILE whose appended lines, \"<uuid> xid <n>\" or \"<uuid> lost\", are delivered as faults of those fake GPUs (created if absent)")
 	fs.StringVar(&f.pluginDir, "plugin-dir", "", "directory of gpulayer-executor-<name> plugin binaries")
 	fs.StringVar(&f.caFile, "ca-file", "", "PEM bundle to trust for HTTPS")
 	fs.StringVar(&f.clientCert, "client-cert", "", "client certificate (PEM) for coordinators that require one")
@@ -237,7 +239,16 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 	if f.coordinators == "" {
 		return nil, nil, usagef("--coordinator (or GPULAYER_ADDR) is required")
 	}
-	src, err := devices.OpenSeeded(ctx, log, f.fakeGPUs, f.dataDir)
+	if f.fakeFaults != "" && (f.fakeGPUs == devices.FakeReal || f.fakeGPUs == devices.FakeNone) {
+		return nil, nil, usagef("--fake-gpu-faults needs --fake-gpus with one of %s", strings.Join(devices.FakeNames(), ", "))
+	}
+	var src devices.Source
+	var err error
+	if f.fakeFaults != "" {
+		src, err = devices.OpenFakeWithFaults(ctx, log, f.fakeGPUs, f.dataDir, f.fakeFaults)
+	} else {
+		src, err = devices.OpenSeeded(ctx, log, f.fakeGPUs, f.dataDir)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -28,3 +28,22 @@ func TestParseLabels(t *testing.T) {
 		}
 	}
 }
+
+// --fake-gpu-faults serves only a fake set; a bad --label is refused
+// before anything starts. Both are usage errors.
+func TestAgentFlagsRefusedBeforeStart(t *testing.T) {
+	dir := t.TempDir()
+	for name, c := range map[string]struct {
+		args []string
+		says string
+	}{
+		"faults without a fake set": {[]string{"--fake-gpu-faults", dir + "/faults"}, "--fake-gpu-faults needs --fake-gpus"},
+		"faults with none":          {[]string{"--fake-gpus", "none", "--fake-gpu-faults", dir + "/faults"}, "--fake-gpu-faults needs --fake-gpus"},
+		"a label without a value":   {[]string{"--fake-gpus", "none", "--label", "rack"}, "give KEY=VALUE"},
+	} {
+		r := run(t, []string{"GPULAYER_JOIN_TOKEN=glj_x_y"}, append([]string{"agent", "run", "--coordinator", "http://127.0.0.1:1", "--data-dir", dir, "--allow-shared-user-tasks"}, c.args...)...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, c.says) {
+			t.Errorf("%s: exit %d, want %d saying %q (%s)", name, r.code, exitUsage, c.says, r.stderr)
+		}
+	}
+}

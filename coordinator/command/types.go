@@ -218,12 +218,15 @@ type FinishTask struct {
 // FailTask ends the current attempt as failed for a reason outside the task
 // (the executor could not run it); it is retried while attempts remain.
 type FailTask struct {
-	TaskID    string    `json:"task_id"`
-	WorkerID  string    `json:"worker_id"`
-	AttemptID string    `json:"attempt_id"`
-	Reason    string    `json:"reason"`
-	Permanent bool      `json:"permanent,omitempty"`
-	Now       time.Time `json:"now"`
+	TaskID    string `json:"task_id"`
+	WorkerID  string `json:"worker_id"`
+	AttemptID string `json:"attempt_id"`
+	Reason    string `json:"reason"`
+	Permanent bool   `json:"permanent,omitempty"`
+	// GPUFault is the GPU (one the attempt holds) whose fault ended it
+	// (state/gpufault.go).
+	GPUFault string    `json:"gpu_fault,omitempty"`
+	Now      time.Time `json:"now"`
 }
 
 // LoseAttempt ends an attempt whose lease lapsed or whose worker was lost.

@@ -148,7 +148,14 @@ func (s *Server) failTask(w http.ResponseWriter, r *http.Request, p auth.Princip
 	if err := checkLen("reason", req.Reason, api.MaxReasonBytes); err != nil {
 		return err
 	}
-	t, err := state.Propose[state.Task](r.Context(), s.propose, command.FailTask{TaskID: r.PathValue("id"), WorkerID: p.WorkerID, AttemptID: req.AttemptID, Reason: req.Reason, Permanent: req.Permanent, Now: s.now()})
+	if err := checkLen("gpu_fault", req.GPUFault, api.MaxDeviceUUIDBytes); err != nil {
+		return err
+	}
+	if req.GPUFault != "" && req.Permanent {
+		return invalidf("gpu_fault and permanent exclude each other: a GPU's fault says another GPU may succeed")
+	}
+	t, err := state.Propose[state.Task](r.Context(), s.propose, command.FailTask{TaskID: r.PathValue("id"), WorkerID: p.WorkerID, AttemptID: req.AttemptID, Reason: req.Reason, Permanent: req.Permanent,
+		GPUFault: req.GPUFault, Now: s.now()})
 	if err != nil {
 		return err
 	}

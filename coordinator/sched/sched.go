@@ -310,12 +310,13 @@ const (
 // another worker's acquire places it, as a gang member), nor while the
 // worker's last heartbeat to this leader (heard; zero before its first
 // one since this leader took office) is not after the loss. Attempts lost
-// on other workers, or ended otherwise, hold nothing back.
+// on other workers, lost to a GPU fault the worker reported itself, or
+// ended otherwise, hold nothing back.
 func heldBack(t *state.Task, workerID string, asked, heard time.Time) holdBack {
 	why := handOut
 	for _, a := range t.Attempts {
-		if a.State != api.AttemptLost || a.WorkerID != workerID {
-			continue
+		if a.State != api.AttemptLost || a.WorkerID != workerID || a.GPUFault != "" {
+			continue // a GPU fault's loss was the worker's own report: it was heard
 		}
 		if !asked.IsZero() && !asked.After(a.EndedAt) {
 			return askedBeforeLoss

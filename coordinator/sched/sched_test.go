@@ -36,6 +36,7 @@ func TestHeldBack(t *testing.T) {
 		{"lost on w, placed on w by another worker's acquire, heard", lostOnW, "w", time.Time{}, after, handOut},
 		{"failed on w (not lost)", state.Task{Attempts: []state.Attempt{{WorkerID: "w", State: api.TaskFailed, EndedAt: loss}}}, "w", after, time.Time{}, handOut},
 		{"never attempted", state.Task{}, "w", after, time.Time{}, handOut},
+		{"lost on w to a GPU fault w reported, w acquires at once", state.Task{Attempts: []state.Attempt{{WorkerID: "w", State: api.AttemptLost, EndedAt: loss, GPUFault: "GPU-1"}}}, "w", after, before, handOut},
 		{"lost on w, then lost on x; w not heard since its own loss", state.Task{Attempts: []state.Attempt{
 			{WorkerID: "w", State: api.AttemptLost, EndedAt: loss},
 			{WorkerID: "x", State: api.AttemptLost, EndedAt: after},

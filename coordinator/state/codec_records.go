@@ -44,6 +44,7 @@ var attemptCodec = newCodec(
 	timeField("assigned_at", func(a *Attempt) *time.Time { return &a.AssignedAt }),
 	stringsField("devices", func(a *Attempt) *[]string { return &a.Devices }, omitEmpty|interned),
 	timeField("ended_at", func(a *Attempt) *time.Time { return &a.EndedAt }),
+	strField("gpu_fault", func(a *Attempt) *string { return &a.GPUFault }, omitEmpty|interned),
 	intPtrField("exit_code", func(a *Attempt) **int { return &a.ExitCode }),
 	strField("id", func(a *Attempt) *string { return &a.ID }, always),
 	intField("number", func(a *Attempt) *int { return &a.Number }, always),

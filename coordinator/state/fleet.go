@@ -179,11 +179,16 @@ func (s *Store) forgetIfDone(w *Worker, now time.Time) {
 }
 
 // attemptsUsed counts the attempts that count against a task's max
-// attempts: every one but those preempted.
+// attempts: every one but those preempted and the first
+// maxGPUFaultRetries lost to a GPU fault (gpufault.go).
 func (t *Task) attemptsUsed() int {
-	n := 0
+	n, faults := 0, 0
 	for _, a := range t.Attempts {
-		if a.State != attemptPreempted {
+		switch {
+		case a.State == attemptPreempted:
+		case a.State == attemptLost && a.GPUFault != "" && faults < maxGPUFaultRetries:
+			faults++
+		default:
 			n++
 		}
 	}

@@ -19,6 +19,7 @@ import (
 const (
 	healthHealthy    = "healthy"
 	healthRecovering = "recovering"
+	healthUnhealthy  = "unhealthy" // and out of service (gpufault.go)
 )
 
 // clearGPU records an admin's request to clear one of a worker's GPUs.

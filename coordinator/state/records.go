@@ -87,6 +87,9 @@ type Attempt struct {
 	// Rendezvous is where a gang member's attempt said its peers reach
 	// it (gang.go); nil until it called rendezvous.
 	Rendezvous *Endpoint `json:"rendezvous,omitempty"`
+	// GPUFault names the GPU whose fault ended the attempt (lost), as its
+	// agent reported it (gpufault.go).
+	GPUFault string `json:"gpu_fault,omitempty"`
 }
 
 // Endpoint is an address and port a gang member advertised.

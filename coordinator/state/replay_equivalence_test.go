@@ -142,6 +142,9 @@ func (h *history) next() command.Command {
 		return f
 	case k < 68:
 		t := taskOf(taskRunning, taskAssigned)
+		if len(t.Devices) > 0 && h.rng.IntN(3) == 0 { // its GPU failed under it
+			return command.FailTask{TaskID: t.ID, WorkerID: t.WorkerID, AttemptID: t.AttemptID, Reason: "XID 79", GPUFault: h.pick(t.Devices), Now: now}
+		}
 		return command.FailTask{TaskID: t.ID, WorkerID: t.WorkerID, AttemptID: t.AttemptID, Reason: "exit 3", Permanent: h.rng.IntN(4) == 0, Now: now}
 	case k < 72:
 		t := taskOf(taskRunning, taskAssigned)

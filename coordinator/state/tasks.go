@@ -269,6 +269,10 @@ func (s *Store) failTask(c command.FailTask) (Task, error) {
 		reason = "failed"
 	}
 	switch {
+	case c.GPUFault != "":
+		if err := s.gpuFault(t, c, reason); err != nil { // gpufault.go
+			return Task{}, err
+		}
 	case t.Preempt != "" && !c.Permanent:
 		s.endAttempt(t, attemptPreempted, nil, reason, c.Now)
 		s.requeueOrEnd(t, reason, c.Now)

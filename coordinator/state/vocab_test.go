@@ -23,6 +23,7 @@ func TestVocabularyIsTheProtocols(t *testing.T) {
 		{drainedBySelf, api.DrainedBySelf},
 		{healthHealthy, api.HealthHealthy},
 		{healthRecovering, api.HealthRecovering},
+		{healthUnhealthy, api.HealthUnhealthy},
 		{workerPending, api.WorkerPending},
 		{workerReady, api.WorkerReady},
 		{workerOffline, api.WorkerOffline},

@@ -317,7 +317,19 @@ type FailRequest struct {
 	// a config the executor refuses): the task fails now, whatever
 	// attempts it has left.
 	Permanent bool `json:"permanent,omitempty"`
+	// GPUFault names the GPU (the UUID the attempt was given) whose fault
+	// ended the attempt: the agent stopped it when the GPU turned
+	// unhealthy under it (an XID of a class that takes the GPU out, or
+	// the GPU falling off the bus). The attempt ends lost, uses up no
+	// attempt (up to MaxGPUFaultRetries of them a task), and the task is
+	// placed again at once, never on that GPU. Not with Permanent.
+	GPUFault string `json:"gpu_fault,omitempty"`
 }
+
+// MaxGPUFaultRetries is how many attempts a task may lose to GPU faults
+// without using up its attempts; past it such an attempt counts, so that
+// no agent can hand a task back forever.
+const MaxGPUFaultRetries = 3
 
 // TaskResponse answers start, logs, finish and fail.
 type TaskResponse struct {

@@ -76,3 +76,11 @@ func fakeUUID(seed, set string, i int) string {
 	}
 	return seededUUID(seed, set, i)
 }
+
+// OpenFakeWithFaults needs go-nvml's mock servers, and so cgo.
+func OpenFakeWithFaults(ctx context.Context, _ *slog.Logger, name, _, _ string) (*Source, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return nil, fmt.Errorf("fake GPU faults for %q: %w", name, ErrNoCgo)
+}

@@ -1,0 +1,60 @@
+package state
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+)
+
+// A GPU failing under a running task. The agent stops the attempt when a
+// GPU it holds turns unhealthy (an XID of a class that takes the GPU out,
+// the GPU falling off the bus) and reports it failed naming that GPU
+// (FailTask.GPUFault). The attempt ends lost, not failed: the task did
+// nothing wrong, so it uses up no attempt, and it is placed again at once
+// rather than after its lease. The GPU is marked unhealthy in the
+// worker's record at the same time, unless the agent's own report said so
+// first, so the retry cannot land on it either way. A gang ends whole, as for any
+// member's end (settleGang).
+//
+// An agent could claim faults forever to keep a task from ever failing:
+// only the first maxGPUFaultRetries such attempts of a task are free;
+// later ones count (attemptsUsed).
+const maxGPUFaultRetries = 3 // api.MaxGPUFaultRetries
+
+// gpuFault ends t's attempt lost to the fault of GPU c.GPUFault, which
+// the attempt must hold.
+func (s *Store) gpuFault(t *Task, c command.FailTask, reason string) error {
+	if !slices.Contains(t.Devices, c.GPUFault) {
+		return fmt.Errorf("gpu_fault %s is not a GPU of attempt %s (it holds %v): %w", c.GPUFault, c.AttemptID, t.Devices, ErrInvalid)
+	}
+	why := fmt.Sprintf("GPU %s failed under the task: %s", c.GPUFault, reason)
+	s.markGPUFailed(t.WorkerID, c.GPUFault, why, c.Now)
+	s.endAttempt(t, attemptLost, nil, why, c.Now)
+	t.ownCurrent().GPUFault = c.GPUFault
+	s.requeueOrEnd(t, why, c.Now)
+	s.markPending()
+	return nil
+}
+
+// markGPUFailed records, in the worker's record, GPU uuid as unhealthy
+// for the reason given, and audits it as a report would be, unless the
+// record says so already: the agent sends a heartbeat the moment the GPU
+// turns unhealthy, before it has stopped the task, so its own report
+// usually comes first, and its words are kept. Its next report replaces
+// these either way.
+func (s *Store) markGPUFailed(workerID, uuid, why string, now time.Time) {
+	w, ok := s.workers[workerID]
+	if !ok {
+		return
+	}
+	i := slices.IndexFunc(w.Devices, func(d command.Device) bool { return d.UUID == uuid })
+	if i < 0 || !w.Devices[i].Healthy {
+		return
+	}
+	devices := slices.Clone(w.Devices) // replaced, never edited: a capture may hold the list
+	devices[i].Healthy, devices[i].Health, devices[i].HealthReason = false, healthUnhealthy, why
+	s.auditDevices(w, devices, now) // devaudit.go: "healthy -> unhealthy: …"
+	w.Devices = devices
+}
