@@ -41,7 +41,7 @@ demo: build
 
 test:
 	GPULAYER_FAULT_SCHEDULES=5 $(GO) test -race -count=1 ./...
-	$(MAKE) test-faults N=50 FAULT_BUDGET=5m
+	$(MAKE) test-faults N=40 FAULT_BUDGET=5m
 	$(MAKE) fuzz FUZZTIME=10000x
 	$(MAKE) bench-quick
 
@@ -112,7 +112,7 @@ python-version:
 
 # Randomized fault campaign checked for linearizability (porcupine): N
 # schedules on three coordinators over loopback, each replayable from its
-# seed (printed on failure). make test runs 50 (5 more inside the -race
+# seed (printed on failure). make test runs 40 (5 more inside the -race
 # run of every package); make test-faults N=1000 is a long run; SEED=<s> starts from a given
 # seed, KEEP_GOING=1 goes on past a failing schedule. See
 # docs/reliability.md.
