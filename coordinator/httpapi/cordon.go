@@ -5,8 +5,6 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/coordinator/state"
-	"github.com/gpulayer/gpulayer/coordinator/view"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -41,13 +39,7 @@ func (s *Server) uncordonGPU(w http.ResponseWriter, r *http.Request, p auth.Prin
 }
 
 func (s *Server) proposeCordon(w http.ResponseWriter, r *http.Request, c command.CordonDevice) error {
-	rec, err := state.Propose[state.WorkerRecord](r.Context(), s.propose, c)
-	if err != nil {
-		return err
-	}
-	s.log.Info("GPU cordon changed", "worker_id", c.WorkerID, "uuid", c.UUID, "cordoned", c.Cordon, "by", c.By)
-	writeJSON(w, http.StatusOK, api.WorkerResponse{Worker: view.Worker(rec)})
-	return nil
+	return s.proposeWorkerWrite(w, r, c, "GPU cordon changed", "worker_id", c.WorkerID, "uuid", c.UUID, "cordoned", c.Cordon, "by", c.By)
 }
 
 // workerDevice reads and bounds a route's worker id and GPU uuid.

@@ -6,8 +6,6 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/coordinator/state"
-	"github.com/gpulayer/gpulayer/coordinator/view"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -60,13 +58,7 @@ func (s *Server) controlWorker(w http.ResponseWriter, r *http.Request, p auth.Pr
 			return err
 		}
 	}
-	rec, err := state.Propose[state.WorkerRecord](r.Context(), s.propose, c)
-	if err != nil {
-		return err
-	}
-	s.log.Info("worker "+action, "worker_id", id, "by", p.Name, "status", rec.Worker.Status, "deadline", c.Deadline)
-	writeJSON(w, http.StatusOK, api.WorkerResponse{Worker: view.Worker(rec)})
-	return nil
+	return s.proposeWorkerWrite(w, r, c, "worker "+action, "worker_id", id, "by", p.Name, "deadline", c.Deadline)
 }
 
 // decodeDrain reads a drain's body: its deadline, the default when absent.
@@ -96,11 +88,5 @@ func (s *Server) clearGPU(w http.ResponseWriter, r *http.Request, p auth.Princip
 	if err := emptyBody(r); err != nil {
 		return err
 	}
-	rec, err := state.Propose[state.WorkerRecord](r.Context(), s.propose, command.ClearGPU{WorkerID: id, UUID: uuid, By: p.Name, Source: sourceString(r), Now: s.now()})
-	if err != nil {
-		return err
-	}
-	s.log.Info("GPU clear requested", "worker_id", id, "uuid", uuid, "by", p.Name)
-	writeJSON(w, http.StatusOK, api.WorkerResponse{Worker: view.Worker(rec)})
-	return nil
+	return s.proposeWorkerWrite(w, r, command.ClearGPU{WorkerID: id, UUID: uuid, By: p.Name, Source: sourceString(r), Now: s.now()}, "GPU clear requested", "worker_id", id, "uuid", uuid, "by", p.Name)
 }

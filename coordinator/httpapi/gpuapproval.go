@@ -14,11 +14,8 @@ import (
 // the GPUs that awaited approval (new, or with another memory size than
 // approved) are offered from now on.
 func (s *Server) approveGPUs(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	id := r.PathValue("id")
-	if err := validateID("worker id", id); err != nil {
-		return err
-	}
-	if err := emptyBody(r); err != nil {
+	id, err := workerIDNoBody(r) // workerwrite.go
+	if err != nil {
 		return err
 	}
 	out, err := state.Propose[state.ApproveOutcome](r.Context(), s.propose, command.ApproveDevices{WorkerID: id, By: p.Name, Source: sourceString(r), Now: s.now()})

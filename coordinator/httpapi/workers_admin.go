@@ -51,37 +51,19 @@ func (s *Server) reissueWorker(w http.ResponseWriter, r *http.Request, p auth.Pr
 }
 
 func (s *Server) revokeWorker(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	id := r.PathValue("id")
-	if err := validateID("worker id", id); err != nil {
-		return err
-	}
-	if err := emptyBody(r); err != nil {
-		return err
-	}
-	wk, err := state.Propose[state.WorkerRecord](r.Context(), s.propose, command.RevokeWorker{WorkerID: id, By: p.Name, Now: s.now(), Source: sourceString(r)})
+	id, err := workerIDNoBody(r)
 	if err != nil {
 		return err
 	}
-	s.log.Info("worker revoked", "worker_id", id, "by", p.Name)
-	writeJSON(w, http.StatusOK, api.WorkerResponse{Worker: view.Worker(wk)})
-	return nil
+	return s.proposeWorkerWrite(w, r, command.RevokeWorker{WorkerID: id, By: p.Name, Now: s.now(), Source: sourceString(r)}, "worker revoked", "worker_id", id, "by", p.Name)
 }
 
 // approveWorker lets a pending worker (registered with a join token that
 // requires approval) heartbeat and take work.
 func (s *Server) approveWorker(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	id := r.PathValue("id")
-	if err := validateID("worker id", id); err != nil {
-		return err
-	}
-	if err := emptyBody(r); err != nil {
-		return err
-	}
-	wk, err := state.Propose[state.WorkerRecord](r.Context(), s.propose, command.ApproveWorker{WorkerID: id, By: p.Name, Source: sourceString(r), Now: s.now()})
+	id, err := workerIDNoBody(r)
 	if err != nil {
 		return err
 	}
-	s.log.Info("worker approved", "worker_id", id, "by", p.Name)
-	writeJSON(w, http.StatusOK, api.WorkerResponse{Worker: view.Worker(wk)})
-	return nil
+	return s.proposeWorkerWrite(w, r, command.ApproveWorker{WorkerID: id, By: p.Name, Source: sourceString(r), Now: s.now()}, "worker approved", "worker_id", id, "by", p.Name)
 }
