@@ -48,6 +48,13 @@ func run(t *testing.T, env []string, args ...string) result {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Env = append(os.Environ(), env...)
+	return runCmd(t, cmd)
+}
+
+// runCmd runs cmd and returns its output and exit code; a command that
+// cannot run at all fails the test.
+func runCmd(t *testing.T, cmd *exec.Cmd) result {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -56,7 +63,7 @@ func run(t *testing.T, env []string, args ...string) result {
 	if errors.As(err, &ee) {
 		code = ee.ExitCode()
 	} else if err != nil {
-		t.Fatalf("run %v: %v", args, err)
+		t.Fatalf("run %v: %v", cmd.Args, err)
 	}
 	return result{out.String(), errb.String(), code}
 }

@@ -2,10 +2,8 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -101,17 +99,7 @@ func runShell(t *testing.T, env []string, line string) result {
 	cmd := exec.CommandContext(ctx, "sh", "-c", line)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.WaitDelay = 5 * time.Second // a child left holding the output
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("sh -c %q: %v", line, err)
-	}
-	return result{out.String(), errb.String(), code}
+	return runCmd(t, cmd)
 }
 
 // latestJob is the id of the newest job.
