@@ -30,22 +30,7 @@ if browser=$(find_browser); then
   exit 0
 fi
 
-if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-  echo "ensure-chromium: no chromium, chromium-browser or google-chrome on PATH;" >&2
-  echo "install one (Debian: apt-get install chromium) or set GPULAYER_CHROMIUM to its path" >&2
-  exit 1
-fi
-
-limit=${GPULAYER_APT_TIMEOUT:-600}
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-echo "ensure-chromium: installing Debian's chromium package with apt-get (up to ${limit}s)" >&2
-if ! DEBIAN_FRONTEND=noninteractive timeout "$limit" sh -c \
-  'apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium' >"$log" 2>&1; then
-  echo "ensure-chromium: apt-get could not install chromium; its last lines:" >&2
-  tail -n 20 "$log" >&2
-  exit 1
-fi
+"$(dirname "$0")/apt-install.sh" ensure-chromium "no chromium, chromium-browser or google-chrome on PATH; install one (Debian: apt-get install chromium) or set GPULAYER_CHROMIUM to its path" chromium
 if ! browser=$(find_browser); then
   echo "ensure-chromium: chromium was installed but is not on PATH" >&2
   exit 1

@@ -26,22 +26,7 @@ if tool=$(find_promtool); then
   exit 0
 fi
 
-if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-  echo "ensure-promtool: no promtool on PATH;" >&2
-  echo "install it (Debian: apt-get install prometheus) or set GPULAYER_PROMTOOL to its path" >&2
-  exit 1
-fi
-
-limit=${GPULAYER_APT_TIMEOUT:-600}
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-echo "ensure-promtool: installing Debian's prometheus package (for promtool) with apt-get (up to ${limit}s)" >&2
-if ! DEBIAN_FRONTEND=noninteractive timeout "$limit" sh -c \
-  'apt-get update -qq && apt-get install -y -qq --no-install-recommends prometheus' >"$log" 2>&1; then
-  echo "ensure-promtool: apt-get could not install prometheus; its last lines:" >&2
-  tail -n 20 "$log" >&2
-  exit 1
-fi
+"$(dirname "$0")/apt-install.sh" ensure-promtool "no promtool on PATH; install it (Debian: apt-get install prometheus) or set GPULAYER_PROMTOOL to its path" prometheus
 if ! tool=$(find_promtool); then
   echo "ensure-promtool: prometheus was installed but promtool is not on PATH" >&2
   exit 1

@@ -10,12 +10,5 @@ set -euo pipefail
 py=${1:-/usr/bin/python3}
 have() { "$py" -c 'import ensurepip, venv, setuptools, wheel' >/dev/null 2>&1; }
 have && exit 0
-if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-  echo "ensure-python: $py lacks venv, setuptools or wheel; install them (Debian: apt-get install python3-venv python3-setuptools python3-wheel)" >&2
-  exit 1
-fi
-echo "ensure-python: installing python3-venv, python3-setuptools and python3-wheel with apt-get" >&2
-t=${GPULAYER_APT_TIMEOUT:-600}
-timeout "$t" apt-get update -qq >/dev/null
-DEBIAN_FRONTEND=noninteractive timeout "$t" apt-get install -y -qq python3-venv python3-setuptools python3-wheel >/dev/null
+"$(dirname "$0")/apt-install.sh" ensure-python "$py lacks venv, setuptools or wheel; install them (Debian: apt-get install python3-venv python3-setuptools python3-wheel)" python3-venv python3-setuptools python3-wheel
 have || { echo "ensure-python: $py still lacks venv, setuptools or wheel" >&2; exit 1; }
