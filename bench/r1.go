@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/bench/rawraft"
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/translate"
 )
 
 // s1EntrySize is the mean encoded size of the four commands one task
@@ -18,7 +19,7 @@ func s1EntrySize() int {
 	job, task := "j"+strings.Repeat("a", 16), "j"+strings.Repeat("a", 16)+"-0"
 	attempt := strings.Repeat("b", 24)
 	cmds := []command.Command{
-		command.SubmitJob{JobID: job, TaskIDs: []string{task}, Spec: execSpec("s1-123456", 0), CreatedBy: "admin", Now: now},
+		command.SubmitJob{JobID: job, TaskIDs: []string{task}, Spec: translate.JobSpecFromAPI(execSpec("s1-123456", 0)), CreatedBy: "admin", Now: now},
 		command.AssignTask{TaskID: task, WorkerID: "s1-00001", AttemptID: attempt, Now: now},
 		command.StartTask{TaskID: task, WorkerID: "s1-00001", AttemptID: attempt, Now: now},
 		command.FinishTask{TaskID: task, WorkerID: "s1-00001", AttemptID: attempt, SubmissionID: attempt + "-finish", BodyHash: strings.Repeat("c", 64), Now: now},

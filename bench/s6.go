@@ -15,8 +15,10 @@ import (
 
 	"github.com/gpulayer/gpulayer/bench/stategen"
 	"github.com/gpulayer/gpulayer/coordinator"
+	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/fsm"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/translate"
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
 )
@@ -64,8 +66,8 @@ func (e *env) runS6(ctx context.Context) error {
 	t := time.Now()
 	st, err := stategen.Build(stategen.Options{
 		Bootstrap: boot, NodeID: n.id, NodeURL: n.url, Workers: f.Workers, Tasks: f.Tasks,
-		LogLine: strings.Repeat("x", 79) + "\n", Spec: execSpec("s6", 0),
-		Devices: func(id string) []api.Device { return fakeDevices(id, 8) },
+		LogLine: strings.Repeat("x", 79) + "\n", Spec: translate.JobSpecFromAPI(execSpec("s6", 0)),
+		Devices: func(id string) []command.Device { return translate.DevicesFromAPI(fakeDevices(id, 8)) },
 	})
 	if err != nil {
 		return err

@@ -35,9 +35,9 @@ type Options struct {
 	// LogLine is the output each task ships (empty: none).
 	LogLine string
 	// Spec is the job every task belongs to one of.
-	Spec api.JobSpec
+	Spec command.JobSpec
 	// Devices gives each worker its GPUs.
-	Devices func(workerID string) []api.Device
+	Devices func(workerID string) []command.Device
 }
 
 // Build returns a store holding the requested state.
@@ -61,7 +61,7 @@ func Build(o Options) (*state.Store, error) {
 	for i := range workers {
 		id := fmt.Sprintf("w%05d", i+1)
 		workers[i] = id
-		var devs []api.Device
+		var devs []command.Device
 		if o.Devices != nil {
 			devs = o.Devices(id)
 		}

@@ -26,11 +26,11 @@ func fuzzSeedCommands() []Command {
 	}
 	inner := []byte{byte(TypeCancelJob), '{', '}'}
 	out = append(out,
-		SubmitJob{JobID: "j", TaskIDs: []string{"j-0"}, Spec: api.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`),
-			Resources: &api.Resources{GPUs: 1}, Target: &api.Target{Kind: api.TargetGroup, ID: "g"}, Inputs: []api.ArtifactRef{{SHA256: "ab"}, {SHA256: "cd", Path: "data/x"}}, Outputs: []string{"out/*"}}, CreatedBy: "admin", Now: now},
+		SubmitJob{JobID: "j", TaskIDs: []string{"j-0"}, Spec: JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`),
+			Resources: &Resources{GPUs: 1}, Target: &Target{Kind: api.TargetGroup, ID: "g"}, Inputs: []ArtifactRef{{SHA256: "ab"}, {SHA256: "cd", Path: "data/x"}}, Outputs: []string{"out/*"}}, CreatedBy: "admin", Now: now},
 		RegisterWorker{WorkerID: "w1", Credential: CredentialRecord{ID: "c", Kind: "worker", Hash: "h", CreatedAt: east, ExpiresAt: now,
-			Labels: map[string]string{"zone": "a"}}, Labels: map[string]string{"zone": "a"}, Devices: []api.Device{{UUID: "GPU-1", Healthy: true}}, Now: now},
-		FinishTask{TaskID: "t", WorkerID: "w1", AttemptID: "a1", ExitCode: -1, Output: []byte(`{"loss":0.25,"steps":[1,2]}`), Artifacts: []api.TaskArtifact{{Path: "out/a", SHA256: "ab", Size: 3}}, RequireRecorded: true, Now: now},
+			Labels: map[string]string{"zone": "a"}}, Labels: map[string]string{"zone": "a"}, Devices: []Device{{UUID: "GPU-1", Healthy: true}}, Now: now},
+		FinishTask{TaskID: "t", WorkerID: "w1", AttemptID: "a1", ExitCode: -1, Output: []byte(`{"loss":0.25,"steps":[1,2]}`), Artifacts: []TaskArtifact{{Path: "out/a", SHA256: "ab", Size: 3}}, RequireRecorded: true, Now: now},
 		Batch{Entries: [][]byte{inner, {byte(TypeBatch), '{', '}'}, nil}},
 		AppendAudit{Events: []AuditEvent{{Seq: 7, Time: east, Kind: "auth.refused", Count: 3}}},
 	)

@@ -5,16 +5,14 @@ import (
 	"reflect"
 	"testing"
 	"time"
-
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 func TestRoundTrip(t *testing.T) {
 	now := time.Date(2026, 12, 2, 13, 0, 0, 123000000, time.UTC)
 	cases := []Command{
 		ImportBootstrap{Generation: 2, Credentials: []CredentialRecord{{ID: "a", Kind: "client", Hash: "h", CreatedAt: now}}, Now: now},
-		RegisterWorker{WorkerID: "w1", Capabilities: []string{"*"}, Executors: []string{"exec"}, Devices: []api.Device{{UUID: "GPU-1", Healthy: true}}, Now: now},
-		SubmitJob{JobID: "j", TaskIDs: []string{"t"}, Spec: api.JobSpec{Executor: "exec", Count: 1}, CreatedBy: "admin", Now: now, MaxPendingJobs: 5},
+		RegisterWorker{WorkerID: "w1", Capabilities: []string{"*"}, Executors: []string{"exec"}, Devices: []Device{{UUID: "GPU-1", Healthy: true}}, Now: now},
+		SubmitJob{JobID: "j", TaskIDs: []string{"t"}, Spec: JobSpec{Executor: "exec", Count: 1}, CreatedBy: "admin", Now: now, MaxPendingJobs: 5},
 		AssignTask{TaskID: "t", WorkerID: "w1", AttemptID: "a1", Devices: []string{"GPU-1"}, LeaseSeconds: 30, Now: now},
 		FinishTask{TaskID: "t", WorkerID: "w1", AttemptID: "a1", SubmissionID: "s", ExitCode: 3, Now: now},
 		LoseAttempt{TaskID: "t", AttemptID: "a1", Reason: "lease", Now: now},

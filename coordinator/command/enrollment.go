@@ -2,8 +2,6 @@ package command
 
 import (
 	"time"
-
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // PutCluster creates an enrollment cluster or replaces its allowed source
@@ -50,7 +48,7 @@ type EnrollWorker struct {
 	Labels            map[string]string `json:"labels,omitempty"`
 	Capabilities      []string          `json:"capabilities"`
 	Executors         []string          `json:"executors"`
-	Devices           []api.Device      `json:"devices"`
+	Devices           []Device          `json:"devices"`
 	Now               time.Time         `json:"now"`
 }
 

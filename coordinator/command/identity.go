@@ -2,8 +2,6 @@ package command
 
 import (
 	"time"
-
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // ReissueWorker replaces a worker's credential. The leader mints the new
@@ -28,29 +26,29 @@ type RevokeWorker struct {
 
 // CreateGroup creates a group with its first members.
 type CreateGroup struct {
-	GroupID string            `json:"group_id"`
-	Members []api.GroupMember `json:"members,omitempty"`
-	By      string            `json:"by"`
-	Now     time.Time         `json:"now"`
-	Source  string            `json:"source,omitempty"`
+	GroupID string        `json:"group_id"`
+	Members []GroupMember `json:"members,omitempty"`
+	By      string        `json:"by"`
+	Now     time.Time     `json:"now"`
+	Source  string        `json:"source,omitempty"`
 }
 
 // AddGroupMember adds one member to a group (idempotent).
 type AddGroupMember struct {
-	GroupID string          `json:"group_id"`
-	Member  api.GroupMember `json:"member"`
-	By      string          `json:"by"`
-	Now     time.Time       `json:"now"`
-	Source  string          `json:"source,omitempty"`
+	GroupID string      `json:"group_id"`
+	Member  GroupMember `json:"member"`
+	By      string      `json:"by"`
+	Now     time.Time   `json:"now"`
+	Source  string      `json:"source,omitempty"`
 }
 
 // RemoveGroupMember removes one member from a group (idempotent).
 type RemoveGroupMember struct {
-	GroupID string          `json:"group_id"`
-	Member  api.GroupMember `json:"member"`
-	By      string          `json:"by"`
-	Now     time.Time       `json:"now"`
-	Source  string          `json:"source,omitempty"`
+	GroupID string      `json:"group_id"`
+	Member  GroupMember `json:"member"`
+	By      string      `json:"by"`
+	Now     time.Time   `json:"now"`
+	Source  string      `json:"source,omitempty"`
 }
 
 // DeleteGroup deletes a group that no group contains and no unfinished

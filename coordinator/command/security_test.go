@@ -3,8 +3,6 @@ package command
 import (
 	"testing"
 	"time"
-
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 func TestSecurityRoundTrip(t *testing.T) {
@@ -17,12 +15,12 @@ func TestSecurityRoundTrip(t *testing.T) {
 		RevokeToken{TokenID: "c1", By: "admin", Source: "192.0.2.1", Now: now},
 		ApproveWorker{WorkerID: "w1", By: "admin", Now: now},
 		RegisterWorker{WorkerID: "w1", Credential: CredentialRecord{ID: "c3", Kind: "worker", Hash: "h", CreatedAt: now}, TokenID: "c2", Origin: "provider", InstanceID: "i-1", Source: "192.0.2.9",
-			Capabilities: []string{"*"}, Executors: []string{"exec"}, Devices: []api.Device{}, Now: now},
+			Capabilities: []string{"*"}, Executors: []string{"exec"}, Devices: []Device{}, Now: now},
 		PutCluster{ClusterKey: "lab", CIDRs: []string{"10.0.0.0/8"}, By: "admin", Now: now},
 		CreateEnrollment{ClusterKey: "lab", ExternalWorkerKey: "vm-1", PublicIP: "10.1.2.3", By: "admin", Now: now},
 		RevokeEnrollment{ExternalWorkerKey: "vm-1", By: "admin", Now: now},
 		EnrollWorker{ClusterKey: "lab", ExternalWorkerKey: "vm-1", SourceIP: "10.1.2.3", WorkerID: "w2", Credential: CredentialRecord{ID: "c4", Kind: "worker", Hash: "h", CreatedAt: now},
-			Capabilities: []string{}, Executors: []string{"exec"}, Devices: []api.Device{}, Now: now},
+			Capabilities: []string{}, Executors: []string{"exec"}, Devices: []Device{}, Now: now},
 		AppendAudit{Events: []AuditEvent{{Time: now, Kind: "auth.refused", CredentialID: "c9", Source: "192.0.2.3", Route: "GET /v1/jobs", Code: "unauthenticated", Count: 7}}},
 		RecordArtifact{Digest: "ab", Size: 3, NodeID: "c1", By: "admin", Now: now},
 		CancelJob{JobID: "j", By: "admin", Now: now, Source: "192.0.2.1"},

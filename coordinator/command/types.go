@@ -3,8 +3,6 @@ package command
 import (
 	"encoding/json"
 	"time"
-
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // Type is the one-byte tag that starts every encoded command.
@@ -110,7 +108,7 @@ type RegisterWorker struct {
 	Labels       map[string]string `json:"labels,omitempty"`
 	Capabilities []string          `json:"capabilities"`
 	Executors    []string          `json:"executors"`
-	Devices      []api.Device      `json:"devices"`
+	Devices      []Device          `json:"devices"`
 	Now          time.Time         `json:"now"`
 	TokenID      string            `json:"token_id,omitempty"`
 	Origin       string            `json:"origin,omitempty"`
@@ -120,10 +118,10 @@ type RegisterWorker struct {
 
 // UpdateWorker records a change in a worker's advertised inventory.
 type UpdateWorker struct {
-	WorkerID  string       `json:"worker_id"`
-	Executors []string     `json:"executors"`
-	Devices   []api.Device `json:"devices"`
-	Now       time.Time    `json:"now"`
+	WorkerID  string    `json:"worker_id"`
+	Executors []string  `json:"executors"`
+	Devices   []Device  `json:"devices"`
+	Now       time.Time `json:"now"`
 	// AuditDevices has the state machine audit each GPU that appears,
 	// goes, or changes health (entries written before it did not).
 	AuditDevices bool `json:"audit_devices,omitempty"`
@@ -142,12 +140,12 @@ type SetWorkerStatus struct {
 // is the quota of CreatedBy's jobs that have not ended, checked inside
 // Apply (0: none, as in entries written before quotas).
 type SubmitJob struct {
-	JobID          string      `json:"job_id"`
-	TaskIDs        []string    `json:"task_ids"`
-	Spec           api.JobSpec `json:"spec"`
-	CreatedBy      string      `json:"created_by"`
-	Now            time.Time   `json:"now"`
-	MaxPendingJobs int         `json:"max_pending_jobs,omitempty"`
+	JobID          string    `json:"job_id"`
+	TaskIDs        []string  `json:"task_ids"`
+	Spec           JobSpec   `json:"spec"`
+	CreatedBy      string    `json:"created_by"`
+	Now            time.Time `json:"now"`
+	MaxPendingJobs int       `json:"max_pending_jobs,omitempty"`
 	// SpecHash is the spec's digest, taken by the leader from the one
 	// encoding of the spec (EncodeSubmit), so that no replica hashes it
 	// inside Apply; empty in entries written before it was carried, whose
@@ -207,7 +205,7 @@ type FinishTask struct {
 	Output       json.RawMessage `json:"output,omitempty"`
 	// Artifacts are the task's uploaded outputs (an entry written before
 	// outputs had paths carries bare digests, read as TaskArtifact).
-	Artifacts []api.TaskArtifact `json:"artifacts,omitempty"`
+	Artifacts []TaskArtifact `json:"artifacts,omitempty"`
 	// RequireRecorded refuses a finish listing an artifact that has no
 	// record (absent in entries written before: those apply unchecked).
 	RequireRecorded bool      `json:"require_recorded,omitempty"`

@@ -16,7 +16,6 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -47,7 +46,7 @@ func apply(t *testing.T, f *FSM, cmds ...command.Command) {
 func running() []command.Command {
 	return []command.Command{
 		command.RegisterWorker{WorkerID: "w1", Credential: command.CredentialRecord{ID: "c1", Kind: "worker", Hash: "h"}, Capabilities: []string{"*"}, Executors: []string{"exec"}, Now: t0},
-		command.SubmitJob{JobID: "j", TaskIDs: []string{"j-a"}, Spec: api.JobSpec{Executor: "exec", Config: []byte(`{}`), Count: 1}, CreatedBy: "admin", Now: t0},
+		command.SubmitJob{JobID: "j", TaskIDs: []string{"j-a"}, Spec: command.JobSpec{Executor: "exec", Config: []byte(`{}`), Count: 1}, CreatedBy: "admin", Now: t0},
 		command.AssignTask{TaskID: "j-a", WorkerID: "w1", AttemptID: "att", Now: t0},
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/fsm"
 	"github.com/gpulayer/gpulayer/coordinator/state"
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 func apply(t *testing.T, f *fsm.FSM, c command.Command) {
@@ -33,9 +32,9 @@ func TestPersistWritesTheStateOfTheSnapshotPoint(t *testing.T) {
 	f := fsm.New(state.New())
 	job := func(id string) command.SubmitJob {
 		return command.SubmitJob{JobID: id, TaskIDs: []string{id + "-0"}, CreatedBy: "admin", Now: now,
-			Spec: api.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`), Count: 1}}
+			Spec: command.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`), Count: 1}}
 	}
-	apply(t, f, command.RegisterWorker{WorkerID: "w1", Credential: command.CredentialRecord{ID: "c1", Kind: "worker", Hash: "h"}, Capabilities: []string{"*"}, Executors: []string{"exec"}, Devices: []api.Device{}, Now: now})
+	apply(t, f, command.RegisterWorker{WorkerID: "w1", Credential: command.CredentialRecord{ID: "c1", Kind: "worker", Hash: "h"}, Capabilities: []string{"*"}, Executors: []string{"exec"}, Devices: []command.Device{}, Now: now})
 	apply(t, f, job("j1"))
 	apply(t, f, command.AssignTask{TaskID: "j1-0", WorkerID: "w1", AttemptID: "a1", Now: now})
 

@@ -12,7 +12,6 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // jobNamed is a job name whose task name-a runs on w1.
@@ -20,7 +19,7 @@ func jobNamed(name string) []command.Command {
 	task := name + "-a"
 	return []command.Command{
 		command.RegisterWorker{WorkerID: "w1", Credential: command.CredentialRecord{ID: "c1", Kind: "worker", Hash: "h"}, Capabilities: []string{"*"}, Executors: []string{"exec"}, Now: t0},
-		command.SubmitJob{JobID: name, TaskIDs: []string{task}, Spec: api.JobSpec{Executor: "exec", Config: []byte(`{}`), Count: 1}, CreatedBy: "admin", Now: t0},
+		command.SubmitJob{JobID: name, TaskIDs: []string{task}, Spec: command.JobSpec{Executor: "exec", Config: []byte(`{}`), Count: 1}, CreatedBy: "admin", Now: t0},
 		command.AssignTask{TaskID: task, WorkerID: "w1", AttemptID: "att", Now: t0},
 	}
 }

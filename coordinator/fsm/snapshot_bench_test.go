@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/gpulayer/gpulayer/bench/stategen"
+	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/fsm"
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -39,11 +40,11 @@ func bigState(b *testing.B) *state.Store {
 		bigStore, bigErr = stategen.Build(stategen.Options{
 			NodeID: "c1", NodeURL: "http://127.0.0.1:1", Workers: 10000, Tasks: 100000,
 			LogLine: fmt.Sprintf("%079d\n", 0),
-			Spec:    api.JobSpec{Name: "bench", Executor: "exec", Config: cfg, Count: 1, IdempotencyKey: "s6"},
-			Devices: func(id string) []api.Device {
-				out := make([]api.Device, 8)
+			Spec:    command.JobSpec{Name: "bench", Executor: "exec", Config: cfg, Count: 1, IdempotencyKey: "s6"},
+			Devices: func(id string) []command.Device {
+				out := make([]command.Device, 8)
 				for i := range out {
-					out[i] = api.Device{Index: i, UUID: fmt.Sprintf("GPU-%s-%08x-0000-0000-0000-%012d", id, i, i),
+					out[i] = command.Device{Index: i, UUID: fmt.Sprintf("GPU-%s-%08x-0000-0000-0000-%012d", id, i, i),
 						Name: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559, DriverVersion: "550.54.15", CUDAVersion: "12.4", ComputeCapability: "9.0", Healthy: true}
 				}
 				return out

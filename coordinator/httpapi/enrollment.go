@@ -10,6 +10,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/translate"
 	"github.com/gpulayer/gpulayer/coordinator/view"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -231,7 +232,7 @@ func (s *Server) enroll(w http.ResponseWriter, r *http.Request, _ auth.Principal
 		Labels:            req.Labels,
 		Capabilities:      req.Capabilities,
 		Executors:         req.Executors,
-		Devices:           req.Devices,
+		Devices:           translate.DevicesFromAPI(req.Devices),
 		Now:               now,
 	})
 	if err != nil {

@@ -21,7 +21,7 @@ func TestReplayedFinishAnswersTheSameBytes(t *testing.T) {
 	s := state.New()
 	for _, c := range []command.Command{
 		command.RegisterWorker{WorkerID: "w1", Credential: command.CredentialRecord{ID: "c1", Kind: "worker", Hash: "h"}, Executors: []string{"exec"}, Capabilities: []string{"*"}, Now: at(0)},
-		command.SubmitJob{JobID: "j", TaskIDs: []string{"j-0"}, Spec: api.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`), MaxAttempts: 1}, CreatedBy: "ci", Now: at(1)},
+		command.SubmitJob{JobID: "j", TaskIDs: []string{"j-0"}, Spec: command.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`), MaxAttempts: 1}, CreatedBy: "ci", Now: at(1)},
 		command.AssignTask{TaskID: "j-0", WorkerID: "w1", AttemptID: "a1", Now: at(2)},
 		command.StartTask{TaskID: "j-0", WorkerID: "w1", AttemptID: "a1", Now: at(3)},
 	} {

@@ -7,6 +7,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/translate"
 	"github.com/gpulayer/gpulayer/coordinator/view"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -41,7 +42,7 @@ func (s *Server) createGroup(w http.ResponseWriter, r *http.Request, p auth.Prin
 			return err
 		}
 	}
-	g, err := state.Propose[state.GroupRecord](r.Context(), s.propose, command.CreateGroup{GroupID: req.GroupID, Members: req.Members, By: p.Name, Now: s.now(), Source: sourceString(r)})
+	g, err := state.Propose[state.GroupRecord](r.Context(), s.propose, command.CreateGroup{GroupID: req.GroupID, Members: translate.GroupMembersFromAPI(req.Members), By: p.Name, Now: s.now(), Source: sourceString(r)})
 	if err != nil {
 		return err
 	}
@@ -80,7 +81,7 @@ func (s *Server) addGroupMember(w http.ResponseWriter, r *http.Request, p auth.P
 	if err := validateMember("member", m); err != nil {
 		return err
 	}
-	g, err := state.Propose[state.GroupRecord](r.Context(), s.propose, command.AddGroupMember{GroupID: id, Member: m, By: p.Name, Now: s.now(), Source: sourceString(r)})
+	g, err := state.Propose[state.GroupRecord](r.Context(), s.propose, command.AddGroupMember{GroupID: id, Member: translate.GroupMemberFromAPI(m), By: p.Name, Now: s.now(), Source: sourceString(r)})
 	if err != nil {
 		return err
 	}
@@ -101,7 +102,7 @@ func (s *Server) removeGroupMember(w http.ResponseWriter, r *http.Request, p aut
 	if err := emptyBody(r); err != nil {
 		return err
 	}
-	g, err := state.Propose[state.GroupRecord](r.Context(), s.propose, command.RemoveGroupMember{GroupID: id, Member: m, By: p.Name, Now: s.now(), Source: sourceString(r)})
+	g, err := state.Propose[state.GroupRecord](r.Context(), s.propose, command.RemoveGroupMember{GroupID: id, Member: translate.GroupMemberFromAPI(m), By: p.Name, Now: s.now(), Source: sourceString(r)})
 	if err != nil {
 		return err
 	}

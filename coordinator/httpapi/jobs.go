@@ -11,6 +11,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/translate"
 	"github.com/gpulayer/gpulayer/coordinator/view"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -31,7 +32,7 @@ func (s *Server) submitJob(w http.ResponseWriter, r *http.Request, p auth.Princi
 	}
 	// The one encode of the write: the entry, its spec's digest and the
 	// spec's size all come from one pass (command.EncodeSubmit).
-	entry, size, err := command.EncodeSubmit(command.SubmitJob{JobID: jobID, TaskIDs: ids, Spec: spec, CreatedBy: p.Name, Now: s.now(),
+	entry, size, err := command.EncodeSubmit(command.SubmitJob{JobID: jobID, TaskIDs: ids, Spec: translate.JobSpecFromAPI(spec), CreatedBy: p.Name, Now: s.now(),
 		MaxPendingJobs: s.quotas.pendingLimit()})
 	if err != nil {
 		return invalidf("job spec cannot be encoded")

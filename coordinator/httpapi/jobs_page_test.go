@@ -20,7 +20,7 @@ func TestJobsPageByteBudget(t *testing.T) {
 	for i := range 5 {
 		id := fmt.Sprintf("j%d", i)
 		s.Apply(command.SubmitJob{JobID: id, TaskIDs: []string{id + "-0"}, CreatedBy: "ci", Now: time.Unix(0, 0).UTC(),
-			Spec: api.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`)}})
+			Spec: command.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`)}})
 	}
 	one, _ := s.JobsPage(0, 1)
 	b, err := json.Marshal(view.Job(one[0].Job))

@@ -53,7 +53,7 @@ func newFindingRig(t *testing.T) *findingRig {
 	}})
 	rig.apply(command.RegisterWorker{WorkerID: "w1", Credential: command.CredentialRecord{ID: worker.Token.ID, Kind: string(auth.KindWorker), Name: "w1", Hash: worker.Hash, CreatedAt: now},
 		Labels: map[string]string{"secret-label": "rack-7"}, Capabilities: []string{"*"}, Executors: []string{"exec"}, Now: now})
-	rig.apply(command.SubmitJob{JobID: "j1", TaskIDs: []string{"j1-0"}, Spec: api.JobSpec{Executor: "exec"}, CreatedBy: "admin", Now: now})
+	rig.apply(command.SubmitJob{JobID: "j1", TaskIDs: []string{"j1-0"}, Spec: command.JobSpec{Executor: "exec"}, CreatedBy: "admin", Now: now})
 	rig.apply(command.AssignTask{TaskID: "j1-0", WorkerID: "w1", AttemptID: "a1", LeaseSeconds: 30, Now: now})
 	rig.apply(command.StartTask{TaskID: "j1-0", WorkerID: "w1", AttemptID: "a1", Now: now})
 	propose := func(_ context.Context, c command.Command) (state.Result, error) {

@@ -64,7 +64,7 @@ func newStreamRig(t *testing.T, limits StreamLimits) *streamRig {
 	}
 	apply(command.RegisterWorker{WorkerID: "w1", Credential: command.CredentialRecord{ID: "wc", Kind: "worker", Name: "w1", Hash: "h", CreatedAt: now},
 		Capabilities: []string{"*"}, Executors: []string{"exec"}, Now: now})
-	apply(command.SubmitJob{JobID: rig.jobID, TaskIDs: []string{rig.taskID}, Spec: api.JobSpec{Executor: "exec"}, CreatedBy: "admin", Now: now})
+	apply(command.SubmitJob{JobID: rig.jobID, TaskIDs: []string{rig.taskID}, Spec: command.JobSpec{Executor: "exec"}, CreatedBy: "admin", Now: now})
 	apply(command.AssignTask{TaskID: rig.taskID, WorkerID: "w1", AttemptID: "a1", LeaseSeconds: 30, Now: now})
 	apply(command.StartTask{TaskID: rig.taskID, WorkerID: "w1", AttemptID: "a1", Now: now})
 

@@ -8,6 +8,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/translate"
 	"github.com/gpulayer/gpulayer/coordinator/view"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -125,7 +126,7 @@ func (s *Server) finishTask(w http.ResponseWriter, r *http.Request, p auth.Princ
 		BodyHash:        hex.EncodeToString(sum[:]),
 		ExitCode:        req.ExitCode,
 		Output:          req.Output,
-		Artifacts:       req.Artifacts,
+		Artifacts:       translate.TaskArtifactsFromAPI(req.Artifacts),
 		RequireRecorded: true,
 		Now:             s.now(),
 		Reason:          req.Reason,

@@ -8,6 +8,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/heartbeat"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/translate"
 	"github.com/gpulayer/gpulayer/coordinator/view"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -106,7 +107,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, p auth.Princip
 		Labels:       req.Labels,
 		Capabilities: req.Capabilities,
 		Executors:    req.Executors,
-		Devices:      req.Devices,
+		Devices:      translate.DevicesFromAPI(req.Devices),
 		Now:          now,
 		TokenID:      p.CredentialID,
 		Origin:       req.Origin,
@@ -169,7 +170,7 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p auth.Princi
 		return errNotLeader
 	}
 	beat := heartbeat.Handler{Store: s.store, Propose: s.propose, Leases: s.leases}
-	a, err := beat.Beat(r.Context(), heartbeat.Beat{WorkerID: p.WorkerID, Executors: req.Executors, Devices: req.Devices,
+	a, err := beat.Beat(r.Context(), heartbeat.Beat{WorkerID: p.WorkerID, Executors: req.Executors, Devices: translate.DevicesFromAPI(req.Devices),
 		MaxTasks: req.MaxTasks, Running: req.RunningTaskIDs, Now: s.now()})
 	if err != nil {
 		return err

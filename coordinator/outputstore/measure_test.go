@@ -14,7 +14,6 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // TestMeasureOutputMemory appends 1 GiB of output over 1,000 tasks to a
@@ -51,7 +50,7 @@ func TestMeasureOutputMemory(t *testing.T) {
 	mustApply(command.RegisterWorker{WorkerID: "w", Credential: command.CredentialRecord{ID: "c", Kind: "worker", Hash: "h"}, Capabilities: []string{"*"}, Executors: []string{"exec"}, Now: now})
 	for i := range tasks {
 		job, task := fmt.Sprintf("j%04d", i), fmt.Sprintf("t%04d", i)
-		mustApply(command.SubmitJob{JobID: job, TaskIDs: []string{task}, Spec: api.JobSpec{Executor: "exec", Config: []byte(`{}`)}, CreatedBy: "admin", Now: now})
+		mustApply(command.SubmitJob{JobID: job, TaskIDs: []string{task}, Spec: command.JobSpec{Executor: "exec", Config: []byte(`{}`)}, CreatedBy: "admin", Now: now})
 		mustApply(command.AssignTask{TaskID: task, WorkerID: "w", AttemptID: "a" + task, Now: now})
 	}
 	data := strings.Repeat("0123456789abcde\n", chunk/16)

@@ -93,7 +93,7 @@ func newCluster(t *testing.T, workers ...string) *cluster {
 	for _, w := range workers {
 		c.apply(t, command.RegisterWorker{WorkerID: w, Credential: command.CredentialRecord{ID: "cred-" + w, Kind: "worker", Hash: "h-" + w}, Capabilities: []string{"*"}, Executors: []string{"exec"}, Now: t0})
 	}
-	c.apply(t, command.SubmitJob{JobID: "j", TaskIDs: []string{"j-0"}, Spec: api.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`), MaxAttempts: 5}, CreatedBy: "admin", Now: t0})
+	c.apply(t, command.SubmitJob{JobID: "j", TaskIDs: []string{"j-0"}, Spec: command.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`), MaxAttempts: 5}, CreatedBy: "admin", Now: t0})
 	return c
 }
 
@@ -184,7 +184,7 @@ func TestAcquireHoldsBackALostAttemptFromItsSilentWorker(t *testing.T) {
 // nothing (its wait not run out); w's next acquire gets the task.
 func TestAcquireInFlightAtTheLossEndsWithNothing(t *testing.T) {
 	cl := newCluster(t, "w")
-	cl.apply(t, command.SubmitJob{JobID: "k", TaskIDs: []string{"k-0"}, Spec: api.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`)}, CreatedBy: "admin", Now: t0})
+	cl.apply(t, command.SubmitJob{JobID: "k", TaskIDs: []string{"k-0"}, Spec: command.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`)}, CreatedBy: "admin", Now: t0})
 	first := cl.acquire(t, "w")
 	second := cl.acquire(t, "w")
 	if first == nil || second == nil || cl.acquire(t, "w") != nil {
@@ -270,7 +270,7 @@ func TestGangMemberIsNotPlacedOnItsSilentWorker(t *testing.T) {
 		t.Fatalf("x got %+v, want j's task", a)
 	}
 	cl.apply(t, command.FinishTask{TaskID: "j-0", WorkerID: "x", AttemptID: mustTask(t, cl, "j-0").AttemptID, Now: cl.clk.Now()})
-	cl.apply(t, command.SubmitJob{JobID: "g", TaskIDs: []string{"g-0", "g-1"}, Spec: api.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`), Count: 2, Gang: true, MaxAttempts: 5}, CreatedBy: "admin", Now: t0})
+	cl.apply(t, command.SubmitJob{JobID: "g", TaskIDs: []string{"g-0", "g-1"}, Spec: command.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`), Count: 2, Gang: true, MaxAttempts: 5}, CreatedBy: "admin", Now: t0})
 	// x's acquire places rank 0 on x and rank 1 on w.
 	if a := cl.acquire(t, "x"); a == nil || a.ID != "g-0" {
 		t.Fatalf("x got %+v, want g-0", a)

@@ -18,7 +18,7 @@ func labelled(id string, labels map[string]string) command.RegisterWorker {
 }
 
 // withAffinity is job j (count tasks, no GPU) with rules and spread.
-func withAffinity(t *testing.T, count int, spread bool, rules ...api.AffinityRule) command.SubmitJob {
+func withAffinity(t *testing.T, count int, spread bool, rules ...command.AffinityRule) command.SubmitJob {
 	t.Helper()
 	j := submit("j", count, 0)
 	if len(rules) > 0 {
@@ -37,20 +37,20 @@ func withAffinity(t *testing.T, count int, spread bool, rules ...api.AffinityRul
 func TestRequiredAffinityFilters(t *testing.T) {
 	cases := []struct {
 		name        string
-		rule        api.AffinityRule
+		rule        command.AffinityRule
 		good, wrong string
 	}{
-		{"label must match", api.AffinityRule{Label: "zone", Value: "b", Required: true}, "w2", "w1"},
-		{"label present", api.AffinityRule{Label: "nvlink", Required: true}, "w1", "w2"},
-		{"label must not match", api.AffinityRule{Label: "zone", Value: "b", Required: true, Weight: -1}, "w1", "w2"},
-		{"worker named", api.AffinityRule{Worker: "w2", Required: true}, "w2", "w1"},
-		{"not in group", api.AffinityRule{Group: "old", Required: true, Weight: -100}, "w2", "w1"},
+		{"label must match", command.AffinityRule{Label: "zone", Value: "b", Required: true}, "w2", "w1"},
+		{"label present", command.AffinityRule{Label: "nvlink", Required: true}, "w1", "w2"},
+		{"label must not match", command.AffinityRule{Label: "zone", Value: "b", Required: true, Weight: -1}, "w1", "w2"},
+		{"worker named", command.AffinityRule{Worker: "w2", Required: true}, "w2", "w1"},
+		{"not in group", command.AffinityRule{Group: "old", Required: true, Weight: -100}, "w2", "w1"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := New()
 			mustApply(t, s, labelled("w1", map[string]string{"zone": "a", "nvlink": "yes"}), labelled("w2", map[string]string{"zone": "b"}),
-				command.CreateGroup{GroupID: "old", Members: []api.GroupMember{{Kind: memberWorker, ID: "w1"}}, By: "admin", Now: at(1)},
+				command.CreateGroup{GroupID: "old", Members: []command.GroupMember{{Kind: memberWorker, ID: "w1"}}, By: "admin", Now: at(1)},
 				withAffinity(t, 1, false, c.rule))
 			if _, ok, _ := s.Match(c.wrong, "", nil); ok {
 				t.Fatalf("%s was matched against the rule", c.wrong)
@@ -69,12 +69,12 @@ func TestRequiredAffinityFilters(t *testing.T) {
 // a live worker with a better score could take, and is told when to look
 // again; past it, or with no better live worker, it takes the task.
 func TestSoftAffinityWaitsForTheBestWorker(t *testing.T) {
-	attract := api.AffinityRule{Label: "zone", Value: "b", Weight: 50}
-	repel := api.AffinityRule{Group: "old", Weight: -50}
-	for _, rule := range []api.AffinityRule{attract, repel} {
+	attract := command.AffinityRule{Label: "zone", Value: "b", Weight: 50}
+	repel := command.AffinityRule{Group: "old", Weight: -50}
+	for _, rule := range []command.AffinityRule{attract, repel} {
 		s := New()
 		mustApply(t, s, labelled("w1", map[string]string{"zone": "a"}), labelled("w2", map[string]string{"zone": "b"}),
-			command.CreateGroup{GroupID: "old", Members: []api.GroupMember{{Kind: memberWorker, ID: "w1"}}, By: "admin", Now: at(1)},
+			command.CreateGroup{GroupID: "old", Members: []command.GroupMember{{Kind: memberWorker, ID: "w1"}}, By: "admin", Now: at(1)},
 			withAffinity(t, 1, false, rule))
 		pendingSince := at(1) // the job's submit time
 		within := pendingSince.Add(AffinityWait / 2)
@@ -118,7 +118,7 @@ func TestSpreadPrefersTheLessLoadedWorker(t *testing.T) {
 func TestPendingReasonNamesTheRequiredAffinity(t *testing.T) {
 	s := New()
 	mustApply(t, s, labelled("w1", map[string]string{"zone": "a"}),
-		withAffinity(t, 1, false, api.AffinityRule{Label: "zone", Value: "b", Required: true}))
+		withAffinity(t, 1, false, command.AffinityRule{Label: "zone", Value: "b", Required: true}))
 	j, _ := s.Job("j")
 	if want := "no live worker that can run it meets its required affinity (label zone=b)"; j.PendingReason != want {
 		t.Fatalf("reason %q, want %q", j.PendingReason, want)

@@ -39,7 +39,7 @@ func TestGroupResolutionUnderChurn(t *testing.T) {
 	l := &appliedLog{s: s}
 	setup := []command.Command{register("w1"), register("w2"), register("w3"), register("w4"), register("outsider"),
 		mkGroup("sub", wm("w2")), mkGroup("pool", wm("w1"), gm("sub")),
-		targeted("j", tasks, &api.Target{Kind: api.TargetGroup, ID: "pool"}, "")}
+		targeted("j", tasks, &command.Target{Kind: api.TargetGroup, ID: "pool"}, "")}
 	for _, c := range setup {
 		if r := l.apply(c); r.Err() != nil {
 			t.Fatal(r.Err())

@@ -12,7 +12,6 @@ import (
 	"github.com/hashicorp/go-msgpack/v2/codec"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // randomTask is a task with each field set or left empty at random, and
@@ -160,13 +159,13 @@ func randomJob(rng *rand.Rand) *Job {
 		spec.Affinity = json.RawMessage(`[{"key":"zone"}]`)
 	}
 	if rng.IntN(3) == 0 {
-		spec.Resources = &api.Resources{GPUs: n(2), GPUMemoryMiB: uint64(n(40960)), GPUModel: pick("H100")}
+		spec.Resources = &command.Resources{GPUs: n(2), GPUMemoryMiB: uint64(n(40960)), GPUModel: pick("H100")}
 	}
 	if rng.IntN(3) == 0 {
-		spec.Target = &api.Target{Kind: "group", ID: pick("g1")}
+		spec.Target = &command.Target{Kind: "group", ID: pick("g1")}
 	}
 	if rng.IntN(3) == 0 {
-		spec.Inputs = []api.ArtifactRef{{SHA256: "ab", Path: pick("in/x")}}
+		spec.Inputs = []command.ArtifactRef{{SHA256: "ab", Path: pick("in/x")}}
 	}
 	var ids []string
 	if rng.IntN(4) > 0 {

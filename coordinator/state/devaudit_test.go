@@ -15,7 +15,7 @@ func TestDeviceChangesAreAudited(t *testing.T) {
 	sick := gpus("GPU-1", "GPU-3")
 	sick[0].Healthy, sick[0].Health, sick[0].HealthReason = false, api.HealthUnhealthy, "xid 79: GPU has fallen off the bus"
 	sick[1].Health = api.HealthHealthy
-	update := func(d []api.Device, audit bool) command.UpdateWorker {
+	update := func(d []command.Device, audit bool) command.UpdateWorker {
 		return command.UpdateWorker{WorkerID: "w1", Executors: []string{"exec"}, Devices: d, Now: at(5), AuditDevices: audit}
 	}
 	gpuEvents := func(s *Store) []string {

@@ -164,7 +164,7 @@ func TestSelfDrainAndResume(t *testing.T) {
 // record, credential and group memberships go; the audit log keeps it.
 func TestDeregisterForgetsOnceIdle(t *testing.T) {
 	s := oneRunning(t)
-	mustApply(t, s, command.CreateGroup{GroupID: "g", Members: []api.GroupMember{{Kind: memberWorker, ID: "w1"}}, By: "admin", Now: at(5)},
+	mustApply(t, s, command.CreateGroup{GroupID: "g", Members: []command.GroupMember{{Kind: memberWorker, ID: "w1"}}, By: "admin", Now: at(5)},
 		command.ControlWorker{WorkerID: "w1", Action: command.ActionDeregister, Self: true, Deadline: at(60), By: "w1", Now: at(10)})
 	if w, err := s.Worker("w1"); err != nil || !w.Worker.Deregister || w.Worker.Status != api.WorkerDraining {
 		t.Fatalf("while its task runs: %+v, %v", w.Worker, err)

@@ -24,7 +24,7 @@ func TestForgetWorker(t *testing.T) {
 	joinToken := command.CreateToken{Credential: command.CredentialRecord{ID: "jt", Kind: "join", Name: "jt", Hash: "h-jt", RequiresApproval: true}, Now: at(0)}
 	pending := register("w1", "GPU-1")
 	pending.TokenID = "jt"
-	group := command.CreateGroup{GroupID: "g", Members: []api.GroupMember{{Kind: memberWorker, ID: "w1"}}, By: "admin", Now: at(1)}
+	group := command.CreateGroup{GroupID: "g", Members: []command.GroupMember{{Kind: memberWorker, ID: "w1"}}, By: "admin", Now: at(1)}
 	cases := []struct {
 		name string
 		log  []command.Command
@@ -60,7 +60,7 @@ func TestForgetWorker(t *testing.T) {
 			if _, ok := s.Credential("cred-w1"); ok {
 				t.Fatal("the forgotten worker's credential is kept")
 			}
-			if g, err := s.Group("g"); err == nil && slices.ContainsFunc(g.Group.Members, func(m api.GroupMember) bool { return m.ID == "w1" }) {
+			if g, err := s.Group("g"); err == nil && slices.ContainsFunc(g.Group.Members, func(m command.GroupMember) bool { return m.ID == "w1" }) {
 				t.Fatal("the forgotten worker is still a group member")
 			}
 			ev := s.Audit(AuditFilter{Kinds: []string{"worker.forgotten"}})

@@ -12,27 +12,27 @@ import (
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
-func wm(id string) api.GroupMember { return api.GroupMember{Kind: api.MemberWorker, ID: id} }
-func gm(id string) api.GroupMember { return api.GroupMember{Kind: api.MemberGroup, ID: id} }
+func wm(id string) command.GroupMember { return command.GroupMember{Kind: api.MemberWorker, ID: id} }
+func gm(id string) command.GroupMember { return command.GroupMember{Kind: api.MemberGroup, ID: id} }
 
-func mkGroup(id string, members ...api.GroupMember) command.CreateGroup {
+func mkGroup(id string, members ...command.GroupMember) command.CreateGroup {
 	return command.CreateGroup{GroupID: id, Members: members, By: "admin", Now: at(1)}
 }
 
-func addM(g string, m api.GroupMember) command.AddGroupMember {
+func addM(g string, m command.GroupMember) command.AddGroupMember {
 	return command.AddGroupMember{GroupID: g, Member: m, By: "admin", Now: at(2)}
 }
 
-func rmM(g string, m api.GroupMember) command.RemoveGroupMember {
+func rmM(g string, m command.GroupMember) command.RemoveGroupMember {
 	return command.RemoveGroupMember{GroupID: g, Member: m, By: "admin", Now: at(3)}
 }
 
-func targeted(id string, count int, target *api.Target, capability string) command.SubmitJob {
+func targeted(id string, count int, target *command.Target, capability string) command.SubmitJob {
 	ids := make([]string, count)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("%s-%d", id, i)
 	}
-	spec := api.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`), Count: count, MaxAttempts: 2, Target: target, Capability: capability}
+	spec := command.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`), Count: count, MaxAttempts: 2, Target: target, Capability: capability}
 	return command.SubmitJob{JobID: id, TaskIDs: ids, Spec: spec, CreatedBy: "admin", Now: at(1)}
 }
 
@@ -151,8 +151,8 @@ func TestGroupWritesAreIdempotentAndChecked(t *testing.T) {
 		"create with unknown":   mkGroup("h", gm("ghost")),
 		"remove from unknown":   rmM("ghost", wm("w1")),
 		"delete unknown":        command.DeleteGroup{GroupID: "ghost"},
-		"target unknown group":  targeted("j", 1, &api.Target{Kind: api.TargetGroup, ID: "ghost"}, ""),
-		"target unknown worker": targeted("j", 1, &api.Target{Kind: api.TargetWorker, ID: "ghost"}, ""),
+		"target unknown group":  targeted("j", 1, &command.Target{Kind: api.TargetGroup, ID: "ghost"}, ""),
+		"target unknown worker": targeted("j", 1, &command.Target{Kind: api.TargetWorker, ID: "ghost"}, ""),
 	} {
 		if r := apply(t, s, c); !errors.Is(r.Err(), ErrNotFound) {
 			t.Errorf("%s: %v, want not found", name, r.Err())
@@ -175,7 +175,7 @@ func TestDeleteGroupRules(t *testing.T) {
 	if r := del("inner"); !errors.Is(r.Err(), ErrConflict) {
 		t.Fatalf("deleting a contained group: %v, want conflict", r.Err())
 	}
-	group := &api.Target{Kind: api.TargetGroup, ID: "outer"}
+	group := &command.Target{Kind: api.TargetGroup, ID: "outer"}
 	mustApply(t, s, targeted("j", 1, group, ""))
 	if r := del("outer"); !errors.Is(r.Err(), ErrConflict) {
 		t.Fatalf("deleting a group a pending task targets: %v, want conflict", r.Err())
@@ -208,8 +208,8 @@ func identityScenario() []command.Command {
 		addM("sub", gm("pool")), // refused: cycle
 		addM("sub", wm("w3")),
 		addM("pool", wm("w1")), // idempotent
-		targeted("jg", 2, &api.Target{Kind: api.TargetGroup, ID: "pool"}, ""),
-		targeted("jw", 1, &api.Target{Kind: api.TargetWorker, ID: "w3"}, "infer"),
+		targeted("jg", 2, &command.Target{Kind: api.TargetGroup, ID: "pool"}, ""),
+		targeted("jw", 1, &command.Target{Kind: api.TargetWorker, ID: "w3"}, "infer"),
 		command.AssignTask{TaskID: "jg-0", WorkerID: "w2", AttemptID: "a1", Now: at(5)},
 		command.AssignTask{TaskID: "jg-1", WorkerID: "w3", AttemptID: "a2", Now: at(5)},
 		command.ReissueWorker{WorkerID: "w2", Credential: command.CredentialRecord{ID: "cred-w2-b", Kind: "worker", Hash: "h2b"}, By: "admin", Now: at(6)},
@@ -262,8 +262,8 @@ func TestMatchHonoursTargetsAndCapabilities(t *testing.T) {
 	mustApply(t, s, register("any"), trainer, nothing, register("other"),
 		mkGroup("inner", wm("trainer")), mkGroup("outer", gm("inner")))
 	mustApply(t, s,
-		targeted("to-other", 1, &api.Target{Kind: api.TargetWorker, ID: "other"}, ""),
-		targeted("to-outer", 1, &api.Target{Kind: api.TargetGroup, ID: "outer"}, "train"),
+		targeted("to-other", 1, &command.Target{Kind: api.TargetWorker, ID: "other"}, ""),
+		targeted("to-outer", 1, &command.Target{Kind: api.TargetGroup, ID: "outer"}, "train"),
 		targeted("infer", 1, nil, "infer"),
 		targeted("plain", 1, nil, ""),
 	)

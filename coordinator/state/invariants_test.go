@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // consistent is a state with a task running (j1-a on w1), one pending
@@ -116,7 +115,7 @@ func TestApplyRefusesInsteadOfPanicking(t *testing.T) {
 		}, command.CancelJob{JobID: "j1", By: "admin", Now: at(5)}},
 		{"resubmit under a key naming a missing job", func(s *Store) { s.idempotency.set("admin/k", "j9") },
 			command.SubmitJob{JobID: "j3", TaskIDs: []string{"j3-a"}, CreatedBy: "admin", Now: at(5),
-				Spec: api.JobSpec{Executor: "exec", Config: []byte(`{}`), Count: 1, IdempotencyKey: "k"}}},
+				Spec: command.JobSpec{Executor: "exec", Config: []byte(`{}`), Count: 1, IdempotencyKey: "k"}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

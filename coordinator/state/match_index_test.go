@@ -38,10 +38,10 @@ func TestMatchCostIgnoresWorkItCannotTake(t *testing.T) {
 				return j
 			},
 			func(i int) command.SubmitJob {
-				return targeted(fmt.Sprintf("tw%d", i), 1, &api.Target{Kind: api.TargetWorker, ID: "w2"}, "")
+				return targeted(fmt.Sprintf("tw%d", i), 1, &command.Target{Kind: api.TargetWorker, ID: "w2"}, "")
 			},
 			func(i int) command.SubmitJob {
-				return targeted(fmt.Sprintf("tg%d", i), 1, &api.Target{Kind: api.TargetGroup, ID: "theirs"}, "")
+				return targeted(fmt.Sprintf("tg%d", i), 1, &command.Target{Kind: api.TargetGroup, ID: "theirs"}, "")
 			},
 			func(i int) command.SubmitJob { return targeted(fmt.Sprintf("cap%d", i), 1, nil, "infer") },
 		}
@@ -52,8 +52,8 @@ func TestMatchCostIgnoresWorkItCannotTake(t *testing.T) {
 		// have to pass every task above first.
 		mustApply(t, s,
 			targeted("mine-untargeted", 1, nil, ""),
-			targeted("mine-self", 1, &api.Target{Kind: api.TargetWorker, ID: "w1"}, "train"),
-			targeted("mine-group", 1, &api.Target{Kind: api.TargetGroup, ID: "mine"}, ""),
+			targeted("mine-self", 1, &command.Target{Kind: api.TargetWorker, ID: "w1"}, "train"),
+			targeted("mine-group", 1, &command.Target{Kind: api.TargetGroup, ID: "mine"}, ""),
 		)
 		return s
 	}

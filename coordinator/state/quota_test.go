@@ -8,11 +8,10 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 func submitAs(s *Store, owner, id string, limit int) Result {
-	return s.Apply(command.SubmitJob{JobID: id, TaskIDs: []string{id + "-0"}, Spec: api.JobSpec{Executor: "exec"}, CreatedBy: owner, Now: t0, MaxPendingJobs: limit}).(Result)
+	return s.Apply(command.SubmitJob{JobID: id, TaskIDs: []string{id + "-0"}, Spec: command.JobSpec{Executor: "exec"}, CreatedBy: owner, Now: t0, MaxPendingJobs: limit}).(Result)
 }
 
 // Finding 6 (quotas): two submissions racing for a client's last slot are
@@ -20,8 +19,8 @@ func submitAs(s *Store, owner, id string, limit int) Result {
 // replica, and a slot frees when a job ends.
 func TestPendingQuotaIsDecidedInApply(t *testing.T) {
 	s := New()
-	a, _ := command.Encode(command.SubmitJob{JobID: "ja", TaskIDs: []string{"ja-0"}, Spec: api.JobSpec{Executor: "exec"}, CreatedBy: "ci", Now: t0, MaxPendingJobs: 1})
-	b, _ := command.Encode(command.SubmitJob{JobID: "jb", TaskIDs: []string{"jb-0"}, Spec: api.JobSpec{Executor: "exec"}, CreatedBy: "ci", Now: t0, MaxPendingJobs: 1})
+	a, _ := command.Encode(command.SubmitJob{JobID: "ja", TaskIDs: []string{"ja-0"}, Spec: command.JobSpec{Executor: "exec"}, CreatedBy: "ci", Now: t0, MaxPendingJobs: 1})
+	b, _ := command.Encode(command.SubmitJob{JobID: "jb", TaskIDs: []string{"jb-0"}, Spec: command.JobSpec{Executor: "exec"}, CreatedBy: "ci", Now: t0, MaxPendingJobs: 1})
 	out := s.Apply(command.Batch{Entries: [][]byte{a, b}}).([]Result)
 	if out[0].Err() != nil || !errors.Is(out[1].Err(), ErrQuotaExceeded) {
 		t.Fatalf("racing submissions: %v / %v, want one accepted and one over quota", out[0].Err(), out[1].Err())

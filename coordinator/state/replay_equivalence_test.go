@@ -80,9 +80,9 @@ func (h *history) next() command.Command {
 	switch k := h.rng.IntN(100); {
 	case k < 8:
 		id := h.id("w")
-		devs := make([]api.Device, h.rng.IntN(4))
+		devs := make([]command.Device, h.rng.IntN(4))
 		for i := range devs {
-			devs[i] = api.Device{Index: i, UUID: fmt.Sprintf("GPU-%s-%d", id, i), Name: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559, Healthy: true}
+			devs[i] = command.Device{Index: i, UUID: fmt.Sprintf("GPU-%s-%d", id, i), Name: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559, Healthy: true}
 		}
 		return command.RegisterWorker{WorkerID: id, Credential: command.CredentialRecord{ID: "cred-" + id, Kind: "worker", Hash: "h-" + id, CreatedAt: now},
 			Labels: map[string]string{"zone": h.pick([]string{"a", "b"})}, Capabilities: []string{"*"}, Executors: []string{"exec"}, Devices: devs, Now: now}
@@ -93,12 +93,12 @@ func (h *history) next() command.Command {
 		for i := range ids {
 			ids[i] = fmt.Sprintf("%s-%d", id, i)
 		}
-		spec := api.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`), Count: count, MaxAttempts: 1 + h.rng.IntN(3), Priority: h.rng.IntN(3)}
+		spec := command.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`), Count: count, MaxAttempts: 1 + h.rng.IntN(3), Priority: h.rng.IntN(3)}
 		if g := h.rng.IntN(3); g > 0 {
-			spec.Resources = &api.Resources{GPUs: g}
+			spec.Resources = &command.Resources{GPUs: g}
 		}
 		if gs := h.groupIDs(); len(gs) > 0 && h.rng.IntN(5) == 0 {
-			spec.Target = &api.Target{Kind: api.TargetGroup, ID: h.pick(gs)}
+			spec.Target = &command.Target{Kind: api.TargetGroup, ID: h.pick(gs)}
 		} else if count > 1 && h.rng.IntN(4) == 0 {
 			spec.Gang = true
 		}
@@ -137,7 +137,7 @@ func (h *history) next() command.Command {
 			f.Output = []byte(fmt.Sprintf(`{"n":%d}`, h.n))
 		}
 		if h.rng.IntN(3) == 0 {
-			f.Artifacts = []api.TaskArtifact{{Path: "out/model.bin", SHA256: fmt.Sprintf("%064x", h.n), Size: int64(h.n)}}
+			f.Artifacts = []command.TaskArtifact{{Path: "out/model.bin", SHA256: fmt.Sprintf("%064x", h.n), Size: int64(h.n)}}
 		}
 		return f
 	case k < 68:
@@ -161,7 +161,7 @@ func (h *history) next() command.Command {
 	case k < 83:
 		return command.CollectGarbage{Now: now, OlderThan: time.Duration(h.rng.IntN(60)) * time.Second, KeepFinished: h.rng.IntN(5), By: "leader", Artifacts: h.rng.IntN(2) == 0}
 	case k < 85:
-		return command.CreateGroup{GroupID: h.id("g"), Members: []api.GroupMember{wm(w)}, By: "admin", Now: now}
+		return command.CreateGroup{GroupID: h.id("g"), Members: []command.GroupMember{wm(w)}, By: "admin", Now: now}
 	case k < 87:
 		g := h.pick(h.groupIDs())
 		if h.rng.IntN(2) == 0 {
@@ -193,9 +193,9 @@ func (h *history) next() command.Command {
 	case k < 95:
 		return command.AppendAudit{Events: []command.AuditEvent{{Time: now, Kind: "auth.failed", Actor: "x", Code: "unauthorized", Count: 1 + h.rng.IntN(3)}}}
 	case k < 96:
-		devs := make([]api.Device, h.rng.IntN(3))
+		devs := make([]command.Device, h.rng.IntN(3))
 		for i := range devs {
-			devs[i] = api.Device{Index: i, UUID: fmt.Sprintf("GPU-%s-%d", w, i), Name: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559, Healthy: h.rng.IntN(4) > 0}
+			devs[i] = command.Device{Index: i, UUID: fmt.Sprintf("GPU-%s-%d", w, i), Name: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559, Healthy: h.rng.IntN(4) > 0}
 		}
 		return command.UpdateWorker{WorkerID: w, Executors: []string{"exec"}, Devices: devs, MaxTasks: h.rng.IntN(3), Now: now}
 	case k < 97:
@@ -235,7 +235,7 @@ func (h *history) next() command.Command {
 			}
 			return command.EnrollWorker{ClusterKey: cluster, ExternalWorkerKey: key, SourceIP: "10.1.2.3",
 				WorkerID: id, Credential: command.CredentialRecord{ID: "cred-" + id, Kind: "worker", Hash: "h-" + id, CreatedAt: now},
-				Capabilities: []string{"*"}, Executors: []string{"exec"}, Devices: []api.Device{{UUID: "GPU-" + id, Name: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559, Healthy: true}}, Now: now}
+				Capabilities: []string{"*"}, Executors: []string{"exec"}, Devices: []command.Device{{UUID: "GPU-" + id, Name: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559, Healthy: true}}, Now: now}
 		default:
 			return command.ApproveWorker{WorkerID: w, By: "admin", Now: now}
 		}

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // securityScenario is a log that fills the tables the other scenarios
@@ -22,7 +21,7 @@ func securityScenario() []command.Command {
 		command.PutCluster{ClusterKey: "lab", CIDRs: []string{"10.0.0.0/8", "2001:db8::/32"}, By: "admin", Now: at(2)},
 		command.CreateEnrollment{ClusterKey: "lab", ExternalWorkerKey: "vm-1", PublicIP: "10.0.0.9", By: "admin", Now: at(2)},
 		command.EnrollWorker{ClusterKey: "lab", ExternalWorkerKey: "vm-1", SourceIP: "10.0.0.9", WorkerID: "w2", Credential: cred("wc-w2", "worker"),
-			Capabilities: []string{}, Executors: []string{"exec"}, Devices: []api.Device{}, Now: at(3)},
+			Capabilities: []string{}, Executors: []string{"exec"}, Devices: []command.Device{}, Now: at(3)},
 		command.RecordArtifact{Digest: "ab", Size: 2, NodeID: "c1", By: "admin", Now: at(4)},
 		command.AppendAudit{Events: []command.AuditEvent{{Time: at(5), Kind: "auth.refused", Source: "192.0.2.1", Count: 3}}},
 		command.RevokeToken{TokenID: "j1", By: "admin", Now: at(6)},

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // A job's spec digest is taken by the leader (SubmitJob.SpecHash) and
@@ -15,16 +14,16 @@ import (
 // digest is found again by a submit carrying the other: the idempotency
 // check holds across an upgrade.
 func TestSubmitKeepsTheLeadersSpecHash(t *testing.T) {
-	spec := api.JobSpec{Executor: "exec", Config: []byte(`{ "command" : "true" }`), IdempotencyKey: "k1"}
+	spec := command.JobSpec{Executor: "exec", Config: []byte(`{ "command" : "true" }`), IdempotencyKey: "k1"}
 	other := spec
 	other.Priority = 3
 	for _, tc := range []struct {
 		name          string
-		first, second func(api.JobSpec) string // the digest each submit carries
+		first, second func(command.JobSpec) string // the digest each submit carries
 	}{
 		{"both carried", command.SpecDigest, command.SpecDigest},
-		{"recorded legacy, retried carried", func(api.JobSpec) string { return "" }, command.SpecDigest},
-		{"recorded carried, retried legacy", command.SpecDigest, func(api.JobSpec) string { return "" }},
+		{"recorded legacy, retried carried", func(command.JobSpec) string { return "" }, command.SpecDigest},
+		{"recorded carried, retried legacy", command.SpecDigest, func(command.JobSpec) string { return "" }},
 		{"legacy digests carried", command.LegacySpecDigest, command.SpecDigest},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -51,8 +50,8 @@ func TestSubmitKeepsTheLeadersSpecHash(t *testing.T) {
 // the digest the leader took (carried) and without it (hashed in Apply,
 // as before).
 func BenchmarkApplySubmit(b *testing.B) {
-	spec := api.JobSpec{Executor: "exec", Config: []byte(`{"command":"python train.py --epochs 3","env":{"A":"1","B":"2"}}`),
-		Resources: &api.Resources{GPUs: 1}, MaxAttempts: 3, LeaseSeconds: 60}
+	spec := command.JobSpec{Executor: "exec", Config: []byte(`{"command":"python train.py --epochs 3","env":{"A":"1","B":"2"}}`),
+		Resources: &command.Resources{GPUs: 1}, MaxAttempts: 3, LeaseSeconds: 60}
 	for _, carried := range []bool{true, false} {
 		b.Run(fmt.Sprintf("carried=%v", carried), func(b *testing.B) {
 			s := New()

@@ -14,10 +14,10 @@ var t0 = time.Date(2026, 12, 2, 13, 0, 0, 0, time.UTC)
 
 func at(sec int) time.Time { return t0.Add(time.Duration(sec) * time.Second) }
 
-func gpus(uuids ...string) []api.Device {
-	out := make([]api.Device, len(uuids))
+func gpus(uuids ...string) []command.Device {
+	out := make([]command.Device, len(uuids))
 	for i, u := range uuids {
-		out[i] = api.Device{Index: i, UUID: u, Name: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559, Healthy: true}
+		out[i] = command.Device{Index: i, UUID: u, Name: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559, Healthy: true}
 	}
 	return out
 }
@@ -31,9 +31,9 @@ func submit(id string, count, gpus int) command.SubmitJob {
 	for i := range ids {
 		ids[i] = id + "-" + string(rune('a'+i))
 	}
-	spec := api.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`), Count: count, MaxAttempts: 2}
+	spec := command.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`), Count: count, MaxAttempts: 2}
 	if gpus > 0 {
-		spec.Resources = &api.Resources{GPUs: gpus}
+		spec.Resources = &command.Resources{GPUs: gpus}
 	}
 	return command.SubmitJob{JobID: id, TaskIDs: ids, Spec: spec, CreatedBy: "admin", Now: at(1)}
 }

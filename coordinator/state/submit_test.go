@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // A refused submission leaves the state as it was: every check runs
@@ -47,7 +46,7 @@ func TestRefusedSubmissionChangesNothing(t *testing.T) {
 	}
 	// The state still restores, and a good submission after them works.
 	r, _ := roundTrip(t, s)
-	if err := r.Apply(command.SubmitJob{JobID: "jy", TaskIDs: []string{"x"}, Spec: api.JobSpec{Executor: "exec"}, CreatedBy: "admin", Now: at(2)}).(Result).Err(); err != nil {
+	if err := r.Apply(command.SubmitJob{JobID: "jy", TaskIDs: []string{"x"}, Spec: command.JobSpec{Executor: "exec"}, CreatedBy: "admin", Now: at(2)}).(Result).Err(); err != nil {
 		t.Fatal(err)
 	}
 }

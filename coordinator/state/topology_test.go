@@ -13,38 +13,40 @@ import (
 // topology presets, as an agent reports them: eight GPUs, GPUs 2k and
 // 2k+1 behind one PCIe switch, GPUs 0-3 and 4-7 on their own NUMA node
 // where the machine has two.
-type fixture func(i, j int) api.DeviceLink
+type fixture func(i, j int) command.DeviceLink
 
 func pcie(twoNUMA bool) fixture {
-	return func(i, j int) api.DeviceLink {
+	return func(i, j int) command.DeviceLink {
 		switch {
 		case i/2 == j/2:
-			return api.DeviceLink{Path: api.PathPIX}
+			return command.DeviceLink{Path: api.PathPIX}
 		case twoNUMA && i/4 != j/4:
-			return api.DeviceLink{Path: api.PathSys}
+			return command.DeviceLink{Path: api.PathSys}
 		}
-		return api.DeviceLink{Path: api.PathPHB}
+		return command.DeviceLink{Path: api.PathPHB}
 	}
 }
 
-func nvswitch(i, j int) api.DeviceLink { return api.DeviceLink{Path: api.PathNVSwitch, NvLinks: 18} }
+func nvswitch(i, j int) command.DeviceLink {
+	return command.DeviceLink{Path: api.PathNVSwitch, NvLinks: 18}
+}
 
-func nvlinkPairs(i, j int) api.DeviceLink {
+func nvlinkPairs(i, j int) command.DeviceLink {
 	if i/2 == j/2 {
-		return api.DeviceLink{Path: api.PathNvLink, NvLinks: 4}
+		return command.DeviceLink{Path: api.PathNvLink, NvLinks: 4}
 	}
-	return api.DeviceLink{Path: api.PathPHB}
+	return command.DeviceLink{Path: api.PathPHB}
 }
 
 // dgx1 is the V100 hybrid cube mesh (nvmltest's dgx1Links).
-func dgx1(i, j int) api.DeviceLink {
+func dgx1(i, j int) command.DeviceLink {
 	links := map[[2]int]int{
 		{0, 1}: 1, {0, 2}: 1, {0, 3}: 2, {1, 2}: 2, {1, 3}: 1, {2, 3}: 2,
 		{4, 5}: 1, {4, 6}: 1, {4, 7}: 2, {5, 6}: 2, {5, 7}: 1, {6, 7}: 2,
 		{0, 4}: 2, {1, 5}: 2, {2, 6}: 1, {3, 7}: 1,
 	}
 	if n := links[[2]int{min(i, j), max(i, j)}]; n > 0 {
-		return api.DeviceLink{Path: api.PathNvLink, NvLinks: n}
+		return command.DeviceLink{Path: api.PathNvLink, NvLinks: n}
 	}
 	return pcie(true)(i, j)
 }
@@ -53,7 +55,7 @@ func dgx1(i, j int) api.DeviceLink {
 func machine(n int, f fixture) []command.Device {
 	devs := make([]command.Device, n)
 	for i := range devs {
-		devs[i] = api.Device{Index: i, UUID: fmt.Sprintf("GPU-%02d", i), Name: "NVIDIA H100", MemoryMiB: 81559, Healthy: true}
+		devs[i] = command.Device{Index: i, UUID: fmt.Sprintf("GPU-%02d", i), Name: "NVIDIA H100", MemoryMiB: 81559, Healthy: true}
 	}
 	for i := range devs {
 		for j := range devs {

@@ -3,6 +3,7 @@ package view
 import (
 	"testing"
 
+	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -11,7 +12,7 @@ import (
 // device as its worker's record does (a revoked worker's GPU not
 // healthy).
 func TestGPURows(t *testing.T) {
-	devs := []api.Device{
+	devs := []command.Device{
 		{UUID: "GPU-free", Healthy: true, MemoryMiB: 80},
 		{UUID: "GPU-whole", Healthy: true, MemoryMiB: 80},
 		{UUID: "GPU-shared", Healthy: true, MemoryMiB: 80},

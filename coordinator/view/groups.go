@@ -2,6 +2,7 @@ package view
 
 import (
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/translate"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -10,7 +11,7 @@ func Group(r state.GroupRecord) api.Group {
 	g := r.Group
 	return api.Group{
 		GroupID:   g.ID,
-		Members:   g.Members,
+		Members:   translate.GroupMembersToAPI(g.Members),
 		Workers:   r.Workers,
 		CreatedAt: api.FormatTime(g.CreatedAt),
 		CreatedBy: g.CreatedBy,

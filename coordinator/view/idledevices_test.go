@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -13,7 +14,7 @@ import (
 // never shown healthy; those of a worker that may take work are shown as
 // their agent reports them.
 func TestIdleWorkersGPUsAreNotHealthy(t *testing.T) {
-	reported := []api.Device{
+	reported := []command.Device{
 		{UUID: "GPU-1", Healthy: true, Health: api.HealthHealthy},
 		{UUID: "GPU-2", Healthy: true},
 		{UUID: "GPU-3", Health: api.HealthUnhealthy, HealthReason: "xid 79"},
@@ -33,7 +34,7 @@ func TestIdleWorkersGPUsAreNotHealthy(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.status, func(t *testing.T) {
-			devs := append([]api.Device(nil), reported...)
+			devs := append([]command.Device(nil), reported...)
 			v := Worker(state.WorkerRecord{Worker: state.Worker{ID: "w1", Status: c.status, Devices: devs}})
 			healthy := 0
 			for i, d := range v.Devices {

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/translate"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -19,7 +20,7 @@ func Task(t state.Task) api.Task {
 		WorkerID:        t.WorkerID,
 		ExitCode:        t.ExitCode,
 		Output:          t.Output,
-		Artifacts:       slices.Clone(t.Artifacts),
+		Artifacts:       translate.TaskArtifactsToAPI(t.Artifacts),
 		Reason:          t.Reason,
 		SubmittedBy:     t.SubmittedBy,
 		ExecutedBy:      t.ExecutedBy,
@@ -60,7 +61,7 @@ func Job(r state.JobRecord) api.Job {
 		}
 	}
 	return api.Job{
-		JobSpec:   r.Job.Spec,
+		JobSpec:   translate.JobSpecToAPI(r.Job.Spec),
 		ID:        r.Job.ID,
 		State:     jobState(tasks),
 		CreatedBy: r.Job.CreatedBy,
@@ -115,12 +116,12 @@ func Assignment(out state.AssignOutcome) api.Assignment {
 		Attempt:        len(t.Attempts),
 		Executor:       spec.Executor,
 		Config:         spec.Config,
-		Resources:      spec.Resources,
+		Resources:      translate.ResourcesToAPI(spec.Resources),
 		Devices:        nonNil(t.Devices),
 		LeaseExpiresAt: api.FormatTime(t.LeaseExpiresAt),
 		LeaseSeconds:   t.LeaseSeconds,
 		TimeoutSeconds: spec.TimeoutSeconds,
-		Inputs:         slices.Clone(spec.Inputs),
+		Inputs:         translate.ArtifactRefsToAPI(spec.Inputs),
 		Outputs:        slices.Clone(spec.Outputs),
 	}
 }

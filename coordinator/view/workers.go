@@ -1,16 +1,15 @@
 package view
 
 import (
-	"slices"
-
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/translate"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // Worker renders a worker; lists it has none of render as empty lists.
 func Worker(r state.WorkerRecord) api.Worker {
 	w := r.Worker
-	devices := slices.Clone(w.Devices)
+	devices := translate.DevicesToAPI(w.Devices)
 	if devices == nil {
 		devices = []api.Device{}
 	}
