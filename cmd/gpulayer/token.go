@@ -38,7 +38,7 @@ func tokenCmd() *cobra.Command {
 // once on standard output (and nothing else there), so it can be piped.
 func tokenCreateCmd() *cobra.Command {
 	var cf clientFlags
-	var kind, name, roles, groups, instanceID string
+	var kind, name, roles, groups, instanceID, team string
 	var expires time.Duration
 	var maxUses int
 	var approval, asJSON bool
@@ -50,6 +50,7 @@ func tokenCreateCmd() *cobra.Command {
 		Long: `create mints a token and prints it on stdout, alone, once: the
 coordinators keep only its hash.`,
 		Example: `  gpulayer token create --kind client --name ci --roles submit
+  gpulayer token create --kind client --name vision-ci --roles submit --team vision
   gpulayer token create --kind join --name rack-4 --max-uses 1 --requires-approval --label zone=a
   gpulayer token create --kind join --name h100-pool --gpu-model "NVIDIA H100 80GB HBM3"
   gpulayer token create --kind instance --instance-id i-0abc --expires-in 1h`,
@@ -68,7 +69,7 @@ coordinators keep only its hash.`,
 			case api.TokenKindClient, api.TokenKindJoin:
 				req := api.CreateTokenRequest{Kind: kind, Name: name, ExpiresInSeconds: secs}
 				if kind == api.TokenKindClient {
-					req.Roles = splitList(roles)
+					req.Roles, req.Team = splitList(roles), team
 				} else {
 					req.MaxUses, req.RequiresApproval, req.Groups, req.GPUModels = maxUses, approval, splitList(groups), gpuModels
 					if len(labels) > 0 {
@@ -95,6 +96,7 @@ coordinators keep only its hash.`,
 	fs.StringVar(&kind, "kind", "client", "client, join or instance")
 	fs.StringVar(&name, "name", "", "token name, used for attribution (required for client and join tokens)")
 	fs.StringVar(&roles, "roles", "read", "client roles, comma separated: read, submit, admin")
+	fs.StringVar(&team, "team", "", "client token: the team it acts within (default: default)")
 	fs.DurationVar(&expires, "expires-in", 0, "lifetime (0: none; instance tokens default to 24h)")
 	fs.IntVar(&maxUses, "max-uses", 0, "join token: registrations allowed (0: unlimited; 1: a one-time join code)")
 	fs.BoolVar(&approval, "requires-approval", false, "join token: workers wait as pending until `gpulayer worker approve`")

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
 )
 
@@ -97,6 +98,9 @@ func (a Authenticator) Authenticate(authorization []string, from netip.Addr, now
 		return seen, refuse(ReasonUnknown, "unknown or invalid %s token", kind)
 	}
 	p := Principal{Kind: kind, CredentialID: cred.ID, Name: cred.Name, Roles: cred.Roles, WorkerID: cred.WorkerID, InstanceID: cred.InstanceID}
+	if kind == KindClient {
+		p.Team = command.TeamOf(cred.Team)
+	}
 	if kind == KindWorker {
 		w, ok := a.Creds.WorkerAuthInfo(cred.WorkerID)
 		if !ok {

@@ -48,6 +48,16 @@ type Principal struct {
 	// InstanceID is set for instance tokens: the instance they are bound
 	// to.
 	InstanceID string
+	// Team is a client token's team (default for one created before
+	// teams or without one): its read and submit roles reach that
+	// team's jobs only.
+	Team string
+}
+
+// SeesTeam reports whether the principal may see the records of a team:
+// an admin sees every team, another client its own.
+func (p Principal) SeesTeam(team string) bool {
+	return p.HasRole(RoleAdmin) || p.Team == team
 }
 
 // Roles lists the client roles, weakest first.

@@ -13,11 +13,14 @@ type AuditEvent struct {
 	CredentialKind string    `json:"credential_kind,omitempty"`
 	WorkerID       string    `json:"worker_id,omitempty"`
 	Subject        string    `json:"subject,omitempty"`
-	Source         string    `json:"source,omitempty"`
-	Route          string    `json:"route,omitempty"`
-	Code           string    `json:"code,omitempty"`
-	Detail         string    `json:"detail,omitempty"`
-	Count          int       `json:"count,omitempty"`
+	// Team is the team the event concerns (a job's, a client token's, a
+	// team's own), where it concerns one.
+	Team   string `json:"team,omitempty"`
+	Source string `json:"source,omitempty"`
+	Route  string `json:"route,omitempty"`
+	Code   string `json:"code,omitempty"`
+	Detail string `json:"detail,omitempty"`
+	Count  int    `json:"count,omitempty"`
 }
 
 // AppendAudit appends events that no other command carries: refused

@@ -47,7 +47,7 @@ func EncodeSubmit(c SubmitJob) (Encoded, int, error) {
 	hash := specDigest(spec)
 	body, err := json.Marshal(submitEntry{
 		JobID: c.JobID, TaskIDs: c.TaskIDs, Spec: json.RawMessage(spec), CreatedBy: c.CreatedBy,
-		Now: c.Now, MaxPendingJobs: c.MaxPendingJobs, SpecHash: hash,
+		Now: c.Now, MaxPendingJobs: c.MaxPendingJobs, SpecHash: hash, Team: c.Team,
 	})
 	if err != nil {
 		return Encoded{}, 0, fmt.Errorf("encode command %d: %w", TypeSubmitJob, err)
@@ -97,6 +97,7 @@ type submitEntry struct {
 	Now            time.Time       `json:"now"`
 	MaxPendingJobs int             `json:"max_pending_jobs,omitempty"`
 	SpecHash       string          `json:"spec_hash,omitempty"`
+	Team           string          `json:"team,omitempty"`
 }
 
 // passes counts, by command type, the codec's passes over commands'

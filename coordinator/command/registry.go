@@ -51,6 +51,9 @@ var decoders = register(
 	as[SetArtifactHolder](),
 	as[ForgetWorker](),
 	as[CordonDevice](),
+	as[CreateTeam](),
+	as[UpdateTeam](),
+	as[DeleteTeam](),
 )
 
 // decoder decodes the JSON body of one command type.

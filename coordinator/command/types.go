@@ -50,6 +50,9 @@ const (
 	TypeSetArtifactHolder
 	TypeForgetWorker
 	TypeCordonDevice
+	TypeCreateTeam
+	TypeUpdateTeam
+	TypeDeleteTeam
 )
 
 // Command is implemented by every command body.
@@ -82,6 +85,9 @@ type CredentialRecord struct {
 	GPUModels []string `json:"gpu_models,omitempty"`
 	// InstanceID binds an instance token to one provisioned instance.
 	InstanceID string `json:"instance_id,omitempty"`
+	// Team is the team a client token acts within (empty: DefaultTeam,
+	// as every token created before teams).
+	Team string `json:"team,omitempty"`
 }
 
 // ImportBootstrap installs the credentials written by `coordinator init`.
@@ -151,6 +157,9 @@ type SubmitJob struct {
 	// inside Apply; empty in entries written before it was carried, whose
 	// replicas take the legacy digest themselves (LegacySpecDigest).
 	SpecHash string `json:"spec_hash,omitempty"`
+	// Team is the team the job runs for: its submitting token's (empty
+	// in entries written before teams, read as DefaultTeam).
+	Team string `json:"team,omitempty"`
 }
 
 // AssignTask hands a pending task to a worker under a new attempt.

@@ -187,6 +187,7 @@ var apiTags = []openapi.Tag{
 	{Name: "operator", Description: "Cluster administration"},
 	{Name: "peer", Description: "Between coordinators only"},
 	{Name: "status", Description: "Health and this description, without a credential"},
+	{Name: "teams", Description: "Teams: who owns jobs, tokens, quota and usage"},
 	{Name: "tokens", Description: "Client, join and instance tokens"},
 	{Name: "workers", Description: "Workers, by an admin"},
 }

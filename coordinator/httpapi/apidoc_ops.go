@@ -158,6 +158,18 @@ var apiOps = map[string]apiOp{
 		query:   []openapi.Parameter{queryParam("worker", "string", "a worker id: only that worker's GPUs")},
 		answers: []apiAnswer{ok[api.GPUList]("the GPUs")}, errs: []int{http.StatusNotFound}},
 
+	// Teams.
+	"POST /v1/teams": {id: "createTeam", tag: "teams", summary: "Create a team with its weight, quota and borrow limit (audited)",
+		body: jsonIn[api.CreateTeamRequest](), answers: []apiAnswer{created[api.TeamResponse]("the new team")}, errs: []int{http.StatusConflict}},
+	"GET /v1/teams": {id: "listTeams", tag: "teams", summary: "Every team to an admin; its own team to another client",
+		answers: []apiAnswer{ok[api.TeamList]("the teams, with their live figures")}},
+	"GET /v1/teams/{name}": {id: "getTeam", tag: "teams", summary: "A team with its live figures (another team's is not found)",
+		answers: []apiAnswer{ok[api.TeamResponse]("the team")}, errs: []int{http.StatusNotFound}},
+	"PATCH /v1/teams/{name}": {id: "updateTeam", tag: "teams", summary: "Change a team's weight, quota or borrow limit (audited)",
+		body: jsonIn[api.UpdateTeamRequest](), answers: []apiAnswer{ok[api.TeamResponse]("the team")}, errs: []int{http.StatusNotFound}},
+	"DELETE /v1/teams/{name}": {id: "deleteTeam", tag: "teams", summary: "Delete a team with no unfinished job, revoking its client tokens (audited)",
+		answers: []apiAnswer{ok[api.TeamResponse]("the team as it was")}, errs: []int{http.StatusNotFound, http.StatusConflict}},
+
 	// Groups.
 	"POST /v1/groups": {id: "createGroup", tag: "groups", summary: "Create a group of workers and groups",
 		body: jsonIn[api.CreateGroupRequest](), answers: []apiAnswer{created[api.GroupResponse]("the new group")}, errs: []int{http.StatusConflict}},

@@ -193,6 +193,12 @@ func TestRealAnswersMatchAPIDescription(t *testing.T) {
 	c.must(400, "PUT", "/v1/artifacts/"+strings.Repeat("0", 64), submit.Token, blob, nil)
 
 	// Groups.
+	c.must(201, "POST", "/v1/teams", admin, api.CreateTeamRequest{Name: "vision", Quota: &api.GPUAmount{GPUs: 2}}, nil)
+	c.must(200, "GET", "/v1/teams", admin, nil, nil)
+	c.must(200, "GET", "/v1/teams/vision", admin, nil, nil)
+	c.must(200, "PATCH", "/v1/teams/vision", admin, api.UpdateTeamRequest{BorrowLimit: &api.GPUAmount{GPUs: 1.5}}, nil)
+	c.must(409, "DELETE", "/v1/teams/default", admin, nil, nil)
+	c.must(200, "DELETE", "/v1/teams/vision", admin, nil, nil)
 	c.must(201, "POST", "/v1/groups", admin, api.CreateGroupRequest{GroupID: "g1", Members: []api.GroupMember{{Kind: "worker", ID: "w1"}}}, nil)
 	c.must(200, "GET", "/v1/groups", admin, nil, nil)
 	c.must(200, "GET", "/v1/groups/g1", admin, nil, nil)

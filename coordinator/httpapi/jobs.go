@@ -33,7 +33,7 @@ func (s *Server) submitJob(w http.ResponseWriter, r *http.Request, p auth.Princi
 	// The one encode of the write: the entry, its spec's digest and the
 	// spec's size all come from one pass (command.EncodeSubmit).
 	entry, size, err := command.EncodeSubmit(command.SubmitJob{JobID: jobID, TaskIDs: ids, Spec: translate.JobSpecFromAPI(spec), CreatedBy: p.Name, Now: s.now(),
-		MaxPendingJobs: s.quotas.pendingLimit()})
+		MaxPendingJobs: s.quotas.pendingLimit(), Team: p.Team})
 	if err != nil {
 		return invalidf("job spec cannot be encoded")
 	}
@@ -58,7 +58,7 @@ const maxJobsPageBytes = 8 << 20
 
 // listJobs answers GET /v1/jobs?limit=&after= with one page of jobs,
 // newest first, and the cursor of the next page (see jobcursor.go).
-func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
 	q, err := queryOf(r, "limit", "after")
 	if err != nil {
 		return err
@@ -75,7 +75,11 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, _ auth.Princip
 	if err != nil {
 		return err
 	}
-	page, more := s.store.JobsPage(before, limit)
+	team := p.Team // a client sees its team's jobs; an admin every team's
+	if p.HasRole(auth.RoleAdmin) {
+		team = ""
+	}
+	page, more := s.store.TeamJobsPage(team, before, limit)
 	jobs, next, err := encodePage(page, more, maxJobsPageBytes)
 	if err != nil {
 		return err
@@ -114,7 +118,10 @@ func encodePage(page []state.JobEntry, more bool, budget int) (jobs []json.RawMe
 	return jobs, next, nil
 }
 
-func (s *Server) getJob(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+func (s *Server) getJob(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	if _, err := s.visibleJob(p, r.PathValue("id")); err != nil {
+		return err
+	}
 	j, err := s.store.Job(r.PathValue("id"))
 	if err != nil {
 		return err
@@ -129,11 +136,11 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request, p auth.Princi
 		return err
 	}
 	id := r.PathValue("id")
-	owner, err := s.store.JobOwner(id)
+	access, err := s.visibleJob(p, id)
 	if err != nil {
 		return err
 	}
-	if !p.HasRole(auth.RoleAdmin) && owner != p.Name {
+	if !p.HasRole(auth.RoleAdmin) && access.Owner != p.Name {
 		return newError(api.CodeForbidden, "client token %q may cancel only its own jobs", p.Name)
 	}
 	job, err := state.Propose[state.JobRecord](r.Context(), s.propose, command.CancelJob{JobID: id, By: p.Name, Now: s.now(), Source: sourceString(r)})
@@ -154,6 +161,9 @@ func (s *Server) jobLogs(w http.ResponseWriter, r *http.Request, p auth.Principa
 	id := r.PathValue("id")
 	q, err := queryOf(r, "follow")
 	if err != nil {
+		return err
+	}
+	if _, err := s.visibleJob(p, id); err != nil {
 		return err
 	}
 	following, err := followFlag(q["follow"])
@@ -254,4 +264,18 @@ func followFlag(v string) (bool, error) {
 		return false, nil
 	}
 	return false, invalidf("follow must be 1, true, 0 or false")
+}
+
+// visibleJob returns who may act on a job, or the answer a job that does
+// not exist gets when the principal's team is not the job's: another
+// team's job is not found, so its existence does not leak.
+func (s *Server) visibleJob(p auth.Principal, id string) (state.JobAccess, error) {
+	access, err := s.store.JobAccessOf(id)
+	if err != nil {
+		return state.JobAccess{}, err
+	}
+	if !p.SeesTeam(access.Team) {
+		return state.JobAccess{}, fmt.Errorf("job %s: %w", id, state.ErrNotFound)
+	}
+	return access, nil
 }

@@ -111,6 +111,12 @@ func (s *Server) routeTable() []Route {
 		{"POST", "/v1/workers/{id}/devices/{uuid}/cordon", clientAdmin, s.cordonGPU},
 		{"POST", "/v1/workers/{id}/devices/{uuid}/uncordon", clientAdmin, s.uncordonGPU},
 
+		{"POST", "/v1/teams", clientAdmin, s.createTeam},
+		{"GET", "/v1/teams", clientRead, s.listTeams},
+		{"GET", "/v1/teams/{name}", clientRead, s.getTeam},
+		{"PATCH", "/v1/teams/{name}", clientAdmin, s.updateTeam},
+		{"DELETE", "/v1/teams/{name}", clientAdmin, s.deleteTeam},
+
 		{"POST", "/v1/groups", clientAdmin, s.createGroup},
 		{"GET", "/v1/groups", clientAdmin, s.listGroups},
 		{"GET", "/v1/groups/{id}", clientAdmin, s.getGroup},

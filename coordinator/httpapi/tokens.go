@@ -111,11 +111,20 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p auth.Prin
 		if rec.Roles, err = normaliseRoles(req.Roles); err != nil {
 			return err
 		}
+		rec.Team = api.DefaultTeam
+		if req.Team != "" {
+			if err := validateTeamName("team", req.Team); err != nil {
+				return err
+			}
+			rec.Team = req.Team // the state machine answers 404 for a team that does not exist
+		}
 	} else {
 		prefix = api.PrefixJoin
 		switch {
 		case len(req.Roles) > 0:
 			return invalidf("roles are for client tokens")
+		case req.Team != "":
+			return invalidf("team is for client tokens")
 		case req.MaxUses < 0 || req.MaxUses > maxTokenUses:
 			return invalidf("max_uses must be between 1 and %d (0 or absent: unlimited)", maxTokenUses)
 		case len(req.Groups) > maxTokenGroups:

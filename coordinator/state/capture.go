@@ -45,6 +45,7 @@ type Capture struct {
 	jobOrder    []string
 	tasks       frozenMap[*Task]
 	groups      []Group
+	teams       []Team
 	clusters    []Cluster
 	enrollments []Enrollment
 	artifacts   []Artifact
@@ -94,6 +95,7 @@ func (s *Store) captureLocked(c *Capture) {
 		jobOrder:            s.jobOrder[:len(s.jobOrder):len(s.jobOrder)],
 		tasks:               s.tasks.freeze(),
 		groups:              make([]Group, 0, len(s.groups)),
+		teams:               make([]Team, 0, len(s.teams)),
 		clusters:            make([]Cluster, 0, len(s.clusters)),
 		enrollments:         make([]Enrollment, 0, len(s.enrollments)),
 		artifacts:           make([]Artifact, 0, len(s.artifacts)),
@@ -115,6 +117,9 @@ func (s *Store) captureLocked(c *Capture) {
 		v := *x
 		v.Members = slices.Clone(x.Members)
 		c.groups = append(c.groups, v)
+	}
+	for _, x := range s.teams {
+		c.teams = append(c.teams, x.clone())
 	}
 	for _, x := range s.clusters {
 		c.clusters = append(c.clusters, x.clone())

@@ -56,6 +56,7 @@ const (
 	recAudit
 	recRefusal
 	recFinish // version 3 on
+	recTeam
 )
 
 // snapMeta is the store's scalar state.
@@ -169,6 +170,9 @@ func (c *Capture) encode(w io.Writer) error {
 	}
 	for _, x := range sortedBy(c.groups, func(x *Group) string { return x.ID }) {
 		s.put(recGroup, x)
+	}
+	for _, x := range sortedBy(c.teams, func(x *Team) string { return x.Name }) {
+		s.put(recTeam, x)
 	}
 	for _, x := range sortedBy(c.clusters, func(x *Cluster) string { return x.Key }) {
 		s.put(recCluster, x)
@@ -354,6 +358,8 @@ func decodeRecord(dec *codec.Decoder, kind uint8, snap *snapshotV1) error {
 		return decodeInto(dec, &snap.Groups)
 	case recCluster:
 		return decodeInto(dec, &snap.Clusters)
+	case recTeam:
+		return decodeInto(dec, &snap.Teams)
 	case recEnrollment:
 		return decodeInto(dec, &snap.Enrollments)
 	case recArtifact:
@@ -458,7 +464,7 @@ var recordNames = map[uint8]string{
 	recMeta: "meta", recCredential: "credentials", recWorker: "workers", recJob: "jobs", recTask: "tasks",
 	recLog: "logs", recSubmission: "submissions", recIdempotency: "idempotency", recNode: "nodes",
 	recGroup: "groups", recCluster: "clusters", recEnrollment: "enrollments", recArtifact: "artifacts",
-	recAudit: "audit", recRefusal: "audit_refusals", recFinish: "finishes",
+	recAudit: "audit", recRefusal: "audit_refusals", recFinish: "finishes", recTeam: "teams",
 }
 
 // RecordSizes reads a version 2 or 3 snapshot's framing, without decoding

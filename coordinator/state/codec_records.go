@@ -63,6 +63,7 @@ var jobCodec = newCodec(
 	structField("spec", func(j *Job) *command.JobSpec { return &j.Spec }, specCodec),
 	strField("spec_hash", func(j *Job) *string { return &j.SpecHash }, interned),
 	stringsField("task_ids", func(j *Job) *[]string { return &j.TaskIDs }, always),
+	strField("team", func(j *Job) *string { return &j.Team }, omitEmpty|interned),
 	timeField("updated_at", func(j *Job) *time.Time { return &j.UpdatedAt }),
 )
 
@@ -166,6 +167,7 @@ var credentialCodec = newCodec(
 	timeField("revoked_at", func(c *Credential) *time.Time { return &c.RevokedAt }),
 	strField("revoked_by", func(c *Credential) *string { return &c.RevokedBy }, omitEmpty|interned),
 	stringsField("roles", func(c *Credential) *[]string { return &c.Roles }, omitEmpty|interned),
+	strField("team", func(c *Credential) *string { return &c.Team }, omitEmpty|interned),
 	intField("uses", func(c *Credential) *int { return &c.Uses }, omitEmpty),
 	strField("worker_id", func(c *Credential) *string { return &c.WorkerID }, omitEmpty),
 )
@@ -184,6 +186,7 @@ var auditCodec = newCodec(
 	uintField("seq", func(e *auditEvent) *uint64 { return &e.Seq }, omitEmpty),
 	strField("source", func(e *auditEvent) *string { return &e.Source }, omitEmpty|interned),
 	strField("subject", func(e *auditEvent) *string { return &e.Subject }, omitEmpty),
+	strField("team", func(e *auditEvent) *string { return &e.Team }, omitEmpty|interned),
 	timeField("time", func(e *auditEvent) *time.Time { return &e.Time }),
 	strField("worker_id", func(e *auditEvent) *string { return &e.WorkerID }, omitEmpty|interned),
 )

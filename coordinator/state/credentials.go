@@ -132,7 +132,13 @@ func (s *Store) createToken(c command.CreateToken) (Credential, error) {
 	if _, dup := s.credentials[rec.ID]; dup {
 		return Credential{}, fmt.Errorf("credential id collision: %w", ErrConflict)
 	}
+	if rec.Kind != kindClient && rec.Team != "" {
+		return Credential{}, fmt.Errorf("%w: only a client token belongs to a team", ErrInvalid)
+	}
 	if rec.Kind == kindClient {
+		if _, ok := s.team(command.TeamOf(rec.Team)); !ok {
+			return Credential{}, fmt.Errorf("team %s: %w", rec.Team, ErrNotFound)
+		}
 		if id, taken := s.liveClientNamed(rec.Name, c.Now); taken {
 			return Credential{}, fmt.Errorf("client token %s is already named %q; revoke it first or choose another name: %w", id, rec.Name, ErrConflict)
 		}
@@ -147,7 +153,7 @@ func (s *Store) createToken(c command.CreateToken) (Credential, error) {
 	detail := "kind " + rec.Kind + ", name " + rec.Name
 	switch rec.Kind {
 	case kindClient:
-		detail += ", roles " + strings.Join(rec.Roles, ",")
+		detail += ", roles " + strings.Join(rec.Roles, ",") + ", team " + command.TeamOf(rec.Team)
 	case kindJoin:
 		detail += fmt.Sprintf(", max_uses %d, requires_approval %t", rec.MaxUses, rec.RequiresApproval)
 		if len(rec.Groups) > 0 {
@@ -159,7 +165,7 @@ func (s *Store) createToken(c command.CreateToken) (Credential, error) {
 	if !rec.ExpiresAt.IsZero() {
 		detail += ", expires " + rec.ExpiresAt.UTC().Format(timeFormat)
 	}
-	s.record(command.AuditEvent{Time: c.Now, Kind: "token.created", Actor: rec.CreatedBy, CredentialID: rec.ID, CredentialKind: rec.Kind, Subject: rec.ID, Source: c.Source, Detail: detail})
+	s.record(command.AuditEvent{Time: c.Now, Kind: "token.created", Actor: rec.CreatedBy, CredentialID: rec.ID, CredentialKind: rec.Kind, Subject: rec.ID, Team: clientTeam(rec), Source: c.Source, Detail: detail})
 	return cred.clone(), nil
 }
 
@@ -219,4 +225,12 @@ func (s *Store) Token(id string) (Credential, error) {
 		return Credential{}, fmt.Errorf("token %s: %w", id, ErrNotFound)
 	}
 	return c.clone(), nil
+}
+
+// clientTeam is a client token's team, and nothing for other kinds.
+func clientTeam(rec command.CredentialRecord) string {
+	if rec.Kind != kindClient {
+		return ""
+	}
+	return command.TeamOf(rec.Team)
 }

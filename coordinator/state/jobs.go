@@ -70,6 +70,9 @@ func (s *Store) submitJob(c command.SubmitJob) (SubmitOutcome, error) {
 	if err := s.targetExists(c.Spec.Target); err != nil {
 		return SubmitOutcome{}, err
 	}
+	if _, ok := s.team(command.TeamOf(c.Team)); !ok {
+		return SubmitOutcome{}, fmt.Errorf("team %s: %w", c.Team, ErrNotFound)
+	}
 	// Every check before any change: a refused job leaves nothing behind.
 	seen := make(map[string]bool, len(c.TaskIDs))
 	for _, id := range c.TaskIDs {
@@ -88,7 +91,7 @@ func (s *Store) submitJob(c command.SubmitJob) (SubmitOutcome, error) {
 	if lease <= 0 {
 		lease = DefaultLeaseSeconds
 	}
-	j := &Job{ID: c.JobID, Spec: c.Spec, SpecHash: hash, CreatedBy: c.CreatedBy, CreatedAt: c.Now, UpdatedAt: c.Now, TaskIDs: c.TaskIDs, Seq: s.nextSeq()}
+	j := &Job{ID: c.JobID, Spec: c.Spec, SpecHash: hash, CreatedBy: c.CreatedBy, CreatedAt: c.Now, UpdatedAt: c.Now, TaskIDs: c.TaskIDs, Seq: s.nextSeq(), Team: c.Team}
 	j.rules = rulesOf(j.Spec)
 	for i, id := range c.TaskIDs {
 		t := &Task{ID: id, JobID: j.ID, Index: i, Seq: s.nextSeq(), State: taskPending, LeaseSeconds: lease, CreatedAt: c.Now, UpdatedAt: c.Now, gen: s.gen.Load()}
@@ -132,7 +135,7 @@ func (s *Store) cancelJob(c command.CancelJob) (JobRecord, error) {
 	}
 	j = s.ownJob(j)
 	j.UpdatedAt = c.Now
-	s.record(command.AuditEvent{Time: c.Now, Kind: "job.cancelled", Actor: c.By, Subject: j.ID, Source: c.Source, Detail: "created by " + j.CreatedBy})
+	s.record(command.AuditEvent{Time: c.Now, Kind: "job.cancelled", Actor: c.By, Subject: j.ID, Team: command.TeamOf(j.Team), Source: c.Source, Detail: "created by " + j.CreatedBy})
 	return s.jobRecord(j), nil
 }
 
@@ -181,15 +184,23 @@ func (s *Store) readJob(j *Job) JobRecord {
 	return r
 }
 
-// JobOwner returns who created a job.
-func (s *Store) JobOwner(id string) (string, error) {
+// JobAccess is what decides who may read or cancel a job: who created
+// it and the team it runs for.
+type JobAccess struct {
+	Owner string
+	Team  string
+}
+
+// JobAccessOf returns who created a job and its team (default for one
+// from before teams).
+func (s *Store) JobAccessOf(id string) (JobAccess, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	j, ok := s.jobs.lookup(id)
 	if !ok {
-		return "", fmt.Errorf("job %s: %w", id, ErrNotFound)
+		return JobAccess{}, fmt.Errorf("job %s: %w", id, ErrNotFound)
 	}
-	return j.CreatedBy, nil
+	return JobAccess{Owner: j.CreatedBy, Team: command.TeamOf(j.Team)}, nil
 }
 
 // JobEntry is one job of a page, with its sequence number: the position
@@ -205,6 +216,11 @@ type JobEntry struct {
 // whether older jobs remain. Jobs created while a client pages go to the
 // front, so the pages it has not read yet do not shift.
 func (s *Store) JobsPage(before uint64, limit int) (page []JobEntry, more bool) {
+	return s.TeamJobsPage("", before, limit)
+}
+
+// TeamJobsPage is JobsPage over one team's jobs ("": every team's).
+func (s *Store) TeamJobsPage(team string, before uint64, limit int) (page []JobEntry, more bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	end := len(s.jobOrder)
@@ -218,7 +234,13 @@ func (s *Store) JobsPage(before uint64, limit int) (page []JobEntry, more bool) 
 	i := end - 1
 	for ; i >= 0 && len(page) < limit; i-- {
 		j := s.jobs.get(s.jobOrder[i])
+		if team != "" && command.TeamOf(j.Team) != team {
+			continue
+		}
 		page = append(page, JobEntry{Seq: j.Seq, Job: s.readJob(j)})
+	}
+	for team != "" && i >= 0 && command.TeamOf(s.jobs.get(s.jobOrder[i]).Team) != team {
+		i-- // older jobs remain only if one is the team's
 	}
 	return page, i >= 0
 }

@@ -108,6 +108,9 @@ type Job struct {
 	UpdatedAt time.Time       `json:"updated_at"`
 	TaskIDs   []string        `json:"task_ids"`
 	Seq       uint64          `json:"seq"`
+	// Team is the team the job runs for (empty: written before teams,
+	// command.DefaultTeam's).
+	Team string `json:"team,omitempty"`
 
 	// rules are Spec.Affinity's, read once when the job is created or
 	// restored (affinity.go).

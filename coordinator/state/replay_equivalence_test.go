@@ -102,7 +102,7 @@ func (h *history) next() command.Command {
 		} else if count > 1 && h.rng.IntN(4) == 0 {
 			spec.Gang = true
 		}
-		return command.SubmitJob{JobID: id, TaskIDs: ids, Spec: spec, CreatedBy: "admin", Now: now}
+		return command.SubmitJob{JobID: id, TaskIDs: ids, Spec: spec, CreatedBy: "admin", Team: h.team(), Now: now}
 	case k < 36:
 		// A placement as acquire makes it: the best match for a worker.
 		c, ok, _ := h.s.MatchAt(now, w, "", 0, nil)
@@ -172,7 +172,7 @@ func (h *history) next() command.Command {
 		return command.DeleteGroup{GroupID: h.pick(h.groupIDs()), By: "admin", Now: now}
 	case k < 90:
 		id := h.id("tok")
-		return command.CreateToken{Credential: command.CredentialRecord{ID: id, Kind: "client", Name: id, Roles: []string{"submit"}, Hash: "h-" + id, CreatedAt: now, CreatedBy: "admin"}, Now: now}
+		return command.CreateToken{Credential: command.CredentialRecord{ID: id, Kind: "client", Name: id, Roles: []string{"submit"}, Hash: "h-" + id, CreatedAt: now, CreatedBy: "admin", Team: h.team()}, Now: now}
 	case k < 91:
 		var toks []string
 		for id, c := range h.s.credentials {
@@ -199,7 +199,9 @@ func (h *history) next() command.Command {
 		}
 		return command.UpdateWorker{WorkerID: w, Executors: []string{"exec"}, Devices: devs, MaxTasks: h.rng.IntN(3), Now: now}
 	case k < 97:
-		switch h.rng.IntN(7) {
+		switch h.rng.IntN(10) {
+		case 6, 7, 8:
+			return h.teamCommand(now)
 		case 0:
 			return command.RevokeWorker{WorkerID: w, By: "admin", Now: now}
 		case 5:
@@ -310,6 +312,7 @@ func stateDiffs(a, b *Store, now time.Time) []string {
 			"credentials": keyed(c.credentials, func(x Credential) string { return x.ID }),
 			"workers":     keyed(c.workers, func(x Worker) string { return x.ID }),
 			"groups":      keyed(c.groups, func(x Group) string { return x.ID }),
+			"teams":       keyed(c.teams, func(x Team) string { return x.Name }),
 			"clusters":    keyed(c.clusters, func(x Cluster) string { return x.Key }),
 			"enrollments": keyed(c.enrollments, func(x Enrollment) string { return x.Key }),
 			"artifacts":   keyed(c.artifacts, func(x Artifact) string { return x.Digest }),
@@ -414,5 +417,29 @@ func TestSnapshotAndReplayAgree(t *testing.T) {
 		}
 		t.Logf("seed %d: %d commands (%d applied, %d refused), %d snapshot points, %d tasks, %d workers",
 			seed, len(h.log), applied, refused, len(points), h.s.tasks.len(), len(h.s.workers))
+	}
+}
+
+// team picks a team for a job or token: none (before teams), default,
+// or one created (perhaps deleted since, which is refused).
+func (h *history) team() string {
+	if h.rng.IntN(8) == 0 {
+		return h.pick([]string{"", "t-gone"})
+	}
+	return h.pick(append([]string{command.DefaultTeam}, slices.Sorted(maps.Keys(h.s.teams))...))
+}
+
+// teamCommand creates, changes or deletes a team (deleting one with
+// unfinished jobs, or default, is refused).
+func (h *history) teamCommand(now time.Time) command.Command {
+	switch h.rng.IntN(3) {
+	case 0:
+		limit := int64(h.rng.IntN(400))
+		return command.CreateTeam{Name: h.id("team"), Settings: command.TeamSettings{WeightCenti: 50 + int64(h.rng.IntN(200)), QuotaCentiGPUs: int64(h.rng.IntN(800)), BorrowLimitCenti: &limit}, By: "admin", Now: now}
+	case 1:
+		q := int64(h.rng.IntN(800))
+		return command.UpdateTeam{Name: h.team(), QuotaCentiGPUs: &q, ClearBorrowLimit: h.rng.IntN(2) == 0, By: "admin", Now: now}
+	default:
+		return command.DeleteTeam{Name: h.team(), By: "admin", Now: now}
 	}
 }

@@ -25,6 +25,7 @@ type snapshotV1 struct {
 	Idempotency         map[string]string     `json:"idempotency"`
 	Nodes               map[string]string     `json:"nodes"`
 	Groups              []*Group              `json:"groups,omitempty"`
+	Teams               []*Team               `json:"teams,omitempty"`
 	Clusters            []*Cluster            `json:"clusters,omitempty"`
 	Enrollments         []*Enrollment         `json:"enrollments,omitempty"`
 	Artifacts           []*Artifact           `json:"artifacts,omitempty"`
@@ -120,6 +121,15 @@ func (s *Store) load(snap *snapshotV1) error {
 		s.groups[g.ID] = g
 	}
 	s.reindexGroups()
+	for _, t := range snap.Teams {
+		if t == nil || s.teams[t.Name] != nil {
+			return fmt.Errorf("team listed twice or empty: %w", ErrInvalid)
+		}
+		if err := checkTeamSettings(t.Settings); err != nil {
+			return fmt.Errorf("team %s: %w", t.Name, err)
+		}
+		s.teams[t.Name] = t
+	}
 	for _, c := range snap.Clusters {
 		if c == nil {
 			return fmt.Errorf("empty cluster: %w", ErrInvalid)

@@ -53,6 +53,7 @@ type tables struct {
 	idempotency *cowMap[string]
 	nodes       map[string]string
 	groups      map[string]*Group
+	teams       map[string]*Team
 	clusters    map[string]*Cluster
 	enrollments map[string]*Enrollment
 	artifacts   map[string]*Artifact
@@ -97,6 +98,7 @@ func (s *Store) reset() {
 	s.idempotency = newCowMap[string]()
 	s.nodes = map[string]string{}
 	s.groups = map[string]*Group{}
+	s.teams = map[string]*Team{}
 	s.clusters = map[string]*Cluster{}
 	s.enrollments = map[string]*Enrollment{}
 	s.artifacts = map[string]*Artifact{}

@@ -10,7 +10,7 @@ func AuditEvent(ev command.AuditEvent) api.AuditEvent {
 	return api.AuditEvent{
 		Seq: ev.Seq, Time: api.FormatTime(ev.Time), Kind: ev.Kind, Actor: ev.Actor,
 		CredentialID: ev.CredentialID, CredentialKind: ev.CredentialKind, WorkerID: ev.WorkerID,
-		Subject: ev.Subject, Source: ev.Source, Route: ev.Route, Code: ev.Code, Detail: ev.Detail, Count: ev.Count,
+		Subject: ev.Subject, Team: ev.Team, Source: ev.Source, Route: ev.Route, Code: ev.Code, Detail: ev.Detail, Count: ev.Count,
 	}
 }
 

@@ -3,6 +3,7 @@ package view
 import (
 	"slices"
 
+	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/coordinator/translate"
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -65,6 +66,7 @@ func Job(r state.JobRecord) api.Job {
 		ID:        r.Job.ID,
 		State:     jobState(tasks),
 		CreatedBy: r.Job.CreatedBy,
+		Team:      command.TeamOf(r.Job.Team),
 		CreatedAt: api.FormatTime(r.Job.CreatedAt),
 		UpdatedAt: api.FormatTime(updated),
 		Tasks:     tasks,

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -27,6 +28,7 @@ func Token(c state.Credential) api.TokenInfo {
 		Labels:           labels,
 		GPUModels:        c.GPUModels,
 		InstanceID:       c.InstanceID,
+		Team:             tokenTeam(c),
 		Revoked:          c.Revoked,
 		RevokedAt:        api.FormatTime(c.RevokedAt),
 		RevokedBy:        c.RevokedBy,
@@ -36,4 +38,13 @@ func Token(c state.Credential) api.TokenInfo {
 // Tokens renders a list of tokens, in its order.
 func Tokens(cs []state.Credential) []api.TokenInfo {
 	return each(cs, Token)
+}
+
+// tokenTeam names a client token's team (default for one from before
+// teams); other kinds belong to none.
+func tokenTeam(c state.Credential) string {
+	if c.Kind != api.TokenKindClient {
+		return ""
+	}
+	return command.TeamOf(c.Team)
 }

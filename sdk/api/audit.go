@@ -19,8 +19,11 @@ type AuditEvent struct {
 	// Subject is the object acted upon: a token id, group id, job id,
 	// allowlist key, digest.
 	Subject string `json:"subject,omitempty"`
-	Source  string `json:"source,omitempty"`
-	Route   string `json:"route,omitempty"`
+	// Team is the team the event concerns (a job's, a client token's, a
+	// team's own), where it concerns one.
+	Team   string `json:"team,omitempty"`
+	Source string `json:"source,omitempty"`
+	Route  string `json:"route,omitempty"`
 	// Code is the protocol error code of a refusal.
 	Code   string `json:"code,omitempty"`
 	Detail string `json:"detail,omitempty"`

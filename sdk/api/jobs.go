@@ -156,6 +156,8 @@ type Job struct {
 	ID        string `json:"id"`
 	State     string `json:"state"`
 	CreatedBy string `json:"created_by"`
+	// Team is the team the job runs for: its submitting token's.
+	Team      string `json:"team"`
 	CreatedAt string `json:"created_at"`
 	UpdatedAt string `json:"updated_at"`
 	Tasks     []Task `json:"tasks"`

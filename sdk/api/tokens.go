@@ -32,6 +32,9 @@ type CreateTokenRequest struct {
 	// another model is refused at registration, and one that reports it
 	// later has that GPU kept out of service.
 	GPUModels []string `json:"gpu_models,omitempty"`
+	// Team, on a client token, is the team it acts within (absent:
+	// default): its submit and read roles reach that team's jobs only.
+	Team string `json:"team,omitempty"`
 }
 
 // MaxTokenGPUModels bounds CreateTokenRequest.GPUModels.
@@ -62,6 +65,7 @@ type TokenInfo struct {
 	Labels           map[string]string `json:"labels,omitempty"`
 	GPUModels        []string          `json:"gpu_models,omitempty"`
 	InstanceID       string            `json:"instance_id,omitempty"`
+	Team             string            `json:"team,omitempty"`
 	Revoked          bool              `json:"revoked"`
 	RevokedAt        string            `json:"revoked_at,omitempty"`
 	RevokedBy        string            `json:"revoked_by,omitempty"`

@@ -1,0 +1,80 @@
+package state
+
+import "github.com/gpulayer/gpulayer/coordinator/command"
+
+// teamUsage counts, per team, the GPUs its active tasks hold (in
+// hundredths of a GPU), its active tasks and its pending ones. It walks
+// the workers' active sets and the pending queue, so it costs the tasks
+// in flight, not every task kept.
+func (s *Store) teamUsage() map[string]TeamUsage {
+	out := map[string]TeamUsage{}
+	for _, w := range s.workers {
+		for id := range w.active {
+			t := s.tasks.get(id)
+			if t == nil || !t.Active() {
+				continue
+			}
+			j := s.jobs.get(t.JobID)
+			team := command.TeamOf(j.Team)
+			u := out[team]
+			u.RunningTasks++
+			u.CentiGPUsInUse += taskCentiGPUs(w, t.Devices, j.Spec.Resources)
+			out[team] = u
+		}
+	}
+	for _, byCap := range s.queue.lists {
+		for _, list := range byCap {
+			for _, t := range list {
+				team := command.TeamOf(s.jobs.get(t.JobID).Team)
+				u := out[team]
+				u.PendingTasks++
+				out[team] = u
+			}
+		}
+	}
+	return out
+}
+
+// taskCentiGPUs is what a task holds on worker w in hundredths of a GPU:
+// a whole GPU counts 100; a MIG instance or a memory share its fraction
+// of its GPU's memory, rounded up.
+func taskCentiGPUs(w *Worker, devices []string, r *command.Resources) int64 {
+	var sum int64
+	for _, uuid := range devices {
+		d, ok := deviceOf(w, uuid)
+		switch {
+		case !ok:
+			sum += command.CentiGPUsPerGPU // gone from the report since: count it whole
+		case r.Shared():
+			sum += fractionCenti(r.GPUMemoryMiB, d.MemoryMiB)
+		case d.Parent != "":
+			parent, ok := deviceOf(w, d.Parent)
+			if !ok {
+				sum += command.CentiGPUsPerGPU
+				continue
+			}
+			sum += fractionCenti(d.MemoryMiB, parent.MemoryMiB)
+		default:
+			sum += command.CentiGPUsPerGPU
+		}
+	}
+	return sum
+}
+
+func deviceOf(w *Worker, uuid string) (command.Device, bool) {
+	for _, d := range w.Devices {
+		if d.UUID == uuid {
+			return d, true
+		}
+	}
+	return command.Device{}, false
+}
+
+// fractionCenti is part/whole in hundredths, rounded up, at most 100; a
+// GPU whose memory is not known counts whole.
+func fractionCenti(part, whole uint64) int64 {
+	if whole == 0 || part >= whole {
+		return command.CentiGPUsPerGPU
+	}
+	return int64((part*command.CentiGPUsPerGPU + whole - 1) / whole)
+}
