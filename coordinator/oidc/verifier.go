@@ -144,8 +144,8 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Identity, error) {
 	if err := tok.Claims(&claims); err != nil {
 		return Identity{}, &Refusal{Reason: ReasonInvalid, Detail: "the claims are not a JSON object"}
 	}
-	if tok.Subject == "" {
-		return Identity{}, &Refusal{Reason: ReasonInvalid, Detail: "no subject"}
+	if !validSubject(tok.Subject) {
+		return Identity{}, &Refusal{Reason: ReasonInvalid, Detail: "the subject is empty, longer than 255 bytes or not printable"}
 	}
 	g, ok := Map(v.cfg.Mappings, claimValues(claims[v.cfg.Claim]))
 	id := Identity{Issuer: tok.Issuer, Subject: tok.Subject, Grant: g}
@@ -179,4 +179,18 @@ func classify(err error) string {
 		}
 	}
 	return "not verified"
+}
+
+// validSubject bounds a subject to what OpenID Connect allows (at most
+// 255 ASCII characters), printable, since it reaches logs and the audit.
+func validSubject(sub string) bool {
+	if sub == "" || len(sub) > 255 {
+		return false
+	}
+	for i := 0; i < len(sub); i++ {
+		if sub[i] < 0x20 || sub[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }
