@@ -44,6 +44,9 @@ func ReasonOf(err error) Reason {
 	return ReasonInvalid
 }
 
+// errDiscoveryBackoff: discovery failed moments ago and is not tried yet.
+var errDiscoveryBackoff = errors.New("oidc: discovery failed moments ago; not retried yet")
+
 // Identity is a verified, mapped subject.
 type Identity struct {
 	Issuer  string
@@ -67,7 +70,12 @@ type Verifier struct {
 
 	mu       sync.Mutex
 	verifier *gooidc.IDTokenVerifier
+	failedAt time.Time // the last failed discovery
 }
+
+// discoveryRetry is how long a failed discovery is remembered: meanwhile
+// exchanges are refused at once instead of each waiting on the provider.
+const discoveryRetry = 5 * time.Second
 
 // Options tune a Verifier; zero values take the defaults.
 type Options struct {
@@ -112,10 +120,14 @@ func (v *Verifier) idVerifier(ctx context.Context) (*gooidc.IDTokenVerifier, err
 	if v.verifier != nil {
 		return v.verifier, nil
 	}
+	if !v.failedAt.IsZero() && v.now().Sub(v.failedAt) < discoveryRetry {
+		return nil, errDiscoveryBackoff
+	}
 	dctx, cancel := context.WithTimeout(gooidc.ClientContext(ctx, v.client), 10*time.Second)
 	defer cancel()
 	p, err := gooidc.NewProvider(dctx, v.cfg.Issuer)
 	if err != nil {
+		v.failedAt = v.now()
 		return nil, err
 	}
 	v.verifier = p.VerifierContext(v.ctx, &gooidc.Config{
@@ -133,7 +145,9 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Identity, error) {
 	}
 	idv, err := v.idVerifier(ctx)
 	if err != nil {
-		v.log.Warn("oidc discovery failed", "issuer", v.cfg.Issuer, "err", err)
+		if !errors.Is(err, errDiscoveryBackoff) {
+			v.log.Warn("oidc discovery failed", "issuer", v.cfg.Issuer, "err", err)
+		}
 		return Identity{}, &Refusal{Reason: ReasonInvalid, Detail: "the issuer's discovery document could not be read"}
 	}
 	tok, err := idv.Verify(ctx, raw)

@@ -3,7 +3,9 @@ package oidc_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -153,16 +155,42 @@ func TestVerifySessionBound(t *testing.T) {
 	}
 }
 
-// TestVerifyProviderDown: discovery failing refuses the token and is
-// retried on the next use.
+// TestVerifyProviderDown: discovery failing refuses the token; within
+// discoveryRetry the next exchange is refused at once without another
+// try, and after it discovery is tried again and succeeds once the
+// provider is up.
 func TestVerifyProviderDown(t *testing.T) {
+	p := oidctest.Start(t, jose.RS256)
+	p.SetGroups("alice", "ml")
+	var now atomic.Int64
+	now.Store(time.Now().UnixNano())
+	down := &atomic.Bool{}
+	down.Store(true)
+	hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		if down.Load() {
+			return nil, errors.New("connection refused")
+		}
+		return http.DefaultTransport.RoundTrip(r)
+	})}
 	v, err := oidc.New(context.Background(), oidc.Config{
-		Issuer: "http://127.0.0.1:1", Audience: "a",
+		Issuer: p.Issuer, Audience: oidctest.ClientID,
 		Mappings: []oidc.Mapping{{Value: "ml", Team: "ml", Roles: []string{"read"}}},
-	}, oidc.Options{})
+	}, oidc.Options{HTTPClient: hc, Now: func() time.Time { return time.Unix(0, now.Load()) }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = v.Verify(context.Background(), "a.b.c")
+	tok := p.IDToken(t, "alice")
+	_, err = v.Verify(context.Background(), tok)
 	wantRefusal(t, err, oidc.ReasonInvalid, "the issuer's discovery document could not be read")
+	down.Store(false)
+	_, err = v.Verify(context.Background(), tok) // within the back-off
+	wantRefusal(t, err, oidc.ReasonInvalid, "the issuer's discovery document could not be read")
+	now.Add(int64(6 * time.Second))
+	if _, err := v.Verify(context.Background(), tok); err != nil {
+		t.Fatalf("after the back-off, with the provider up: %v", err)
+	}
 }
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
