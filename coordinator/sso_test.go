@@ -12,6 +12,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/gpulayer/gpulayer/coordinator"
+	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
 	"github.com/gpulayer/gpulayer/coordinator/oidc"
 	"github.com/gpulayer/gpulayer/internal/oidctest"
@@ -94,6 +95,23 @@ func TestSSOExchangeMintsScopedClientToken(t *testing.T) {
 		if r.status != 403 || r.body.Error == nil || r.body.Error.Code != api.CodeForbidden {
 			t.Fatalf("%s %s with a read SSO token: %d %s", rt[0], rt[1], r.status, r.raw)
 		}
+	}
+	// Every route that needs more than read, or another kind of
+	// credential, refuses the read SSO token with 403.
+	path := strings.NewReplacer("{id}", "x", "{key}", "x", "{kind}", "worker", "{member}", "x", "{sha256}", strings.Repeat("a", 64), "{uuid}", "x", "{path...}", "x")
+	refused := 0
+	for _, rt := range h.Server.Routes() {
+		if rt.Access.Public() || rt.Access.Allows(auth.KindClient, []string{auth.RoleRead}) {
+			continue
+		}
+		r := call(t, h.URL, rt.Method, path.Replace(rt.Pattern), alice.Token, []byte(`{}`), nil)
+		if r.status != 403 || r.body.Error == nil || r.body.Error.Code != api.CodeForbidden {
+			t.Errorf("%s %s with a read SSO token: %d %s", rt.Method, rt.Pattern, r.status, r.raw)
+		}
+		refused++
+	}
+	if refused < 40 {
+		t.Fatalf("only %d routes walked", refused)
 	}
 	// bob's groups map to ops first (config order): admin.
 	bobID := f.p.IDToken(t, "bob")
@@ -306,5 +324,30 @@ func TestSSOConfigRefusedAtStart(t *testing.T) {
 				t.Fatalf("err %v, want one naming %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestSSOExchangeAtEveryNode: on a three-node cluster every coordinator
+// answers the exchange (a follower forwards it to the leader), and each
+// minted token is replicated: it reads at every node.
+func TestSSOExchangeAtEveryNode(t *testing.T) {
+	p := oidctest.Start(t, jose.ES256)
+	p.SetGroups("alice", "ml")
+	c := coordinatortest.StartCluster(t, 3, coordinatortest.Options{Tweak: func(cfg *coordinator.Config) {
+		cfg.OIDC = oidc.Config{Issuer: p.Issuer, Audience: oidctest.ClientID, Mappings: []oidc.Mapping{{Value: "ml", Team: "ml", Roles: []string{"submit"}}}}
+	}})
+	c.WaitLeader(20 * time.Second)
+	for _, n := range c.Nodes {
+		body, _ := json.Marshal(api.OIDCExchangeRequest{IDToken: p.IDToken(t, "alice")})
+		r := call(t, n.URL, "POST", api.PathAuthOIDC, "", body, nil)
+		var out api.OIDCExchangeResponse
+		if r.status != 201 || json.Unmarshal(r.raw, &out) != nil || out.Team != "ml" {
+			t.Fatalf("exchange at %s: %d %s", n.ID, r.status, r.raw)
+		}
+		for _, m := range c.Nodes {
+			coordinatortest.WaitFor(t, 10*time.Second, "the SSO token to read at "+m.ID, func() bool {
+				return call(t, m.URL, "GET", "/v1/jobs", out.Token, nil, nil).status == 200
+			})
+		}
 	}
 }
