@@ -233,6 +233,7 @@ func TestBadInputIsRefusedAndChangesNothing(t *testing.T) {
 		{"provider origin with a join token", "POST", "/v1/workers/register", join, `{"worker_id":"p1","origin":"provider","instance_id":"i-1"}`, nil, nil, 403, api.CodeForbidden},
 		{"acquire waits too long", "POST", "/v1/workers/self/acquire", worker, `{"wait_seconds":31}`, nil, nil, 400, api.CodeInvalidArgument},
 		{"unknown route", "GET", "/v1/nothing", admin, "", nil, nil, 404, api.CodeNotFound},
+		{"single sign-on not configured", "POST", api.PathAuthOIDC, "", `{"id_token":"a.b.c"}`, nil, nil, 404, api.CodeNotFound},
 		{"input not a digest", "POST", "/v1/jobs", admin, `{"executor":"exec","config":{"command":"x"},"inputs":["nope"]}`, nil, nil, 400, api.CodeInvalidArgument},
 		{"input object not a digest", "POST", "/v1/jobs", admin, `{"executor":"exec","config":{"command":"x"},"inputs":[{"sha256":"ABC","path":"a"}]}`, nil, nil, 400, api.CodeInvalidArgument},
 		{"input with an unknown field", "POST", "/v1/jobs", admin, `{"executor":"exec","config":{"command":"x"},"inputs":[{"sha256":"` + d64 + `","mode":"0777"}]}`, nil, nil, 400, api.CodeInvalidArgument},

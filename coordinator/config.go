@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/cluster"
 	"github.com/gpulayer/gpulayer/coordinator/httpapi"
+	"github.com/gpulayer/gpulayer/coordinator/oidc"
 	"github.com/gpulayer/gpulayer/internal/certs"
 	"github.com/gpulayer/gpulayer/internal/clock"
 )
@@ -118,6 +119,10 @@ type Config struct {
 	RaftSnapshotThreshold uint64
 	RaftSnapshotInterval  time.Duration
 
+	// OIDC turns on single sign-on (POST /v1/auth/oidc) when its issuer,
+	// audience and mappings are set; see docs/sso.md.
+	OIDC oidc.Config
+
 	Logger *slog.Logger
 	Clock  clock.Clock
 }
@@ -152,6 +157,9 @@ func (c *Config) validate() error {
 	}
 	if err := c.validateRaftTLS(); err != nil {
 		return err
+	}
+	if err := c.OIDC.Validate(); err != nil {
+		return fmt.Errorf("coordinator: %w", err)
 	}
 	if c.NodeID == "" {
 		c.NodeID = c.RaftAddr

@@ -111,6 +111,10 @@ func New(cfg Config) (*Server, error) {
 	if exempt != nil {
 		limits.Exempt = exempt
 	}
+	sso, err := newSSO(cfg)
+	if err != nil {
+		return nil, err
+	}
 	blobs, err := blob.Open(filepath.Join(cfg.DataDir, "artifacts"))
 	if err != nil {
 		return nil, err
@@ -209,6 +213,7 @@ func New(cfg Config) (*Server, error) {
 		Quotas:           cfg.Quotas,
 		Streams:          cfg.Streams,
 		Collectors:       []prometheus.Collector{node.Collector()},
+		SSO:              sso,
 	})
 	s.forward = fwd
 	opened = true

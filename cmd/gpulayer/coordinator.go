@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator"
 	"github.com/gpulayer/gpulayer/coordinator/httpapi"
+	"github.com/gpulayer/gpulayer/coordinator/oidc"
 	"github.com/gpulayer/gpulayer/internal/certs"
 )
 
@@ -68,6 +69,7 @@ func coordinatorRunCmd() *cobra.Command {
 	var cfg coordinator.Config
 	var lf logFlags
 	var join, trusted, exempt string
+	var oidcMaps []string
 	cmd := &cobra.Command{
 		Use:   "run [flags] --data-dir DIR",
 		Short: "run a coordinator",
@@ -80,6 +82,13 @@ func coordinatorRunCmd() *cobra.Command {
 			cfg.Join = splitList(join)
 			cfg.TrustedProxyCIDRs = nonNilList(trusted)
 			cfg.RateLimitExemptCIDRs = nonNilList(exempt)
+			for _, m := range oidcMaps {
+				mp, err := oidc.ParseMapping(m)
+				if err != nil {
+					return usageError{err}
+				}
+				cfg.OIDC.Mappings = append(cfg.OIDC.Mappings, mp)
+			}
 			cfg.Logger = lf.logger()
 			srv, err := coordinator.New(cfg)
 			if err != nil {
@@ -135,6 +144,11 @@ func coordinatorRunCmd() *cobra.Command {
 	fs.IntVar(&cfg.Quotas.MaxOutputBytes, "max-output-bytes", httpapi.DefaultMaxOutputBytes, "task output all jobs together keep on each coordinator's disk (each task is also bounded at 8 MiB); past it a task's further output is dropped after a marker line; negative: no bound")
 	fs.DurationVar(&cfg.Streams.WriteTimeout, "stream-write-timeout", httpapi.DefaultStreamWriteTimeout, "a following log stream whose client takes longer than this to accept one write is closed")
 	fs.DurationVar(&cfg.Streams.MaxLife, "stream-max-life", httpapi.DefaultStreamMaxLife, "longest a following log stream stays open (clients reconnect)")
+	// Single sign-on (docs/sso.md).
+	fs.StringVar(&cfg.OIDC.Issuer, "oidc-issuer", "", "OpenID Connect issuer URL whose ID tokens POST /v1/auth/oidc exchanges for client tokens (https; http on loopback only)")
+	fs.StringVar(&cfg.OIDC.Audience, "oidc-audience", "", "client id the ID tokens must be issued to (the CLI's client at the provider)")
+	fs.StringVar(&cfg.OIDC.Claim, "oidc-claim", oidc.DefaultClaim, "ID token claim mapped to team and roles (a string or a list of strings)")
+	fs.StringArrayVar(&oidcMaps, "oidc-map", nil, "VALUE=TEAM:ROLE[+ROLE]: a subject whose claim holds VALUE gets TEAM with these roles (read, submit, admin); repeatable; the first match in order picks the team, matches of that team add their roles")
 	lf.register(fs)
 	takesConfigFile(cmd)
 	return cmd

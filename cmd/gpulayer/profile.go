@@ -40,6 +40,9 @@ type profile struct {
 	ClientCert string `toml:"client-cert,omitempty" json:"client_cert,omitempty"`
 	ClientKey  string `toml:"client-key,omitempty" json:"client_key,omitempty"`
 	Token      string `toml:"token,omitempty" json:"-"`
+	// OIDCIssuer and OIDCClientID are what gpulayer login last used.
+	OIDCIssuer   string `toml:"oidc-issuer,omitempty" json:"oidc_issuer,omitempty"`
+	OIDCClientID string `toml:"oidc-client-id,omitempty" json:"oidc_client_id,omitempty"`
 }
 
 // cliConfig is the whole file.

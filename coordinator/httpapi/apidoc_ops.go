@@ -230,6 +230,10 @@ var apiOps = map[string]apiOp{
 		answers: []apiAnswer{{http.StatusOK, nil, mediaBytes, "the artifact's bytes"}}},
 
 	// Workers, as themselves.
+	"POST /v1/auth/oidc": {id: "exchangeOIDC", tag: "tokens", summary: "Exchange an OpenID Connect ID token for a client token of the mapped team and roles (no credential; 404 where single sign-on is not configured)",
+		body:    jsonIn[api.OIDCExchangeRequest](),
+		answers: []apiAnswer{created[api.OIDCExchangeResponse]("the client token, shown this once, with its expiry, team, roles and subject")},
+		errs:    []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound}},
 	"POST /v1/workers/enroll": {id: "enrollWorker", tag: "agent", summary: "Enroll through the allowlist (no credential: the cluster key, worker key and source address are checked)",
 		body: jsonIn[api.EnrollRequest](), answers: []apiAnswer{created[api.RegisterResponse]("the worker and its credential, shown this once")}, errs: []int{http.StatusConflict}},
 	"POST /v1/workers/register": {id: "registerWorker", tag: "agent", summary: "Register a worker with a join or instance token",

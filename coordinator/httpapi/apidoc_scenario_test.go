@@ -14,10 +14,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-jose/go-jose/v4"
+
 	"github.com/gpulayer/gpulayer/coordinator"
 	"github.com/gpulayer/gpulayer/coordinator/cluster"
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
+	"github.com/gpulayer/gpulayer/coordinator/oidc"
 	"github.com/gpulayer/gpulayer/internal/certs"
+	"github.com/gpulayer/gpulayer/internal/oidctest"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -88,7 +92,11 @@ func (c apiCaller) must(want int, method, path, token string, body, into any) {
 // fails on any answer that does not validate, and lists the routes it
 // could not exercise.
 func TestRealAnswersMatchAPIDescription(t *testing.T) {
-	h := coordinatortest.Start(t, coordinatortest.Options{})
+	idp := oidctest.Start(t, jose.ES256)
+	idp.SetGroups("alice", "ml")
+	h := coordinatortest.Start(t, coordinatortest.Options{Tweak: func(c *coordinator.Config) {
+		c.OIDC = oidc.Config{Issuer: idp.Issuer, Audience: oidctest.ClientID, Mappings: []oidc.Mapping{{Value: "ml", Team: api.DefaultTeam, Roles: []string{"read", "submit"}}}}
+	}})
 	direct := apiCaller{t, h.URL}
 	var doc json.RawMessage
 	direct.must(200, "GET", "/v1/openapi.json", "", nil, &doc)
@@ -112,6 +120,15 @@ func TestRealAnswersMatchAPIDescription(t *testing.T) {
 	c.must(200, "GET", "/v1/tokens/"+submit.ID, admin, nil, nil)
 	var inst api.CreateTokenResponse
 	c.must(201, "POST", "/v1/instance-tokens", admin, api.CreateInstanceTokenRequest{InstanceID: "i-oas"}, &inst)
+
+	// Single sign-on: a provider's ID token becomes a client token; an
+	// expired one is 401, an unmapped subject 403.
+	var sso api.OIDCExchangeResponse
+	c.must(201, "POST", api.PathAuthOIDC, "", api.OIDCExchangeRequest{IDToken: idp.IDToken(t, "alice")}, &sso)
+	c.must(200, "GET", "/v1/jobs", sso.Token, nil, nil)
+	c.must(401, "POST", api.PathAuthOIDC, "", api.OIDCExchangeRequest{IDToken: idp.Forge(t, idp.Claims("alice", oidctest.ClientID, -time.Minute, "ml"))}, nil)
+	c.must(403, "POST", api.PathAuthOIDC, "", api.OIDCExchangeRequest{IDToken: idp.IDToken(t, "bob")}, nil)
+	c.must(400, "POST", api.PathAuthOIDC, "", api.OIDCExchangeRequest{}, nil)
 
 	// Workers register: a join token, an instance token, one awaiting approval.
 	dev := api.Device{Index: 0, UUID: "GPU-oas-0", Name: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559, Healthy: true, Health: api.HealthHealthy}

@@ -21,9 +21,10 @@ type RateLimits struct {
 	// PrincipalRate limits authenticated requests by credential id.
 	PrincipalRate  float64
 	PrincipalBurst int
-	// RegisterRate limits, by source address, the routes that create
-	// workers: POST /v1/workers/register and /v1/workers/enroll (the
-	// latter has no credential at all).
+	// RegisterRate limits, by source address, the routes that mint a
+	// credential for a caller that brings none of ours: POST
+	// /v1/workers/register, /v1/workers/enroll and /v1/auth/oidc (the
+	// last two take no credential at all).
 	RegisterRate  float64
 	RegisterBurst int
 	// Exempt lists source networks that are never limited. Nil means
@@ -95,9 +96,9 @@ func (s *Server) limitSource(r *http.Request) error {
 	if ok, wait := s.limits.source.Allow(key, now); !ok {
 		return rateLimited("from this source address", wait)
 	}
-	if r.Method == http.MethodPost && (r.URL.Path == "/v1/workers/register" || r.URL.Path == "/v1/workers/enroll") {
+	if r.Method == http.MethodPost && mintsCredential(r.URL.Path) {
 		if ok, wait := s.limits.register.Allow(key, now); !ok {
-			return rateLimited("registering workers from this source address", wait)
+			return rateLimited("obtaining credentials from this source address", wait)
 		}
 	}
 	return nil
@@ -113,4 +114,14 @@ func (s *Server) limitPrincipal(r *http.Request, credentialID string) error {
 		return rateLimited("with this credential", wait)
 	}
 	return nil
+}
+
+// mintsCredential reports whether a POST to path mints a credential for
+// a caller that holds none of ours (RegisterRate applies).
+func mintsCredential(path string) bool {
+	switch path {
+	case "/v1/workers/register", "/v1/workers/enroll", api.PathAuthOIDC:
+		return true
+	}
+	return false
 }

@@ -146,6 +146,8 @@ func (s *Server) routeTable() []Route {
 		{"GET", "/v1/artifacts/{sha256}", artifactRead, s.getArtifact},
 
 		{"POST", "/v1/workers/enroll", public, s.enroll},
+		// Single sign-on (sso.go): an ID token, no credential.
+		{"POST", api.PathAuthOIDC, public, s.exchangeOIDC},
 		{"POST", "/v1/workers/register", registrar, s.register},
 		{"GET", "/v1/workers/self", workerOnly, s.workerSelf},
 		{"POST", "/v1/workers/self/heartbeat", workerOnly, s.heartbeat},

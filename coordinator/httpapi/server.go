@@ -112,6 +112,9 @@ type Config struct {
 	Streams StreamLimits
 	// Collectors are more metrics for /metrics (the Raft node's).
 	Collectors []prometheus.Collector
+	// SSO verifies ID tokens for POST /v1/auth/oidc (nil: single sign-on
+	// is off and the route answers 404).
+	SSO SSO
 }
 
 // Server is the HTTP handler of the protocol.
@@ -150,6 +153,7 @@ type Server struct {
 	polls   *longPolls
 	quotas  Quotas
 	streams StreamLimits
+	sso     SSO
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -204,6 +208,7 @@ func New(cfg Config) *Server {
 	s.repair = artifactrepair.New(blobs, cfg.Store, repairPeers{s}, cfg.Propose, s.now, s.log.With("component", "artifact-repair"))
 	s.quotas = cfg.Quotas.withDefaults()
 	s.streams = cfg.Streams.withDefaults()
+	s.sso = cfg.SSO
 	s.polls = newLongPolls(api.MaxLongPollsPerCredential)
 	s.metrics = newMetrics(s, cfg.Collectors)
 	s.routes = s.routeTable()

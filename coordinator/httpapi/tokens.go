@@ -190,14 +190,25 @@ func (s *Server) mintToken(w http.ResponseWriter, r *http.Request, prefix string
 	if err != nil {
 		return err
 	}
-	rec.ID, rec.Hash = minted.Token.ID, minted.Hash
-	tok, err := state.Propose[state.Credential](r.Context(), s.propose, command.CreateToken{Credential: rec, Source: sourceString(r), Now: rec.CreatedAt})
+	tok, err := s.proposeToken(r, minted, rec)
 	if err != nil {
 		return err
 	}
-	s.log.Info("token created", "credential_id", rec.ID, "kind", rec.Kind, "name", rec.Name, "by", rec.CreatedBy)
 	writeJSON(w, http.StatusCreated, api.CreateTokenResponse{TokenInfo: view.Token(tok), Token: minted.Token.String()})
 	return nil
+}
+
+// proposeToken stores a minted token's record (its id and the secret's
+// hash, never the secret) through Raft. Every token creation, single
+// sign-on's included, goes through it.
+func (s *Server) proposeToken(r *http.Request, minted auth.Minted, rec command.CredentialRecord) (state.Credential, error) {
+	rec.ID, rec.Hash = minted.Token.ID, minted.Hash
+	tok, err := state.Propose[state.Credential](r.Context(), s.propose, command.CreateToken{Credential: rec, Source: sourceString(r), Now: rec.CreatedAt})
+	if err != nil {
+		return state.Credential{}, err
+	}
+	s.log.Info("token created", "credential_id", rec.ID, "kind", rec.Kind, "name", rec.Name, "by", rec.CreatedBy)
+	return tok, nil
 }
 
 func (s *Server) listTokens(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
