@@ -192,7 +192,11 @@ func (s *Server) mintToken(w http.ResponseWriter, r *http.Request, prefix string
 }
 
 func (s *Server) listTokens(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
-	kind := r.URL.Query().Get("kind")
+	q, err := queryOf(r, "kind")
+	if err != nil {
+		return err
+	}
+	kind := q["kind"]
 	switch kind {
 	case "", api.TokenKindClient, api.TokenKindJoin, api.TokenKindInstance:
 	default:
