@@ -41,6 +41,7 @@ tests=(
   # The task sandbox (as root; they skip, saying why, elsewhere).
   'TestSandbox.*'
   TestCgroupV2OnAMountedHierarchy
+  TestIsolatedTaskReachesNoLocalPort
   TestPluginInheritsNoDescriptors
   TestTaskCannotReadWorkerCredential
   TestTaskSeesNoAgentSecrets
