@@ -139,6 +139,9 @@ func (f agentFlags) taskSandbox() (runner.SandboxConfig, error) {
 	switch f.taskNetwork {
 	case "", executor.SandboxNetworkHost:
 	case executor.SandboxNetworkIsolated:
+		if f.noSandbox {
+			return runner.SandboxConfig{}, usagef("--task-network isolated needs the task sandbox, which --no-task-sandbox turns off")
+		}
 		isolate = true
 	default:
 		return runner.SandboxConfig{}, usagef("--task-network is %q or %q, not %q", executor.SandboxNetworkHost, executor.SandboxNetworkIsolated, f.taskNetwork)

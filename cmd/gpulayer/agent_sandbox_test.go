@@ -25,6 +25,7 @@ func TestAgentSandboxFlags(t *testing.T) {
 		{"host network", agentFlags{taskNetwork: "host"}, runner.SandboxConfig{}, false},
 		{"isolated network", agentFlags{taskNetwork: "isolated"}, runner.SandboxConfig{IsolateNetwork: true}, false},
 		{"unknown network", agentFlags{taskNetwork: "none"}, runner.SandboxConfig{}, true},
+		{"isolated network without a sandbox", agentFlags{taskNetwork: "isolated", noSandbox: true}, runner.SandboxConfig{}, true},
 		{"negative memory", agentFlags{taskMemory: -1}, runner.SandboxConfig{}, true},
 		{"negative cpus", agentFlags{taskCPUs: -0.5}, runner.SandboxConfig{}, true},
 		{"relative hide", agentFlags{sandboxHide: "secret"}, runner.SandboxConfig{}, true},
