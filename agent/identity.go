@@ -95,17 +95,32 @@ func (a *Agent) firstCredential(ctx context.Context) (api.RegisterResponse, erro
 		req.WorkerID = hostID
 	}
 	reg, err := a.client.Register(ctx, req)
-	if err == nil && hostID != "" && reg.WorkerToken == "" {
+	if hostID != "" && idTaken(reg, err) {
 		// Another worker holds the host's name: the id was only a
 		// default, so ask for a generated one rather than reissue.
 		a.log.Info("another worker is registered under this host's name; registering under a generated id", "host_name_id", hostID)
 		req.WorkerID = ""
 		reg, err = a.client.Register(ctx, req)
 	}
+	if idTaken(reg, err) {
+		// identify reissues it, or says how to.
+		return api.RegisterResponse{WorkerID: req.WorkerID}, nil
+	}
 	if err != nil {
 		return reg, fmt.Errorf("agent: register: %w", err)
 	}
 	return reg, nil
+}
+
+// idTaken reports whether a register answer says that the id asked for
+// belongs to a worker already: 409 conflict, or, from a coordinator of
+// an earlier version (a cluster being upgraded), 200 with no credential.
+// Either way no credential was handed out and nothing changed.
+func idTaken(reg api.RegisterResponse, err error) bool {
+	if err != nil {
+		return client.IsCode(err, api.CodeConflict)
+	}
+	return reg.WorkerToken == ""
 }
 
 // awaitApproval waits, probing with a growing pause, until an admin

@@ -31,8 +31,12 @@ func sandboxSummary(sb runner.SandboxConfig) string {
 	if sb.Disable {
 		return "disabled (--no-task-sandbox): tasks see the host's /tmp and processes"
 	}
-	return fmt.Sprintf("pid+mount namespaces, private /tmp /var/tmp /dev/shm, hidden %v, memory %s, cpu %s, pids %s",
-		sb.Hide, limitWord(sb.MemoryBytes, "bytes"), limitWord(sb.CPUMillis, "millicpus"), pidsWord(sb.Pids))
+	network := "host's network"
+	if sb.IsolateNetwork {
+		network = "own network (loopback only; gang members: host's)"
+	}
+	return fmt.Sprintf("pid+mount namespaces, private /tmp /var/tmp /dev/shm, %s, hidden %v, memory %s, cpu %s, pids %s",
+		network, sb.Hide, limitWord(sb.MemoryBytes, "bytes"), limitWord(sb.CPUMillis, "millicpus"), pidsWord(sb.Pids))
 }
 
 func limitWord(n int64, unit string) string {

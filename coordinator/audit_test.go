@@ -20,7 +20,10 @@ import (
 )
 
 func TestAuditTrailOfAScenario(t *testing.T) {
-	h := coordinatortest.Start(t, coordinatortest.Options{Tweak: func(c *coordinator.Config) { c.AuditFlush = 50 * time.Millisecond }})
+	h := coordinatortest.Start(t, coordinatortest.Options{Tweak: func(c *coordinator.Config) {
+		behindLoopbackProxy(c)
+		c.AuditFlush = 50 * time.Millisecond
+	}})
 	ctx := t.Context()
 	sc := &securityScenario{t: t, admin: h.Client(t, h.AdminToken), urls: []string{h.URL}, dataDirs: []string{h.DataDir}}
 	start := time.Now().UTC()
@@ -123,7 +126,7 @@ func TestAuditTrailOfAScenario(t *testing.T) {
 // A flood of refused requests costs a handful of Raft entries: refusals
 // are coalesced per source, route, code and credential, with a count.
 func TestRefusedAuthenticationIsCoalesced(t *testing.T) {
-	h := coordinatortest.Start(t, coordinatortest.Options{})
+	h := coordinatortest.Start(t, coordinatortest.Options{Tweak: behindLoopbackProxy})
 	forged := "glc_0123456789abcdef_" + strings.Repeat("0", 62) + "ff"
 	before := h.Server.Node().Raft().AppliedIndex()
 	const n = 400

@@ -75,7 +75,7 @@ type fixture struct {
 }
 
 func newFixture(t *testing.T) fixture {
-	h := coordinatortest.Start(t, coordinatortest.Options{})
+	h := coordinatortest.Start(t, coordinatortest.Options{Tweak: behindLoopbackProxy})
 	ctx := t.Context()
 	join := h.Client(t, h.JoinToken)
 	admin := h.Client(t, h.AdminToken)

@@ -61,8 +61,9 @@ type Config struct {
 	ClusterKey     []byte
 
 	// TrustedProxyCIDRs are the direct peers whose X-Real-IP and
-	// X-Forwarded-For are believed (nil: loopback). The other coordinators
-	// must be in it, since they forward requests with the client's address.
+	// X-Forwarded-For are believed (nil or "none": none, the default).
+	// The other coordinators need not be in it: a request they forward is
+	// believed by their verified certificate.
 	TrustedProxyCIDRs []string
 	// RequireIPBinding makes a worker enrolled through the allowlist call
 	// from inside its cluster's networks on every request.

@@ -32,10 +32,19 @@ func enrollBody(t *testing.T, cluster, key, workerID string) []byte {
 	return jsonBody(t, api.EnrollRequest{ClusterKey: cluster, ExternalWorkerKey: key, WorkerID: workerID, Capabilities: []string{"*"}, Executors: []string{"exec"}})
 }
 
+// from makes a request say, through X-Real-IP, that it comes from ip. It
+// is believed only where the test client's loopback is a trusted proxy
+// (behindLoopbackProxy): no proxy is trusted by default.
 func from(ip string) map[string]string { return map[string]string{"X-Real-IP": ip} }
 
+// behindLoopbackProxy trusts loopback as a reverse proxy, so that the
+// test client speaks as other addresses with from().
+func behindLoopbackProxy(c *coordinator.Config) {
+	c.TrustedProxyCIDRs = []string{"127.0.0.0/8", "::1/128"}
+}
+
 func TestAllowlistEnrollment(t *testing.T) {
-	h := coordinatortest.Start(t, coordinatortest.Options{})
+	h := coordinatortest.Start(t, coordinatortest.Options{Tweak: behindLoopbackProxy})
 	ctx := t.Context()
 	admin := h.Client(t, h.AdminToken)
 	allowlist(t, admin, "lab", []string{"203.0.113.0/24"}, map[string]string{"vm-1": "203.0.113.5", "vm-2": "203.0.113.6/32"})
@@ -94,12 +103,29 @@ func TestAllowlistEnrollment(t *testing.T) {
 }
 
 // An untrusted peer cannot choose its source address with X-Forwarded-For
-// or X-Real-IP: here loopback is not a trusted proxy, so the test client
-// is just 127.0.0.1, whatever it writes.
+// or X-Real-IP: with no proxy configured (the default: a local process
+// could otherwise pick its address), or with another network's, the test
+// client on loopback is just 127.0.0.1, whatever it writes.
 func TestEnrollmentSpoofingFromAnUntrustedPeer(t *testing.T) {
-	h := coordinatortest.Start(t, coordinatortest.Options{Tweak: func(c *coordinator.Config) {
-		c.TrustedProxyCIDRs = []string{"192.0.2.0/24"}
-	}})
+	for _, tc := range []struct {
+		name    string
+		trusted []string
+	}{
+		{"no proxy configured", nil},
+		{"none", []string{"none"}},
+		{"another network's proxy", []string{"192.0.2.0/24"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := coordinatortest.Start(t, coordinatortest.Options{Tweak: func(c *coordinator.Config) { c.TrustedProxyCIDRs = tc.trusted }})
+			spoofedEnrollmentRefused(t, h)
+		})
+	}
+}
+
+// spoofedEnrollmentRefused checks that h takes the test client for
+// 127.0.0.1 whatever forwarding headers it writes.
+func spoofedEnrollmentRefused(t *testing.T, h *coordinatortest.Harness) {
+	t.Helper()
 	admin := h.Client(t, h.AdminToken)
 	allowlist(t, admin, "mixed", []string{"127.0.0.0/8", "203.0.113.0/24"}, map[string]string{"far": "203.0.113.5", "near": "127.0.0.1"})
 	for name, hdr := range map[string]map[string]string{
@@ -141,7 +167,7 @@ func TestEnrollmentBehindTrustedProxies(t *testing.T) {
 // Through a follower: the follower forwards to the leader with the client
 // address it determined, and the leader, which trusts its peers, uses it.
 func TestEnrollmentThroughAFollower(t *testing.T) {
-	c := coordinatortest.StartCluster(t, 3, coordinatortest.Options{})
+	c := coordinatortest.StartCluster(t, 3, coordinatortest.Options{Tweak: behindLoopbackProxy})
 	admin := c.Client(c.AdminToken)
 	allowlist(t, admin, "remote", []string{"203.0.113.0/24"}, map[string]string{"vm-f": "203.0.113.7", "vm-g": "203.0.113.8"})
 	leader := c.WaitLeader(10 * time.Second)
@@ -165,7 +191,10 @@ func TestEnrollmentThroughAFollower(t *testing.T) {
 // --require-ip-binding: a worker enrolled through the allowlist must keep
 // calling from inside its cluster's networks.
 func TestRequireIPBinding(t *testing.T) {
-	h := coordinatortest.Start(t, coordinatortest.Options{Tweak: func(c *coordinator.Config) { c.RequireIPBinding = true }})
+	h := coordinatortest.Start(t, coordinatortest.Options{Tweak: func(c *coordinator.Config) {
+		behindLoopbackProxy(c)
+		c.RequireIPBinding = true
+	}})
 	admin := h.Client(t, h.AdminToken)
 	allowlist(t, admin, "dc", []string{"203.0.113.0/24"}, map[string]string{"vm-b": "203.0.113.5"})
 	var reg api.RegisterResponse

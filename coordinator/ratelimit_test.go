@@ -3,8 +3,8 @@ package coordinator_test
 // Abuse limits (seed 000's known gap: no rate limiting): per source
 // address before anything else, per credential after authentication, and
 // a tighter one on the routes that create workers. Loopback is exempt by
-// default; these tests speak as other addresses through the trusted
-// loopback proxy's X-Real-IP.
+// default; these tests speak as other addresses through the X-Real-IP of
+// a loopback proxy they trust explicitly (behindLoopbackProxy).
 
 import (
 	"strconv"
@@ -28,6 +28,7 @@ func limited(t *testing.T, what string, r rawResp) {
 
 func TestRateLimits(t *testing.T) {
 	h := coordinatortest.Start(t, coordinatortest.Options{Tweak: func(c *coordinator.Config) {
+		behindLoopbackProxy(c)
 		c.RateLimits = httpapi.RateLimits{SourceRate: 0.01, SourceBurst: 30, PrincipalRate: 0.01, PrincipalBurst: 3, RegisterRate: 0.01, RegisterBurst: 2}
 	}})
 	// Per source, on an unauthenticated route.

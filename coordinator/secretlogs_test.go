@@ -20,6 +20,7 @@ func TestLogsNeverContainSecrets(t *testing.T) {
 	var logs syncBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c := coordinatortest.StartCluster(t, 3, coordinatortest.Options{Logger: logger, Tweak: func(cfg *coordinator.Config) {
+		behindLoopbackProxy(cfg)
 		cfg.AuditFlush = 50 * time.Millisecond
 	}})
 	var dirs []string

@@ -60,6 +60,8 @@ type agentOpts struct {
 	// hostname replaces the host's name the agent makes its id of when
 	// given none.
 	hostname string
+	// isolateNetwork is the agent's --task-network isolated.
+	isolateNetwork bool
 }
 
 // taskUserAsRoot is user for an agent running as root; an agent that is
@@ -139,7 +141,7 @@ func newAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, op
 		GPUSampleInterval:    o.gpuSampleInterval,
 		MPSPipeDir:           o.mpsPipeDir,
 		TaskUser:             taskUserAsRoot(o.taskUser),
-		TaskSandbox:          runner.SandboxConfig{Keep: []string{taskShareRoot(t)}},
+		TaskSandbox:          runner.SandboxConfig{Keep: []string{taskShareRoot(t)}, IsolateNetwork: o.isolateNetwork},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -26,23 +26,11 @@ func TestTaskCannotReachALocalRaftPort(t *testing.T) {
 	if err := exec.Command("iptables", "-w", "5", "-S", "OUTPUT").Run(); err != nil {
 		t.Skipf("iptables does not work here: %v", err)
 	}
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("needs bash (its /dev/tcp opens the connections)")
-	}
-	h := startCoordinator(t)
-	_, raftPort, err := net.SplitHostPort(h.RaftAddr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, err := url.Parse(h.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h, raftPort, httpPort, cfg := localPortProbe(t)
 	ra := startAgent(t, h.URL, h.JoinToken, "guarded", "dgxh100")
 	coordinatortest.WaitFor(t, 20*time.Second, "the agent to register", func() bool { return ra.agent.WorkerID() == "guarded" })
 	admin := h.Client(t, h.AdminToken)
-	script := fmt.Sprintf(`for p in %s %s; do if (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then echo "$p reached"; else echo "$p refused"; fi; done`, raftPort, u.Port())
-	job, err := admin.SubmitJob(t.Context(), api.JobSpec{Executor: "exec", Config: []byte(`{"command":"bash","args":["-c",` + quote(script) + `]}`)})
+	job, err := admin.SubmitJob(t.Context(), api.JobSpec{Executor: "exec", Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,8 +38,8 @@ func TestTaskCannotReachALocalRaftPort(t *testing.T) {
 		t.Fatalf("job %s: %+v", j.State, j.Tasks)
 	}
 	out := logsOf(t, admin, job.ID)
-	if !strings.Contains(out, raftPort+" refused") || !strings.Contains(out, u.Port()+" reached") {
-		t.Fatalf("task output %q, want the Raft port %s refused and the HTTP port %s reached", out, raftPort, u.Port())
+	if !strings.Contains(out, raftPort+" refused") || !strings.Contains(out, httpPort+" reached") {
+		t.Fatalf("task output %q, want the Raft port %s refused and the HTTP port %s reached", out, raftPort, httpPort)
 	}
 	if err := ra.stop(); err != nil {
 		t.Fatalf("agent: %v", err)
@@ -63,4 +51,27 @@ func TestTaskCannotReachALocalRaftPort(t *testing.T) {
 	if strings.Contains(string(rules), "gpulayer-raftguard") && strings.Contains(string(rules), "--dport "+raftPort+" ") {
 		t.Fatalf("the agent left its rule behind:\n%s", rules)
 	}
+}
+
+// localPortProbe starts a coordinator and returns it, its Raft and HTTP
+// ports, and an exec config whose bash says of each port whether the
+// task reached it ("<port> reached" or "<port> refused"). It skips the
+// test without bash (its /dev/tcp opens the connections).
+func localPortProbe(t *testing.T) (h *coordinatortest.Harness, raftPort, httpPort string, cfg []byte) {
+	t.Helper()
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("needs bash (its /dev/tcp opens the connections)")
+	}
+	h = startCoordinator(t)
+	_, raftPort, err := net.SplitHostPort(h.RaftAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(h.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	httpPort = u.Port()
+	script := fmt.Sprintf(`for p in %s %s; do if (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then echo "$p reached"; else echo "$p refused"; fi; done`, raftPort, httpPort)
+	return h, raftPort, httpPort, []byte(`{"command":"bash","args":["-c",` + quote(script) + `]}`)
 }

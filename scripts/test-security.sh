@@ -19,6 +19,8 @@ tests=(
   TestReadClusterKeyRefuses
   TestDevListensOnItsHTTPPortAlone
   TestTaskCannotReachALocalRaftPort
+  TestEnrollmentSpoofingFromAnUntrustedPeer
+  TestCoordinatorTrustsNoProxyByDefault
   TestDerivedPeerVerifiesOnlyUnderItsKey
   TestRaftRefusesUnauthenticatedPeers
   TestRaftSilentPeerIsDropped
@@ -38,6 +40,8 @@ tests=(
   TestApprovalBindsWhatPlacementTrusts
   # The task sandbox (as root; they skip, saying why, elsewhere).
   'TestSandbox.*'
+  TestCgroupV2OnAMountedHierarchy
+  TestIsolatedTaskReachesNoLocalPort
   TestPluginInheritsNoDescriptors
   TestTaskCannotReadWorkerCredential
   TestTaskSeesNoAgentSecrets

@@ -365,7 +365,7 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 	}
 	env := taskEnv(a, workDir, user)
 	maps.Copy(env, shareEnv(a.Resources, mps))
-	env[executor.EnvSandbox] = r.sandbox(mps, a.Resources, a.Devices).Encode()
+	env[executor.EnvSandbox] = r.sandbox(mps, a.Resources, a.Devices, a.Gang != nil).Encode()
 	if a.Gang != nil {
 		peers, err := r.meet(ctx, rn)
 		switch {

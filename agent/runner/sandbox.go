@@ -32,14 +32,21 @@ type SandboxConfig struct {
 	MemoryBytes int64
 	CPUMillis   int64
 	Pids        int64
+	// IsolateNetwork gives each task that is not a gang member a network
+	// namespace of its own with only its loopback up
+	// (executor.SandboxNetworkIsolated): it reaches no port of the host
+	// and no abstract Unix socket outside it. Gang members keep the
+	// host's network, which NCCL and the rendezvous need between nodes.
+	IsolateNetwork bool
 }
 
 // sandbox is the sandbox asked for a task given devices, whose MPS pipe
 // directory ("" for none) must stay reachable in it, under the job's own
 // limits (res, nil for none): where both the agent and the job cap memory
 // or CPU, the tighter cap holds. The device files of the GPUs it was not
-// given are hidden (Config.FenceDevices).
-func (r *Runner) sandbox(mps string, res *api.Resources, devices []string) executor.Sandbox {
+// given are hidden (Config.FenceDevices). A gang member keeps the host's
+// network whatever SandboxConfig.IsolateNetwork says.
+func (r *Runner) sandbox(mps string, res *api.Resources, devices []string, gang bool) executor.Sandbox {
 	c := r.cfg.Sandbox
 	if c.Disable {
 		return executor.Sandbox{Disable: true}
@@ -63,6 +70,9 @@ func (r *Runner) sandbox(mps string, res *api.Resources, devices []string) execu
 	sb.Keep = slices.Clip(c.Keep)
 	if mps != "" {
 		sb.Keep = append(sb.Keep, mps)
+	}
+	if c.IsolateNetwork && !gang {
+		sb.Network = executor.SandboxNetworkIsolated
 	}
 	return sb
 }

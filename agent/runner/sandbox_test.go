@@ -47,13 +47,37 @@ func TestSandboxAskedOfTheExecutor(t *testing.T) {
 				}
 				return tc.fence
 			}})
-			got := r.sandbox(tc.mps, tc.res, given)
+			got := r.sandbox(tc.mps, tc.res, given, false)
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("sandbox = %+v, want %+v", got, tc.want)
 			}
 			// Asked twice, the lists do not grow into each other.
-			if again := r.sandbox(tc.mps, tc.res, given); !reflect.DeepEqual(again, tc.want) {
+			if again := r.sandbox(tc.mps, tc.res, given, false); !reflect.DeepEqual(again, tc.want) {
 				t.Errorf("second ask = %+v, want %+v", again, tc.want)
+			}
+		})
+	}
+}
+
+// An agent that isolates the network asks it of every task but a gang
+// member's (NCCL and the rendezvous need the host's network); one that
+// does not, or has no sandbox, asks it of none.
+func TestSandboxNetworkAskedOfTheExecutor(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  SandboxConfig
+		gang bool
+		want string
+	}{
+		{"host network", SandboxConfig{}, false, ""},
+		{"isolated", SandboxConfig{IsolateNetwork: true}, false, executor.SandboxNetworkIsolated},
+		{"isolated, gang member", SandboxConfig{IsolateNetwork: true}, true, ""},
+		{"disabled sandbox", SandboxConfig{IsolateNetwork: true, Disable: true}, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := New(Config{WorkRoot: "/work", Sandbox: tc.cfg})
+			if got := r.sandbox("", nil, nil, tc.gang); got.Network != tc.want {
+				t.Errorf("network = %q, want %q", got.Network, tc.want)
 			}
 		})
 	}

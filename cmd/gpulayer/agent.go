@@ -23,6 +23,7 @@ import (
 	"github.com/gpulayer/gpulayer/agent/pluginhost"
 	"github.com/gpulayer/gpulayer/agent/runner"
 	"github.com/gpulayer/gpulayer/agent/spool"
+	"github.com/gpulayer/gpulayer/sdk/executor"
 )
 
 type agentFlags struct {
@@ -69,6 +70,7 @@ type agentFlags struct {
 	taskMemory  int64
 	taskCPUs    float64
 	taskPids    int64
+	taskNetwork string
 	sandboxHide string
 	sandboxKeep string
 	configFile  string // --config, hidden from tasks besides
@@ -118,6 +120,7 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.Int64Var(&f.taskMemory, "task-memory-mib", 0, "cap each task's memory (its cgroup) at this many MiB; 0: no cap")
 	fs.Float64Var(&f.taskCPUs, "task-cpus", 0, "cap each task's CPU time (its cgroup) at this many CPUs, fractions allowed; 0: no cap")
 	fs.Int64Var(&f.taskPids, "task-pids", 0, "cap each task's processes and threads; 0: the default (4096), negative: no cap")
+	fs.StringVar(&f.taskNetwork, "task-network", executor.SandboxNetworkHost, "the network of a sandboxed task: host (the host's network: every local port and abstract Unix socket is reachable) or isolated (a network namespace of its own with only loopback: no local port, no abstract socket, no way out); gang members always get host, which NCCL needs (docs/security.md)")
 	fs.StringVar(&f.sandboxHide, "task-sandbox-hide", "", "more host paths no task may see, comma separated (the data dir, the config file's directory, /etc/gpulayer, the work root and the task uid locks always are)")
 	fs.IntVar(&f.spoolRecords, "report-spool-max-records", spool.DefaultMaxRecords, "attempt reports kept on disk until a coordinator takes them; at this many the agent takes no new task until they are delivered (none is ever dropped)")
 	fs.Int64Var(&f.spoolMiB, "report-spool-max-mib", spool.DefaultMaxBytes>>20, "the same bound in MiB of reports")
@@ -132,13 +135,25 @@ func (f agentFlags) taskSandbox() (runner.SandboxConfig, error) {
 	if f.taskCPUs < 0 || math.IsNaN(f.taskCPUs) || f.taskCPUs > 1<<20 {
 		return runner.SandboxConfig{}, usagef("--task-cpus %v is not a CPU count", f.taskCPUs)
 	}
+	var isolate bool
+	switch f.taskNetwork {
+	case "", executor.SandboxNetworkHost:
+	case executor.SandboxNetworkIsolated:
+		if f.noSandbox {
+			return runner.SandboxConfig{}, usagef("--task-network isolated needs the task sandbox, which --no-task-sandbox turns off")
+		}
+		isolate = true
+	default:
+		return runner.SandboxConfig{}, usagef("--task-network is %q or %q, not %q", executor.SandboxNetworkHost, executor.SandboxNetworkIsolated, f.taskNetwork)
+	}
 	sb := runner.SandboxConfig{
-		Disable:     f.noSandbox,
-		Hide:        splitList(f.sandboxHide),
-		Keep:        splitList(f.sandboxKeep),
-		MemoryBytes: f.taskMemory << 20,
-		CPUMillis:   int64(math.Ceil(f.taskCPUs * 1000)),
-		Pids:        f.taskPids,
+		IsolateNetwork: isolate,
+		Disable:        f.noSandbox,
+		Hide:           splitList(f.sandboxHide),
+		Keep:           splitList(f.sandboxKeep),
+		MemoryBytes:    f.taskMemory << 20,
+		CPUMillis:      int64(math.Ceil(f.taskCPUs * 1000)),
+		Pids:           f.taskPids,
 	}
 	for _, p := range slices.Concat(sb.Hide, sb.Keep) {
 		if !filepath.IsAbs(p) {

@@ -22,6 +22,10 @@ func TestAgentSandboxFlags(t *testing.T) {
 		{"disabled", agentFlags{noSandbox: true}, runner.SandboxConfig{Disable: true}, false},
 		{"paths", agentFlags{sandboxHide: "/srv/secret, /opt/x", sandboxKeep: "/tmp/datasets"}, runner.SandboxConfig{Hide: []string{"/srv/secret", "/opt/x"}, Keep: []string{"/tmp/datasets"}}, false},
 		{"config dir hidden", agentFlags{configFile: "/srv/gpulayer/agent.toml"}, runner.SandboxConfig{Hide: []string{"/srv/gpulayer"}}, false},
+		{"host network", agentFlags{taskNetwork: "host"}, runner.SandboxConfig{}, false},
+		{"isolated network", agentFlags{taskNetwork: "isolated"}, runner.SandboxConfig{IsolateNetwork: true}, false},
+		{"unknown network", agentFlags{taskNetwork: "none"}, runner.SandboxConfig{}, true},
+		{"isolated network without a sandbox", agentFlags{taskNetwork: "isolated", noSandbox: true}, runner.SandboxConfig{}, true},
 		{"negative memory", agentFlags{taskMemory: -1}, runner.SandboxConfig{}, true},
 		{"negative cpus", agentFlags{taskCPUs: -0.5}, runner.SandboxConfig{}, true},
 		{"relative hide", agentFlags{sandboxHide: "secret"}, runner.SandboxConfig{}, true},
@@ -39,7 +43,7 @@ func TestAgentSandboxFlags(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.Disable != tc.want.Disable || got.MemoryBytes != tc.want.MemoryBytes || got.CPUMillis != tc.want.CPUMillis || got.Pids != tc.want.Pids ||
+			if got.Disable != tc.want.Disable || got.MemoryBytes != tc.want.MemoryBytes || got.CPUMillis != tc.want.CPUMillis || got.Pids != tc.want.Pids || got.IsolateNetwork != tc.want.IsolateNetwork ||
 				!slices.Equal(got.Hide, tc.want.Hide) || !slices.Equal(got.Keep, tc.want.Keep) {
 				t.Fatalf("got %+v, want %+v", got, tc.want)
 			}

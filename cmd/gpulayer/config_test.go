@@ -38,7 +38,7 @@ func TestExampleConfigsLoad(t *testing.T) {
 	}{
 		{"coordinator.example.toml", coordinatorRunCmd, map[string]string{
 			"data-dir": "/var/lib/gpulayer/c1", "bootstrap-expect": "3", "join": "https://c2.example:7070,https://c3.example:7070",
-			"heartbeat-interval": "2s", "log-format": "json", "trusted-proxy-cidrs": "127.0.0.0/8,::1/128,10.0.0.0/24",
+			"heartbeat-interval": "2s", "log-format": "json", "trusted-proxy-cidrs": "10.0.0.5/32",
 			"oidc-issuer": "https://idp.example/realms/gpu", "oidc-map": "[ml-researchers=ml:submit,ml-leads=ml:admin,sre=ops:admin+submit]",
 		}},
 		{"agent.example.toml", agentRunCmd, map[string]string{

@@ -128,7 +128,7 @@ func coordinatorRunCmd() *cobra.Command {
 		fs.StringVar(&obsolete, name, "", "obsolete")
 		_ = fs.MarkDeprecated(name, "coordinators call each other with their peer certificates (--raft-tls-* or the cluster key); this flag is ignored")
 	}
-	fs.StringVar(&trusted, "trusted-proxy-cidrs", "127.0.0.0/8,::1/128", "peers whose X-Real-IP / X-Forwarded-For are believed; include the other coordinators' addresses")
+	fs.StringVar(&trusted, "trusted-proxy-cidrs", "none", "reverse proxies whose X-Real-IP / X-Forwarded-For are believed, comma separated CIDRs (\"none\": no proxy, the default; the other coordinators are believed by their certificates and need no entry)")
 	fs.BoolVar(&cfg.RequireIPBinding, "require-ip-binding", false, "workers enrolled through the allowlist must always call from inside their cluster's networks")
 	fs.Float64Var(&cfg.RateLimits.SourceRate, "rate-limit-source", httpapi.DefaultSourceRate, "requests per second per source address (IPv6: per /64); negative: no limit")
 	fs.IntVar(&cfg.RateLimits.SourceBurst, "rate-limit-source-burst", httpapi.DefaultSourceBurst, "burst per source address")

@@ -9,8 +9,8 @@ import (
 )
 
 // The source address of a request is the address of the connection's
-// peer, unless that peer is a trusted proxy (--trusted-proxy-cidrs,
-// loopback by default). A trusted proxy's word is taken: X-Real-IP if
+// peer, unless that peer is a trusted proxy (--trusted-proxy-cidrs, none
+// by default) or another coordinator of the cluster. A trusted proxy's word is taken: X-Real-IP if
 // present, else the right-most X-Forwarded-For hop that is not itself a
 // trusted proxy (every X-Forwarded-For header, in order, is one list). If
 // every hop is a trusted proxy, the left-most is the source. A header from
@@ -23,9 +23,12 @@ import (
 // which believes a verified peer (its certificate, not its address), sees
 // the original client and nothing a client could have written.
 
-// DefaultTrustedProxies is loopback: coordinators on one host, and a
-// reverse proxy on the coordinator's own host.
-var DefaultTrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+// LoopbackPrefixes are 127.0.0.0/8 and ::1: the networks never rate
+// limited unless configured otherwise (RateLimits.Exempt). No proxy is
+// trusted unless configured (Config.TrustedProxies): a process on the
+// coordinator's host could otherwise choose the source address that rate
+// limits and enrollment allowlists go by.
+var LoopbackPrefixes = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
 
 // ParsePrefixes parses CIDRs (a bare address is its /32 or /128).
 func ParsePrefixes(cidrs []string) ([]netip.Prefix, error) {

@@ -43,7 +43,7 @@ func FuzzSourceOf(f *testing.F) {
 	f.Fuzz(func(t *testing.T, peer, trustedList, realIP, forwardedFor string, headers uint8) {
 		trusted, err := ParsePrefixes(strings.Split(trustedList, ","))
 		if err != nil || trustedList == "" {
-			trusted = DefaultTrustedProxies
+			trusted = LoopbackPrefixes
 		}
 		r := &http.Request{RemoteAddr: peer, Header: http.Header{}}
 		if headers&fuzzRealIP != 0 {

@@ -7,7 +7,7 @@ import (
 )
 
 func TestSourceOf(t *testing.T) {
-	loopOnly := DefaultTrustedProxies
+	loopOnly := LoopbackPrefixes
 	withLAN, _ := ParsePrefixes([]string{"127.0.0.0/8", "::1/128", "10.0.0.0/8"})
 	cases := []struct {
 		name    string

@@ -73,7 +73,7 @@ func newLimiters(c RateLimits) *limiters {
 		exempt:    c.Exempt,
 	}
 	if l.exempt == nil {
-		l.exempt = DefaultTrustedProxies
+		l.exempt = LoopbackPrefixes
 	}
 	return l
 }

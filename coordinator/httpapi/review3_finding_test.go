@@ -104,6 +104,14 @@ func TestFindingMalformedQuery(t *testing.T) {
 		{"/v1/jobs/j1/logs?after=x", http.StatusBadRequest},
 		{"/v1/jobs/j1/logs?limit=x", http.StatusBadRequest},
 		{"/v1/jobs/j1/logs?limit=10", http.StatusBadRequest},
+		{"/v1/tokens", http.StatusOK},
+		{"/v1/tokens?kind=", http.StatusOK},
+		{"/v1/tokens?kind=join", http.StatusOK},
+		{"/v1/tokens?kind=root", http.StatusBadRequest},
+		{"/v1/tokens?kind=join&kind=join", http.StatusBadRequest},
+		{"/v1/tokens?kind=join&kind=root", http.StatusBadRequest},
+		{"/v1/tokens?kinds=join", http.StatusBadRequest},
+		{"/v1/tokens?%zz", http.StatusBadRequest},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			rec := rig.do(findingCall{method: "GET", path: tc.path, token: rig.admin})

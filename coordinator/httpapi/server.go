@@ -93,8 +93,9 @@ type Config struct {
 	HTTPSPeers bool
 
 	// TrustedProxies are the direct peers whose X-Real-IP and
-	// X-Forwarded-For are believed (nil: loopback). Coordinators that
-	// forward to each other must be in it.
+	// X-Forwarded-For are believed (nil: none). Coordinators that forward
+	// to each other need not be: they are believed by their verified
+	// certificates (IsPeer).
 	TrustedProxies []netip.Prefix
 	// RequireIPBinding makes a worker enrolled through the allowlist call
 	// from inside its cluster's networks, always.
@@ -194,9 +195,6 @@ func New(cfg Config) *Server {
 	}
 	s.httpsPeers = cfg.HTTPSPeers
 	s.trusted = cfg.TrustedProxies
-	if s.trusted == nil {
-		s.trusted = DefaultTrustedProxies
-	}
 	s.authn = auth.Authenticator{Creds: cfg.Store, RequireIPBinding: cfg.RequireIPBinding}
 	s.limits = newLimiters(cfg.RateLimits)
 	s.audit = newAuditSink(cfg.Propose, cfg.Clock, s.log, cfg.AuditFlush)

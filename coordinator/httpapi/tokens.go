@@ -212,7 +212,11 @@ func (s *Server) proposeToken(r *http.Request, minted auth.Minted, rec command.C
 }
 
 func (s *Server) listTokens(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
-	kind := r.URL.Query().Get("kind")
+	q, err := queryOf(r, "kind")
+	if err != nil {
+		return err
+	}
+	kind := q["kind"]
 	switch kind {
 	case "", api.TokenKindClient, api.TokenKindJoin, api.TokenKindInstance:
 	default:

@@ -81,11 +81,19 @@ func limitFiles(lim cgroupLimits, v2 bool) []limitFile {
 // newTaskCgroup makes the cgroup of the task called name and sets lim in
 // it; nil when lim limits nothing. Errors say which step failed.
 func newTaskCgroup(name string, lim cgroupLimits) (*taskCgroup, error) {
+	return newTaskCgroupAt(cgroupRoot, name, lim)
+}
+
+// newTaskCgroupAt is newTaskCgroup with the cgroup file systems mounted
+// at root: a unified (v2) hierarchy when root/cgroup.controllers exists,
+// else v1 hierarchies (found from /proc/self/mountinfo, wherever they
+// are). Tests give it a cgroup2 mount of their own.
+func newTaskCgroupAt(root, name string, lim cgroupLimits) (*taskCgroup, error) {
 	if lim == (cgroupLimits{}) {
 		return nil, nil
 	}
 	name = cgroupName(name)
-	_, err := os.Stat(filepath.Join(cgroupRoot, "cgroup.controllers"))
+	_, err := os.Stat(filepath.Join(root, "cgroup.controllers"))
 	cg := &taskCgroup{v2: err == nil, files: limitFiles(lim, err == nil)}
 	var ctrls []string
 	for _, f := range cg.files {
@@ -94,7 +102,7 @@ func newTaskCgroup(name string, lim cgroupLimits) (*taskCgroup, error) {
 		}
 	}
 	if cg.v2 {
-		parent, err := makeV2Parent(ctrls)
+		parent, err := makeV2Parent(root, ctrls)
 		if err != nil {
 			return nil, err
 		}
@@ -156,14 +164,14 @@ func cgroupExists(dir string) bool {
 	return err == nil
 }
 
-// makeV2Parent enables ctrls from the root down to cgroupParent, and
-// returns cgroupParent's directory.
-func makeV2Parent(ctrls []string) (string, error) {
-	parent := filepath.Join(cgroupRoot, cgroupParent)
+// makeV2Parent enables ctrls from root, where the unified hierarchy is
+// mounted, down to cgroupParent, and returns cgroupParent's directory.
+func makeV2Parent(root string, ctrls []string) (string, error) {
+	parent := filepath.Join(root, cgroupParent)
 	if err := os.Mkdir(parent, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", fmt.Errorf("cgroup: %w", err)
 	}
-	for _, dir := range []string{cgroupRoot, parent} {
+	for _, dir := range []string{root, parent} {
 		for _, c := range ctrls {
 			if err := writeFile(filepath.Join(dir, "cgroup.subtree_control"), "+"+c); err != nil {
 				return "", fmt.Errorf("cgroup: enable %s in %s: %w", c, dir, unwrapPath(err))

@@ -30,6 +30,9 @@ type sandboxPlan struct {
 	// Keep stay reachable whatever covers them.
 	Keep   []string
 	Limits cgroupLimits
+	// IsolateNetwork gives the task a network namespace of its own, with
+	// only its loopback up (executor.SandboxNetworkIsolated).
+	IsolateNetwork bool
 }
 
 // freshDirs get a tmpfs of the task's own: what one task leaves there the
@@ -95,7 +98,8 @@ func (e *Executor) planSandbox(t executor.Task, dir string) (*sandboxPlan, error
 	if why := sandboxRefused(); why != "" {
 		return nil, fmt.Errorf("%w: %s", ErrSandbox, why)
 	}
-	p := &sandboxPlan{Fresh: freshDirs, Hide: sb.Hide, Limits: cgroupLimits{MemoryBytes: sb.MemoryBytes, CPUMillis: sb.CPUMillis, Pids: sb.Pids}}
+	p := &sandboxPlan{Fresh: freshDirs, Hide: sb.Hide, Limits: cgroupLimits{MemoryBytes: sb.MemoryBytes, CPUMillis: sb.CPUMillis, Pids: sb.Pids},
+		IsolateNetwork: sb.Network == executor.SandboxNetworkIsolated}
 	p.FreshBytes = freshTmpfsBytes(e.opts.TmpfsBytes, sb.MemoryBytes, hostMemoryBytes)
 	if p.Limits.Pids == 0 {
 		p.Limits.Pids = executor.DefaultSandboxPids

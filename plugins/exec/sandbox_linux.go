@@ -91,7 +91,8 @@ type sandboxRun struct {
 // startSandboxed starts cmd, the task's process as it would run without a
 // sandbox, in one: it starts the sandbox's init instead (this program
 // again, initArgs) in new PID, mount and IPC namespaces (System V IPC and
-// POSIX message queues of its own, gone with it), puts it in the task's
+// POSIX message queues of its own, gone with it), and a network namespace
+// when the plan isolates the network, puts it in the task's
 // cgroup, and hands it cmd's program, arguments, environment, directory
 // and user to start once the sandbox is built. It returns once the
 // task's process runs. cmd keeps its Stdout and Stderr: the init passes
@@ -124,7 +125,7 @@ func startSandboxed(cmd *osexec.Cmd, id string, plan *sandboxPlan, log *slog.Log
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Setpgid:    true,
 		Pdeathsig:  syscall.SIGKILL, // the plugin dies, the whole sandbox dies
-		Cloneflags: syscall.CLONE_NEWPID | syscall.CLONE_NEWNS | syscall.CLONE_NEWIPC,
+		Cloneflags: sandboxCloneflags(plan),
 	}
 	err = cmd.Start()
 	closeAll(specR, repW)
@@ -162,6 +163,15 @@ func startSandboxed(cmd *osexec.Cmd, id string, plan *sandboxPlan, log *slog.Log
 	default:
 		return fail(fmt.Errorf("%w: %s", ErrSandbox, rep.Error))
 	}
+}
+
+// sandboxCloneflags are the namespaces a task's init starts in.
+func sandboxCloneflags(plan *sandboxPlan) uintptr {
+	flags := uintptr(syscall.CLONE_NEWPID | syscall.CLONE_NEWNS | syscall.CLONE_NEWIPC)
+	if plan.IsolateNetwork {
+		flags |= syscall.CLONE_NEWNET
+	}
+	return flags
 }
 
 // end reads how the task ended from the init, once the init is gone, and

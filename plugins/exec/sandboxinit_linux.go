@@ -34,7 +34,8 @@ var forwardedSignals = []os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGH
 
 // runInit is the sandbox's init, PID 1 of the task's PID namespace and
 // alone in its mount namespace (and cgroup), still root. It reads the
-// task's spec on fd 3, builds the mounts, makes sure nothing but fds 0, 1
+// task's spec on fd 3, builds the mounts, brings the loopback of an
+// isolated network namespace up, makes sure nothing but fds 0, 1
 // and 2 reaches the task, sets no_new_privs, and starts the task's
 // process as its user, in a process group of its own. It reports on fd 4
 // that the task runs (or what failed), passes signals on to the task's
@@ -55,6 +56,11 @@ func runInit() int {
 	}
 	if err := buildMounts(spec.Plan); err != nil {
 		return rep.fail("sandbox", err)
+	}
+	if spec.Plan.IsolateNetwork {
+		if err := loopbackUp(); err != nil {
+			return rep.fail("sandbox", err)
+		}
 	}
 	if err := cloexec.Mark(); err != nil {
 		return rep.fail("sandbox", fmt.Errorf("close inherited descriptors: %w", err))

@@ -19,6 +19,19 @@ const EnvSandbox = "GPULAYER_SANDBOX"
 // when the agent names none.
 const DefaultSandboxPids = 4096
 
+// The networks a sandboxed task may be given (Sandbox.Network).
+const (
+	// SandboxNetworkHost shares the host's network namespace: every
+	// port of the host and every abstract Unix socket is reachable (a
+	// firewall rule, not the sandbox, keeps tasks off the coordinator's
+	// Raft port). It is what "" means.
+	SandboxNetworkHost = "host"
+	// SandboxNetworkIsolated gives the task a network namespace of its
+	// own with only its loopback up: no host port, no other task's port,
+	// no abstract Unix socket outside it, and no way out.
+	SandboxNetworkIsolated = "isolated"
+)
+
 // Sandbox is what the agent asks of a task's sandbox. Its zero value asks
 // for the executor's defaults: a sandbox when the executor can make one,
 // hiding nothing beyond fresh /tmp, /var/tmp and /dev/shm, and
@@ -44,6 +57,9 @@ type Sandbox struct {
 	// Pids caps the task's processes and threads; 0: DefaultSandboxPids,
 	// negative: none.
 	Pids int64 `json:"pids,omitempty"`
+	// Network is the task's network: SandboxNetworkHost (or "") or
+	// SandboxNetworkIsolated.
+	Network string `json:"network,omitempty"`
 }
 
 // ErrBadSandbox is returned by TaskSandbox for an EnvSandbox value that
@@ -70,6 +86,11 @@ func TaskSandbox(t Task) (sb Sandbox, ok bool, err error) {
 	}
 	if sb.MemoryBytes < 0 || sb.CPUMillis < 0 {
 		return Sandbox{}, false, fmt.Errorf("%w: %s: negative memory or CPU limit", ErrBadSandbox, EnvSandbox)
+	}
+	switch sb.Network {
+	case "", SandboxNetworkHost, SandboxNetworkIsolated:
+	default:
+		return Sandbox{}, false, fmt.Errorf("%w: %s: network %q is neither %q nor %q", ErrBadSandbox, EnvSandbox, sb.Network, SandboxNetworkHost, SandboxNetworkIsolated)
 	}
 	return sb, true, nil
 }

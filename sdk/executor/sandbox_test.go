@@ -7,7 +7,7 @@ import (
 )
 
 func TestTaskSandbox(t *testing.T) {
-	full := Sandbox{Hide: []string{"/var/lib/gpulayer"}, Keep: []string{"/tmp/nvidia-mps"}, MemoryBytes: 1 << 30, CPUMillis: 1500, Pids: 64}
+	full := Sandbox{Hide: []string{"/var/lib/gpulayer"}, Keep: []string{"/tmp/nvidia-mps"}, MemoryBytes: 1 << 30, CPUMillis: 1500, Pids: 64, Network: SandboxNetworkIsolated}
 	for _, tc := range []struct {
 		name string
 		env  map[string]string
@@ -23,6 +23,8 @@ func TestTaskSandbox(t *testing.T) {
 		{"relative path", map[string]string{EnvSandbox: `{"hide":["var/lib"]}`}, Sandbox{}, false, true},
 		{"root", map[string]string{EnvSandbox: `{"keep":["/"]}`}, Sandbox{}, false, true},
 		{"negative memory", map[string]string{EnvSandbox: `{"memory_bytes":-1}`}, Sandbox{}, false, true},
+		{"host network", map[string]string{EnvSandbox: `{"network":"host"}`}, Sandbox{Network: SandboxNetworkHost}, true, false},
+		{"unknown network", map[string]string{EnvSandbox: `{"network":"bridge"}`}, Sandbox{}, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, ok, err := TaskSandbox(Task{Env: tc.env})
