@@ -78,7 +78,7 @@ func (a *Agent) watchHealth(ctx context.Context) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		w.Watch(ctx, h.uuids, nvml.WatchOptions{Poll: a.cfg.HealthPoll, Clock: a.cfg.Clock, Logger: a.log}, func(o health.Observation) {
+		w.Watch(ctx, h.uuids, nvml.WatchOptions{Poll: a.cfg.HealthPoll, Thresholds: a.cfg.HealthThresholds, Clock: a.cfg.Clock, Logger: a.log}, func(o health.Observation) {
 			select {
 			case h.obs <- o:
 			case <-ctx.Done():

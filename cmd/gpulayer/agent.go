@@ -26,6 +26,7 @@ import (
 )
 
 type agentFlags struct {
+	health       healthFlags
 	coordinators string
 	joinToken    string
 	adminToken   string
@@ -79,6 +80,7 @@ type agentFlags struct {
 }
 
 func (f *agentFlags) register(fs *pflag.FlagSet) {
+	f.health.register(fs)
 	fs.StringVar(&f.coordinators, "coordinator", "", "coordinator URL(s), comma separated")
 	fs.StringVar(&f.joinToken, "join-token", "", "join token to register with, first start only (as root, only from the environment)")
 	// Secrets: as root, only from the environment (refuseSecretsOnArgv).
@@ -311,6 +313,8 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 		MetricsAllowRemote:   f.metricsAllowRemote,
 		TaskSandbox:          sandbox,
 		ReportSpool:          spool.Limits{MaxRecords: f.spoolRecords, MaxBytes: f.spoolMiB << 20},
+		HealthPolicy:         f.health.policy(),
+		HealthThresholds:     f.health.thresholds(),
 		Devices:              src,
 		Executors:            host,
 		Logger:               log,
