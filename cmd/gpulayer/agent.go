@@ -88,7 +88,7 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.dataDir, "data-dir", "", "agent data directory (required)")
 	fs.StringVar(&f.workerID, "worker-id", "", "worker id to register as (default: the host's name, lowercased and cut at the first dot, when valid and free; else generated)")
 	fs.StringVar(&f.fakeGPUs, "fake-gpus", "", "use fake GPUs: none, "+strings.Join(devices.FakeNames(), ", "))
-	fs.StringVar(&f.fakeFaults, "fake-gpu-faults", "", "with --fake-gpus: a FILE whose appended lines, \"<uuid> xid <n>\" or \"<uuid> lost\", are delivered as faults of those fake GPUs (created if absent)")
+	fs.StringVar(&f.fakeFaults, "fake-gpu-faults", "", "with --fake-gpus: a FILE whose appended lines, \"<uuid> xid <n>\", \"<uuid> lost\", \"<uuid> throttle hw-thermal|none\" or \"<uuid> retire-pending on|off\", are delivered as faults or conditions of those fake GPUs (created if absent; docs/gpus.md)")
 	fs.StringVar(&f.pluginDir, "plugin-dir", "", "directory of gpulayer-executor-<name> plugin binaries")
 	fs.StringVar(&f.caFile, "ca-file", "", "PEM bundle to trust for HTTPS")
 	fs.StringVar(&f.clientCert, "client-cert", "", "client certificate (PEM) for coordinators that require one")
