@@ -103,6 +103,10 @@ type Config struct {
 	// Both apply when the device source watches health (HealthWatcher).
 	HealthPolicy health.Policy
 	HealthPoll   time.Duration
+	// HealthThresholds say when the polled inputs (ECC counters, retired
+	// pages, a stuck GPU) make a GPU degraded or unhealthy; the zero
+	// value takes the defaults (docs/gpus.md, "Health").
+	HealthThresholds nvml.Thresholds
 	// InventoryInterval is how often the GPU inventory is read again
 	// (default DefaultInventoryInterval; negative: never).
 	InventoryInterval time.Duration

@@ -5,6 +5,7 @@ import (
 	"context"
 	"log/slog"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gpulayer/gpulayer/agent/devices/health"
 	"github.com/gpulayer/gpulayer/agent/devices/nvml"
@@ -78,7 +79,7 @@ func (a *Agent) watchHealth(ctx context.Context) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		w.Watch(ctx, h.uuids, nvml.WatchOptions{Poll: a.cfg.HealthPoll, Clock: a.cfg.Clock, Logger: a.log}, func(o health.Observation) {
+		w.Watch(ctx, h.uuids, nvml.WatchOptions{Poll: a.cfg.HealthPoll, Thresholds: a.cfg.HealthThresholds, Clock: a.cfg.Clock, Logger: a.log}, func(o health.Observation) {
 			select {
 			case h.obs <- o:
 			case <-ctx.Done():
@@ -213,7 +214,7 @@ func (a *Agent) deviceView() []api.Device {
 	for i := range out {
 		st := a.health.tracker.Status(cmp.Or(out[i].Parent, out[i].UUID)) // a MIG device's health is its GPU's
 		out[i].Health = string(st.State)
-		out[i].HealthReason = st.Reason()
+		out[i].HealthReason = clipReason(st.Reason(), api.MaxDeviceHealthReasonBytes)
 		out[i].Healthy = out[i].Healthy && st.State.Offered()
 	}
 	return out
@@ -235,4 +236,19 @@ func (a *Agent) clearGPUs(uuids []string) {
 		default:
 		}
 	}
+}
+
+// clipReason bounds a health reason to max bytes, as the coordinator
+// requires (a longer one would have the whole report refused), cutting
+// at a character and marking the cut.
+func clipReason(why string, max int) string {
+	const mark = "…"
+	if len(why) <= max {
+		return why
+	}
+	cut := max - len(mark)
+	for cut > 0 && !utf8.RuneStart(why[cut]) {
+		cut--
+	}
+	return why[:cut] + mark
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gpulayer/gpulayer/agent/devices/health"
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -72,6 +73,27 @@ func TestApplicationFaultsSpareSharedTasks(t *testing.T) {
 		a.failTasks(f, eff)
 		if !slices.Equal(f.calls, c.want) {
 			t.Errorf("XID %d: runner asked %v, want %v", c.xid, f.calls, c.want)
+		}
+	}
+}
+
+// A health reason longer than the contract allows is cut, at a
+// character, so that the report that carries it is not refused.
+func TestClipReason(t *testing.T) {
+	cases := []struct {
+		why  string
+		max  int
+		want string
+	}{
+		{"short", 16, "short"},
+		{"exactly16bytes!!", 16, "exactly16bytes!!"},
+		{"throttle: clocks held down", 16, "throttle: clo…"},
+		{"busy at 95% — with no process", 16, "busy at 95% …"},
+	}
+	for _, c := range cases {
+		got := clipReason(c.why, c.max)
+		if got != c.want || len(got) > c.max || !utf8.ValidString(got) {
+			t.Errorf("clipReason(%q, %d) = %q (%d bytes), want %q", c.why, c.max, got, len(got), c.want)
 		}
 	}
 }

@@ -53,27 +53,11 @@ func TestGPUFaultsTakeGPUsOutOfService(t *testing.T) {
 				return true
 			})
 
-			// A task that runs until it is stopped the first time, and
-			// ends at once on its second attempt (a marker in a directory
-			// every task uid may write says which).
-			shared := dirForTasks(t, "gpulayer-gpuhealth-", 0o777)
-			cfg, err := json.Marshal(map[string]any{"command": "sh", "args": []string{"-c", `[ -e "$1/ran" ] && exit 0; touch "$1/ran"; sleep 60`, "sh", shared}})
-			if err != nil {
-				t.Fatal(err)
-			}
 			attempts := 2 // an application's fault uses one
 			if c.outOfService {
 				attempts = 1 // a GPU's fault uses none
 			}
-			job, err := admin.SubmitJob(t.Context(), api.JobSpec{Executor: "exec", MaxAttempts: attempts, Config: cfg, Resources: &api.Resources{GPUs: 1}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			running := waitJob(t, admin, job.ID, func(j api.Job) bool { return j.Tasks[0].State == api.TaskRunning }, "the task to start")
-			coordinatortest.WaitFor(t, 30*time.Second, "the task's process to run", func() bool {
-				_, err := os.Stat(filepath.Join(shared, "ran"))
-				return err == nil
-			})
+			job, running := startStoppedOnceJob(t, admin, attempts)
 			first := running.Tasks[0].Devices[0]
 			index := slices.IndexFunc(ra.gpus, func(d api.Device) bool { return d.UUID == first })
 			m.InjectXid(index, c.xid)
@@ -145,4 +129,28 @@ func TestGPUFaultsTakeGPUsOutOfService(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startStoppedOnceJob submits a one-GPU job with maxAttempts whose task
+// runs until it is stopped the first time and ends at once on its second
+// attempt (a marker in a directory every task uid may write says which),
+// and waits until the first attempt's process runs. It returns the job
+// as submitted and as it runs.
+func startStoppedOnceJob(t *testing.T, admin *client.Client, maxAttempts int) (submitted, running api.Job) {
+	t.Helper()
+	shared := dirForTasks(t, "gpulayer-stoppedonce-", 0o777)
+	cfg, err := json.Marshal(map[string]any{"command": "sh", "args": []string{"-c", `[ -e "$1/ran" ] && exit 0; touch "$1/ran"; sleep 60`, "sh", shared}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	submitted, err = admin.SubmitJob(t.Context(), api.JobSpec{Executor: "exec", MaxAttempts: maxAttempts, Config: cfg, Resources: &api.Resources{GPUs: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	running = waitJob(t, admin, submitted.ID, func(j api.Job) bool { return j.Tasks[0].State == api.TaskRunning }, "the task to start")
+	coordinatortest.WaitFor(t, 30*time.Second, "the task's process to run", func() bool {
+		_, err := os.Stat(filepath.Join(shared, "ran"))
+		return err == nil
+	})
+	return submitted, running
 }

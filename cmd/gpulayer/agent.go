@@ -27,6 +27,7 @@ import (
 )
 
 type agentFlags struct {
+	health       healthFlags
 	coordinators string
 	joinToken    string
 	adminToken   string
@@ -81,6 +82,7 @@ type agentFlags struct {
 }
 
 func (f *agentFlags) register(fs *pflag.FlagSet) {
+	f.health.register(fs)
 	fs.StringVar(&f.coordinators, "coordinator", "", "coordinator URL(s), comma separated")
 	fs.StringVar(&f.joinToken, "join-token", "", "join token to register with, first start only (as root, only from the environment)")
 	// Secrets: as root, only from the environment (refuseSecretsOnArgv).
@@ -88,7 +90,7 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.dataDir, "data-dir", "", "agent data directory (required)")
 	fs.StringVar(&f.workerID, "worker-id", "", "worker id to register as (default: the host's name, lowercased and cut at the first dot, when valid and free; else generated)")
 	fs.StringVar(&f.fakeGPUs, "fake-gpus", "", "use fake GPUs: none, "+strings.Join(devices.FakeNames(), ", "))
-	fs.StringVar(&f.fakeFaults, "fake-gpu-faults", "", "with --fake-gpus: a FILE whose appended lines, \"<uuid> xid <n>\" or \"<uuid> lost\", are delivered as faults of those fake GPUs (created if absent)")
+	fs.StringVar(&f.fakeFaults, "fake-gpu-faults", "", "with --fake-gpus: a FILE whose appended lines, \"<uuid> xid <n>\", \"<uuid> lost\", \"<uuid> throttle hw-thermal|none\" or \"<uuid> retire-pending on|off\", are delivered as faults or conditions of those fake GPUs (created if absent; docs/gpus.md)")
 	fs.StringVar(&f.pluginDir, "plugin-dir", "", "directory of gpulayer-executor-<name> plugin binaries")
 	fs.StringVar(&f.caFile, "ca-file", "", "PEM bundle to trust for HTTPS")
 	fs.StringVar(&f.clientCert, "client-cert", "", "client certificate (PEM) for coordinators that require one")
@@ -326,6 +328,8 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 		MetricsAllowRemote:   f.metricsAllowRemote,
 		TaskSandbox:          sandbox,
 		ReportSpool:          spool.Limits{MaxRecords: f.spoolRecords, MaxBytes: f.spoolMiB << 20},
+		HealthPolicy:         f.health.policy(),
+		HealthThresholds:     f.health.thresholds(),
 		Devices:              src,
 		Executors:            host,
 		Logger:               log,

@@ -21,6 +21,19 @@ func gpuCordonCmd() *cobra.Command {
 	return cmd
 }
 
+// gpuDrainCmd drains one GPU of a worker: cordoned, its tasks stopped
+// and requeued without using an attempt.
+func gpuDrainCmd() *cobra.Command {
+	var reason string
+	cmd := gpuCordonLeaf("drain", "cordon a GPU and stop the tasks on it: they are requeued elsewhere without using an attempt (audited); uncordon it to offer it again",
+		"  gpulayer gpu drain gpu-node-7 GPU-5f1c… --reason 'reset for pending page retirement'",
+		func(cmd *cobra.Command, c *client.Client, worker, uuid string) (api.Worker, error) {
+			return c.DrainGPU(cmd.Context(), worker, uuid, reason)
+		}, "drained: cordoned, and its tasks told to stop and requeued")
+	cmd.Flags().StringVar(&reason, "reason", "", "why, shown on the GPU's record, in the tasks' attempts and in the audit log")
+	return cmd
+}
+
 // gpuUncordonCmd lifts a GPU's cordon.
 func gpuUncordonCmd() *cobra.Command {
 	return gpuCordonLeaf("uncordon", "offer a cordoned GPU again (audited)",

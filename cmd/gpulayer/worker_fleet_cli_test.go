@@ -12,7 +12,8 @@ import (
 // The fleet as an admin sees it from the CLI: `worker list` counts each
 // worker's healthy, unhealthy and awaiting GPUs (a revoked worker's are
 // not healthy), `gpu list` names the task on each GPU, and `worker
-// forget` removes a revoked worker but refuses a live one.
+// forget` removes a revoked worker but refuses a live one; `gpu drain`
+// cordons a GPU and frees it of its task.
 func TestWorkerFleetCommands(t *testing.T) {
 	h := coordinatortest.Start(t, coordinatortest.Options{})
 	ctx := t.Context()
@@ -74,6 +75,22 @@ func TestWorkerFleetCommands(t *testing.T) {
 	}
 	if only := ok("gpu", "list", "--worker", "node-b"); strings.Contains(only, "node-a") {
 		t.Fatalf("gpu list --worker node-b:\n%s", only)
+	}
+
+	// gpu drain: the GPU is cordoned and the task assigned on it requeued.
+	if out := ok("gpu", "drain", "node-a", acq.Task.Devices[0], "--reason", "reset"); !strings.Contains(out, "node-a: GPU "+acq.Task.Devices[0]+" drained") {
+		t.Fatalf("gpu drain printed %q", out)
+	}
+	if row := fieldsOf(ok("gpu", "list"), "node-a", acq.Task.Devices[0]); len(row) < 7 || row[6] != "free" {
+		t.Fatalf("gpu list row of the drained GPU: %v", row)
+	}
+	if w, err := admin.Worker(ctx, "node-a"); err != nil || !slices.ContainsFunc(w.Devices, func(d api.Device) bool {
+		return d.UUID == acq.Task.Devices[0] && d.Cordoned && d.CordonReason == "reset"
+	}) {
+		t.Fatalf("the drained GPU is not cordoned: %+v %v", w.Devices, err)
+	}
+	if r := run(t, env, "gpu", "drain", "node-a", "GPU-nope"); r.code == 0 || !strings.Contains(r.stderr, "not_found") {
+		t.Fatalf("gpu drain of an unknown GPU: exit %d %s", r.code, r.stderr)
 	}
 
 	if r := run(t, env, "worker", "forget", "node-a"); r.code == 0 || !strings.Contains(r.stderr, "conflict") {

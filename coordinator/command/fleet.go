@@ -67,11 +67,14 @@ func (ApproveDevices) Type() Type { return TypeApproveDevices }
 
 // CordonDevice cordons one of a worker's GPUs (Cordon), or lifts its
 // cordon: a cordoned GPU, and every MIG device of it, is given no new
-// task, while what runs on it goes on (state/cordon.go).
+// task, while what runs on it goes on (state/cordon.go). With Drain (and
+// Cordon) the tasks on it are also asked to stop and requeued without
+// using an attempt (state/gpudrain.go).
 type CordonDevice struct {
 	WorkerID string    `json:"worker_id"`
 	UUID     string    `json:"uuid"`
 	Cordon   bool      `json:"cordon"`
+	Drain    bool      `json:"drain,omitempty"`
 	Reason   string    `json:"reason,omitempty"`
 	By       string    `json:"by"`
 	Source   string    `json:"source,omitempty"`

@@ -150,6 +150,8 @@ var apiOps = map[string]apiOp{
 		body: optionalIn[api.CordonRequest](), answers: []apiAnswer{ok[api.WorkerResponse]("the worker, the GPU cordoned")}, errs: []int{http.StatusConflict}},
 	"POST /v1/workers/{id}/devices/{uuid}/uncordon": {id: "uncordonGPU", tag: "workers", summary: "Lift a GPU's cordon (audited)",
 		body: emptyIn(), answers: []apiAnswer{ok[api.WorkerResponse]("the worker, the GPU offered again")}, errs: []int{http.StatusConflict}},
+	"POST /v1/workers/{id}/devices/{uuid}/drain": {id: "drainGPU", tag: "workers", summary: "Drain one GPU of a worker: cordon it, stop the tasks on it and requeue them without using an attempt (audited)",
+		body: optionalIn[api.CordonRequest](), answers: []apiAnswer{ok[api.WorkerResponse]("the worker, the GPU cordoned; its tasks asked to stop")}, errs: []int{http.StatusConflict}},
 	"POST /v1/workers/{id}/approve": {id: "approveWorker", tag: "workers", summary: "Approve a worker that awaits approval",
 		body: emptyIn(), answers: []apiAnswer{ok[api.WorkerResponse]("the worker, ready")}, errs: []int{http.StatusConflict}},
 	"DELETE /v1/workers/{id}": {id: "forgetWorker", tag: "workers", summary: "Forget a revoked, offline or unapproved worker that holds no task (audited)",

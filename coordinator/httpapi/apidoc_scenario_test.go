@@ -250,6 +250,8 @@ func TestRealAnswersMatchAPIDescription(t *testing.T) {
 	c.must(200, "POST", "/v1/workers/w1/gpus/approve", admin, nil, nil)
 	c.must(200, "POST", "/v1/workers/w1/devices/GPU-oas-0/cordon", admin, api.CordonRequest{Reason: "fan noise"}, nil)
 	c.must(200, "POST", "/v1/workers/w1/devices/GPU-oas-0/uncordon", admin, nil, nil)
+	c.must(200, "POST", "/v1/workers/w1/devices/GPU-oas-0/drain", admin, api.CordonRequest{Reason: "reset"}, nil)
+	c.must(200, "POST", "/v1/workers/w1/devices/GPU-oas-0/uncordon", admin, nil, nil)
 	faulty := dev
 	faulty.Healthy, faulty.Health, faulty.HealthReason = false, api.HealthUnhealthy, "xid 79"
 	c.must(200, "POST", "/v1/workers/self/heartbeat", w1.WorkerToken, api.HeartbeatRequest{Devices: []api.Device{faulty}, Executors: []string{"exec"}}, nil)

@@ -128,11 +128,11 @@ func validateDevices(devs []api.Device) error {
 			return invalidf("%s.pci_device %s is not a PCI id (vendor:device, as 10de:2330)", field, shortQuote(d.PCIDevice))
 		}
 		switch d.Health {
-		case "", api.HealthHealthy, api.HealthUnhealthy, api.HealthRecovering, api.HealthUnknown:
+		case "", api.HealthHealthy, api.HealthDegraded, api.HealthUnhealthy, api.HealthRecovering, api.HealthUnknown:
 		default:
-			return invalidf("%s.health: %s is not one of healthy, unhealthy, recovering, unknown", field, shortQuote(d.Health))
+			return invalidf("%s.health: %s is not one of healthy, degraded, unhealthy, recovering, unknown", field, shortQuote(d.Health))
 		}
-		if d.Healthy && d.Health != "" && d.Health != api.HealthHealthy {
+		if d.Healthy && d.Health != "" && d.Health != api.HealthHealthy && d.Health != api.HealthDegraded {
 			return invalidf("%s.healthy: a device whose health is %s cannot be healthy", field, d.Health)
 		}
 		switch {

@@ -11,6 +11,19 @@ import (
 // cordonGPU answers POST /v1/workers/{id}/devices/{uuid}/cordon
 // {reason?}: the GPU is given no new task; what runs on it goes on.
 func (s *Server) cordonGPU(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	return s.cordonOrDrain(w, r, p, false)
+}
+
+// drainGPU answers POST /v1/workers/{id}/devices/{uuid}/drain {reason?}:
+// the GPU is cordoned and the tasks on it are stopped and requeued
+// without using an attempt (state/gpudrain.go).
+func (s *Server) drainGPU(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	return s.cordonOrDrain(w, r, p, true)
+}
+
+// cordonOrDrain reads and bounds a cordon's or a drain's worker, GPU and
+// optional body {reason?}, and proposes it.
+func (s *Server) cordonOrDrain(w http.ResponseWriter, r *http.Request, p auth.Principal, drain bool) error {
 	id, uuid, err := workerDevice(r)
 	if err != nil {
 		return err
@@ -22,7 +35,7 @@ func (s *Server) cordonGPU(w http.ResponseWriter, r *http.Request, p auth.Princi
 	if err := checkLen("reason", req.Reason, api.MaxCordonReasonBytes); err != nil {
 		return err
 	}
-	return s.proposeCordon(w, r, command.CordonDevice{WorkerID: id, UUID: uuid, Cordon: true, Reason: req.Reason, By: p.Name, Source: sourceString(r), Now: s.now()})
+	return s.proposeCordon(w, r, command.CordonDevice{WorkerID: id, UUID: uuid, Cordon: true, Drain: drain, Reason: req.Reason, By: p.Name, Source: sourceString(r), Now: s.now()})
 }
 
 // uncordonGPU answers POST /v1/workers/{id}/devices/{uuid}/uncordon: the
@@ -39,7 +52,7 @@ func (s *Server) uncordonGPU(w http.ResponseWriter, r *http.Request, p auth.Prin
 }
 
 func (s *Server) proposeCordon(w http.ResponseWriter, r *http.Request, c command.CordonDevice) error {
-	return s.proposeWorkerWrite(w, r, c, "GPU cordon changed", "worker_id", c.WorkerID, "uuid", c.UUID, "cordoned", c.Cordon, "by", c.By)
+	return s.proposeWorkerWrite(w, r, c, "GPU cordon changed", "worker_id", c.WorkerID, "uuid", c.UUID, "cordoned", c.Cordon, "drained", c.Drain, "by", c.By)
 }
 
 // workerDevice reads and bounds a route's worker id and GPU uuid.

@@ -17,7 +17,8 @@ var (
 	gpusAllocDesc = prometheus.NewDesc("gpulayer_gpus_allocated", "GPUs held by an active task, whole or by a share, by model.", []string{"model"}, nil)
 	gpusFreeDesc  = prometheus.NewDesc("gpulayer_gpus_free", "Healthy, approved GPUs no task holds on ready workers, by model: what placement can give out now.", []string{"model"}, nil)
 	gpusSickDesc  = prometheus.NewDesc("gpulayer_gpus_unhealthy", "GPUs their agent reports not healthy (unhealthy, recovering or unknown), by model.", []string{"model"}, nil)
-	stateDescs    = []*prometheus.Desc{tasksDesc, workersDesc, workersByDesc, jobsDesc, leasesDesc, queueDesc, isLeaderDesc, longPollsDesc, pendingDesc, gpusAllocDesc, gpusFreeDesc, gpusSickDesc}
+	gpusWornDesc  = prometheus.NewDesc("gpulayer_gpus_degraded", "GPUs their agent reports degraded (working, with a condition such as throttling; placed last), by model; each is also counted allocated or free.", []string{"model"}, nil)
+	stateDescs    = []*prometheus.Desc{tasksDesc, workersDesc, workersByDesc, jobsDesc, leasesDesc, queueDesc, isLeaderDesc, longPollsDesc, pendingDesc, gpusAllocDesc, gpusFreeDesc, gpusSickDesc, gpusWornDesc}
 )
 
 // stateCollector reads the replicated state's counts on each scrape (one
@@ -55,6 +56,7 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(gpusAllocDesc, c.Allocated, model)
 		gauge(gpusFreeDesc, c.Free, model)
 		gauge(gpusSickDesc, c.Unhealthy, model)
+		gauge(gpusWornDesc, c.Degraded, model)
 	}
 	leader := 0
 	if c.s.cluster.IsLeader() {

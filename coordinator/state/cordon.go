@@ -39,6 +39,9 @@ func (s *Store) cordonDevice(c command.CordonDevice) (WorkerRecord, error) {
 	if w.Status == workerRevoked {
 		return WorkerRecord{}, fmt.Errorf("worker %s is revoked: %w", w.ID, ErrConflict)
 	}
+	if c.Drain && !c.Cordon {
+		return WorkerRecord{}, fmt.Errorf("a drain cordons the GPU too: %w", ErrInvalid)
+	}
 	_, cordonedNow := w.Cordons[c.UUID]
 	if c.Cordon && !slices.ContainsFunc(w.Devices, func(d command.Device) bool { return d.UUID == c.UUID }) {
 		return WorkerRecord{}, fmt.Errorf("worker %s has no GPU %s: %w", w.ID, c.UUID, ErrNotFound)
@@ -52,7 +55,9 @@ func (s *Store) cordonDevice(c command.CordonDevice) (WorkerRecord, error) {
 			cordons = map[string]string{}
 		}
 		cordons[c.UUID] = c.Reason
-		s.record(command.AuditEvent{Time: c.Now, Kind: "gpu.cordoned", Actor: c.By, WorkerID: w.ID, Subject: c.UUID, Source: c.Source, Detail: c.Reason})
+		if !c.Drain { // a drain is audited as such (gpudrain.go)
+			s.record(command.AuditEvent{Time: c.Now, Kind: "gpu.cordoned", Actor: c.By, WorkerID: w.ID, Subject: c.UUID, Source: c.Source, Detail: c.Reason})
+		}
 	} else {
 		delete(cordons, c.UUID)
 		if len(cordons) == 0 {
@@ -62,5 +67,8 @@ func (s *Store) cordonDevice(c command.CordonDevice) (WorkerRecord, error) {
 		s.record(command.AuditEvent{Time: c.Now, Kind: "gpu.uncordoned", Actor: c.By, WorkerID: w.ID, Subject: c.UUID, Source: c.Source})
 	}
 	w.Cordons = cordons
+	if c.Drain {
+		s.drainGPU(w, c) // gpudrain.go
+	}
 	return s.workerRecord(w), nil
 }

@@ -153,18 +153,34 @@ func (s *Store) preemptAll(w *Worker, reason string, now time.Time) string {
 	asked, requeued := 0, 0
 	for _, id := range held {
 		t := s.ownTask(s.tasks.get(id))
-		switch {
-		case t.Preempt != "":
-		case t.State == taskAssigned:
-			t.Preempt = reason
-			s.endAttempt(t, attemptPreempted, nil, "", now)
-			s.requeueOrEnd(t, reason, now)
+		if t.Preempt != "" {
+			continue
+		}
+		if s.preemptTask(t, reason, now) {
 			requeued++
-		default:
-			t.Preempt = reason
+		} else {
 			asked++
 		}
 	}
+	return preemptDetail(asked, requeued)
+}
+
+// preemptTask stops t's attempt for reason: assigned but not started, it
+// ends preempted and t is requeued at once (reporting true); running, it
+// is asked to stop (heartbeat answers name it) and t is requeued when
+// its attempt ends, however it ends. A preempted attempt uses up none of
+// the task's attempts (attemptsUsed).
+func (s *Store) preemptTask(t *Task, reason string, now time.Time) (requeued bool) {
+	t.Preempt = reason
+	if t.State != taskAssigned {
+		return false
+	}
+	s.endAttempt(t, attemptPreempted, nil, "", now)
+	s.requeueOrEnd(t, reason, now)
+	return true
+}
+
+func preemptDetail(asked, requeued int) string {
 	return fmt.Sprintf("%d running tasks told to stop, %d assigned tasks requeued", asked, requeued)
 }
 

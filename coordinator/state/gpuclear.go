@@ -20,6 +20,7 @@ const (
 	healthHealthy    = "healthy"
 	healthRecovering = "recovering"
 	healthUnhealthy  = "unhealthy" // and out of service (gpufault.go)
+	healthDegraded   = "degraded"  // in service, placed last (degraded.go)
 )
 
 // clearGPU records an admin's request to clear one of a worker's GPUs.
@@ -48,7 +49,7 @@ func (s *Store) clearGPU(c command.ClearGPU) (WorkerRecord, error) {
 
 // inService reports whether a device is healthy or on its way back.
 func inService(d command.Device) bool {
-	return d.Healthy || d.Health == healthHealthy || d.Health == healthRecovering
+	return d.Healthy || d.Health == healthHealthy || d.Health == healthRecovering || d.Health == healthDegraded
 }
 
 // settleClears drops the requests the worker's new device report answers:

@@ -11,6 +11,9 @@ type GPUCounts struct {
 	// Unhealthy are reported not healthy by their agent (unhealthy,
 	// recovering or unknown), held or not.
 	Unhealthy int
+	// Degraded are reported degraded by their agent (offered, last:
+	// degraded.go), held or not; each is also in one of the counts above.
+	Degraded int
 }
 
 // countGPUs adds w's devices to by, keyed by model (the device's name as
@@ -31,6 +34,9 @@ func (s *Store) countGPUs(w *Worker, by map[string]GPUCounts) {
 		}
 		c := by[d.Name]
 		_, isShared := shared[d.UUID]
+		if degraded(d) {
+			c.Degraded++
+		}
 		switch {
 		case !d.Healthy:
 			c.Unhealthy++

@@ -11,7 +11,7 @@ import (
 const h100 = "NVIDIA H100 80GB HBM3"
 
 // Stats counts GPUs by model: held whole or by a share, free on a ready
-// worker, unhealthy; a GPU in MIG mode as its MIG devices, a draining
+// worker, unhealthy, and, of the held or free, the degraded; a GPU in MIG mode as its MIG devices, a draining
 // worker's unheld GPUs in no count, a revoked worker's not at all. The
 // counts follow the state: a finished task frees its GPUs.
 func TestStatsCountGPUsByModel(t *testing.T) {
@@ -22,7 +22,7 @@ func TestStatsCountGPUsByModel(t *testing.T) {
 	}
 	sick.Devices[1].Healthy, sick.Devices[1].Health = false, api.HealthUnhealthy
 	mustApply(t, s,
-		register("w1", "GPU-10", "GPU-11", "GPU-12", "GPU-13"),
+		degrade(register("w1", "GPU-10", "GPU-11", "GPU-12", "GPU-13"), "GPU-13"), // free, degraded
 		sick,
 		register("w3", "GPU-30", "GPU-31"),
 		register("w4", "GPU-40"),
@@ -39,7 +39,7 @@ func TestStatsCountGPUsByModel(t *testing.T) {
 	want := map[string]GPUCounts{
 		// w1: 2 held, 2 free; w5: GPU-0 free (its MIG-mode GPU-1 is
 		// counted as its MIG devices); w4 draining: none; w3 revoked.
-		h100:                    {Allocated: 2, Free: 3},
+		h100:                    {Allocated: 2, Free: 3, Degraded: 1},
 		"NVIDIA A100-SXM4-40GB": {Allocated: 1, Unhealthy: 1},
 		h100 + " MIG 3g.40gb":   {Free: 2},
 		h100 + " MIG 1g.10gb":   {Free: 1},
@@ -49,7 +49,7 @@ func TestStatsCountGPUsByModel(t *testing.T) {
 	}
 
 	mustApply(t, s, command.FinishTask{TaskID: "whole-a", WorkerID: "w1", AttemptID: "a1", Now: at(4)})
-	want[h100] = GPUCounts{Free: 5}
+	want[h100] = GPUCounts{Free: 5, Degraded: 1}
 	if got := s.Stats().GPUs; !maps.Equal(got, want) {
 		t.Fatalf("after the task ended: GPUs = %+v\nwant   %+v", got, want)
 	}

@@ -280,7 +280,7 @@ func (s *Store) pickDevices(w *Worker, r *command.Resources) ([]string, bool) {
 	if len(fit) < r.GPUs {
 		return nil, false
 	}
-	return pickConnected(fit, r.GPUs), true
+	return pickConnected(healthyFirst(fit, r.GPUs), r.GPUs), true
 }
 
 // deviceFits reports whether d meets r's memory, model and compute

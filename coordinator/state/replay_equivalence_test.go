@@ -244,8 +244,9 @@ func (h *history) next() command.Command {
 	case k < 97:
 		return command.ClearGPU{WorkerID: w, UUID: fmt.Sprintf("GPU-%s-0", w), By: "admin", Now: now}
 	case k < 98:
-		// Cordon or lift one of a worker's GPUs (one it may not have).
-		return command.CordonDevice{WorkerID: w, UUID: fmt.Sprintf("GPU-%s-%d", w, h.rng.IntN(2)), Cordon: h.rng.IntN(3) > 0, Reason: h.pick([]string{"", "fan noise", "benchmark"}), By: "admin", Now: now}
+		// Cordon, drain or lift one of a worker's GPUs (one it may not
+		// have; a drain that does not cordon is refused).
+		return command.CordonDevice{WorkerID: w, UUID: fmt.Sprintf("GPU-%s-%d", w, h.rng.IntN(2)), Cordon: h.rng.IntN(3) > 0, Drain: h.rng.IntN(3) == 0, Reason: h.pick([]string{"", "fan noise", "benchmark"}), By: "admin", Now: now}
 	default:
 		// Two commands in one entry, as the batcher writes them.
 		t := taskOf(taskAssigned)

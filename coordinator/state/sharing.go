@@ -1,6 +1,7 @@
 package state
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
@@ -45,19 +46,19 @@ func shareFits(d command.Device, r *command.Resources, used uint64) bool {
 }
 
 // pickShare chooses the GPU of w a shared task takes: of the offered GPUs
-// no task holds whole that have room for its share, the one its share
-// leaves fullest (so that whole GPUs stay whole, and large shares find
+// no task holds whole that have room for its share, a healthy one before
+// a degraded one (degraded.go), then the one its share leaves fullest (so that whole GPUs stay whole, and large shares find
 // room), the first in the worker's order on a tie.
 func (s *Store) pickShare(w *Worker, r *command.Resources) ([]string, bool) {
 	whole, shared := s.deviceUse(w)
-	best, bestLeft := "", uint64(0)
+	best, bestLeft, bestDegraded := "", uint64(0), false
 	for _, d := range w.Devices {
 		if !offered(w, d) || whole[d.UUID] || !shareFits(d, r, shared[d.UUID]) {
 			continue
 		}
 		left := d.MemoryMiB - shared[d.UUID] - r.GPUMemoryMiB
-		if best == "" || left < bestLeft {
-			best, bestLeft = d.UUID, left
+		if best == "" || cmp.Or(compareDegraded(degraded(d), bestDegraded), cmp.Compare(left, bestLeft)) < 0 {
+			best, bestLeft, bestDegraded = d.UUID, left, degraded(d)
 		}
 	}
 	if best == "" {

@@ -57,10 +57,11 @@ type Device struct {
 	// the model's (docs/gpus.md, "Verified models").
 	PCIDevice string `json:"pci_device,omitempty"`
 	// Healthy says the device may be given work. It is true only when
-	// Health is healthy or, from an agent that does not watch health,
-	// empty.
+	// Health is healthy or degraded or, from an agent that does not watch
+	// health, empty.
 	Healthy bool `json:"healthy"`
 	// Health is the device's health where the agent watches it: healthy,
+	// degraded (it works, with a condition; placed after healthy devices),
 	// unhealthy, recovering (after a fault, in its hold-down window) or
 	// unknown (its faults cannot be observed); HealthReason says why it is
 	// not healthy. See docs/gpus.md.
@@ -127,6 +128,10 @@ const (
 	HealthUnhealthy  = "unhealthy"
 	HealthRecovering = "recovering"
 	HealthUnknown    = "unknown"
+	// HealthDegraded: the device works but has a condition (clocks held
+	// down, many corrected memory errors, memory waiting to be retired, a
+	// GPU busy with no process); it is offered, after the healthy ones.
+	HealthDegraded = "degraded"
 )
 
 // RegisterRequest is the body of POST /v1/workers/register.

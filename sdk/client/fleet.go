@@ -78,6 +78,13 @@ func (c *Client) CordonGPU(ctx context.Context, workerID, uuid, reason string) (
 	return c.workerAction(ctx, workerPath(workerID)+"/devices/"+url.PathEscape(uuid)+"/cordon", api.CordonRequest{Reason: reason})
 }
 
+// DrainGPU drains one of a worker's GPUs, with an optional reason: it is
+// cordoned, and the tasks on it are stopped and requeued without using
+// an attempt.
+func (c *Client) DrainGPU(ctx context.Context, workerID, uuid, reason string) (api.Worker, error) {
+	return c.workerAction(ctx, workerPath(workerID)+"/devices/"+url.PathEscape(uuid)+"/drain", api.CordonRequest{Reason: reason})
+}
+
 // UncordonGPU lifts a GPU's cordon: it is offered again.
 func (c *Client) UncordonGPU(ctx context.Context, workerID, uuid string) (api.Worker, error) {
 	return c.workerAction(ctx, workerPath(workerID)+"/devices/"+url.PathEscape(uuid)+"/uncordon", nil)

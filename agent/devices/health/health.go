@@ -7,6 +7,13 @@
 //	   │                      ▲                                       │
 //	   └──blind──▶ unknown ───┘◀──────────────fault────────────────────┘
 //
+// Beside faults, a healthy GPU may carry conditions that make it worse
+// without making it wrong (degraded.go): clocks held down, a high rate of
+// corrected memory errors, memory waiting for a reset to be retired, a
+// GPU busy with no process on it. Such a GPU is degraded: still offered,
+// but placed last; a condition that goes away keeps it degraded for the
+// hold-down window.
+//
 // It fails closed: a GPU whose health cannot be observed is unknown, and
 // an unknown or unhealthy GPU is never offered to work. A fault clears
 // only for a reason that repairs it (the node rebooted, for a fault whose
@@ -45,10 +52,13 @@ const (
 	Unhealthy  State = "unhealthy"
 	Recovering State = "recovering"
 	Unknown    State = "unknown"
+	// Degraded: healthy as far as faults go, but with a condition
+	// (degraded.go); offered, after the healthy GPUs.
+	Degraded State = "degraded"
 )
 
 // Offered reports whether a GPU in state s may be given work.
-func (s State) Offered() bool { return s == Healthy }
+func (s State) Offered() bool { return s == Healthy || s == Degraded }
 
 // Policy tunes a Tracker. The zero value is usable.
 type Policy struct {
@@ -128,6 +138,15 @@ const (
 	// NoRecoveryPending: the driver says the GPU needs no recovery
 	// action: a fault that wanted a GPU reset has been repaired.
 	NoRecoveryPending
+	// Degrade: condition Condition is present on the GPU (Detail says
+	// what); the GPU is degraded while it is (degraded.go).
+	Degrade
+	// Undegrade: condition Condition is no longer seen.
+	Undegrade
+	// TooManyRetiredPages: the GPU retired more memory pages than the
+	// agent allows (Detail says how many): it should be replaced, and
+	// only an operator's clear takes it back.
+	TooManyRetiredPages
 )
 
 // Observation is one thing seen about a GPU.
@@ -141,6 +160,8 @@ type Observation struct {
 	// any other fault is the whole GPU's.
 	Instance string
 	Detail   string // for the reason, e.g. the error NVML returned
+	// Condition names the condition of a Degrade or Undegrade.
+	Condition string
 }
 
 // Effect is what the caller must do after an observation.
@@ -167,6 +188,8 @@ type Tracker struct {
 	// watched: a GPU whose faults have been observed once since the start;
 	// until then it is unknown, and the first Watched makes it healthy.
 	watched map[string]bool
+	// conds are each GPU's conditions, by name (degraded.go).
+	conds map[string]map[string]*condition
 }
 
 // New returns a tracker for the GPUs uuids at time now, on the boot boot
@@ -175,14 +198,14 @@ type Tracker struct {
 // whose class a reboot repairs, seen on another boot, is cleared
 // (recovering from now).
 func New(p Policy, now time.Time, boot string, uuids []string, saved []Status) *Tracker {
-	t := &Tracker{policy: p, boot: boot, gpus: map[string]*Status{}, watched: map[string]bool{}}
+	t := &Tracker{policy: p, boot: boot, gpus: map[string]*Status{}, watched: map[string]bool{}, conds: map[string]map[string]*condition{}}
 	for _, u := range uuids {
 		t.gpus[u] = &Status{UUID: u, State: Unknown, Class: ClassUnmonitored, Why: "not watched yet", Since: now}
 	}
 	for _, s := range saved {
 		g, ok := t.gpus[s.UUID]
-		if !ok || s.State == Healthy || s.State == Unknown {
-			continue // a GPU gone, or nothing to keep
+		if !ok || s.State == Healthy || s.State == Unknown || s.State == Degraded {
+			continue // a GPU gone, or nothing to keep (conditions are seen again)
 		}
 		*g = s
 		g.Faults = slices.Clone(s.Faults)
@@ -237,6 +260,12 @@ func (t *Tracker) Observe(now time.Time, o Observation) Effect {
 		if g.State == Unhealthy && !g.Quarantined && g.Class == ClassResetGPU {
 			return t.set(now, g, Recovering, g.Class, g.Xid, g.Why)
 		}
+	case TooManyRetiredPages:
+		return t.fault(now, g, ClassReplace, 0, "too many retired memory pages"+detail(o.Detail))
+	case Degrade:
+		return Effect{Changed: t.degrade(now, o.UUID, o.Condition, o.Detail)}
+	case Undegrade:
+		return Effect{Changed: t.undegrade(now, o.UUID, o.Condition)}
 	}
 	return Effect{}
 }
@@ -290,7 +319,7 @@ func (t *Tracker) set(now time.Time, g *Status, s State, class Class, xid uint64
 // Tick advances time: a GPU recovering for the hold-down window with no
 // new fault is healthy again. It reports whether a status changed.
 func (t *Tracker) Tick(now time.Time) bool {
-	changed := false
+	changed := t.expireConditions(now)
 	for _, g := range t.gpus {
 		if g.State == Recovering && now.Sub(g.Since) >= t.policy.holdDown() {
 			changed = t.set(now, g, Healthy, "", 0, "").Changed || changed
@@ -311,7 +340,8 @@ func (t *Tracker) Clear(now time.Time, uuid string) bool {
 }
 
 // Status returns a GPU's status (State Unknown for a GPU it does not
-// know).
+// know). A healthy GPU with conditions is Degraded, its conditions the
+// reason.
 func (t *Tracker) Status(uuid string) Status {
 	g, ok := t.gpus[uuid]
 	if !ok {
@@ -319,6 +349,9 @@ func (t *Tracker) Status(uuid string) Status {
 	}
 	s := *g
 	s.Faults = slices.Clone(g.Faults)
+	if s.State == Healthy && len(t.conds[uuid]) > 0 {
+		s.State, s.Why, s.Since = Degraded, t.conditionReason(uuid), t.degradedSince(uuid)
+	}
 	return s
 }
 

@@ -83,25 +83,37 @@ func TestTransitions(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			tr := New(Policy{HoldDown: hold}, t0, "boot-a", []string{gpu}, nil)
-			for i, s := range c.steps {
-				now := t0.Add(s.after)
-				var eff Effect
-				if s.obs != nil {
-					eff = tr.Observe(now, *s.obs)
-				} else {
-					tr.Tick(now)
-				}
-				st := tr.Status(gpu)
-				if st.State != s.want || (len(eff.FailTasks) > 0) != s.fails {
-					t.Fatalf("step %d: state %s (%s), fails tasks %v; want %s, fails %v", i, st.State, st.Reason(), eff.FailTasks, s.want, s.fails)
-				}
-				if s.want != Healthy && st.Reason() == "" {
-					t.Fatalf("step %d: %s without a reason", i, st.State)
-				}
-			}
+			runSteps(t, New(Policy{HoldDown: hold}, t0, "boot-a", []string{gpu}, nil), c.steps)
 		})
 	}
+}
+
+// runSteps applies steps to tr, checking the state and effect after each
+// (and that a GPU not offered is, and one not healthy says why), and
+// returns the last status.
+func runSteps(t *testing.T, tr *Tracker, steps []step) Status {
+	t.Helper()
+	var st Status
+	for i, s := range steps {
+		now := t0.Add(s.after)
+		var eff Effect
+		if s.obs != nil {
+			eff = tr.Observe(now, *s.obs)
+		} else {
+			tr.Tick(now)
+		}
+		st = tr.Status(gpu)
+		if st.State != s.want || (len(eff.FailTasks) > 0) != s.fails {
+			t.Fatalf("step %d: state %s (%s), fails tasks %v; want %s, fails %v", i, st.State, st.Reason(), eff.FailTasks, s.want, s.fails)
+		}
+		if s.want != Healthy && st.Reason() == "" {
+			t.Fatalf("step %d: %s without a reason", i, st.State)
+		}
+		if st.State.Offered() != (s.want == Healthy || s.want == Degraded) {
+			t.Fatalf("step %d: %s offered %v", i, st.State, st.State.Offered())
+		}
+	}
+	return st
 }
 
 // A restart of the agent does not whitewash a fault; a reboot of the node

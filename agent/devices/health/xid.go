@@ -18,6 +18,10 @@ const (
 	ClassGPULost Class = "gpu-lost"
 	// ClassUnmonitored: the GPU's faults cannot be observed.
 	ClassUnmonitored Class = "unmonitored"
+	// ClassReplace: the GPU wore out (it retired too many memory pages);
+	// neither a reset nor a reboot repairs it, only an operator's clear
+	// takes it back.
+	ClassReplace Class = "replace"
 )
 
 // clearedByReboot reports whether a reboot of the node repairs a fault of
@@ -36,6 +40,8 @@ func (c Class) describe() string {
 		return "the node needs a reboot"
 	case ClassGPULost:
 		return "the GPU is lost"
+	case ClassReplace:
+		return "the GPU should be replaced"
 	}
 	return string(c)
 }

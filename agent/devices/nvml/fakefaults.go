@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	gonvml "github.com/NVIDIA/go-nvml/pkg/nvml"
+
 	"github.com/gpulayer/gpulayer/agent/devices/nvml/nvmltest"
 )
 
@@ -27,7 +29,10 @@ const faultPoll = 100 * time.Millisecond
 // delivers the faults appended to the file at faults (created, 0600, if
 // absent) as the driver would: a line "<uuid> xid <n>" is Xid n on that
 // GPU, "<uuid> lost" makes it fall off the bus (an Xid 79, then every
-// call about it fails). Lines are read as they are appended, until ctx
+// call about it fails), "<uuid> throttle hw-thermal[,…]" (or "none") sets
+// the reasons its clocks are held down, "<uuid> retire-pending on|off"
+// whether memory pages wait for a reset to be retired: the last two make
+// a GPU degraded (docs/gpus.md, "Polled inputs"). Lines are read as they are appended, until ctx
 // ends; a malformed line, or one naming no GPU of the set, is logged and
 // skipped. This is the fault injection of PROTOCOL.md's --fake-gpu-faults.
 func OpenFakeWithFaults(ctx context.Context, logger *slog.Logger, name, seed, faults string) (*Source, error) {
@@ -67,7 +72,30 @@ func OpenFakeWithFaults(ctx context.Context, logger *slog.Logger, name, seed, fa
 }
 
 // errBadFault: a line of the faults file that says no fault.
-var errBadFault = errors.New(`want "<uuid> xid <n>" or "<uuid> lost"`)
+var errBadFault = errors.New(`want "<uuid> xid <n>", "<uuid> lost", "<uuid> throttle <reason>[,<reason>…]|none" or "<uuid> retire-pending on|off"`)
+
+// fakeThrottles are the clocks event reasons a faults file line may name.
+var fakeThrottles = map[string]uint64{
+	"hw-slowdown":    gonvml.ClocksThrottleReasonHwSlowdown,
+	"hw-thermal":     gonvml.ClocksThrottleReasonHwThermalSlowdown,
+	"hw-power-brake": gonvml.ClocksThrottleReasonHwPowerBrakeSlowdown,
+	"sw-thermal":     gonvml.ClocksEventReasonSwThermalSlowdown,
+	"sw-power-cap":   gonvml.ClocksEventReasonSwPowerCap, // normal: degrades nothing
+	"none":           0,
+}
+
+// throttleMask reads a line's comma-separated clocks event reasons.
+func throttleMask(names string) (uint64, error) {
+	var mask uint64
+	for name := range strings.SplitSeq(names, ",") {
+		bit, ok := fakeThrottles[name]
+		if !ok {
+			return 0, fmt.Errorf("throttle reason %q: %w", name, errBadFault)
+		}
+		mask |= bit
+	}
+	return mask, nil
+}
 
 // injectFault delivers one line's fault to m, whose GPUs are uuids.
 func injectFault(m *nvmltest.Machine, uuids []string, line string) error {
@@ -88,6 +116,14 @@ func injectFault(m *nvmltest.Machine, uuids []string, line string) error {
 			return fmt.Errorf("xid %q: %w", f[2], errBadFault)
 		}
 		m.InjectXid(i, xid)
+	case len(f) == 3 && f[1] == "throttle":
+		mask, err := throttleMask(f[2])
+		if err != nil {
+			return err
+		}
+		m.SetClocksEventReasons(i, mask)
+	case len(f) == 3 && f[1] == "retire-pending" && (f[2] == "on" || f[2] == "off"):
+		m.SetRetiredPagesPending(i, f[2] == "on")
 	default:
 		return errBadFault
 	}

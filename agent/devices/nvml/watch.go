@@ -29,12 +29,14 @@ type watcher struct {
 	polled []bool
 	dbe    []uint64 // last volatile uncorrected ECC count, by index
 	dbeOK  []bool
+	inputs []inputs // the other polled inputs, by index (watchinputs.go)
 }
 
 // watch runs until ctx ends. See Source.Watch.
 func watch(ctx context.Context, lib gonvml.Interface, uuids []string, opts WatchOptions, sink func(health.Observation)) {
 	w := &watcher{lib: lib, opts: opts.withDefaults(), sink: sink, uuids: uuids,
-		polled: make([]bool, len(uuids)), dbe: make([]uint64, len(uuids)), dbeOK: make([]bool, len(uuids))}
+		polled: make([]bool, len(uuids)), dbe: make([]uint64, len(uuids)), dbeOK: make([]bool, len(uuids)),
+		inputs: make([]inputs, len(uuids))}
 	backoff := w.opts.Poll
 	for ctx.Err() == nil {
 		es, registered := w.register()
@@ -197,8 +199,9 @@ func (w *watcher) uuidOf(d gonvml.Device) (string, bool) {
 }
 
 // poll checks each GPU: that it still answers by its UUID, its
-// uncorrected ECC count, row remapping failures, and the recovery action
-// the driver asks for. A GPU that answers is watched.
+// uncorrected ECC count, row remapping failures, the inputs that degrade
+// it (watchinputs.go), and the recovery action the driver asks for. A GPU
+// that answers is watched.
 func (w *watcher) poll() {
 	for i, uuid := range w.uuids {
 		d, ret := w.lib.DeviceGetHandleByUUID(uuid)
@@ -212,7 +215,7 @@ func (w *watcher) poll() {
 			continue
 		}
 		if n, ret := d.GetTotalEccErrors(gonvml.MEMORY_ERROR_TYPE_UNCORRECTED, gonvml.VOLATILE_ECC); ret == gonvml.SUCCESS {
-			if w.dbeOK[i] && n > w.dbe[i] {
+			if w.dbeOK[i] && n > w.dbe[i] && n-w.dbe[i] > uint64(w.opts.Thresholds.UncorrectedECC) {
 				w.sink(health.Observation{UUID: uuid, Kind: health.DoubleBitECC, Detail: fmt.Sprintf("%d new uncorrected ECC errors", n-w.dbe[i])})
 			}
 			w.dbe[i], w.dbeOK[i] = n, true
@@ -220,10 +223,12 @@ func (w *watcher) poll() {
 			w.sink(health.Observation{UUID: uuid, Kind: health.Lost, Detail: "reading its ECC counters: " + describe(ret)})
 			continue
 		}
-		if _, _, _, failed, ret := d.GetRemappedRows(); ret == gonvml.SUCCESS && failed {
+		_, _, remapPending, failed, ret := d.GetRemappedRows()
+		if ret == gonvml.SUCCESS && failed {
 			w.sink(health.Observation{UUID: uuid, Kind: health.XidError, Xid: 64, Detail: "row remapping failed"})
 		}
 		w.sink(health.Observation{UUID: uuid, Kind: health.Watched})
+		w.pollInputs(i, uuid, d, ret == gonvml.SUCCESS && remapPending)
 		if action, ok := recoveryAction(d); ok && action == gonvml.GPU_RECOVERY_ACTION_NONE {
 			w.sink(health.Observation{UUID: uuid, Kind: health.NoRecoveryPending})
 		}

@@ -24,6 +24,7 @@ type healthRig struct {
 	mu      sync.Mutex
 	tracker *health.Tracker
 	effects []health.Effect
+	polls   map[string]int // polls that reached each GPU (Watched observations)
 	// changed is closed, and replaced, at every observation the watcher
 	// hands over: what await waits on.
 	changed chan struct{}
@@ -32,6 +33,14 @@ type healthRig struct {
 }
 
 func startHealthRig(t *testing.T, setup func(m *nvmltest.Machine)) *healthRig {
+	t.Helper()
+	return startHealthRigWith(t, setup, health.Policy{}, Thresholds{})
+}
+
+// startHealthRigWith is startHealthRig with a tracker policy and the
+// watcher's thresholds; the tracker's time advances (Tick) at every
+// observation.
+func startHealthRigWith(t *testing.T, setup func(m *nvmltest.Machine), policy health.Policy, th Thresholds) *healthRig {
 	t.Helper()
 	m := nvmltest.New("dgxh100", nvmltest.StableUUIDs())
 	if setup != nil {
@@ -45,22 +54,26 @@ func startHealthRig(t *testing.T, setup func(m *nvmltest.Machine)) *healthRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &healthRig{m: m, done: make(chan struct{}), changed: make(chan struct{})}
+	r := &healthRig{m: m, done: make(chan struct{}), changed: make(chan struct{}), polls: map[string]int{}}
 	for _, d := range devs {
 		if d.Parent == "" { // as the agent does: a MIG device's health is its GPU's
 			r.uuids = append(r.uuids, d.UUID)
 		}
 	}
-	r.tracker = health.New(health.Policy{}, time.Now(), "boot", r.uuids, nil)
+	r.tracker = health.New(policy, time.Now(), "boot", r.uuids, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	go func() {
 		defer close(r.done)
-		src.Watch(ctx, r.uuids, WatchOptions{Poll: 20 * time.Millisecond, Wait: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond}, func(o health.Observation) {
+		src.Watch(ctx, r.uuids, WatchOptions{Poll: 20 * time.Millisecond, Wait: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, Thresholds: th}, func(o health.Observation) {
 			r.mu.Lock()
 			defer r.mu.Unlock()
 			if eff := r.tracker.Observe(time.Now(), o); len(eff.FailTasks) > 0 {
 				r.effects = append(r.effects, eff)
+			}
+			r.tracker.Tick(time.Now())
+			if o.Kind == health.Watched {
+				r.polls[o.UUID]++
 			}
 			close(r.changed)
 			r.changed = make(chan struct{})

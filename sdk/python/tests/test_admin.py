@@ -77,6 +77,16 @@ class WorkersTest(support.DevTestCase):
             self.gl.workers.cordon("dev-worker", "GPU-no-such-gpu")
         self.assertEqual(e.exception.code, "not_found")
 
+    def test_drain_a_gpu(self) -> None:
+        gpu = self.gl.workers.get("dev-worker").devices[-1].uuid
+        self.addCleanup(self.gl.workers.uncordon, "dev-worker", gpu)
+        w = self.gl.workers.drain_gpu("dev-worker", gpu, reason="reset")
+        d = next(d for d in w.devices if d.uuid == gpu)
+        self.assertEqual((d.cordoned, d.cordon_reason, d.healthy), (True, "reset", False))
+        with self.assertRaises(gpulayer.Error) as e:
+            self.gl.workers.drain_gpu("dev-worker", "GPU-no-such-gpu")
+        self.assertEqual(e.exception.code, "not_found")
+
     def test_forget_refuses_a_live_worker(self) -> None:
         with self.assertRaises(gpulayer.Error) as e:
             self.gl.workers.forget("dev-worker")

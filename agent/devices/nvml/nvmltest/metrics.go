@@ -11,13 +11,14 @@ import (
 // metrics is what one device's metric queries answer; nil means not set.
 // Guarded by Machine.mu.
 type metrics struct {
-	utilization *nvml.Utilization
-	memoryUsed  *uint64
-	temperature *uint32
-	power       *uint32
-	ecc         ecc
-	processes   []nvml.ProcessInfo // nil when not set
-	mpsClients  []nvml.ProcessInfo // nil when not set
+	utilization  *nvml.Utilization
+	memoryUsed   *uint64
+	temperature  *uint32
+	power        *uint32
+	ecc          ecc
+	processes    []nvml.ProcessInfo // nil when not set
+	mpsClients   []nvml.ProcessInfo // nil when not set
+	clocksEvents *uint64
 }
 
 // SetUtilization sets the GPU and memory utilization, in percent, that

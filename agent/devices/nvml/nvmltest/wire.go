@@ -36,6 +36,7 @@ func (m *Machine) fillDevice(i int) {
 		m.metricAnswers(i),
 		m.eccAnswers(i),
 		m.processAnswers(i),
+		m.clockAnswers(i),
 		m.migAnswers(i),
 	} {
 		for name, a := range part {

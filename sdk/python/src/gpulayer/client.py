@@ -456,6 +456,12 @@ class Workers(_Resource):
         body = {"reason": reason} if reason else {}
         return self._action(worker_id, "devices/" + _seg(uuid) + "/cordon", body)
 
+    def drain_gpu(self, worker_id: str, uuid: str, *, reason: str = "") -> Worker:
+        """Cordons one GPU of the worker and stops the tasks on it: they
+        are requeued, elsewhere, without using an attempt."""
+        body = {"reason": reason} if reason else {}
+        return self._action(worker_id, "devices/" + _seg(uuid) + "/drain", body)
+
     def uncordon(self, worker_id: str, uuid: str) -> Worker:
         """Offers a cordoned GPU again."""
         return self._action(worker_id, "devices/" + _seg(uuid) + "/uncordon", {})
@@ -466,7 +472,8 @@ class Workers(_Resource):
         return Worker.from_dict(self._json("DELETE", _worker(worker_id))["worker"])
 
     def _action(self, worker_id: str, action: str, body: Dict[str, Any]) -> Worker:
-        # Drain, stop, resume and (un)cordon set a state: twice is once, so
+        # Drain, stop, resume, (un)cordon and a GPU's drain set a state:
+        # twice is once (a second GPU drain finds nothing left to stop), so
         # they are resent after any failure, as sdk/client does.
         doc = self._json("POST", _worker(worker_id) + "/" + action, body, idempotent=True)
         return Worker.from_dict(doc["worker"])
