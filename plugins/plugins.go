@@ -11,13 +11,15 @@ import (
 	"slices"
 	"syscall"
 
+	"github.com/gpulayer/gpulayer/plugins/container"
 	"github.com/gpulayer/gpulayer/plugins/exec"
 	"github.com/gpulayer/gpulayer/sdk/executor"
 )
 
 // Builtin maps each built-in executor's name to its constructor.
 var Builtin = map[string]func() executor.Executor{
-	exec.Name: func() executor.Executor { return exec.New(exec.Options{}) },
+	exec.Name:      func() executor.Executor { return exec.New(exec.Options{}) },
+	container.Name: func() executor.Executor { return container.New(container.Options{}) },
 }
 
 // Lookup returns a new instance of the built-in executor called name.

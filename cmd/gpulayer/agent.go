@@ -253,7 +253,7 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 		return nil, nil, err
 	}
 	metrics := agent.NewMetrics()
-	host, err := pluginhost.New(pluginhost.Config{Logger: log.With("component", "pluginhost"), PluginDir: f.pluginDir, PluginSHA256: f.pluginPins, Events: metrics})
+	host, err := pluginhost.New(pluginhost.Config{Logger: log.With("component", "pluginhost"), PluginDir: f.pluginDir, PluginSHA256: f.pluginPins, Events: metrics, ProbeBuiltins: true})
 	if err != nil {
 		src.Close()
 		return nil, nil, err

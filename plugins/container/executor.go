@@ -1,0 +1,259 @@
+package container
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/gpulayer/gpulayer/sdk/executor"
+	"github.com/gpulayer/gpulayer/sdk/executor/logbuf"
+)
+
+// Name is the executor's name, as jobs and the plugin registry spell it.
+const Name = "container"
+
+// Version is reported by Info.
+const Version = "1.0.0"
+
+// ErrKilled is wrapped by the error of a Start after KillAll.
+var ErrKilled = errors.New("container: the executor removed its containers and takes no more")
+
+// Options tune an Executor. The zero value is usable.
+type Options struct {
+	// Logger receives the executor's own logs; nil means slog.Default().
+	Logger *slog.Logger
+	// LogLimit caps the output kept per task in bytes; zero means
+	// logbuf.DefaultLimit.
+	LogLimit int
+	// MaxEnded is how many ended tasks are remembered; zero means 128.
+	MaxEnded int
+	// DrainTimeout bounds how long, after a container ended, its output
+	// may take to arrive; zero means 5 seconds.
+	DrainTimeout time.Duration
+}
+
+// Executor runs tasks as Docker containers. It is safe for concurrent use.
+type Executor struct {
+	opts Options
+
+	dialOnce sync.Once
+	eng      engine
+	dialErr  error
+
+	mu      sync.Mutex
+	tasks   map[string]*task
+	pending map[string]struct{}
+	ended   []string
+	killed  bool
+	reaped  map[string]bool // agent keys whose orphans were removed
+}
+
+var _ executor.Executor = (*Executor)(nil)
+
+// New returns an Executor that talks to the daemon the environment names
+// (Dial), connecting at its first task.
+func New(opts Options) *Executor {
+	return newWith(opts, nil)
+}
+
+// newWith returns an Executor using eng (nil: Dial at first use).
+func newWith(opts Options, eng engine) *Executor {
+	if opts.LogLimit <= 0 {
+		opts.LogLimit = logbuf.DefaultLimit
+	}
+	if opts.MaxEnded <= 0 {
+		opts.MaxEnded = 128
+	}
+	if opts.DrainTimeout <= 0 {
+		opts.DrainTimeout = 5 * time.Second
+	}
+	e := &Executor{opts: opts, tasks: map[string]*task{}, pending: map[string]struct{}{}, reaped: map[string]bool{}}
+	if eng != nil {
+		e.eng = eng
+		e.dialOnce.Do(func() {})
+	}
+	return e
+}
+
+func (e *Executor) log() *slog.Logger {
+	l := e.opts.Logger
+	if l == nil {
+		l = slog.Default()
+	}
+	return l.With("component", "executor", "executor", Name)
+}
+
+func (e *Executor) engine() (engine, error) {
+	e.dialOnce.Do(func() {
+		c, err := Dial()
+		e.eng, e.dialErr = c, err
+	})
+	return e.eng, e.dialErr
+}
+
+// Info implements executor.Executor.
+func (e *Executor) Info(context.Context) (executor.Info, error) {
+	return executor.Info{Name: Name, Version: Version}, nil
+}
+
+// Start implements executor.Executor: it resolves the image and the GPUs,
+// creates the container, attaches to its output and starts it. A failure
+// after the container was created removes it.
+func (e *Executor) Start(ctx context.Context, t executor.Task) error {
+	cfg, err := ParseConfig(t.Config)
+	if err != nil {
+		return fmt.Errorf("container: start task %s: %w", t.ID, err)
+	}
+	eng, err := e.engine()
+	if err != nil {
+		return fmt.Errorf("container: start task %s: docker client: %w", t.ID, err)
+	}
+	if err := e.reserve(t.ID); err != nil {
+		return err
+	}
+	e.reapOnce(ctx, eng, agentKey(t))
+	tk, err := e.startTask(ctx, eng, t, cfg)
+	e.mu.Lock()
+	delete(e.pending, t.ID)
+	killed := e.killed
+	if err == nil {
+		e.tasks[t.ID] = tk
+	}
+	e.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("container: start task %s: %w", t.ID, err)
+	}
+	if killed {
+		tk.remove(e.eng)
+	}
+	e.log().Debug("task started", "attempt_id", t.ID, "task_id", t.TaskID, "container", tk.containerID)
+	go e.reap(tk)
+	return nil
+}
+
+// reserve claims id for a Start in progress.
+func (e *Executor) reserve(id string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.killed {
+		return fmt.Errorf("container: start task %s: %w", id, ErrKilled)
+	}
+	_, running := e.tasks[id]
+	_, starting := e.pending[id]
+	if running || starting {
+		return fmt.Errorf("container: start task %s: %w", id, executor.ErrDuplicateTask)
+	}
+	e.pending[id] = struct{}{}
+	return nil
+}
+
+// reap waits for a task's container to end, then records it as ended.
+func (e *Executor) reap(tk *task) {
+	res := tk.wait(e.eng, e.opts.DrainTimeout, e.log())
+	e.log().Debug("task ended", "attempt_id", tk.id, "exit_code", res.ExitCode, "reason", res.Reason)
+	e.mu.Lock()
+	e.ended = append(e.ended, tk.id)
+	for len(e.ended) > e.opts.MaxEnded {
+		delete(e.tasks, e.ended[0])
+		e.ended = e.ended[1:]
+	}
+	e.mu.Unlock()
+	close(tk.done)
+}
+
+func (e *Executor) task(id string) (*task, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	tk, ok := e.tasks[id]
+	if !ok {
+		return nil, fmt.Errorf("container: task %s: %w", id, executor.ErrUnknownTask)
+	}
+	return tk, nil
+}
+
+// Wait implements executor.Executor.
+func (e *Executor) Wait(ctx context.Context, id string) (executor.Result, error) {
+	tk, err := e.task(id)
+	if err != nil {
+		return executor.Result{}, err
+	}
+	select {
+	case <-tk.done:
+		return tk.result, nil
+	case <-ctx.Done():
+		return executor.Result{}, ctx.Err()
+	}
+}
+
+// Stop implements executor.Executor: the daemon sends the container its
+// stop signal (SIGTERM) and SIGKILL once grace has passed; the container
+// is then removed. It returns when the task has ended, or ctx's error.
+func (e *Executor) Stop(ctx context.Context, id string, grace time.Duration) error {
+	tk, err := e.task(id)
+	if err != nil {
+		return err
+	}
+	tk.stop(e.eng, grace, e.log())
+	select {
+	case <-tk.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Logs implements executor.Executor.
+func (e *Executor) Logs(ctx context.Context, id string, send func(executor.LogChunk) error) error {
+	tk, err := e.task(id)
+	if err != nil {
+		return err
+	}
+	return tk.logs.Follow(ctx, send)
+}
+
+// KillAll removes every running task's container at once (killing it) and
+// makes later Starts fail with ErrKilled: for a plugin about to exit
+// without its agent (plugins.ServeBuiltin), so that no container is left
+// holding GPUs handed out again. It waits for the tasks to end at most
+// killAllWait.
+func (e *Executor) KillAll() {
+	e.mu.Lock()
+	e.killed = true
+	tks := make([]*task, 0, len(e.tasks))
+	for _, tk := range e.tasks {
+		tks = append(tks, tk)
+	}
+	e.mu.Unlock()
+	for _, tk := range tks {
+		tk.stopping.Store(true)
+		tk.remove(e.eng)
+	}
+	timeout := time.NewTimer(killAllWait)
+	defer timeout.Stop()
+	for _, tk := range tks {
+		select {
+		case <-tk.done:
+		case <-timeout.C:
+			e.log().Warn("containers not ended in time after KillAll", "waited", killAllWait)
+			return
+		}
+	}
+}
+
+const killAllWait = 10 * time.Second
+
+// keepPaths are the sandbox's Keep paths that exist (a bind mount of a
+// missing path fails the container).
+func keepPaths(keep []string) []string {
+	var out []string
+	for _, k := range keep {
+		if _, err := os.Stat(k); err == nil {
+			out = append(out, k)
+		}
+	}
+	return out
+}
