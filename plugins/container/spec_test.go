@@ -2,6 +2,7 @@ package container
 
 import (
 	"errors"
+	"log/slog"
 	"slices"
 	"testing"
 
@@ -71,3 +72,5 @@ func TestIdentity(t *testing.T) {
 		}
 	}
 }
+
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
