@@ -3,125 +3,20 @@
 package container
 
 import (
-	"archive/tar"
-	"bytes"
 	"context"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/docker/docker/api/types/build"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/client"
 
+	"github.com/gpulayer/gpulayer/plugins/container/containertest"
 	"github.com/gpulayer/gpulayer/sdk/executor"
 )
-
-// probeImage is the test image: FROM scratch with testdata/probe, built
-// here (nothing can be pulled).
-const probeImage = "gpulayer-probe:test"
-
-var (
-	probeOnce sync.Once
-	probeErr  error
-)
-
-// dockerOrSkip returns a client of the local daemon, or skips the test
-// saying why when none answers, so that the package's tests pass on a
-// machine without Docker.
-func dockerOrSkip(t *testing.T) *client.Client {
-	t.Helper()
-	c, err := Dial()
-	if err == nil {
-		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
-		_, err = c.Ping(ctx)
-		cancel()
-	}
-	if err != nil {
-		t.Skipf("skipped: no Docker daemon answers (%v); `make test-container` runs this where one does", err)
-	}
-	t.Cleanup(func() { c.Close() })
-	probeOnce.Do(func() { probeErr = buildProbeImage(c) })
-	if probeErr != nil {
-		t.Fatalf("building the probe image: %v", probeErr)
-	}
-	return c
-}
-
-// buildProbeImage compiles testdata/probe statically and builds
-// probeImage from it through the daemon's build API.
-func buildProbeImage(c *client.Client) error {
-	dir, err := os.MkdirTemp("", "gpulayer-probe-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "probe")
-	cmd := exec.Command("go", "build", "-o", bin, "./testdata/probe")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return &buildError{string(out), err}
-	}
-	prog, err := os.ReadFile(bin)
-	if err != nil {
-		return err
-	}
-	var ctxTar bytes.Buffer
-	tw := tar.NewWriter(&ctxTar)
-	for _, f := range []struct {
-		name string
-		mode int64
-		body []byte
-	}{
-		{"Dockerfile", 0o644, []byte("FROM scratch\nCOPY probe /probe\nENTRYPOINT [\"/probe\"]\n")},
-		{"probe", 0o755, prog},
-	} {
-		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: f.mode, Size: int64(len(f.body))}); err != nil {
-			return err
-		}
-		if _, err := tw.Write(f.body); err != nil {
-			return err
-		}
-	}
-	if err := tw.Close(); err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	resp, err := c.ImageBuild(ctx, &ctxTar, build.ImageBuildOptions{Tags: []string{probeImage}, Remove: true, ForceRemove: true, Version: build.BuilderV1})
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if bytes.Contains(out, []byte(`"error"`)) {
-		return &buildError{string(out), nil}
-	}
-	return nil
-}
-
-type buildError struct {
-	out string
-	err error
-}
-
-func (e *buildError) Error() string { return strings.TrimSpace(e.out) + " " + errString(e.err) }
-
-func errString(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
-}
 
 // testUID is the task user of the tests (no such user exists in the
 // image or needs to on the host).
@@ -191,3 +86,9 @@ func waitResult(t *testing.T, e *Executor, id string) executor.Result {
 	}
 	return res
 }
+
+// probeImage is the test image (containertest.ProbeImage).
+const probeImage = containertest.ProbeImage
+
+// dockerOrSkip is containertest.DockerOrSkip.
+func dockerOrSkip(t *testing.T) *client.Client { return containertest.DockerOrSkip(t) }
