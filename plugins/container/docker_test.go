@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -22,6 +23,7 @@ import (
 	"github.com/gpulayer/gpulayer/agent/gpucdi"
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/executor"
+	"github.com/gpulayer/gpulayer/sdk/executor/executortest"
 )
 
 // A task runs end to end in a container as its user: its output arrives
@@ -227,4 +229,32 @@ func TestDockerImageArtifact(t *testing.T) {
 	if err := e.Start(t.Context(), missing); !errors.Is(err, ErrNoImage) || !executor.IsPermanent(err) {
 		t.Errorf("missing image: %v, want a permanent ErrNoImage", err)
 	}
+}
+
+// The executor meets the executor contract (sdk/executor/executortest),
+// in process and across go-plugin's gRPC transport, with real containers.
+func TestDockerConformance(t *testing.T) {
+	c := dockerOrSkip(t)
+	args := func(a ...string) []byte {
+		b, err := json.Marshal(api.ContainerConfig{Image: probeImage, Args: a})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	executortest.Run(t, executortest.Spec{
+		New: func() executor.Executor { return newWith(Options{}, c) },
+		Print: func(lines []string) []byte {
+			var a []string
+			for _, l := range lines {
+				a = append(a, "echo", l)
+			}
+			return args(append(a, "exit", "0")...)
+		},
+		Block:    func() []byte { return args("sleep") },
+		Exit:     func(code int) []byte { return args("exit", strconv.Itoa(code)) },
+		PrintEnv: func(key string) []byte { return args("getenv", key) },
+		Invalid:  []byte(`{"image":"x","privileged":true}`),
+		Timeout:  time.Minute,
+	})
 }

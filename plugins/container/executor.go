@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/sdk/executor"
 	"github.com/gpulayer/gpulayer/sdk/executor/logbuf"
+	"github.com/gpulayer/gpulayer/sdk/executor/tasktable"
 )
 
 // Name is the executor's name, as jobs and the plugin registry spell it.
@@ -44,12 +45,10 @@ type Executor struct {
 	eng      engine
 	dialErr  error
 
-	mu      sync.Mutex
-	tasks   map[string]*task
-	pending map[string]struct{}
-	ended   []string
-	killed  bool
-	reaped  map[string]bool // agent keys whose orphans were removed
+	tasks *tasktable.Table[*task]
+
+	mu     sync.Mutex
+	reaped map[string]bool // agent keys whose orphans were removed
 }
 
 var _ executor.Executor = (*Executor)(nil)
@@ -71,7 +70,7 @@ func newWith(opts Options, eng engine) *Executor {
 	if opts.DrainTimeout <= 0 {
 		opts.DrainTimeout = 5 * time.Second
 	}
-	e := &Executor{opts: opts, tasks: map[string]*task{}, pending: map[string]struct{}{}, reaped: map[string]bool{}}
+	e := &Executor{opts: opts, tasks: tasktable.New[*task](opts.MaxEnded), reaped: map[string]bool{}}
 	if eng != nil {
 		e.eng = eng
 		e.dialOnce.Do(func() {})
@@ -112,18 +111,12 @@ func (e *Executor) Start(ctx context.Context, t executor.Task) error {
 	if err != nil {
 		return fmt.Errorf("container: start task %s: docker client: %w", t.ID, err)
 	}
-	if err := e.reserve(t.ID); err != nil {
-		return err
+	if err := e.tasks.Reserve(t.ID); err != nil {
+		return fmt.Errorf("container: start task %s: %w", t.ID, err)
 	}
 	e.reapOnce(ctx, eng, agentKey(t))
 	tk, err := e.startTask(ctx, eng, t, cfg)
-	e.mu.Lock()
-	delete(e.pending, t.ID)
-	killed := e.killed
-	if err == nil {
-		e.tasks[t.ID] = tk
-	}
-	e.mu.Unlock()
+	killed := e.tasks.Settle(t.ID, tk, err == nil)
 	if err != nil {
 		return fmt.Errorf("container: start task %s: %w", t.ID, err)
 	}
@@ -135,42 +128,18 @@ func (e *Executor) Start(ctx context.Context, t executor.Task) error {
 	return nil
 }
 
-// reserve claims id for a Start in progress.
-func (e *Executor) reserve(id string) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.killed {
-		return fmt.Errorf("container: start task %s: %w", id, ErrKilled)
-	}
-	_, running := e.tasks[id]
-	_, starting := e.pending[id]
-	if running || starting {
-		return fmt.Errorf("container: start task %s: %w", id, executor.ErrDuplicateTask)
-	}
-	e.pending[id] = struct{}{}
-	return nil
-}
-
 // reap waits for a task's container to end, then records it as ended.
 func (e *Executor) reap(tk *task) {
 	res := tk.wait(e.eng, e.opts.DrainTimeout, e.log())
 	e.log().Debug("task ended", "attempt_id", tk.id, "exit_code", res.ExitCode, "reason", res.Reason)
-	e.mu.Lock()
-	e.ended = append(e.ended, tk.id)
-	for len(e.ended) > e.opts.MaxEnded {
-		delete(e.tasks, e.ended[0])
-		e.ended = e.ended[1:]
-	}
-	e.mu.Unlock()
+	e.tasks.Ended(tk.id)
 	close(tk.done)
 }
 
 func (e *Executor) task(id string) (*task, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	tk, ok := e.tasks[id]
-	if !ok {
-		return nil, fmt.Errorf("container: task %s: %w", id, executor.ErrUnknownTask)
+	tk, err := e.tasks.Get(id)
+	if err != nil {
+		return nil, fmt.Errorf("container: task %s: %w", id, err)
 	}
 	return tk, nil
 }
@@ -181,12 +150,7 @@ func (e *Executor) Wait(ctx context.Context, id string) (executor.Result, error)
 	if err != nil {
 		return executor.Result{}, err
 	}
-	select {
-	case <-tk.done:
-		return tk.result, nil
-	case <-ctx.Done():
-		return executor.Result{}, ctx.Err()
-	}
+	return tasktable.Wait(ctx, tk)
 }
 
 // Stop implements executor.Executor: the daemon sends the container its
@@ -198,12 +162,7 @@ func (e *Executor) Stop(ctx context.Context, id string, grace time.Duration) err
 		return err
 	}
 	tk.stop(e.eng, grace, e.log())
-	select {
-	case <-tk.done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return tasktable.Ended(ctx, tk)
 }
 
 // Logs implements executor.Executor.
@@ -221,13 +180,7 @@ func (e *Executor) Logs(ctx context.Context, id string, send func(executor.LogCh
 // holding GPUs handed out again. It waits for the tasks to end at most
 // killAllWait.
 func (e *Executor) KillAll() {
-	e.mu.Lock()
-	e.killed = true
-	tks := make([]*task, 0, len(e.tasks))
-	for _, tk := range e.tasks {
-		tks = append(tks, tk)
-	}
-	e.mu.Unlock()
+	tks := e.tasks.Close(ErrKilled)
 	for _, tk := range tks {
 		tk.stopping.Store(true)
 		tk.remove(e.eng)

@@ -61,13 +61,7 @@ func (e *Executor) reapOnce(ctx context.Context, eng engine, key string) {
 	if done {
 		return
 	}
-	n, err := Reap(ctx, eng, key, func(attempt string) bool {
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		_, running := e.tasks[attempt]
-		_, starting := e.pending[attempt]
-		return running || starting
-	})
+	n, err := Reap(ctx, eng, key, e.tasks.Active)
 	if err != nil {
 		e.log().Warn("removing orphaned containers failed", "error", err)
 	}

@@ -29,6 +29,10 @@ type task struct {
 	result      executor.Result
 }
 
+// Done and Result make a task a tasktable.Task.
+func (tk *task) Done() <-chan struct{}   { return tk.done }
+func (tk *task) Result() executor.Result { return tk.result }
+
 // opTimeout bounds each daemon call made outside a caller's ctx.
 const opTimeout = 30 * time.Second
 

@@ -43,6 +43,12 @@ func main() {
 			i++
 			err := os.WriteFile(args[i], []byte("from the container\n"), 0o644)
 			fmt.Printf("write %s: %v\n", args[i], err)
+		case "echo":
+			i++
+			fmt.Println(args[i])
+		case "getenv":
+			i++
+			fmt.Println(os.Getenv(args[i]))
 		case "stderr":
 			fmt.Fprintln(os.Stderr, "to stderr")
 		case "sleep":
