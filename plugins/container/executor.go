@@ -70,7 +70,7 @@ func newWith(opts Options, eng engine) *Executor {
 	if opts.DrainTimeout <= 0 {
 		opts.DrainTimeout = 5 * time.Second
 	}
-	e := &Executor{opts: opts, tasks: tasktable.New[*task](opts.MaxEnded), reaped: map[string]bool{}}
+	e := &Executor{opts: opts, tasks: tasktable.New[*task](Name, opts.MaxEnded), reaped: map[string]bool{}}
 	if eng != nil {
 		e.eng = eng
 		e.dialOnce.Do(func() {})
@@ -136,28 +136,16 @@ func (e *Executor) reap(tk *task) {
 	close(tk.done)
 }
 
-func (e *Executor) task(id string) (*task, error) {
-	tk, err := e.tasks.Get(id)
-	if err != nil {
-		return nil, fmt.Errorf("container: task %s: %w", id, err)
-	}
-	return tk, nil
-}
-
 // Wait implements executor.Executor.
 func (e *Executor) Wait(ctx context.Context, id string) (executor.Result, error) {
-	tk, err := e.task(id)
-	if err != nil {
-		return executor.Result{}, err
-	}
-	return tasktable.Wait(ctx, tk)
+	return e.tasks.Wait(ctx, id)
 }
 
 // Stop implements executor.Executor: the daemon sends the container its
 // stop signal (SIGTERM) and SIGKILL once grace has passed; the container
 // is then removed. It returns when the task has ended, or ctx's error.
 func (e *Executor) Stop(ctx context.Context, id string, grace time.Duration) error {
-	tk, err := e.task(id)
+	tk, err := e.tasks.Get(id)
 	if err != nil {
 		return err
 	}
@@ -167,7 +155,7 @@ func (e *Executor) Stop(ctx context.Context, id string, grace time.Duration) err
 
 // Logs implements executor.Executor.
 func (e *Executor) Logs(ctx context.Context, id string, send func(executor.LogChunk) error) error {
-	tk, err := e.task(id)
+	tk, err := e.tasks.Get(id)
 	if err != nil {
 		return err
 	}

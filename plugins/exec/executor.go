@@ -75,7 +75,7 @@ func New(opts Options) *Executor {
 	if opts.DrainTimeout <= 0 {
 		opts.DrainTimeout = 5 * time.Second
 	}
-	return &Executor{opts: opts, tasks: tasktable.New[*task](opts.MaxEnded)}
+	return &Executor{opts: opts, tasks: tasktable.New[*task](Name, opts.MaxEnded)}
 }
 
 func (e *Executor) log() *slog.Logger {
@@ -125,28 +125,16 @@ func (e *Executor) reap(tk *task) {
 	close(tk.done)
 }
 
-func (e *Executor) task(id string) (*task, error) {
-	tk, err := e.tasks.Get(id)
-	if err != nil {
-		return nil, fmt.Errorf("exec: task %s: %w", id, err)
-	}
-	return tk, nil
-}
-
 // Wait implements executor.Executor.
 func (e *Executor) Wait(ctx context.Context, id string) (executor.Result, error) {
-	tk, err := e.task(id)
-	if err != nil {
-		return executor.Result{}, err
-	}
-	return tasktable.Wait(ctx, tk)
+	return e.tasks.Wait(ctx, id)
 }
 
 // Stop implements executor.Executor: SIGTERM to the task's process group
 // now, SIGKILL once grace has passed (even if ctx ends first). It returns
 // when the task has ended, or ctx's error.
 func (e *Executor) Stop(ctx context.Context, id string, grace time.Duration) error {
-	tk, err := e.task(id)
+	tk, err := e.tasks.Get(id)
 	if err != nil {
 		return err
 	}
@@ -156,7 +144,7 @@ func (e *Executor) Stop(ctx context.Context, id string, grace time.Duration) err
 
 // Logs implements executor.Executor.
 func (e *Executor) Logs(ctx context.Context, id string, send func(executor.LogChunk) error) error {
-	tk, err := e.task(id)
+	tk, err := e.tasks.Get(id)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ package tasktable
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/gpulayer/gpulayer/sdk/executor"
@@ -22,6 +23,7 @@ type Task interface {
 // Table holds the tasks starting, running and the last ended ones. It is
 // safe for concurrent use.
 type Table[T Task] struct {
+	name     string // the executor's, in errors
 	maxEnded int
 	mu       sync.Mutex
 	tasks    map[string]T
@@ -30,10 +32,10 @@ type Table[T Task] struct {
 	closed   error               // set by Close: what Reserve answers
 }
 
-// New returns a table remembering at most maxEnded ended tasks (at least
-// one).
-func New[T Task](maxEnded int) *Table[T] {
-	return &Table[T]{maxEnded: max(maxEnded, 1), tasks: map[string]T{}, pending: map[string]struct{}{}}
+// New returns the table of the executor called name, remembering at most
+// maxEnded ended tasks (at least one).
+func New[T Task](name string, maxEnded int) *Table[T] {
+	return &Table[T]{name: name, maxEnded: max(maxEnded, 1), tasks: map[string]T{}, pending: map[string]struct{}{}}
 }
 
 // Reserve claims id for a Start in progress: executor.ErrDuplicateTask
@@ -78,15 +80,26 @@ func (t *Table[T]) Ended(id string) {
 	}
 }
 
-// Get returns the task id names, or executor.ErrUnknownTask.
+// Get returns the task id names, or an error wrapping
+// executor.ErrUnknownTask.
 func (t *Table[T]) Get(id string) (T, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	tk, ok := t.tasks[id]
 	if !ok {
-		return tk, executor.ErrUnknownTask
+		return tk, fmt.Errorf("%s: task %s: %w", t.name, id, executor.ErrUnknownTask)
 	}
 	return tk, nil
+}
+
+// Wait returns the result of the task id names once it ended (Get's
+// error for an unknown one), or ctx's error.
+func (t *Table[T]) Wait(ctx context.Context, id string) (executor.Result, error) {
+	tk, err := t.Get(id)
+	if err != nil {
+		return executor.Result{}, err
+	}
+	return Wait(ctx, tk)
 }
 
 // Active reports whether id is starting or known (running or ended

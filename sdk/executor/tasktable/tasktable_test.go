@@ -21,7 +21,7 @@ func (f *fakeTask) Result() executor.Result { return f.res }
 // and hands back the tasks; Wait returns the result once done, or ctx's
 // error.
 func TestTable(t *testing.T) {
-	tb := New[*fakeTask](2)
+	tb := New[*fakeTask]("fake", 2)
 	if err := tb.Reserve("a"); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res, err := Wait(t.Context(), tk); err != nil || res.ExitCode != 1 {
+	if res, err := tb.Wait(t.Context(), "c"); err != nil || res.ExitCode != 1 {
 		t.Fatalf("wait: %+v %v", res, err)
 	}
 	if err := Ended(t.Context(), tk); err != nil {
