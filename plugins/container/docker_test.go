@@ -21,6 +21,7 @@ import (
 	specs "tags.cncf.io/container-device-interface/specs-go"
 
 	"github.com/gpulayer/gpulayer/agent/gpucdi"
+	"github.com/gpulayer/gpulayer/plugins/container/containertest"
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/executor"
 	"github.com/gpulayer/gpulayer/sdk/executor/executortest"
@@ -257,4 +258,22 @@ func TestDockerConformance(t *testing.T) {
 		Invalid:  []byte(`{"image":"x","privileged":true}`),
 		Timeout:  time.Minute,
 	})
+}
+
+// BenchmarkDockerStartToEnd measures a task from Start to its result,
+// container removed, for a probe that exits at once: the executor's cost
+// per task, to set against `docker run --rm` of the same image
+// (docs/containers.md, "Start overhead").
+func BenchmarkDockerStartToEnd(b *testing.B) {
+	e := newWith(Options{}, containertest.DockerOrSkip(b))
+	cfg := []byte(`{"image":"` + probeImage + `","args":["exit","0"]}`)
+	for i := 0; b.Loop(); i++ {
+		id := "bench-" + strconv.Itoa(i)
+		if err := e.Start(b.Context(), executor.Task{ID: id, Config: cfg}); err != nil {
+			b.Fatal(err)
+		}
+		if res, err := e.Wait(b.Context(), id); err != nil || res.ExitCode != 0 {
+			b.Fatalf("%+v %v", res, err)
+		}
+	}
 }

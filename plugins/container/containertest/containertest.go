@@ -37,7 +37,7 @@ var (
 // DockerOrSkip returns a client of the local daemon with ProbeImage built,
 // or skips the test saying why when no daemon answers, so that tests pass
 // on a machine without Docker.
-func DockerOrSkip(t *testing.T) *client.Client {
+func DockerOrSkip(t testing.TB) *client.Client {
 	t.Helper()
 	c, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
 	if err == nil {
