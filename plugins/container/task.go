@@ -65,7 +65,8 @@ func (e *Executor) startTask(ctx context.Context, eng engine, t executor.Task, c
 		return nil, fmt.Errorf("creating the container: %w", err)
 	}
 	tk := &task{id: t.ID, containerID: created.ID, logs: logbuf.New(e.opts.LogLimit), copied: make(chan struct{}), done: make(chan struct{})}
-	attach, err := eng.ContainerAttach(ctx, created.ID, container.AttachOptions{Stream: true, Stdout: true, Stderr: true})
+	// The attached stream outlives Start's ctx: it carries the output.
+	attach, err := eng.ContainerAttach(context.WithoutCancel(ctx), created.ID, container.AttachOptions{Stream: true, Stdout: true, Stderr: true})
 	if err == nil {
 		err = eng.ContainerStart(ctx, created.ID, container.StartOptions{})
 		if err != nil {
