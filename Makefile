@@ -48,11 +48,12 @@ test:
 # The container executor against the local Docker daemon: run, uid,
 # capabilities, read-only root, memory limit, GPU injection from CDI
 # edits, image_artifact, stop, KillAll and orphan reaping, and a
-# container job through a real coordinator and agent (docs/containers.md). Each test skips, saying why, where no daemon
+# container job and a gang of containers through a real coordinator and
+# agents (docs/containers.md). Each test skips, saying why, where no daemon
 # answers; -v shows those lines.
 test-container:
 	$(GO) test -race -count=1 -v -run 'Docker' ./plugins/container
-	$(GO) test -race -count=1 -v -run 'TestContainerJobEndToEnd' ./integration
+	$(GO) test -race -count=1 -v -run 'TestContainer' ./integration
 
 # The attack tests alone, each named with its verdict (see
 # scripts/test-security.sh and docs/security.md, "Threats, routes and

@@ -49,23 +49,24 @@ func DockerOrSkip(t testing.TB) *client.Client {
 		t.Skipf("skipped: no Docker daemon answers (%v); `make test-container` runs this where one does", err)
 	}
 	t.Cleanup(func() { c.Close() })
-	once.Do(func() { buildErr = buildProbeImage(c) })
+	once.Do(func() { buildErr = BuildImage(c, ProbeImage, probePkg, "probe") })
 	if buildErr != nil {
 		t.Fatalf("building the probe image: %v", buildErr)
 	}
 	return c
 }
 
-// buildProbeImage compiles the probe statically and builds ProbeImage
-// from it with the daemon's classic builder.
-func buildProbeImage(c *client.Client) error {
-	dir, err := os.MkdirTemp("", "gpulayer-probe-")
+// BuildImage compiles the Go command pkg statically and builds the image
+// tag from it, FROM scratch with the program as /name, its entrypoint,
+// with the daemon's classic builder (nothing is pulled).
+func BuildImage(c *client.Client, tag, pkg, name string) error {
+	dir, err := os.MkdirTemp("", "gpulayer-image-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "probe")
-	cmd := exec.Command("go", "build", "-o", bin, probePkg)
+	bin := filepath.Join(dir, name)
+	cmd := exec.Command("go", "build", "-o", bin, pkg)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build: %v: %s", err, out)
@@ -81,8 +82,8 @@ func buildProbeImage(c *client.Client) error {
 		mode int64
 		body []byte
 	}{
-		{"Dockerfile", 0o644, []byte("FROM scratch\nCOPY probe /probe\nENTRYPOINT [\"/probe\"]\n")},
-		{"probe", 0o755, prog},
+		{"Dockerfile", 0o644, []byte(fmt.Sprintf("FROM scratch\nCOPY %s /%s\nENTRYPOINT [\"/%s\"]\n", name, name, name))},
+		{name, 0o755, prog},
 	} {
 		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: f.mode, Size: int64(len(f.body))}); err != nil {
 			return err
@@ -96,7 +97,7 @@ func buildProbeImage(c *client.Client) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	resp, err := c.ImageBuild(ctx, &ctxTar, build.ImageBuildOptions{Tags: []string{ProbeImage}, Remove: true, ForceRemove: true, Version: build.BuilderV1})
+	resp, err := c.ImageBuild(ctx, &ctxTar, build.ImageBuildOptions{Tags: []string{tag}, Remove: true, ForceRemove: true, Version: build.BuilderV1})
 	if err != nil {
 		return err
 	}
