@@ -5,7 +5,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+
+	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
+	pc "github.com/gpulayer/gpulayer/plugins/container"
 	"github.com/gpulayer/gpulayer/plugins/container/containertest"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -64,4 +70,52 @@ func TestContainerJobEndToEnd(t *testing.T) {
 	if uid != "" && !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "uid="+uid+" gid=") }) {
 		t.Errorf("the container did not run as the task uid %s:\n%s", uid, out)
 	}
+}
+
+// Cancelling a container job, and stopping the agent under a running
+// one, leave no container of theirs behind.
+func TestContainerCancelAndAgentStopLeaveNoContainer(t *testing.T) {
+	c := containertest.DockerOrSkip(t)
+	h := startCoordinator(t)
+	admin := h.Client(t, h.AdminToken)
+	ag := startAgent(t, h.URL, h.JoinToken, "node-s", "dgxh100", agentOpts{containers: true, cdiDir: t.TempDir()})
+	sleeper := api.JobSpec{Executor: api.ContainerExecutor, Config: json.RawMessage(`{"image":"` + containertest.ProbeImage + `","args":["sleep"]}`), MaxAttempts: 1}
+	list := func(jobID string) []container.Summary {
+		t.Helper()
+		l, err := c.ContainerList(t.Context(), container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", pc.LabelJob+"="+jobID))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	left := func(jobID string) int { return len(list(jobID)) }
+	running := func(jobID string) {
+		t.Helper()
+		waitJob(t, admin, jobID, func(j api.Job) bool { return j.Tasks[0].State == api.TaskRunning }, "container task to run")
+		coordinatortest.WaitFor(t, 30*time.Second, "its container to run", func() bool {
+			l := list(jobID)
+			return len(l) == 1 && l[0].State == "running"
+		})
+	}
+
+	job, err := admin.SubmitJob(t.Context(), sleeper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	running(job.ID)
+	if _, err := admin.CancelJob(t.Context(), job.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitJob(t, admin, job.ID, terminal, "cancelled job to end")
+	coordinatortest.WaitFor(t, 30*time.Second, "the cancelled job's container to go", func() bool { return left(job.ID) == 0 })
+
+	job, err = admin.SubmitJob(t.Context(), sleeper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	running(job.ID)
+	if err := ag.stop(); err != nil {
+		t.Logf("agent stopped: %v", err)
+	}
+	coordinatortest.WaitFor(t, 30*time.Second, "the stopped agent's container to go", func() bool { return left(job.ID) == 0 })
 }

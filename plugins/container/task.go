@@ -60,15 +60,22 @@ func (e *Executor) startTask(ctx context.Context, eng engine, t executor.Task, c
 		return nil, err
 	}
 	cc, hc := containerConfig(runSpec{Task: t, Config: cfg, Image: img, User: user, WorkDir: wd, Sandbox: sb, GPU: gpu})
-	created, err := eng.ContainerCreate(ctx, cc, hc, nil, nil, containerName(t.ID))
+	// From here Start runs to its end whatever becomes of ctx: a create
+	// abandoned half way may still make the container on the daemon's
+	// side, and a started one must be known to be removed.
+	opCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), opTimeout)
+	defer cancel()
+	name := containerName(t.ID)
+	created, err := eng.ContainerCreate(opCtx, cc, hc, nil, nil, name)
 	if err != nil {
+		(&task{containerID: name}).remove(eng) // if the daemon made it anyway
 		return nil, fmt.Errorf("creating the container: %w", err)
 	}
 	tk := &task{id: t.ID, containerID: created.ID, logs: logbuf.New(e.opts.LogLimit), copied: make(chan struct{}), done: make(chan struct{})}
-	// The attached stream outlives Start's ctx: it carries the output.
-	attach, err := eng.ContainerAttach(context.WithoutCancel(ctx), created.ID, container.AttachOptions{Stream: true, Stdout: true, Stderr: true})
+	// The attached stream outlives Start: it carries the output.
+	attach, err := eng.ContainerAttach(context.WithoutCancel(opCtx), created.ID, container.AttachOptions{Stream: true, Stdout: true, Stderr: true})
 	if err == nil {
-		err = eng.ContainerStart(ctx, created.ID, container.StartOptions{})
+		err = eng.ContainerStart(opCtx, created.ID, container.StartOptions{})
 		if err != nil {
 			attach.Close()
 		}
