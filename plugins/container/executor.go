@@ -169,10 +169,13 @@ func (e *Executor) Logs(ctx context.Context, id string, send func(executor.LogCh
 // killAllWait.
 func (e *Executor) KillAll() {
 	tks := e.tasks.Close(ErrKilled)
+	// All at once: the agent gives a closing plugin two seconds.
+	var wg sync.WaitGroup
 	for _, tk := range tks {
 		tk.stopping.Store(true)
-		tk.remove(e.eng)
+		wg.Go(func() { tk.remove(e.eng) })
 	}
+	wg.Wait()
 	timeout := time.NewTimer(killAllWait)
 	defer timeout.Stop()
 	for _, tk := range tks {
