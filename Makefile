@@ -12,7 +12,7 @@ BIN := bin/gpulayer
 PLUGIN_DIR := bin/plugins
 EXAMPLE_PLUGINS := $(notdir $(wildcard examples/plugins/*))
 
-.PHONY: build plugins demo test test-security test-short test-ui lint fmt proto bench bench-quick bench-logstore test-cluster fuzz test-faults test-agent-faults replay-campaign test-api test-python python-version
+.PHONY: build plugins demo test test-security test-short test-ui lint fmt proto bench bench-quick bench-logstore test-cluster fuzz test-faults test-agent-faults replay-campaign test-api test-python python-version test-container
 # The commit `gpulayer version` reports (empty outside a git checkout).
 COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 # The version `gpulayer version` reports, and the Python SDK's (make
@@ -44,6 +44,16 @@ test:
 	$(MAKE) test-faults N=40 FAULT_BUDGET=5m
 	$(MAKE) fuzz FUZZTIME=10000x
 	$(MAKE) bench-quick
+
+# The container executor against the local Docker daemon: run, uid,
+# capabilities, read-only root, memory limit, GPU injection from CDI
+# edits, image_artifact, stop, KillAll and orphan reaping, and a
+# container job and a gang of containers through a real coordinator and
+# agents (docs/containers.md). Each test skips, saying why, where no daemon
+# answers; -v shows those lines.
+test-container:
+	$(GO) test -race -count=1 -v -run 'Docker' ./plugins/container
+	$(GO) test -race -count=1 -v -run 'TestContainer' ./integration
 
 # The attack tests alone, each named with its verdict (see
 # scripts/test-security.sh and docs/security.md, "Threats, routes and

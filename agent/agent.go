@@ -122,6 +122,10 @@ type Config struct {
 	// "Fractional sharing"). Empty: no MPS. An agent running as root
 	// needs TaskUser with it (ErrMPSNeedsOneTaskUser).
 	MPSPipeDir string
+	// CDIDir is where the agent keeps its CDI spec of gpulayer.io/gpu
+	// devices (cdispec.go, docs/containers.md); empty: it writes none,
+	// and container tasks get no GPU.
+	CDIDir string
 	// TaskUIDSearch lets an agent whose per-slot range is held by another
 	// agent on the host, or holds a uid or gid of the host, take the next
 	// free range after it instead of failing (gpulayer dev, whose default
@@ -188,7 +192,11 @@ type Agent struct {
 	// gpuNodes are the GPUs' device files by UUID, where the source says
 	// (devicefence.go).
 	gpuNodes map[string]string
-	slots    int // tasks at once, fixed when Run starts
+	// cdiMu serialises the CDI spec's writes; cdiFailing says the last
+	// one failed (logged once).
+	cdiMu      sync.Mutex
+	cdiFailing bool
+	slots      int // tasks at once, fixed when Run starts
 }
 
 // New validates cfg and builds an agent.
@@ -261,6 +269,7 @@ func (a *Agent) prepareTasks() (func(), error) {
 		return nil, err
 	}
 	cleanup := func() { removeRoot(); unclaim() }
+	a.reapContainers(root)
 	if data, err := filepath.EvalSymlinks(a.cfg.DataDir); err == nil && isInside(root, data) {
 		cleanup()
 		return nil, fmt.Errorf("%w: the work dir %s is inside the data dir %s, which tasks must not reach", errUnsafeDir, root, data)
@@ -287,6 +296,7 @@ func (a *Agent) prepareTasks() (func(), error) {
 		Advertise:    advertiseAddr(context.Background(), a.cfg.AdvertiseAddr, a.cfg.Coordinators),
 		Sandbox:      a.taskSandbox(),
 		FenceDevices: a.fencedDevices,
+		CDI:          a.cdiFor,
 		Clock:        a.cfg.Clock,
 		Logger:       a.cfg.Logger.With("component", "runner"),
 	})
@@ -347,6 +357,11 @@ func (a *Agent) Run(ctx context.Context) error {
 	go func() {
 		defer wg.Done()
 		a.rereadInventory(ctx, a.cfg.InventoryInterval)
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		a.keepCDI(ctx)
 	}()
 	if s, ok := a.cfg.Devices.(GPUSampler); ok {
 		wg.Add(1)

@@ -173,6 +173,7 @@ func (a *Agent) applyHealth(eff health.Effect) {
 	if err := health.Save(a.cfg.DataDir, statuses); err != nil {
 		a.log.Error("saving GPU health", "error", err)
 	}
+	a.refreshCDI()            // an unhealthy GPU leaves the spec
 	a.leases.nudgeHeartbeat() // the coordinator learns at once
 }
 

@@ -46,6 +46,7 @@ func (a *Agent) rereadInventory(ctx context.Context, interval time.Duration) {
 		a.mu.Unlock()
 		if changed {
 			a.readDeviceNodes(ctx)
+			a.refreshCDI()
 			added, removed := inventoryDiff(old, devs)
 			a.log.Warn("GPU inventory changed; the coordinator offers new or changed GPUs once an admin approves them", "gpus", len(devs), "added", added, "removed", removed)
 			a.leases.nudgeHeartbeat()

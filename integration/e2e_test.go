@@ -57,6 +57,10 @@ type agentOpts struct {
 	// (honoured as root).
 	mpsPipeDir string
 	taskUser   string
+	// containers probes the built-in executors (the container executor
+	// where Docker answers) and keeps the CDI spec in cdiDir.
+	containers bool
+	cdiDir     string
 	// hostname replaces the host's name the agent makes its id of when
 	// given none.
 	hostname string
@@ -106,10 +110,11 @@ func newAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, op
 		t.Fatal(err)
 	}
 	host, err := pluginhost.New(pluginhost.Config{
-		Logger:    log,
-		SelfExe:   os.Args[0],
-		SelfArgs:  func(name string) []string { return []string{pluginArg, name} },
-		PluginDir: o.pluginDir,
+		Logger:        log,
+		SelfExe:       os.Args[0],
+		SelfArgs:      func(name string) []string { return []string{pluginArg, name} },
+		PluginDir:     o.pluginDir,
+		ProbeBuiltins: o.containers,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -140,6 +145,7 @@ func newAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, op
 		InventoryInterval:    o.inventoryInterval,
 		GPUSampleInterval:    o.gpuSampleInterval,
 		MPSPipeDir:           o.mpsPipeDir,
+		CDIDir:               o.cdiDir,
 		TaskUser:             taskUserAsRoot(o.taskUser),
 		TaskSandbox:          runner.SandboxConfig{Keep: []string{taskShareRoot(t)}, IsolateNetwork: o.isolateNetwork},
 	})

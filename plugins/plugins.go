@@ -11,13 +11,15 @@ import (
 	"slices"
 	"syscall"
 
+	"github.com/gpulayer/gpulayer/plugins/container"
 	"github.com/gpulayer/gpulayer/plugins/exec"
 	"github.com/gpulayer/gpulayer/sdk/executor"
 )
 
 // Builtin maps each built-in executor's name to its constructor.
 var Builtin = map[string]func() executor.Executor{
-	exec.Name: func() executor.Executor { return exec.New(exec.Options{}) },
+	exec.Name:      func() executor.Executor { return exec.New(exec.Options{}) },
+	container.Name: func() executor.Executor { return container.New(container.Options{}) },
 }
 
 // Lookup returns a new instance of the built-in executor called name.
@@ -42,7 +44,7 @@ func Names() []string {
 // ServeBuiltin serves the built-in executor called name as a go-plugin
 // plugin, for `gpulayer plugin <name>`. It returns an error wrapping
 // ErrUnknownPlugin at once if name is unknown, and nil once the agent has
-// closed the plugin. Started by hand (without go-plugin's handshake) the
+// closed the plugin, after killing the tasks still running. Started by hand (without go-plugin's handshake) the
 // process prints an explanation and exits with status 1.
 //
 // SIGTERM ends the process (status 143) after it killed every task it
@@ -55,10 +57,17 @@ func ServeBuiltin(name string) error {
 	if !ok {
 		return fmt.Errorf("%w %q (built-in: %v)", ErrUnknownPlugin, name, Names())
 	}
-	if k, ok := impl.(killer); ok {
+	k, canKill := impl.(killer)
+	if canKill {
 		defer killOnSIGTERM(k, func() { os.Exit(128 + int(syscall.SIGTERM)) })()
 	}
 	executor.Serve(impl)
+	if canKill {
+		// The agent closed the plugin: nothing can wait for, stop or read
+		// the tasks still running any more, so they end with it (a
+		// container would otherwise outlive the process).
+		k.KillAll()
+	}
 	return nil
 }
 

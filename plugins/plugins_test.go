@@ -7,7 +7,7 @@ import (
 )
 
 func TestRegistry(t *testing.T) {
-	if got := Names(); !slices.Equal(got, []string{"exec"}) {
+	if got := Names(); !slices.Equal(got, []string{"container", "exec"}) {
 		t.Errorf("Names() = %v", got)
 	}
 	for _, name := range Names() {

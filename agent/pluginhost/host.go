@@ -55,6 +55,11 @@ type Config struct {
 	// Events, when set, hears of every plugin process started and
 	// crashed.
 	Events Events
+	// ProbeBuiltins, when set, checks once at New the built-in executors
+	// that need something of the node (plugins.Usable) and advertises
+	// those that pass: the container executor where a Docker daemon
+	// answers. Unset, those executors are neither advertised nor run.
+	ProbeBuiltins bool
 }
 
 // Host owns the executor plugin processes. It is safe for concurrent use.
@@ -117,6 +122,7 @@ func New(cfg Config) (*Host, error) {
 		}
 		h.pins[name] = raw
 	}
+	h.builtin = usableBuiltins(h.builtin, cfg.ProbeBuiltins, h.log)
 	if h.exe == "" {
 		exe, err := os.Executable()
 		if err != nil {

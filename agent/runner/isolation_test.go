@@ -170,3 +170,23 @@ func alive(pid int) bool {
 	i := strings.LastIndex(s, ")")
 	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
+
+// The agent's CDI hook names the task's devices and their spec's
+// directory in Task.Env, for an executor that runs containers.
+func TestCDIHookNamesTheDevicesInTheTaskEnv(t *testing.T) {
+	r, rec, _ := newRunner(t, SharedUser{Name: "agent"})
+	var asked []string
+	r.cfg.CDI = func(a api.Assignment) ([]string, string) {
+		asked = a.Devices
+		return []string{"gpulayer.io/gpu=" + a.Devices[0]}, "/run/cdi-test"
+	}
+	a := shellTask(t, `echo "$GPULAYER_CDI_DEVICES $GPULAYER_CDI_DIR"`, nil)
+	r.Run(t.Context(), a)
+	stdout, stderr, ended := rec.out(a.ID)
+	if ended != "finish 0" {
+		t.Fatalf("ended %q, stderr %q", ended, stderr)
+	}
+	if want := "gpulayer.io/gpu=" + a.Devices[0] + " /run/cdi-test\n"; stdout != want || !slices.Equal(asked, a.Devices) {
+		t.Errorf("stdout %q, want %q (hook asked for %v)", stdout, want, asked)
+	}
+}

@@ -82,6 +82,12 @@ type Config struct {
 	// devices given (GPU or MIG UUIDs) must not open: its sandbox covers
 	// them. Nil: none are covered.
 	FenceDevices func(given []string) []string
+	// CDI, when set, returns the CDI names of an assignment's devices and
+	// the directory of the spec that describes them, once that spec
+	// describes them (a share's device is written for it): the task is
+	// told them in Task.Env (executor.EnvCDIDevices, EnvCDIDir), for an
+	// executor that runs containers. No names: nothing is told.
+	CDI func(a api.Assignment) (names []string, dir string)
 	// Reports takes each attempt's finish or failure (report.go); nil
 	// sends them to Coordinator at once, keeping nothing.
 	Reports Reports
@@ -366,6 +372,12 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 	env := taskEnv(a, workDir, user)
 	maps.Copy(env, shareEnv(a.Resources, mps))
 	env[executor.EnvSandbox] = r.sandbox(mps, a.Resources, a.Devices, a.Gang != nil).Encode()
+	if r.cfg.CDI != nil {
+		if names, dir := r.cfg.CDI(a); len(names) > 0 {
+			env[executor.EnvCDIDevices] = strings.Join(names, ",")
+			env[executor.EnvCDIDir] = dir
+		}
+	}
 	if a.Gang != nil {
 		peers, err := r.meet(ctx, rn)
 		switch {

@@ -29,10 +29,17 @@ func shareEnv(r *api.Resources, mpsPipeDir string) map[string]string {
 	if !r.Shared() {
 		return nil
 	}
-	env := map[string]string{EnvGPUMemoryMiB: strconv.FormatUint(r.GPUMemoryMiB, 10)}
+	return ShareEnv(r.GPUMemoryMiB, mpsPipeDir)
+}
+
+// ShareEnv is what a task holding mib of its GPU is told of its share,
+// under MPS served from mpsPipeDir ("" for none): the same for a process
+// of the exec executor and, through the agent's CDI spec, a container.
+func ShareEnv(mib uint64, mpsPipeDir string) map[string]string {
+	env := map[string]string{EnvGPUMemoryMiB: strconv.FormatUint(mib, 10)}
 	if mpsPipeDir != "" {
 		env["CUDA_MPS_PIPE_DIRECTORY"] = mpsPipeDir
-		env["CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"] = fmt.Sprintf("0=%dM", r.GPUMemoryMiB)
+		env["CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"] = fmt.Sprintf("0=%dM", mib)
 	}
 	return env
 }

@@ -34,6 +34,7 @@ type agentFlags struct {
 	dataDir      string
 	workerID     string
 	fakeGPUs     string
+	cdiDir       string
 	fakeFaults   string
 	pluginDir    string
 	caFile       string
@@ -107,6 +108,7 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.inventoryInterval, "inventory-interval", agent.DefaultInventoryInterval, "how often to read the GPU inventory again (a GPU that appears or changes is offered once an admin approves it); 0: never")
 	fs.StringVar(&f.advertiseAddr, "advertise-addr", "", "IP or host name this node's gang tasks are reached on by their peers (MASTER_ADDR); default: this host's address on the route to the coordinator")
 	fs.DurationVar(&f.stopGrace, "stop-grace", 10*time.Second, "time between the polite stop and the kill")
+	fs.StringVar(&f.cdiDir, "cdi-dir", "", "directory where the agent keeps its CDI spec of gpulayer.io/gpu devices, for the container executor and other CDI consumers (docs/containers.md); default /var/run/cdi, or DATA-DIR/cdi with --fake-gpus; \"none\" writes none")
 	fs.StringVar(&f.mpsPipeDir, "mps-pipe-dir", "", "pipe directory of the MPS control daemon serving this host's GPUs (its CUDA_MPS_PIPE_DIRECTORY, usually /tmp/nvidia-mps): shared GPU tasks are then held to their memory share by MPS. As root it needs --task-user: MPS serves one uid at a time (docs/gpus.md, \"Fractional sharing\")")
 	fs.DurationVar(&f.drainDeadline, "drain-deadline", time.Minute, "at SIGTERM the agent drains its worker: running tasks get this long to end before they are stopped and handed back (a second SIGTERM, or SIGINT, stops at once)")
 	fs.BoolVar(&f.leaveOnTerminate, "leave-on-terminate", false, "at SIGTERM deregister the worker instead of draining it: the coordinator forgets it once idle, and its credential stops working")
@@ -270,7 +272,7 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 		return nil, nil, err
 	}
 	metrics := agent.NewMetrics()
-	host, err := pluginhost.New(pluginhost.Config{Logger: log.With("component", "pluginhost"), PluginDir: f.pluginDir, PluginSHA256: f.pluginPins, Events: metrics})
+	host, err := pluginhost.New(pluginhost.Config{Logger: log.With("component", "pluginhost"), PluginDir: f.pluginDir, PluginSHA256: f.pluginPins, Events: metrics, ProbeBuiltins: true})
 	if err != nil {
 		src.Close()
 		return nil, nil, err
@@ -317,6 +319,7 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 		InventoryInterval:    cmp.Or(f.inventoryInterval, -1),
 		StopGrace:            f.stopGrace,
 		MPSPipeDir:           f.mpsPipeDir,
+		CDIDir:               agentCDIDir(f.cdiDir, f.fakeGPUs, f.dataDir),
 		WorkDir:              f.workDir,
 		TaskUser:             f.taskUser,
 		TaskUIDBase:          uint32(f.taskUIDBase),

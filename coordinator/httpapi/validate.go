@@ -124,5 +124,10 @@ func validateJobSpec(s *api.JobSpec) error {
 			return err
 		}
 	}
+	if s.Executor == api.ContainerExecutor {
+		if err := validateContainerConfig(s); err != nil {
+			return err
+		}
+	}
 	return validateArtifactRefs(s)
 }

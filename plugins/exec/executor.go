@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/sdk/executor"
 	"github.com/gpulayer/gpulayer/sdk/executor/logbuf"
+	"github.com/gpulayer/gpulayer/sdk/executor/tasktable"
 )
 
 // Name is the executor's name, as jobs and the plugin registry spell it.
@@ -54,12 +55,8 @@ type Options struct {
 // Executor runs tasks as local processes. It is safe for concurrent use
 // and runs any number of tasks at once.
 type Executor struct {
-	opts    Options
-	mu      sync.Mutex
-	tasks   map[string]*task
-	pending map[string]struct{} // ids whose Start is in progress
-	ended   []string            // ended task ids, oldest first
-	killed  bool                // KillAll ran: no task starts any more
+	opts  Options
+	tasks *tasktable.Table[*task] // KillAll closes it: no task starts any more
 
 	warnNoSandbox sync.Once // the warning that tasks run without a sandbox
 	sweepCgroups  sync.Once // sweepStaleCgroups, before the first task's cgroup
@@ -78,11 +75,7 @@ func New(opts Options) *Executor {
 	if opts.DrainTimeout <= 0 {
 		opts.DrainTimeout = 5 * time.Second
 	}
-	return &Executor{
-		opts:    opts,
-		tasks:   make(map[string]*task),
-		pending: make(map[string]struct{}),
-	}
+	return &Executor{opts: opts, tasks: tasktable.New[*task](Name, opts.MaxEnded)}
 }
 
 func (e *Executor) log() *slog.Logger {
@@ -106,17 +99,11 @@ func (e *Executor) Start(_ context.Context, t executor.Task) error {
 	if err != nil {
 		return fmt.Errorf("exec: start task %s: %w", t.ID, err)
 	}
-	if err := e.reserve(t.ID); err != nil {
-		return err
+	if err := e.tasks.Reserve(t.ID); err != nil {
+		return fmt.Errorf("exec: start task %s: %w", t.ID, err)
 	}
 	tk, err := e.startTask(t, cfg)
-	e.mu.Lock()
-	delete(e.pending, t.ID)
-	killed := e.killed
-	if err == nil {
-		e.tasks[t.ID] = tk
-	}
-	e.mu.Unlock()
+	killed := e.tasks.Settle(t.ID, tk, err == nil)
 	if err != nil {
 		return fmt.Errorf("exec: start task %s: %w", t.ID, err)
 	}
@@ -129,82 +116,35 @@ func (e *Executor) Start(_ context.Context, t executor.Task) error {
 	return nil
 }
 
-// reserve claims id for a Start in progress.
-func (e *Executor) reserve(id string) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.killed {
-		return fmt.Errorf("exec: start task %s: %w", id, ErrKilled)
-	}
-	_, running := e.tasks[id]
-	_, starting := e.pending[id]
-	if running || starting {
-		return fmt.Errorf("exec: start task %s: %w", id, executor.ErrDuplicateTask)
-	}
-	e.pending[id] = struct{}{}
-	return nil
-}
-
 // reap waits for a task to end, records it as ended, forgets the oldest
 // ended tasks beyond MaxEnded, and then releases the task's waiters.
 func (e *Executor) reap(tk *task) {
 	res := tk.wait(e.opts.DrainTimeout)
 	e.log().Debug("task ended", "attempt_id", tk.id, "exit_code", res.ExitCode, "reason", res.Reason)
-	e.mu.Lock()
-	e.ended = append(e.ended, tk.id)
-	for len(e.ended) > e.opts.MaxEnded {
-		delete(e.tasks, e.ended[0])
-		e.ended[0] = ""
-		e.ended = e.ended[1:]
-	}
-	e.mu.Unlock()
+	e.tasks.Ended(tk.id)
 	close(tk.done)
-}
-
-func (e *Executor) task(id string) (*task, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	tk, ok := e.tasks[id]
-	if !ok {
-		return nil, fmt.Errorf("exec: task %s: %w", id, executor.ErrUnknownTask)
-	}
-	return tk, nil
 }
 
 // Wait implements executor.Executor.
 func (e *Executor) Wait(ctx context.Context, id string) (executor.Result, error) {
-	tk, err := e.task(id)
-	if err != nil {
-		return executor.Result{}, err
-	}
-	select {
-	case <-tk.done:
-		return tk.result, nil
-	case <-ctx.Done():
-		return executor.Result{}, ctx.Err()
-	}
+	return e.tasks.Wait(ctx, id)
 }
 
 // Stop implements executor.Executor: SIGTERM to the task's process group
 // now, SIGKILL once grace has passed (even if ctx ends first). It returns
 // when the task has ended, or ctx's error.
 func (e *Executor) Stop(ctx context.Context, id string, grace time.Duration) error {
-	tk, err := e.task(id)
+	tk, err := e.tasks.Get(id)
 	if err != nil {
 		return err
 	}
 	tk.stop(grace)
-	select {
-	case <-tk.done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return tasktable.Ended(ctx, tk)
 }
 
 // Logs implements executor.Executor.
 func (e *Executor) Logs(ctx context.Context, id string, send func(executor.LogChunk) error) error {
-	tk, err := e.task(id)
+	tk, err := e.tasks.Get(id)
 	if err != nil {
 		return err
 	}
@@ -224,13 +164,7 @@ func (e *Executor) Logs(ctx context.Context, id string, send func(executor.LogCh
 // reaped, so that their cgroups are removed before the plugin exits; it
 // waits for that at most killAllReap.
 func (e *Executor) KillAll() {
-	e.mu.Lock()
-	e.killed = true
-	tks := make([]*task, 0, len(e.tasks))
-	for _, tk := range e.tasks {
-		tks = append(tks, tk)
-	}
-	e.mu.Unlock()
+	tks := e.tasks.Close(ErrKilled)
 	for _, tk := range tks {
 		tk.stopping.Store(true)
 		tk.signal(sigKill)

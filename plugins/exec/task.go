@@ -34,6 +34,10 @@ type task struct {
 	result   executor.Result
 }
 
+// Done and Result make a task a tasktable.Task.
+func (tk *task) Done() <-chan struct{}   { return tk.done }
+func (tk *task) Result() executor.Result { return tk.result }
+
 // startTask starts the process for t: in a sandbox of its own unless the
 // executor does not make one (planSandbox).
 func (e *Executor) startTask(t executor.Task, cfg Config) (*task, error) {
