@@ -17,6 +17,7 @@ const (
 	formatTable = "table" // aligned columns for people
 	formatWide  = "wide"  // the table with more columns
 	formatJSON  = "json"  // the API's own JSON
+	formatCSV   = "csv"   // comma-separated values, where a command offers them (usage)
 )
 
 // format is the value of -o: it refuses anything but the three formats
@@ -28,11 +29,11 @@ func (f *format) Type() string   { return "table|wide|json" }
 
 func (f *format) Set(s string) error {
 	switch s {
-	case formatTable, formatWide, formatJSON:
+	case formatTable, formatWide, formatJSON, formatCSV:
 		*f = format(s)
 		return nil
 	}
-	return fmt.Errorf("want table, wide or json, got %q", s)
+	return fmt.Errorf("want table, wide or json (csv where offered), got %q", s)
 }
 
 // outputFlags is -o table|wide|json on a read command; --json stays as
@@ -69,6 +70,9 @@ func (o *outputFlags) is(f string) bool {
 // print writes v as JSON, or calls table with a tabwriter on stdout (wide
 // true for -o wide).
 func (o *outputFlags) print(v any, table func(w io.Writer, wide bool)) error {
+	if o.is(formatCSV) {
+		return usagef("-o csv is offered by gpulayer usage only; use table, wide or json")
+	}
 	if o.is(formatJSON) {
 		if o.stream {
 			return printJSONLine(v)

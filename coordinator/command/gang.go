@@ -17,6 +17,8 @@ type AssignGang struct {
 	LeaseSeconds int          `json:"lease_seconds,omitempty"`
 	RequestID    string       `json:"request_id,omitempty"`
 	Now          time.Time    `json:"now"`
+	// Metered: as AssignTask's.
+	Metered bool `json:"metered,omitempty"`
 }
 
 // GangMember is one task of an AssignGang.

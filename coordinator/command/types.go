@@ -177,6 +177,10 @@ type AssignTask struct {
 	// More marks a second or later task of one acquire for several under
 	// RequestID: it is assigned, and remembered with the first.
 	More bool `json:"more,omitempty"`
+	// Metered has the attempt's GPU time counted when it ends (usage):
+	// set by every leader that meters, absent in entries written before,
+	// so a replica replaying those counts nothing either way.
+	Metered bool `json:"metered,omitempty"`
 }
 
 // StartTask marks the current attempt running.

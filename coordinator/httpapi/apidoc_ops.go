@@ -172,6 +172,14 @@ var apiOps = map[string]apiOp{
 	"DELETE /v1/teams/{name}": {id: "deleteTeam", tag: "teams", summary: "Delete a team with no unfinished job, revoking its client tokens (audited)",
 		answers: []apiAnswer{ok[api.TeamResponse]("the team as it was")}, errs: []int{http.StatusNotFound, http.StatusConflict}},
 
+	"GET /v1/usage": {id: "getUsage", tag: "teams", summary: "GPU time by team and one dimension over a range (a client sees its team's)",
+		query: []openapi.Parameter{
+			queryParam("from", "string", "RFC 3339: the range's start (default: 30 days before to)"),
+			queryParam("to", "string", "RFC 3339: the range's end (default: now)"),
+			queryParam("group_by", "string", "team (default), gpu_model, user or job"),
+		},
+		answers: []apiAnswer{ok[api.UsageResponse]("the rows")}},
+
 	// Groups.
 	"POST /v1/groups": {id: "createGroup", tag: "groups", summary: "Create a group of workers and groups",
 		body: jsonIn[api.CreateGroupRequest](), answers: []apiAnswer{created[api.GroupResponse]("the new group")}, errs: []int{http.StatusConflict}},

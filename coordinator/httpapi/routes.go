@@ -117,6 +117,7 @@ func (s *Server) routeTable() []Route {
 		{"GET", "/v1/teams/{name}", clientRead, s.getTeam},
 		{"PATCH", "/v1/teams/{name}", clientAdmin, s.updateTeam},
 		{"DELETE", "/v1/teams/{name}", clientAdmin, s.deleteTeam},
+		{"GET", "/v1/usage", clientRead, s.usage},
 
 		{"POST", "/v1/groups", clientAdmin, s.createGroup},
 		{"GET", "/v1/groups", clientAdmin, s.listGroups},

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -18,7 +19,10 @@ var (
 	gpusFreeDesc  = prometheus.NewDesc("gpulayer_gpus_free", "Healthy, approved GPUs no task holds on ready workers, by model: what placement can give out now.", []string{"model"}, nil)
 	gpusSickDesc  = prometheus.NewDesc("gpulayer_gpus_unhealthy", "GPUs their agent reports not healthy (unhealthy, recovering or unknown), by model.", []string{"model"}, nil)
 	gpusWornDesc  = prometheus.NewDesc("gpulayer_gpus_degraded", "GPUs their agent reports degraded (working, with a condition such as throttling; placed last), by model; each is also counted allocated or free.", []string{"model"}, nil)
-	stateDescs    = []*prometheus.Desc{tasksDesc, workersDesc, workersByDesc, jobsDesc, leasesDesc, queueDesc, isLeaderDesc, longPollsDesc, pendingDesc, gpusAllocDesc, gpusFreeDesc, gpusSickDesc, gpusWornDesc}
+	teamSecsDesc  = prometheus.NewDesc("gpulayer_team_gpu_seconds_total", "GPU time of ended attempts since metering began, in GPU-seconds (a MIG instance or a share counts its fraction of its GPU), by team and GPU model.", []string{"team", "gpu_model"}, nil)
+	teamInUseDesc = prometheus.NewDesc("gpulayer_team_gpus_in_use", "GPUs the team's active tasks hold, in GPU units.", []string{"team"}, nil)
+	teamWaitDesc  = prometheus.NewDesc("gpulayer_team_tasks_pending", "The team's tasks waiting in the queue.", []string{"team"}, nil)
+	stateDescs    = []*prometheus.Desc{teamSecsDesc, teamInUseDesc, teamWaitDesc, tasksDesc, workersDesc, workersByDesc, jobsDesc, leasesDesc, queueDesc, isLeaderDesc, longPollsDesc, pendingDesc, gpusAllocDesc, gpusFreeDesc, gpusSickDesc, gpusWornDesc}
 )
 
 // stateCollector reads the replicated state's counts on each scrape (one
@@ -57,6 +61,13 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(gpusFreeDesc, c.Free, model)
 		gauge(gpusSickDesc, c.Unhealthy, model)
 		gauge(gpusWornDesc, c.Degraded, model)
+	}
+	for _, u := range c.s.store.UsageTotals() {
+		ch <- prometheus.MustNewConstMetric(teamSecsDesc, prometheus.CounterValue, float64(u.CentiGPUMillis)/(command.CentiGPUsPerGPU*1000), u.Team, u.Model)
+	}
+	for _, t := range c.s.store.Teams() {
+		ch <- prometheus.MustNewConstMetric(teamInUseDesc, prometheus.GaugeValue, float64(t.Usage.CentiGPUsInUse)/command.CentiGPUsPerGPU, t.Team.Name)
+		gauge(teamWaitDesc, t.Usage.PendingTasks, t.Team.Name)
 	}
 	leader := 0
 	if c.s.cluster.IsLeader() {

@@ -207,6 +207,7 @@ func (s *Scheduler) tryOnce(ctx context.Context, workerID string, req api.Acquir
 			Now:          s.clock.Now().UTC(),
 			RequestID:    req.RequestID,
 			More:         more,
+			Metered:      true,
 		})
 		s.mu.Lock()
 		delete(s.reserved, cand.TaskID)
@@ -359,7 +360,7 @@ func (s *Scheduler) assignGang(ctx context.Context, workerID string, req api.Acq
 		}
 		s.mu.Unlock()
 	}()
-	c := command.AssignGang{WorkerID: workerID, LeaseSeconds: req.MaxLeaseSeconds, RequestID: req.RequestID, Now: s.clock.Now().UTC()}
+	c := command.AssignGang{WorkerID: workerID, LeaseSeconds: req.MaxLeaseSeconds, RequestID: req.RequestID, Now: s.clock.Now().UTC(), Metered: true}
 	for _, m := range plan {
 		c.Members = append(c.Members, command.GangMember{TaskID: m.TaskID, WorkerID: m.WorkerID, AttemptID: auth.NewID(12), Devices: m.Devices})
 	}

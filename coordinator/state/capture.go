@@ -46,6 +46,8 @@ type Capture struct {
 	tasks       frozenMap[*Task]
 	groups      []Group
 	teams       []Team
+	usage       []UsageRow
+	usageTotals []UsageTotal
 	clusters    []Cluster
 	enrollments []Enrollment
 	artifacts   []Artifact
@@ -120,6 +122,14 @@ func (s *Store) captureLocked(c *Capture) {
 	}
 	for _, x := range s.teams {
 		c.teams = append(c.teams, x.clone())
+	}
+	c.usage = make([]UsageRow, 0, len(s.usage))
+	for _, x := range s.usage {
+		c.usage = append(c.usage, *x)
+	}
+	c.usageTotals = make([]UsageTotal, 0, len(s.usageTotals))
+	for k, v := range s.usageTotals {
+		c.usageTotals = append(c.usageTotals, UsageTotal{Team: k.team, Model: k.model, CentiGPUMillis: v})
 	}
 	for _, x := range s.clusters {
 		c.clusters = append(c.clusters, x.clone())

@@ -3,6 +3,7 @@ package state
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -57,6 +58,8 @@ const (
 	recRefusal
 	recFinish // version 3 on
 	recTeam
+	recUsage
+	recUsageTotal
 )
 
 // snapMeta is the store's scalar state.
@@ -173,6 +176,14 @@ func (c *Capture) encode(w io.Writer) error {
 	}
 	for _, x := range sortedBy(c.teams, func(x *Team) string { return x.Name }) {
 		s.put(recTeam, x)
+	}
+	slices.SortFunc(c.usage, func(a, b UsageRow) int { return compareUsageKeys(a.Key, b.Key) })
+	for i := range c.usage {
+		s.put(recUsage, &c.usage[i])
+	}
+	slices.SortFunc(c.usageTotals, func(a, b UsageTotal) int { return cmp.Or(cmp.Compare(a.Team, b.Team), cmp.Compare(a.Model, b.Model)) })
+	for i := range c.usageTotals {
+		s.put(recUsageTotal, &c.usageTotals[i])
 	}
 	for _, x := range sortedBy(c.clusters, func(x *Cluster) string { return x.Key }) {
 		s.put(recCluster, x)
@@ -360,6 +371,10 @@ func decodeRecord(dec *codec.Decoder, kind uint8, snap *snapshotV1) error {
 		return decodeInto(dec, &snap.Clusters)
 	case recTeam:
 		return decodeInto(dec, &snap.Teams)
+	case recUsage:
+		return decodeInto(dec, &snap.Usage)
+	case recUsageTotal:
+		return decodeInto(dec, &snap.UsageTotals)
 	case recEnrollment:
 		return decodeInto(dec, &snap.Enrollments)
 	case recArtifact:
@@ -464,7 +479,7 @@ var recordNames = map[uint8]string{
 	recMeta: "meta", recCredential: "credentials", recWorker: "workers", recJob: "jobs", recTask: "tasks",
 	recLog: "logs", recSubmission: "submissions", recIdempotency: "idempotency", recNode: "nodes",
 	recGroup: "groups", recCluster: "clusters", recEnrollment: "enrollments", recArtifact: "artifacts",
-	recAudit: "audit", recRefusal: "audit_refusals", recFinish: "finishes", recTeam: "teams",
+	recAudit: "audit", recRefusal: "audit_refusals", recFinish: "finishes", recTeam: "teams", recUsage: "usage", recUsageTotal: "usage_totals",
 }
 
 // RecordSizes reads a version 2 or 3 snapshot's framing, without decoding

@@ -47,6 +47,7 @@ var attemptCodec = newCodec(
 	strField("gpu_fault", func(a *Attempt) *string { return &a.GPUFault }, omitEmpty|interned),
 	intPtrField("exit_code", func(a *Attempt) **int { return &a.ExitCode }),
 	strField("id", func(a *Attempt) *string { return &a.ID }, always),
+	nestedField("meter", func(a *Attempt) (any, bool) { return a.Meter, len(a.Meter) > 0 }),
 	intField("number", func(a *Attempt) *int { return &a.Number }, always),
 	strField("reason", func(a *Attempt) *string { return &a.Reason }, omitEmpty),
 	nestedField("rendezvous", func(a *Attempt) (any, bool) { return a.Rendezvous, a.Rendezvous != nil }),

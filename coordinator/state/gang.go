@@ -220,7 +220,7 @@ func (s *Store) assignGang(c command.AssignGang) ([]AssignOutcome, error) {
 			l = min(l, c.LeaseSeconds)
 		}
 		s.queue.remove(keyOf(j.Spec), t)
-		s.giveTask(t, w, m.AttemptID, m.Devices, l, c.Now)
+		s.giveTask(t, w, m.AttemptID, m.Devices, l, c.Metered, c.Now)
 		if w.ID == c.WorkerID {
 			out = append(out, s.assignOutcome(t, false))
 			mine = append(mine, TaskAttempt{TaskID: t.ID, AttemptID: t.AttemptID})
@@ -274,7 +274,7 @@ func (s *Store) devicesFit(w *Worker, devs []string, r *command.Resources) bool 
 }
 
 // giveTask makes t w's under a new attempt.
-func (s *Store) giveTask(t *Task, w *Worker, attemptID string, devs []string, lease int, now time.Time) {
+func (s *Store) giveTask(t *Task, w *Worker, attemptID string, devs []string, lease int, metered bool, now time.Time) {
 	s.mustOwn(t)
 	t.LeaseSeconds = lease
 	t.State = taskAssigned
@@ -284,7 +284,11 @@ func (s *Store) giveTask(t *Task, w *Worker, attemptID string, devs []string, le
 	t.LeaseExpiresAt = now.Add(time.Duration(lease) * time.Second)
 	t.LastLogSeq = 0
 	t.UpdatedAt = now
-	t.Attempts = append(t.Attempts, Attempt{ID: attemptID, Number: len(t.Attempts) + 1, WorkerID: w.ID, State: taskAssigned, Devices: devs, AssignedAt: now})
+	a := Attempt{ID: attemptID, Number: len(t.Attempts) + 1, WorkerID: w.ID, State: taskAssigned, Devices: devs, AssignedAt: now}
+	if metered {
+		a.Meter = meterShares(w, devs, s.jobs.get(t.JobID).Spec.Resources)
+	}
+	t.Attempts = append(t.Attempts, a)
 	w.active[t.ID] = struct{}{}
 }
 

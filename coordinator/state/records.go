@@ -90,6 +90,10 @@ type Attempt struct {
 	// GPUFault names the GPU whose fault ended the attempt (lost), as its
 	// agent reported it (gpufault.go).
 	GPUFault string `json:"gpu_fault,omitempty"`
+	// Meter is what the attempt holds, per GPU model, in hundredths of a
+	// GPU, where the leader that placed it meters (usage.go); nil in
+	// attempts placed before.
+	Meter []MeterShare `json:"meter,omitempty"`
 }
 
 // Endpoint is an address and port a gang member advertised.

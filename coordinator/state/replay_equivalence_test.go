@@ -107,7 +107,7 @@ func (h *history) next() command.Command {
 		// A placement as acquire makes it: the best match for a worker.
 		c, ok, _ := h.s.MatchAt(now, w, "", 0, nil)
 		if ok && len(c.Gang) > 0 {
-			g := command.AssignGang{WorkerID: w, LeaseSeconds: 30, RequestID: h.id("r"), Now: now}
+			g := command.AssignGang{WorkerID: w, LeaseSeconds: 30, RequestID: h.id("r"), Now: now, Metered: h.rng.IntN(4) > 0}
 			for _, m := range c.Gang {
 				g.Members = append(g.Members, command.GangMember{TaskID: m.TaskID, WorkerID: m.WorkerID, AttemptID: h.id("a"), Devices: m.Devices})
 			}
@@ -120,7 +120,7 @@ func (h *history) next() command.Command {
 			t := taskOf(taskPending)
 			return command.AssignTask{TaskID: t.ID, WorkerID: w, AttemptID: h.id("a"), Devices: []string{"GPU-x"}, LeaseSeconds: 30, Now: now}
 		}
-		return command.AssignTask{TaskID: c.TaskID, WorkerID: w, AttemptID: h.id("a"), Devices: c.Devices, LeaseSeconds: 30, RequestID: h.id("r"), Now: now}
+		return command.AssignTask{TaskID: c.TaskID, WorkerID: w, AttemptID: h.id("a"), Devices: c.Devices, LeaseSeconds: 30, RequestID: h.id("r"), Now: now, Metered: h.rng.IntN(4) > 0}
 	case k < 46:
 		t := taskOf(taskAssigned)
 		return command.StartTask{TaskID: t.ID, WorkerID: t.WorkerID, AttemptID: t.AttemptID, Now: now}
@@ -314,6 +314,8 @@ func stateDiffs(a, b *Store, now time.Time) []string {
 			"workers":     keyed(c.workers, func(x Worker) string { return x.ID }),
 			"groups":      keyed(c.groups, func(x Group) string { return x.ID }),
 			"teams":       keyed(c.teams, func(x Team) string { return x.Name }),
+			"usage":       keyed(c.usage, func(x UsageRow) string { return fmt.Sprint(x.Key) }),
+			"totals":      keyed(c.usageTotals, func(x UsageTotal) string { return x.Team + "/" + x.Model }),
 			"clusters":    keyed(c.clusters, func(x Cluster) string { return x.Key }),
 			"enrollments": keyed(c.enrollments, func(x Enrollment) string { return x.Key }),
 			"artifacts":   keyed(c.artifacts, func(x Artifact) string { return x.Digest }),

@@ -26,6 +26,8 @@ type snapshotV1 struct {
 	Nodes               map[string]string     `json:"nodes"`
 	Groups              []*Group              `json:"groups,omitempty"`
 	Teams               []*Team               `json:"teams,omitempty"`
+	Usage               []*UsageRow           `json:"usage,omitempty"`
+	UsageTotals         []*UsageTotal         `json:"usage_totals,omitempty"`
 	Clusters            []*Cluster            `json:"clusters,omitempty"`
 	Enrollments         []*Enrollment         `json:"enrollments,omitempty"`
 	Artifacts           []*Artifact           `json:"artifacts,omitempty"`
@@ -129,6 +131,22 @@ func (s *Store) load(snap *snapshotV1) error {
 			return fmt.Errorf("team %s: %w", t.Name, err)
 		}
 		s.teams[t.Name] = t
+	}
+	for _, r := range snap.Usage {
+		if r == nil || s.usage[r.Key] != nil {
+			return fmt.Errorf("usage row listed twice or empty: %w", ErrInvalid)
+		}
+		s.usage[r.Key] = r
+	}
+	for _, u := range snap.UsageTotals {
+		if u == nil {
+			return fmt.Errorf("empty usage total: %w", ErrInvalid)
+		}
+		k := totalKey{u.Team, u.Model}
+		if _, dup := s.usageTotals[k]; dup {
+			return fmt.Errorf("usage total %s/%s listed twice: %w", u.Team, u.Model, ErrInvalid)
+		}
+		s.usageTotals[k] = u.CentiGPUMillis
 	}
 	for _, c := range snap.Clusters {
 		if c == nil {

@@ -54,6 +54,10 @@ type tables struct {
 	nodes       map[string]string
 	groups      map[string]*Group
 	teams       map[string]*Team
+	// usage is the GPU accounting (usage.go); usageTotals its totals
+	// per team and model, never dropped.
+	usage       map[UsageKey]*UsageRow
+	usageTotals map[totalKey]int64
 	clusters    map[string]*Cluster
 	enrollments map[string]*Enrollment
 	artifacts   map[string]*Artifact
@@ -99,6 +103,8 @@ func (s *Store) reset() {
 	s.nodes = map[string]string{}
 	s.groups = map[string]*Group{}
 	s.teams = map[string]*Team{}
+	s.usage = map[UsageKey]*UsageRow{}
+	s.usageTotals = map[totalKey]int64{}
 	s.clusters = map[string]*Cluster{}
 	s.enrollments = map[string]*Enrollment{}
 	s.artifacts = map[string]*Artifact{}

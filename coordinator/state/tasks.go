@@ -68,7 +68,7 @@ func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
 	if c.LeaseSeconds > 0 && c.LeaseSeconds < lease {
 		lease = c.LeaseSeconds
 	}
-	s.giveTask(t, w, c.AttemptID, c.Devices, lease, c.Now)
+	s.giveTask(t, w, c.AttemptID, c.Devices, lease, c.Metered, c.Now)
 	recordAcquire(w, c)
 	return s.assignOutcome(t, false), nil
 }
@@ -324,6 +324,7 @@ func (s *Store) endAttempt(t *Task, state string, code *int, reason string, now 
 			a.Reason += ": " + reason
 		}
 	}
+	s.meter(s.jobs.get(t.JobID), a)
 	t.Preempt = ""
 	if w, ok := s.workers[t.WorkerID]; ok {
 		delete(w.active, t.ID)

@@ -174,14 +174,7 @@ func TestTeamsSurviveASnapshot(t *testing.T) {
 	s := New()
 	mustApply(t, s, command.CreateTeam{Name: "vision", Settings: teamSettings(150, 200), Now: at(1)},
 		inTeam(submit("j", 1, 0), "vision"), submit("old", 1, 0))
-	var buf bytes.Buffer
-	if err := s.Snapshot(&buf); err != nil {
-		t.Fatal(err)
-	}
-	r := New()
-	if err := r.Restore(&buf); err != nil {
-		t.Fatal(err)
-	}
+	r := restored(t, s)
 	if bad := stateDiffs(s, r, at(9)); len(bad) > 0 {
 		t.Fatalf("restored: %v", bad)
 	}
@@ -200,4 +193,14 @@ func snapshotOf(t *testing.T, s *Store) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// restored is a fresh store restored from a snapshot of s.
+func restored(t *testing.T, s *Store) *Store {
+	t.Helper()
+	r := New()
+	if err := r.Restore(bytes.NewReader(snapshotOf(t, s))); err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -41,24 +41,29 @@ func (s *Store) teamUsage() map[string]TeamUsage {
 func taskCentiGPUs(w *Worker, devices []string, r *command.Resources) int64 {
 	var sum int64
 	for _, uuid := range devices {
-		d, ok := deviceOf(w, uuid)
-		switch {
-		case !ok:
-			sum += command.CentiGPUsPerGPU // gone from the report since: count it whole
-		case r.Shared():
-			sum += fractionCenti(r.GPUMemoryMiB, d.MemoryMiB)
-		case d.Parent != "":
-			parent, ok := deviceOf(w, d.Parent)
-			if !ok {
-				sum += command.CentiGPUsPerGPU
-				continue
-			}
-			sum += fractionCenti(d.MemoryMiB, parent.MemoryMiB)
-		default:
-			sum += command.CentiGPUsPerGPU
-		}
+		_, c := deviceCenti(w, uuid, r)
+		sum += c
 	}
 	return sum
+}
+
+// deviceCenti is one device's part of a task, in hundredths of a GPU,
+// and the model of its GPU (a MIG device's parent's).
+func deviceCenti(w *Worker, uuid string, r *command.Resources) (model string, centi int64) {
+	d, ok := deviceOf(w, uuid)
+	switch {
+	case !ok:
+		return "", command.CentiGPUsPerGPU // gone from the report since: count it whole
+	case r.Shared():
+		return d.Name, fractionCenti(r.GPUMemoryMiB, d.MemoryMiB)
+	case d.Parent != "":
+		parent, ok := deviceOf(w, d.Parent)
+		if !ok {
+			return d.Name, command.CentiGPUsPerGPU
+		}
+		return parent.Name, fractionCenti(d.MemoryMiB, parent.MemoryMiB)
+	}
+	return d.Name, command.CentiGPUsPerGPU
 }
 
 func deviceOf(w *Worker, uuid string) (command.Device, bool) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -46,3 +47,32 @@ func (c *Client) DeleteTeam(ctx context.Context, name string) (api.Team, error) 
 }
 
 func teamPath(name string) string { return "/v1/teams/" + url.PathEscape(name) }
+
+// UsageQuery asks GET /v1/usage: a range (zero: the server's default,
+// the 30 days before now) and a grouping (empty: team).
+type UsageQuery struct {
+	From, To time.Time
+	GroupBy  string
+}
+
+// Usage reads GPU time by team and one dimension over a range: a
+// client's own team's, an admin's every team's.
+func (c *Client) Usage(ctx context.Context, q UsageQuery) (api.UsageResponse, error) {
+	v := url.Values{}
+	if !q.From.IsZero() {
+		v.Set("from", q.From.UTC().Format(time.RFC3339Nano))
+	}
+	if !q.To.IsZero() {
+		v.Set("to", q.To.UTC().Format(time.RFC3339Nano))
+	}
+	if q.GroupBy != "" {
+		v.Set("group_by", q.GroupBy)
+	}
+	path := "/v1/usage"
+	if len(v) > 0 {
+		path += "?" + v.Encode()
+	}
+	var out api.UsageResponse
+	err := c.Do(ctx, http.MethodGet, path, nil, &out)
+	return out, err
+}

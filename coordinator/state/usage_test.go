@@ -1,0 +1,129 @@
+package state
+
+import (
+	"testing"
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+)
+
+// A metered attempt's GPU time, from its start to its end, lands in the
+// hour buckets it ran through, by team, model and user: two whole GPUs
+// for 90 minutes from 13:30 are 30 GPU-minutes twice in the 13:00 hour
+// and 60 twice in the 14:00 hour; a MIG 3g.40gb slice of an 80 GB GPU
+// counts half its GPU, under the parent's model. An attempt placed
+// without metering, and one that never started, count nothing.
+func TestMeteredAttemptsCountGPUTime(t *testing.T) {
+	s := New()
+	start := t0.Add(30 * time.Minute) // 13:30
+	job := inTeam(submit("whole", 1, 2), "vision")
+	job.CreatedBy = "alice"
+	mig := inTeam(migJob("mig", "3g.40gb", 1, 1), "vision")
+	mig.CreatedBy = "alice"
+	quiet := submit("quiet", 1, 1)
+	never := submit("never", 1, 1)
+	mustApply(t, s, command.CreateTeam{Name: "vision", Settings: teamSettings(100, 0), Now: at(0)},
+		register("w1", "GPU-a", "GPU-b", "GPU-c"), migWorker("w2"), job, mig, quiet, never,
+		command.AssignTask{TaskID: "whole-a", WorkerID: "w1", AttemptID: "a1", Devices: []string{"GPU-a", "GPU-b"}, Metered: true, Now: start},
+		command.StartTask{TaskID: "whole-a", WorkerID: "w1", AttemptID: "a1", Now: start},
+		command.AssignTask{TaskID: "mig-a", WorkerID: "w2", AttemptID: "a2", Devices: []string{"MIG-a"}, Metered: true, Now: start},
+		command.StartTask{TaskID: "mig-a", WorkerID: "w2", AttemptID: "a2", Now: start},
+		command.AssignTask{TaskID: "quiet-a", WorkerID: "w1", AttemptID: "a3", Devices: []string{"GPU-c"}, Now: start},
+		command.StartTask{TaskID: "quiet-a", WorkerID: "w1", AttemptID: "a3", Now: start},
+		command.AssignTask{TaskID: "never-a", WorkerID: "w2", AttemptID: "a4", Devices: []string{"GPU-0"}, Metered: true, Now: start},
+		command.FinishTask{TaskID: "whole-a", WorkerID: "w1", AttemptID: "a1", Now: start.Add(90 * time.Minute)},
+		command.LoseAttempt{TaskID: "mig-a", AttemptID: "a2", Reason: "lease expired", Now: start.Add(10 * time.Minute)},
+		command.FinishTask{TaskID: "quiet-a", WorkerID: "w1", AttemptID: "a3", Now: start.Add(time.Hour)},
+		command.LoseAttempt{TaskID: "never-a", AttemptID: "a4", Reason: "lease expired", Now: start.Add(time.Hour)},
+	)
+	min := func(n int64) int64 { return n * 60_000 }
+	want := []UsageRow{
+		{Key: UsageKey{Start: t0.Unix(), Team: "vision", Model: h100, User: "alice"}, CentiGPUMillis: 200*min(30) + 50*min(10), Attempts: 1},
+		{Key: UsageKey{Start: t0.Add(time.Hour).Unix(), Team: "vision", Model: h100, User: "alice"}, CentiGPUMillis: 200 * min(60), Attempts: 1},
+	}
+	got := s.UsageRows(t0.Add(-time.Hour), t0.Add(3*time.Hour))
+	if !equalRows(got, want) {
+		t.Fatalf("usage rows:\n got %+v\nwant %+v", got, want)
+	}
+	totals := s.UsageTotals()
+	if len(totals) != 1 || totals[0].CentiGPUMillis != 200*min(90)+50*min(10) {
+		t.Fatalf("totals %+v", totals)
+	}
+	// The jobs' view of a range that cuts the whole-GPU attempt: 14:00 to
+	// 14:30 holds 30 of its minutes.
+	jobs := s.JobsUsage("vision", t0.Add(time.Hour), t0.Add(90*time.Minute))
+	if len(jobs) != 1 || jobs[0].JobID != "whole" || jobs[0].CentiGPUMillis != 200*min(30) || jobs[0].Tasks != 1 {
+		t.Fatalf("jobs usage %+v", jobs)
+	}
+	if other := s.JobsUsage(command.DefaultTeam, t0, t0.Add(5*time.Hour)); len(other) != 0 {
+		t.Fatalf("default's unmetered jobs counted: %+v", other)
+	}
+}
+
+func equalRows(a, b []UsageRow) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// A preempted attempt's time counts, and apart as preempted too.
+func TestPreemptedTimeIsCountedApart(t *testing.T) {
+	s := New()
+	mustApply(t, s, register("w1", "GPU-a"), submit("j", 1, 1),
+		command.AssignTask{TaskID: "j-a", WorkerID: "w1", AttemptID: "a1", Devices: []string{"GPU-a"}, Metered: true, Now: t0},
+		command.StartTask{TaskID: "j-a", WorkerID: "w1", AttemptID: "a1", Now: t0},
+		command.ControlWorker{WorkerID: "w1", Action: command.ActionDrain, Deadline: t0, By: "admin", Now: t0.Add(time.Minute)},
+		command.ExpireDrains{Now: t0.Add(2 * time.Minute)})
+	// The expired drain marked the task to be stopped; its agent's stop
+	// ends the attempt.
+	if tk, _ := s.Task("j-a"); tk.Active() {
+		mustApply(t, s, command.LoseAttempt{TaskID: "j-a", AttemptID: "a1", Reason: "stopped", Now: t0.Add(20 * time.Minute)})
+	}
+	tk, _ := s.Task("j-a")
+	if a := tk.Attempts[0]; a.State != attemptPreempted {
+		t.Fatalf("attempt %s, want preempted", a.State)
+	}
+	rows := s.UsageRows(t0, t0.Add(time.Hour))
+	if len(rows) != 1 || rows[0].PreemptCentiMillis != rows[0].CentiGPUMillis || rows[0].CentiGPUMillis <= 0 {
+		t.Fatalf("rows %+v", rows)
+	}
+}
+
+// Garbage collection folds hour rows older than a week into day rows and
+// drops rows older than the retention; the totals stay; the table
+// survives a snapshot.
+func TestUsageFoldsAndExpires(t *testing.T) {
+	s := New()
+	run := func(task, attempt string, at time.Time) []command.Command {
+		return []command.Command{
+			command.AssignTask{TaskID: task, WorkerID: "w1", AttemptID: attempt, Devices: []string{"GPU-a"}, Metered: true, Now: at},
+			command.StartTask{TaskID: task, WorkerID: "w1", AttemptID: attempt, Now: at},
+			command.FinishTask{TaskID: task, WorkerID: "w1", AttemptID: attempt, Now: at.Add(10 * time.Minute)},
+		}
+	}
+	mustApply(t, s, register("w1", "GPU-a"), submit("a", 1, 1), submit("b", 1, 1))
+	mustApply(t, s, run("a-a", "a1", t0)...)                  // 13:00
+	mustApply(t, s, run("b-a", "b1", t0.Add(2*time.Hour))...) // 15:00, same day
+	mustApply(t, s, command.CollectGarbage{Now: t0.Add(8 * 24 * time.Hour), OlderThan: 100 * 24 * time.Hour, By: "leader"})
+	rows := s.UsageRows(t0.Add(-24*time.Hour), t0.Add(24*time.Hour))
+	if len(rows) != 1 || !rows[0].Key.Day || rows[0].CentiGPUMillis != 2*100*600_000 || rows[0].Attempts != 2 {
+		t.Fatalf("after a week: %+v", rows)
+	}
+	r := restored(t, s)
+	if got := r.UsageRows(t0.Add(-24*time.Hour), t0.Add(24*time.Hour)); !equalRows(got, rows) {
+		t.Fatalf("restored %+v", got)
+	}
+	mustApply(t, s, command.CollectGarbage{Now: t0.Add(UsageRetention + 48*time.Hour), OlderThan: 100 * 24 * time.Hour, By: "leader"})
+	if rows := s.UsageRows(t0.Add(-24*time.Hour), t0.Add(24*time.Hour)); len(rows) != 0 {
+		t.Fatalf("past the retention: %+v", rows)
+	}
+	if totals := s.UsageTotals(); len(totals) != 1 || totals[0].CentiGPUMillis != 2*100*600_000 {
+		t.Fatalf("totals %+v", totals)
+	}
+}
