@@ -1,7 +1,7 @@
-"""Tokens and workers against the real dev coordinator; teams, usage and
+"""Tokens, workers, teams and usage against the real dev coordinator;
 exec, which the contract defines but this coordinator does not serve yet:
-their requests as the contract shapes them (checked on a recording stub),
-and the real coordinator's refusal reaching the caller as gpulayer.Error."""
+its request as the contract shapes it (checked on a recording stub), and
+the real coordinator's refusal reaching the caller as gpulayer.Error."""
 
 from __future__ import annotations
 
@@ -94,9 +94,44 @@ class WorkersTest(support.DevTestCase):
         self.assertEqual(self.gl.workers.get("dev-worker").status, "ready")
 
 
-class NotServedYetTest(support.DevTestCase):
-    """Today's coordinator answers 404 (no route) for these; once they
-    are served the same calls answer the contract's codes listed."""
+class TeamsTest(support.DevTestCase):
+    def test_team_scope_usage_and_delete(self) -> None:
+        team = self.gl.teams.create("py-vision", weight=2, quota_gpus=4, borrow_limit_gpus=1.5)
+        self.assertEqual((team.name, team.weight, team.quota, team.borrow_limit),
+                         ("py-vision", 2, gpulayer.GPUs(4), gpulayer.GPUs(1.5)))
+        tok = self.gl.tokens.create("py-vision-user", roles=["submit"], team="py-vision")
+        self.assertEqual(tok.team, "py-vision")
+        mine = gpulayer.Client(self.dev.addr, tok.token)
+        job = mine.jobs.submit(gpulayer.JobSpec.command(["true"], gpus=1))
+        self.assertEqual(job.team, "py-vision")
+        self.assertEqual(mine.jobs.wait(job.id, timeout=60).state, "succeeded")
+        self.assertEqual([t.name for t in mine.teams.list()], ["py-vision"])
+
+        # Another team's job is not found; the admin's lists every team.
+        other = self.gl.jobs.submit(gpulayer.JobSpec.command(["true"]))
+        self.addCleanup(self.gl.jobs.wait, other.id, timeout=60)
+        with self.assertRaises(gpulayer.Error) as e:
+            mine.jobs.get(other.id)
+        self.assertEqual((e.exception.code, e.exception.status), ("not_found", 404))
+        self.assertIn("default", [t.name for t in self.gl.teams.list()])
+
+        # The job's GPU time, metered from its replicated start and end.
+        by_job = mine.usage(group_by="job")
+        self.assertEqual([(r.team, r.job_id, r.tasks) for r in by_job.rows], [("py-vision", job.id, 1)])
+        self.assertGreater(by_job.rows[0].gpu_seconds, 0)
+        by_team = self.gl.usage(group_by="team")
+        self.assertIn("py-vision", [r.team for r in by_team.rows])
+
+        self.assertEqual(self.gl.teams.update("py-vision", quota_gpus=8).quota, gpulayer.GPUs(8))
+        self.gl.teams.delete("py-vision")
+        with self.assertRaises(gpulayer.Error) as e:
+            mine.jobs.list(limit=1)  # the team's tokens went with it
+        self.assertEqual(e.exception.code, "unauthenticated")
+
+
+class RefusalsTest(support.DevTestCase):
+    """The contract's codes for bad team, usage and token calls, and for
+    exec, which this coordinator does not serve yet (404)."""
 
     def test_the_real_refusal_reaches_the_caller(self) -> None:
         cases = {
