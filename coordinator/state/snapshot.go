@@ -186,6 +186,7 @@ func (s *Store) load(snap *snapshotV1) error {
 			}
 		}
 	}
+	s.rebuildDependencies()
 	for key, sub := range snap.Submissions {
 		if sub.Task == nil || sub.Task.ID == "" || !strings.HasPrefix(key, sub.Task.ID+"/") {
 			return fmt.Errorf("submission %q without the task it finished: %w", key, ErrInvalid)

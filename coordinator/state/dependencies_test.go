@@ -1,0 +1,185 @@
+package state
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+)
+
+// dependent is a one-task job that waits for deps.
+func dependent(id string, deps ...command.Dependency) command.SubmitJob {
+	j := submit(id, 1, 0)
+	j.Spec.DependsOn = deps
+	return j
+}
+
+func dep(job, cond string) command.Dependency { return command.Dependency{Job: job, Condition: cond} }
+
+// endAs ends the one-task job up the way outcome says, on worker w1.
+func endAs(t *testing.T, s *Store, up, outcome string) {
+	t.Helper()
+	switch outcome {
+	case taskCancelled:
+		mustApply(t, s, command.CancelJob{JobID: up, By: "admin", Now: at(5)})
+		return
+	case taskSucceeded, taskFailed:
+		code := 0
+		if outcome == taskFailed {
+			code = 1
+		}
+		mustApply(t, s, command.AssignTask{TaskID: up + "-a", WorkerID: "w1", AttemptID: "att-" + up, Now: at(3)},
+			command.FinishTask{TaskID: up + "-a", WorkerID: "w1", AttemptID: "att-" + up, ExitCode: code, Now: at(4)})
+	}
+}
+
+// Each condition against each way the waited-on job can end: the
+// dependent is released into the queue when the condition holds and
+// cancelled, naming the dependency, in the same apply when it cannot.
+func TestDependencyConditions(t *testing.T) {
+	holds := map[string]map[string]bool{
+		command.DependSucceeded: {taskSucceeded: true, taskFailed: false, taskCancelled: false},
+		command.DependFailed:    {taskSucceeded: false, taskFailed: true, taskCancelled: false},
+		command.DependFinished:  {taskSucceeded: true, taskFailed: true, taskCancelled: true},
+	}
+	for cond, byOutcome := range holds {
+		for outcome, want := range byOutcome {
+			t.Run(cond+"/"+outcome, func(t *testing.T) {
+				s := New()
+				mustApply(t, s, register("w1"), submit("up", 1, 0), dependent("down", dep("up", cond)))
+				j, _ := s.Job("down")
+				if !strings.Contains(j.PendingReason, "job up") {
+					t.Fatalf("waiting job's pending reason %q does not name the job it waits for", j.PendingReason)
+				}
+				if c, ok, _ := s.Match("w1", "", nil); !ok || c.TaskID != "up-a" {
+					t.Fatalf("match while down waits: %+v %v, want up-a", c, ok)
+				}
+				endAs(t, s, "up", outcome)
+				j, _ = s.Job("down")
+				got := j.Tasks[0]
+				if want {
+					if got.State != taskPending || j.PendingReason != "" {
+						t.Fatalf("condition held, but down is %s (%q, pending reason %q)", got.State, got.Reason, j.PendingReason)
+					}
+					if c, ok, _ := s.Match("w1", "", nil); !ok || c.TaskID != "down-a" {
+						t.Fatalf("released task not matched: %+v %v", c, ok)
+					}
+					return
+				}
+				if got.State != taskCancelled || !strings.Contains(got.Reason, "dependency up ended "+outcome) || !strings.Contains(got.Reason, cond) {
+					t.Fatalf("condition broken, but down is %s with reason %q", got.State, got.Reason)
+				}
+				if _, ok, _ := s.Match("w1", "", nil); ok {
+					t.Fatal("a cancelled dependent was matched")
+				}
+			})
+		}
+	}
+}
+
+// A job whose dependency already ended is settled at submit: queued at
+// once when its condition holds, cancelled at once when it cannot.
+func TestDependencyOnEndedJob(t *testing.T) {
+	s := New()
+	mustApply(t, s, register("w1"), submit("up", 1, 0))
+	endAs(t, s, "up", taskSucceeded)
+	mustApply(t, s, dependent("ok", dep("up", command.DependSucceeded)), dependent("never", dep("up", command.DependFailed)))
+	if j, _ := s.Job("ok"); j.Tasks[0].State != taskPending || j.PendingReason != "" {
+		t.Fatalf("ok: %s, pending reason %q", j.Tasks[0].State, j.PendingReason)
+	}
+	if j, _ := s.Job("never"); j.Tasks[0].State != taskCancelled || !strings.Contains(j.Tasks[0].Reason, "dependency up") {
+		t.Fatalf("never: %s %q", j.Tasks[0].State, j.Tasks[0].Reason)
+	}
+}
+
+// A chain of 100 jobs runs one after another, each released by its
+// predecessor's success; a failure at the head cancels the whole rest of
+// a chain in the apply that ended it.
+func TestDependencyChain(t *testing.T) {
+	const n = 100
+	s := New()
+	mustApply(t, s, register("w1"), submit("c0", 1, 0))
+	for i := 1; i < n; i++ {
+		mustApply(t, s, dependent(fmt.Sprintf("c%d", i), dep(fmt.Sprintf("c%d", i-1), command.DependSucceeded)))
+	}
+	for i := range n {
+		c, ok, _ := s.Match("w1", "", nil)
+		if want := fmt.Sprintf("c%d-a", i); !ok || c.TaskID != want {
+			t.Fatalf("step %d: matched %+v %v, want %s", i, c, ok, want)
+		}
+		endAs(t, s, fmt.Sprintf("c%d", i), taskSucceeded)
+	}
+
+	s = New()
+	mustApply(t, s, register("w1"), submit("c0", 1, 0))
+	for i := 1; i < n; i++ {
+		mustApply(t, s, dependent(fmt.Sprintf("c%d", i), dep(fmt.Sprintf("c%d", i-1), command.DependSucceeded)))
+	}
+	endAs(t, s, "c0", taskFailed)
+	for i := 1; i < n; i++ {
+		j, _ := s.Job(fmt.Sprintf("c%d", i))
+		if j.Tasks[0].State != taskCancelled || !strings.Contains(j.Tasks[0].Reason, fmt.Sprintf("dependency c%d", i-1)) {
+			t.Fatalf("c%d after the head failed: %s %q", i, j.Tasks[0].State, j.Tasks[0].Reason)
+		}
+	}
+}
+
+// A job waiting for two others is released only when both have ended.
+func TestDependencyWaitsForEvery(t *testing.T) {
+	s := New()
+	mustApply(t, s, register("w1"), submit("a", 1, 0), submit("b", 1, 0),
+		dependent("both", dep("a", command.DependSucceeded), dep("b", command.DependFinished)))
+	endAs(t, s, "a", taskSucceeded)
+	if j, _ := s.Job("both"); !strings.Contains(j.PendingReason, "job b") {
+		t.Fatalf("after a: pending reason %q, want one naming b", j.PendingReason)
+	}
+	// Restored midway, the index is rebuilt: b's end still releases it.
+	r, _ := roundTrip(t, s)
+	for _, st := range []*Store{s, r} {
+		mustApply(t, st, command.CancelJob{JobID: "b", By: "admin", Now: at(6)})
+		if c, ok, _ := st.Match("w1", "", nil); !ok || c.TaskID != "both-a" {
+			t.Fatalf("after b: matched %+v %v", c, ok)
+		}
+	}
+}
+
+// Refused submissions change nothing (but the audit of the refusal).
+func TestDependencySubmitRefusals(t *testing.T) {
+	many := make([]command.Dependency, command.MaxDependencies+1)
+	for i := range many {
+		many[i] = dep("up", command.DependFinished)
+	}
+	gang := submit("g", 4, 0)
+	gang.Spec.Gang, gang.Spec.Parallelism = true, 2
+	over := submit("p", 2, 0)
+	over.Spec.Parallelism = 3
+	cases := []struct {
+		name string
+		c    command.SubmitJob
+		want error
+	}{
+		{"self", dependent("me", dep("me", command.DependSucceeded)), ErrInvalid},
+		{"unknown job", dependent("x", dep("nope", command.DependSucceeded)), ErrNotFound},
+		{"twice", dependent("x", dep("up", command.DependSucceeded), dep("up", command.DependFailed)), ErrInvalid},
+		{"bad condition", dependent("x", dep("up", "started")), ErrInvalid},
+		{"65 entries", dependent("x", many...), ErrInvalid},
+		{"parallelism over count", over, ErrInvalid},
+		{"gang split by parallelism", gang, ErrInvalid},
+	}
+	s := New()
+	mustApply(t, s, register("w1"), submit("up", 1, 0))
+	before := encodeWithoutAudit(t, s)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if err := s.Apply(c.c).(Result).Err(); !errors.Is(err, c.want) {
+				t.Fatalf("got %v, want %v", err, c.want)
+			}
+			if !bytes.Equal(before, encodeWithoutAudit(t, s)) {
+				t.Fatal("a refused submission changed the state")
+			}
+		})
+	}
+}
