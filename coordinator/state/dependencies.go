@@ -160,7 +160,12 @@ func (s *Store) cancelWaiting(j *Job, reason string, now time.Time) {
 		t.UpdatedAt = now
 	}
 	delete(s.deps.waiting, j.ID)
+	s.record(command.AuditEvent{Time: now, Kind: "job.cancelled", Actor: dependencyActor, Subject: j.ID, Team: command.TeamOf(j.Team), Detail: reason})
 }
+
+// dependencyActor is the actor of the audit event of a job cancelled
+// because a dependency can no longer be met.
+const dependencyActor = "coordinator"
 
 // noteTouched remembers, during an apply, a job whose task changed: it
 // may have ended (settleDependents).
@@ -179,6 +184,11 @@ func (s *Store) settleDependents() {
 	for len(s.touched) > 0 {
 		id := s.touched[0]
 		s.touched = s.touched[1:]
+		if _, waits := s.deps.waiting[id]; waits {
+			if j, ok := s.jobs.lookup(id); ok && s.jobTerminal(j) {
+				delete(s.deps.waiting, id) // cancelled while it waited
+			}
+		}
 		waiters := s.deps.dependents[id]
 		if len(waiters) == 0 {
 			continue
