@@ -177,24 +177,32 @@ func (s *Store) noteTouched(jobID string) {
 }
 
 // settleDependents runs at the end of each applied command: for each job
-// whose task changed that has ended and is waited for, it settles the
-// jobs that wait for it, and so on down the chain (each cancelled job is
-// touched in turn). The cost is the dependents of the jobs that ended.
+// whose task changed it fits a bounded job's window (parallelism.go), and
+// for one that has ended and is waited for it settles the jobs that wait
+// for it, and so on down the chain (each cancelled job is touched in
+// turn). The cost is the dependents of the jobs that ended, and one pass
+// over the tasks of each bounded job touched.
 func (s *Store) settleDependents() {
+	var seen map[string]bool // most applies touch one job
 	for len(s.touched) > 0 {
 		id := s.touched[0]
 		s.touched = s.touched[1:]
-		if _, waits := s.deps.waiting[id]; waits {
-			if j, ok := s.jobs.lookup(id); ok && s.jobTerminal(j) {
-				delete(s.deps.waiting, id) // cancelled while it waited
-			}
-		}
-		waiters := s.deps.dependents[id]
-		if len(waiters) == 0 {
+		j, ok := s.jobs.lookup(id)
+		if !ok {
 			continue
 		}
-		j, ok := s.jobs.lookup(id)
-		if !ok || !s.jobTerminal(j) {
+		if bounded(j) && !seen[id] { // once: the apply's changes are all made
+			if seen == nil {
+				seen = map[string]bool{}
+			}
+			seen[id] = true
+			s.fitWindow(j)
+		}
+		if _, waits := s.deps.waiting[id]; waits && s.jobTerminal(j) {
+			delete(s.deps.waiting, id) // cancelled while it waited
+		}
+		waiters := s.deps.dependents[id]
+		if len(waiters) == 0 || !s.jobTerminal(j) {
 			continue
 		}
 		delete(s.deps.dependents, id)
@@ -230,11 +238,7 @@ func (s *Store) settleOne(waiter, ended, outcome string, now time.Time) {
 		return
 	}
 	delete(s.deps.waiting, waiter)
-	for _, id := range w.TaskIDs {
-		if t := s.tasks.get(id); t.State == taskPending {
-			s.queue.push(keyOf(w.Spec), w.Spec.Priority, t)
-		}
-	}
+	s.enqueueJob(w) // parallelism.go
 	s.markPending()
 }
 

@@ -102,9 +102,7 @@ func (s *Store) submitJob(c command.SubmitJob) (SubmitOutcome, error) {
 	}
 	s.jobs.set(j.ID, j)
 	if !s.holdForDependencies(j, c.Now) { // dependencies.go
-		for _, id := range c.TaskIDs {
-			s.queue.push(keyOf(c.Spec), c.Spec.Priority, s.tasks.get(id))
-		}
+		s.enqueueJob(j) // parallelism.go
 	}
 	s.jobOrder = append(s.jobOrder, j.ID)
 	s.noteOpenJob(j)

@@ -89,3 +89,33 @@ func TestNoParallelismNoBound(t *testing.T) {
 		t.Fatalf("pending reason %q", rec.PendingReason)
 	}
 }
+
+// A bounded job's backlog costs placement nothing: with a job of 1,000
+// tasks at its bound of 2, a match for another job's task looks at no
+// more than a few pending tasks, and each end lets the next oldest in.
+func TestParallelismBacklogIsNotScanned(t *testing.T) {
+	s := New()
+	big := submit("big", 1000, 0)
+	big.Spec.Parallelism, big.Spec.Priority = 2, 5
+	mustApply(t, s, register("w1"), big, submit("other", 1, 0))
+	for i, id := range []string{"big-a", "big-b"} {
+		got, _ := examined(t, s, "w1", "")
+		if got != id {
+			t.Fatalf("match %d: %s, want %s", i, got, id)
+		}
+		mustApply(t, s, command.AssignTask{TaskID: id, WorkerID: "w1", AttemptID: "a" + id, Now: at(2)})
+	}
+	got, n := examined(t, s, "w1", "")
+	if got != "other-a" || n > 3 {
+		t.Fatalf("at the bound: matched %q after looking at %d tasks, want other-a after at most 3", got, n)
+	}
+	mustApply(t, s, command.FinishTask{TaskID: "big-a", WorkerID: "w1", AttemptID: "abig-a", Now: at(3)})
+	if got, _ := examined(t, s, "w1", ""); got != "big-c" {
+		t.Fatalf("after an end: matched %q, want the next oldest, big-c", got)
+	}
+	// A restored store fits the same window.
+	r, _ := roundTrip(t, s)
+	if got, n := examined(t, r, "w1", ""); got != "big-c" || n > 3 {
+		t.Fatalf("restored: matched %q after %d, want big-c", got, n)
+	}
+}
