@@ -30,10 +30,13 @@ import (
 type depIndex struct {
 	waiting    map[string]int
 	dependents map[string][]string
+	// bounded lists the jobs whose parallelism may hold tasks out of the
+	// queue (parallelism.go), pruned once they end.
+	bounded map[string]struct{}
 }
 
 func newDepIndex() *depIndex {
-	return &depIndex{waiting: map[string]int{}, dependents: map[string][]string{}}
+	return &depIndex{waiting: map[string]int{}, dependents: map[string][]string{}, bounded: map[string]struct{}{}}
 }
 
 // jobOutcome is how an ended job ended, in the job state's words:
@@ -198,8 +201,11 @@ func (s *Store) settleDependents() {
 			seen[id] = true
 			s.fitWindow(j)
 		}
-		if _, waits := s.deps.waiting[id]; waits && s.jobTerminal(j) {
+		_, waits := s.deps.waiting[id]
+		_, held := s.deps.bounded[id]
+		if (waits || held) && s.jobTerminal(j) {
 			delete(s.deps.waiting, id) // cancelled while it waited
+			delete(s.deps.bounded, id)
 		}
 		waiters := s.deps.dependents[id]
 		if len(waiters) == 0 || !s.jobTerminal(j) {
@@ -262,7 +268,13 @@ func (s *Store) rebuildDependencies() {
 	s.deps = newDepIndex()
 	for _, id := range s.jobOrder {
 		j := s.jobs.get(id)
-		if len(j.Spec.DependsOn) == 0 || s.jobTerminal(j) {
+		if s.jobTerminal(j) {
+			continue
+		}
+		if bounded(j) {
+			s.deps.bounded[j.ID] = struct{}{}
+		}
+		if len(j.Spec.DependsOn) == 0 {
 			continue
 		}
 		unmet, _ := s.unmetDependencies(j)
@@ -276,4 +288,32 @@ func (s *Store) rebuildDependencies() {
 			}
 		}
 	}
+}
+
+// heldTargeting counts the pending tasks kept out of the queue, waiting
+// for a dependency or past their job's window, whose job targets t (the
+// queue's own index counts the others). It reads only the jobs that may
+// hold tasks back.
+func (s *Store) heldTargeting(t command.Target) int {
+	n := 0
+	count := func(id string) {
+		j, ok := s.jobs.lookup(id)
+		if !ok || j.Spec.Target == nil || *j.Spec.Target != t {
+			return
+		}
+		for _, tid := range j.TaskIDs {
+			if _, queued := s.queue.prio[tid]; !queued && s.tasks.get(tid).State == taskPending {
+				n++
+			}
+		}
+	}
+	for id := range s.deps.waiting {
+		count(id)
+	}
+	for id := range s.deps.bounded {
+		if _, waits := s.deps.waiting[id]; !waits {
+			count(id)
+		}
+	}
+	return n
 }

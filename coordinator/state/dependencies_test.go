@@ -186,3 +186,31 @@ func TestDependencySubmitRefusals(t *testing.T) {
 		})
 	}
 }
+
+// Tasks held out of the queue still target their group: a group that a
+// waiting job, or the backlog of a bounded job, targets cannot be deleted,
+// and the refusal counts every unfinished task.
+func TestHeldTasksKeepTheirGroup(t *testing.T) {
+	target := &command.Target{Kind: "group", ID: "g"}
+	waiting := dependent("waits", dep("up", command.DependSucceeded))
+	waiting.Spec.Target = target
+	backlog := submit("backlog", 3, 0)
+	backlog.Spec.Target, backlog.Spec.Parallelism = target, 1
+	for _, c := range []struct {
+		name string
+		job  command.SubmitJob
+		want string
+	}{{"waiting", waiting, "1 unfinished tasks"}, {"backlog", backlog, "3 unfinished tasks"}} {
+		t.Run(c.name, func(t *testing.T) {
+			s := New()
+			mustApply(t, s, register("w1"), mkGroup("g", wm("w1")), submit("up", 1, 0), c.job)
+			r, _ := roundTrip(t, s)
+			for _, st := range []*Store{s, r} {
+				err := st.Apply(command.DeleteGroup{GroupID: "g", By: "admin", Now: at(9)}).(Result).Err()
+				if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), c.want) {
+					t.Fatalf("deleting a group held tasks target: %v, want a conflict counting %s", err, c.want)
+				}
+			}
+		})
+	}
+}

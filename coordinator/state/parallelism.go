@@ -25,6 +25,7 @@ func bounded(j *Job) bool {
 // bounded job its window.
 func (s *Store) enqueueJob(j *Job) {
 	if bounded(j) {
+		s.deps.bounded[j.ID] = struct{}{}
 		s.fitWindow(j)
 		return
 	}
