@@ -248,6 +248,16 @@ func (s *Store) settleOne(waiter, ended, outcome string, now time.Time) {
 	s.markPending()
 }
 
+// checkNotWaiting refuses to assign a task of a job that still waits for
+// a dependency (its tasks are not in the queue, so only a stale or forged
+// placement names one).
+func (s *Store) checkNotWaiting(j *Job) error {
+	if s.deps.waiting[j.ID] > 0 {
+		return fmt.Errorf("job %s waits for its dependencies: %w", j.ID, ErrConflict)
+	}
+	return nil
+}
+
 // waitingFor names, for a pending reason, a dependency j still waits
 // for, or "".
 func (s *Store) waitingFor(j *Job) string {
@@ -290,30 +300,43 @@ func (s *Store) rebuildDependencies() {
 	}
 }
 
-// heldTargeting counts the pending tasks kept out of the queue, waiting
-// for a dependency or past their job's window, whose job targets t (the
-// queue's own index counts the others). It reads only the jobs that may
-// hold tasks back.
-func (s *Store) heldTargeting(t command.Target) int {
-	n := 0
-	count := func(id string) {
+// forHeld calls f for each job that holds pending tasks out of the queue
+// (waiting for a dependency, or past its parallelism window) with how
+// many it holds. It reads only the waiting and bounded jobs.
+func (s *Store) forHeld(f func(j *Job, held int)) {
+	visit := func(id string) {
 		j, ok := s.jobs.lookup(id)
-		if !ok || j.Spec.Target == nil || *j.Spec.Target != t {
+		if !ok {
 			return
 		}
+		n := 0
 		for _, tid := range j.TaskIDs {
 			if _, queued := s.queue.prio[tid]; !queued && s.tasks.get(tid).State == taskPending {
 				n++
 			}
 		}
+		if n > 0 {
+			f(j, n)
+		}
 	}
 	for id := range s.deps.waiting {
-		count(id)
+		visit(id)
 	}
 	for id := range s.deps.bounded {
 		if _, waits := s.deps.waiting[id]; !waits {
-			count(id)
+			visit(id)
 		}
 	}
+}
+
+// heldTargeting counts the held pending tasks whose job targets t (the
+// queue's own index counts the others).
+func (s *Store) heldTargeting(t command.Target) int {
+	n := 0
+	s.forHeld(func(j *Job, held int) {
+		if j.Spec.Target != nil && *j.Spec.Target == t {
+			n += held
+		}
+	})
 	return n
 }

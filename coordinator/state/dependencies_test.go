@@ -214,3 +214,24 @@ func TestHeldTasksKeepTheirGroup(t *testing.T) {
 		})
 	}
 }
+
+// A placement that names a task of a waiting job (stale, or forged) is
+// refused when applied, for a single task and for a gang; the waiting
+// tasks still count as the team's pending ones.
+func TestWaitingTasksAreNotAssigned(t *testing.T) {
+	s := New()
+	gang := dependent("gang", dep("up", command.DependSucceeded))
+	gang.TaskIDs, gang.Spec.Count, gang.Spec.Gang = []string{"gang-a", "gang-b"}, 2, true
+	mustApply(t, s, register("w1"), submit("up", 1, 0), dependent("one", dep("up", command.DependSucceeded)), gang)
+	if err := s.Apply(command.AssignTask{TaskID: "one-a", WorkerID: "w1", AttemptID: "a1", Now: at(2)}).(Result).Err(); !errors.Is(err, ErrConflict) {
+		t.Fatalf("assigning a waiting task: %v, want a conflict", err)
+	}
+	g := command.AssignGang{JobID: "gang", WorkerID: "w1", Now: at(2), Members: []command.GangMember{
+		{TaskID: "gang-a", WorkerID: "w1", AttemptID: "g1"}, {TaskID: "gang-b", WorkerID: "w1", AttemptID: "g2"}}}
+	if err := s.Apply(g).(Result).Err(); !errors.Is(err, ErrConflict) {
+		t.Fatalf("assigning a waiting gang: %v, want a conflict", err)
+	}
+	if u := s.teamUsage()[command.DefaultTeam]; u.PendingTasks != 4 {
+		t.Fatalf("team pending tasks %d, want 4 (up's and the three waiting)", u.PendingTasks)
+	}
+}
