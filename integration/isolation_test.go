@@ -52,7 +52,7 @@ func TestTaskSeesNoAgentSecrets(t *testing.T) {
 		}
 	}
 	allowed := []string{"PATH", "LANG", "TZ", "HOME", "TMPDIR", "USER", "LOGNAME",
-		"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "GPULAYER_TASK_ID", "GPULAYER_JOB_ID", "GPULAYER_TASK_INDEX", "GPULAYER_ATTEMPT_ID",
+		"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "GPULAYER_TASK_ID", "GPULAYER_JOB_ID", "GPULAYER_TASK_INDEX", "GPULAYER_TASK_COUNT", "GPULAYER_ATTEMPT_ID",
 		"GPULAYER_TASK_UID", "GPULAYER_TASK_GID", "PWD", "SHLVL", "_"}
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		name, _, ok := strings.Cut(line, "=")

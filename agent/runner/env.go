@@ -18,7 +18,7 @@ const attemptIDVar = "GPULAYER_ATTEMPT_ID"
 // taskEnv is the environment the agent gives a task, through the
 // executor's Task.Env (which wins over the job's env): HOME and TMPDIR inside the
 // task's directory, USER and LOGNAME naming the task's user, the task's
-// ids, the GPU variables, and the uid and gid the executor must switch
+// ids (with its index and its job's task count), the GPU variables, and the uid and gid the executor must switch
 // to when the task does not run as the agent's user.
 //
 // PATH, LANG, LC_* and TZ are defaults a job's env may override, so they
@@ -37,6 +37,9 @@ func taskEnv(a api.Assignment, dir string, u User) map[string]string {
 		attemptIDVar:             a.AttemptID,
 		"HOME":                   dir,
 		"TMPDIR":                 filepath.Join(dir, "tmp"),
+	}
+	if a.Count > 0 { // from a coordinator that sends it
+		env["GPULAYER_TASK_COUNT"] = strconv.Itoa(a.Count)
 	}
 	if u.Name != "" {
 		env["USER"], env["LOGNAME"] = u.Name, u.Name

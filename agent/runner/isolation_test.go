@@ -25,13 +25,14 @@ func TestTaskEnvironmentIsAllowlisted(t *testing.T) {
 	t.Setenv("GL_RUNNER_CANARY", "canary")
 	r, rec, _ := newRunner(t, SharedUser{Name: "agent"})
 	a := shellTask(t, "env", map[string]string{"JOB_VAR": "from-the-job"})
+	a.Index, a.Count = 2, 5
 	r.Run(t.Context(), a)
 	stdout, stderr, ended := rec.out(a.ID)
 	if ended != "finish 0" {
 		t.Fatalf("ended %q, stderr %q", ended, stderr)
 	}
 	allowed := []string{"PATH", "LANG", "TZ", "HOME", "TMPDIR", "USER", "LOGNAME", "JOB_VAR",
-		"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "GPULAYER_TASK_ID", "GPULAYER_JOB_ID", "GPULAYER_TASK_INDEX", "GPULAYER_ATTEMPT_ID",
+		"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "GPULAYER_TASK_ID", "GPULAYER_JOB_ID", "GPULAYER_TASK_INDEX", "GPULAYER_TASK_COUNT", "GPULAYER_ATTEMPT_ID",
 		"PWD", "SHLVL", "_"} // the last three set by sh itself
 	seen := map[string]string{}
 	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
@@ -44,7 +45,8 @@ func TestTaskEnvironmentIsAllowlisted(t *testing.T) {
 	if strings.Contains(stdout, "canary") {
 		t.Errorf("a canary reached the task:\n%s", stdout)
 	}
-	if seen["JOB_VAR"] != "from-the-job" || seen["CUDA_VISIBLE_DEVICES"] != a.Devices[0] || seen["GPULAYER_TASK_ID"] != a.ID || seen["USER"] != "agent" {
+	if seen["JOB_VAR"] != "from-the-job" || seen["CUDA_VISIBLE_DEVICES"] != a.Devices[0] || seen["GPULAYER_TASK_ID"] != a.ID || seen["USER"] != "agent" ||
+		seen["GPULAYER_TASK_INDEX"] != "2" || seen["GPULAYER_TASK_COUNT"] != "5" {
 		t.Errorf("task variables missing or wrong: %v", seen)
 	}
 	if home := seen["HOME"]; filepath.Base(home) != a.AttemptID || seen["TMPDIR"] != filepath.Join(home, "tmp") {

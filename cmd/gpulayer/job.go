@@ -29,6 +29,7 @@ func jobSubmitCmd() *cobra.Command {
 	var configJSON, target string
 	var wait, asJSON bool
 	var aff affinityFlags
+	var flow flowFlags
 	cmd := &cobra.Command{
 		Use:   "submit [flags] [--] COMMAND [ARG...]",
 		Short: "submit a job",
@@ -66,6 +67,8 @@ when it succeeded, else the first failed task's exit code, else 1.`,
   gpulayer job submit --gpus 8 --gpu-model h100 --gpu-memory 80000 --exclusive -- ./train.sh
   gpulayer job submit --gang --count 4 --gpus 8 -- torchrun train.py
   gpulayer job submit --count 16 --max-per-worker 2 --compute-capability 8.0 --gpus 1 --env SEED=7 -- python eval.py
+  gpulayer job submit --count 100 --parallelism 8 -- ./shard.sh
+  gpulayer job submit --depends-on j1a2b3c4d --depends-on j5e6f7a8b:finished -- ./report.sh
   gpulayer job submit --input data.csv --input model.pt:ckpt/model.pt --output 'results/*' -- python eval.py`,
 		RunE: func(cmd *cobra.Command, rest []string) error {
 			if target != "" {
@@ -85,6 +88,9 @@ when it succeeded, else the first failed task's exit code, else 1.`,
 			}
 			if spec.MaxPerWorker < 0 {
 				return usagef("--max-per-worker %d: give the most tasks of the job one worker may run at once, or 0 for no limit", spec.MaxPerWorker)
+			}
+			if err := flow.apply(&spec); err != nil { // jobflow.go
+				return err
 			}
 			taskEnv, err := parseEnv(env, spec.Gang)
 			if err != nil {
@@ -165,6 +171,7 @@ when it succeeded, else the first failed task's exit code, else 1.`,
 	fs.BoolVar(&spec.Spread, "spread", false, "spread the tasks over the workers that can take them")
 	fs.BoolVar(&spec.Gang, "gang", false, "run the --count tasks (2 or more) as a gang: placed together or not at all, met through rendezvous (MASTER_ADDR, RANK, WORLD_SIZE...), retried whole")
 	fs.IntVar(&spec.MaxPerWorker, "max-per-worker", 0, "most of the job's tasks one worker runs at once (0: no limit)")
+	flow.register(fs)
 	fs.BoolVar(&spec.ExclusiveWorker, "exclusive", false, "run each task alone on its worker: no other task beside it, and it waits for a worker that runs nothing")
 	fs.StringArrayVar(&inputs, "input", nil, "FILE[:PATH]: upload FILE and stage it at PATH in each task's directory (default its base name); repeatable")
 	fs.StringArrayVar(&spec.Outputs, "output", nil, "GLOB of files (relative to the task's directory) uploaded when a task ends; repeatable")
@@ -320,6 +327,7 @@ func printJob(w io.Writer, j api.Job, wide bool) {
 	if j.Spread {
 		fmt.Fprint(w, "  spread")
 	}
+	describeFlow(w, j)
 	fmt.Fprintln(w)
 	for _, line := range describeAffinity(j.Affinity) {
 		fmt.Fprintf(w, "  affinity: %s\n", cell(line))

@@ -47,6 +47,10 @@ func TestSubmitFlagsReachTheJob(t *testing.T) {
 	env := startDevWith(t, "--fake-gpus", "dgxh100")
 	c := devClient(t, env)
 	res := func(r api.Resources) *api.Resources { return &r }
+	up, err := c.SubmitJob(t.Context(), api.JobSpec{Executor: "exec", Config: execJSON(api.ExecConfig{Command: "true"})})
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name  string
 		env   []string // extra variables for the CLI
@@ -84,6 +88,10 @@ func TestSubmitFlagsReachTheJob(t *testing.T) {
 		{name: "max per worker", args: []string{"--count", "3", "--max-per-worker", "1"},
 			want: func(s *api.JobSpec) { s.Count, s.MaxPerWorker = 3, 1 }},
 		{name: "exclusive", args: []string{"--exclusive"}, want: func(s *api.JobSpec) { s.ExclusiveWorker = true }},
+		{name: "parallelism", args: []string{"--count", "3", "--parallelism", "2"},
+			want: func(s *api.JobSpec) { p := 2; s.Count, s.Parallelism = 3, &p }},
+		{name: "depends on", args: []string{"--depends-on", up.ID + ":finished"},
+			want: func(s *api.JobSpec) { s.DependsOn = []api.Dependency{{Job: up.ID, Condition: api.DependFinished}} }},
 		{name: "mig profile", args: []string{"--gpus", "2", "--mig-profile", "1g.10gb"},
 			want: func(s *api.JobSpec) { s.Resources = res(api.Resources{GPUs: 2, MIGProfile: "1g.10gb"}) }},
 		{name: "gpu share", args: []string{"--gpus", "1", "--gpu-memory", "20G", "--gpu-sharing", "enforced"},
@@ -199,6 +207,11 @@ func TestSubmitFlagsRefuseBadValues(t *testing.T) {
 		{"gpu model blank", nil, []string{"--gpus", "1", "--gpu-model", "  "}, "--gpu-model is blank"},
 		{"gpu model too long", nil, []string{"--gpus", "1", "--gpu-model", strings.Repeat("h", api.MaxDeviceNameBytes+1)}, "at most 128"},
 		{"max per worker negative", nil, []string{"--max-per-worker", "-1"}, "--max-per-worker -1"},
+		{"parallelism over count", nil, []string{"--count", "2", "--parallelism", "3"}, "--parallelism 3: give 1 to --count (2)"},
+		{"parallelism negative", nil, []string{"--parallelism", "-1"}, "--parallelism -1"},
+		{"parallelism splitting a gang", nil, []string{"--gang", "--count", "4", "--parallelism", "2"}, "a gang runs whole"},
+		{"depends on with a bad condition", nil, []string{"--depends-on", "j1:started"}, "succeeded, failed or finished"},
+		{"depends on no job", nil, []string{"--depends-on", ":failed"}, "give a job id"},
 		{"max per worker not a number", nil, []string{"--max-per-worker", "one"}, `invalid argument "one" for "--max-per-worker" flag`},
 		{"env without =", nil, []string{"--env", "SEED"}, "give KEY=VALUE"},
 		{"env name empty", nil, []string{"--env", "=1"}, "not a variable name"},

@@ -36,7 +36,30 @@ type JobSpec struct {
 	Inputs          []ArtifactRef   `json:"inputs,omitempty"`
 	Outputs         []string        `json:"outputs,omitempty"`
 	IdempotencyKey  string          `json:"idempotency_key,omitempty"`
+	// Parallelism bounds how many of the job's tasks are assigned or
+	// running at once (0: no bound).
+	Parallelism int `json:"parallelism,omitempty"`
+	// DependsOn lists the jobs this one waits for (dependencies.go in
+	// coordinator/state).
+	DependsOn []Dependency `json:"depends_on,omitempty"`
 }
+
+// Dependency is one job a job waits for, and the way that job must end.
+type Dependency struct {
+	Job       string `json:"job"`
+	Condition string `json:"condition"`
+}
+
+// Dependency conditions: the waited-on job ended with every task
+// succeeded, ended failed, or ended at all.
+const (
+	DependSucceeded = "succeeded"
+	DependFailed    = "failed"
+	DependFinished  = "finished"
+)
+
+// MaxDependencies bounds a job's DependsOn.
+const MaxDependencies = 64
 
 // Resources is what each task of a job asks of a worker's GPUs (and the
 // limits its sandbox gets).

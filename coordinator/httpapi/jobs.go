@@ -24,6 +24,9 @@ func (s *Server) submitJob(w http.ResponseWriter, r *http.Request, p auth.Princi
 	if err := validateJobSpec(&spec); err != nil {
 		return err
 	}
+	if err := s.checkDependenciesVisible(p, &spec); err != nil {
+		return err
+	}
 	count := max(spec.Count, 1)
 	jobID := "j" + auth.NewID(8)
 	ids := make([]string, count)

@@ -64,6 +64,9 @@ func validateJobSpec(s *api.JobSpec) error {
 	if err := validateJobBounds(s); err != nil {
 		return err
 	}
+	if err := validateJobFlow(s); err != nil { // dependencies.go
+		return err
+	}
 	if r := s.Resources; r != nil {
 		if r.GPUs < 0 || r.GPUs > maxGPUs {
 			return invalidf("resources.gpus must be between 0 and %d", maxGPUs)

@@ -189,6 +189,7 @@ var checkOwnership bool
 // Every command that changes a task calls it where it finds the task,
 // before it hands the task on.
 func (s *Store) ownTask(t *Task) *Task {
+	s.noteTouched(t.JobID) // its job may end (dependencies.go)
 	gen := s.gen.Load()
 	if t.gen == gen && !t.frozen {
 		return t

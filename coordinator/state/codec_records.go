@@ -75,6 +75,7 @@ var specCodec = newCodec(
 	strField("capability", func(s *spec) *string { return &s.Capability }, omitEmpty|interned),
 	rawField("config", func(s *spec) *json.RawMessage { return &s.Config }, true),
 	intField("count", func(s *spec) *int { return &s.Count }, omitEmpty),
+	listField("depends_on", func(s *spec) *[]command.Dependency { return &s.DependsOn }, dependencyCodec, omitEmpty),
 	boolField("exclusive_worker", func(s *spec) *bool { return &s.ExclusiveWorker }, omitEmpty),
 	strField("executor", func(s *spec) *string { return &s.Executor }, interned),
 	boolField("gang", func(s *spec) *bool { return &s.Gang }, omitEmpty),
@@ -85,11 +86,17 @@ var specCodec = newCodec(
 	intField("max_per_worker", func(s *spec) *int { return &s.MaxPerWorker }, omitEmpty),
 	strField("name", func(s *spec) *string { return &s.Name }, omitEmpty|interned),
 	stringsField("outputs", func(s *spec) *[]string { return &s.Outputs }, omitEmpty),
+	intField("parallelism", func(s *spec) *int { return &s.Parallelism }, omitEmpty),
 	intField("priority", func(s *spec) *int { return &s.Priority }, omitEmpty),
 	nestedField("resources", func(s *spec) (any, bool) { return s.Resources, s.Resources != nil }),
 	boolField("spread", func(s *spec) *bool { return &s.Spread }, omitEmpty),
 	nestedField("target", func(s *spec) (any, bool) { return s.Target, s.Target != nil }),
 	intField("timeout_seconds", func(s *spec) *int { return &s.TimeoutSeconds }, omitEmpty),
+)
+
+var dependencyCodec = newCodec(
+	strField("condition", func(d *command.Dependency) *string { return &d.Condition }, interned),
+	strField("job", func(d *command.Dependency) *string { return &d.Job }, always),
 )
 
 var workerCodec = newCodec(

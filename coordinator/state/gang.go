@@ -179,6 +179,9 @@ func (s *Store) assignGang(c command.AssignGang) ([]AssignOutcome, error) {
 	if !ok {
 		return nil, fmt.Errorf("job %s: not every member is pending: %w", j.ID, ErrConflict)
 	}
+	if err := s.checkNotWaiting(j); err != nil { // dependencies.go
+		return nil, err
+	}
 	if len(c.Members) != len(ts) {
 		return nil, fmt.Errorf("job %s has %d members, the placement %d: %w", j.ID, len(ts), len(c.Members), ErrInvalid)
 	}

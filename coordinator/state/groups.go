@@ -250,10 +250,11 @@ func (s *Store) parentsOf(id string) []string {
 }
 
 // unfinishedTargeting counts pending and active tasks whose job targets t.
-// Pending ones come from the queue index; active ones from the workers'
-// holds, which are bounded by what the cluster runs at once.
+// Pending ones come from the queue index and the jobs that hold tasks out
+// of it; active ones from the workers' holds, which are bounded by what
+// the cluster runs at once.
 func (s *Store) unfinishedTargeting(t command.Target) int {
-	n := s.queue.targeted(targetKey(&t))
+	n := s.queue.targeted(targetKey(&t)) + s.heldTargeting(t) // dependencies.go
 	for _, w := range s.workers {
 		for id := range w.active {
 			if spec := s.jobs.get(s.tasks.get(id).JobID).Spec; spec.Target != nil && *spec.Target == t {

@@ -97,7 +97,12 @@ func (s *Store) applyOne(c command.Command) (res Result) {
 		return Refused(fmt.Errorf("%w: unhandled command %T", ErrInvalid, c))
 	}
 	defer refusePanic(c, &res) // applyguard.go
-	return h(s, c)
+	s.touched = s.touched[:0]
+	res = h(s, c)
+	if res.Err() == nil {
+		s.settleDependents() // dependencies.go
+	}
+	return res
 }
 
 func (s *Store) registerNode(c command.RegisterNode) (struct{}, error) {

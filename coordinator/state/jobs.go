@@ -73,6 +73,9 @@ func (s *Store) submitJob(c command.SubmitJob) (SubmitOutcome, error) {
 	if _, ok := s.team(command.TeamOf(c.Team)); !ok {
 		return SubmitOutcome{}, fmt.Errorf("team %s: %w", c.Team, ErrNotFound)
 	}
+	if err := s.checkDependencies(c, count); err != nil {
+		return SubmitOutcome{}, err
+	}
 	// Every check before any change: a refused job leaves nothing behind.
 	seen := make(map[string]bool, len(c.TaskIDs))
 	for _, id := range c.TaskIDs {
@@ -96,9 +99,11 @@ func (s *Store) submitJob(c command.SubmitJob) (SubmitOutcome, error) {
 	for i, id := range c.TaskIDs {
 		t := &Task{ID: id, JobID: j.ID, Index: i, Seq: s.nextSeq(), State: taskPending, LeaseSeconds: lease, CreatedAt: c.Now, UpdatedAt: c.Now, gen: s.gen.Load()}
 		s.tasks.set(id, t)
-		s.queue.push(keyOf(c.Spec), c.Spec.Priority, t)
 	}
 	s.jobs.set(j.ID, j)
+	if !s.holdForDependencies(j, c.Now) { // dependencies.go
+		s.enqueueJob(j) // parallelism.go
+	}
 	s.jobOrder = append(s.jobOrder, j.ID)
 	s.noteOpenJob(j)
 	if c.Spec.IdempotencyKey != "" {

@@ -77,6 +77,7 @@ func (s *Store) match(w *Worker, capability string, slots int, skip map[string]b
 	var bestDevices []string
 	var bestGang []GangPlacement
 	var gangTried map[string]bool // gangs planned in this match (most matches meet none)
+	gate := parallelismGate{}     // parallelism.go
 	examined := 0
 	scan := func(list []*Task) {
 		for _, t := range list {
@@ -104,7 +105,7 @@ func (s *Store) match(w *Worker, capability string, slots int, skip map[string]b
 				}
 				continue
 			}
-			if s.canRun(w, j, t, capability) != nil {
+			if gate.full(s, j) || s.canRun(w, j, t, capability) != nil {
 				continue
 			}
 			devs, ok := s.pickDevices(w, j.Spec.Resources)

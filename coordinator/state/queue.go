@@ -75,6 +75,9 @@ func (q *pendingQueue) push(k queueKey, priority int, t *Task) {
 }
 
 func (q *pendingQueue) remove(k queueKey, t *Task) {
+	if _, queued := q.prio[t.ID]; !queued {
+		return // a pending task held out of the queue (dependencies.go)
+	}
 	rk := routeKey{k.executor, k.target}
 	byCap := q.lists[rk]
 	list := byCap[k.capability]
@@ -106,6 +109,9 @@ func (q *pendingQueue) remove(k queueKey, t *Task) {
 
 // replace puts t's copy c in t's place (ownTask).
 func (q *pendingQueue) replace(k queueKey, t, c *Task) {
+	if _, queued := q.prio[t.ID]; !queued {
+		return
+	}
 	list := q.lists[routeKey{k.executor, k.target}][k.capability]
 	i := sort.Search(len(list), func(i int) bool { return !q.less(list[i], t) })
 	for ; i < len(list); i++ {

@@ -102,6 +102,16 @@ func (h *history) next() command.Command {
 		} else if count > 1 && h.rng.IntN(4) == 0 {
 			spec.Gang = true
 		}
+		if count > 1 && !spec.Gang && h.rng.IntN(3) == 0 {
+			spec.Parallelism = 1 + h.rng.IntN(count)
+		}
+		if js := h.jobIDs(); len(js) > 0 && h.rng.IntN(3) == 0 {
+			conds := []string{command.DependSucceeded, command.DependFailed, command.DependFinished}
+			spec.DependsOn = []command.Dependency{{Job: h.pick(js), Condition: conds[h.rng.IntN(len(conds))]}}
+			if other := h.pick(js); other != spec.DependsOn[0].Job && h.rng.IntN(2) == 0 {
+				spec.DependsOn = append(spec.DependsOn, command.Dependency{Job: other, Condition: conds[h.rng.IntN(len(conds))]})
+			}
+		}
 		return command.SubmitJob{JobID: id, TaskIDs: ids, Spec: spec, CreatedBy: "admin", Team: h.team(), Now: now}
 	case k < 36:
 		// A placement as acquire makes it: the best match for a worker.

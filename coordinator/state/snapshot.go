@@ -204,6 +204,10 @@ func (s *Store) load(snap *snapshotV1) error {
 			}
 		}
 	}
+	s.rebuildDependencies()
+	for _, id := range s.jobOrder {
+		s.fitWindow(s.jobs.get(id)) // parallelism.go
+	}
 	for key, sub := range snap.Submissions {
 		if sub.Task == nil || sub.Task.ID == "" || !strings.HasPrefix(key, sub.Task.ID+"/") {
 			return fmt.Errorf("submission %q without the task it finished: %w", key, ErrInvalid)

@@ -34,6 +34,10 @@ type Store struct {
 	// taking mu inside it, and by CaptureWithOutput: the commands that
 	// change the state and the output one at a time.
 	applyMu sync.Mutex
+
+	// touched lists the jobs whose tasks the command being applied
+	// changed, for settleDependents.
+	touched []string
 }
 
 // tables is the replicated state and the indexes derived from it: what a
@@ -75,6 +79,9 @@ type tables struct {
 	memberOf map[string]map[string]struct{}
 
 	queue *pendingQueue
+
+	// deps indexes the jobs that wait for others (dependencies.go).
+	deps *depIndex
 }
 
 // New returns an empty store keeping task output in memory.
@@ -115,6 +122,7 @@ func (s *Store) reset() {
 	s.openJobs = nil
 	s.seq = 0
 	s.queue = newPendingQueue()
+	s.deps = newDepIndex()
 }
 
 // Apply applies one command and returns its result. A Batch yields a

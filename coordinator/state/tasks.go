@@ -56,6 +56,12 @@ func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
 	if err := s.canRun(w, j, t, ""); err != nil {
 		return AssignOutcome{}, err
 	}
+	if err := s.checkParallelism(j); err != nil { // parallelism.go
+		return AssignOutcome{}, err
+	}
+	if err := s.checkNotWaiting(j); err != nil { // dependencies.go
+		return AssignOutcome{}, err
+	}
 	if !s.devicesFreeFor(w, c.Devices, j.Spec.Resources) {
 		return AssignOutcome{}, fmt.Errorf("devices %v not free on %s: %w", c.Devices, w.ID, ErrConflict)
 	}

@@ -4,8 +4,9 @@ import "github.com/gpulayer/gpulayer/coordinator/command"
 
 // teamUsage counts, per team, the GPUs its active tasks hold (in
 // hundredths of a GPU), its active tasks and its pending ones. It walks
-// the workers' active sets and the pending queue, so it costs the tasks
-// in flight, not every task kept.
+// the workers' active sets, the pending queue and the jobs that hold
+// pending tasks out of it, so it costs the tasks in flight, not every
+// task kept.
 func (s *Store) teamUsage() map[string]TeamUsage {
 	out := map[string]TeamUsage{}
 	for _, w := range s.workers {
@@ -32,6 +33,12 @@ func (s *Store) teamUsage() map[string]TeamUsage {
 			}
 		}
 	}
+	s.forHeld(func(j *Job, held int) { // pending, but out of the queue (dependencies.go)
+		team := command.TeamOf(j.Team)
+		u := out[team]
+		u.PendingTasks += held
+		out[team] = u
+	})
 	return out
 }
 

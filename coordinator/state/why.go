@@ -18,6 +18,12 @@ import (
 
 // pendingReason is why no live worker can take a task of j, or "".
 func (s *Store) pendingReason(j *Job) string {
+	if why := s.waitingFor(j); why != "" { // dependencies.go
+		return why
+	}
+	if why := s.parallelismReason(j); why != "" { // parallelism.go
+		return why
+	}
 	spec := j.Spec
 	cands, why := s.liveCandidates(spec.Target)
 	if len(cands) == 0 {

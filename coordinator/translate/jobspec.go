@@ -29,6 +29,8 @@ func JobSpecFromAPI(s api.JobSpec) command.JobSpec {
 		Inputs:          ArtifactRefsFromAPI(s.Inputs),
 		Outputs:         slices.Clone(s.Outputs),
 		IdempotencyKey:  s.IdempotencyKey,
+		Parallelism:     derefInt(s.Parallelism),
+		DependsOn:       convertEach(s.DependsOn, func(d api.Dependency) command.Dependency { return command.Dependency(d) }),
 	}
 }
 
@@ -54,6 +56,8 @@ func JobSpecToAPI(s command.JobSpec) api.JobSpec {
 		Inputs:          ArtifactRefsToAPI(s.Inputs),
 		Outputs:         slices.Clone(s.Outputs),
 		IdempotencyKey:  s.IdempotencyKey,
+		Parallelism:     positiveInt(s.Parallelism),
+		DependsOn:       convertEach(s.DependsOn, func(d command.Dependency) api.Dependency { return api.Dependency(d) }),
 	}
 }
 
@@ -85,5 +89,21 @@ func convertPtr[From, To any](p *From, f func(From) To) *To {
 		return nil
 	}
 	v := f(*p)
+	return &v
+}
+
+// derefInt reads an optional number (nil: 0).
+func derefInt(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// positiveInt renders a number whose 0 means absent.
+func positiveInt(v int) *int {
+	if v == 0 {
+		return nil
+	}
 	return &v
 }

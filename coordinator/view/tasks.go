@@ -114,6 +114,7 @@ func Assignment(out state.AssignOutcome) api.Assignment {
 		ID:             t.ID,
 		JobID:          t.JobID,
 		Index:          t.Index,
+		Count:          max(spec.Count, 1),
 		AttemptID:      t.AttemptID,
 		Attempt:        len(t.Attempts),
 		Executor:       spec.Executor,

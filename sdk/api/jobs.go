@@ -99,7 +99,33 @@ type JobSpec struct {
 	// on the task. A glob that names a directory takes the files under it.
 	Outputs        []string `json:"outputs,omitempty"`
 	IdempotencyKey string   `json:"idempotency_key,omitempty"`
+	// Parallelism (1..Count) bounds how many of the job's tasks are
+	// assigned or running at once; absent, no bound. Every task sees
+	// GPULAYER_TASK_INDEX and GPULAYER_TASK_COUNT. A pointer, so that an
+	// explicit 0 is refused rather than read as absent.
+	Parallelism *int `json:"parallelism,omitempty"`
+	// DependsOn (at most MaxDependencies) lists jobs this one waits for:
+	// its tasks stay pending until each condition holds, and the job is
+	// cancelled when one can no longer hold.
+	DependsOn []Dependency `json:"depends_on,omitempty"`
 }
+
+// Dependency is one job a job waits for: Condition is DependSucceeded,
+// DependFailed or DependFinished.
+type Dependency struct {
+	Job       string `json:"job"`
+	Condition string `json:"condition"`
+}
+
+// Dependency conditions.
+const (
+	DependSucceeded = "succeeded"
+	DependFailed    = "failed"
+	DependFinished  = "finished"
+)
+
+// MaxDependencies bounds a job's DependsOn.
+const MaxDependencies = 64
 
 // ExecConfig is the config of the built-in exec executor.
 type ExecConfig struct {

@@ -248,9 +248,12 @@ const MaxAcquireTasks = 64
 
 // Assignment is a task handed to a worker by acquire.
 type Assignment struct {
-	ID             string          `json:"id"`
-	JobID          string          `json:"job_id"`
-	Index          int             `json:"index"`
+	ID    string `json:"id"`
+	JobID string `json:"job_id"`
+	Index int    `json:"index"`
+	// Count is how many tasks the job has (the task sees it as
+	// GPULAYER_TASK_COUNT, beside its Index as GPULAYER_TASK_INDEX).
+	Count          int             `json:"count,omitempty"`
 	AttemptID      string          `json:"attempt_id"`
 	Attempt        int             `json:"attempt"`
 	Executor       string          `json:"executor"`

@@ -36,6 +36,17 @@ class ModelsTest(unittest.TestCase):
             with self.subTest(name):
                 self.assertEqual(spec.to_dict(), want)
 
+    def test_job_shows_parallelism_and_dependencies(self) -> None:
+        job = gpulayer.Job.from_dict({
+            "id": "j2", "state": "pending", "executor": "exec", "count": 4, "parallelism": 2,
+            "depends_on": [{"job": "j1", "condition": "finished"}],
+            "tasks": [{"id": "j2-0", "index": 0, "state": "pending", "pending_reason": "waits for job j1 to end (finished)"}],
+        })
+        self.assertEqual(job.parallelism, 2)
+        self.assertEqual(job.depends_on, [gpulayer.Dependency("j1", "finished")])
+        self.assertEqual(job.extra, {})
+        self.assertIn("j1", job.tasks[0].pending_reason or "")
+
     def test_command_needs_a_list(self) -> None:
         for bad in ("echo hi", []):
             with self.subTest(repr(bad)):

@@ -228,6 +228,8 @@ class Job(Record):
     lease_seconds: Optional[int] = None
     timeout_seconds: Optional[int] = None
     idempotency_key: Optional[str] = None
+    parallelism: Optional[int] = None
+    depends_on: Optional[List[Dependency]] = None
     team: Optional[str] = None
     created_by: str = ""
     created_at: str = ""
