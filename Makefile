@@ -41,7 +41,7 @@ demo: build
 
 test:
 	GPULAYER_FAULT_SCHEDULES=5 $(GO) test -race -count=1 ./...
-	$(MAKE) test-faults N=40 FAULT_BUDGET=5m
+	$(MAKE) test-faults N=20 FAULT_BUDGET=5m
 	$(MAKE) fuzz FUZZTIME=10000x
 	$(MAKE) bench-quick
 
