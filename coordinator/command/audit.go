@@ -41,7 +41,15 @@ type RecordArtifact struct {
 	// Touch marks the record as put again now (TouchedAt), so that
 	// garbage collection keeps a digest that was just uploaded again
 	// until a job names it (absent in entries written before).
-	Touch  bool      `json:"touch,omitempty"`
+	Touch bool `json:"touch,omitempty"`
+	// Team is the uploading client token's team, which may read the
+	// artifact from then on (empty for a worker's upload: a task's
+	// outputs reach its job's team when its finish lists them).
+	Team string `json:"team,omitempty"`
+	// Scoped marks a record made by a coordinator that knows teams: its
+	// readers are its Teams (absent in entries written before, whose
+	// records stay default's).
+	Scoped bool      `json:"scoped,omitempty"`
 	By     string    `json:"by"`
 	Source string    `json:"source,omitempty"`
 	Now    time.Time `json:"now"`

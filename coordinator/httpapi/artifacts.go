@@ -75,7 +75,7 @@ func (s *Server) putArtifact(w http.ResponseWriter, r *http.Request, p auth.Prin
 				return err
 			}
 		}
-		out, err := state.Propose[state.ArtifactOutcome](r.Context(), s.propose, command.RecordArtifact{Digest: d, Size: meta.Size, Touch: true, By: p.Name, Source: sourceString(r), Now: s.now()})
+		out, err := state.Propose[state.ArtifactOutcome](r.Context(), s.propose, command.RecordArtifact{Digest: d, Size: meta.Size, Touch: true, Team: p.Team, Scoped: true, By: p.Name, Source: sourceString(r), Now: s.now()})
 		if err != nil {
 			return err
 		}
@@ -111,7 +111,7 @@ func (s *Server) putArtifact(w http.ResponseWriter, r *http.Request, p auth.Prin
 		}
 		holders = append(holders, node)
 	}
-	out, err := state.Propose[state.ArtifactOutcome](r.Context(), s.propose, command.RecordArtifact{Digest: d, Size: size, NodeID: s.cluster.ID(), Holders: holders, Touch: recorded, By: p.Name, Source: sourceString(r), Now: s.now()})
+	out, err := state.Propose[state.ArtifactOutcome](r.Context(), s.propose, command.RecordArtifact{Digest: d, Size: size, NodeID: s.cluster.ID(), Holders: holders, Touch: recorded, Team: p.Team, Scoped: true, By: p.Name, Source: sourceString(r), Now: s.now()})
 	if err != nil {
 		return err
 	}
@@ -175,8 +175,8 @@ func (s *Server) getArtifact(w http.ResponseWriter, r *http.Request, p auth.Prin
 		return newError(api.CodeNotFound, "no artifact %s among the inputs of the tasks worker %s holds", d, p.WorkerID)
 	}
 	meta, ok := s.store.Artifact(d)
-	if !ok {
-		return newError(api.CodeNotFound, "no artifact %s", d)
+	if !ok || (p.Kind == auth.KindClient && !p.HasRole(auth.RoleAdmin) && !s.store.ArtifactReadableBy(d, p.Team)) {
+		return newError(api.CodeNotFound, "no artifact %s", d) // another team's reads as missing
 	}
 	if s.blobs != nil {
 		// A copy this node lacks, cannot read, or whose size is not the

@@ -27,6 +27,13 @@ func (s *Server) submitJob(w http.ResponseWriter, r *http.Request, p auth.Princi
 	if err := s.checkDependenciesVisible(p, &spec); err != nil {
 		return err
 	}
+	if !p.HasRole(auth.RoleAdmin) {
+		for _, in := range spec.Inputs { // another team's artifact is not staged for this one
+			if s.store.ArtifactRecordedElsewhere(in.SHA256, p.Team) {
+				return newError(api.CodeNotFound, "no artifact %s", in.SHA256)
+			}
+		}
+	}
 	count := max(spec.Count, 1)
 	jobID := "j" + auth.NewID(8)
 	ids := make([]string, count)

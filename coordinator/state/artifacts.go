@@ -21,6 +21,53 @@ type Artifact struct {
 	// TouchedAt is when it was last put again (zero: never); garbage
 	// collection counts an artifact's age from the later of the two.
 	TouchedAt time.Time `json:"touched_at,omitzero"`
+	// Teams are the teams whose clients may read it, sorted: those that
+	// uploaded it and those whose jobs' finishes list it. Scoped marks a
+	// record that keeps them; one from before teams is default's until a
+	// team is granted it, when default is kept among its teams.
+	Teams  []string `json:"teams,omitempty"`
+	Scoped bool     `json:"scoped,omitempty"`
+}
+
+// grantTeam lets a team's clients read the artifact.
+func (a *Artifact) grantTeam(team string) {
+	if team == "" {
+		return
+	}
+	if !a.Scoped { // from before teams: default keeps reading it
+		a.Scoped = true
+		a.grantTeam(command.DefaultTeam)
+	}
+	if i, ok := slices.BinarySearch(a.Teams, team); !ok {
+		a.Teams = slices.Insert(a.Teams, i, team)
+	}
+}
+
+// readableBy reports whether a team's clients may read the artifact.
+func (a *Artifact) readableBy(team string) bool {
+	if !a.Scoped {
+		return team == command.DefaultTeam
+	}
+	_, ok := slices.BinarySearch(a.Teams, team)
+	return ok
+}
+
+// ArtifactReadableBy reports whether a team's clients may read a recorded
+// artifact (false for one not recorded).
+func (s *Store) ArtifactReadableBy(digest, team string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	a, ok := s.artifacts[digest]
+	return ok && a.readableBy(team)
+}
+
+// ArtifactRecordedElsewhere reports whether an artifact is recorded and
+// yet not readable by a team.
+func (s *Store) ArtifactRecordedElsewhere(digest, team string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	a, ok := s.artifacts[digest]
+	return ok && !a.readableBy(team)
 }
 
 // lastPut is when the artifact was last uploaded.
@@ -44,11 +91,12 @@ func (s *Store) recordArtifact(c command.RecordArtifact) (ArtifactOutcome, error
 		return ArtifactOutcome{}, fmt.Errorf("artifact %s was recorded with %d bytes, not %d: %w", c.Digest, a.Size, c.Size, ErrConflict)
 	}
 	if !ok {
-		a = &Artifact{Digest: c.Digest, Size: c.Size, UploadedBy: c.By, UploadedAt: c.Now}
+		a = &Artifact{Digest: c.Digest, Size: c.Size, UploadedBy: c.By, UploadedAt: c.Now, Scoped: c.Scoped}
 		s.artifacts[c.Digest] = a
 	} else if c.Touch {
 		a.TouchedAt = c.Now
 	}
+	a.grantTeam(c.Team)
 	nodes := c.Holders
 	if c.NodeID != "" && !slices.Contains(nodes, c.NodeID) {
 		nodes = append([]string{c.NodeID}, nodes...)

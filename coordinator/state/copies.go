@@ -112,6 +112,7 @@ func (c *Cluster) clone() Cluster {
 func (a *Artifact) clone() Artifact {
 	out := *a
 	out.Holders = slices.Clone(a.Holders)
+	out.Teams = slices.Clone(a.Teams)
 	return out
 }
 

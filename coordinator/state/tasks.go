@@ -249,6 +249,12 @@ func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 	t.ExitCode = &code
 	t.Output = c.Output
 	t.Artifacts = slices.Clone(c.Artifacts)
+	team := command.TeamOf(s.jobs.get(t.JobID).Team)
+	for _, out := range c.Artifacts { // the job's team may read its outputs
+		if a, ok := s.artifacts[out.SHA256]; ok {
+			a.grantTeam(team)
+		}
+	}
 	t.SubmittedBy = c.WorkerID
 	t.Reason = reason
 	s.keepSubmission(c, t)
