@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"math"
 	"net/http"
-	"strings"
 
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/command"
@@ -19,18 +18,7 @@ import (
 // machine's to decide, atomically with the write.
 
 // validateTeamName holds a team name to the token name grammar.
-func validateTeamName(field, name string) error {
-	lower := strings.ToLower(name)
-	switch {
-	case name == "":
-		return invalidf("%s is required", field)
-	case lower == "admin" || lower == "system" || lower == "internal" || strings.HasPrefix(name, "_"):
-		return newError(api.CodeReservedIdentifier, "team name %q is reserved", name)
-	case !tokenNamePattern.MatchString(name):
-		return invalidf("%s %q must match %s", field, name, tokenNamePattern.String())
-	}
-	return nil
-}
+func validateTeamName(field, name string) error { return validateName("team", field, name) }
 
 // centiOf reads a GPU amount or weight, kept to 1/100, into hundredths.
 func centiOf(field string, v float64, least, most float64) (int64, error) {

@@ -39,15 +39,20 @@ var (
 // validateTokenName checks a token name. The reserved names are refused:
 // "admin" names only the token `coordinator init` mints, so attribution to
 // it cannot be forged by a token an admin creates later.
-func validateTokenName(name string) error {
+func validateTokenName(name string) error { return validateName("token", "name", name) }
+
+// validateName holds a token's or a team's name (what, in messages) in
+// the field named field to the token name grammar, refusing the reserved
+// names.
+func validateName(what, field, name string) error {
 	lower := strings.ToLower(name)
 	switch {
 	case name == "":
-		return invalidf("name is required")
+		return invalidf("%s is required", field)
 	case lower == "admin" || lower == "system" || lower == "internal" || strings.HasPrefix(name, "_"):
-		return newError(api.CodeReservedIdentifier, "token name %q is reserved", name)
+		return newError(api.CodeReservedIdentifier, "%s name %q is reserved", what, name)
 	case !tokenNamePattern.MatchString(name):
-		return invalidf("name %q must match %s", name, tokenNamePattern.String())
+		return invalidf("%s %q must match %s", field, name, tokenNamePattern.String())
 	}
 	return nil
 }
