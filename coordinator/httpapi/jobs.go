@@ -29,7 +29,7 @@ func (s *Server) submitJob(w http.ResponseWriter, r *http.Request, p auth.Princi
 	}
 	if !p.HasRole(auth.RoleAdmin) {
 		for _, in := range spec.Inputs { // another team's artifact is not staged for this one
-			if s.store.ArtifactRecordedElsewhere(in.SHA256, p.Team) {
+			if _, recorded := s.store.Artifact(in.SHA256); recorded && !s.store.ArtifactReadableBy(in.SHA256, p.Team) {
 				return newError(api.CodeNotFound, "no artifact %s", in.SHA256)
 			}
 		}

@@ -61,15 +61,6 @@ func (s *Store) ArtifactReadableBy(digest, team string) bool {
 	return ok && a.readableBy(team)
 }
 
-// ArtifactRecordedElsewhere reports whether an artifact is recorded and
-// yet not readable by a team.
-func (s *Store) ArtifactRecordedElsewhere(digest, team string) bool {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	a, ok := s.artifacts[digest]
-	return ok && !a.readableBy(team)
-}
-
 // lastPut is when the artifact was last uploaded.
 func (a *Artifact) lastPut() time.Time {
 	if a.TouchedAt.After(a.UploadedAt) {
