@@ -122,7 +122,12 @@ func TestWatchPolledInputs(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := startHealthRigWith(t, c.setup, health.Policy{HoldDown: hold}, c.th)
-			r.waitState(t, gpu, health.Healthy, "at the start")
+			// Every GPU is watched (healthy) before the input changes, so
+			// a neighbour still "not watched yet" is not read as having
+			// caught GPU 2's input.
+			for i := range r.uuids {
+				r.waitState(t, i, health.Healthy, "at the start")
+			}
 			if c.within != nil {
 				c.within(r.m)
 				r.waitPolls(t, gpu, 10)
