@@ -10,7 +10,7 @@ import (
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
-// Every bad parallelism or depends_on gets its contract code and leaves
+// Every bad parallelism, depends_on, preemption grace or checkpoint gets its contract code and leaves
 // the state as it was; a job of another team is not found, as if it did
 // not exist. (A job cannot name itself over HTTP: its id is made by the
 // submit; the state refuses it, TestDependencySubmitRefusals.)
@@ -55,6 +55,15 @@ func TestJobFlowRefusesBadInput(t *testing.T) {
 		{"parallelism over count", job(`"count":2,"parallelism":3`), 400, api.CodeInvalidArgument},
 		{"parallelism not a number", job(`"count":2,"parallelism":"2"`), 400, api.CodeInvalidArgument},
 		{"a gang with parallelism below count", job(`"count":4,"gang":true,"parallelism":2`), 400, api.CodeInvalidArgument},
+		{"a negative preemption grace", job(`"preemption_grace_seconds":-1`), 400, api.CodeInvalidArgument},
+		{"a preemption grace over 600 s", job(`"preemption_grace_seconds":601`), 400, api.CodeInvalidArgument},
+		{"preemptible not a boolean", job(`"preemptible":"no"`), 400, api.CodeInvalidArgument},
+		{"a checkpoint with no path", job(`"checkpoint":{}`), 400, api.CodeInvalidArgument},
+		{"an absolute checkpoint path", job(`"checkpoint":{"path":"/etc"}`), 400, api.CodeInvalidArgument},
+		{"a checkpoint path out of the task directory", job(`"checkpoint":{"path":"ckpt/../../x"}`), 400, api.CodeInvalidArgument},
+		{"a checkpoint in the task's TMPDIR", job(`"checkpoint":{"path":"tmp/ckpt"}`), 400, api.CodeInvalidArgument},
+		{"a checkpoint over an input", job(`"inputs":[{"sha256":"` + strings.Repeat("a", 64) + `","path":"ckpt/model.pt"}],"checkpoint":{"path":"ckpt"}`), 400, api.CodeInvalidArgument},
+		{"an unknown checkpoint field", job(`"checkpoint":{"path":"ckpt","every":5}`), 400, api.CodeInvalidArgument},
 	}
 	for _, c := range cases {
 		before := snapshot(t, h)
@@ -115,5 +124,28 @@ func TestJobFlowOverHTTP(t *testing.T) {
 		if !strings.Contains(tk.Reason, "dependency "+up.ID) {
 			t.Fatalf("task %s reason %q does not name the dependency", tk.ID, tk.Reason)
 		}
+	}
+}
+
+// The queueing fields a job may carry come back as submitted: not
+// preemptible, a grace of 0 (an explicit zero, not absent) and a
+// checkpoint path.
+func TestPreemptionFieldsRoundTrip(t *testing.T) {
+	h := coordinatortest.Start(t, coordinatortest.Options{})
+	ctx := t.Context()
+	c := h.Client(t, h.AdminToken)
+	no, zero := false, 0
+	j, err := c.SubmitJob(ctx, api.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`),
+		Preemptible: &no, PreemptionGraceSeconds: &zero, Checkpoint: &api.CheckpointSpec{Path: "ckpt"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Job(ctx, j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Preemptible == nil || *got.Preemptible || got.PreemptionGraceSeconds == nil || *got.PreemptionGraceSeconds != 0 ||
+		got.Checkpoint == nil || got.Checkpoint.Path != "ckpt" {
+		t.Fatalf("read back: preemptible %v, grace %v, checkpoint %+v", got.Preemptible, got.PreemptionGraceSeconds, got.Checkpoint)
 	}
 }

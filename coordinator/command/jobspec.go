@@ -42,6 +42,38 @@ type JobSpec struct {
 	// DependsOn lists the jobs this one waits for (dependencies.go in
 	// coordinator/state).
 	DependsOn []Dependency `json:"depends_on,omitempty"`
+	// Preemptible (nil: true) says whether the job's tasks may be taken
+	// back for another's; a job that is not runs only within its team's
+	// quota.
+	Preemptible *bool `json:"preemptible,omitempty"`
+	// PreemptionGraceSeconds (nil: DefaultPreemptionGrace) is the time
+	// between a preempted attempt's SIGTERM and its kill.
+	PreemptionGraceSeconds *int `json:"preemption_grace_seconds,omitempty"`
+	// Checkpoint names the path, inside the task directory, uploaded when
+	// an attempt ends preempted, lost with its agent alive, or failed, and
+	// staged again before the task's next attempt.
+	Checkpoint *CheckpointSpec `json:"checkpoint,omitempty"`
+}
+
+// CheckpointSpec is a job's checkpoint: a path relative to the task
+// directory.
+type CheckpointSpec struct {
+	Path string `json:"path"`
+}
+
+// DefaultPreemptionGrace is a preempted attempt's grace when its job
+// names none.
+const DefaultPreemptionGrace = 30
+
+// IsPreemptible reports whether the job's tasks may be preempted.
+func (s *JobSpec) IsPreemptible() bool { return s.Preemptible == nil || *s.Preemptible }
+
+// PreemptionGrace is the job's preemption grace in seconds.
+func (s *JobSpec) PreemptionGrace() int {
+	if s.PreemptionGraceSeconds == nil {
+		return DefaultPreemptionGrace
+	}
+	return *s.PreemptionGraceSeconds
 }
 
 // Dependency is one job a job waits for, and the way that job must end.

@@ -67,6 +67,9 @@ func validateJobSpec(s *api.JobSpec) error {
 	if err := validateJobFlow(s); err != nil { // dependencies.go
 		return err
 	}
+	if err := validatePreemption(s); err != nil { // preemption.go
+		return err
+	}
 	if r := s.Resources; r != nil {
 		if r.GPUs < 0 || r.GPUs > maxGPUs {
 			return invalidf("resources.gpus must be between 0 and %d", maxGPUs)

@@ -202,6 +202,22 @@ func intPtrField[T any](name string, at func(*T) **int) field[T] {
 	}
 }
 
+// boolPtrField is written only when set.
+func boolPtrField[T any](name string, at func(*T) **bool) field[T] {
+	return field[T]{name: name,
+		put: func(_ *recordWriter, r *record, x *T) {
+			if v := *at(x); v != nil {
+				r.key(name)
+				r.body = mpBool(r.body, *v)
+			}
+		},
+		get: func(_ *recordReader, r *mpReader, x *T) {
+			v := r.boolean()
+			*at(x) = &v
+		},
+	}
+}
+
 // rawField is raw JSON written as bin, only when not empty; shared
 // reads it as a spec's Config, shared with an equal one already read.
 func rawField[T any](name string, at func(*T) *json.RawMessage, shared bool) field[T] {

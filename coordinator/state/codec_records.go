@@ -73,6 +73,7 @@ type spec = command.JobSpec
 var specCodec = newCodec(
 	rawField("affinity", func(s *spec) *json.RawMessage { return &s.Affinity }, false),
 	strField("capability", func(s *spec) *string { return &s.Capability }, omitEmpty|interned),
+	nestedField("checkpoint", func(s *spec) (any, bool) { return s.Checkpoint, s.Checkpoint != nil }),
 	rawField("config", func(s *spec) *json.RawMessage { return &s.Config }, true),
 	intField("count", func(s *spec) *int { return &s.Count }, omitEmpty),
 	listField("depends_on", func(s *spec) *[]command.Dependency { return &s.DependsOn }, dependencyCodec, omitEmpty),
@@ -87,6 +88,8 @@ var specCodec = newCodec(
 	strField("name", func(s *spec) *string { return &s.Name }, omitEmpty|interned),
 	stringsField("outputs", func(s *spec) *[]string { return &s.Outputs }, omitEmpty),
 	intField("parallelism", func(s *spec) *int { return &s.Parallelism }, omitEmpty),
+	boolPtrField("preemptible", func(s *spec) **bool { return &s.Preemptible }),
+	intPtrField("preemption_grace_seconds", func(s *spec) **int { return &s.PreemptionGraceSeconds }),
 	intField("priority", func(s *spec) *int { return &s.Priority }, omitEmpty),
 	nestedField("resources", func(s *spec) (any, bool) { return s.Resources, s.Resources != nil }),
 	boolField("spread", func(s *spec) *bool { return &s.Spread }, omitEmpty),

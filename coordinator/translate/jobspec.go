@@ -10,54 +10,60 @@ import (
 // JobSpecFromAPI reads a submitted job into the state's type.
 func JobSpecFromAPI(s api.JobSpec) command.JobSpec {
 	return command.JobSpec{
-		Name:            s.Name,
-		Executor:        s.Executor,
-		Config:          slices.Clone(s.Config),
-		Count:           s.Count,
-		Resources:       ResourcesFromAPI(s.Resources),
-		Capability:      s.Capability,
-		Target:          targetFromAPI(s.Target),
-		Affinity:        slices.Clone(s.Affinity),
-		Spread:          s.Spread,
-		Gang:            s.Gang,
-		ExclusiveWorker: s.ExclusiveWorker,
-		MaxPerWorker:    s.MaxPerWorker,
-		Priority:        s.Priority,
-		MaxAttempts:     s.MaxAttempts,
-		LeaseSeconds:    s.LeaseSeconds,
-		TimeoutSeconds:  s.TimeoutSeconds,
-		Inputs:          ArtifactRefsFromAPI(s.Inputs),
-		Outputs:         slices.Clone(s.Outputs),
-		IdempotencyKey:  s.IdempotencyKey,
-		Parallelism:     derefInt(s.Parallelism),
-		DependsOn:       convertEach(s.DependsOn, func(d api.Dependency) command.Dependency { return command.Dependency(d) }),
+		Name:                   s.Name,
+		Executor:               s.Executor,
+		Config:                 slices.Clone(s.Config),
+		Count:                  s.Count,
+		Resources:              ResourcesFromAPI(s.Resources),
+		Capability:             s.Capability,
+		Target:                 targetFromAPI(s.Target),
+		Affinity:               slices.Clone(s.Affinity),
+		Spread:                 s.Spread,
+		Gang:                   s.Gang,
+		ExclusiveWorker:        s.ExclusiveWorker,
+		MaxPerWorker:           s.MaxPerWorker,
+		Priority:               s.Priority,
+		MaxAttempts:            s.MaxAttempts,
+		LeaseSeconds:           s.LeaseSeconds,
+		TimeoutSeconds:         s.TimeoutSeconds,
+		Inputs:                 ArtifactRefsFromAPI(s.Inputs),
+		Outputs:                slices.Clone(s.Outputs),
+		IdempotencyKey:         s.IdempotencyKey,
+		Parallelism:            derefInt(s.Parallelism),
+		DependsOn:              convertEach(s.DependsOn, func(d api.Dependency) command.Dependency { return command.Dependency(d) }),
+		Preemptible:            clonePtr(s.Preemptible),
+		PreemptionGraceSeconds: clonePtr(s.PreemptionGraceSeconds),
+		Checkpoint:             convertPtr(s.Checkpoint, func(v api.CheckpointSpec) command.CheckpointSpec { return command.CheckpointSpec(v) }),
 	}
 }
 
 // JobSpecToAPI renders a job's spec.
 func JobSpecToAPI(s command.JobSpec) api.JobSpec {
 	return api.JobSpec{
-		Name:            s.Name,
-		Executor:        s.Executor,
-		Config:          slices.Clone(s.Config),
-		Count:           s.Count,
-		Resources:       ResourcesToAPI(s.Resources),
-		Capability:      s.Capability,
-		Target:          targetToAPI(s.Target),
-		Affinity:        slices.Clone(s.Affinity),
-		Spread:          s.Spread,
-		Gang:            s.Gang,
-		ExclusiveWorker: s.ExclusiveWorker,
-		MaxPerWorker:    s.MaxPerWorker,
-		Priority:        s.Priority,
-		MaxAttempts:     s.MaxAttempts,
-		LeaseSeconds:    s.LeaseSeconds,
-		TimeoutSeconds:  s.TimeoutSeconds,
-		Inputs:          ArtifactRefsToAPI(s.Inputs),
-		Outputs:         slices.Clone(s.Outputs),
-		IdempotencyKey:  s.IdempotencyKey,
-		Parallelism:     positiveInt(s.Parallelism),
-		DependsOn:       convertEach(s.DependsOn, func(d command.Dependency) api.Dependency { return api.Dependency(d) }),
+		Name:                   s.Name,
+		Executor:               s.Executor,
+		Config:                 slices.Clone(s.Config),
+		Count:                  s.Count,
+		Resources:              ResourcesToAPI(s.Resources),
+		Capability:             s.Capability,
+		Target:                 targetToAPI(s.Target),
+		Affinity:               slices.Clone(s.Affinity),
+		Spread:                 s.Spread,
+		Gang:                   s.Gang,
+		ExclusiveWorker:        s.ExclusiveWorker,
+		MaxPerWorker:           s.MaxPerWorker,
+		Priority:               s.Priority,
+		MaxAttempts:            s.MaxAttempts,
+		LeaseSeconds:           s.LeaseSeconds,
+		TimeoutSeconds:         s.TimeoutSeconds,
+		Inputs:                 ArtifactRefsToAPI(s.Inputs),
+		Outputs:                slices.Clone(s.Outputs),
+		IdempotencyKey:         s.IdempotencyKey,
+		Parallelism:            positiveInt(s.Parallelism),
+		DependsOn:              convertEach(s.DependsOn, func(d command.Dependency) api.Dependency { return api.Dependency(d) }),
+		Preemptible:            clonePtr(s.Preemptible),
+		PreemptionGraceSeconds: clonePtr(s.PreemptionGraceSeconds),
+		Checkpoint:             convertPtr(s.Checkpoint, func(v command.CheckpointSpec) api.CheckpointSpec { return api.CheckpointSpec(v) }),
 	}
 }
 
@@ -84,6 +90,15 @@ func targetToAPI(t *command.Target) *api.Target {
 }
 
 // convertPtr converts what p points to, nil staying nil.
+// clonePtr copies what p points at (nil stays nil).
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
 func convertPtr[From, To any](p *From, f func(From) To) *To {
 	if p == nil {
 		return nil

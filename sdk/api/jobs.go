@@ -108,7 +108,31 @@ type JobSpec struct {
 	// its tasks stay pending until each condition holds, and the job is
 	// cancelled when one can no longer hold.
 	DependsOn []Dependency `json:"depends_on,omitempty"`
+	// Preemptible (absent: true) lets the job's tasks be taken back for a
+	// team under its quota or a higher-priority task of the same team; a
+	// job with false runs only within its team's quota.
+	Preemptible *bool `json:"preemptible,omitempty"`
+	// PreemptionGraceSeconds (0..MaxPreemptionGraceSeconds, absent:
+	// DefaultPreemptionGraceSeconds) is the time between a preempted
+	// attempt's SIGTERM and its kill.
+	PreemptionGraceSeconds *int `json:"preemption_grace_seconds,omitempty"`
+	// Checkpoint names a path inside the task directory that is uploaded
+	// when an attempt ends preempted, lost with its agent alive, or
+	// failed, and staged at the same path before the next attempt.
+	Checkpoint *CheckpointSpec `json:"checkpoint,omitempty"`
 }
+
+// CheckpointSpec is a job's checkpoint: Path is relative to the task
+// directory (the task sees it as GPULAYER_CHECKPOINT_DIR).
+type CheckpointSpec struct {
+	Path string `json:"path"`
+}
+
+// Preemption grace bounds, in seconds.
+const (
+	DefaultPreemptionGraceSeconds = 30
+	MaxPreemptionGraceSeconds     = 600
+)
 
 // Dependency is one job a job waits for: Condition is DependSucceeded,
 // DependFailed or DependFinished.
