@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/agent/devices/health"
 	"github.com/gpulayer/gpulayer/agent/devices/nvml"
+	"github.com/gpulayer/gpulayer/agent/fabric"
 	"github.com/gpulayer/gpulayer/agent/runner"
 	"github.com/gpulayer/gpulayer/agent/spool"
 	"github.com/gpulayer/gpulayer/internal/clock"
@@ -122,6 +123,12 @@ type Config struct {
 	// "Fractional sharing"). Empty: no MPS. An agent running as root
 	// needs TaskUser with it (ErrMPSNeedsOneTaskUser).
 	MPSPipeDir string
+	// NCCLHints are the NCCL variables the agent gives tasks that hold
+	// GPUs, when enabled (agent/fabric, docs/gpus.md "NCCL hints");
+	// FabricSysfs is where the host's RDMA adapters are listed (default
+	// /sys/class/infiniband).
+	NCCLHints   fabric.Hints
+	FabricSysfs string
 	// CDIDir is where the agent keeps its CDI spec of gpulayer.io/gpu
 	// devices (cdispec.go, docs/containers.md); empty: it writes none,
 	// and container tasks get no GPU.
@@ -197,6 +204,8 @@ type Agent struct {
 	cdiMu      sync.Mutex
 	cdiFailing bool
 	slots      int // tasks at once, fixed when Run starts
+	// adapters are the host's RDMA adapters, read at New (fabric.go).
+	adapters []fabric.Adapter
 }
 
 // New validates cfg and builds an agent.
@@ -248,7 +257,9 @@ func New(cfg Config) (*Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
-	return &Agent{cfg: cfg, log: cfg.Logger.With("component", "agent"), client: c, plan: plan, leases: newLeaseBook(cfg.Clock), orders: newOrders(), wake: make(chan struct{}, 1), identified: make(chan struct{})}, nil
+	a := &Agent{cfg: cfg, log: cfg.Logger.With("component", "agent"), client: c, plan: plan, leases: newLeaseBook(cfg.Clock), orders: newOrders(), wake: make(chan struct{}, 1), identified: make(chan struct{})}
+	a.discoverFabric() // fabric.go
+	return a, nil
 }
 
 // prepareTasks secures the data dir and builds the runner: the task users
@@ -297,6 +308,7 @@ func (a *Agent) prepareTasks() (func(), error) {
 		Sandbox:      a.taskSandbox(),
 		FenceDevices: a.fencedDevices,
 		CDI:          a.cdiFor,
+		Hints:        a.ncclHints, // fabric.go
 		Clock:        a.cfg.Clock,
 		Logger:       a.cfg.Logger.With("component", "runner"),
 	})

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/agent"
 	"github.com/gpulayer/gpulayer/agent/devices"
+	"github.com/gpulayer/gpulayer/agent/fabric"
 	"github.com/gpulayer/gpulayer/agent/pluginhost"
 	"github.com/gpulayer/gpulayer/agent/runner"
 	"github.com/gpulayer/gpulayer/coordinator"
@@ -66,6 +68,11 @@ type agentOpts struct {
 	hostname string
 	// isolateNetwork is the agent's --task-network isolated.
 	isolateNetwork bool
+	// nccl are the agent's NCCL hints; fabricSysfs where it lists the
+	// host's RDMA adapters (empty: a directory that does not exist, so
+	// the host's own adapters never reach a test).
+	nccl        fabric.Hints
+	fabricSysfs string
 }
 
 // taskUserAsRoot is user for an agent running as root; an agent that is
@@ -148,6 +155,8 @@ func newAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, op
 		CDIDir:               o.cdiDir,
 		TaskUser:             taskUserAsRoot(o.taskUser),
 		TaskSandbox:          runner.SandboxConfig{Keep: []string{taskShareRoot(t)}, IsolateNetwork: o.isolateNetwork},
+		NCCLHints:            o.nccl,
+		FabricSysfs:          cmp.Or(o.fabricSysfs, filepath.Join(dataDir, "no-sysfs")),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -88,6 +88,10 @@ type Config struct {
 	// told them in Task.Env (executor.EnvCDIDevices, EnvCDIDir), for an
 	// executor that runs containers. No names: nothing is told.
 	CDI func(a api.Assignment) (names []string, dir string)
+	// Hints, when set, returns variables an assignment's task is given
+	// unless the agent or the job's env sets them (hints.go): the NCCL
+	// hints an operator enabled. Nil: none.
+	Hints func(a api.Assignment) map[string]string
 	// Reports takes each attempt's finish or failure (report.go); nil
 	// sends them to Coordinator at once, keeping nothing.
 	Reports Reports
@@ -371,6 +375,9 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 	}
 	env := taskEnv(a, workDir, user)
 	maps.Copy(env, shareEnv(a.Resources, mps))
+	if r.cfg.Hints != nil {
+		addHints(env, r.cfg.Hints(a), a) // hints.go
+	}
 	env[executor.EnvSandbox] = r.sandbox(mps, a.Resources, a.Devices, a.Gang != nil).Encode()
 	if r.cfg.CDI != nil {
 		if names, dir := r.cfg.CDI(a); len(names) > 0 {

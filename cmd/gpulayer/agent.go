@@ -28,6 +28,7 @@ import (
 
 type agentFlags struct {
 	health       healthFlags
+	nccl         ncclFlags
 	coordinators string
 	joinToken    string
 	adminToken   string
@@ -84,6 +85,7 @@ type agentFlags struct {
 
 func (f *agentFlags) register(fs *pflag.FlagSet) {
 	f.health.register(fs)
+	f.nccl.register(fs) // agent_nccl.go
 	fs.StringVar(&f.coordinators, "coordinator", "", "coordinator URL(s), comma separated")
 	fs.StringVar(&f.joinToken, "join-token", "", "join token to register with, first start only (as root, only from the environment)")
 	// Secrets: as root, only from the environment (refuseSecretsOnArgv).
@@ -287,6 +289,12 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 		src.Close()
 		return nil, nil, err
 	}
+	nccl, err := f.nccl.hints()
+	if err != nil {
+		host.Close()
+		src.Close()
+		return nil, nil, err
+	}
 	sandbox, err := f.taskSandbox()
 	if err == nil && (f.spoolRecords < 0 || f.spoolMiB < 0 || f.spoolMiB > 1<<20) {
 		// 0 (or a command without the flags, as dev) takes the defaults.
@@ -320,6 +328,8 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 		StopGrace:            f.stopGrace,
 		MPSPipeDir:           f.mpsPipeDir,
 		CDIDir:               agentCDIDir(f.cdiDir, f.fakeGPUs, f.dataDir),
+		NCCLHints:            nccl,
+		FabricSysfs:          f.nccl.fabricSysfs,
 		WorkDir:              f.workDir,
 		TaskUser:             f.taskUser,
 		TaskUIDBase:          uint32(f.taskUIDBase),
