@@ -41,6 +41,13 @@ export function color(i) {
   return COLORS[i % COLORS.length];
 }
 
+// swatch is a legend's small square in series i's colour.
+export function swatch(i) {
+  const root = svg('svg', { class: 'swatch', viewBox: '0 0 10 10', width: 10, height: 10, 'aria-hidden': 'true' });
+  root.append(svg('rect', { width: 10, height: 10, rx: 2, fill: color(i) }));
+  return root;
+}
+
 // stacked draws windows [{label, values: {series: number}}] for the
 // series named, in that order. unit names the value in the tooltips.
 export function stacked(id, windows, series, unit) {

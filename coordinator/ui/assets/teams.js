@@ -10,7 +10,7 @@
 import { get } from './api.js';
 import { el, replace, table, badge, note } from './dom.js';
 import { ago, ENDED } from './format.js';
-import { stacked, num } from './chart.js';
+import { stacked, num, swatch } from './chart.js';
 
 const HOUR_MS = 3600 * 1000;
 const WINDOWS = 24;
@@ -91,7 +91,7 @@ function chartCard(list, windows) {
   for (const w of windows) for (const n of Object.keys(w.values)) if (!names.includes(n)) names.push(n);
   const total = windows.reduce((s, w) => s + Object.values(w.values).reduce((a, b) => a + b, 0), 0);
   const legend = el('ul', { class: 'legend' }, names.map((n, i) => el('li', { data: { series: n } },
-    el('span', { class: 'swatch c' + (i % 8) }), n)));
+    swatch(i), n)));
   return el('div', { class: 'card', id: 'usage-card' },
     el('div', { class: 'heading' }, el('h2', { text: 'GPU-hours per hour, last 24 hours' }), el('span', { class: 'spacer' }),
       el('span', { class: 'muted', id: 'usage-total', text: num(total) + ' GPU-hours in all' })),

@@ -183,6 +183,14 @@ func TestTeamsView(t *testing.T) {
 			t.Errorf("the admin's chart draws %g GPU-hours for %s, the usage API answers %g", drawn, team, want)
 		}
 	}
+	if legend := eval[[]string](b, `Array.from(document.querySelectorAll("ul.legend li"), l => l.dataset.series)`); strings.Join(legend, ",") != "default,nlp,vision" {
+		t.Errorf("the admin's legend lists %v, want every team", legend)
+	}
+	// Each bar has its team's colour in the legend.
+	if bad := eval[int](b, `Array.from(document.querySelectorAll("svg#usage-chart rect.bar")).filter(r =>
+		document.querySelector('ul.legend li[data-series="' + r.dataset.series + '"] rect').getAttribute("fill") !== r.getAttribute("fill")).length`); bad != 0 {
+		t.Errorf("%d bars are not in their team's legend colour", bad)
+	}
 	b.shot("teams-02-admin")
 
 	requests, problems := b.seen()
