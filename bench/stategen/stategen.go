@@ -38,6 +38,16 @@ type Options struct {
 	Spec command.JobSpec
 	// Devices gives each worker its GPUs.
 	Devices func(workerID string) []command.Device
+	// Metered gives each task's attempt its worker's first GPU and has
+	// its GPU time counted (usage), as a leader that meters assigns;
+	// Spec.Resources must then ask for one GPU. Tasks start Spacing
+	// apart (default 1 ms) and each runs RunFor (default none).
+	Metered         bool
+	Spacing, RunFor time.Duration
+	// Teams are created and take the tasks' jobs in turn (none: every job
+	// is default's); Users name the jobs' submitters in turn (default
+	// "admin").
+	Teams, Users []string
 }
 
 // Build returns a store holding the requested state.
@@ -57,13 +67,25 @@ func Build(o Options) (*state.Store, error) {
 	if err := apply(command.RegisterNode{NodeID: o.NodeID, HTTPAddr: o.NodeURL}); err != nil {
 		return nil, err
 	}
+	for _, team := range o.Teams {
+		if err := apply(command.CreateTeam{Name: team, Settings: command.TeamSettings{WeightCenti: state.DefaultWeightCenti}, By: "admin", Now: t0}); err != nil {
+			return nil, fmt.Errorf("team %s: %w", team, err)
+		}
+	}
+	if o.Spacing == 0 {
+		o.Spacing = time.Millisecond
+	}
 	workers := make([]string, o.Workers)
+	gpu := map[string]string{}
 	for i := range workers {
 		id := fmt.Sprintf("w%05d", i+1)
 		workers[i] = id
 		var devs []command.Device
 		if o.Devices != nil {
 			devs = o.Devices(id)
+		}
+		if len(devs) > 0 {
+			gpu[id] = devs[0].UUID
 		}
 		if err := apply(command.RegisterWorker{
 			WorkerID:     id,
@@ -74,23 +96,35 @@ func Build(o Options) (*state.Store, error) {
 		}
 	}
 	for i := range o.Tasks {
-		now := t0.Add(time.Duration(i) * time.Millisecond)
+		now := t0.Add(time.Duration(i) * o.Spacing)
+		end := now.Add(o.RunFor)
 		job := fmt.Sprintf("j%016x", i+1)
 		task := job + "-0"
 		attempt := fmt.Sprintf("%024x", i+1)
 		w := workers[i%len(workers)]
 		spec := o.Spec
 		spec.IdempotencyKey = fmt.Sprintf("%s-%d", o.Spec.IdempotencyKey, i)
+		submit := command.SubmitJob{JobID: job, TaskIDs: []string{task}, Spec: spec, CreatedBy: "admin", Now: now}
+		if len(o.Teams) > 0 {
+			submit.Team = o.Teams[i%len(o.Teams)]
+		}
+		if len(o.Users) > 0 {
+			submit.CreatedBy = o.Users[i%len(o.Users)]
+		}
+		assign := command.AssignTask{TaskID: task, WorkerID: w, AttemptID: attempt, Now: now}
+		if o.Metered {
+			assign.Devices, assign.Metered = []string{gpu[w]}, true
+		}
 		finish, _ := json.Marshal(api.FinishRequest{AttemptID: attempt, SubmissionID: attempt + "-finish"})
 		cmds := []command.Command{
-			command.SubmitJob{JobID: job, TaskIDs: []string{task}, Spec: spec, CreatedBy: "admin", Now: now},
-			command.AssignTask{TaskID: task, WorkerID: w, AttemptID: attempt, Now: now},
+			submit,
+			assign,
 			command.StartTask{TaskID: task, WorkerID: w, AttemptID: attempt, Now: now},
 		}
 		if o.LogLine != "" {
 			cmds = append(cmds, command.AppendLogs{TaskID: task, WorkerID: w, AttemptID: attempt, Stream: api.StreamStdout, Seq: 1, Data: o.LogLine, Now: now})
 		}
-		cmds = append(cmds, command.FinishTask{TaskID: task, WorkerID: w, AttemptID: attempt, SubmissionID: attempt + "-finish", BodyHash: hex64(len(finish) + i), Now: now})
+		cmds = append(cmds, command.FinishTask{TaskID: task, WorkerID: w, AttemptID: attempt, SubmissionID: attempt + "-finish", BodyHash: hex64(len(finish) + i), Now: end})
 		for _, c := range cmds {
 			if err := apply(c); err != nil {
 				return nil, fmt.Errorf("task %d: %T: %w", i, c, err)

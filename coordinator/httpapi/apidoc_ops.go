@@ -244,6 +244,8 @@ var apiOps = map[string]apiOp{
 		body:    jsonIn[api.OIDCExchangeRequest](),
 		answers: []apiAnswer{created[api.OIDCExchangeResponse]("the client token, shown this once, with its expiry, team, roles and subject")},
 		errs:    []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound}},
+	"GET /v1/auth/self": {id: "getTokenSelf", tag: "tokens", summary: "The calling client token's own record: name, team, roles and expiry (never its secret)",
+		answers: []apiAnswer{ok[api.TokenResponse]("the caller's token record")}},
 	"POST /v1/workers/enroll": {id: "enrollWorker", tag: "agent", summary: "Enroll through the allowlist (no credential: the cluster key, worker key and source address are checked)",
 		body: jsonIn[api.EnrollRequest](), answers: []apiAnswer{created[api.RegisterResponse]("the worker and its credential, shown this once")}, errs: []int{http.StatusConflict}},
 	"POST /v1/workers/register": {id: "registerWorker", tag: "agent", summary: "Register a worker with a join or instance token",

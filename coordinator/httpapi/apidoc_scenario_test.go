@@ -126,6 +126,7 @@ func TestRealAnswersMatchAPIDescription(t *testing.T) {
 	var sso api.OIDCExchangeResponse
 	c.must(201, "POST", api.PathAuthOIDC, "", api.OIDCExchangeRequest{IDToken: idp.IDToken(t, "alice")}, &sso)
 	c.must(200, "GET", "/v1/jobs", sso.Token, nil, nil)
+	c.must(200, "GET", api.PathAuthSelf, sso.Token, nil, nil)
 	c.must(401, "POST", api.PathAuthOIDC, "", api.OIDCExchangeRequest{IDToken: idp.Forge(t, idp.Claims("alice", oidctest.ClientID, -time.Minute, "ml"))}, nil)
 	c.must(403, "POST", api.PathAuthOIDC, "", api.OIDCExchangeRequest{IDToken: idp.IDToken(t, "bob")}, nil)
 	c.must(400, "POST", api.PathAuthOIDC, "", api.OIDCExchangeRequest{}, nil)

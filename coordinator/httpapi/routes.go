@@ -150,6 +150,8 @@ func (s *Server) routeTable() []Route {
 		{"POST", "/v1/workers/enroll", public, s.enroll},
 		// Single sign-on (sso.go): an ID token, no credential.
 		{"POST", api.PathAuthOIDC, public, s.exchangeOIDC},
+		// Who a client token is (self.go): its own record.
+		{"GET", api.PathAuthSelf, clientRead, s.tokenSelf},
 		{"POST", "/v1/workers/register", registrar, s.register},
 		{"GET", "/v1/workers/self", workerOnly, s.workerSelf},
 		{"POST", "/v1/workers/self/heartbeat", workerOnly, s.heartbeat},

@@ -20,3 +20,7 @@ type OIDCExchangeResponse struct {
 	Roles     []string `json:"roles"`
 	Subject   string   `json:"subject"`
 }
+
+// PathAuthSelf answers the calling client token's own record (any
+// client role): GET, {token: TokenInfo}.
+const PathAuthSelf = "/v1/auth/self"

@@ -10,9 +10,11 @@ import * as logs from './logs.js';
 import * as workers from './workers.js';
 import * as audit from './audit.js';
 import * as reference from './reference.js';
+import * as teams from './teams.js';
+import * as whoami from './whoami.js';
 
 const REFRESH_MS = 2000;
-const VIEWS = ['cluster', 'jobs', 'job', 'workers', 'audit', 'api'];
+const VIEWS = ['cluster', 'jobs', 'job', 'teams', 'workers', 'audit', 'api'];
 // PUBLIC_VIEWS need no token: shown in place of the sign-in form.
 const PUBLIC_VIEWS = ['api'];
 
@@ -64,6 +66,7 @@ function load(signal) {
     case 'cluster': return cluster.refresh(signal);
     case 'jobs': return jobs.refresh(signal);
     case 'job': return job.refresh(view.arg, signal);
+    case 'teams': return teams.refresh(signal);
     case 'workers': return workers.refresh(signal);
     case 'audit': return audit.refresh(signal);
     case 'api': return reference.refresh(signal);
@@ -123,6 +126,7 @@ async function signIn(ev) {
     $('signin-button').disabled = false;
   }
   input.value = '';
+  await whoami.show();
   $('signin').hidden = true;
   $('nav').hidden = false;
   $('signout').hidden = false;
@@ -137,7 +141,9 @@ function signOut(message) {
   if (inflight) inflight.abort();
   jobs.reset();
   audit.reset();
-  for (const id of ['cluster-body', 'jobs-body', 'job-body', 'workers-body', 'audit-body', 'logs']) $(id).replaceChildren();
+  teams.reset();
+  whoami.clear();
+  for (const id of ['cluster-body', 'jobs-body', 'job-body', 'teams-body', 'workers-body', 'audit-body', 'logs']) $(id).replaceChildren();
   for (const v of VIEWS) $('view-' + v).hidden = true;
   $('nav').hidden = true;
   $('signout').hidden = true;
