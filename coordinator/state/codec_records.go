@@ -121,6 +121,7 @@ var workerCodec = newCodec(
 	strField("drained_by", func(w *Worker) *string { return &w.DrainedBy }, omitEmpty|interned),
 	stringsField("executors", func(w *Worker) *[]string { return &w.Executors }, interned),
 	strField("external_worker_key", func(w *Worker) *string { return &w.ExternalWorkerKey }, omitEmpty),
+	nestedField("holds", func(w *Worker) (any, bool) { return w.Holds, len(w.Holds) > 0 }),
 	strField("id", func(w *Worker) *string { return &w.ID }, interned), // tasks name it
 	strField("instance_id", func(w *Worker) *string { return &w.InstanceID }, omitEmpty),
 	mapField("labels", func(w *Worker) *map[string]string { return &w.Labels }, omitEmpty, mpString,

@@ -67,6 +67,10 @@ type Worker struct {
 	// MaxTasks is how many tasks the worker's agent runs at once, as its
 	// heartbeats say (0: not said); a gang placement keeps within it.
 	MaxTasks int `json:"max_tasks,omitempty"`
+	// Holds are devices a preemption freed for the task it was made for
+	// (preempt_holds.go): no other task is given them while the hold
+	// lasts. Replaced, never edited.
+	Holds []DeviceHold `json:"holds,omitempty"`
 
 	// active holds the ids of tasks assigned to or running on the worker.
 	active map[string]struct{}

@@ -210,8 +210,10 @@ func (h *history) next() command.Command {
 		return command.UpdateWorker{WorkerID: w, Executors: []string{"exec"}, Devices: devs, MaxTasks: h.rng.IntN(3), Now: now}
 	case k < 97:
 		switch h.rng.IntN(10) {
-		case 6, 7, 8:
+		case 6, 7:
 			return h.teamCommand(now)
+		case 8:
+			return h.preemption(now)
 		case 0:
 			return command.RevokeWorker{WorkerID: w, By: "admin", Now: now}
 		case 5:
@@ -264,6 +266,24 @@ func (h *history) next() command.Command {
 		b, _ := command.Encode(command.CancelJob{JobID: j, By: "admin", Now: now})
 		return command.Batch{Entries: [][]byte{a, b}}
 	}
+}
+
+// preemption is the preemption the leader would decide now, or else a
+// stale one (refused) or a sweep of expired holds.
+func (h *history) preemption(now time.Time) command.Command {
+	if c, ok := h.s.PlanPreemption(now, PreemptOptions{MinRuntime: time.Duration(h.rng.IntN(10)) * time.Second, HoldSlack: time.Duration(1+h.rng.IntN(20)) * time.Second}); ok {
+		return c
+	}
+	if h.rng.IntN(2) == 0 {
+		return command.PreemptTasks{Now: now}
+	}
+	t := h.tasksIn(taskRunning)
+	p := h.tasksIn(taskPending)
+	if len(t) == 0 || len(p) == 0 {
+		return command.PreemptTasks{Now: now}
+	}
+	v := t[h.rng.IntN(len(t))]
+	return command.PreemptTasks{For: p[h.rng.IntN(len(p))].ID, WorkerID: v.WorkerID, Victims: []command.Victim{{TaskID: v.ID, AttemptID: v.AttemptID}}, HoldUntil: now.Add(time.Minute), Now: now}
 }
 
 // applyWire applies c to s as Raft delivers it: encoded, then decoded.

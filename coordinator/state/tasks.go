@@ -62,7 +62,7 @@ func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
 	if err := s.checkNotWaiting(j); err != nil { // dependencies.go
 		return AssignOutcome{}, err
 	}
-	if !s.devicesFreeFor(w, c.Devices, j.Spec.Resources) {
+	if !s.devicesFreeFor(w, c.Devices, j.Spec.Resources) || s.heldFromOthers(w, c.Devices, t.ID, c.Now) { // preempt_holds.go
 		return AssignOutcome{}, fmt.Errorf("devices %v not free on %s: %w", c.Devices, w.ID, ErrConflict)
 	}
 	t = s.ownTask(t)
