@@ -115,6 +115,9 @@ type run struct {
 	// holds failed, or it used more than its share of one. The attempt
 	// then reports fail with it, not its exit code.
 	cause atomic.Pointer[stopCause]
+	// preempted is set when the coordinator preempted the attempt: it is
+	// stopped with its job's preemption grace (Preempt).
+	preempted atomic.Bool
 	// user is the user the attempt runs as, once it has one.
 	user atomic.Pointer[User]
 	done chan struct{} // closed when the attempt is over and cleaned up
@@ -204,6 +207,21 @@ func (r *Runner) Cancel(attemptID string) bool {
 	rn, ok := r.running[attemptID]
 	r.mu.Unlock()
 	if ok {
+		rn.stop()
+	}
+	return ok
+}
+
+// Preempt stops an attempt the coordinator preempted: as Cancel, but
+// the executor gives the task the assignment's PreemptionGraceSeconds
+// between the polite stop (SIGTERM) and the kill, not the agent's
+// StopGrace.
+func (r *Runner) Preempt(attemptID string) bool {
+	r.mu.Lock()
+	rn, ok := r.running[attemptID]
+	r.mu.Unlock()
+	if ok {
+		rn.preempted.Store(true)
 		rn.stop()
 	}
 	return ok
@@ -460,12 +478,17 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 		case <-rn.cancel:
 			rn.cancel = nil
 			note = "cancelled; stopping"
-			if rn.superseded.Load() {
+			grace := r.cfg.StopGrace
+			switch c := rn.cause.Load(); {
+			case rn.superseded.Load():
 				note = "superseded by a newer assignment (lease lost); stopping"
-			} else if c := rn.cause.Load(); c != nil {
+			case c != nil:
 				note = c.reason + "; stopping"
+			case rn.preempted.Load():
+				note = "preempted; stopping"
+				grace = time.Duration(a.PreemptionGraceSeconds) * time.Second
 			}
-			stopping = r.stop(ctx, ex, task.ID, log, note, stopping)
+			stopping = r.stopWithin(ctx, ex, task.ID, log, note, stopping, grace)
 		case <-ship.stale:
 			note = "attempt is no longer current (lease lost); stopping"
 			stopping = r.stop(ctx, ex, task.ID, log, note, stopping)
@@ -540,12 +563,17 @@ type waitResult struct {
 // kill are the executor's job. It runs in the background so the caller
 // keeps watching for the task's end.
 func (r *Runner) stop(ctx context.Context, ex executor.Executor, id string, log *slog.Logger, why string, already bool) bool {
+	return r.stopWithin(ctx, ex, id, log, why, already, r.cfg.StopGrace)
+}
+
+// stopWithin is stop with the grace given.
+func (r *Runner) stopWithin(ctx context.Context, ex executor.Executor, id string, log *slog.Logger, why string, already bool, grace time.Duration) bool {
 	if already {
 		return true
 	}
-	log.Info("stopping task", "why", why, "grace", r.cfg.StopGrace)
+	log.Info("stopping task", "why", why, "grace", grace)
 	go func() {
-		if err := ex.Stop(ctx, id, r.cfg.StopGrace); err != nil {
+		if err := ex.Stop(ctx, id, grace); err != nil {
 			log.Warn("stop", "error", err)
 		}
 	}()

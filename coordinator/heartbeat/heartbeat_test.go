@@ -177,4 +177,25 @@ func TestBeatListsWhatToCancel(t *testing.T) {
 	if got := r.leases.renewed["w1"]; !slices.Equal(got, []string{"j-0", "stray"}) || !a.LeaseExpiresAt.Equal(t0.Add(time.Minute)) {
 		t.Fatalf("renewed %v until %v", got, a.LeaseExpiresAt)
 	}
+	if len(a.Preempt) != 0 {
+		t.Fatalf("cancelled tasks listed as preempted: %v", a.Preempt)
+	}
+}
+
+// A task preempted (here by its worker's stop) is listed to stop and
+// as preempted, so that its agent gives it its job's preemption grace.
+func TestBeatListsWhatIsPreempted(t *testing.T) {
+	r := newRig(t, register("w1", gpu("GPU-1")),
+		command.SubmitJob{JobID: "j", TaskIDs: []string{"j-0"}, Spec: command.JobSpec{Executor: "exec", Config: []byte(`{}`), Count: 1, MaxAttempts: 1}, CreatedBy: "admin", Now: t0},
+		command.AssignTask{TaskID: "j-0", WorkerID: "w1", AttemptID: "a0", LeaseSeconds: 30, Now: t0},
+		command.StartTask{TaskID: "j-0", WorkerID: "w1", AttemptID: "a0", Now: t0},
+		command.ControlWorker{WorkerID: "w1", Action: command.ActionStop, By: "admin", Now: t0.Add(time.Second)},
+	)
+	a, err := r.handler().Beat(t.Context(), Beat{WorkerID: "w1", Running: []string{"j-0"}, Now: t0.Add(2 * time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a.Cancel, []string{"j-0"}) || !slices.Equal(a.Preempt, []string{"j-0"}) {
+		t.Fatalf("cancel %v, preempt %v: want j-0 in both", a.Cancel, a.Preempt)
+	}
 }

@@ -126,6 +126,8 @@ func Assignment(out state.AssignOutcome) api.Assignment {
 		TimeoutSeconds: spec.TimeoutSeconds,
 		Inputs:         translate.ArtifactRefsToAPI(spec.Inputs),
 		Outputs:        slices.Clone(spec.Outputs),
+
+		PreemptionGraceSeconds: spec.PreemptionGrace(),
 	}
 }
 

@@ -218,8 +218,12 @@ type HeartbeatResponse struct {
 	// ClearGPUs names GPUs an admin took out of fault or quarantine
 	// (gpulayer worker clear-gpu): the agent puts each back through its
 	// hold-down window.
-	ClearGPUs       []string `json:"clear_gpus,omitempty"`
-	CancelTaskIDs   []string `json:"cancel_task_ids"`
+	ClearGPUs     []string `json:"clear_gpus,omitempty"`
+	CancelTaskIDs []string `json:"cancel_task_ids"`
+	// PreemptTaskIDs are those of CancelTaskIDs that were preempted, not
+	// cancelled: the agent gives each its assignment's
+	// PreemptionGraceSeconds between SIGTERM and the kill.
+	PreemptTaskIDs  []string `json:"preempt_task_ids,omitempty"`
 	LeaseExpiresAt  string   `json:"lease_expires_at,omitempty"`
 	Command         string   `json:"command"`
 	Revoked         bool     `json:"revoked"`
@@ -270,6 +274,9 @@ type Assignment struct {
 	// Gang is set for a member of a gang job: the task calls rendezvous
 	// before its process starts.
 	Gang *GangMember `json:"gang,omitempty"`
+	// PreemptionGraceSeconds is the job's grace between SIGTERM and the
+	// kill when the attempt is preempted (0: none).
+	PreemptionGraceSeconds int `json:"preemption_grace_seconds,omitempty"`
 }
 
 // AcquireResponse answers acquire: a task, nothing, or a command.
