@@ -387,7 +387,16 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 		}
 		return r.fail(ctx, a, EndError, "staging inputs: "+err.Error())
 	}
+	if err := r.stageCheckpoint(ctx, a, workDir, user); err != nil { // checkpoint.go
+		if ctx.Err() != nil {
+			return r.fail(context.WithoutCancel(ctx), a, EndShutdown, "agent shut down while staging the task's checkpoint")
+		}
+		return r.fail(ctx, a, EndError, "staging the checkpoint: "+err.Error())
+	}
 	env := taskEnv(a, workDir, user)
+	if dir, ok := checkpointEnv(a, workDir); ok {
+		env[api.CheckpointEnv] = dir
+	}
 	maps.Copy(env, shareEnv(a.Resources, mps))
 	env[executor.EnvSandbox] = r.sandbox(mps, a.Resources, a.Devices, a.Gang != nil).Encode()
 	if r.cfg.CDI != nil {
@@ -532,10 +541,15 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 		// exit code says, the attempt did not run to its own end. A GPU's
 		// fault is named, so that the attempt is lost, not failed, and
 		// the task placed again at once on another GPU.
-		return r.report(context.WithoutCancel(ctx), a, c.end, api.FailRequest{AttemptID: a.AttemptID, Reason: c.reason, GPUFault: c.gpu})
+		return r.report(context.WithoutCancel(ctx), a, c.end, api.FailRequest{AttemptID: a.AttemptID, Reason: c.reason, GPUFault: c.gpu,
+			Checkpoint: r.uploadCheckpoint(context.WithoutCancel(ctx), a, workDir, log)})
 	}
 	if ship.isStale() {
 		return staleOutcome(wr.res.ExitCode)
+	}
+	var checkpoint *api.CheckpointRef
+	if wr.res.ExitCode != 0 { // preempted or failed: its state is kept for the next attempt
+		checkpoint = r.uploadCheckpoint(context.WithoutCancel(ctx), a, workDir, log)
 	}
 	arts, problem := r.uploadOutputs(context.WithoutCancel(ctx), a, workDir, log)
 	if problem != "" {
@@ -544,7 +558,7 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 			why = why[:api.MaxReasonBytes-3] + "..."
 		}
 	}
-	req := api.FinishRequest{AttemptID: a.AttemptID, SubmissionID: a.AttemptID + "-finish", ExitCode: wr.res.ExitCode, Reason: why, Artifacts: arts}
+	req := api.FinishRequest{AttemptID: a.AttemptID, SubmissionID: a.AttemptID + "-finish", ExitCode: wr.res.ExitCode, Reason: why, Artifacts: arts, Checkpoint: checkpoint}
 	if len(wr.res.Output) > 0 {
 		req.Output = wr.res.Output
 	}

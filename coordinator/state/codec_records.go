@@ -18,6 +18,7 @@ var taskCodec = newCodec(
 	strField("attempt_id", func(t *Task) *string { return &t.AttemptID }, omitEmpty),
 	listField("attempts", func(t *Task) *[]Attempt { return &t.Attempts }, attemptCodec, omitEmpty),
 	boolField("cancel_requested", func(t *Task) *bool { return &t.CancelRequested }, omitEmpty),
+	nestedField("checkpoint", func(t *Task) (any, bool) { return t.Checkpoint, t.Checkpoint != nil }),
 	timeField("created_at", func(t *Task) *time.Time { return &t.CreatedAt }),
 	stringsField("devices", func(t *Task) *[]string { return &t.Devices }, omitEmpty|interned),
 	strField("executed_by", func(t *Task) *string { return &t.ExecutedBy }, omitEmpty|interned),

@@ -148,12 +148,14 @@ type Task struct {
 	// Preempt, when set, says why the current attempt was asked to stop
 	// by a drain or a stop: however it ends, it ends preempted and the
 	// task is requeued without using up an attempt.
-	Preempt    string    `json:"preempt,omitempty"`
-	Attempts   []Attempt `json:"attempts,omitempty"`
-	CreatedAt  time.Time `json:"created_at"`
-	UpdatedAt  time.Time `json:"updated_at"`
-	LogBytes   int       `json:"log_bytes,omitempty"`
-	LastLogSeq int64     `json:"last_log_seq"`
+	Preempt string `json:"preempt,omitempty"`
+	// Checkpoint is the task's latest checkpoint (checkpoint.go).
+	Checkpoint *TaskCheckpoint `json:"checkpoint,omitempty"`
+	Attempts   []Attempt       `json:"attempts,omitempty"`
+	CreatedAt  time.Time       `json:"created_at"`
+	UpdatedAt  time.Time       `json:"updated_at"`
+	LogBytes   int             `json:"log_bytes,omitempty"`
+	LastLogSeq int64           `json:"last_log_seq"`
 	// LogCut is set once the coordinators' total output bound refused
 	// this task's output: its marker is stored and the rest dropped.
 	LogCut bool `json:"log_cut,omitempty"`

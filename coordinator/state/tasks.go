@@ -204,6 +204,10 @@ func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 			return Task{}, err
 		}
 	}
+	if err := s.checkCheckpoint(t, c.Checkpoint); err != nil { // checkpoint.go
+		return Task{}, err
+	}
+	s.keepCheckpoint(t, c.Checkpoint, c.AttemptID)
 	code := c.ExitCode
 	state := taskSucceeded
 	switch {
@@ -275,6 +279,9 @@ func (s *Store) failTask(c command.FailTask) (Task, error) {
 	if err != nil {
 		return Task{}, err
 	}
+	if err := s.checkCheckpoint(t, c.Checkpoint); err != nil { // checkpoint.go
+		return Task{}, err
+	}
 	t = s.ownTask(t)
 	reason := c.Reason
 	if reason == "" {
@@ -295,6 +302,7 @@ func (s *Store) failTask(c command.FailTask) (Task, error) {
 		s.endAttempt(t, taskFailed, nil, reason, c.Now)
 		s.requeueOrEnd(t, reason, c.Now)
 	}
+	s.keepCheckpoint(t, c.Checkpoint, c.AttemptID)
 	s.settleGang(t, c.Now)
 	return t.clone(), nil
 }

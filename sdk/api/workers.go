@@ -277,6 +277,8 @@ type Assignment struct {
 	// PreemptionGraceSeconds is the job's grace between SIGTERM and the
 	// kill when the attempt is preempted (0: none).
 	PreemptionGraceSeconds int `json:"preemption_grace_seconds,omitempty"`
+	// Checkpoint is set for a job with a checkpoint path.
+	Checkpoint *AssignedCheckpoint `json:"checkpoint,omitempty"`
 }
 
 // AcquireResponse answers acquire: a task, nothing, or a command.
@@ -322,6 +324,9 @@ type FinishRequest struct {
 	// knows better than the exit code ("timed out after 30s"). At most
 	// MaxReasonBytes.
 	Reason string `json:"reason,omitempty"`
+	// Checkpoint is the checkpoint the agent uploaded as the attempt
+	// ended, for a job with a checkpoint path.
+	Checkpoint *CheckpointRef `json:"checkpoint,omitempty"`
 }
 
 // FailRequest is the body of POST /v1/tasks/{id}/fail.
@@ -339,6 +344,8 @@ type FailRequest struct {
 	// attempt (up to MaxGPUFaultRetries of them a task), and the task is
 	// placed again at once, never on that GPU. Not with Permanent.
 	GPUFault string `json:"gpu_fault,omitempty"`
+	// Checkpoint is as FinishRequest's.
+	Checkpoint *CheckpointRef `json:"checkpoint,omitempty"`
 }
 
 // MaxGPUFaultRetries is how many attempts a task may lose to GPU faults
