@@ -89,7 +89,7 @@ func (s *Store) checkPreemptor(c command.PreemptTasks) (*Task, *Job, *Worker, er
 	if err := s.canRun(w, pj, p, ""); err != nil {
 		return nil, nil, nil, err
 	}
-	if s.placeableNow(s.sortedWorkers(), pj, p, c.Now) {
+	if s.placeableNow(s.sortedWorkers(), pj, p, nil, c.Now) {
 		return nil, nil, nil, fmt.Errorf("task %s fits without a preemption: %w", p.ID, ErrConflict)
 	}
 	return p, pj, w, nil
@@ -112,7 +112,7 @@ func (s *Store) checkVictims(c command.PreemptTasks, p *Task, pj *Job, w *Worker
 			return nil, fmt.Errorf("task %s attempt %s on %s: %w", v.ID, vc.AttemptID, w.ID, ErrStaleAttempt)
 		}
 		if err := s.victimErr(p, pj, v, round, c.MinRuntime, c.Now); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("task %s: %w", v.ID, err)
 		}
 		s.take(round, w, v)
 		gone[v.ID] = true

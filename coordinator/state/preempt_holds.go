@@ -42,18 +42,6 @@ func (s *Store) heldFromOthers(w *Worker, devs []string, taskID string, now time
 	return false
 }
 
-// heldFor reports whether a live hold on some worker waits for taskID.
-func (s *Store) heldFor(taskID string, now time.Time) bool {
-	for _, w := range s.workers {
-		for _, h := range w.Holds {
-			if h.TaskID == taskID && s.holdLive(h, now) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // releaseHolds drops w's holds for taskID and those no longer live at
 // now. The slice is replaced, never edited: a capture may hold it. A
 // task assigned elsewhere leaves its holds here stale, which holdLive

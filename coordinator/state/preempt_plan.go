@@ -54,14 +54,27 @@ func (s *Store) PlanPreemption(now time.Time, o PreemptOptions) (command.Preempt
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	workers := s.sortedWorkers()
-	for _, p := range s.preemptCandidates(now, o.MaxCandidates) {
+	usage := s.teamUsage()
+	tried := map[string]bool{} // jobs whose task found no plan: its others would not either
+	orders := map[string][]*Task{}
+	use := map[string]deviceUsage{}
+	for _, p := range s.preemptCandidates(now, usage, o.MaxCandidates) {
 		pj := s.jobs.get(p.JobID)
-		if s.placeableNow(workers, pj, p, now) {
+		if tried[pj.ID] {
+			continue
+		}
+		tried[pj.ID] = true
+		if s.placeableNow(workers, pj, p, use, now) {
 			continue // an acquire will place it
 		}
 		var best *command.PreemptTasks
 		for _, w := range workers {
-			c, ok := s.planOn(w, pj, p, now, o)
+			order, ok := orders[w.ID]
+			if !ok { // the tasks of w that could be a victim of any task, in victim order
+				order = slices.DeleteFunc(s.victimOrder(w), func(v *Task) bool { return s.victimBaseErr(v, o.MinRuntime, now) != nil })
+				orders[w.ID] = order
+			}
+			c, ok := s.planOn(w, order, pj, p, usage, now, o)
 			if ok && (best == nil || len(c.Victims) < len(best.Victims)) {
 				best = &c
 			}
@@ -88,16 +101,25 @@ func (s *Store) sortedWorkers() []*Worker {
 
 // preemptCandidates lists up to n pending tasks that may preempt, highest
 // priority then oldest: queued, not of a gang, asking for GPUs, held for
-// by no live preemption (it waits for that one's victims), and with room
-// under its job's parallelism.
-func (s *Store) preemptCandidates(now time.Time, n int) []*Task {
+// by no live preemption (it waits for that one's victims), with room
+// under its job's parallelism, and of a team under its quota or running
+// a task of lower priority (else no task could be its victim). It costs
+// the pending and active tasks once, whatever the workers.
+func (s *Store) preemptCandidates(now time.Time, usage map[string]TeamUsage, n int) []*Task {
+	held := s.liveHolders(now)
+	lowest := s.lowestRunningPriority()
 	var out []*Task
 	for _, byCap := range s.queue.lists {
 		for _, list := range byCap {
 			for _, t := range list {
 				j := s.jobs.get(t.JobID)
 				r := j.Spec.Resources
-				if j.Spec.Gang || r == nil || r.GPUs == 0 || s.checkParallelism(j) != nil || s.heldFor(t.ID, now) {
+				if j.Spec.Gang || r == nil || r.GPUs == 0 || held[t.ID] || s.checkParallelism(j) != nil {
+					continue
+				}
+				team := command.TeamOf(j.Team)
+				low, runs := lowest[team]
+				if usage[team].CentiGPUsInUse >= s.quotaOf(team) && (!runs || low >= j.Spec.Priority) {
 					continue
 				}
 				out = append(out, t)
@@ -110,27 +132,43 @@ func (s *Store) preemptCandidates(now time.Time, n int) []*Task {
 	return out[:min(n, len(out))]
 }
 
-// placeableNow reports whether some worker could take p as it is.
-func (s *Store) placeableNow(workers []*Worker, pj *Job, p *Task, now time.Time) bool {
+// placeableNow reports whether some worker could take p as it is. use,
+// when not nil, keeps each worker's device use across the calls of one
+// plan.
+func (s *Store) placeableNow(workers []*Worker, pj *Job, p *Task, use map[string]deviceUsage, now time.Time) bool {
+	r := pj.Spec.Resources
 	for _, w := range workers {
-		if s.canRun(w, pj, p, "") == nil && s.fitsBeside(w, pj, p, nil, now) {
+		u, ok := use[w.ID]
+		if !ok {
+			u.whole, u.shared = s.deviceUse(w)
+			if use != nil {
+				use[w.ID] = u
+			}
+		}
+		if (r == nil || r.GPUs == 0 || s.fitsUse(w, r, p.ID, u.whole, u.shared, now)) && s.canRun(w, pj, p, "") == nil {
 			return true
 		}
 	}
 	return false
 }
 
-// planOn chooses victims on w, in victim order, until p fits beside the
-// rest.
-func (s *Store) planOn(w *Worker, pj *Job, p *Task, now time.Time, o PreemptOptions) (command.PreemptTasks, bool) {
-	if s.canRun(w, pj, p, "") != nil {
+// deviceUsage is deviceUse's answer.
+type deviceUsage struct {
+	whole  map[string]bool
+	shared map[string]uint64
+}
+
+// planOn chooses victims on w, taken in order (victimOrder), until p
+// fits beside the rest; usage is the teams' use as the plan began.
+func (s *Store) planOn(w *Worker, order []*Task, pj *Job, p *Task, usage map[string]TeamUsage, now time.Time, o PreemptOptions) (command.PreemptTasks, bool) {
+	if len(order) == 0 {
 		return command.PreemptTasks{}, false
 	}
-	round := s.newPreemptRound()
+	round := &preemptRound{usage: usage, taken: map[string]int64{}}
 	gone := map[string]bool{}
 	c := command.PreemptTasks{For: p.ID, WorkerID: w.ID, MinRuntime: o.MinRuntime, Now: now}
 	grace := 0
-	for _, v := range s.victimOrder(w) {
+	for _, v := range order {
 		if !s.helps(w, pj.Spec.Resources, v) || s.victimErr(p, pj, v, round, o.MinRuntime, now) != nil {
 			continue
 		}
@@ -140,11 +178,43 @@ func (s *Store) planOn(w *Worker, pj *Job, p *Task, now time.Time, o PreemptOpti
 		vj := s.jobs.get(v.JobID)
 		grace = max(grace, vj.Spec.PreemptionGrace())
 		if s.fitsBeside(w, pj, p, gone, now) {
+			if s.canRun(w, pj, p, "") != nil {
+				return command.PreemptTasks{}, false
+			}
 			c.HoldUntil = now.Add(time.Duration(grace)*time.Second + o.HoldSlack)
 			return c, true
 		}
 	}
 	return command.PreemptTasks{}, false
+}
+
+// liveHolders are the tasks a live hold waits for.
+func (s *Store) liveHolders(now time.Time) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range s.workers {
+		for _, h := range w.Holds {
+			if s.holdLive(h, now) {
+				out[h.TaskID] = true
+			}
+		}
+	}
+	return out
+}
+
+// lowestRunningPriority is, per team, the lowest priority among its
+// active tasks.
+func (s *Store) lowestRunningPriority() map[string]int {
+	out := map[string]int{}
+	for _, w := range s.workers {
+		for id := range w.active {
+			j := s.jobs.get(s.tasks.get(id).JobID)
+			team := command.TeamOf(j.Team)
+			if p, ok := out[team]; !ok || j.Spec.Priority < p {
+				out[team] = j.Spec.Priority
+			}
+		}
+	}
+	return out
 }
 
 // holdsExpired reports whether a hold somewhere is no longer live.

@@ -27,6 +27,8 @@ var (
 	errNotPreemptible = fmt.Errorf("job is not preemptible: %w", ErrConflict)
 	errTooYoung       = fmt.Errorf("attempt has not run its minimum runtime: %w", ErrConflict)
 	errNotBorrowing   = fmt.Errorf("task neither borrows GPUs its preemptor's team is owed nor ranks below it: %w", ErrConflict)
+	errStopping       = fmt.Errorf("task is not running undisturbed (ended, cancelled or already preempted): %w", ErrConflict)
+	errGangMember     = fmt.Errorf("task is a gang member: %w", ErrConflict)
 )
 
 // preemptRound is the state one preemption decision reads: the teams'
@@ -68,30 +70,41 @@ func attemptSince(v *Task) time.Time {
 }
 
 // victimErr says why v may not be preempted for p at now in round r
-// (nil: it may).
+// (nil: it may), as a sentinel: planning asks it of many tasks.
 func (s *Store) victimErr(p *Task, pj *Job, v *Task, r *preemptRound, minRuntime time.Duration, now time.Time) error {
-	vj := s.jobs.get(v.JobID)
-	switch {
-	case !v.Active() || v.Preempt != "" || v.CancelRequested:
-		return fmt.Errorf("task %s is not running undisturbed: %w", v.ID, ErrConflict)
-	case !vj.Spec.IsPreemptible():
-		return fmt.Errorf("task %s: %w", v.ID, errNotPreemptible)
-	case vj.Spec.Gang:
-		return fmt.Errorf("task %s is a gang member: %w", v.ID, ErrConflict)
-	case now.Sub(attemptSince(v)) < minRuntime:
-		return fmt.Errorf("task %s: %w", v.ID, errTooYoung)
+	if err := s.victimBaseErr(v, minRuntime, now); err != nil {
+		return err
 	}
+	vj := s.jobs.get(v.JobID)
 	pTeam, vTeam := command.TeamOf(pj.Team), command.TeamOf(vj.Team)
 	if pTeam == vTeam {
 		if vj.Spec.Priority < pj.Spec.Priority {
 			return nil
 		}
-		return fmt.Errorf("task %s: %w", v.ID, errNotBorrowing)
+		return errNotBorrowing
 	}
 	if r.inUse(pTeam) < s.quotaOf(pTeam) && r.inUse(vTeam) > s.quotaOf(vTeam) {
 		return nil
 	}
-	return fmt.Errorf("task %s: %w", v.ID, errNotBorrowing)
+	return errNotBorrowing
+}
+
+// victimBaseErr is the part of victimErr that does not depend on the
+// task preempting: v still runs undisturbed, may be preempted, is not a
+// gang member, and has run its minimum runtime.
+func (s *Store) victimBaseErr(v *Task, minRuntime time.Duration, now time.Time) error {
+	vj := s.jobs.get(v.JobID)
+	switch {
+	case !v.Active() || v.Preempt != "" || v.CancelRequested:
+		return errStopping
+	case !vj.Spec.IsPreemptible():
+		return errNotPreemptible
+	case vj.Spec.Gang:
+		return errGangMember
+	case now.Sub(attemptSince(v)) < minRuntime:
+		return errTooYoung
+	}
+	return nil
 }
 
 // take counts victim v (on w) as taken in the round.
@@ -128,18 +141,22 @@ func (s *Store) fitsBeside(w *Worker, pj *Job, p *Task, gone map[string]bool, no
 		return true
 	}
 	whole, shared := s.deviceUseBeside(w, gone)
+	return s.fitsUse(w, r, p.ID, whole, shared, now)
+}
+
+// fitsUse is fitsBeside with w's devices used as whole and shared say.
+func (s *Store) fitsUse(w *Worker, r *command.Resources, taskID string, whole map[string]bool, shared map[string]uint64, now time.Time) bool {
 	n := 0
-	for _, d := range w.Devices {
-		if !offered(w, d) || whole[d.UUID] || s.heldFromOthers(w, []string{d.UUID}, p.ID, now) {
-			continue
-		}
-		if r.Shared() {
-			if shareFits(d, r, shared[d.UUID]) {
-				return true
-			}
-			continue
-		}
-		if _, used := shared[d.UUID]; !used && deviceFits(d, r) {
+	for _, d := range w.Devices { // the cheap terms first: offered reads the device's identity
+		_, used := shared[d.UUID]
+		switch {
+		case whole[d.UUID]:
+		case r.Shared() && !shareFits(d, r, shared[d.UUID]):
+		case !r.Shared() && (used || !deviceFits(d, r)):
+		case !offered(w, d) || s.heldFromOthers(w, []string{d.UUID}, taskID, now):
+		case r.Shared():
+			return true
+		default:
 			n++
 		}
 	}
