@@ -12,8 +12,9 @@ import (
 // its latest checkpoint, which the next attempt's assignment names for
 // the agent to stage. Only the latest is kept: the one it replaces is
 // no longer named by the task, and garbage collection removes it once
-// nothing else names it (gc.go). The artifact belongs to the job's team,
-// and counts in its artifact quota.
+// nothing else names it (gc.go). The artifact belongs to the job's team
+// (it may read it); like an output, it counts in the artifact quota of
+// the credential that uploaded it first.
 
 // TaskCheckpoint is a task's latest checkpoint and the attempt that
 // uploaded it.
