@@ -17,6 +17,14 @@ type PreemptOutcome struct {
 	Requeued int
 }
 
+// preemptedByJob starts the reason a preemption for another task gives
+// its victims (a drain's or a stop's names the worker).
+const preemptedByJob = "preempted by job "
+
+// preemptedForTask reports whether t's attempt was asked to stop by a
+// preemption for another task, not by a drain or a stop.
+func preemptedForTask(t *Task) bool { return strings.HasPrefix(t.Preempt, preemptedByJob) }
+
 // preemptTasks applies a preemption the leader decided (PlanPreemption),
 // after checking it again against the state it applies to: the task it
 // is for still waits and could not be placed as things are, every victim
@@ -43,7 +51,7 @@ func (s *Store) preemptTasks(c command.PreemptTasks) (PreemptOutcome, error) {
 	}
 	s.sweepHolds(c.Now)
 	pTeam := command.TeamOf(pj.Team)
-	reason := fmt.Sprintf("preempted by job %s (team %s) for its task %s", pj.ID, pTeam, p.ID)
+	reason := fmt.Sprintf("%s%s (team %s) for its task %s", preemptedByJob, pj.ID, pTeam, p.ID)
 	holds := slices.Clone(w.Holds)
 	out := PreemptOutcome{}
 	for _, v := range victims {

@@ -17,8 +17,11 @@ type ActiveTask struct {
 	LeaseSeconds    int
 	LeaseExpiresAt  time.Time
 	CancelRequested bool
-	// Preempted: a drain or a stop asked the attempt to stop.
+	// Preempted: a drain, a stop or a preemption asked the attempt to
+	// stop; ForTask: a preemption for another task (preempt.go), whose
+	// victim gets its job's preemption grace.
 	Preempted bool
+	ForTask   bool
 }
 
 // AssignOutcome is the outcome of AssignTask: the task as assigned and
@@ -414,7 +417,7 @@ func (s *Store) AllActive() []ActiveTask {
 	for _, w := range s.workers {
 		for id := range w.active {
 			if t := s.tasks.get(id); t != nil && t.Active() {
-				out = append(out, ActiveTask{TaskID: t.ID, AttemptID: t.AttemptID, WorkerID: t.WorkerID, LeaseSeconds: t.LeaseSeconds, LeaseExpiresAt: t.LeaseExpiresAt, CancelRequested: t.CancelRequested, Preempted: t.Preempt != ""})
+				out = append(out, ActiveTask{TaskID: t.ID, AttemptID: t.AttemptID, WorkerID: t.WorkerID, LeaseSeconds: t.LeaseSeconds, LeaseExpiresAt: t.LeaseExpiresAt, CancelRequested: t.CancelRequested, Preempted: t.Preempt != "", ForTask: preemptedForTask(t)})
 			}
 		}
 	}
