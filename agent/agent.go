@@ -445,6 +445,8 @@ func (a *Agent) heartbeatLoop(ctx context.Context) error {
 				all = append(all, at.AttemptID)
 				if !slices.Contains(resp.CancelTaskIDs, at.TaskID) {
 					renewed = append(renewed, at.AttemptID)
+				} else if slices.Contains(resp.PreemptTaskIDs, at.TaskID) && a.runner.Preempt(at.AttemptID) {
+					a.log.Info("coordinator preempted task", "task_id", at.TaskID, "attempt_id", at.AttemptID)
 				} else if a.runner.Cancel(at.AttemptID) {
 					a.log.Info("coordinator asked to stop task", "task_id", at.TaskID, "attempt_id", at.AttemptID)
 				}

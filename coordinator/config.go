@@ -11,6 +11,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/cluster"
 	"github.com/gpulayer/gpulayer/coordinator/httpapi"
 	"github.com/gpulayer/gpulayer/coordinator/oidc"
+	"github.com/gpulayer/gpulayer/coordinator/preempt"
 	"github.com/gpulayer/gpulayer/internal/certs"
 	"github.com/gpulayer/gpulayer/internal/clock"
 )
@@ -119,6 +120,10 @@ type Config struct {
 	// zero takes the defaults.
 	RaftSnapshotThreshold uint64
 	RaftSnapshotInterval  time.Duration
+
+	// Preemption tunes the leader's preemption loop (docs/preemption.md):
+	// its minimum runtime, how often it looks, or that it is off.
+	Preemption preempt.Config
 
 	// OIDC turns on single sign-on (POST /v1/auth/oidc) when its issuer,
 	// audience and mappings are set; see docs/sso.md.

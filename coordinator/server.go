@@ -23,6 +23,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/httpapi"
 	"github.com/gpulayer/gpulayer/coordinator/lease"
 	"github.com/gpulayer/gpulayer/coordinator/outputstore"
+	"github.com/gpulayer/gpulayer/coordinator/preempt"
 	"github.com/gpulayer/gpulayer/coordinator/sched"
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/internal/telemetry"
@@ -363,9 +364,15 @@ func (s *Server) leadership(ctx context.Context) {
 				go func() { defer close(gcDone); s.collectGarbage(lctx, log) }()
 				drainDone := make(chan struct{})
 				go func() { defer close(drainDone); s.expireDrains(lctx, log) }()
+				preemptDone := make(chan struct{})
+				go func() {
+					defer close(preemptDone)
+					preempt.New(s.store, s.Propose, s.cfg.Clock, log.With("loop", "preempt"), s.cfg.Preemption).Run(lctx)
+				}()
 				_ = s.leases.Run(lctx)
 				<-gcDone
 				<-drainDone
+				<-preemptDone
 			}(done)
 			s.setLeaderReady(true)
 			log.Info("leading")

@@ -119,6 +119,9 @@ type run struct {
 	// holds failed, or it used more than its share of one. The attempt
 	// then reports fail with it, not its exit code.
 	cause atomic.Pointer[stopCause]
+	// preempted is set when the coordinator preempted the attempt: it is
+	// stopped with its job's preemption grace (Preempt).
+	preempted atomic.Bool
 	// user is the user the attempt runs as, once it has one.
 	user atomic.Pointer[User]
 	done chan struct{} // closed when the attempt is over and cleaned up
@@ -208,6 +211,21 @@ func (r *Runner) Cancel(attemptID string) bool {
 	rn, ok := r.running[attemptID]
 	r.mu.Unlock()
 	if ok {
+		rn.stop()
+	}
+	return ok
+}
+
+// Preempt stops an attempt the coordinator preempted: as Cancel, but
+// the executor gives the task the assignment's PreemptionGraceSeconds
+// between the polite stop (SIGTERM) and the kill, not the agent's
+// StopGrace.
+func (r *Runner) Preempt(attemptID string) bool {
+	r.mu.Lock()
+	rn, ok := r.running[attemptID]
+	r.mu.Unlock()
+	if ok {
+		rn.preempted.Store(true)
 		rn.stop()
 	}
 	return ok
@@ -373,7 +391,16 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 		}
 		return r.fail(ctx, a, EndError, "staging inputs: "+err.Error())
 	}
+	if err := r.stageCheckpoint(ctx, a, workDir, user); err != nil { // checkpoint.go
+		if ctx.Err() != nil {
+			return r.fail(context.WithoutCancel(ctx), a, EndShutdown, "agent shut down while staging the task's checkpoint")
+		}
+		return r.fail(ctx, a, EndError, "staging the checkpoint: "+err.Error())
+	}
 	env := taskEnv(a, workDir, user)
+	if dir, ok := checkpointEnv(a, workDir); ok {
+		env[api.CheckpointEnv] = dir
+	}
 	maps.Copy(env, shareEnv(a.Resources, mps))
 	if r.cfg.Hints != nil {
 		addHints(env, r.cfg.Hints(a), a) // hints.go
@@ -467,12 +494,17 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 		case <-rn.cancel:
 			rn.cancel = nil
 			note = "cancelled; stopping"
-			if rn.superseded.Load() {
+			grace := r.cfg.StopGrace
+			switch c := rn.cause.Load(); {
+			case rn.superseded.Load():
 				note = "superseded by a newer assignment (lease lost); stopping"
-			} else if c := rn.cause.Load(); c != nil {
+			case c != nil:
 				note = c.reason + "; stopping"
+			case rn.preempted.Load():
+				note = "preempted; stopping"
+				grace = time.Duration(a.PreemptionGraceSeconds) * time.Second
 			}
-			stopping = r.stop(ctx, ex, task.ID, log, note, stopping)
+			stopping = r.stopWithin(ctx, ex, task.ID, log, note, stopping, grace)
 		case <-ship.stale:
 			note = "attempt is no longer current (lease lost); stopping"
 			stopping = r.stop(ctx, ex, task.ID, log, note, stopping)
@@ -516,10 +548,15 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 		// exit code says, the attempt did not run to its own end. A GPU's
 		// fault is named, so that the attempt is lost, not failed, and
 		// the task placed again at once on another GPU.
-		return r.report(context.WithoutCancel(ctx), a, c.end, api.FailRequest{AttemptID: a.AttemptID, Reason: c.reason, GPUFault: c.gpu})
+		return r.report(context.WithoutCancel(ctx), a, c.end, api.FailRequest{AttemptID: a.AttemptID, Reason: c.reason, GPUFault: c.gpu,
+			Checkpoint: r.uploadCheckpoint(context.WithoutCancel(ctx), a, workDir, log)})
 	}
 	if ship.isStale() {
 		return staleOutcome(wr.res.ExitCode)
+	}
+	var checkpoint *api.CheckpointRef
+	if wr.res.ExitCode != 0 { // preempted or failed: its state is kept for the next attempt
+		checkpoint = r.uploadCheckpoint(context.WithoutCancel(ctx), a, workDir, log)
 	}
 	arts, problem := r.uploadOutputs(context.WithoutCancel(ctx), a, workDir, log)
 	if problem != "" {
@@ -528,7 +565,7 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 			why = why[:api.MaxReasonBytes-3] + "..."
 		}
 	}
-	req := api.FinishRequest{AttemptID: a.AttemptID, SubmissionID: a.AttemptID + "-finish", ExitCode: wr.res.ExitCode, Reason: why, Artifacts: arts}
+	req := api.FinishRequest{AttemptID: a.AttemptID, SubmissionID: a.AttemptID + "-finish", ExitCode: wr.res.ExitCode, Reason: why, Artifacts: arts, Checkpoint: checkpoint}
 	if len(wr.res.Output) > 0 {
 		req.Output = wr.res.Output
 	}
@@ -547,12 +584,17 @@ type waitResult struct {
 // kill are the executor's job. It runs in the background so the caller
 // keeps watching for the task's end.
 func (r *Runner) stop(ctx context.Context, ex executor.Executor, id string, log *slog.Logger, why string, already bool) bool {
+	return r.stopWithin(ctx, ex, id, log, why, already, r.cfg.StopGrace)
+}
+
+// stopWithin is stop with the grace given.
+func (r *Runner) stopWithin(ctx context.Context, ex executor.Executor, id string, log *slog.Logger, why string, already bool, grace time.Duration) bool {
 	if already {
 		return true
 	}
-	log.Info("stopping task", "why", why, "grace", r.cfg.StopGrace)
+	log.Info("stopping task", "why", why, "grace", grace)
 	go func() {
-		if err := ex.Stop(ctx, id, r.cfg.StopGrace); err != nil {
+		if err := ex.Stop(ctx, id, grace); err != nil {
 			log.Warn("stop", "error", err)
 		}
 	}()

@@ -11,6 +11,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator"
 	"github.com/gpulayer/gpulayer/coordinator/httpapi"
 	"github.com/gpulayer/gpulayer/coordinator/oidc"
+	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/internal/certs"
 )
 
@@ -80,6 +81,9 @@ func coordinatorRunCmd() *cobra.Command {
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg.Join = splitList(join)
+			if cfg.Preemption.Options.MinRuntime == 0 { // the flag's 0s means none; the config's zero, the default
+				cfg.Preemption.Options.MinRuntime = -1
+			}
 			cfg.TrustedProxyCIDRs = nonNilList(trusted)
 			cfg.RateLimitExemptCIDRs = nonNilList(exempt)
 			for _, m := range oidcMaps {
@@ -109,6 +113,8 @@ func coordinatorRunCmd() *cobra.Command {
 	fs.DurationVar(&cfg.Retention.Threshold, "job-gc-threshold", coordinator.DefaultJobGCThreshold, "finished jobs older than this are removed, with their tasks, output and idempotency keys")
 	fs.IntVar(&cfg.Retention.Keep, "job-gc-keep", coordinator.DefaultJobGCKeep, "at most this many finished jobs are kept (the newest)")
 	fs.DurationVar(&cfg.Retention.Interval, "job-gc-interval", coordinator.DefaultJobGCInterval, "how often the leader removes finished jobs past the retention")
+	fs.DurationVar(&cfg.Preemption.Options.MinRuntime, "preempt-min-runtime", state.DefaultMinRuntime, "an attempt runs at least this long before it may be preempted (the storm guard; 0s: no minimum)")
+	fs.BoolVar(&cfg.Preemption.Disabled, "no-preemption", false, "never preempt running tasks for waiting ones")
 	fs.StringVar(&cfg.HTTPAdvertise, "http-advertise", "", "URL peers and clients use to reach this coordinator (default: from --http-addr)")
 	fs.StringVar(&cfg.RaftAdvertise, "raft-advertise", "", "Raft address peers dial (default: --raft-addr)")
 	fs.IntVar(&cfg.BootstrapExpect, "bootstrap-expect", 0, "servers that form a new cluster together (3 in production)")

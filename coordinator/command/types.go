@@ -53,6 +53,7 @@ const (
 	TypeCreateTeam
 	TypeUpdateTeam
 	TypeDeleteTeam
+	TypePreemptTasks
 )
 
 // Command is implemented by every command body.
@@ -224,6 +225,9 @@ type FinishTask struct {
 	RequireRecorded bool      `json:"require_recorded,omitempty"`
 	Now             time.Time `json:"now"`
 	Reason          string    `json:"reason,omitempty"`
+	// Checkpoint is the checkpoint the attempt's end uploaded, for a
+	// job with a checkpoint path (state/checkpoint.go).
+	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
 }
 
 // FailTask ends the current attempt as failed for a reason outside the task
@@ -238,6 +242,8 @@ type FailTask struct {
 	// (state/gpufault.go).
 	GPUFault string    `json:"gpu_fault,omitempty"`
 	Now      time.Time `json:"now"`
+	// Checkpoint is as FinishTask's.
+	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
 }
 
 // LoseAttempt ends an attempt whose lease lapsed or whose worker was lost.

@@ -47,6 +47,10 @@ type Answer struct {
 	// Cancel are tasks the worker must stop: cancelled, preempted by a
 	// drain or stop, or not (any longer) its own.
 	Cancel []string
+	// Preempt are those of Cancel preempted for another task (not by a
+	// drain or a stop, nor cancelled): each gets its job's preemption
+	// grace; the others the agent's stop grace.
+	Preempt []string
 	// LeaseExpiresAt is the earliest lease the beat renewed (zero: none).
 	LeaseExpiresAt time.Time
 }
@@ -102,6 +106,9 @@ func (h *Handler) Beat(ctx context.Context, b Beat) (Answer, error) {
 	for _, t := range h.Store.ActiveTasks(wk.ID) {
 		if t.CancelRequested || t.Preempted {
 			a.Cancel = append(a.Cancel, t.TaskID)
+		}
+		if t.ForTask && !t.CancelRequested {
+			a.Preempt = append(a.Preempt, t.TaskID)
 		}
 	}
 	for _, id := range b.Running {

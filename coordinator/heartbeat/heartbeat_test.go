@@ -177,4 +177,41 @@ func TestBeatListsWhatToCancel(t *testing.T) {
 	if got := r.leases.renewed["w1"]; !slices.Equal(got, []string{"j-0", "stray"}) || !a.LeaseExpiresAt.Equal(t0.Add(time.Minute)) {
 		t.Fatalf("renewed %v until %v", got, a.LeaseExpiresAt)
 	}
+	if len(a.Preempt) != 0 {
+		t.Fatalf("cancelled tasks listed as preempted: %v", a.Preempt)
+	}
+}
+
+// A task preempted for another task is listed to stop and as
+// preempted, so that its agent gives it its job's preemption grace; one
+// stopped by its worker's stop only to stop (the agent's stop grace).
+func TestBeatListsWhatIsPreempted(t *testing.T) {
+	job := func(id, team string, gpus int) command.SubmitJob {
+		return command.SubmitJob{JobID: id, TaskIDs: []string{id + "-0"}, Team: team, CreatedBy: "admin", Now: t0,
+			Spec: command.JobSpec{Executor: "exec", Config: []byte(`{}`), Count: 1, MaxAttempts: 1, Resources: &command.Resources{GPUs: gpus}}}
+	}
+	r := newRig(t, register("w1", gpu("GPU-1")), register("w2", gpu("GPU-2")),
+		command.CreateTeam{Name: "ml", Settings: command.TeamSettings{WeightCenti: 100}, By: "admin", Now: t0},
+		command.CreateTeam{Name: "research", Settings: command.TeamSettings{WeightCenti: 100, QuotaCentiGPUs: 100}, By: "admin", Now: t0},
+		job("m", "ml", 1), job("d", "ml", 1),
+		command.AssignTask{TaskID: "m-0", WorkerID: "w1", AttemptID: "a0", Devices: []string{"GPU-1"}, LeaseSeconds: 30, Now: t0},
+		command.StartTask{TaskID: "m-0", WorkerID: "w1", AttemptID: "a0", Now: t0},
+		command.AssignTask{TaskID: "d-0", WorkerID: "w2", AttemptID: "a1", Devices: []string{"GPU-2"}, LeaseSeconds: 30, Now: t0},
+		command.StartTask{TaskID: "d-0", WorkerID: "w2", AttemptID: "a1", Now: t0},
+		command.ControlWorker{WorkerID: "w2", Action: command.ActionStop, By: "admin", Now: t0.Add(time.Second)},
+		job("r", "research", 1),
+		command.PreemptTasks{For: "r-0", WorkerID: "w1", Victims: []command.Victim{{TaskID: "m-0", AttemptID: "a0"}}, HoldUntil: t0.Add(time.Minute), Now: t0.Add(time.Second)},
+	)
+	for _, c := range []struct {
+		worker, task string
+		preempt      bool
+	}{{"w1", "m-0", true}, {"w2", "d-0", false}} {
+		a, err := r.handler().Beat(t.Context(), Beat{WorkerID: c.worker, Running: []string{c.task}, Now: t0.Add(2 * time.Second)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(a.Cancel, []string{c.task}) || slices.Contains(a.Preempt, c.task) != c.preempt {
+			t.Fatalf("%s: cancel %v, preempt %v: want %s to stop, preempted %v", c.worker, a.Cancel, a.Preempt, c.task, c.preempt)
+		}
+	}
 }

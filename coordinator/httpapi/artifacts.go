@@ -49,7 +49,7 @@ func (s *Server) putArtifact(w http.ResponseWriter, r *http.Request, p auth.Prin
 		return fmt.Errorf("artifact store not configured")
 	}
 	if p.Kind == auth.KindWorker && !s.store.WorkerMayUpload(p.WorkerID) {
-		return newError(api.CodeForbidden, "worker %s holds no task whose job declares outputs: a worker uploads only its tasks' outputs", p.WorkerID)
+		return newError(api.CodeForbidden, "worker %s holds no task whose job declares outputs or a checkpoint: a worker uploads only its tasks' outputs and checkpoints", p.WorkerID)
 	}
 	if r.ContentLength > api.MaxArtifactBody {
 		return newError(api.CodeBodyTooLarge, "artifact of %d bytes exceeds the %d byte cap", r.ContentLength, int64(api.MaxArtifactBody))

@@ -32,3 +32,20 @@ func validatePreemption(s *api.JobSpec) error {
 	}
 	return nil
 }
+
+// validateCheckpointRef checks the checkpoint an attempt's end reports:
+// a digest, a size an artifact may have, and a known format. That it
+// was uploaded, and that the job has a checkpoint, the state checks.
+func validateCheckpointRef(c *api.CheckpointRef) error {
+	switch {
+	case c == nil:
+		return nil
+	case !api.ValidDigest(c.SHA256):
+		return invalidf("checkpoint.sha256: %s is not a sha256 digest", shortQuote(c.SHA256))
+	case c.Size < 0 || c.Size > api.MaxArtifactBody:
+		return invalidf("checkpoint.size: %d is not 0 … %d", c.Size, int64(api.MaxArtifactBody))
+	case c.Format != api.CheckpointFile && c.Format != api.CheckpointTar:
+		return invalidf("checkpoint.format: %s is neither %s nor %s", shortQuote(c.Format), api.CheckpointFile, api.CheckpointTar)
+	}
+	return nil
+}

@@ -113,6 +113,9 @@ func (s *Server) finishTask(w http.ResponseWriter, r *http.Request, p auth.Princ
 	if err := validateTaskArtifacts(req.Artifacts); err != nil {
 		return err
 	}
+	if err := validateCheckpointRef(req.Checkpoint); err != nil { // preemption.go
+		return err
+	}
 	canon, err := canonicalJSON(raw)
 	if err != nil {
 		return invalidf("invalid JSON body")
@@ -130,6 +133,7 @@ func (s *Server) finishTask(w http.ResponseWriter, r *http.Request, p auth.Princ
 		RequireRecorded: true,
 		Now:             s.now(),
 		Reason:          req.Reason,
+		Checkpoint:      translate.CheckpointFromAPI(req.Checkpoint),
 	})
 	if err != nil {
 		return err
@@ -155,8 +159,11 @@ func (s *Server) failTask(w http.ResponseWriter, r *http.Request, p auth.Princip
 	if req.GPUFault != "" && req.Permanent {
 		return invalidf("gpu_fault and permanent exclude each other: a GPU's fault says another GPU may succeed")
 	}
+	if err := validateCheckpointRef(req.Checkpoint); err != nil { // preemption.go
+		return err
+	}
 	t, err := state.Propose[state.Task](r.Context(), s.propose, command.FailTask{TaskID: r.PathValue("id"), WorkerID: p.WorkerID, AttemptID: req.AttemptID, Reason: req.Reason, Permanent: req.Permanent,
-		GPUFault: req.GPUFault, Now: s.now()})
+		GPUFault: req.GPUFault, Now: s.now(), Checkpoint: translate.CheckpointFromAPI(req.Checkpoint)})
 	if err != nil {
 		return err
 	}

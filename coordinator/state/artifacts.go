@@ -195,22 +195,23 @@ func (s *Store) HasArtifact(digest string) bool {
 }
 
 // WorkerHoldsInput reports whether worker holds (assigned or running) a
-// task whose job lists digest among its inputs: the only artifacts a
-// worker may read.
+// task whose job lists digest among its inputs, or whose latest
+// checkpoint it is (checkpoint.go): the only artifacts a worker may read.
 func (s *Store) WorkerHoldsInput(workerID, digest string) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.workerHolds(workerID, func(spec *command.JobSpec) bool {
 		return slices.ContainsFunc(spec.Inputs, func(r command.ArtifactRef) bool { return r.SHA256 == digest })
-	})
+	}) || s.workerHoldsCheckpoint(workerID, digest)
 }
 
 // WorkerMayUpload reports whether worker holds (assigned or running) a
-// task whose job declares outputs: the only time a worker may upload.
+// task whose job declares outputs or a checkpoint: the only time a
+// worker may upload.
 func (s *Store) WorkerMayUpload(workerID string) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.workerHolds(workerID, func(spec *command.JobSpec) bool { return len(spec.Outputs) > 0 })
+	return s.workerHolds(workerID, func(spec *command.JobSpec) bool { return len(spec.Outputs) > 0 || spec.Checkpoint != nil })
 }
 
 // workerHolds reports whether a live worker holds a task whose job's spec

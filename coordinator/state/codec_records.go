@@ -18,6 +18,7 @@ var taskCodec = newCodec(
 	strField("attempt_id", func(t *Task) *string { return &t.AttemptID }, omitEmpty),
 	listField("attempts", func(t *Task) *[]Attempt { return &t.Attempts }, attemptCodec, omitEmpty),
 	boolField("cancel_requested", func(t *Task) *bool { return &t.CancelRequested }, omitEmpty),
+	nestedField("checkpoint", func(t *Task) (any, bool) { return t.Checkpoint, t.Checkpoint != nil }),
 	timeField("created_at", func(t *Task) *time.Time { return &t.CreatedAt }),
 	stringsField("devices", func(t *Task) *[]string { return &t.Devices }, omitEmpty|interned),
 	strField("executed_by", func(t *Task) *string { return &t.ExecutedBy }, omitEmpty|interned),
@@ -121,6 +122,7 @@ var workerCodec = newCodec(
 	strField("drained_by", func(w *Worker) *string { return &w.DrainedBy }, omitEmpty|interned),
 	stringsField("executors", func(w *Worker) *[]string { return &w.Executors }, interned),
 	strField("external_worker_key", func(w *Worker) *string { return &w.ExternalWorkerKey }, omitEmpty),
+	nestedField("holds", func(w *Worker) (any, bool) { return w.Holds, len(w.Holds) > 0 }),
 	strField("id", func(w *Worker) *string { return &w.ID }, interned), // tasks name it
 	strField("instance_id", func(w *Worker) *string { return &w.InstanceID }, omitEmpty),
 	mapField("labels", func(w *Worker) *map[string]string { return &w.Labels }, omitEmpty, mpString,

@@ -38,6 +38,10 @@ func (t *Task) clone() Task {
 	c.ExitCode = cloneInt(t.ExitCode)
 	c.Output = bytes.Clone(t.Output)
 	c.Artifacts = slices.Clone(t.Artifacts)
+	if t.Checkpoint != nil {
+		cp := *t.Checkpoint
+		c.Checkpoint = &cp
+	}
 	c.Attempts = slices.Clone(t.Attempts)
 	for i := range c.Attempts {
 		a := &c.Attempts[i]

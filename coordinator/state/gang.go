@@ -151,7 +151,7 @@ func (s *Store) fitsTentatively(w *Worker, j *Job, t *Task, capability string, t
 	}
 	var fit []command.Device
 	for _, d := range s.freeDevices(w) {
-		if !tent.devices[d.UUID] && deviceFits(d, r) {
+		if !tent.devices[d.UUID] && deviceFits(d, r) && !s.heldFromOthers(w, []string{d.UUID}, t.ID, time.Time{}) {
 			fit = append(fit, d)
 		}
 	}
@@ -204,7 +204,7 @@ func (s *Store) assignGang(c command.AssignGang) ([]AssignOutcome, error) {
 		if n := tent.count[w.ID]; (n > 0 && j.Spec.ExclusiveWorker) || (j.Spec.MaxPerWorker > 0 && n >= j.Spec.MaxPerWorker) {
 			return nil, fmt.Errorf("job %s: too many members on %s: %w", j.ID, w.ID, ErrConflict)
 		}
-		if !s.devicesFreeBeside(w, m.Devices, tent) || !s.devicesFit(w, m.Devices, j.Spec.Resources) {
+		if !s.devicesFreeBeside(w, m.Devices, tent) || !s.devicesFit(w, m.Devices, j.Spec.Resources) || s.heldFromOthers(w, m.Devices, t.ID, c.Now) {
 			return nil, fmt.Errorf("devices %v not free on %s: %w", m.Devices, w.ID, ErrConflict)
 		}
 		tent.take(w.ID, m.Devices)
@@ -293,6 +293,7 @@ func (s *Store) giveTask(t *Task, w *Worker, attemptID string, devs []string, le
 	}
 	t.Attempts = append(t.Attempts, a)
 	w.active[t.ID] = struct{}{}
+	s.releaseHolds(w, t.ID, now) // preempt_holds.go
 }
 
 // GangDeliveries lists the gang members assigned to workerID that have

@@ -82,8 +82,12 @@ func (s *Store) collectArtifacts(cutoff time.Time, limit int) (int, bool) {
 			named[in.SHA256] = true
 		}
 		for _, id := range j.TaskIDs {
-			for _, a := range s.tasks.get(id).Artifacts {
+			t := s.tasks.get(id)
+			for _, a := range t.Artifacts {
 				named[a.SHA256] = true
+			}
+			if t.Checkpoint != nil { // its latest only: one replaced is collected
+				named[t.Checkpoint.SHA256] = true
 			}
 		}
 	}

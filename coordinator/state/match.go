@@ -109,7 +109,7 @@ func (s *Store) match(w *Worker, capability string, slots int, skip map[string]b
 				continue
 			}
 			devs, ok := s.pickDevices(w, j.Spec.Resources)
-			if !ok {
+			if !ok || s.heldFromOthers(w, devs, t.ID, now) { // preempt_holds.go
 				continue
 			}
 			if until, wait := s.deferral(w, j, t, now); wait {

@@ -67,6 +67,10 @@ type Worker struct {
 	// MaxTasks is how many tasks the worker's agent runs at once, as its
 	// heartbeats say (0: not said); a gang placement keeps within it.
 	MaxTasks int `json:"max_tasks,omitempty"`
+	// Holds are devices a preemption freed for the task it was made for
+	// (preempt_holds.go): no other task is given them while the hold
+	// lasts. Replaced, never edited.
+	Holds []DeviceHold `json:"holds,omitempty"`
 
 	// active holds the ids of tasks assigned to or running on the worker.
 	active map[string]struct{}
@@ -144,12 +148,14 @@ type Task struct {
 	// Preempt, when set, says why the current attempt was asked to stop
 	// by a drain or a stop: however it ends, it ends preempted and the
 	// task is requeued without using up an attempt.
-	Preempt    string    `json:"preempt,omitempty"`
-	Attempts   []Attempt `json:"attempts,omitempty"`
-	CreatedAt  time.Time `json:"created_at"`
-	UpdatedAt  time.Time `json:"updated_at"`
-	LogBytes   int       `json:"log_bytes,omitempty"`
-	LastLogSeq int64     `json:"last_log_seq"`
+	Preempt string `json:"preempt,omitempty"`
+	// Checkpoint is the task's latest checkpoint (checkpoint.go).
+	Checkpoint *TaskCheckpoint `json:"checkpoint,omitempty"`
+	Attempts   []Attempt       `json:"attempts,omitempty"`
+	CreatedAt  time.Time       `json:"created_at"`
+	UpdatedAt  time.Time       `json:"updated_at"`
+	LogBytes   int             `json:"log_bytes,omitempty"`
+	LastLogSeq int64           `json:"last_log_seq"`
 	// LogCut is set once the coordinators' total output bound refused
 	// this task's output: its marker is stored and the rest dropped.
 	LogCut bool `json:"log_cut,omitempty"`

@@ -105,6 +105,9 @@ func (h *history) next() command.Command {
 		if count > 1 && !spec.Gang && h.rng.IntN(3) == 0 {
 			spec.Parallelism = 1 + h.rng.IntN(count)
 		}
+		if h.rng.IntN(4) == 0 {
+			spec.Checkpoint = &command.CheckpointSpec{Path: "ckpt"}
+		}
 		if js := h.jobIDs(); len(js) > 0 && h.rng.IntN(3) == 0 {
 			conds := []string{command.DependSucceeded, command.DependFailed, command.DependFinished}
 			spec.DependsOn = []command.Dependency{{Job: h.pick(js), Condition: conds[h.rng.IntN(len(conds))]}}
@@ -155,7 +158,7 @@ func (h *history) next() command.Command {
 		if len(t.Devices) > 0 && h.rng.IntN(3) == 0 { // its GPU failed under it
 			return command.FailTask{TaskID: t.ID, WorkerID: t.WorkerID, AttemptID: t.AttemptID, Reason: "XID 79", GPUFault: h.pick(t.Devices), Now: now}
 		}
-		return command.FailTask{TaskID: t.ID, WorkerID: t.WorkerID, AttemptID: t.AttemptID, Reason: "exit 3", Permanent: h.rng.IntN(4) == 0, Now: now}
+		return command.FailTask{TaskID: t.ID, WorkerID: t.WorkerID, AttemptID: t.AttemptID, Reason: "exit 3", Permanent: h.rng.IntN(4) == 0, Now: now, Checkpoint: h.checkpoint()}
 	case k < 72:
 		t := taskOf(taskRunning, taskAssigned)
 		return command.LoseAttempt{TaskID: t.ID, AttemptID: t.AttemptID, Reason: "lease expired on worker " + t.WorkerID, Now: now}
@@ -210,8 +213,10 @@ func (h *history) next() command.Command {
 		return command.UpdateWorker{WorkerID: w, Executors: []string{"exec"}, Devices: devs, MaxTasks: h.rng.IntN(3), Now: now}
 	case k < 97:
 		switch h.rng.IntN(10) {
-		case 6, 7, 8:
+		case 6, 7:
 			return h.teamCommand(now)
+		case 8:
+			return h.preemption(now)
 		case 0:
 			return command.RevokeWorker{WorkerID: w, By: "admin", Now: now}
 		case 5:
@@ -264,6 +269,39 @@ func (h *history) next() command.Command {
 		b, _ := command.Encode(command.CancelJob{JobID: j, By: "admin", Now: now})
 		return command.Batch{Entries: [][]byte{a, b}}
 	}
+}
+
+// checkpoint is, half the time, a checkpoint an attempt's end reports:
+// a recorded artifact (refused where its job has no checkpoint path), or
+// one never uploaded (refused).
+func (h *history) checkpoint() *command.Checkpoint {
+	if h.rng.IntN(2) == 0 {
+		return nil
+	}
+	d := fmt.Sprintf("%064x", h.rng.IntN(8))
+	size := int64(1)
+	if a, ok := h.s.artifacts[d]; ok {
+		size = a.Size
+	}
+	return &command.Checkpoint{SHA256: d, Size: size, Format: h.pick([]string{command.CheckpointFile, command.CheckpointTar})}
+}
+
+// preemption is the preemption the leader would decide now, or else a
+// stale one (refused) or a sweep of expired holds.
+func (h *history) preemption(now time.Time) command.Command {
+	if c, ok := h.s.PlanPreemption(now, PreemptOptions{MinRuntime: time.Duration(h.rng.IntN(10)) * time.Second, HoldSlack: time.Duration(1+h.rng.IntN(20)) * time.Second}); ok {
+		return c
+	}
+	if h.rng.IntN(2) == 0 {
+		return command.PreemptTasks{Now: now}
+	}
+	t := h.tasksIn(taskRunning)
+	p := h.tasksIn(taskPending)
+	if len(t) == 0 || len(p) == 0 {
+		return command.PreemptTasks{Now: now}
+	}
+	v := t[h.rng.IntN(len(t))]
+	return command.PreemptTasks{For: p[h.rng.IntN(len(p))].ID, WorkerID: v.WorkerID, Victims: []command.Victim{{TaskID: v.ID, AttemptID: v.AttemptID}}, HoldUntil: now.Add(time.Minute), Now: now}
 }
 
 // applyWire applies c to s as Raft delivers it: encoded, then decoded.

@@ -19,8 +19,17 @@ import (
 // deviceUse is how a worker's active tasks hold its devices: whole, or
 // by the sum of the shares on each shared GPU (MiB).
 func (s *Store) deviceUse(w *Worker) (whole map[string]bool, shared map[string]uint64) {
+	return s.deviceUseBeside(w, nil)
+}
+
+// deviceUseBeside is deviceUse were the tasks of gone not there
+// (preempt_policy.go).
+func (s *Store) deviceUseBeside(w *Worker, gone map[string]bool) (whole map[string]bool, shared map[string]uint64) {
 	whole, shared = map[string]bool{}, map[string]uint64{}
 	for id := range w.active {
+		if gone[id] {
+			continue
+		}
 		t := s.tasks.get(id)
 		r := s.jobs.get(t.JobID).Spec.Resources
 		for _, d := range t.Devices {

@@ -17,8 +17,11 @@ type ActiveTask struct {
 	LeaseSeconds    int
 	LeaseExpiresAt  time.Time
 	CancelRequested bool
-	// Preempted: a drain or a stop asked the attempt to stop.
+	// Preempted: a drain, a stop or a preemption asked the attempt to
+	// stop; ForTask: a preemption for another task (preempt.go), whose
+	// victim gets its job's preemption grace.
 	Preempted bool
+	ForTask   bool
 }
 
 // AssignOutcome is the outcome of AssignTask: the task as assigned and
@@ -62,7 +65,7 @@ func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
 	if err := s.checkNotWaiting(j); err != nil { // dependencies.go
 		return AssignOutcome{}, err
 	}
-	if !s.devicesFreeFor(w, c.Devices, j.Spec.Resources) {
+	if !s.devicesFreeFor(w, c.Devices, j.Spec.Resources) || s.heldFromOthers(w, c.Devices, t.ID, c.Now) { // preempt_holds.go
 		return AssignOutcome{}, fmt.Errorf("devices %v not free on %s: %w", c.Devices, w.ID, ErrConflict)
 	}
 	t = s.ownTask(t)
@@ -204,6 +207,10 @@ func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 			return Task{}, err
 		}
 	}
+	if err := s.checkCheckpoint(t, c.Checkpoint); err != nil { // checkpoint.go
+		return Task{}, err
+	}
+	s.keepCheckpoint(t, c.Checkpoint, c.AttemptID)
 	code := c.ExitCode
 	state := taskSucceeded
 	switch {
@@ -275,6 +282,9 @@ func (s *Store) failTask(c command.FailTask) (Task, error) {
 	if err != nil {
 		return Task{}, err
 	}
+	if err := s.checkCheckpoint(t, c.Checkpoint); err != nil { // checkpoint.go
+		return Task{}, err
+	}
 	t = s.ownTask(t)
 	reason := c.Reason
 	if reason == "" {
@@ -295,6 +305,7 @@ func (s *Store) failTask(c command.FailTask) (Task, error) {
 		s.endAttempt(t, taskFailed, nil, reason, c.Now)
 		s.requeueOrEnd(t, reason, c.Now)
 	}
+	s.keepCheckpoint(t, c.Checkpoint, c.AttemptID)
 	s.settleGang(t, c.Now)
 	return t.clone(), nil
 }
@@ -406,7 +417,7 @@ func (s *Store) AllActive() []ActiveTask {
 	for _, w := range s.workers {
 		for id := range w.active {
 			if t := s.tasks.get(id); t != nil && t.Active() {
-				out = append(out, ActiveTask{TaskID: t.ID, AttemptID: t.AttemptID, WorkerID: t.WorkerID, LeaseSeconds: t.LeaseSeconds, LeaseExpiresAt: t.LeaseExpiresAt, CancelRequested: t.CancelRequested, Preempted: t.Preempt != ""})
+				out = append(out, ActiveTask{TaskID: t.ID, AttemptID: t.AttemptID, WorkerID: t.WorkerID, LeaseSeconds: t.LeaseSeconds, LeaseExpiresAt: t.LeaseExpiresAt, CancelRequested: t.CancelRequested, Preempted: t.Preempt != "", ForTask: preemptedForTask(t)})
 			}
 		}
 	}

@@ -22,6 +22,7 @@ func HeartbeatAnswer(a heartbeat.Answer, interval time.Duration) api.HeartbeatRe
 	return api.HeartbeatResponse{
 		ClearGPUs:       a.ClearGPUs,
 		CancelTaskIDs:   a.Cancel,
+		PreemptTaskIDs:  a.Preempt,
 		LeaseExpiresAt:  api.FormatTime(a.LeaseExpiresAt),
 		Command:         cmd,
 		IntervalSeconds: interval.Seconds(),

@@ -22,6 +22,7 @@ func Task(t state.Task) api.Task {
 		ExitCode:        t.ExitCode,
 		Output:          t.Output,
 		Artifacts:       translate.TaskArtifactsToAPI(t.Artifacts),
+		Checkpoint:      checkpointView(t.Checkpoint),
 		Reason:          t.Reason,
 		SubmittedBy:     t.SubmittedBy,
 		ExecutedBy:      t.ExecutedBy,
@@ -126,7 +127,19 @@ func Assignment(out state.AssignOutcome) api.Assignment {
 		TimeoutSeconds: spec.TimeoutSeconds,
 		Inputs:         translate.ArtifactRefsToAPI(spec.Inputs),
 		Outputs:        slices.Clone(spec.Outputs),
+
+		PreemptionGraceSeconds: spec.PreemptionGrace(),
+		Checkpoint:             assignedCheckpoint(t, spec),
 	}
+}
+
+// assignedCheckpoint is the checkpoint an assignment names: the job's
+// path and the task's latest checkpoint, to stage before it starts.
+func assignedCheckpoint(t state.Task, spec command.JobSpec) *api.AssignedCheckpoint {
+	if spec.Checkpoint == nil {
+		return nil
+	}
+	return &api.AssignedCheckpoint{Path: spec.Checkpoint.Path, Latest: checkpointView(t.Checkpoint)}
 }
 
 // nonNil renders a missing list as an empty one.
@@ -135,4 +148,12 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return slices.Clone(s)
+}
+
+// checkpointView is a task's latest checkpoint as clients see it.
+func checkpointView(c *state.TaskCheckpoint) *api.TaskCheckpoint {
+	if c == nil {
+		return nil
+	}
+	return &api.TaskCheckpoint{SHA256: c.SHA256, Size: c.Size, AttemptID: c.AttemptID, Format: c.Format}
 }

@@ -186,7 +186,9 @@ type Task struct {
 	Output    json.RawMessage `json:"output,omitempty"`
 	// Artifacts are the outputs the task's finish listed.
 	Artifacts []TaskArtifact `json:"artifacts,omitempty"`
-	Reason    string         `json:"reason,omitempty"`
+	// Checkpoint is the task's latest checkpoint, for a job with one.
+	Checkpoint *TaskCheckpoint `json:"checkpoint,omitempty"`
+	Reason     string          `json:"reason,omitempty"`
 	// PendingReason, on a pending task that no live worker can take,
 	// says what is missing: the target, an executor, a capability, GPUs.
 	PendingReason   string    `json:"pending_reason,omitempty"`

@@ -218,8 +218,12 @@ type HeartbeatResponse struct {
 	// ClearGPUs names GPUs an admin took out of fault or quarantine
 	// (gpulayer worker clear-gpu): the agent puts each back through its
 	// hold-down window.
-	ClearGPUs       []string `json:"clear_gpus,omitempty"`
-	CancelTaskIDs   []string `json:"cancel_task_ids"`
+	ClearGPUs     []string `json:"clear_gpus,omitempty"`
+	CancelTaskIDs []string `json:"cancel_task_ids"`
+	// PreemptTaskIDs are those of CancelTaskIDs that were preempted, not
+	// cancelled: the agent gives each its assignment's
+	// PreemptionGraceSeconds between SIGTERM and the kill.
+	PreemptTaskIDs  []string `json:"preempt_task_ids,omitempty"`
 	LeaseExpiresAt  string   `json:"lease_expires_at,omitempty"`
 	Command         string   `json:"command"`
 	Revoked         bool     `json:"revoked"`
@@ -270,6 +274,11 @@ type Assignment struct {
 	// Gang is set for a member of a gang job: the task calls rendezvous
 	// before its process starts.
 	Gang *GangMember `json:"gang,omitempty"`
+	// PreemptionGraceSeconds is the job's grace between SIGTERM and the
+	// kill when the attempt is preempted (0: none).
+	PreemptionGraceSeconds int `json:"preemption_grace_seconds,omitempty"`
+	// Checkpoint is set for a job with a checkpoint path.
+	Checkpoint *AssignedCheckpoint `json:"checkpoint,omitempty"`
 }
 
 // AcquireResponse answers acquire: a task, nothing, or a command.
@@ -315,6 +324,9 @@ type FinishRequest struct {
 	// knows better than the exit code ("timed out after 30s"). At most
 	// MaxReasonBytes.
 	Reason string `json:"reason,omitempty"`
+	// Checkpoint is the checkpoint the agent uploaded as the attempt
+	// ended, for a job with a checkpoint path.
+	Checkpoint *CheckpointRef `json:"checkpoint,omitempty"`
 }
 
 // FailRequest is the body of POST /v1/tasks/{id}/fail.
@@ -332,6 +344,8 @@ type FailRequest struct {
 	// attempt (up to MaxGPUFaultRetries of them a task), and the task is
 	// placed again at once, never on that GPU. Not with Permanent.
 	GPUFault string `json:"gpu_fault,omitempty"`
+	// Checkpoint is as FinishRequest's.
+	Checkpoint *CheckpointRef `json:"checkpoint,omitempty"`
 }
 
 // MaxGPUFaultRetries is how many attempts a task may lose to GPU faults

@@ -1,0 +1,70 @@
+package state
+
+import (
+	"fmt"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+)
+
+// Checkpoints. A job with a checkpoint path has that path uploaded when
+// an attempt ends preempted, failed, or lost to its GPU with its agent
+// alive; the end's report names the artifact, and the task keeps it as
+// its latest checkpoint, which the next attempt's assignment names for
+// the agent to stage. Only the latest is kept: the one it replaces is
+// no longer named by the task, and garbage collection removes it once
+// nothing else names it (gc.go). The artifact belongs to the job's team
+// (it may read it); like an output, it counts in the artifact quota of
+// the credential that uploaded it first.
+
+// TaskCheckpoint is a task's latest checkpoint and the attempt that
+// uploaded it.
+type TaskCheckpoint struct {
+	SHA256    string `json:"sha256"`
+	Size      int64  `json:"size"`
+	Format    string `json:"format"`
+	AttemptID string `json:"attempt_id"`
+}
+
+// checkCheckpoint refuses a checkpoint reported for t that its job does
+// not ask for, in a format not known, or whose artifact was not recorded
+// at that size.
+func (s *Store) checkCheckpoint(t *Task, cp *command.Checkpoint) error {
+	if cp == nil {
+		return nil
+	}
+	if s.jobs.get(t.JobID).Spec.Checkpoint == nil {
+		return fmt.Errorf("%w: checkpoint: job %s has no checkpoint path", ErrInvalid, t.JobID)
+	}
+	if cp.Format != command.CheckpointFile && cp.Format != command.CheckpointTar {
+		return fmt.Errorf("%w: checkpoint: format %q is neither %s nor %s", ErrInvalid, cp.Format, command.CheckpointFile, command.CheckpointTar)
+	}
+	return s.checkRecorded([]command.TaskArtifact{{Path: "checkpoint", SHA256: cp.SHA256, Size: cp.Size}})
+}
+
+// keepCheckpoint makes cp, uploaded by attemptID, t's latest checkpoint,
+// readable by the job's team (checkCheckpoint passed).
+func (s *Store) keepCheckpoint(t *Task, cp *command.Checkpoint, attemptID string) {
+	if cp == nil {
+		return
+	}
+	s.mustOwn(t)
+	t.Checkpoint = &TaskCheckpoint{SHA256: cp.SHA256, Size: cp.Size, Format: cp.Format, AttemptID: attemptID}
+	if a, ok := s.artifacts[cp.SHA256]; ok {
+		a.grantTeam(command.TeamOf(s.jobs.get(t.JobID).Team))
+	}
+}
+
+// workerHoldsCheckpoint reports whether a live worker holds a task whose
+// latest checkpoint is digest (it stages it); mu must be held.
+func (s *Store) workerHoldsCheckpoint(workerID, digest string) bool {
+	w, ok := s.workers[workerID]
+	if !ok || w.Status == workerRevoked {
+		return false
+	}
+	for id := range w.active {
+		if c := s.tasks.get(id).Checkpoint; c != nil && c.SHA256 == digest {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,133 @@
+package state
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+)
+
+// PreemptOutcome is the outcome of PreemptTasks: the tasks stopped, and
+// how many of them, assigned but not started, went back to the queue at
+// once (the others end when their agents stop them).
+type PreemptOutcome struct {
+	Victims  []string
+	Requeued int
+}
+
+// preemptedByJob starts the reason a preemption for another task gives
+// its victims (a drain's or a stop's names the worker).
+const preemptedByJob = "preempted by job "
+
+// preemptedForTask reports whether t's attempt was asked to stop by a
+// preemption for another task, not by a drain or a stop.
+func preemptedForTask(t *Task) bool { return strings.HasPrefix(t.Preempt, preemptedByJob) }
+
+// preemptTasks applies a preemption the leader decided (PlanPreemption),
+// after checking it again against the state it applies to: the task it
+// is for still waits and could not be placed as things are, every victim
+// still runs the attempt named and may be preempted for it, and the task
+// fits on the worker once they are gone. A check that fails refuses the
+// whole command and changes nothing. Each victim's attempt is told to
+// stop with a reason naming the preempting job and team; the devices
+// they hold are held for the task until c.HoldUntil (preempt_holds.go).
+func (s *Store) preemptTasks(c command.PreemptTasks) (PreemptOutcome, error) {
+	if c.For == "" {
+		if len(c.Victims) > 0 {
+			return PreemptOutcome{}, fmt.Errorf("%w: victims with no task to preempt for", ErrInvalid)
+		}
+		s.sweepHolds(c.Now)
+		return PreemptOutcome{}, nil
+	}
+	p, pj, w, err := s.checkPreemptor(c)
+	if err != nil {
+		return PreemptOutcome{}, err
+	}
+	victims, err := s.checkVictims(c, p, pj, w)
+	if err != nil {
+		return PreemptOutcome{}, err
+	}
+	s.sweepHolds(c.Now)
+	pTeam := command.TeamOf(pj.Team)
+	reason := fmt.Sprintf("%s%s (team %s) for its task %s", preemptedByJob, pj.ID, pTeam, p.ID)
+	holds := slices.Clone(w.Holds)
+	out := PreemptOutcome{}
+	for _, v := range victims {
+		vj := s.jobs.get(v.JobID)
+		for _, d := range v.Devices {
+			holds = append(holds, DeviceHold{Device: d, TaskID: p.ID, Until: c.HoldUntil})
+		}
+		v = s.ownTask(v)
+		if s.preemptTask(v, reason, c.Now) {
+			out.Requeued++
+		}
+		out.Victims = append(out.Victims, v.ID)
+		s.record(command.AuditEvent{Time: c.Now, Kind: "task.preempted", WorkerID: w.ID, Subject: v.ID, Team: command.TeamOf(vj.Team),
+			Detail: fmt.Sprintf("job %s task %s (team %s, priority %d) %s (priority %d); grace %ds",
+				vj.ID, v.ID, command.TeamOf(vj.Team), vj.Spec.Priority, reason, pj.Spec.Priority, vj.Spec.PreemptionGrace())})
+	}
+	w.Holds = holds
+	s.markPending()
+	return out, nil
+}
+
+// checkPreemptor checks the task a preemption is for: pending in the
+// queue, not of a gang, asking for GPUs, and placeable nowhere as things
+// are; and the worker, which must be able to run it.
+func (s *Store) checkPreemptor(c command.PreemptTasks) (*Task, *Job, *Worker, error) {
+	p, ok := s.tasks.lookup(c.For)
+	if !ok {
+		return nil, nil, nil, fmt.Errorf("task %s: %w", c.For, ErrNotFound)
+	}
+	pj := s.jobs.get(p.JobID)
+	switch {
+	case p.State != taskPending:
+		return nil, nil, nil, fmt.Errorf("task %s is %s: %w", p.ID, p.State, ErrConflict)
+	case pj.Spec.Gang || pj.Spec.Resources == nil || pj.Spec.Resources.GPUs == 0:
+		return nil, nil, nil, fmt.Errorf("%w: task %s asks for no GPUs or is a gang member", ErrInvalid, p.ID)
+	case len(c.Victims) == 0:
+		return nil, nil, nil, fmt.Errorf("%w: a preemption names no victim", ErrInvalid)
+	}
+	w, ok := s.workers[c.WorkerID]
+	if !ok {
+		return nil, nil, nil, fmt.Errorf("worker %s: %w", c.WorkerID, ErrNotFound)
+	}
+	if err := s.canRun(w, pj, p, ""); err != nil {
+		return nil, nil, nil, err
+	}
+	if s.placeableNow(s.sortedWorkers(), pj, p, nil, c.Now) {
+		return nil, nil, nil, fmt.Errorf("task %s fits without a preemption: %w", p.ID, ErrConflict)
+	}
+	return p, pj, w, nil
+}
+
+// checkVictims checks each victim in the policy's terms, in the order
+// named, and that p fits on w once they are gone.
+func (s *Store) checkVictims(c command.PreemptTasks, p *Task, pj *Job, w *Worker) ([]*Task, error) {
+	round := s.newPreemptRound()
+	gone := map[string]bool{}
+	var victims []*Task
+	for _, vc := range c.Victims {
+		v, ok := s.tasks.lookup(vc.TaskID)
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("task %s: %w", vc.TaskID, ErrNotFound)
+		case gone[v.ID]:
+			return nil, fmt.Errorf("%w: task %s named twice", ErrInvalid, v.ID)
+		case v.AttemptID != vc.AttemptID || v.WorkerID != w.ID:
+			return nil, fmt.Errorf("task %s attempt %s on %s: %w", v.ID, vc.AttemptID, w.ID, ErrStaleAttempt)
+		}
+		if err := s.victimErr(p, pj, v, round, c.MinRuntime, c.Now); err != nil {
+			return nil, fmt.Errorf("task %s: %w", v.ID, err)
+		}
+		s.take(round, w, v)
+		gone[v.ID] = true
+		victims = append(victims, v)
+	}
+	if !s.fitsBeside(w, pj, p, gone, c.Now) {
+		return nil, fmt.Errorf("task %s would not fit on %s beside the rest (%s): %w", p.ID, w.ID, strings.Join(slices.Sorted(maps.Keys(gone)), ", "), ErrConflict)
+	}
+	return victims, nil
+}

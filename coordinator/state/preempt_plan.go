@@ -1,0 +1,230 @@
+package state
+
+import (
+	"cmp"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+)
+
+// PreemptOptions are the leader's preemption settings.
+type PreemptOptions struct {
+	// MinRuntime is how long an attempt runs before it may be preempted
+	// (the storm guard).
+	MinRuntime time.Duration
+	// HoldSlack is how long, past the longest grace of its victims, the
+	// devices a preemption frees stay held for its task.
+	HoldSlack time.Duration
+	// MaxCandidates bounds the pending tasks one plan considers, highest
+	// priority then oldest first.
+	MaxCandidates int
+}
+
+// Preemption defaults.
+const (
+	DefaultMinRuntime    = 5 * time.Minute
+	DefaultHoldSlack     = time.Minute
+	DefaultMaxCandidates = 64
+)
+
+func (o PreemptOptions) withDefaults() PreemptOptions {
+	if o.MinRuntime < 0 {
+		o.MinRuntime = 0
+	}
+	if o.HoldSlack <= 0 {
+		o.HoldSlack = DefaultHoldSlack
+	}
+	if o.MaxCandidates <= 0 {
+		o.MaxCandidates = DefaultMaxCandidates
+	}
+	return o
+}
+
+// PlanPreemption decides, on the leader, one preemption the policy
+// (preempt_policy.go) allows at now: the first pending task, highest
+// priority then oldest, that no worker can take as things are and that
+// would fit on one worker once some of its tasks are stopped; the worker
+// where the fewest victims do. It reads the replicated state only; the
+// command it returns is checked again where it applies. false: none is
+// due. A plan with no For only sweeps holds that have expired.
+func (s *Store) PlanPreemption(now time.Time, o PreemptOptions) (command.PreemptTasks, bool) {
+	o = o.withDefaults()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	workers := s.sortedWorkers()
+	usage := s.teamUsage()
+	tried := map[string]bool{} // jobs whose task found no plan: its others would not either
+	orders := map[string][]*Task{}
+	use := map[string]deviceUsage{}
+	for _, p := range s.preemptCandidates(now, usage, o.MaxCandidates) {
+		pj := s.jobs.get(p.JobID)
+		if tried[pj.ID] {
+			continue
+		}
+		tried[pj.ID] = true
+		if s.placeableNow(workers, pj, p, use, now) {
+			continue // an acquire will place it
+		}
+		var best *command.PreemptTasks
+		for _, w := range workers {
+			order, ok := orders[w.ID]
+			if !ok { // the tasks of w that could be a victim of any task, in victim order
+				order = slices.DeleteFunc(s.victimOrder(w), func(v *Task) bool { return s.victimBaseErr(v, o.MinRuntime, now) != nil })
+				orders[w.ID] = order
+			}
+			c, ok := s.planOn(w, order, pj, p, usage, now, o)
+			if ok && (best == nil || len(c.Victims) < len(best.Victims)) {
+				best = &c
+			}
+		}
+		if best != nil {
+			return *best, true
+		}
+	}
+	if s.holdsExpired(now) {
+		return command.PreemptTasks{MinRuntime: o.MinRuntime, Now: now}, true
+	}
+	return command.PreemptTasks{}, false
+}
+
+// sortedWorkers lists the workers by id.
+func (s *Store) sortedWorkers() []*Worker {
+	ws := make([]*Worker, 0, len(s.workers))
+	for _, w := range s.workers {
+		ws = append(ws, w)
+	}
+	sort.Slice(ws, func(i, j int) bool { return ws[i].ID < ws[j].ID })
+	return ws
+}
+
+// preemptCandidates lists up to n pending tasks that may preempt, highest
+// priority then oldest: queued, not of a gang, asking for GPUs, held for
+// by no live preemption (it waits for that one's victims), with room
+// under its job's parallelism, and of a team under its quota or running
+// a task of lower priority (else no task could be its victim). It costs
+// the pending and active tasks once, whatever the workers.
+func (s *Store) preemptCandidates(now time.Time, usage map[string]TeamUsage, n int) []*Task {
+	held := s.liveHolders(now)
+	lowest := s.lowestRunningPriority()
+	var out []*Task
+	for _, byCap := range s.queue.lists {
+		for _, list := range byCap {
+			for _, t := range list {
+				j := s.jobs.get(t.JobID)
+				r := j.Spec.Resources
+				if j.Spec.Gang || r == nil || r.GPUs == 0 || held[t.ID] || s.checkParallelism(j) != nil {
+					continue
+				}
+				team := command.TeamOf(j.Team)
+				low, runs := lowest[team]
+				if usage[team].CentiGPUsInUse >= s.quotaOf(team) && (!runs || low >= j.Spec.Priority) {
+					continue
+				}
+				out = append(out, t)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b *Task) int {
+		return cmp.Or(cmp.Compare(s.queue.prio[b.ID], s.queue.prio[a.ID]), cmp.Compare(a.Seq, b.Seq))
+	})
+	return out[:min(n, len(out))]
+}
+
+// placeableNow reports whether some worker could take p as it is. use,
+// when not nil, keeps each worker's device use across the calls of one
+// plan.
+func (s *Store) placeableNow(workers []*Worker, pj *Job, p *Task, use map[string]deviceUsage, now time.Time) bool {
+	r := pj.Spec.Resources
+	for _, w := range workers {
+		u, ok := use[w.ID]
+		if !ok {
+			u.whole, u.shared = s.deviceUse(w)
+			if use != nil {
+				use[w.ID] = u
+			}
+		}
+		if (r == nil || r.GPUs == 0 || s.fitsUse(w, r, p.ID, u.whole, u.shared, now)) && s.canRun(w, pj, p, "") == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// deviceUsage is deviceUse's answer.
+type deviceUsage struct {
+	whole  map[string]bool
+	shared map[string]uint64
+}
+
+// planOn chooses victims on w, taken in order (victimOrder), until p
+// fits beside the rest; usage is the teams' use as the plan began.
+func (s *Store) planOn(w *Worker, order []*Task, pj *Job, p *Task, usage map[string]TeamUsage, now time.Time, o PreemptOptions) (command.PreemptTasks, bool) {
+	if len(order) == 0 {
+		return command.PreemptTasks{}, false
+	}
+	round := &preemptRound{usage: usage, taken: map[string]int64{}}
+	gone := map[string]bool{}
+	c := command.PreemptTasks{For: p.ID, WorkerID: w.ID, MinRuntime: o.MinRuntime, Now: now}
+	grace := 0
+	for _, v := range order {
+		if !s.helps(w, pj.Spec.Resources, v) || s.victimErr(p, pj, v, round, o.MinRuntime, now) != nil {
+			continue
+		}
+		s.take(round, w, v)
+		gone[v.ID] = true
+		c.Victims = append(c.Victims, command.Victim{TaskID: v.ID, AttemptID: v.AttemptID})
+		vj := s.jobs.get(v.JobID)
+		grace = max(grace, vj.Spec.PreemptionGrace())
+		if s.fitsBeside(w, pj, p, gone, now) {
+			if s.canRun(w, pj, p, "") != nil {
+				return command.PreemptTasks{}, false
+			}
+			c.HoldUntil = now.Add(time.Duration(grace)*time.Second + o.HoldSlack)
+			return c, true
+		}
+	}
+	return command.PreemptTasks{}, false
+}
+
+// liveHolders are the tasks a live hold waits for.
+func (s *Store) liveHolders(now time.Time) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range s.workers {
+		for _, h := range w.Holds {
+			if s.holdLive(h, now) {
+				out[h.TaskID] = true
+			}
+		}
+	}
+	return out
+}
+
+// lowestRunningPriority is, per team, the lowest priority among its
+// active tasks.
+func (s *Store) lowestRunningPriority() map[string]int {
+	out := map[string]int{}
+	for _, w := range s.workers {
+		for id := range w.active {
+			j := s.jobs.get(s.tasks.get(id).JobID)
+			team := command.TeamOf(j.Team)
+			if p, ok := out[team]; !ok || j.Spec.Priority < p {
+				out[team] = j.Spec.Priority
+			}
+		}
+	}
+	return out
+}
+
+// holdsExpired reports whether a hold somewhere is no longer live.
+func (s *Store) holdsExpired(now time.Time) bool {
+	for _, w := range s.workers {
+		for _, h := range w.Holds {
+			if !s.holdLive(h, now) {
+				return true
+			}
+		}
+	}
+	return false
+}
