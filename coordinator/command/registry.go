@@ -54,6 +54,7 @@ var decoders = register(
 	as[CreateTeam](),
 	as[UpdateTeam](),
 	as[DeleteTeam](),
+	as[SetMIGLayout](),
 )
 
 // decoder decodes the JSON body of one command type.

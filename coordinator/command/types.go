@@ -53,6 +53,7 @@ const (
 	TypeCreateTeam
 	TypeUpdateTeam
 	TypeDeleteTeam
+	TypeSetMIGLayout
 )
 
 // Command is implemented by every command body.

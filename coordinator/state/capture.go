@@ -175,6 +175,7 @@ func (w *Worker) clone() Worker {
 	c.ApprovedDevices = maps.Clone(w.ApprovedDevices)
 	c.ApprovedIdentity = maps.Clone(w.ApprovedIdentity)
 	c.Cordons = maps.Clone(w.Cordons)
+	c.MIGLayouts = cloneMIGLayouts(w.MIGLayouts)
 	return c
 }
 

@@ -78,6 +78,7 @@ var handlers = index(
 	on((*Store).setArtifactHolder),
 	on((*Store).forgetWorker),
 	on((*Store).cordonDevice),
+	on((*Store).setMIGLayout),
 )
 
 func index(as ...applier) map[command.Type]handler {
