@@ -81,6 +81,9 @@ type Machine struct {
 	metrics  []metrics
 	topo     topology
 	mig      map[int][]nvml.Device // MIG devices by GPU (SetMIGDevices)
+	// created are the MIG device handles of the compute instances made
+	// through NVML (migmanage.go).
+	created map[*server.ComputeInstance]nvml.Device
 }
 
 // Option configures New.
