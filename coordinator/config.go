@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/cluster"
 	"github.com/gpulayer/gpulayer/coordinator/httpapi"
+	"github.com/gpulayer/gpulayer/coordinator/migauto"
 	"github.com/gpulayer/gpulayer/coordinator/oidc"
 	"github.com/gpulayer/gpulayer/internal/certs"
 	"github.com/gpulayer/gpulayer/internal/clock"
@@ -119,6 +120,11 @@ type Config struct {
 	// zero takes the defaults.
 	RaftSnapshotThreshold uint64
 	RaftSnapshotInterval  time.Duration
+
+	// MIGAuto is the MIG auto mode (coordinator/migauto): Cluster turns
+	// it on for every worker not labelled gpulayer.io/mig-auto=off;
+	// workers labelled =on take part either way.
+	MIGAuto migauto.Settings
 
 	// OIDC turns on single sign-on (POST /v1/auth/oidc) when its issuer,
 	// audience and mappings are set; see docs/sso.md.

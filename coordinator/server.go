@@ -363,9 +363,12 @@ func (s *Server) leadership(ctx context.Context) {
 				go func() { defer close(gcDone); s.collectGarbage(lctx, log) }()
 				drainDone := make(chan struct{})
 				go func() { defer close(drainDone); s.expireDrains(lctx, log) }()
+				migDone := make(chan struct{})
+				go func() { defer close(migDone); s.autoRepartition(lctx, log) }() // migauto.go
 				_ = s.leases.Run(lctx)
 				<-gcDone
 				<-drainDone
+				<-migDone
 			}(done)
 			s.setLeaderReady(true)
 			log.Info("leading")

@@ -128,3 +128,16 @@ func (m migModel) names() string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// FillMIGLayout is the layout that splits a GPU of model name into as
+// many MIG devices of profile as it takes, or an error when it takes none.
+func FillMIGLayout(name, profile string) ([]string, error) {
+	var layout []string
+	for len(layout) < 8 && CheckMIGLayout(name, append(layout, profile)) == nil {
+		layout = append(layout, profile)
+	}
+	if len(layout) == 0 {
+		return nil, CheckMIGLayout(name, []string{profile})
+	}
+	return layout, nil
+}

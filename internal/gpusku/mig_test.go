@@ -40,3 +40,28 @@ func TestMIGProfilesAreTheModels(t *testing.T) {
 		t.Fatalf("T4: %v", err)
 	}
 }
+
+func TestFillMIGLayout(t *testing.T) {
+	for _, c := range []struct {
+		model, profile string
+		want           int
+	}{
+		{"NVIDIA A100-SXM4-80GB", "3g.40gb", 2},
+		{"NVIDIA A100-SXM4-80GB", "1g.10gb", 7},
+		{"NVIDIA A100-SXM4-80GB", "2g.20gb", 3},
+		{"NVIDIA A100-SXM4-80GB", "1g.20gb", 4},
+		{"NVIDIA H100 80GB HBM3", "7g.80gb", 1},
+		{"NVIDIA A30-PCIE-24GB", "2g.12gb", 2},
+	} {
+		got, err := FillMIGLayout(c.model, c.profile)
+		if err != nil || len(got) != c.want {
+			t.Errorf("%s %s: %v %v, want %d", c.model, c.profile, got, err, c.want)
+		}
+	}
+	if _, err := FillMIGLayout("NVIDIA A100-SXM4-40GB", "3g.40gb"); !errors.Is(err, ErrMIGLayout) {
+		t.Errorf("a profile of another model: %v", err)
+	}
+	if _, err := FillMIGLayout("NVIDIA L4", "1g.5gb"); !errors.Is(err, ErrNoMIG) {
+		t.Errorf("a model without MIG: %v", err)
+	}
+}
