@@ -303,6 +303,7 @@ func (a *Agent) prepareTasks() (func(), error) {
 		Sandbox:      a.taskSandbox(),
 		FenceDevices: a.fencedDevices,
 		CDI:          a.cdiFor,
+		Preflight:    a.preflight(), // preflight.go
 		Clock:        a.cfg.Clock,
 		Logger:       a.cfg.Logger.With("component", "runner"),
 	})

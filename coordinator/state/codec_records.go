@@ -79,6 +79,7 @@ var specCodec = newCodec(
 	boolField("exclusive_worker", func(s *spec) *bool { return &s.ExclusiveWorker }, omitEmpty),
 	strField("executor", func(s *spec) *string { return &s.Executor }, interned),
 	boolField("gang", func(s *spec) *bool { return &s.Gang }, omitEmpty),
+	boolField("preflight", func(s *spec) *bool { return &s.Preflight }, omitEmpty),
 	strField("idempotency_key", func(s *spec) *string { return &s.IdempotencyKey }, omitEmpty), // one a job
 	nestedField("inputs", func(s *spec) (any, bool) { return s.Inputs, len(s.Inputs) > 0 }),
 	intField("lease_seconds", func(s *spec) *int { return &s.LeaseSeconds }, omitEmpty),

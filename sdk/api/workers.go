@@ -281,6 +281,9 @@ type Assignment struct {
 	// Gang is set for a member of a gang job: the task calls rendezvous
 	// before its process starts.
 	Gang *GangMember `json:"gang,omitempty"`
+	// Preflight asks the agent to check the task's GPUs before it starts
+	// (JobSpec.Preflight).
+	Preflight bool `json:"preflight,omitempty"`
 }
 
 // AcquireResponse answers acquire: a task, nothing, or a command.

@@ -35,6 +35,9 @@ type Source struct {
 	// repartition sets a GPU's MIG layout (nil: a source that cannot;
 	// repartition.go).
 	repartition func(ctx context.Context, uuid string, layout []string) error
+	// preflight checks GPUs before a gang's rank starts (nil: a source
+	// without NVML; preflight.go).
+	preflight func(ctx context.Context, uuids []string) []PreflightCheck
 
 	mu           sync.Mutex
 	closed       bool
