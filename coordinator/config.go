@@ -121,6 +121,11 @@ type Config struct {
 	RaftSnapshotThreshold uint64
 	RaftSnapshotInterval  time.Duration
 
+	// PreflightGangs turns preflight on for every gang job of at least
+	// this many ranks whose tasks ask for GPUs (0: only the jobs that
+	// ask for it).
+	PreflightGangs int
+
 	// MIGAuto is the MIG auto mode (coordinator/migauto): Cluster turns
 	// it on for every worker not labelled gpulayer.io/mig-auto=off;
 	// workers labelled =on take part either way.

@@ -211,6 +211,7 @@ func New(cfg Config) (*Server, error) {
 		AuditFlush:       cfg.AuditFlush,
 		Blobs:            blobs,
 		Quotas:           cfg.Quotas,
+		PreflightGangs:   cfg.PreflightGangs,
 		Streams:          cfg.Streams,
 		Collectors:       []prometheus.Collector{node.Collector()},
 		SSO:              sso,
