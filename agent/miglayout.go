@@ -35,8 +35,13 @@ type Repartitioner interface {
 	Repartition(ctx context.Context, uuid string, layout []string) error
 }
 
-// errDrainBound is a drain that did not end within the bound.
-var errDrainBound = errors.New("the GPU did not drain")
+var (
+	// errDrainBound is a drain that did not end within the bound.
+	errDrainBound = errors.New("the GPU did not drain")
+	// errWithdrawn is an order cleared or replaced while its GPU drained:
+	// the GPU is left as it is.
+	errWithdrawn = errors.New("the MIG layout request was withdrawn or replaced while the GPU drained; the GPU is left as it is")
+)
 
 // migOutcome is what the agent last did with an order for one GPU.
 type migOutcome struct {
@@ -49,7 +54,27 @@ type migOutcome struct {
 type migLayouts struct {
 	mu sync.Mutex
 	by map[string]migOutcome
-	wg sync.WaitGroup // the orders being acted on
+	// ordered is the last heartbeat answer's orders: generation by GPU.
+	ordered map[string]uint64
+	wg      sync.WaitGroup // the orders being acted on
+}
+
+// heard keeps the orders of the last heartbeat answer.
+func (m *migLayouts) heard(orders []api.MIGLayoutOrder) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.ordered = make(map[string]uint64, len(orders))
+	for _, o := range orders {
+		m.ordered[o.UUID] = o.Generation
+	}
+}
+
+// stillOrdered reports whether the last answer still orders o: an admin
+// may clear or replace a request while its GPU drains.
+func (m *migLayouts) stillOrdered(o api.MIGLayoutOrder) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.ordered[o.UUID] == o.Generation
 }
 
 // take claims order o for acting on, unless it was taken already.
@@ -90,6 +115,7 @@ func (m *migLayouts) stamp(devs []api.Device) {
 
 // migOrders starts acting on each new order of a heartbeat answer.
 func (a *Agent) migOrders(ctx context.Context, orders []api.MIGLayoutOrder) {
+	a.migs.heard(orders)
 	for _, o := range orders {
 		if !a.migs.take(o) {
 			continue
@@ -121,6 +147,9 @@ func (a *Agent) applyMIG(ctx context.Context, o api.MIGLayoutOrder) error {
 	}
 	if err := a.drainForMIG(ctx, o.UUID); err != nil {
 		return err
+	}
+	if !a.migs.stillOrdered(o) {
+		return errWithdrawn
 	}
 	err := rp.Repartition(ctx, o.UUID, o.Layout)
 	// Read the GPUs again whatever came of it: a failure part-way leaves

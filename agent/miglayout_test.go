@@ -94,4 +94,18 @@ func TestMIGOrdersAreTakenOnceAndReported(t *testing.T) {
 	if m.take(api.MIGLayoutOrder{UUID: "GPU-1", Generation: 4}) || !m.take(api.MIGLayoutOrder{UUID: "GPU-1", Generation: 6}) {
 		t.Fatal("an older order was taken, or a newer one refused")
 	}
+	// An order the last answer no longer carries, or carries replaced, is
+	// not acted on once its GPU has drained.
+	m.heard([]api.MIGLayoutOrder{{UUID: "GPU-1", Generation: 6}})
+	if !m.stillOrdered(api.MIGLayoutOrder{UUID: "GPU-1", Generation: 6}) {
+		t.Fatal("a standing order reads withdrawn")
+	}
+	m.heard([]api.MIGLayoutOrder{{UUID: "GPU-1", Generation: 7}})
+	if m.stillOrdered(api.MIGLayoutOrder{UUID: "GPU-1", Generation: 6}) {
+		t.Fatal("a replaced order reads standing")
+	}
+	m.heard(nil)
+	if m.stillOrdered(api.MIGLayoutOrder{UUID: "GPU-1", Generation: 7}) {
+		t.Fatal("a cleared order reads standing")
+	}
 }
