@@ -161,6 +161,10 @@ type Config struct {
 	MetricsAddr        string
 	MetricsAllowRemote bool
 
+	// MIGDrainBound is how long a MIG layout order waits for the tasks
+	// on its GPU to end (DefaultMIGDrainBound when zero; miglayout.go).
+	MIGDrainBound time.Duration
+
 	Devices   Devices
 	Executors Executors
 	Clock     clock.Clock
@@ -182,7 +186,9 @@ type Agent struct {
 	// with the runner.
 	reports *reportQueue
 	orders  *orders
-	wake    chan struct{} // a heartbeat now, please
+	// migs are the MIG layout orders acted on (miglayout.go).
+	migs migLayouts
+	wake chan struct{} // a heartbeat now, please
 	// identified is closed once the agent holds an accepted credential.
 	identified chan struct{}
 
@@ -308,7 +314,8 @@ func (a *Agent) prepareTasks() (func(), error) {
 		Sandbox:      a.taskSandbox(),
 		FenceDevices: a.fencedDevices,
 		CDI:          a.cdiFor,
-		Hints:        a.ncclHints, // fabric.go
+		Hints:        a.ncclHints,   // fabric.go
+		Preflight:    a.preflight(), // preflight.go
 		Clock:        a.cfg.Clock,
 		Logger:       a.cfg.Logger.With("component", "runner"),
 	})
@@ -408,6 +415,7 @@ func (a *Agent) Run(ctx context.Context) error {
 		a.reports.run(ctx)
 	}()
 	wg.Wait()
+	a.migs.wg.Wait() // MIG layout orders stop with ctx (miglayout.go)
 	// Every task has ended: what they reported (a task handed back at
 	// shutdown above all) goes out now, within a bound; what does not
 	// stays in the spool for the next start.
@@ -440,6 +448,7 @@ func (a *Agent) heartbeatLoop(ctx context.Context) error {
 			a.credentialAccepted()
 			a.heard(resp.Command)
 			a.clearGPUs(resp.ClearGPUs)
+			a.migOrders(ctx, resp.MIGLayouts)
 			var renewed, all []string
 			for _, at := range running {
 				all = append(all, at.AttemptID)

@@ -209,6 +209,7 @@ func (a *Agent) deviceView() []api.Device {
 	if a.mpsNow() != "" {
 		markSharing(out, api.DeviceSharingMPS)
 	}
+	a.migs.stamp(out) // miglayout.go
 	if a.health == nil {
 		return out
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/cluster"
 	"github.com/gpulayer/gpulayer/coordinator/httpapi"
+	"github.com/gpulayer/gpulayer/coordinator/migauto"
 	"github.com/gpulayer/gpulayer/coordinator/oidc"
 	"github.com/gpulayer/gpulayer/coordinator/preempt"
 	"github.com/gpulayer/gpulayer/internal/certs"
@@ -124,6 +125,15 @@ type Config struct {
 	// Preemption tunes the leader's preemption loop (docs/preemption.md):
 	// its minimum runtime, how often it looks, or that it is off.
 	Preemption preempt.Config
+	// PreflightGangs turns preflight on for every gang job of at least
+	// this many ranks whose tasks ask for GPUs (0: only the jobs that
+	// ask for it).
+	PreflightGangs int
+
+	// MIGAuto is the MIG auto mode (coordinator/migauto): Cluster turns
+	// it on for every worker not labelled gpulayer.io/mig-auto=off;
+	// workers labelled =on take part either way.
+	MIGAuto migauto.Settings
 
 	// OIDC turns on single sign-on (POST /v1/auth/oidc) when its issuer,
 	// audience and mappings are set; see docs/sso.md.

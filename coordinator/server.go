@@ -212,6 +212,7 @@ func New(cfg Config) (*Server, error) {
 		AuditFlush:       cfg.AuditFlush,
 		Blobs:            blobs,
 		Quotas:           cfg.Quotas,
+		PreflightGangs:   cfg.PreflightGangs,
 		Streams:          cfg.Streams,
 		Collectors:       []prometheus.Collector{node.Collector()},
 		SSO:              sso,
@@ -369,10 +370,13 @@ func (s *Server) leadership(ctx context.Context) {
 					defer close(preemptDone)
 					preempt.New(s.store, s.Propose, s.cfg.Clock, log.With("loop", "preempt"), s.cfg.Preemption).Run(lctx)
 				}()
+				migDone := make(chan struct{})
+				go func() { defer close(migDone); s.autoRepartition(lctx, log) }() // migauto.go
 				_ = s.leases.Run(lctx)
 				<-gcDone
 				<-drainDone
 				<-preemptDone
+				<-migDone
 			}(done)
 			s.setLeaderReady(true)
 			log.Info("leading")

@@ -50,6 +50,7 @@ var routeTeamScopes = map[string]teamScope{
 	"POST /v1/workers/{id}/resume": teamNeutral, "POST /v1/workers/{id}/gpus/{uuid}/clear": teamNeutral,
 	"POST /v1/workers/{id}/gpus/approve": teamNeutral, "POST /v1/workers/{id}/devices/{uuid}/cordon": teamNeutral,
 	"POST /v1/workers/{id}/devices/{uuid}/uncordon": teamNeutral, "POST /v1/workers/{id}/devices/{uuid}/drain": teamNeutral,
+	"PUT /v1/workers/{id}/devices/{uuid}/mig": teamNeutral, "DELETE /v1/workers/{id}/devices/{uuid}/mig": teamNeutral,
 	"POST /v1/teams": teamNeutral, "PATCH /v1/teams/{name}": teamNeutral, "DELETE /v1/teams/{name}": teamNeutral,
 	"POST /v1/groups": teamNeutral, "GET /v1/groups": teamNeutral, "GET /v1/groups/{id}": teamNeutral, "DELETE /v1/groups/{id}": teamNeutral,
 	"POST /v1/groups/{id}/members": teamNeutral, "DELETE /v1/groups/{id}/members/{kind}/{member}": teamNeutral,

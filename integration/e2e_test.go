@@ -62,7 +62,9 @@ type agentOpts struct {
 	// containers probes the built-in executors (the container executor
 	// where Docker answers) and keeps the CDI spec in cdiDir.
 	containers bool
-	cdiDir     string
+	// migDrainBound is the agent's MIG drain bound (0: its default).
+	migDrainBound time.Duration
+	cdiDir        string
 	// hostname replaces the host's name the agent makes its id of when
 	// given none.
 	hostname string
@@ -153,6 +155,7 @@ func newAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, op
 		GPUSampleInterval:    o.gpuSampleInterval,
 		MPSPipeDir:           o.mpsPipeDir,
 		CDIDir:               o.cdiDir,
+		MIGDrainBound:        o.migDrainBound,
 		TaskUser:             taskUserAsRoot(o.taskUser),
 		TaskSandbox:          runner.SandboxConfig{Keep: []string{taskShareRoot(t)}, IsolateNetwork: o.isolateNetwork},
 		NCCLHints:            o.nccl,

@@ -26,26 +26,9 @@ func TestDegradedAndDrainedGPUsWithARealAgent(t *testing.T) {
 	admin := h.Client(t, h.AdminToken)
 	m := nvmltest.New("dgxh100", nvmltest.StableUUIDs())
 	ra := startAgent(t, h.URL, h.JoinToken, "drainee", "", agentOpts{source: fixtureSource(t, m), healthPoll: 50 * time.Millisecond})
-	device := func(uuid string) api.Device {
-		w, err := admin.Worker(t.Context(), "drainee")
-		if err != nil {
-			return api.Device{}
-		}
-		i := slices.IndexFunc(w.Devices, func(d api.Device) bool { return d.UUID == uuid })
-		if i < 0 {
-			return api.Device{}
-		}
-		return w.Devices[i]
-	}
+	device := func(uuid string) api.Device { return deviceOf(t, admin, "drainee", uuid) }
 	hot := ra.gpus[0].UUID
-	coordinatortest.WaitFor(t, 30*time.Second, "every GPU to be reported healthy", func() bool {
-		for _, g := range ra.gpus {
-			if d := device(g.UUID); !d.Healthy || d.Health != api.HealthHealthy {
-				return false
-			}
-		}
-		return true
-	})
+	waitHealthy(t, admin, "drainee", ra.gpus)
 	m.SetClocksEventReasons(0, gonvml.ClocksThrottleReasonHwThermalSlowdown)
 	coordinatortest.WaitFor(t, 30*time.Second, "the hot GPU to be reported degraded", func() bool {
 		d := device(hot)

@@ -68,8 +68,14 @@ type Config struct {
 	// coordinator client); nil: a task with inputs fails to stage, one
 	// with outputs finishes without them.
 	Artifacts Artifacts
-	Clock     clock.Clock
-	Logger    *slog.Logger
+	// Preflight checks a task's GPUs before it starts when its job asks
+	// (Assignment.Preflight), within PreflightBound
+	// (DefaultPreflightBound when zero); nil: such tasks are told the
+	// checks were skipped (preflight.go).
+	Preflight      Preflight
+	PreflightBound time.Duration
+	Clock          clock.Clock
+	Logger         *slog.Logger
 	// MPS, when set, says at each task's start the pipe directory of the
 	// MPS control daemon serving this host's GPUs, or "" when none serves
 	// them now: a shared task is given it and its share as MPS's pinned
@@ -412,6 +418,12 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 			env[executor.EnvCDIDir] = dir
 		}
 	}
+	ship := newShipper(r.cfg.Coordinator, a)
+	if a.Preflight {
+		if out, failed := r.preflight(ctx, a, ship, log); failed { // preflight.go
+			return out
+		}
+	}
 	if a.Gang != nil {
 		peers, err := r.meet(ctx, rn)
 		switch {
@@ -463,7 +475,6 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 		return r.fail(ctx, a, EndError, why)
 	}
 
-	ship := newShipper(r.cfg.Coordinator, a)
 	logsDone := make(chan error, 1)
 	logCtx, stopLogs := context.WithCancel(ctx)
 	defer stopLogs()

@@ -52,6 +52,7 @@ type agentFlags struct {
 	maxTasks          int
 	advertiseAddr     string
 	inventoryInterval time.Duration
+	migDrainBound     time.Duration
 	stopGrace         time.Duration
 	mpsPipeDir        string
 	drainDeadline     time.Duration
@@ -107,6 +108,7 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.capabilities, "capabilities", "*", "capabilities to advertise, comma separated (* takes any task)")
 	fs.StringArrayVar(&f.labels, "label", nil, "KEY=VALUE label the worker registers with (affinity rules read them; gpulayer.io/rack, gpulayer.io/switch and gpulayer.io/nvlink-domain place gangs near each other); repeatable")
 	fs.IntVar(&f.maxTasks, "max-tasks", 0, "concurrent tasks (default: GPU count, at least 4)")
+	fs.DurationVar(&f.migDrainBound, "mig-drain-bound", agent.DefaultMIGDrainBound, "how long a MIG repartition an admin asked for waits for the tasks on its GPU to end before it is given up (reported failed)")
 	fs.DurationVar(&f.inventoryInterval, "inventory-interval", agent.DefaultInventoryInterval, "how often to read the GPU inventory again (a GPU that appears or changes is offered once an admin approves it); 0: never")
 	fs.StringVar(&f.advertiseAddr, "advertise-addr", "", "IP or host name this node's gang tasks are reached on by their peers (MASTER_ADDR); default: this host's address on the route to the coordinator")
 	fs.DurationVar(&f.stopGrace, "stop-grace", 10*time.Second, "time between the polite stop and the kill")
@@ -325,6 +327,7 @@ func buildAgent(ctx context.Context, f agentFlags, log *slog.Logger) (*agent.Age
 		MaxTasks:             f.maxTasks,
 		AdvertiseAddr:        f.advertiseAddr,
 		InventoryInterval:    cmp.Or(f.inventoryInterval, -1),
+		MIGDrainBound:        f.migDrainBound,
 		StopGrace:            f.stopGrace,
 		MPSPipeDir:           f.mpsPipeDir,
 		CDIDir:               agentCDIDir(f.cdiDir, f.fakeGPUs, f.dataDir),

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator"
 	"github.com/gpulayer/gpulayer/coordinator/httpapi"
+	"github.com/gpulayer/gpulayer/coordinator/migauto"
 	"github.com/gpulayer/gpulayer/coordinator/oidc"
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/internal/certs"
@@ -110,6 +111,10 @@ func coordinatorRunCmd() *cobra.Command {
 	fs.StringVar(&cfg.TLSKey, "tls-key", "", "TLS private key (PEM)")
 	fs.BoolVar(&cfg.AllowInsecureRemote, "allow-insecure-remote", false, "allow plaintext HTTP on a non-loopback address")
 	fs.DurationVar(&cfg.HeartbeatInterval, "heartbeat-interval", 2*time.Second, "heartbeat interval agents are told to use")
+	fs.IntVar(&cfg.PreflightGangs, "preflight-gangs", 0, "check the GPUs of every gang job of at least this many ranks (whose tasks ask for GPUs) before it meets, as its preflight field does; 0: only the jobs that ask")
+	fs.BoolVar(&cfg.MIGAuto.Cluster, "mig-auto", false, "repartition an idle MIG-capable GPU when tasks wait for a MIG profile no GPU offers, on every worker not labelled gpulayer.io/mig-auto=off (workers labelled =on take part without it)")
+	fs.DurationVar(&cfg.MIGAuto.Window, "mig-auto-window", migauto.DefaultWindow, "how long a MIG profile's demand must last before the auto mode repartitions a GPU for it")
+	fs.DurationVar(&cfg.MIGAuto.MinInterval, "mig-auto-min-interval", migauto.DefaultMinInterval, "how long the auto mode leaves a GPU alone after its last MIG layout request")
 	fs.DurationVar(&cfg.Retention.Threshold, "job-gc-threshold", coordinator.DefaultJobGCThreshold, "finished jobs older than this are removed, with their tasks, output and idempotency keys")
 	fs.IntVar(&cfg.Retention.Keep, "job-gc-keep", coordinator.DefaultJobGCKeep, "at most this many finished jobs are kept (the newest)")
 	fs.DurationVar(&cfg.Retention.Interval, "job-gc-interval", coordinator.DefaultJobGCInterval, "how often the leader removes finished jobs past the retention")

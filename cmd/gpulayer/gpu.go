@@ -14,8 +14,8 @@ import (
 
 // gpuCmd is the fleet's GPU view: which GPU runs what.
 func gpuCmd() *cobra.Command {
-	return group("gpu", "see the fleet's GPUs and what runs on each, and cordon or drain one (admin)", "  gpulayer gpu list\n  gpulayer gpu list --worker gpu-node-7 -o wide\n  gpulayer gpu cordon gpu-node-7 GPU-5f1c… --reason 'fan noise'\n  gpulayer gpu drain gpu-node-7 GPU-5f1c… --reason 'reset'",
-		gpuListCmd(), gpuCordonCmd(), gpuUncordonCmd(), gpuDrainCmd())
+	return group("gpu", "see the fleet's GPUs and what runs on each, cordon, drain or repartition one (admin)", "  gpulayer gpu list\n  gpulayer gpu list --worker gpu-node-7 -o wide\n  gpulayer gpu cordon gpu-node-7 GPU-5f1c… --reason 'fan noise'\n  gpulayer gpu drain gpu-node-7 GPU-5f1c… --reason 'reset'\n  gpulayer gpu mig gpu-node-7 GPU-5f1c… 3g.40gb,3g.40gb",
+		gpuListCmd(), gpuCordonCmd(), gpuUncordonCmd(), gpuDrainCmd(), gpuMIGCmd())
 }
 
 func gpuListCmd() *cobra.Command {

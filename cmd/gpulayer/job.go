@@ -169,6 +169,7 @@ when it succeeded, else the first failed task's exit code, else 1.`,
 	fs.StringArrayVar(&aff.require, "require", nil, "run only on workers that match worker:ID, group:ID or label:KEY[=VALUE]; repeatable")
 	fs.StringArrayVar(&aff.avoid, "avoid", nil, "never run on workers that match worker:ID, group:ID or label:KEY[=VALUE]; repeatable")
 	fs.BoolVar(&spec.Spread, "spread", false, "spread the tasks over the workers that can take them")
+	fs.BoolVar(&spec.Preflight, "preflight", false, "with --gang and --gpus: check each rank's GPUs before the gang meets; a GPU that fails is marked unhealthy and the gang placed again without using an attempt")
 	fs.BoolVar(&spec.Gang, "gang", false, "run the --count tasks (2 or more) as a gang: placed together or not at all, met through rendezvous (MASTER_ADDR, RANK, WORLD_SIZE...), retried whole")
 	fs.IntVar(&spec.MaxPerWorker, "max-per-worker", 0, "most of the job's tasks one worker runs at once (0: no limit)")
 	flow.register(fs)

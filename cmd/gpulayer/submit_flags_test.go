@@ -99,6 +99,9 @@ func TestSubmitFlagsReachTheJob(t *testing.T) {
 				s.Resources = res(api.Resources{GPUs: 1, GPUMemoryMiB: 20480, GPUSharing: api.SharingEnforced})
 			}},
 		{name: "gang", args: []string{"--gang", "--count", "4"}, want: func(s *api.JobSpec) { s.Gang, s.Count = true, 4 }},
+		{name: "preflight", args: []string{"--gang", "--count", "2", "--gpus", "8", "--preflight"}, want: func(s *api.JobSpec) {
+			s.Gang, s.Count, s.Preflight, s.Resources = true, 2, true, res(api.Resources{GPUs: 8})
+		}},
 		{name: "env", args: []string{"--env", "SEED=7", "--env", "EMPTY=", "--env", "OPTS=a=b c", "--env", "PATH=/opt/bin:/usr/bin"},
 			want: func(s *api.JobSpec) {
 				s.Config = execJSON(api.ExecConfig{Command: "true", Env: map[string]string{"SEED": "7", "EMPTY": "", "OPTS": "a=b c", "PATH": "/opt/bin:/usr/bin"}})

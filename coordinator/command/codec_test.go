@@ -57,6 +57,7 @@ func TestTypeNumbersArePinned(t *testing.T) {
 		TypeCollectGarbage, TypeControlWorker, TypeExpireDrains, TypeClearGPU, TypeAssignGang,
 		TypeJoinRendezvous, TypeApproveDevices, TypeSetArtifactHolder, TypeForgetWorker, TypeCordonDevice, TypeCreateTeam, TypeUpdateTeam, TypeDeleteTeam,
 		TypePreemptTasks,
+		TypeSetMIGLayout,
 	}
 	if got := Types(); len(got) != len(pinned)-1 {
 		t.Errorf("%d types decode, %d are pinned: pin the new ones", len(got), len(pinned)-1)

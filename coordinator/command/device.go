@@ -16,18 +16,23 @@ type Device struct {
 	PCIDevice         string `json:"pci_device,omitempty"`
 	// Healthy says the device may be given work; Health and HealthReason
 	// are the agent's word for it and why.
-	Healthy         bool         `json:"healthy"`
-	Health          string       `json:"health,omitempty"`
-	HealthReason    string       `json:"health_reason,omitempty"`
-	PendingApproval bool         `json:"pending_approval,omitempty"`
-	MIGEnabled      bool         `json:"mig_enabled,omitempty"`
-	Parent          string       `json:"parent,omitempty"`
-	MIGProfile      string       `json:"mig_profile,omitempty"`
-	Sharing         string       `json:"sharing,omitempty"`
-	Cordoned        bool         `json:"cordoned,omitempty"`
-	CordonReason    string       `json:"cordon_reason,omitempty"`
-	NUMANode        *int         `json:"numa_node,omitempty"`
-	Links           []DeviceLink `json:"links,omitempty"`
+	Healthy         bool   `json:"healthy"`
+	Health          string `json:"health,omitempty"`
+	HealthReason    string `json:"health_reason,omitempty"`
+	PendingApproval bool   `json:"pending_approval,omitempty"`
+	MIGEnabled      bool   `json:"mig_enabled,omitempty"`
+	Parent          string `json:"parent,omitempty"`
+	MIGProfile      string `json:"mig_profile,omitempty"`
+	Sharing         string `json:"sharing,omitempty"`
+	// MIGRequest and MIGError are the agent's word on the last MIG layout
+	// request it acted on for this GPU (state/miglayout.go): its
+	// generation, and why it failed (empty: applied).
+	MIGRequest   uint64       `json:"mig_request,omitempty"`
+	MIGError     string       `json:"mig_error,omitempty"`
+	Cordoned     bool         `json:"cordoned,omitempty"`
+	CordonReason string       `json:"cordon_reason,omitempty"`
+	NUMANode     *int         `json:"numa_node,omitempty"`
+	Links        []DeviceLink `json:"links,omitempty"`
 }
 
 // DeviceLink is how a GPU reaches another GPU of its worker.
@@ -60,11 +65,13 @@ type reportedDevice struct {
 	Health, HealthReason                          string
 	MIGEnabled                                    bool
 	Parent, MIGProfile, Sharing                   string
+	MIGRequest                                    uint64
+	MIGError                                      string
 }
 
 func (d Device) reported() reportedDevice {
 	return reportedDevice{d.Index, d.UUID, d.Name, d.MemoryMiB, d.DriverVersion, d.CUDAVersion, d.ComputeCapability,
-		d.PCIDevice, d.Healthy, d.Health, d.HealthReason, d.MIGEnabled, d.Parent, d.MIGProfile, d.Sharing}
+		d.PCIDevice, d.Healthy, d.Health, d.HealthReason, d.MIGEnabled, d.Parent, d.MIGProfile, d.Sharing, d.MIGRequest, d.MIGError}
 }
 
 // GroupMember is one member of a group: a worker or another group.

@@ -27,6 +27,7 @@ type JobSpec struct {
 	Affinity        json.RawMessage `json:"affinity,omitempty"`
 	Spread          bool            `json:"spread,omitempty"`
 	Gang            bool            `json:"gang,omitempty"`
+	Preflight       bool            `json:"preflight,omitempty"`
 	ExclusiveWorker bool            `json:"exclusive_worker,omitempty"`
 	MaxPerWorker    int             `json:"max_per_worker,omitempty"`
 	Priority        int             `json:"priority,omitempty"`

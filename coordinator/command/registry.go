@@ -55,6 +55,7 @@ var decoders = register(
 	as[UpdateTeam](),
 	as[DeleteTeam](),
 	as[PreemptTasks](),
+	as[SetMIGLayout](),
 )
 
 // decoder decodes the JSON body of one command type.

@@ -54,6 +54,7 @@ const (
 	TypeUpdateTeam
 	TypeDeleteTeam
 	TypePreemptTasks
+	TypeSetMIGLayout
 )
 
 // Command is implemented by every command body.

@@ -254,6 +254,8 @@ func TestRealAnswersMatchAPIDescription(t *testing.T) {
 	c.must(200, "POST", "/v1/workers/w1/devices/GPU-oas-0/uncordon", admin, nil, nil)
 	c.must(200, "POST", "/v1/workers/w1/devices/GPU-oas-0/drain", admin, api.CordonRequest{Reason: "reset"}, nil)
 	c.must(200, "POST", "/v1/workers/w1/devices/GPU-oas-0/uncordon", admin, nil, nil)
+	c.must(200, "PUT", "/v1/workers/w1/devices/GPU-oas-0/mig", admin, api.MIGLayoutRequest{Layout: []string{"3g.40gb", "3g.40gb"}}, nil)
+	c.must(200, "DELETE", "/v1/workers/w1/devices/GPU-oas-0/mig", admin, nil, nil)
 	faulty := dev
 	faulty.Healthy, faulty.Health, faulty.HealthReason = false, api.HealthUnhealthy, "xid 79"
 	c.must(200, "POST", "/v1/workers/self/heartbeat", w1.WorkerToken, api.HeartbeatRequest{Devices: []api.Device{faulty}, Executors: []string{"exec"}}, nil)

@@ -119,6 +119,7 @@ func validateDevices(devs []api.Device) error {
 			{"compute_capability", d.ComputeCapability, api.MaxDeviceFieldBytes},
 			{"pci_device", d.PCIDevice, api.MaxDeviceFieldBytes},
 			{"health_reason", d.HealthReason, api.MaxDeviceHealthReasonBytes},
+			{"mig_error", d.MIGError, api.MaxDeviceHealthReasonBytes},
 		} {
 			if err := checkLen(field+"."+f.name, f.v, f.limit); err != nil {
 				return err

@@ -24,6 +24,7 @@ func (s *Server) submitJob(w http.ResponseWriter, r *http.Request, p auth.Princi
 	if err := validateJobSpec(&spec); err != nil {
 		return err
 	}
+	s.preflightPolicy(&spec) // preflight.go
 	if err := s.checkDependenciesVisible(p, &spec); err != nil {
 		return err
 	}

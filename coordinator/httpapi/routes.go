@@ -110,6 +110,8 @@ func (s *Server) routeTable() []Route {
 		{"POST", "/v1/workers/{id}/gpus/approve", clientAdmin, s.approveGPUs},
 		{"POST", "/v1/workers/{id}/devices/{uuid}/cordon", clientAdmin, s.cordonGPU},
 		{"POST", "/v1/workers/{id}/devices/{uuid}/uncordon", clientAdmin, s.uncordonGPU},
+		{"PUT", "/v1/workers/{id}/devices/{uuid}/mig", clientAdmin, s.setMIGLayout},
+		{"DELETE", "/v1/workers/{id}/devices/{uuid}/mig", clientAdmin, s.clearMIGLayout},
 		{"POST", "/v1/workers/{id}/devices/{uuid}/drain", clientAdmin, s.drainGPU},
 
 		{"POST", "/v1/teams", clientAdmin, s.createTeam},

@@ -111,6 +111,10 @@ type Config struct {
 	// (zero values: defaults).
 	Quotas  Quotas
 	Streams StreamLimits
+	// PreflightGangs is the cluster's preflight policy: a gang job of at
+	// least this many ranks whose tasks ask for GPUs is given preflight
+	// at submit (0: only jobs that ask; preflight.go).
+	PreflightGangs int
 	// Collectors are more metrics for /metrics (the Raft node's).
 	Collectors []prometheus.Collector
 	// SSO verifies ID tokens for POST /v1/auth/oidc (nil: single sign-on
@@ -145,16 +149,17 @@ type Server struct {
 	httpsPeers       bool
 	inflight         inflightBytes
 
-	trusted []netip.Prefix
-	authn   auth.Authenticator
-	limits  *limiters
-	audit   *auditSink
-	blobs   *blob.Store
-	repair  *artifactrepair.Repair // this coordinator's artifact copies (artifactrepair.go)
-	polls   *longPolls
-	quotas  Quotas
-	streams StreamLimits
-	sso     SSO
+	trusted        []netip.Prefix
+	authn          auth.Authenticator
+	limits         *limiters
+	audit          *auditSink
+	blobs          *blob.Store
+	repair         *artifactrepair.Repair // this coordinator's artifact copies (artifactrepair.go)
+	polls          *longPolls
+	quotas         Quotas
+	preflightGangs int // Config.PreflightGangs
+	streams        StreamLimits
+	sso            SSO
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -205,6 +210,7 @@ func New(cfg Config) *Server {
 	}
 	s.repair = artifactrepair.New(blobs, cfg.Store, repairPeers{s}, cfg.Propose, s.now, s.log.With("component", "artifact-repair"))
 	s.quotas = cfg.Quotas.withDefaults()
+	s.preflightGangs = cfg.PreflightGangs
 	s.streams = cfg.Streams.withDefaults()
 	s.sso = cfg.SSO
 	s.polls = newLongPolls(api.MaxLongPollsPerCredential)

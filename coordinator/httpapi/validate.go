@@ -60,6 +60,8 @@ func validateJobSpec(s *api.JobSpec) error {
 		return invalidf("max_per_worker must not be negative")
 	case s.Gang && (s.Count < 2 || s.Count > api.MaxGangSize):
 		return invalidf("a gang job needs count between 2 and %d", api.MaxGangSize)
+	case s.Preflight && (!s.Gang || s.Resources == nil || s.Resources.GPUs < 1):
+		return invalidf("preflight is for a gang job whose tasks ask for GPUs")
 	}
 	if err := validateJobBounds(s); err != nil {
 		return err

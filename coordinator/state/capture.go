@@ -176,6 +176,7 @@ func (w *Worker) clone() Worker {
 	c.ApprovedIdentity = maps.Clone(w.ApprovedIdentity)
 	c.Cordons = maps.Clone(w.Cordons)
 	c.Holds = slices.Clone(w.Holds)
+	c.MIGLayouts = cloneMIGLayouts(w.MIGLayouts)
 	return c
 }
 

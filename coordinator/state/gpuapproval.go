@@ -31,10 +31,10 @@ func approvedDevice(w *Worker, d command.Device) bool {
 	return ok && mib == d.MemoryMiB && sameIdentity(w, d) // gpubind.go
 }
 
-// offered reports whether d may be given work: healthy, approved and not
-// cordoned (cordon.go).
+// offered reports whether d may be given work: healthy, approved, not
+// cordoned (cordon.go) and not awaiting a MIG layout (miglayout.go).
 func offered(w *Worker, d command.Device) bool {
-	return d.Healthy && approvedDevice(w, d) && !cordoned(w, d)
+	return d.Healthy && approvedDevice(w, d) && !cordoned(w, d) && !migHeld(w, d)
 }
 
 // approveLegacy approves, for a worker from state written before

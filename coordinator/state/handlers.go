@@ -79,6 +79,7 @@ var handlers = index(
 	on((*Store).forgetWorker),
 	on((*Store).cordonDevice),
 	on((*Store).preemptTasks),
+	on((*Store).setMIGLayout),
 )
 
 func index(as ...applier) map[command.Type]handler {

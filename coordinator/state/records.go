@@ -60,6 +60,9 @@ type Worker struct {
 	// (state/cordon.go). Kept apart from Devices, which each report of
 	// the agent replaces.
 	Cordons map[string]string `json:"cordons,omitempty"`
+	// MIGLayouts are the MIG layouts asked of its GPUs, one per GPU,
+	// sorted by UUID (miglayout.go).
+	MIGLayouts []MIGLayout `json:"mig_layouts,omitempty"`
 	// ApprovedIdentity binds, by UUID, the rest of what placement trusts
 	// of each approved GPU (gpubind.go: identityOf); nil in state
 	// written before it was kept. Written always, as ApprovedDevices.

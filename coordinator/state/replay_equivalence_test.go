@@ -210,6 +210,12 @@ func (h *history) next() command.Command {
 		for i := range devs {
 			devs[i] = command.Device{Index: i, UUID: fmt.Sprintf("GPU-%s-%d", w, i), Name: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559, Healthy: h.rng.IntN(4) > 0}
 		}
+		if pending := h.s.workers[w]; pending != nil && len(devs) > 0 {
+			// Answer the worker's MIG layout request, if any, as done or failed.
+			for _, m := range PendingMIGLayouts(*pending) {
+				devs[0].MIGRequest, devs[0].MIGError = m.Generation, h.pick([]string{"", "", "no placement left for 3g.40gb"})
+			}
+		}
 		return command.UpdateWorker{WorkerID: w, Executors: []string{"exec"}, Devices: devs, MaxTasks: h.rng.IntN(3), Now: now}
 	case k < 97:
 		switch h.rng.IntN(10) {
@@ -258,6 +264,10 @@ func (h *history) next() command.Command {
 		}
 	case k < 97:
 		return command.ClearGPU{WorkerID: w, UUID: fmt.Sprintf("GPU-%s-0", w), By: "admin", Now: now}
+	case k < 98 && h.rng.IntN(3) == 0:
+		// Ask for, or clear, a MIG layout of one of a worker's GPUs.
+		return command.SetMIGLayout{WorkerID: w, UUID: fmt.Sprintf("GPU-%s-%d", w, h.rng.IntN(2)), Layout: [][]string{nil, {"3g.40gb", "3g.40gb"}, {"7g.80gb"}}[h.rng.IntN(3)],
+			Clear: h.rng.IntN(4) == 0, Auto: h.rng.IntN(4) == 0, By: "admin", Now: now}
 	case k < 98:
 		// Cordon, drain or lift one of a worker's GPUs (one it may not
 		// have; a drain that does not cordon is refused).

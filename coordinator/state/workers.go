@@ -166,6 +166,7 @@ func (s *Store) updateWorker(c command.UpdateWorker) (WorkerRecord, error) {
 		w.MaxTasks = c.MaxTasks
 	}
 	s.settleClears(w, c.Now)
+	s.settleMIGLayouts(w, c.Now) // miglayout.go
 	s.markPending()
 	return s.workerRecord(w), nil
 }

@@ -27,6 +27,8 @@ func DevicesFromAPI(in []api.Device) []command.Device {
 			Sharing:           d.Sharing,
 			Cordoned:          d.Cordoned,
 			CordonReason:      d.CordonReason,
+			MIGRequest:        d.MIGRequest,
+			MIGError:          d.MIGError,
 			NUMANode:          cloneInt(d.NUMANode),
 			Links:             convertEach(d.Links, func(l api.DeviceLink) command.DeviceLink { return command.DeviceLink(l) }),
 		}
@@ -55,6 +57,8 @@ func DevicesToAPI(in []command.Device) []api.Device {
 			Sharing:           d.Sharing,
 			Cordoned:          d.Cordoned,
 			CordonReason:      d.CordonReason,
+			MIGRequest:        d.MIGRequest,
+			MIGError:          d.MIGError,
 			NUMANode:          cloneInt(d.NUMANode),
 			Links:             convertEach(d.Links, func(l command.DeviceLink) api.DeviceLink { return api.DeviceLink(l) }),
 		}

@@ -26,5 +26,15 @@ func HeartbeatAnswer(a heartbeat.Answer, interval time.Duration) api.HeartbeatRe
 		LeaseExpiresAt:  api.FormatTime(a.LeaseExpiresAt),
 		Command:         cmd,
 		IntervalSeconds: interval.Seconds(),
+		MIGLayouts:      migOrders(a.MIGLayouts),
 	}
+}
+
+// migOrders are the MIG layouts the agent is to apply.
+func migOrders(pending []state.MIGLayout) []api.MIGLayoutOrder {
+	var out []api.MIGLayoutOrder
+	for _, m := range pending {
+		out = append(out, api.MIGLayoutOrder{UUID: m.UUID, Layout: nonNil(m.Layout), Generation: m.Generation})
+	}
+	return out
 }

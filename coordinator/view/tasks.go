@@ -112,6 +112,7 @@ func Assignment(out state.AssignOutcome) api.Assignment {
 	}
 	return api.Assignment{
 		Gang:           gang,
+		Preflight:      spec.Preflight,
 		ID:             t.ID,
 		JobID:          t.JobID,
 		Index:          t.Index,

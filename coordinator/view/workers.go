@@ -25,6 +25,7 @@ func Worker(r state.WorkerRecord) api.Worker {
 		devices[i].Healthy, devices[i].PendingApproval, devices[i].HealthReason = false, true, reason
 	}
 	cordonedDevices(w.Cordons, devices)
+	migs := migLayouts(w.MIGLayouts, devices) // miglayout.go
 	idleDevices(w.ID, w.Status, devices)
 	return api.Worker{
 		WorkerID:     w.ID,
@@ -49,6 +50,7 @@ func Worker(r state.WorkerRecord) api.Worker {
 		DrainedBy:         w.DrainedBy,
 		Deregistering:     w.Deregister,
 		ClearGPUs:         w.ClearGPUs,
+		MIGLayouts:        migs,
 	}
 }
 

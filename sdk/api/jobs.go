@@ -83,7 +83,12 @@ type JobSpec struct {
 	Spread   bool            `json:"spread,omitempty"`
 	// Gang assigns the job's Count tasks (at least 2) together, in one
 	// decision, or none of them; they meet through rendezvous (gang.go).
-	Gang            bool `json:"gang,omitempty"`
+	Gang bool `json:"gang,omitempty"`
+	// Preflight, on a gang job, has each rank's agent check its GPUs
+	// before the rank starts (docs/gpus.md, "Preflight"): a GPU that
+	// fails is marked unhealthy with the figures and the gang placed
+	// again without using an attempt.
+	Preflight       bool `json:"preflight,omitempty"`
 	ExclusiveWorker bool `json:"exclusive_worker,omitempty"`
 	MaxPerWorker    int  `json:"max_per_worker,omitempty"`
 	Priority        int  `json:"priority,omitempty"`

@@ -89,6 +89,11 @@ type Device struct {
 	// them.
 	Cordoned     bool   `json:"cordoned,omitempty"`
 	CordonReason string `json:"cordon_reason,omitempty"`
+	// MIGRequest and MIGError are the agent's word, on a GPU, about the
+	// last MIG layout order it acted on (MIGLayoutOrder.Generation): its
+	// generation, and why it failed (empty: applied).
+	MIGRequest uint64 `json:"mig_request,omitempty"`
+	MIGError   string `json:"mig_error,omitempty"`
 	// NUMANode is the host NUMA node the GPU hangs off, where known.
 	NUMANode *int `json:"numa_node,omitempty"`
 	// Links says how the GPU reaches each other GPU of the worker, where
@@ -201,6 +206,9 @@ type Worker struct {
 	// ClearGPUs are the GPUs an admin asked to clear that the worker's
 	// agent has not yet reported back in service.
 	ClearGPUs []string `json:"clear_gpus,omitempty"`
+	// MIGLayouts are the MIG layouts asked of the worker's GPUs, by GPU
+	// (PUT /v1/workers/{id}/devices/{uuid}/mig), and how each stands.
+	MIGLayouts []MIGLayout `json:"mig_layouts,omitempty"`
 }
 
 // HeartbeatRequest is the body of POST /v1/workers/self/heartbeat.
@@ -228,6 +236,9 @@ type HeartbeatResponse struct {
 	Command         string   `json:"command"`
 	Revoked         bool     `json:"revoked"`
 	IntervalSeconds float64  `json:"interval_seconds"`
+	// MIGLayouts are MIG layouts an admin asked of the worker's GPUs that
+	// its agent has yet to apply.
+	MIGLayouts []MIGLayoutOrder `json:"mig_layouts,omitempty"`
 }
 
 // AcquireRequest is the body of POST /v1/workers/self/acquire.
@@ -279,6 +290,9 @@ type Assignment struct {
 	PreemptionGraceSeconds int `json:"preemption_grace_seconds,omitempty"`
 	// Checkpoint is set for a job with a checkpoint path.
 	Checkpoint *AssignedCheckpoint `json:"checkpoint,omitempty"`
+	// Preflight asks the agent to check the task's GPUs before it starts
+	// (JobSpec.Preflight).
+	Preflight bool `json:"preflight,omitempty"`
 }
 
 // AcquireResponse answers acquire: a task, nothing, or a command.

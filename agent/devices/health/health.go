@@ -147,6 +147,10 @@ const (
 	// agent allows (Detail says how many): it should be replaced, and
 	// only an operator's clear takes it back.
 	TooManyRetiredPages
+	// PreflightFailed: a check before a gang's rank started failed on the
+	// GPU (Detail has the figures): like too many retired pages, only an
+	// operator's clear takes it back.
+	PreflightFailed
 )
 
 // Observation is one thing seen about a GPU.
@@ -238,6 +242,8 @@ func (t *Tracker) Observe(now time.Time, o Observation) Effect {
 			return Effect{FailTasks: []string{o.UUID}, Reason: "GPU " + o.UUID + " reported " + why, Application: true}
 		}
 		return t.fault(now, g, class, o.Xid, why)
+	case PreflightFailed:
+		return t.fault(now, g, ClassReplace, 0, "preflight failed"+detail(o.Detail))
 	case DoubleBitECC:
 		return t.fault(now, g, ClassResetGPU, 0, "uncorrectable (double-bit) ECC error"+detail(o.Detail))
 	case Lost:

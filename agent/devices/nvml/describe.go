@@ -33,6 +33,12 @@ func describe(ret gonvml.Return) string {
 		return "GPU is lost (fell off the bus)"
 	case gonvml.ERROR_INVALID_ARGUMENT:
 		return "invalid argument"
+	case gonvml.ERROR_IN_USE:
+		return "in use"
+	case gonvml.ERROR_INSUFFICIENT_RESOURCES:
+		return "insufficient resources"
+	case gonvml.ERROR_RESET_REQUIRED:
+		return "a GPU reset is required"
 	case gonvml.ERROR_UNKNOWN:
 		return "unknown NVML error"
 	default:

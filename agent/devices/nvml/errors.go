@@ -29,3 +29,18 @@ var (
 // ErrDeviceUnhealthy wraps the reason one device was flagged Healthy=false.
 // Such errors are logged by Source, never returned by Source.Devices.
 var ErrDeviceUnhealthy = errors.New("gpu unhealthy")
+
+var (
+	// ErrNoRepartition means the source cannot repartition its GPUs: no
+	// NVML behind it (a static inventory, a build without cgo) or a bare
+	// fake set (OpenFake), whose mock has no MIG devices to show.
+	ErrNoRepartition = errors.New("this agent's GPUs cannot be repartitioned")
+
+	// ErrMIGLayout means a MIG layout the GPU cannot take: a profile it
+	// does not have, or no room left for one; the GPU is left as it was.
+	ErrMIGLayout = errors.New("MIG layout not possible on this GPU")
+
+	// ErrRepartition means NVML refused a step of a repartition that had
+	// begun: the GPU may be left part-way, as its next read shows.
+	ErrRepartition = errors.New("MIG repartition failed")
+)

@@ -112,7 +112,12 @@ func profileOf(gpu, mh gonvml.Device) (string, error) {
 }
 
 // profileName is NVIDIA's name of a GPU instance profile: its slices and
-// its memory rounded up to whole GiB.
+// its memory rounded up to whole GiB, "+me" for the media-extension
+// variants ("1g.10gb+me").
 func profileName(p gonvml.GpuInstanceProfileInfo) string {
-	return fmt.Sprintf("%dg.%dgb", p.SliceCount, (p.MemorySizeMB+1023)/1024)
+	name := fmt.Sprintf("%dg.%dgb", p.SliceCount, (p.MemorySizeMB+1023)/1024)
+	if p.Id == gonvml.GPU_INSTANCE_PROFILE_1_SLICE_REV1 || p.Id == gonvml.GPU_INSTANCE_PROFILE_2_SLICE_REV1 {
+		name += "+me"
+	}
+	return name
 }

@@ -47,6 +47,12 @@ func OpenInterface(ctx context.Context, logger *slog.Logger, lib gonvml.Interfac
 	src.read = withTopology(src.read, lib, src.logger)
 	src.sample = samplerOf(lib)
 	src.watchWith(logger, lib)
+	src.repartition = func(ctx context.Context, uuid string, layout []string) error {
+		return repartition(ctx, lib, uuid, layout)
+	}
+	src.preflight = func(ctx context.Context, uuids []string) []PreflightCheck {
+		return preflight(ctx, lib, uuids)
+	}
 	return src, nil
 }
 

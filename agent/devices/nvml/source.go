@@ -32,6 +32,12 @@ type Source struct {
 	watch func(ctx context.Context, uuids []string, opts WatchOptions, sink func(health.Observation))
 	// nodes reads each GPU's device file (nil: a source without NVML).
 	nodes func() (map[string]string, error)
+	// repartition sets a GPU's MIG layout (nil: a source that cannot;
+	// repartition.go).
+	repartition func(ctx context.Context, uuid string, layout []string) error
+	// preflight checks GPUs before a gang's rank starts (nil: a source
+	// without NVML; preflight.go).
+	preflight func(ctx context.Context, uuids []string) []PreflightCheck
 
 	mu           sync.Mutex
 	closed       bool

@@ -87,6 +87,27 @@ class WorkersTest(support.DevTestCase):
             self.gl.workers.drain_gpu("dev-worker", "GPU-no-such-gpu")
         self.assertEqual(e.exception.code, "not_found")
 
+    def test_mig_layout_on_fake_gpus(self) -> None:
+        # dev's fake H100s have no NVML behind them: the request is taken,
+        # holds the GPU, and its agent reports it failed, with why.
+        gpu = self.gl.workers.get("dev-worker").devices[0].uuid
+        self.addCleanup(self.gl.workers.clear_mig_layout, "dev-worker", gpu)
+        w = self.gl.workers.set_mig_layout("dev-worker", gpu, ["3g.40gb", "3g.40gb"])
+        self.assertEqual([(m.uuid, m.layout, m.state) for m in w.mig_layouts], [(gpu, ["3g.40gb", "3g.40gb"], "pending")])
+        self.assertFalse(next(d for d in w.devices if d.uuid == gpu).healthy)
+
+        def failed() -> bool:
+            ms = self.gl.workers.get("dev-worker").mig_layouts
+            return bool(ms) and ms[0].state == "failed"
+        poll("the agent to report the layout failed", failed)
+        self.assertIn("cannot be repartitioned", self.gl.workers.get("dev-worker").mig_layouts[0].reason)
+        with self.assertRaises(gpulayer.Error) as e:
+            self.gl.workers.set_mig_layout("dev-worker", gpu, ["4g.40gb", "4g.40gb"])
+        self.assertEqual(e.exception.code, "invalid_argument")
+        w = self.gl.workers.clear_mig_layout("dev-worker", gpu)
+        self.assertEqual(w.mig_layouts, [])
+        self.assertTrue(next(d for d in w.devices if d.uuid == gpu).healthy)
+
     def test_forget_refuses_a_live_worker(self) -> None:
         with self.assertRaises(gpulayer.Error) as e:
             self.gl.workers.forget("dev-worker")

@@ -81,6 +81,9 @@ type Machine struct {
 	metrics  []metrics
 	topo     topology
 	mig      map[int][]nvml.Device // MIG devices by GPU (SetMIGDevices)
+	// created are the MIG device handles of the compute instances made
+	// through NVML (migmanage.go).
+	created map[*server.ComputeInstance]nvml.Device
 }
 
 // Option configures New.
@@ -91,6 +94,7 @@ type config struct {
 	uuids       []string
 	stableUUIDs bool
 	topology    Topology
+	modelName   string
 }
 
 // Strict makes every unconfigured call panic with a message naming the
@@ -103,6 +107,13 @@ func Strict() Option {
 // WithTopology applies a topology preset, as SetTopology does.
 func WithTopology(t Topology) Option {
 	return func(c *config) { c.topology = t }
+}
+
+// WithModelName names every GPU name (NVML's GetName; its MIG devices
+// "name MIG <profile>"), as a real machine's GPUs are named where the
+// mock's differ: go-nvml names its A100 "Mock NVIDIA A100-SXM4-40GB".
+func WithModelName(name string) Option {
+	return func(c *config) { c.modelName = name }
 }
 
 // New builds the named machine (one of Machines). It panics on an unknown
@@ -143,6 +154,11 @@ func New(machine string, opts ...Option) *Machine {
 	}
 	if cfg.uuids != nil {
 		m.setUUIDs(cfg.uuids)
+	}
+	if cfg.modelName != "" {
+		for _, d := range m.devs {
+			d.Config.Name = cfg.modelName
+		}
 	}
 	if cfg.topology != 0 {
 		m.applyTopology(cfg.topology)

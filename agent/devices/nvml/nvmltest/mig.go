@@ -98,8 +98,13 @@ func (m *Machine) adopt(out []reflect.Value, dev int) {
 			continue
 		}
 		m.adopted[inst] = true
+		var answers map[string]any
+		if gi, ok := inst.(*server.GpuInstance); ok {
+			answers = gpuInstanceAnswers(gi) // migmanage.go
+		}
 		m.fill(mockPtr, hooks{
-			scope: scope,
+			scope:   scope,
+			answers: answers,
 			target: func(string, reflect.Type) func([]reflect.Value) int {
 				return func([]reflect.Value) int { return dev }
 			},

@@ -75,6 +75,12 @@ func (m *Machine) migAnswers(i int) map[string]any {
 		d, ok := m.mig[i]
 		return d, ok
 	}
+	// A GPU without SetMIGDevices has the MIG devices created through
+	// NVML (migmanage.go) while it is in MIG mode.
+	created := func() ([]nvml.Device, bool) {
+		name, _ := m.devs[i].GetName()
+		return m.createdMIGDevices(i, name)
+	}
 	return map[string]any{
 		"GetMigMode": func() (int, int, nvml.Return) {
 			if _, ok := devices(); ok {
@@ -83,13 +89,20 @@ func (m *Machine) migAnswers(i int) map[string]any {
 			return 0, 0, unconfigured
 		},
 		"GetMaxMigDeviceCount": func() (int, nvml.Return) {
-			if d, ok := devices(); ok {
+			d, ok := devices()
+			if !ok {
+				d, ok = created()
+			}
+			if ok {
 				return max(len(d), 7), nvml.SUCCESS
 			}
 			return 0, unconfigured
 		},
 		"GetMigDeviceHandleByIndex": func(j int) (nvml.Device, nvml.Return) {
 			d, ok := devices()
+			if !ok {
+				d, ok = created()
+			}
 			switch {
 			case !ok:
 				return nil, unconfigured

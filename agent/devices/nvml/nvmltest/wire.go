@@ -38,6 +38,7 @@ func (m *Machine) fillDevice(i int) {
 		m.processAnswers(i),
 		m.clockAnswers(i),
 		m.migAnswers(i),
+		m.migManageAnswers(i),
 	} {
 		for name, a := range part {
 			if _, dup := answers[name]; dup {

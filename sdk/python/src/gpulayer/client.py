@@ -462,6 +462,19 @@ class Workers(_Resource):
         body = {"reason": reason} if reason else {}
         return self._action(worker_id, "devices/" + _seg(uuid) + "/drain", body)
 
+    def set_mig_layout(self, worker_id: str, uuid: str, layout: List[str]) -> Worker:
+        """Asks for one GPU's MIG layout (profiles such as ``"3g.40gb"``;
+        ``[]`` for the GPU whole): it takes no new task while its agent
+        drains and repartitions it; ``Worker.mig_layouts`` says how it
+        stands."""
+        doc = self._json("PUT", _worker(worker_id) + "/devices/" + _seg(uuid) + "/mig", {"layout": list(layout)}, idempotent=True)
+        return Worker.from_dict(doc["worker"])
+
+    def clear_mig_layout(self, worker_id: str, uuid: str) -> Worker:
+        """Drops a GPU's MIG layout request: the GPU is taken as it is."""
+        doc = self._json("DELETE", _worker(worker_id) + "/devices/" + _seg(uuid) + "/mig", idempotent=True)
+        return Worker.from_dict(doc["worker"])
+
     def uncordon(self, worker_id: str, uuid: str) -> Worker:
         """Offers a cordoned GPU again."""
         return self._action(worker_id, "devices/" + _seg(uuid) + "/uncordon", {})

@@ -297,6 +297,23 @@ class Device(Record):
 
 
 @dataclass
+class MIGLayout(Record):
+    """The MIG layout asked of one of a worker's GPUs, and how it stands:
+    ``pending`` (the agent drains and repartitions it), ``applied``, or
+    ``failed`` with the agent's reason."""
+
+    uuid: str = ""
+    layout: List[str] = field(default_factory=list)
+    state: str = ""
+    reason: Optional[str] = None
+    requested_by: str = ""
+    requested_at: str = ""
+    settled_at: Optional[str] = None
+    auto: Optional[bool] = None
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass
 class Worker(Record):
     """A registered worker as the registry shows it."""
 
@@ -312,6 +329,7 @@ class Worker(Record):
     last_heartbeat: Optional[str] = None
     groups: List[str] = field(default_factory=list)
     origin: Optional[str] = None
+    mig_layouts: List[MIGLayout] = field(default_factory=list)
     extra: Dict[str, Any] = field(default_factory=dict, repr=False)
 
 

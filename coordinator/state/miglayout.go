@@ -1,0 +1,257 @@
+package state
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+)
+
+// MIG layouts. An admin (or the auto mode, migauto.go) asks for a GPU's
+// MIG layout (SetMIGLayout): the request is kept on the worker
+// (Worker.MIGLayouts), its GPU and the GPU's MIG devices are no longer
+// offered (migHeld), and each heartbeat answer hands the pending request
+// to the agent. The agent waits for the tasks on the GPU to end, within
+// its drain bound, repartitions the GPU through NVML, reads its devices
+// again and reports them, with the request's generation (MIGRequest) and
+// why it failed (MIGError) on the GPU. That report settles the request
+// (settleMIGLayouts): applied when the GPU shows the layout asked for,
+// whose new MIG devices are then approved with it (the admin asked for
+// them; a GPU not approved before stays so); failed, with the agent's
+// reason, otherwise. An applied GPU is offered again; a failed one is
+// held until an admin asks again or clears the request.
+//
+// The layout is checked against the model's profiles at the edge
+// (httpapi, internal/gpusku), not here: a command that a later catalogue
+// would refuse still replays as it was applied.
+
+// MIG layout request states.
+const (
+	MIGPending = "pending"
+	MIGApplied = "applied"
+	MIGFailed  = "failed"
+)
+
+// MaxMIGLayout bounds a layout's MIG devices: seven slices at most.
+const MaxMIGLayout = 7
+
+// MIGLayout is the MIG layout asked of one GPU.
+type MIGLayout struct {
+	UUID string `json:"uuid"`
+	// Layout is the profiles asked for, sorted; empty: the GPU whole.
+	Layout []string `json:"layout,omitempty"`
+	// Generation tells one request from the next: the agent reports the
+	// one it acted on.
+	Generation uint64 `json:"generation"`
+	State      string `json:"state"`
+	Reason     string `json:"reason,omitempty"`
+	By         string `json:"by"`
+	Auto       bool   `json:"auto,omitempty"`
+	// At is when it was asked, SettledAt when it was applied or failed.
+	At        time.Time `json:"at"`
+	SettledAt time.Time `json:"settled_at"`
+}
+
+var migLayoutCodec = newCodec(
+	timeField("at", func(m *MIGLayout) *time.Time { return &m.At }),
+	boolField("auto", func(m *MIGLayout) *bool { return &m.Auto }, omitEmpty),
+	strField("by", func(m *MIGLayout) *string { return &m.By }, interned),
+	uintField("generation", func(m *MIGLayout) *uint64 { return &m.Generation }, always),
+	stringsField("layout", func(m *MIGLayout) *[]string { return &m.Layout }, omitEmpty|interned),
+	strField("reason", func(m *MIGLayout) *string { return &m.Reason }, omitEmpty),
+	timeField("settled_at", func(m *MIGLayout) *time.Time { return &m.SettledAt }),
+	strField("state", func(m *MIGLayout) *string { return &m.State }, interned),
+	strField("uuid", func(m *MIGLayout) *string { return &m.UUID }, interned),
+)
+
+func cloneMIGLayouts(in []MIGLayout) []MIGLayout {
+	if in == nil {
+		return nil
+	}
+	out := slices.Clone(in)
+	for i := range out {
+		out[i].Layout = slices.Clone(in[i].Layout)
+	}
+	return out
+}
+
+// migLayoutOf is the request for GPU uuid of w, if any.
+func migLayoutOf(w *Worker, uuid string) (MIGLayout, bool) {
+	i := slices.IndexFunc(w.MIGLayouts, func(m MIGLayout) bool { return m.UUID == uuid })
+	if i < 0 {
+		return MIGLayout{}, false
+	}
+	return w.MIGLayouts[i], true
+}
+
+// migHeld reports whether d, or the GPU a MIG device d is part of, awaits
+// a MIG layout or failed to take one.
+func migHeld(w *Worker, d command.Device) bool {
+	if len(w.MIGLayouts) == 0 {
+		return false
+	}
+	m, ok := migLayoutOf(w, cmp.Or(d.Parent, d.UUID))
+	return ok && m.State != MIGApplied
+}
+
+// PendingMIGLayouts are the requests w's agent is to act on.
+func PendingMIGLayouts(w Worker) []MIGLayout {
+	var out []MIGLayout
+	for _, m := range w.MIGLayouts {
+		if m.State == MIGPending {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// setMIGLayout asks for (or, with c.Clear, drops the request for) the
+// MIG layout of one of a worker's GPUs. Audited.
+func (s *Store) setMIGLayout(c command.SetMIGLayout) (WorkerRecord, error) {
+	w, ok := s.workers[c.WorkerID]
+	if !ok {
+		return WorkerRecord{}, fmt.Errorf("worker %s: %w", c.WorkerID, ErrNotFound)
+	}
+	if w.Status == workerRevoked {
+		return WorkerRecord{}, fmt.Errorf("worker %s is revoked: %w", w.ID, ErrConflict)
+	}
+	if len(c.Layout) > MaxMIGLayout || slices.Contains(c.Layout, "") || (c.Clear && len(c.Layout) > 0) {
+		return WorkerRecord{}, fmt.Errorf("a MIG layout of %d profiles: %w", len(c.Layout), ErrInvalid)
+	}
+	prev, had := migLayoutOf(w, c.UUID)
+	if c.Clear {
+		if !had {
+			return s.workerRecord(w), nil
+		}
+		s.putMIGLayout(w, MIGLayout{UUID: c.UUID}, true)
+		s.markPending() // held no longer
+		s.record(command.AuditEvent{Time: c.Now, Kind: "gpu.mig_cleared", Actor: c.By, WorkerID: w.ID, Subject: c.UUID, Source: c.Source,
+			Detail: prev.State + " " + layoutString(prev.Layout)})
+		return s.workerRecord(w), nil
+	}
+	i := slices.IndexFunc(w.Devices, func(d command.Device) bool { return d.UUID == c.UUID })
+	switch {
+	case i < 0:
+		return WorkerRecord{}, fmt.Errorf("worker %s has no GPU %s: %w", w.ID, c.UUID, ErrNotFound)
+	case w.Devices[i].Parent != "":
+		return WorkerRecord{}, fmt.Errorf("%s is a MIG device of GPU %s: ask for its GPU's layout: %w", c.UUID, w.Devices[i].Parent, ErrInvalid)
+	}
+	layout := slices.Sorted(slices.Values(c.Layout))
+	if had && slices.Equal(prev.Layout, layout) && prev.State != MIGFailed && (prev.State == MIGPending || migShows(w, c.UUID, layout)) {
+		return s.workerRecord(w), nil // asked already
+	}
+	gen := max(uint64(c.Now.UnixNano()), prev.Generation+1)
+	s.putMIGLayout(w, MIGLayout{UUID: c.UUID, Layout: layout, Generation: gen, State: MIGPending, By: c.By, Auto: c.Auto, At: c.Now}, false)
+	kind := "gpu.mig_requested"
+	if c.Auto {
+		kind = "gpu.mig_auto_requested"
+	}
+	s.record(command.AuditEvent{Time: c.Now, Kind: kind, Actor: c.By, WorkerID: w.ID, Subject: c.UUID, Source: c.Source, Detail: layoutString(layout)})
+	return s.workerRecord(w), nil
+}
+
+// putMIGLayout replaces (or with drop removes) w's request for m.UUID,
+// in a new slice: a capture may hold the old one.
+func (s *Store) putMIGLayout(w *Worker, m MIGLayout, drop bool) {
+	out := make([]MIGLayout, 0, len(w.MIGLayouts)+1)
+	for _, x := range w.MIGLayouts {
+		if x.UUID != m.UUID {
+			out = append(out, x)
+		}
+	}
+	if !drop {
+		out = append(out, m)
+		slices.SortFunc(out, func(a, b MIGLayout) int { return strings.Compare(a.UUID, b.UUID) })
+	}
+	if len(out) == 0 {
+		out = nil
+	}
+	w.MIGLayouts = out
+}
+
+// settleMIGLayouts settles the pending requests the worker's new device
+// report answers (see the top of this file).
+func (s *Store) settleMIGLayouts(w *Worker, now time.Time) {
+	for _, m := range w.MIGLayouts {
+		if m.State != MIGPending {
+			continue
+		}
+		i := slices.IndexFunc(w.Devices, func(d command.Device) bool { return d.UUID == m.UUID && d.Parent == "" })
+		if i < 0 || w.Devices[i].MIGRequest != m.Generation {
+			continue // not acted on yet
+		}
+		gpu := w.Devices[i]
+		m.SettledAt = now
+		switch {
+		case gpu.MIGError != "":
+			m.State, m.Reason = MIGFailed, gpu.MIGError
+		case !migShows(w, m.UUID, m.Layout):
+			m.State, m.Reason = MIGFailed, "the agent reported the layout applied, but the GPU shows "+layoutString(shownLayout(w, m.UUID))
+		default:
+			m.State = MIGApplied
+			s.approveRepartition(w, m.UUID)
+		}
+		m.Layout = slices.Clone(m.Layout)
+		s.putMIGLayout(w, m, false)
+		s.markPending()
+		kind, detail := "gpu.mig_applied", layoutString(m.Layout)
+		if m.State == MIGFailed {
+			kind, detail = "gpu.mig_failed", detail+": "+m.Reason
+		}
+		s.record(command.AuditEvent{Time: now, Kind: kind, Actor: m.By, WorkerID: w.ID, Subject: m.UUID, Detail: detail})
+	}
+}
+
+// shownLayout is the profiles of GPU uuid's MIG devices in w's report,
+// sorted.
+func shownLayout(w *Worker, uuid string) []string {
+	var out []string
+	for _, d := range w.Devices {
+		if d.Parent == uuid {
+			out = append(out, d.MIGProfile)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// migShows reports whether GPU uuid of w shows layout: its MIG devices
+// have those profiles, and it is in MIG mode exactly when layout has any.
+func migShows(w *Worker, uuid string, layout []string) bool {
+	i := slices.IndexFunc(w.Devices, func(d command.Device) bool { return d.UUID == uuid })
+	return i >= 0 && w.Devices[i].MIGEnabled == (len(layout) > 0) && slices.Equal(shownLayout(w, uuid), layout)
+}
+
+// approveRepartition approves GPU uuid's new MIG mode and MIG devices,
+// which an admin (or the auto mode) asked for, when the GPU itself was
+// approved: a repartition never brings an unapproved GPU into service.
+func (s *Store) approveRepartition(w *Worker, uuid string) {
+	approveLegacy(w)
+	i := slices.IndexFunc(w.Devices, func(d command.Device) bool { return d.UUID == uuid })
+	if mib, ok := w.ApprovedDevices[uuid]; !ok || mib != w.Devices[i].MemoryMiB {
+		return
+	}
+	devices, identity := maps.Clone(w.ApprovedDevices), maps.Clone(w.ApprovedIdentity)
+	for _, d := range w.Devices {
+		if d.UUID == uuid || d.Parent == uuid {
+			devices[d.UUID] = d.MemoryMiB
+			if identity != nil {
+				identity[d.UUID] = identityOf(d)
+			}
+		}
+	}
+	w.ApprovedDevices, w.ApprovedIdentity = devices, identity
+}
+
+// layoutString writes a layout as the CLI takes it: "3g.40gb,3g.40gb", or
+// "whole" for none.
+func layoutString(layout []string) string {
+	if len(layout) == 0 {
+		return "whole (MIG off)"
+	}
+	return strings.Join(layout, ",")
+}
