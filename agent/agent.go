@@ -178,6 +178,8 @@ type Agent struct {
 	wake    chan struct{} // a heartbeat now, please
 	// identified is closed once the agent holds an accepted credential.
 	identified chan struct{}
+	// execs runs the exec sessions heartbeats offer (execsessions.go).
+	execs *execSessions
 
 	mu       sync.Mutex
 	workerID string
@@ -248,7 +250,9 @@ func New(cfg Config) (*Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
-	return &Agent{cfg: cfg, log: cfg.Logger.With("component", "agent"), client: c, plan: plan, leases: newLeaseBook(cfg.Clock), orders: newOrders(), wake: make(chan struct{}, 1), identified: make(chan struct{})}, nil
+	a := &Agent{cfg: cfg, log: cfg.Logger.With("component", "agent"), client: c, plan: plan, leases: newLeaseBook(cfg.Clock), orders: newOrders(), wake: make(chan struct{}, 1), identified: make(chan struct{})}
+	a.execs = newExecSessions(a)
+	return a, nil
 }
 
 // prepareTasks secures the data dir and builds the runner: the task users
@@ -428,6 +432,7 @@ func (a *Agent) heartbeatLoop(ctx context.Context) error {
 			a.credentialAccepted()
 			a.heard(resp.Command)
 			a.clearGPUs(resp.ClearGPUs)
+			a.execs.offer(ctx, resp.ExecSessions)
 			var renewed, all []string
 			for _, at := range running {
 				all = append(all, at.AttemptID)

@@ -14,9 +14,11 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/artifactrepair"
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/blob"
+	"github.com/gpulayer/gpulayer/coordinator/execsession"
 	"github.com/gpulayer/gpulayer/coordinator/fsm"
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/internal/clock"
+	"github.com/gpulayer/gpulayer/internal/ratelimit"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -155,6 +157,10 @@ type Server struct {
 	quotas  Quotas
 	streams StreamLimits
 	sso     SSO
+	// execs are the exec sessions open on this node (exec.go), execLimit
+	// bounds how fast one credential opens them.
+	execs     *execsession.Registry
+	execLimit *ratelimit.Keyed
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -207,6 +213,8 @@ func New(cfg Config) *Server {
 	s.quotas = cfg.Quotas.withDefaults()
 	s.streams = cfg.Streams.withDefaults()
 	s.sso = cfg.SSO
+	s.execs = execsession.New(cfg.Clock, execsession.Limits{})
+	s.execLimit = ratelimit.New(orDefault(cfg.RateLimits.ExecRate, DefaultExecRate), orDefaultInt(cfg.RateLimits.ExecBurst, DefaultExecBurst), 0)
 	s.polls = newLongPolls(api.MaxLongPollsPerCredential)
 	s.metrics = newMetrics(s, cfg.Collectors)
 	s.routes = s.routeTable()

@@ -224,6 +224,9 @@ type HeartbeatResponse struct {
 	Command         string   `json:"command"`
 	Revoked         bool     `json:"revoked"`
 	IntervalSeconds float64  `json:"interval_seconds"`
+	// ExecSessions are exec sessions waiting for this agent to dial
+	// (exec.go).
+	ExecSessions []ExecOffer `json:"exec_sessions,omitempty"`
 }
 
 // AcquireRequest is the body of POST /v1/workers/self/acquire.
