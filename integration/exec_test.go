@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
+	"github.com/gpulayer/gpulayer/plugins/container/containertest"
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
 )
@@ -260,4 +261,38 @@ func plainAttach(t *testing.T, base, token, path, stdin string) []api.ExecFrame 
 		t.Fatal("plain attach: no frames")
 	}
 	return frames
+}
+
+// Exec into a container task through a real coordinator and agent: docker
+// exec, as the task's user, its output and exit code back.
+func TestExecIntoContainerTask(t *testing.T) {
+	containertest.DockerOrSkip(t)
+	h := startCoordinator(t)
+	admin := h.Client(t, h.AdminToken)
+	startAgent(t, h.URL, h.JoinToken, "node-cx", "dgxh100", agentOpts{containers: true, cdiDir: t.TempDir()})
+	cfg, _ := json.Marshal(api.ContainerConfig{Image: containertest.ProbeImage, Args: []string{"id", "echo", "ready", "sleep"}})
+	job, err := admin.SubmitJob(t.Context(), api.JobSpec{Executor: "container", Config: cfg, MaxAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = admin.CancelJob(context.Background(), job.ID) })
+	var out string
+	coordinatortest.WaitFor(t, 60*time.Second, "the container task to be ready", func() bool {
+		out = logsOf(t, admin, job.ID)
+		return strings.Contains(out, "ready")
+	})
+	j, err := admin.Job(t.Context(), job.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idLine := strings.SplitN(out, "\n", 2)[0]
+	var stdout lockedBuf
+	code, err := admin.Exec(t.Context(), j.Tasks[0].ID, client.ExecOptions{Command: []string{"/probe", "id", "cat", "exit", "4"},
+		Stdin: strings.NewReader("piped\n"), Stdout: &stdout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != 4 || stdout.String() != idLine+"\npiped\n" {
+		t.Fatalf("exit %d, stdout %q; want 4, %q and stdin back", code, stdout.String(), idLine)
+	}
 }
