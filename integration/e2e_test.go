@@ -66,6 +66,8 @@ type agentOpts struct {
 	hostname string
 	// isolateNetwork is the agent's --task-network isolated.
 	isolateNetwork bool
+	// caFile verifies coordinators that serve HTTPS.
+	caFile string
 }
 
 // taskUserAsRoot is user for an agent running as root; an agent that is
@@ -121,6 +123,7 @@ func newAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, op
 	}
 	a, err := agent.New(agent.Config{
 		Coordinators:      []string{coordinatorURL},
+		CAFile:            o.caFile,
 		JoinToken:         joinToken,
 		AdminToken:        o.adminToken,
 		InstanceToken:     o.instanceToken,

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpulayer/gpulayer/coordinator"
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
 	"github.com/gpulayer/gpulayer/plugins/container/containertest"
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -294,5 +295,53 @@ func TestExecIntoContainerTask(t *testing.T) {
 	}
 	if code != 4 || stdout.String() != idLine+"\npiped\n" {
 		t.Fatalf("exit %d, stdout %q; want 4, %q and stdin back", code, stdout.String(), idLine)
+	}
+}
+
+// With three coordinators the client's session and the agent's dial both
+// reach the leader through followers (forwarded WebSockets): a client
+// that talks to one follower only and an agent that talks to the other
+// still meet, and the command's output and exit code come back.
+//
+// Over TLS too: the forwarded WebSocket must stay HTTP/1.1 on links that
+// offer HTTP/2.
+func TestExecThroughFollowers(t *testing.T) {
+	for _, tls := range []bool{false, true} {
+		t.Run(map[bool]string{false: "http", true: "https"}[tls], func(t *testing.T) {
+			opts := coordinatortest.Options{Tweak: func(c *coordinator.Config) { c.HeartbeatInterval = 100 * time.Millisecond }}
+			if tls {
+				opts.TLS = coordinatortest.NewTLS(t, "global")
+			}
+			execThroughFollowers(t, coordinatortest.StartCluster(t, 3, opts), opts.TLS)
+		})
+	}
+}
+
+func execThroughFollowers(t *testing.T, c *coordinatortest.Cluster, tls *coordinatortest.TLS) {
+	caFile := ""
+	if tls != nil {
+		caFile = tls.CAFile
+	}
+	leader := c.WaitLeader(15 * time.Second)
+	var followers []string
+	for _, n := range c.Nodes {
+		if n != leader {
+			followers = append(followers, n.URL)
+		}
+	}
+	startAgent(t, followers[1], c.JoinToken, "gpu-f", "dgxh100", agentOpts{caFile: caFile})
+	admin, err := client.New(client.Config{Addrs: []string{followers[0]}, Token: c.AdminToken, CAFile: caFile, MaxRetryWait: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	taskID, _ := runningShellTask(t, admin, `echo ready; exec sleep 120`)
+	var stdout lockedBuf
+	code, err := admin.Exec(t.Context(), taskID, client.ExecOptions{Command: []string{"sh", "-c", "cat; exit 6"},
+		Stdin: strings.NewReader("through followers\n"), Stdout: &stdout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != 6 || stdout.String() != "through followers\n" {
+		t.Fatalf("exit %d, stdout %q", code, stdout.String())
 	}
 }
