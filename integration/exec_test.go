@@ -345,3 +345,42 @@ func execThroughFollowers(t *testing.T, c *coordinatortest.Cluster, tls *coordin
 		t.Fatalf("exit %d, stdout %q", code, stdout.String())
 	}
 }
+
+// Sessions are bounded: at most MaxExecSessionsPerTask open on a task,
+// and a credential opens them at most at ExecRate (here a burst of 3 and
+// nearly no refill), each refusal a 429 that opens nothing.
+func TestExecSessionBounds(t *testing.T) {
+	h := coordinatortest.Start(t, coordinatortest.Options{Tweak: func(c *coordinator.Config) {
+		c.HeartbeatInterval = 100 * time.Millisecond
+		c.RateLimits.ExecRate, c.RateLimits.ExecBurst = 0.001, 3
+	}})
+	admin := h.Client(t, h.AdminToken)
+	startAgent(t, h.URL, h.JoinToken, "node-b", "dgxh100")
+	taskID, _ := runningShellTask(t, admin, `echo ready; exec sleep 120`)
+	req := api.ExecRequest{Command: []string{"true"}}
+	for i := range 3 {
+		if _, err := admin.OpenExec(t.Context(), taskID, req); err != nil {
+			t.Fatalf("session %d: %v", i, err)
+		}
+	}
+	_, err := admin.OpenExec(t.Context(), taskID, req)
+	var ae *api.Error
+	if !errors.As(err, &ae) || ae.Status != http.StatusTooManyRequests || ae.Code != api.CodeRateLimited {
+		t.Fatalf("a fourth session at once: %v, want 429 rate_limited", err)
+	}
+
+	// The per-task bound, with the rate out of the way.
+	h2 := coordinatortest.Start(t, coordinatortest.Options{Tweak: func(c *coordinator.Config) { c.HeartbeatInterval = 100 * time.Millisecond }})
+	admin2 := h2.Client(t, h2.AdminToken)
+	startAgent(t, h2.URL, h2.JoinToken, "node-b2", "dgxh100")
+	task2, _ := runningShellTask(t, admin2, `echo ready; exec sleep 120`)
+	for i := range api.MaxExecSessionsPerTask {
+		if _, err := admin2.OpenExec(t.Context(), task2, req); err != nil {
+			t.Fatalf("session %d: %v", i, err)
+		}
+	}
+	_, err = admin2.OpenExec(t.Context(), task2, req)
+	if !errors.As(err, &ae) || ae.Status != http.StatusTooManyRequests || !strings.Contains(ae.Message, "this task") {
+		t.Fatalf("one session over the task's bound: %v, want 429 naming the task", err)
+	}
+}
