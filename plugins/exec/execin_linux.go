@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	osexec "os/exec"
+	"sync"
 	"syscall"
 	"time"
 
@@ -130,7 +131,11 @@ type execEnd struct {
 
 // execIO is an exec's plumbing: pipes, or a pseudo-terminal.
 type execIO struct {
-	tty                      *os.File // the terminal's master side, or nil
+	tty *os.File // the terminal's master side, or nil
+	// ttyMu orders resizes with the terminal's close: a resize reads
+	// its descriptor, which a close releases.
+	ttyMu                    sync.Mutex
+	ttyClosed                bool
 	stdinW, stdoutR, stderrR *os.File
 	child                    []*os.File // the command's ends, closed once it started
 	outDone                  chan struct{}
@@ -213,7 +218,8 @@ func (x *execIO) drain() {
 	select {
 	case <-x.outDone:
 	case <-t.C:
-		for _, f := range []*os.File{x.tty, x.stdoutR, x.stderrR} {
+		x.closeTTY()
+		for _, f := range []*os.File{x.stdoutR, x.stderrR} {
 			if f != nil {
 				_ = f.Close()
 			}
@@ -237,7 +243,7 @@ func (x *execIO) resize(ctx context.Context, sizes <-chan executor.TermSize) {
 				return
 			}
 			if sz.Rows > 0 && sz.Cols > 0 {
-				_ = pty.Setsize(x.tty, &pty.Winsize{Rows: sz.Rows, Cols: sz.Cols})
+				x.setSize(sz)
 			}
 		}
 	}
@@ -256,9 +262,29 @@ func copyIn(dst *os.File, src io.Reader, closeAtEOF bool) {
 
 func (x *execIO) close() {
 	closeAll(x.child...)
-	for _, f := range []*os.File{x.tty, x.stdinW, x.stdoutR, x.stderrR} {
+	x.closeTTY()
+	for _, f := range []*os.File{x.stdinW, x.stdoutR, x.stderrR} {
 		if f != nil {
 			_ = f.Close()
 		}
+	}
+}
+
+// setSize resizes the terminal unless it is closed.
+func (x *execIO) setSize(sz executor.TermSize) {
+	x.ttyMu.Lock()
+	defer x.ttyMu.Unlock()
+	if !x.ttyClosed {
+		_ = pty.Setsize(x.tty, &pty.Winsize{Rows: sz.Rows, Cols: sz.Cols})
+	}
+}
+
+// closeTTY closes the terminal's master side, once (none: nothing).
+func (x *execIO) closeTTY() {
+	x.ttyMu.Lock()
+	defer x.ttyMu.Unlock()
+	if x.tty != nil && !x.ttyClosed {
+		x.ttyClosed = true
+		_ = x.tty.Close()
 	}
 }
