@@ -111,7 +111,11 @@ func (e *execSessions) run(ctx context.Context, taskID string, start api.ExecFra
 	if err != nil {
 		return -1, err
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	// The connection's reads and writes watch the session's ctx, not the
+	// command's: a read or write whose ctx ends closes the connection,
+	// and the exit code still has to go out on it once the command
+	// ended. The reader ends when serve closes the connection.
+	cmdCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stdinR, stdinW := io.Pipe()
 	defer stdinR.Close()
@@ -119,7 +123,7 @@ func (e *execSessions) run(ctx context.Context, taskID string, start api.ExecFra
 	go readExecInput(ctx, cancel, conn, stdinW, resize)
 	req := executor.ExecRequest{ID: attemptID, Command: start.Command, TTY: start.TTY,
 		Size: executor.TermSize{Rows: uint16(start.Rows), Cols: uint16(start.Cols)}}
-	return executor.Exec(ctx, ex, req, executor.ExecStreams{
+	return executor.Exec(cmdCtx, ex, req, executor.ExecStreams{
 		Stdin:  stdinR,
 		Stdout: frameWriter{ctx, conn, api.ExecStdout},
 		Stderr: frameWriter{ctx, conn, api.ExecStderr},
@@ -128,7 +132,8 @@ func (e *execSessions) run(ctx context.Context, taskID string, start api.ExecFra
 }
 
 // readExecInput passes the client's frames on until the connection ends,
-// which ends the command (cancel).
+// which ends the command (cancel). A resize the command is not keeping
+// up with is dropped for the next.
 func readExecInput(ctx context.Context, cancel context.CancelFunc, conn *execstream.Conn, stdin *io.PipeWriter, resize chan<- executor.TermSize) {
 	defer cancel()
 	defer stdin.Close()
@@ -147,7 +152,7 @@ func readExecInput(ctx context.Context, cancel context.CancelFunc, conn *execstr
 		case api.ExecResize:
 			select {
 			case resize <- executor.TermSize{Rows: uint16(f.Rows), Cols: uint16(f.Cols)}:
-			default: // a newer one follows; the command is not keeping up
+			default:
 			}
 		}
 	}
