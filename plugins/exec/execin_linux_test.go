@@ -75,10 +75,13 @@ func TestExecEntersTheTaskSandbox(t *testing.T) {
 		!strings.HasPrefix(lines[3], "gpulayer-task-init") || errOut.String() != "oops\n" {
 		t.Fatalf("code %d, stdout %q, stderr %q: want 7, the task's uid, its /tmp, stdin, its init as pid 1, and oops", code, out.String(), errOut.String())
 	}
-	// The task outlives the exec, and takes another.
-	code, err = e.Exec(t.Context(), executor.ExecRequest{ID: task.ID, Command: []string{"true"}}, executor.ExecStreams{Stdout: io.Discard, Stderr: io.Discard})
-	if err != nil || code != 0 {
-		t.Fatalf("a second exec: %d %v", code, err)
+	// The task outlives the exec, and takes another: with no_new_privs,
+	// and no descriptor of the plugin's but 0, 1 and 2 (ls's own is 3).
+	var second syncBuf
+	code, err = e.Exec(t.Context(), executor.ExecRequest{ID: task.ID, Command: []string{"sh", "-c", `grep NoNewPrivs /proc/self/status; ls /proc/self/fd`}},
+		executor.ExecStreams{Stdout: &second, Stderr: io.Discard})
+	if err != nil || code != 0 || second.String() != "NoNewPrivs:\t1\n0\n1\n2\n3\n" {
+		t.Fatalf("a second exec: %d %v, output %q: want no_new_privs and fds 0 to 3", code, err, second.String())
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
