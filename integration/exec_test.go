@@ -1,41 +1,22 @@
 package integration
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator"
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
+	"github.com/gpulayer/gpulayer/internal/syncbuf"
 	"github.com/gpulayer/gpulayer/plugins/container/containertest"
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
 )
-
-// lockedBuf is a buffer written by one goroutine and read by another.
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // runningShellTask submits an exec job running script and waits until
 // its output shows "ready"; it returns the task's id and its output so far.
@@ -71,7 +52,7 @@ func TestExecIntoRunningTask(t *testing.T) {
 	taskID, out := runningShellTask(t, admin, `echo "uid=$(id -u)"; echo task-secret > /tmp/marker; echo ready; exec sleep 120`)
 	uid := strings.TrimPrefix(strings.SplitN(out, "\n", 2)[0], "uid=")
 
-	var stdout, stderr lockedBuf
+	var stdout, stderr syncbuf.Buffer
 	code, err := admin.Exec(t.Context(), taskID, client.ExecOptions{
 		Command: []string{"sh", "-c", `id -u; cat /tmp/marker; cat; echo to-stderr >&2; exit 5`},
 		Stdin:   strings.NewReader("from-stdin\n"), Stdout: &stdout, Stderr: &stderr,
@@ -86,7 +67,7 @@ func TestExecIntoRunningTask(t *testing.T) {
 	// A TTY session: a terminal of the size asked, then a resize.
 	stdinR, stdinW := io.Pipe()
 	resize := make(chan client.TermSize, 1)
-	var tty lockedBuf
+	var tty syncbuf.Buffer
 	done := make(chan error, 1)
 	var ttyCode int
 	go func() {
@@ -287,7 +268,7 @@ func TestExecIntoContainerTask(t *testing.T) {
 		t.Fatal(err)
 	}
 	idLine := strings.SplitN(out, "\n", 2)[0]
-	var stdout lockedBuf
+	var stdout syncbuf.Buffer
 	code, err := admin.Exec(t.Context(), j.Tasks[0].ID, client.ExecOptions{Command: []string{"/probe", "id", "cat", "exit", "4"},
 		Stdin: strings.NewReader("piped\n"), Stdout: &stdout})
 	if err != nil {
@@ -335,7 +316,7 @@ func execThroughFollowers(t *testing.T, c *coordinatortest.Cluster, tls *coordin
 		t.Fatal(err)
 	}
 	taskID, _ := runningShellTask(t, admin, `echo ready; exec sleep 120`)
-	var stdout lockedBuf
+	var stdout syncbuf.Buffer
 	code, err := admin.Exec(t.Context(), taskID, client.ExecOptions{Command: []string{"sh", "-c", "cat; exit 6"},
 		Stdin: strings.NewReader("through followers\n"), Stdout: &stdout})
 	if err != nil {

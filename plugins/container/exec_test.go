@@ -8,31 +8,13 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/gpulayer/gpulayer/internal/syncbuf"
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/executor"
 )
-
-// execOut collects an exec's output across goroutines.
-type execOut struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (o *execOut) Write(p []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.b.Write(p)
-}
-
-func (o *execOut) String() string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.b.String()
-}
 
 // docker exec into a running task's container: the command runs as the
 // task's user with stdin, stdout, stderr and its exit code; with a TTY
@@ -47,7 +29,7 @@ func TestDockerExecIntoATask(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = e.Stop(context.Background(), task.ID, 0) })
 
-	var out, errOut execOut
+	var out, errOut syncbuf.Buffer
 	code, err := e.Exec(t.Context(), executor.ExecRequest{ID: task.ID, Command: []string{"/probe", "id", "cat", "stderr", "exit", "6"}},
 		executor.ExecStreams{Stdin: strings.NewReader("from-stdin\n"), Stdout: &out, Stderr: &errOut})
 	if err != nil {
@@ -59,7 +41,7 @@ func TestDockerExecIntoATask(t *testing.T) {
 
 	stdinR, stdinW := io.Pipe()
 	resize := make(chan executor.TermSize, 1)
-	var tty execOut
+	var tty syncbuf.Buffer
 	done := make(chan error, 1)
 	go func() {
 		code, err := e.Exec(t.Context(), executor.ExecRequest{ID: task.ID, TTY: true, Size: executor.TermSize{Rows: 30, Cols: 100},

@@ -1,15 +1,14 @@
 package exec_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/gpulayer/gpulayer/internal/syncbuf"
 	"github.com/gpulayer/gpulayer/plugins/exec"
 	"github.com/gpulayer/gpulayer/sdk/executor"
 )
@@ -38,24 +37,6 @@ func startReady(t *testing.T, e *exec.Executor, task executor.Task) {
 	}
 }
 
-// syncBuf is a buffer written from one goroutine and read from another.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // An exec'd command runs in the task's sandbox, as its user: it sees the
 // task's own /tmp and its PID namespace, gets stdin, and its output and
 // exit code come back.
@@ -64,7 +45,7 @@ func TestExecEntersTheTaskSandbox(t *testing.T) {
 	e := sandboxed()
 	task := userTask(t, 61520, nil, `echo task-secret > /tmp/marker; echo ready; exec sleep 100`)
 	startReady(t, e, task)
-	var out, errOut syncBuf
+	var out, errOut syncbuf.Buffer
 	code, err := e.Exec(t.Context(), executor.ExecRequest{ID: task.ID, Command: []string{"sh", "-c", `id -u; cat /tmp/marker; cat; tr '\0' ' ' < /proc/1/cmdline; echo; echo oops >&2; exit 7`}},
 		executor.ExecStreams{Stdin: strings.NewReader("from-stdin\n"), Stdout: &out, Stderr: &errOut})
 	if err != nil {
@@ -77,7 +58,7 @@ func TestExecEntersTheTaskSandbox(t *testing.T) {
 	}
 	// The task outlives the exec, and takes another: with no_new_privs,
 	// and no descriptor of the plugin's but 0, 1 and 2 (ls's own is 3).
-	var second syncBuf
+	var second syncbuf.Buffer
 	code, err = e.Exec(t.Context(), executor.ExecRequest{ID: task.ID, Command: []string{"sh", "-c", `grep NoNewPrivs /proc/self/status; ls /proc/self/fd`}},
 		executor.ExecStreams{Stdout: &second, Stderr: io.Discard})
 	if err != nil || code != 0 || second.String() != "NoNewPrivs:\t1\n0\n1\n2\n3\n" {
@@ -99,7 +80,7 @@ func TestExecTTYAndResize(t *testing.T) {
 	startReady(t, e, task)
 	stdinR, stdinW := io.Pipe()
 	resize := make(chan executor.TermSize, 1)
-	var out syncBuf
+	var out syncbuf.Buffer
 	done := make(chan error, 1)
 	var code int
 	go func() {
