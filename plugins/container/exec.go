@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"syscall"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
@@ -98,18 +97,6 @@ func execExitCode(ctx context.Context, eng engine, id string) (int, error) {
 		}
 	}
 	return -1, errors.New("container: the exec's output ended but the daemon still says it runs")
-}
-
-// killExec ends an exec whose caller went away. The daemon has no call
-// to kill one exec alone: its process is killed by its pid, which the
-// daemon reports as the host sees it (this executor runs on the daemon's
-// host, as root).
-func killExec(eng engine, id string) {
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
-	defer cancel()
-	if ins, err := eng.ContainerExecInspect(ctx, id); err == nil && ins.Running && ins.Pid > 0 {
-		_ = syscall.Kill(ins.Pid, syscall.SIGKILL)
-	}
 }
 
 // resizeExec passes terminal sizes on to the exec's TTY.
