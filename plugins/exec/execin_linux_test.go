@@ -132,3 +132,36 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// A caller that goes away ends its command: nothing of it is left in the
+// task's sandbox.
+func TestExecCallerGoneEndsTheCommand(t *testing.T) {
+	sandboxOnly(t)
+	e := sandboxed()
+	task := userTask(t, 61523, nil, `echo ready; exec sleep 100`)
+	startReady(t, e, task)
+	ctx, cancel := context.WithCancel(t.Context())
+	var out syncbuf.Buffer
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.Exec(ctx, executor.ExecRequest{ID: task.ID, Command: []string{"sh", "-c", "echo started; sleep 99 & wait"}},
+			executor.ExecStreams{Stdout: &out, Stderr: io.Discard})
+		done <- err
+	}()
+	waitFor(t, func() bool { return strings.Contains(out.String(), "started") })
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("exec after its caller went: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the exec did not end with its caller")
+	}
+	var ps syncbuf.Buffer
+	code, err := e.Exec(t.Context(), executor.ExecRequest{ID: task.ID, Command: []string{"sh", "-c", `cat /proc/[0-9]*/cmdline | tr '\0' ' '`}},
+		executor.ExecStreams{Stdout: &ps, Stderr: io.Discard})
+	if err != nil || code != 0 || strings.Contains(ps.String(), "sleep 99") || !strings.Contains(ps.String(), "sleep 100") {
+		t.Fatalf("processes in the sandbox after: %q (%d %v): want the task's sleep 100 and no sleep 99", ps.String(), code, err)
+	}
+}
