@@ -191,6 +191,8 @@ type Agent struct {
 	wake chan struct{} // a heartbeat now, please
 	// identified is closed once the agent holds an accepted credential.
 	identified chan struct{}
+	// execs runs the exec sessions heartbeats offer (execsessions.go).
+	execs *execSessions
 
 	mu       sync.Mutex
 	workerID string
@@ -265,6 +267,7 @@ func New(cfg Config) (*Agent, error) {
 	}
 	a := &Agent{cfg: cfg, log: cfg.Logger.With("component", "agent"), client: c, plan: plan, leases: newLeaseBook(cfg.Clock), orders: newOrders(), wake: make(chan struct{}, 1), identified: make(chan struct{})}
 	a.discoverFabric() // fabric.go
+	a.execs = newExecSessions(a)
 	return a, nil
 }
 
@@ -449,6 +452,7 @@ func (a *Agent) heartbeatLoop(ctx context.Context) error {
 			a.heard(resp.Command)
 			a.clearGPUs(resp.ClearGPUs)
 			a.migOrders(ctx, resp.MIGLayouts)
+			a.execs.offer(ctx, resp.ExecSessions)
 			var renewed, all []string
 			for _, at := range running {
 				all = append(all, at.AttemptID)

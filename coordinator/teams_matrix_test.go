@@ -64,6 +64,10 @@ var routeTeamScopes = map[string]teamScope{
 	"POST /v1/workers/self/acquire": teamNeutral, "POST /v1/workers/self/drain": teamNeutral, "POST /v1/workers/self/resume": teamNeutral,
 	"POST /v1/workers/self/deregister": teamNeutral, "POST /v1/tasks/{id}/start": teamNeutral, "POST /v1/tasks/{id}/logs": teamNeutral,
 	"POST /v1/tasks/{id}/finish": teamNeutral, "POST /v1/tasks/{id}/fail": teamNeutral, "POST /v1/tasks/{id}/rendezvous": teamNeutral,
+	// Exec into a task names the task's job; attaching names a session,
+	// which only its opener holds (an unknown one is 404 to every team).
+	"POST /v1/tasks/{id}/exec": teamOwned, "GET /v1/exec/{id}": teamNeutral, "POST /v1/exec/{id}": teamNeutral,
+	"GET /v1/workers/self/exec/{id}": teamNeutral,
 }
 
 // ownedTarget is the request a teamOwned route is called with: alpha's
@@ -72,6 +76,9 @@ type ownedTarget struct {
 	path string
 	body []byte
 	own  int
+	// ownFor, where set, overrides own for a role of the owning team
+	// (exec: a read token of the job's team is answered as a stranger).
+	ownFor map[string]int
 	// byCaller, where set, gives each caller ("role/team") a path of its
 	// own (a job each to cancel).
 	byCaller map[string]string
@@ -91,6 +98,8 @@ type teamMatrixFixture struct {
 	callers []teamCaller
 	job     string
 	digest  string
+	// task is alpha's finished one-GPU task.
+	task string
 	// cancel holds a pending job of alpha's for each caller to cancel.
 	cancel map[string]string
 }
@@ -141,6 +150,7 @@ func newTeamMatrixFixture(t *testing.T) teamMatrixFixture {
 	if _, err := worker.Finish(ctx, acq.Task.ID, api.FinishRequest{AttemptID: acq.Task.AttemptID}); err != nil {
 		t.Fatal(err)
 	}
+	f.task = acq.Task.ID
 	f.cancel = map[string]string{}
 	for _, c := range append([]teamCaller{{}}, f.callers...) {
 		job, err := alpha.SubmitJob(ctx, api.JobSpec{Executor: "other", Config: []byte(`{}`)})
@@ -177,6 +187,11 @@ func TestRouteTeamMatrix(t *testing.T) {
 		// Each caller cancels a job of its own (submitted by alpha's
 		// submit token, whose role cancels its own jobs).
 		"POST /v1/jobs/{id}/cancel": {byCaller: f.cancel, body: []byte(`{}`), own: http.StatusOK},
+		// Exec into alpha's finished task: its team's submit token and an
+		// admin are told it is not running; a read token, even alpha's,
+		// is told the task does not exist.
+		"POST /v1/tasks/{id}/exec": {path: "/v1/tasks/" + f.task + "/exec", body: []byte(`{"command":["true"]}`),
+			own: http.StatusConflict, ownFor: map[string]int{auth.RoleRead: http.StatusNotFound}},
 	}
 	path := strings.NewReplacer("{id}", "x", "{key}", "x", "{kind}", "worker", "{member}", "x", "{sha256}", strings.Repeat("a", 64),
 		"{uuid}", "x", "{path...}", "app.js", "{name}", "x")
@@ -242,9 +257,13 @@ func checkTeamPair(t *testing.T, route string, scope teamScope, role string, all
 		want("alpha", own, http.StatusForbidden)
 		want("beta", other, http.StatusForbidden)
 	case scope == teamOwned:
-		want("alpha", own, target.own)
+		ownStatus := target.own
+		if s, ok := target.ownFor[role]; ok {
+			ownStatus = s
+		}
+		want("alpha", own, ownStatus)
 		if role == auth.RoleAdmin {
-			want("beta", other, target.own)
+			want("beta", other, ownStatus)
 		} else {
 			want("beta", other, http.StatusNotFound)
 		}

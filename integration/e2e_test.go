@@ -75,6 +75,8 @@ type agentOpts struct {
 	// the host's own adapters never reach a test).
 	nccl        fabric.Hints
 	fabricSysfs string
+	// caFile verifies coordinators that serve HTTPS.
+	caFile string
 }
 
 // taskUserAsRoot is user for an agent running as root; an agent that is
@@ -130,6 +132,7 @@ func newAgent(t *testing.T, coordinatorURL, joinToken, workerID, fake string, op
 	}
 	a, err := agent.New(agent.Config{
 		Coordinators:      []string{coordinatorURL},
+		CAFile:            o.caFile,
 		JoinToken:         joinToken,
 		AdminToken:        o.adminToken,
 		InstanceToken:     o.instanceToken,

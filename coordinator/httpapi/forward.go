@@ -90,6 +90,11 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) bool {
 		// A following log stream outlives the write timeout; the leader
 		// bounds everything else it relays.
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+	case isExecStream(r):
+		// An exec session lasts as long as its command.
+		rc := http.NewResponseController(w)
+		_ = rc.SetReadDeadline(time.Time{})
+		_ = rc.SetWriteDeadline(time.Time{})
 	case strings.HasPrefix(r.URL.Path, "/v1/artifacts/"):
 		// Artifact bytes take longer than a JSON call, both ways.
 		rc := http.NewResponseController(w)
@@ -98,6 +103,12 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) bool {
 	}
 	proxy.ServeHTTP(w, r)
 	return true
+}
+
+// isExecStream reports whether r attaches to an exec session (a client's
+// or an agent's end), which the leader holds as long as the command runs.
+func isExecStream(r *http.Request) bool {
+	return strings.HasPrefix(r.URL.Path, "/v1/exec/") || strings.HasPrefix(r.URL.Path, "/v1/workers/self/exec/")
 }
 
 // forwardSource replaces the forwarding headers of a request this node

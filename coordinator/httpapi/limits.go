@@ -27,6 +27,10 @@ type RateLimits struct {
 	// last two take no credential at all).
 	RegisterRate  float64
 	RegisterBurst int
+	// ExecRate limits, by credential, how fast exec sessions are opened
+	// (POST /v1/tasks/{id}/exec); loopback is not exempt.
+	ExecRate  float64
+	ExecBurst int
 	// Exempt lists source networks that are never limited. Nil means
 	// loopback (local tools, tests, benchmarks); empty means none.
 	Exempt []netip.Prefix
@@ -43,6 +47,8 @@ const (
 	DefaultPrincipalBurst = 400
 	DefaultRegisterRate   = 10
 	DefaultRegisterBurst  = 50
+	DefaultExecRate       = 1
+	DefaultExecBurst      = 20
 )
 
 func orDefault(v, def float64) float64 {

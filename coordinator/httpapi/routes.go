@@ -97,6 +97,12 @@ func (s *Server) routeTable() []Route {
 		{"GET", "/v1/jobs/{id}/logs", clientRead, s.jobLogs},
 		{"POST", "/v1/jobs/{id}/cancel", clientSubmit, s.cancelJob},
 
+		// Exec into a running task (exec.go, execattach.go).
+		{"POST", "/v1/tasks/{id}/exec", execOpen, s.openExec},
+		{"GET", "/v1/exec/{id}", clientSubmit, s.attachExec},
+		{"POST", "/v1/exec/{id}", clientSubmit, s.runExecFile},
+		{"GET", "/v1/workers/self/exec/{id}", workerOnly, s.agentExec},
+
 		{"GET", "/v1/workers", clientAdmin, s.listWorkers},
 		{"GET", "/v1/workers/{id}", clientAdmin, s.getWorker},
 		{"DELETE", "/v1/workers/{id}", clientAdmin, s.forgetWorker},

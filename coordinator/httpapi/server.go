@@ -14,9 +14,11 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/artifactrepair"
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/blob"
+	"github.com/gpulayer/gpulayer/coordinator/execsession"
 	"github.com/gpulayer/gpulayer/coordinator/fsm"
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/internal/clock"
+	"github.com/gpulayer/gpulayer/internal/ratelimit"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -160,6 +162,10 @@ type Server struct {
 	preflightGangs int // Config.PreflightGangs
 	streams        StreamLimits
 	sso            SSO
+	// execs are the exec sessions open on this node (exec.go), execLimit
+	// bounds how fast one credential opens them.
+	execs     *execsession.Registry
+	execLimit *ratelimit.Keyed
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -213,6 +219,8 @@ func New(cfg Config) *Server {
 	s.preflightGangs = cfg.PreflightGangs
 	s.streams = cfg.Streams.withDefaults()
 	s.sso = cfg.SSO
+	s.execs = execsession.New(cfg.Clock, execsession.Limits{})
+	s.execLimit = ratelimit.New(orDefault(cfg.RateLimits.ExecRate, DefaultExecRate), orDefaultInt(cfg.RateLimits.ExecBurst, DefaultExecBurst), 0)
 	s.polls = newLongPolls(api.MaxLongPollsPerCredential)
 	s.metrics = newMetrics(s, cfg.Collectors)
 	s.routes = s.routeTable()

@@ -175,7 +175,9 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p auth.Princi
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, view.HeartbeatAnswer(a, s.leases.HeartbeatInterval()))
+	answer := view.HeartbeatAnswer(a, s.leases.HeartbeatInterval())
+	answer.ExecSessions = s.execs.Offers(p.WorkerID)
+	writeJSON(w, http.StatusOK, answer)
 	return nil
 }
 

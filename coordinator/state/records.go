@@ -175,6 +175,9 @@ type Task struct {
 // Active reports whether the task is held by a worker.
 func (t *Task) Active() bool { return t.State == taskAssigned || t.State == taskRunning }
 
+// Running reports whether the task's attempt has started on its worker.
+func (t *Task) Running() bool { return t.State == taskRunning }
+
 // Terminal reports whether the task has ended for good.
 func (t *Task) Terminal() bool {
 	return t.State == taskSucceeded || t.State == taskFailed || t.State == taskCancelled

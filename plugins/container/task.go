@@ -22,11 +22,13 @@ import (
 type task struct {
 	id          string
 	containerID string
-	logs        *logbuf.Buffer
-	copied      chan struct{} // closed once the output stream ended
-	stopping    atomic.Bool
-	done        chan struct{} // closed once result is set
-	result      executor.Result
+	// user is the container's user, uid:gid, which an exec runs as too.
+	user     string
+	logs     *logbuf.Buffer
+	copied   chan struct{} // closed once the output stream ended
+	stopping atomic.Bool
+	done     chan struct{} // closed once result is set
+	result   executor.Result
 }
 
 // Done and Result make a task a tasktable.Task.
@@ -71,7 +73,7 @@ func (e *Executor) startTask(ctx context.Context, eng engine, t executor.Task, c
 		(&task{containerID: name}).remove(eng) // if the daemon made it anyway
 		return nil, fmt.Errorf("creating the container: %w", err)
 	}
-	tk := &task{id: t.ID, containerID: created.ID, logs: logbuf.New(e.opts.LogLimit), copied: make(chan struct{}), done: make(chan struct{})}
+	tk := &task{id: t.ID, containerID: created.ID, user: user, logs: logbuf.New(e.opts.LogLimit), copied: make(chan struct{}), done: make(chan struct{})}
 	// The attached stream outlives Start: it carries the output.
 	attach, err := eng.ContainerAttach(context.WithoutCancel(opCtx), created.ID, container.AttachOptions{Stream: true, Stdout: true, Stderr: true})
 	if err == nil {

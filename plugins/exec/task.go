@@ -32,6 +32,16 @@ type task struct {
 	reaped   atomic.Bool   // the process is gone: its pid may be reused
 	done     chan struct{} // closed once result is set and output drained
 	result   executor.Result
+	// as is who and where the task runs, for exec (execin_linux.go).
+	as execIdentity
+}
+
+// execIdentity is what a command exec'd into a task runs as: the task's
+// user, environment and directory.
+type execIdentity struct {
+	cred *syscall.Credential
+	env  []string
+	dir  string
 }
 
 // Done and Result make a task a tasktable.Task.
@@ -103,6 +113,7 @@ func (e *Executor) startTask(t executor.Task, cfg Config) (*task, error) {
 		stdout:  outR,
 		stderr:  errR,
 		done:    make(chan struct{}),
+		as:      execIdentity{cred: attr.Credential, env: env, dir: dir},
 	}
 	tk.readers.Add(2)
 	go tk.copy("stdout", outR)

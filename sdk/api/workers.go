@@ -239,6 +239,9 @@ type HeartbeatResponse struct {
 	// MIGLayouts are MIG layouts an admin asked of the worker's GPUs that
 	// its agent has yet to apply.
 	MIGLayouts []MIGLayoutOrder `json:"mig_layouts,omitempty"`
+	// ExecSessions are exec sessions waiting for this agent to dial
+	// (exec.go).
+	ExecSessions []ExecOffer `json:"exec_sessions,omitempty"`
 }
 
 // AcquireRequest is the body of POST /v1/workers/self/acquire.

@@ -186,6 +186,15 @@ func (c *Client) Addrs() []string {
 	return append([]string(nil), c.addrs...)
 }
 
+// tlsConfig is the TLS configuration of the client's transport (nil: the
+// default, or a transport the caller gave).
+func (c *Client) tlsConfig() *tls.Config {
+	if tr, ok := c.http.Transport.(*http.Transport); ok {
+		return tr.TLSClientConfig
+	}
+	return nil
+}
+
 func (c *Client) base() (string, string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

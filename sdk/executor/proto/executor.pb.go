@@ -580,6 +580,347 @@ func (x *LogChunk) GetData() []byte {
 	return nil
 }
 
+type ExecStart struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// id is the attempt id the task runs under.
+	Id            string   `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Command       []string `protobuf:"bytes,2,rep,name=command,proto3" json:"command,omitempty"`
+	Tty           bool     `protobuf:"varint,3,opt,name=tty,proto3" json:"tty,omitempty"`
+	Rows          uint32   `protobuf:"varint,4,opt,name=rows,proto3" json:"rows,omitempty"`
+	Cols          uint32   `protobuf:"varint,5,opt,name=cols,proto3" json:"cols,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExecStart) Reset() {
+	*x = ExecStart{}
+	mi := &file_executor_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExecStart) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExecStart) ProtoMessage() {}
+
+func (x *ExecStart) ProtoReflect() protoreflect.Message {
+	mi := &file_executor_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExecStart.ProtoReflect.Descriptor instead.
+func (*ExecStart) Descriptor() ([]byte, []int) {
+	return file_executor_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *ExecStart) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *ExecStart) GetCommand() []string {
+	if x != nil {
+		return x.Command
+	}
+	return nil
+}
+
+func (x *ExecStart) GetTty() bool {
+	if x != nil {
+		return x.Tty
+	}
+	return false
+}
+
+func (x *ExecStart) GetRows() uint32 {
+	if x != nil {
+		return x.Rows
+	}
+	return 0
+}
+
+func (x *ExecStart) GetCols() uint32 {
+	if x != nil {
+		return x.Cols
+	}
+	return 0
+}
+
+type TermSize struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Rows          uint32                 `protobuf:"varint,1,opt,name=rows,proto3" json:"rows,omitempty"`
+	Cols          uint32                 `protobuf:"varint,2,opt,name=cols,proto3" json:"cols,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TermSize) Reset() {
+	*x = TermSize{}
+	mi := &file_executor_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TermSize) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TermSize) ProtoMessage() {}
+
+func (x *TermSize) ProtoReflect() protoreflect.Message {
+	mi := &file_executor_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TermSize.ProtoReflect.Descriptor instead.
+func (*TermSize) Descriptor() ([]byte, []int) {
+	return file_executor_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *TermSize) GetRows() uint32 {
+	if x != nil {
+		return x.Rows
+	}
+	return 0
+}
+
+func (x *TermSize) GetCols() uint32 {
+	if x != nil {
+		return x.Cols
+	}
+	return 0
+}
+
+type ExecInput struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Input:
+	//
+	//	*ExecInput_Start
+	//	*ExecInput_Stdin
+	//	*ExecInput_StdinEof
+	//	*ExecInput_Resize
+	Input         isExecInput_Input `protobuf_oneof:"input"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExecInput) Reset() {
+	*x = ExecInput{}
+	mi := &file_executor_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExecInput) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExecInput) ProtoMessage() {}
+
+func (x *ExecInput) ProtoReflect() protoreflect.Message {
+	mi := &file_executor_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExecInput.ProtoReflect.Descriptor instead.
+func (*ExecInput) Descriptor() ([]byte, []int) {
+	return file_executor_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ExecInput) GetInput() isExecInput_Input {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *ExecInput) GetStart() *ExecStart {
+	if x != nil {
+		if x, ok := x.Input.(*ExecInput_Start); ok {
+			return x.Start
+		}
+	}
+	return nil
+}
+
+func (x *ExecInput) GetStdin() []byte {
+	if x != nil {
+		if x, ok := x.Input.(*ExecInput_Stdin); ok {
+			return x.Stdin
+		}
+	}
+	return nil
+}
+
+func (x *ExecInput) GetStdinEof() bool {
+	if x != nil {
+		if x, ok := x.Input.(*ExecInput_StdinEof); ok {
+			return x.StdinEof
+		}
+	}
+	return false
+}
+
+func (x *ExecInput) GetResize() *TermSize {
+	if x != nil {
+		if x, ok := x.Input.(*ExecInput_Resize); ok {
+			return x.Resize
+		}
+	}
+	return nil
+}
+
+type isExecInput_Input interface {
+	isExecInput_Input()
+}
+
+type ExecInput_Start struct {
+	Start *ExecStart `protobuf:"bytes,1,opt,name=start,proto3,oneof"`
+}
+
+type ExecInput_Stdin struct {
+	Stdin []byte `protobuf:"bytes,2,opt,name=stdin,proto3,oneof"`
+}
+
+type ExecInput_StdinEof struct {
+	StdinEof bool `protobuf:"varint,3,opt,name=stdin_eof,json=stdinEof,proto3,oneof"`
+}
+
+type ExecInput_Resize struct {
+	Resize *TermSize `protobuf:"bytes,4,opt,name=resize,proto3,oneof"`
+}
+
+func (*ExecInput_Start) isExecInput_Input() {}
+
+func (*ExecInput_Stdin) isExecInput_Input() {}
+
+func (*ExecInput_StdinEof) isExecInput_Input() {}
+
+func (*ExecInput_Resize) isExecInput_Input() {}
+
+type ExecOutput struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Output:
+	//
+	//	*ExecOutput_Stdout
+	//	*ExecOutput_Stderr
+	//	*ExecOutput_ExitCode
+	Output        isExecOutput_Output `protobuf_oneof:"output"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExecOutput) Reset() {
+	*x = ExecOutput{}
+	mi := &file_executor_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExecOutput) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExecOutput) ProtoMessage() {}
+
+func (x *ExecOutput) ProtoReflect() protoreflect.Message {
+	mi := &file_executor_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExecOutput.ProtoReflect.Descriptor instead.
+func (*ExecOutput) Descriptor() ([]byte, []int) {
+	return file_executor_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ExecOutput) GetOutput() isExecOutput_Output {
+	if x != nil {
+		return x.Output
+	}
+	return nil
+}
+
+func (x *ExecOutput) GetStdout() []byte {
+	if x != nil {
+		if x, ok := x.Output.(*ExecOutput_Stdout); ok {
+			return x.Stdout
+		}
+	}
+	return nil
+}
+
+func (x *ExecOutput) GetStderr() []byte {
+	if x != nil {
+		if x, ok := x.Output.(*ExecOutput_Stderr); ok {
+			return x.Stderr
+		}
+	}
+	return nil
+}
+
+func (x *ExecOutput) GetExitCode() int64 {
+	if x != nil {
+		if x, ok := x.Output.(*ExecOutput_ExitCode); ok {
+			return x.ExitCode
+		}
+	}
+	return 0
+}
+
+type isExecOutput_Output interface {
+	isExecOutput_Output()
+}
+
+type ExecOutput_Stdout struct {
+	Stdout []byte `protobuf:"bytes,1,opt,name=stdout,proto3,oneof"`
+}
+
+type ExecOutput_Stderr struct {
+	Stderr []byte `protobuf:"bytes,2,opt,name=stderr,proto3,oneof"`
+}
+
+type ExecOutput_ExitCode struct {
+	ExitCode int64 `protobuf:"varint,3,opt,name=exit_code,json=exitCode,proto3,oneof"`
+}
+
+func (*ExecOutput_Stdout) isExecOutput_Output() {}
+
+func (*ExecOutput_Stderr) isExecOutput_Output() {}
+
+func (*ExecOutput_ExitCode) isExecOutput_Output() {}
+
 var File_executor_proto protoreflect.FileDescriptor
 
 const file_executor_proto_rawDesc = "" +
@@ -618,13 +959,35 @@ const file_executor_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"6\n" +
 	"\bLogChunk\x12\x16\n" +
 	"\x06stream\x18\x01 \x01(\tR\x06stream\x12\x12\n" +
-	"\x04data\x18\x02 \x01(\fR\x04data2\x96\x03\n" +
+	"\x04data\x18\x02 \x01(\fR\x04data\"o\n" +
+	"\tExecStart\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
+	"\acommand\x18\x02 \x03(\tR\acommand\x12\x10\n" +
+	"\x03tty\x18\x03 \x01(\bR\x03tty\x12\x12\n" +
+	"\x04rows\x18\x04 \x01(\rR\x04rows\x12\x12\n" +
+	"\x04cols\x18\x05 \x01(\rR\x04cols\"2\n" +
+	"\bTermSize\x12\x12\n" +
+	"\x04rows\x18\x01 \x01(\rR\x04rows\x12\x12\n" +
+	"\x04cols\x18\x02 \x01(\rR\x04cols\"\xbe\x01\n" +
+	"\tExecInput\x127\n" +
+	"\x05start\x18\x01 \x01(\v2\x1f.gpulayer.executor.v1.ExecStartH\x00R\x05start\x12\x16\n" +
+	"\x05stdin\x18\x02 \x01(\fH\x00R\x05stdin\x12\x1d\n" +
+	"\tstdin_eof\x18\x03 \x01(\bH\x00R\bstdinEof\x128\n" +
+	"\x06resize\x18\x04 \x01(\v2\x1e.gpulayer.executor.v1.TermSizeH\x00R\x06resizeB\a\n" +
+	"\x05input\"i\n" +
+	"\n" +
+	"ExecOutput\x12\x18\n" +
+	"\x06stdout\x18\x01 \x01(\fH\x00R\x06stdout\x12\x18\n" +
+	"\x06stderr\x18\x02 \x01(\fH\x00R\x06stderr\x12\x1d\n" +
+	"\texit_code\x18\x03 \x01(\x03H\x00R\bexitCodeB\b\n" +
+	"\x06output2\xe5\x03\n" +
 	"\bExecutor\x12M\n" +
 	"\x04Info\x12!.gpulayer.executor.v1.InfoRequest\x1a\".gpulayer.executor.v1.InfoResponse\x12P\n" +
 	"\x05Start\x12\".gpulayer.executor.v1.StartRequest\x1a#.gpulayer.executor.v1.StartResponse\x12M\n" +
 	"\x04Wait\x12!.gpulayer.executor.v1.WaitRequest\x1a\".gpulayer.executor.v1.WaitResponse\x12M\n" +
 	"\x04Stop\x12!.gpulayer.executor.v1.StopRequest\x1a\".gpulayer.executor.v1.StopResponse\x12K\n" +
-	"\x04Logs\x12!.gpulayer.executor.v1.LogsRequest\x1a\x1e.gpulayer.executor.v1.LogChunk0\x01B1Z/github.com/gpulayer/gpulayer/sdk/executor/protob\x06proto3"
+	"\x04Logs\x12!.gpulayer.executor.v1.LogsRequest\x1a\x1e.gpulayer.executor.v1.LogChunk0\x01\x12M\n" +
+	"\x04Exec\x12\x1f.gpulayer.executor.v1.ExecInput\x1a .gpulayer.executor.v1.ExecOutput(\x010\x01B1Z/github.com/gpulayer/gpulayer/sdk/executor/protob\x06proto3"
 
 var (
 	file_executor_proto_rawDescOnce sync.Once
@@ -638,7 +1001,7 @@ func file_executor_proto_rawDescGZIP() []byte {
 	return file_executor_proto_rawDescData
 }
 
-var file_executor_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_executor_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_executor_proto_goTypes = []any{
 	(*InfoRequest)(nil),   // 0: gpulayer.executor.v1.InfoRequest
 	(*InfoResponse)(nil),  // 1: gpulayer.executor.v1.InfoResponse
@@ -651,26 +1014,34 @@ var file_executor_proto_goTypes = []any{
 	(*StopResponse)(nil),  // 8: gpulayer.executor.v1.StopResponse
 	(*LogsRequest)(nil),   // 9: gpulayer.executor.v1.LogsRequest
 	(*LogChunk)(nil),      // 10: gpulayer.executor.v1.LogChunk
-	nil,                   // 11: gpulayer.executor.v1.Task.EnvEntry
+	(*ExecStart)(nil),     // 11: gpulayer.executor.v1.ExecStart
+	(*TermSize)(nil),      // 12: gpulayer.executor.v1.TermSize
+	(*ExecInput)(nil),     // 13: gpulayer.executor.v1.ExecInput
+	(*ExecOutput)(nil),    // 14: gpulayer.executor.v1.ExecOutput
+	nil,                   // 15: gpulayer.executor.v1.Task.EnvEntry
 }
 var file_executor_proto_depIdxs = []int32{
-	11, // 0: gpulayer.executor.v1.Task.env:type_name -> gpulayer.executor.v1.Task.EnvEntry
+	15, // 0: gpulayer.executor.v1.Task.env:type_name -> gpulayer.executor.v1.Task.EnvEntry
 	2,  // 1: gpulayer.executor.v1.StartRequest.task:type_name -> gpulayer.executor.v1.Task
-	0,  // 2: gpulayer.executor.v1.Executor.Info:input_type -> gpulayer.executor.v1.InfoRequest
-	3,  // 3: gpulayer.executor.v1.Executor.Start:input_type -> gpulayer.executor.v1.StartRequest
-	5,  // 4: gpulayer.executor.v1.Executor.Wait:input_type -> gpulayer.executor.v1.WaitRequest
-	7,  // 5: gpulayer.executor.v1.Executor.Stop:input_type -> gpulayer.executor.v1.StopRequest
-	9,  // 6: gpulayer.executor.v1.Executor.Logs:input_type -> gpulayer.executor.v1.LogsRequest
-	1,  // 7: gpulayer.executor.v1.Executor.Info:output_type -> gpulayer.executor.v1.InfoResponse
-	4,  // 8: gpulayer.executor.v1.Executor.Start:output_type -> gpulayer.executor.v1.StartResponse
-	6,  // 9: gpulayer.executor.v1.Executor.Wait:output_type -> gpulayer.executor.v1.WaitResponse
-	8,  // 10: gpulayer.executor.v1.Executor.Stop:output_type -> gpulayer.executor.v1.StopResponse
-	10, // 11: gpulayer.executor.v1.Executor.Logs:output_type -> gpulayer.executor.v1.LogChunk
-	7,  // [7:12] is the sub-list for method output_type
-	2,  // [2:7] is the sub-list for method input_type
-	2,  // [2:2] is the sub-list for extension type_name
-	2,  // [2:2] is the sub-list for extension extendee
-	0,  // [0:2] is the sub-list for field type_name
+	11, // 2: gpulayer.executor.v1.ExecInput.start:type_name -> gpulayer.executor.v1.ExecStart
+	12, // 3: gpulayer.executor.v1.ExecInput.resize:type_name -> gpulayer.executor.v1.TermSize
+	0,  // 4: gpulayer.executor.v1.Executor.Info:input_type -> gpulayer.executor.v1.InfoRequest
+	3,  // 5: gpulayer.executor.v1.Executor.Start:input_type -> gpulayer.executor.v1.StartRequest
+	5,  // 6: gpulayer.executor.v1.Executor.Wait:input_type -> gpulayer.executor.v1.WaitRequest
+	7,  // 7: gpulayer.executor.v1.Executor.Stop:input_type -> gpulayer.executor.v1.StopRequest
+	9,  // 8: gpulayer.executor.v1.Executor.Logs:input_type -> gpulayer.executor.v1.LogsRequest
+	13, // 9: gpulayer.executor.v1.Executor.Exec:input_type -> gpulayer.executor.v1.ExecInput
+	1,  // 10: gpulayer.executor.v1.Executor.Info:output_type -> gpulayer.executor.v1.InfoResponse
+	4,  // 11: gpulayer.executor.v1.Executor.Start:output_type -> gpulayer.executor.v1.StartResponse
+	6,  // 12: gpulayer.executor.v1.Executor.Wait:output_type -> gpulayer.executor.v1.WaitResponse
+	8,  // 13: gpulayer.executor.v1.Executor.Stop:output_type -> gpulayer.executor.v1.StopResponse
+	10, // 14: gpulayer.executor.v1.Executor.Logs:output_type -> gpulayer.executor.v1.LogChunk
+	14, // 15: gpulayer.executor.v1.Executor.Exec:output_type -> gpulayer.executor.v1.ExecOutput
+	10, // [10:16] is the sub-list for method output_type
+	4,  // [4:10] is the sub-list for method input_type
+	4,  // [4:4] is the sub-list for extension type_name
+	4,  // [4:4] is the sub-list for extension extendee
+	0,  // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_executor_proto_init() }
@@ -678,13 +1049,24 @@ func file_executor_proto_init() {
 	if File_executor_proto != nil {
 		return
 	}
+	file_executor_proto_msgTypes[13].OneofWrappers = []any{
+		(*ExecInput_Start)(nil),
+		(*ExecInput_Stdin)(nil),
+		(*ExecInput_StdinEof)(nil),
+		(*ExecInput_Resize)(nil),
+	}
+	file_executor_proto_msgTypes[14].OneofWrappers = []any{
+		(*ExecOutput_Stdout)(nil),
+		(*ExecOutput_Stderr)(nil),
+		(*ExecOutput_ExitCode)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_executor_proto_rawDesc), len(file_executor_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   12,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -34,6 +34,7 @@ const (
 	Executor_Wait_FullMethodName  = "/gpulayer.executor.v1.Executor/Wait"
 	Executor_Stop_FullMethodName  = "/gpulayer.executor.v1.Executor/Stop"
 	Executor_Logs_FullMethodName  = "/gpulayer.executor.v1.Executor/Logs"
+	Executor_Exec_FullMethodName  = "/gpulayer.executor.v1.Executor/Exec"
 )
 
 // ExecutorClient is the client API for Executor service.
@@ -50,6 +51,10 @@ type ExecutorClient interface {
 	Stop(ctx context.Context, in *StopRequest, opts ...grpc.CallOption) (*StopResponse, error)
 	// Logs streams the task's output from the start until it has ended.
 	Logs(ctx context.Context, in *LogsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[LogChunk], error)
+	// Exec runs a command in a running task's sandbox: the first input is
+	// start, then stdin and resizes; the outputs are stdout and stderr, and
+	// the exit code last. A plugin without exec answers UNIMPLEMENTED.
+	Exec(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ExecInput, ExecOutput], error)
 }
 
 type executorClient struct {
@@ -119,6 +124,19 @@ func (c *executorClient) Logs(ctx context.Context, in *LogsRequest, opts ...grpc
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Executor_LogsClient = grpc.ServerStreamingClient[LogChunk]
 
+func (c *executorClient) Exec(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ExecInput, ExecOutput], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Executor_ServiceDesc.Streams[1], Executor_Exec_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[ExecInput, ExecOutput]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Executor_ExecClient = grpc.BidiStreamingClient[ExecInput, ExecOutput]
+
 // ExecutorServer is the server API for Executor service.
 // All implementations must embed UnimplementedExecutorServer
 // for forward compatibility.
@@ -133,6 +151,10 @@ type ExecutorServer interface {
 	Stop(context.Context, *StopRequest) (*StopResponse, error)
 	// Logs streams the task's output from the start until it has ended.
 	Logs(*LogsRequest, grpc.ServerStreamingServer[LogChunk]) error
+	// Exec runs a command in a running task's sandbox: the first input is
+	// start, then stdin and resizes; the outputs are stdout and stderr, and
+	// the exit code last. A plugin without exec answers UNIMPLEMENTED.
+	Exec(grpc.BidiStreamingServer[ExecInput, ExecOutput]) error
 	mustEmbedUnimplementedExecutorServer()
 }
 
@@ -157,6 +179,9 @@ func (UnimplementedExecutorServer) Stop(context.Context, *StopRequest) (*StopRes
 }
 func (UnimplementedExecutorServer) Logs(*LogsRequest, grpc.ServerStreamingServer[LogChunk]) error {
 	return status.Errorf(codes.Unimplemented, "method Logs not implemented")
+}
+func (UnimplementedExecutorServer) Exec(grpc.BidiStreamingServer[ExecInput, ExecOutput]) error {
+	return status.Errorf(codes.Unimplemented, "method Exec not implemented")
 }
 func (UnimplementedExecutorServer) mustEmbedUnimplementedExecutorServer() {}
 func (UnimplementedExecutorServer) testEmbeddedByValue()                  {}
@@ -262,6 +287,13 @@ func _Executor_Logs_Handler(srv interface{}, stream grpc.ServerStream) error {
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Executor_LogsServer = grpc.ServerStreamingServer[LogChunk]
 
+func _Executor_Exec_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(ExecutorServer).Exec(&grpc.GenericServerStream[ExecInput, ExecOutput]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Executor_ExecServer = grpc.BidiStreamingServer[ExecInput, ExecOutput]
+
 // Executor_ServiceDesc is the grpc.ServiceDesc for Executor service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -291,6 +323,12 @@ var Executor_ServiceDesc = grpc.ServiceDesc{
 			StreamName:    "Logs",
 			Handler:       _Executor_Logs_Handler,
 			ServerStreams: true,
+		},
+		{
+			StreamName:    "Exec",
+			Handler:       _Executor_Exec_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
 		},
 	},
 	Metadata: "executor.proto",

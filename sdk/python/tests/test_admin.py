@@ -1,7 +1,7 @@
 """Tokens, workers, teams and usage against the real dev coordinator;
-exec, which the contract defines but this coordinator does not serve yet:
-its request as the contract shapes it (checked on a recording stub), and
-the real coordinator's refusal reaching the caller as gpulayer.Error."""
+the requests as the contract shapes them (teams, usage, exec), checked on
+a recording stub, and the real coordinator's refusals reaching the caller
+as gpulayer.Error."""
 
 from __future__ import annotations
 
@@ -151,12 +151,11 @@ class TeamsTest(support.DevTestCase):
 
 
 class RefusalsTest(support.DevTestCase):
-    """The contract's codes for bad team, usage and token calls, and for
-    exec, which this coordinator does not serve yet (404)."""
+    """The contract's codes for bad team, usage, token and exec calls."""
 
     def test_the_real_refusal_reaches_the_caller(self) -> None:
         cases = {
-            # call: the codes a coordinator may answer (404 until served)
+            # call: the codes a coordinator may answer
             "teams.get": (lambda: self.gl.teams.get("py-no-such-team"), {"not_found"}),
             "teams.delete": (lambda: self.gl.teams.delete("py-no-such-team"), {"not_found"}),
             "teams.update": (lambda: self.gl.teams.update("py-no-such-team", weight=2), {"not_found"}),
@@ -239,15 +238,28 @@ class ContractShapesTest(unittest.TestCase):
     def test_exec_request(self) -> None:
         self.answers = {"POST /v1/tasks/j1-0/exec": fakes.error_answer(404, "not_found", "no task j1-0")}
         with self.assertRaises(gpulayer.Error) as e:
-            self.gl.tasks.exec("j1-0", ["nvidia-smi", "-L"], tty=True)
+            self.gl.tasks.exec("j1-0", ["nvidia-smi", "-L"])
         self.assertEqual(e.exception.code, "not_found")
-        self.assertEqual(self.body(), {"command": ["nvidia-smi", "-L"], "tty": True})
-        # An accepted exec: this version cannot speak its stream, and says so.
-        self.answers = {"POST /v1/tasks/j1-0/exec": fakes.json_answer(200, {})}
+        self.assertEqual(self.body(), {"command": ["nvidia-smi", "-L"]})
+        # An accepted exec: stdin goes whole to the attach path, the frames
+        # come back as lines, the exit code last.
+        frames = [{"type": "stdout", "data": "aGk="}, {"type": "stderr", "data": "ZXJy"}, {"type": "exit", "code": 3}]
+        session = {"id": "s1", "task_id": "j1-0", "attach_path": "/v1/exec/s1", "expires_at": "2026-12-07T00:00:30Z"}
+        self.answers = {
+            "POST /v1/tasks/j1-0/exec": fakes.json_answer(201, session),
+            "POST /v1/exec/s1": (200, {"Content-Type": "application/x-ndjson"}, b"".join(json.dumps(f).encode() + b"\n" for f in frames)),
+        }
+        got = self.gl.tasks.exec("j1-0", ["cat"], stdin=b"piped")
+        self.assertEqual(got, gpulayer.ExecResult(stdout=b"hi", stderr=b"err", exit_code=3))
+        self.assertEqual((self.stub.seen[-1].body, self.stub.seen[-1].headers.get("content-type")), (b"piped", "application/octet-stream"))
+        # An error frame is the session's refusal.
+        self.answers["POST /v1/exec/s1"] = (200, {"Content-Type": "application/x-ndjson"},
+                                            json.dumps({"type": "error", "error_code": "conflict", "message": "agent gone"}).encode() + b"\n")
         with self.assertRaises(gpulayer.Error) as e:
             self.gl.tasks.exec("j1-0", ["true"])
-        self.assertEqual(e.exception.code, "unsupported")
-
+        self.assertEqual(e.exception.code, "conflict")
+        with self.assertRaises(ValueError):
+            self.gl.tasks.exec("j1-0", "ls -l")  # a string, not a list
 
 if __name__ == "__main__":
     unittest.main()

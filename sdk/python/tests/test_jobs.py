@@ -37,6 +37,17 @@ class Gate:
 
 
 class JobsTest(support.DevTestCase):
+    def test_exec_into_a_running_task(self) -> None:
+        job = self.gl.jobs.submit(JobSpec.command(["sh", "-c", "echo ready; exec sleep 60"], name="py-exec"))
+        self.addCleanup(self.gl.jobs.cancel, job.id)
+        task = poll("the task to run", lambda: next((t for t in self.gl.jobs.get(job.id).tasks if t.state == "running"), None))
+        poll("the task's output", lambda: any("ready" in e.data for e in self.gl.jobs.logs(job.id)))
+        got = self.gl.tasks.exec(task.id, ["sh", "-c", "cat; echo err >&2; exit 3"], stdin=b"piped\n")
+        self.assertEqual(got, gpulayer.ExecResult(stdout=b"piped\n", stderr=b"err\n", exit_code=3))
+        with self.assertRaises(gpulayer.Error) as e:
+            self.gl.tasks.exec(task.id, ["x"] * 300)  # over the contract's argument bound
+        self.assertEqual((e.exception.code, e.exception.status), ("invalid_argument", 400))
+
     def test_submit_wait_and_result(self) -> None:
         job = self.gl.jobs.submit(JobSpec.command(["sh", "-c", "echo out; echo err >&2"], name="hello"))
         self.assertTrue(job.id)

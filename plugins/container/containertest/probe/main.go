@@ -6,11 +6,13 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 func main() {
@@ -53,6 +55,16 @@ func main() {
 			fmt.Fprintln(os.Stderr, "to stderr")
 		case "sleep":
 			time.Sleep(time.Hour)
+		case "cat":
+			_, _ = io.Copy(os.Stdout, os.Stdin)
+		case "ttyloop":
+			// The terminal's size, again after each line of stdin, until
+			// a line "q".
+			in := bufio.NewScanner(os.Stdin)
+			fmt.Println(ttySize())
+			for in.Scan() && in.Text() != "q" {
+				fmt.Println(ttySize())
+			}
 		case "exit":
 			i++
 			n, _ := strconv.Atoi(args[i])
@@ -61,6 +73,15 @@ func main() {
 			fmt.Printf("unknown word %q\n", args[i])
 		}
 	}
+}
+
+// ttySize is stdin's terminal size as "size ROWS COLS".
+func ttySize() string {
+	var ws struct{ Row, Col, X, Y uint16 }
+	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, 0, syscall.TIOCGWINSZ, uintptr(unsafe.Pointer(&ws))); errno != 0 {
+		return "size: " + errno.Error()
+	}
+	return fmt.Sprintf("size %d %d", ws.Row, ws.Col)
 }
 
 func groups() []int {

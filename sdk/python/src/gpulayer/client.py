@@ -23,7 +23,7 @@ from typing import Any, Dict, Generator, Iterator, List, Mapping, Optional, Sequ
 
 from . import errors
 from .errors import Error
-from .models import CreatedToken, GPUs, Job, JobPage, JobSpec, LogEntry, Team, Token, Usage, Worker
+from .models import CreatedToken, ExecResult, GPUs, Job, JobPage, JobSpec, LogEntry, Team, Token, Usage, Worker
 from .transport import STREAM_END_TRAILER, StreamCut, Transport
 
 # Idempotency keys submit makes for a spec without one, as sdk/client
@@ -304,28 +304,41 @@ class Jobs(_Resource):
 class Tasks(_Resource):
     """``/v1/tasks``: what a client may do with one task."""
 
-    def exec(self, task_id: str, command: Sequence[str], *, tty: bool = False) -> None:
-        """Opens ``command`` inside a running task's sandbox
-        (``POST /v1/tasks/{id}/exec``, PROTOCOL.md "Exec").
+    def exec(self, task_id: str, command: Sequence[str], *, stdin: bytes = b"") -> ExecResult:
+        """Runs ``command`` (a list: program and arguments, no shell) inside
+        a running task's sandbox, as the task's user, and returns its
+        output and exit code once it ended (docs/exec.md).
 
-        The request and its refusals follow the contract: a token that may
-        not exec into the task (or a task that is not running) gets the
-        coordinator's error as :class:`Error`. The interactive stream that
-        a coordinator answers with once it serves exec has no wire framing
-        in the contract yet, so this version does not speak it: an
-        accepted request raises ``unsupported`` (see docs/python.md).
+        It opens a session (``POST /v1/tasks/{id}/exec``), then attaches
+        without a WebSocket: ``stdin`` is sent whole (at most 1 MiB) as the
+        attach's body, and the answer's lines are the output frames, the
+        exit code last. Interactive sessions (a TTY, stdin as you type)
+        need the WebSocket attach: use ``gpulayer job exec -it``.
+
+        Refusals come as :class:`Error`: ``not_found`` for a task that does
+        not exist or that the token may not exec into, ``conflict`` for a
+        task that is not running (or whose agent did not attach in time).
         """
         if isinstance(command, str) or not command:
             raise ValueError("command must be a non-empty list of strings")
-        body = {"command": list(command), "tty": tty}
-        # Opened, not read: an accepted exec answers a stream that lasts
-        # as long as the command.
-        with self._t.stream("POST", "/v1/tasks/" + _seg(task_id) + "/exec", body):
-            raise Error(
-                errors.UNSUPPORTED,
-                f"the coordinator accepted exec into task {task_id}, "
-                "but this SDK version does not speak the exec stream; use `gpulayer job exec`",
-            )
+        if not isinstance(stdin, (bytes, bytearray)):
+            raise TypeError("stdin must be bytes")
+        session = self._json("POST", "/v1/tasks/" + _seg(task_id) + "/exec", {"command": list(command)})
+        out: Dict[str, bytearray] = {"stdout": bytearray(), "stderr": bytearray()}
+        with self._t.stream("POST", session["attach_path"], bytes(stdin)) as stream:
+            for line in stream.lines():
+                try:
+                    frame = json.loads(line)
+                except ValueError:
+                    raise Error(errors.INTERNAL, f"an exec frame of task {task_id} is not JSON") from None
+                kind = frame.get("type")
+                if kind in out:
+                    out[kind] += base64.b64decode(frame.get("data", ""))
+                elif kind == "exit":
+                    return ExecResult(bytes(out["stdout"]), bytes(out["stderr"]), int(frame.get("code", 0)))
+                elif kind == "error":
+                    raise Error(frame.get("error_code") or errors.INTERNAL, frame.get("message", "exec failed"))
+        raise Error(errors.UNAVAILABLE, f"the exec session in task {task_id} ended without an exit code")
 
 
 class Teams(_Resource):

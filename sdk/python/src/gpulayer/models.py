@@ -483,3 +483,13 @@ def _encode(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _encode(v) for k, v in value.items()}
     return value
+
+
+@dataclass
+class ExecResult:
+    """What a non-interactive :meth:`Tasks.exec` returns: the command's
+    output, each stream whole, and its exit code."""
+
+    stdout: bytes = b""
+    stderr: bytes = b""
+    exit_code: int = 0

@@ -297,7 +297,8 @@ class Transport:
     ) -> Response:
         """Sends one JSON request and returns its 2xx answer, whole.
 
-        ``body`` is encoded as JSON (``None``: no body). ``idempotent``
+        ``body`` is encoded as JSON (``None``: no body; ``bytes``: sent as
+        they are). ``idempotent``
         marks a write that is safe to resend after any failure.
         """
         conn, resp, data = self._send(method, path, body, query, idempotent, whole=True)
@@ -339,8 +340,9 @@ class Transport:
             q = {k: str(v) for k, v in query.items() if v is not None and v != ""}
             if q:
                 path += "?" + urllib.parse.urlencode(q)
-        payload = None if body is None else json.dumps(body, separators=(",", ":")).encode()
-        req = _Request(method, path, payload, self._headers(payload is not None), idempotent, whole)
+        raw = isinstance(body, (bytes, bytearray))
+        payload = bytes(body) if raw else None if body is None else json.dumps(body, separators=(",", ":")).encode()
+        req = _Request(method, path, payload, self._headers(payload is not None, raw), idempotent, whole)
         deadline = time.monotonic() + self._retry_wait
         backoff = FIRST_BACKOFF
         tries = _Tries()
@@ -374,7 +376,7 @@ class Transport:
                 backoff = min(backoff * 2, MAX_BACKOFF)
             attempt += 1
 
-    def _headers(self, has_body: bool) -> Dict[str, str]:
+    def _headers(self, has_body: bool, raw: bool = False) -> Dict[str, str]:
         headers = {
             PROTOCOL_HEADER: PROTOCOL_VERSION,
             "Accept": "application/json",
@@ -383,7 +385,7 @@ class Transport:
         if self._token:
             headers["Authorization"] = "Bearer " + self._token
         if has_body:
-            headers["Content-Type"] = "application/json"
+            headers["Content-Type"] = "application/octet-stream" if raw else "application/json"
         return headers
 
     def _try(self, base: str, req: "_Request") -> Tuple[http.client.HTTPConnection, http.client.HTTPResponse, bytes]:
