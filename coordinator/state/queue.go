@@ -7,13 +7,25 @@ import (
 )
 
 // queueKey names one pending sub-queue: the tasks of one executor, one
-// target and one capability. Matching a worker reads only the sub-queues
-// whose key that worker satisfies, so pending tasks it could never run
-// (another executor, another target, a capability it lacks) cost nothing.
+// target, one capability and one team, asking for GPUs or not. Matching a
+// worker reads only the sub-queues whose key that worker satisfies, so
+// pending tasks it could never run (another executor, another target, a
+// capability it lacks) cost nothing, and it reads them team by team in
+// fair-share order (fairshare.go), passing over the GPU sub-queues of a
+// team with no room left (teamroom.go) at no cost.
 type queueKey struct {
 	executor   string
 	target     string // "", "worker:<id>" or "group:<id>"
 	capability string // "" for tasks that need none
+	team       string
+	gpus       bool // the tasks ask for GPUs
+}
+
+// subKey is a queue key within one route.
+type subKey struct {
+	capability string
+	team       string
+	gpus       bool
 }
 
 // routeKey is a queue key without its capability.
@@ -31,21 +43,26 @@ func targetKey(t *command.Target) string {
 }
 
 // keyOf is the sub-queue a job's pending tasks wait in.
-func keyOf(spec command.JobSpec) queueKey {
-	return queueKey{executor: spec.Executor, target: targetKey(spec.Target), capability: spec.Capability}
+func keyOf(j *Job) queueKey {
+	spec := j.Spec
+	gpus := spec.Resources != nil && spec.Resources.GPUs > 0
+	return queueKey{executor: spec.Executor, target: targetKey(spec.Target), capability: spec.Capability, team: command.TeamOf(j.Team), gpus: gpus}
 }
 
+func (k queueKey) sub() subKey { return subKey{capability: k.capability, team: k.team, gpus: k.gpus} }
+
 // pendingQueue orders pending tasks by priority (high first) then
-// submission order, in sub-queues keyed by executor, target and capability.
+// submission order, in sub-queues keyed by executor, target, capability
+// and team.
 type pendingQueue struct {
-	lists    map[routeKey]map[string][]*Task
+	lists    map[routeKey]map[subKey][]*Task
 	prio     map[string]int
 	byTarget map[string]int // pending tasks per target key
 	n        int
 }
 
 func newPendingQueue() *pendingQueue {
-	return &pendingQueue{lists: map[routeKey]map[string][]*Task{}, prio: map[string]int{}, byTarget: map[string]int{}}
+	return &pendingQueue{lists: map[routeKey]map[subKey][]*Task{}, prio: map[string]int{}, byTarget: map[string]int{}}
 }
 
 func (q *pendingQueue) less(a, b *Task) bool {
@@ -61,15 +78,15 @@ func (q *pendingQueue) push(k queueKey, priority int, t *Task) {
 	rk := routeKey{k.executor, k.target}
 	byCap := q.lists[rk]
 	if byCap == nil {
-		byCap = map[string][]*Task{}
+		byCap = map[subKey][]*Task{}
 		q.lists[rk] = byCap
 	}
-	list := byCap[k.capability]
+	list := byCap[k.sub()]
 	i := sort.Search(len(list), func(i int) bool { return q.less(t, list[i]) })
 	list = append(list, nil)
 	copy(list[i+1:], list[i:])
 	list[i] = t
-	byCap[k.capability] = list
+	byCap[k.sub()] = list
 	q.byTarget[k.target]++
 	q.n++
 }
@@ -80,7 +97,7 @@ func (q *pendingQueue) remove(k queueKey, t *Task) {
 	}
 	rk := routeKey{k.executor, k.target}
 	byCap := q.lists[rk]
-	list := byCap[k.capability]
+	list := byCap[k.sub()]
 	i := sort.Search(len(list), func(i int) bool { return !q.less(list[i], t) })
 	for ; i < len(list); i++ {
 		if list[i] == t {
@@ -97,9 +114,9 @@ func (q *pendingQueue) remove(k queueKey, t *Task) {
 	}
 	switch {
 	case len(list) > 0:
-		byCap[k.capability] = list
+		byCap[k.sub()] = list
 	case byCap != nil:
-		delete(byCap, k.capability)
+		delete(byCap, k.sub())
 		if len(byCap) == 0 {
 			delete(q.lists, rk)
 		}
@@ -112,7 +129,7 @@ func (q *pendingQueue) replace(k queueKey, t, c *Task) {
 	if _, queued := q.prio[t.ID]; !queued {
 		return
 	}
-	list := q.lists[routeKey{k.executor, k.target}][k.capability]
+	list := q.lists[routeKey{k.executor, k.target}][k.sub()]
 	i := sort.Search(len(list), func(i int) bool { return !q.less(list[i], t) })
 	for ; i < len(list); i++ {
 		if list[i] == t {
@@ -122,9 +139,9 @@ func (q *pendingQueue) replace(k queueKey, t, c *Task) {
 	}
 }
 
-// route returns the sub-queues of one executor and target, by capability.
-// Callers must not modify it.
-func (q *pendingQueue) route(executor, target string) map[string][]*Task {
+// route returns the sub-queues of one executor and target, by capability
+// and team. Callers must not modify it.
+func (q *pendingQueue) route(executor, target string) map[subKey][]*Task {
 	return q.lists[routeKey{executor, target}]
 }
 

@@ -65,8 +65,11 @@ func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
 	if !s.devicesFreeFor(w, c.Devices, j.Spec.Resources) {
 		return AssignOutcome{}, fmt.Errorf("devices %v not free on %s: %w", c.Devices, w.ID, ErrConflict)
 	}
+	if err := s.checkTeamRoom(j, taskCentiGPUs(w, c.Devices, j.Spec.Resources)); err != nil { // teamroom.go
+		return AssignOutcome{}, err
+	}
 	t = s.ownTask(t)
-	s.queue.remove(keyOf(j.Spec), t)
+	s.queue.remove(keyOf(j), t)
 	lease := j.Spec.LeaseSeconds
 	if lease <= 0 {
 		lease = DefaultLeaseSeconds
@@ -338,6 +341,7 @@ func (s *Store) endAttempt(t *Task, state string, code *int, reason string, now 
 	}
 	s.meter(s.jobs.get(t.JobID), a)
 	t.Preempt = ""
+	s.inuse.release(t.ID)
 	if w, ok := s.workers[t.WorkerID]; ok {
 		delete(w.active, t.ID)
 		s.forgetIfDone(w, now)
@@ -365,7 +369,7 @@ func (s *Store) requeueOrEnd(t *Task, reason string, now time.Time) {
 		t.Reason = reason
 		t.WorkerID = ""
 		t.AttemptID = ""
-		s.queue.push(keyOf(j.Spec), j.Spec.Priority, t)
+		s.queue.push(keyOf(j), j.Spec.Priority, t)
 	default:
 		t.State = taskFailed
 		t.Reason = fmt.Sprintf("%s (after %d attempts)", reason, len(t.Attempts))
