@@ -16,9 +16,13 @@ import (
 
 // teamList is one sub-queue of a team the worker could take from.
 type teamList struct {
-	gpus  bool
-	tasks []*Task
+	size    int
+	partial bool
+	tasks   []*Task
 }
+
+// gpus reports whether the list's tasks ask for GPUs.
+func (l teamList) gpus() bool { return l.size > 0 || l.partial }
 
 // teamQueue is a team's sub-queues a worker could take from.
 type teamQueue struct {
@@ -44,7 +48,7 @@ func (s *Store) teamLists(w *Worker, caps []string, anyCap bool) []teamQueue {
 					at[sk.team] = i
 					out = append(out, teamQueue{team: sk.team})
 				}
-				out[i].lists = append(out[i].lists, teamList{gpus: sk.gpus, tasks: list})
+				out[i].lists = append(out[i].lists, teamList{size: sk.size, partial: sk.partial, tasks: list})
 			}
 		}
 	}

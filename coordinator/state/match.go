@@ -80,6 +80,7 @@ func (s *Store) match(w *Worker, capability string, slots int, skip map[string]b
 	var gangTried map[string]bool // gangs planned in this match (most matches meet none)
 	gate := parallelismGate{}     // parallelism.go
 	hold := s.holdFor(now)        // backfill.go
+	miss := matchMisses{}         // matchskip.go
 	examined := 0
 	var lim teamLimits
 	var use int64
@@ -96,7 +97,7 @@ func (s *Store) match(w *Worker, capability string, slots int, skip map[string]b
 			if j.Spec.Gang {
 				// A gang is placed whole, at its first member met; one
 				// that does not fit now is passed over (backfill).
-				if gangTried[j.ID] || slices.ContainsFunc(j.TaskIDs, func(id string) bool { return skip[id] }) {
+				if gangTried[j.ID] || miss.gangFails(j, hold, now) || slices.ContainsFunc(j.TaskIDs, func(id string) bool { return skip[id] }) {
 					continue
 				}
 				if gangTried == nil {
@@ -107,13 +108,21 @@ func (s *Store) match(w *Worker, capability string, slots int, skip map[string]b
 					best, bestDevices, bestGang = t, nil, plan
 					return
 				}
+				miss.gangFailed(j, hold, now)
 				continue
 			}
 			if gate.full(s, j) || s.canRun(w, j, t, capability) != nil {
 				continue
 			}
+			if miss.pickFails(j, hold, now) {
+				continue
+			}
 			devs, ok := s.pickDevicesFor(w, j, hold, now)
-			if !ok || lim.roomFor(use, taskCentiGPUs(w, devs, j.Spec.Resources), j.Spec.IsPreemptible()) != nil {
+			if !ok {
+				miss.pickFailed(j, hold, now)
+				continue
+			}
+			if lim.roomFor(use, taskCentiGPUs(w, devs, j.Spec.Resources), j.Spec.IsPreemptible()) != nil {
 				continue
 			}
 			if until, wait := s.deferral(w, j, t, now); wait {
@@ -126,11 +135,12 @@ func (s *Store) match(w *Worker, capability string, slots int, skip map[string]b
 			return
 		}
 	}
+	freeWhole := s.wholeFree(w)
 	for _, tl := range s.shareOrder(s.teamLists(w, caps, anyCap)) {
 		lim, use = s.limitsOf(tl.team), s.inuse.inUse(tl.team)
 		full := lim.full(use)
 		for _, l := range tl.lists {
-			if !(l.gpus && full) {
+			if !(l.gpus() && full) && l.size <= freeWhole {
 				scan(l.tasks)
 			}
 		}

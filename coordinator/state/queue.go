@@ -7,25 +7,29 @@ import (
 )
 
 // queueKey names one pending sub-queue: the tasks of one executor, one
-// target, one capability and one team, asking for GPUs or not. Matching a
+// target, one capability and one team, asking for one number of whole
+// GPUs (or for shares or MIG devices). Matching a
 // worker reads only the sub-queues whose key that worker satisfies, so
 // pending tasks it could never run (another executor, another target, a
 // capability it lacks) cost nothing, and it reads them team by team in
-// fair-share order (fairshare.go), passing over the GPU sub-queues of a
-// team with no room left (teamroom.go) at no cost.
+// fair-share order (fairshare.go), passing over at no cost the GPU
+// sub-queues of a team with no room left (teamroom.go) and those asking
+// for more whole GPUs than the worker has free.
 type queueKey struct {
 	executor   string
 	target     string // "", "worker:<id>" or "group:<id>"
 	capability string // "" for tasks that need none
 	team       string
-	gpus       bool // the tasks ask for GPUs
+	size       int  // the whole GPUs each task asks for (0: none)
+	partial    bool // the tasks ask for a share or MIG devices
 }
 
 // subKey is a queue key within one route.
 type subKey struct {
 	capability string
 	team       string
-	gpus       bool
+	size       int
+	partial    bool
 }
 
 // routeKey is a queue key without its capability.
@@ -45,11 +49,19 @@ func targetKey(t *command.Target) string {
 // keyOf is the sub-queue a job's pending tasks wait in.
 func keyOf(j *Job) queueKey {
 	spec := j.Spec
-	gpus := spec.Resources != nil && spec.Resources.GPUs > 0
-	return queueKey{executor: spec.Executor, target: targetKey(spec.Target), capability: spec.Capability, team: command.TeamOf(j.Team), gpus: gpus}
+	k := queueKey{executor: spec.Executor, target: targetKey(spec.Target), capability: spec.Capability, team: command.TeamOf(j.Team)}
+	if r := spec.Resources; r != nil && r.GPUs > 0 {
+		k.partial = r.Shared() || r.MIGProfile != ""
+		if !k.partial {
+			k.size = r.GPUs
+		}
+	}
+	return k
 }
 
-func (k queueKey) sub() subKey { return subKey{capability: k.capability, team: k.team, gpus: k.gpus} }
+func (k queueKey) sub() subKey {
+	return subKey{capability: k.capability, team: k.team, size: k.size, partial: k.partial}
+}
 
 // pendingQueue orders pending tasks by priority (high first) then
 // submission order, in sub-queues keyed by executor, target, capability
