@@ -32,14 +32,14 @@ type teamQueue struct {
 
 // teamLists gathers, by team, the sub-queues worker w could take from
 // (its executors x {untargeted, itself, its groups} x the capabilities
-// it accepts).
-func (s *Store) teamLists(w *Worker, caps []string, anyCap bool) []teamQueue {
+// it accepts) with what it has free now (room).
+func (s *Store) teamLists(w *Worker, caps []string, anyCap bool, room deviceRoom) []teamQueue {
 	var out []teamQueue
 	at := map[string]int{}
 	for _, ex := range w.Executors {
 		for _, tk := range s.targetsOf(w) {
 			for sk, list := range s.queue.route(ex, tk) {
-				if !anyCap && !slices.Contains(caps, sk.capability) {
+				if (!anyCap && !slices.Contains(caps, sk.capability)) || !room.admits(sk) {
 					continue
 				}
 				i, ok := at[sk.team]

@@ -135,12 +135,12 @@ func (s *Store) match(w *Worker, capability string, slots int, skip map[string]b
 			return
 		}
 	}
-	freeWhole := s.wholeFree(w)
-	for _, tl := range s.shareOrder(s.teamLists(w, caps, anyCap)) {
+	room := s.roomOn(w) // matchskip.go
+	for _, tl := range s.shareOrder(s.teamLists(w, caps, anyCap, room)) {
 		lim, use = s.limitsOf(tl.team), s.inuse.inUse(tl.team)
 		full := lim.full(use)
 		for _, l := range tl.lists {
-			if !(l.gpus() && full) && l.size <= freeWhole {
+			if !(l.gpus() && full) {
 				scan(l.tasks)
 			}
 		}

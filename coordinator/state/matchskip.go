@@ -82,14 +82,41 @@ func (m *matchMisses) gangFailed(j *Job, h *gpuHold, now time.Time) {
 	}
 }
 
-// wholeFree counts w's free devices a task asking for whole GPUs could
-// take: neither in MIG mode nor MIG devices.
-func (s *Store) wholeFree(w *Worker) int {
-	n := 0
-	for _, d := range s.freeDevices(w) {
-		if !d.MIGEnabled && d.MIGProfile == "" {
-			n++
+// deviceRoom is what a worker has free: whole GPUs, and whether any MIG
+// device or any room for a share.
+type deviceRoom struct {
+	whole   int
+	partial bool
+}
+
+// admits reports whether a sub-queue's tasks could fit the room: a
+// task asking for more whole GPUs than are free cannot, nor a share or
+// MIG task where no MIG device is free and no GPU has memory to share.
+func (r deviceRoom) admits(k subKey) bool {
+	if k.partial {
+		return r.partial
+	}
+	return k.size <= r.whole
+}
+
+// roomOn is what w has free.
+func (s *Store) roomOn(w *Worker) deviceRoom {
+	whole, shared := s.deviceUse(w)
+	var r deviceRoom
+	for _, d := range w.Devices {
+		if !offered(w, d) || whole[d.UUID] {
+			continue
+		}
+		switch used, isShared := shared[d.UUID]; {
+		case d.MIGEnabled:
+		case d.MIGProfile != "":
+			r.partial = r.partial || !isShared
+		case !isShared:
+			r.whole++
+			r.partial = true
+		case used < d.MemoryMiB:
+			r.partial = true
 		}
 	}
-	return n
+	return r
 }
