@@ -16,8 +16,9 @@ import (
 // so every leader holds the same ones. Another task may take a held GPU
 // only when its own timeout_seconds ends before the last held GPU is
 // expected free; one without a timeout, or any while an estimate is
-// unknown (a holder runs without a timeout), may not. The hold is
-// recomputed after every applied command and read by the matcher only:
+// unknown (a holder runs without a timeout), may not. The hold is chosen
+// again when the head changes and at least every holdRefresh applied
+// commands, and read by the matcher only:
 // it is a leader's choice among assignments the state machine would all
 // accept.
 
@@ -32,22 +33,42 @@ type gpuHold struct {
 	known bool
 }
 
-// holdCache keeps the hold of one state version.
+// holdCache keeps the hold chosen at one state version for the head job
+// it was chosen for.
 type holdCache struct {
-	version uint64
-	ok      bool
-	hold    *gpuHold
+	version  uint64 // the version last served
+	computed uint64 // the version it was chosen at
+	ok       bool
+	head     string
+	hold     *gpuHold
 }
 
-// holdFor returns the current hold, or nil.
+// holdRefresh is how many applied commands a hold is kept for while the
+// head stays the same: choosing one walks the fleet, and a hold a few
+// commands old only holds a device since taken (harmless) or misses one
+// since freed (taken by the next choice).
+const holdRefresh = 64
+
+// holdFor returns the current hold, or nil: chosen afresh when the head
+// of the order changes and at least every holdRefresh commands.
 func (s *Store) holdFor(_ time.Time) *gpuHold {
 	s.holdMu.Lock()
 	defer s.holdMu.Unlock()
-	if s.holds.ok && s.holds.version == s.version {
-		return s.holds.hold
+	c := &s.holds
+	if c.ok && c.version == s.version {
+		return c.hold
 	}
-	s.holds = holdCache{version: s.version, ok: true, hold: s.computeHold()}
-	return s.holds.hold
+	t := s.head()
+	id := ""
+	if t != nil {
+		id = t.JobID
+	}
+	if c.ok && c.head == id && s.version-c.computed < holdRefresh {
+		c.version = s.version
+		return c.hold
+	}
+	*c = holdCache{version: s.version, computed: s.version, ok: true, head: id, hold: s.computeHold(t)}
+	return c.hold
 }
 
 // spares reports whether a task of j may take held GPUs at now: it is the
@@ -123,10 +144,9 @@ type slot struct {
 	unknown bool
 }
 
-// computeHold chooses the head's hold, or nil when the head is not
-// large or the fleet could not hold it even as tasks end.
-func (s *Store) computeHold() *gpuHold {
-	t := s.head()
+// computeHold chooses the hold of head t, or nil when there is none, it
+// is not large, or the fleet could not hold it even as tasks end.
+func (s *Store) computeHold(t *Task) *gpuHold {
 	if t == nil {
 		return nil
 	}
