@@ -12,9 +12,9 @@ import (
 // process and without Raft, over 1,000 workers of 8 GPUs, 50 teams and
 // 100,000 pending tasks of mixed sizes (gangs of 2-64 GPUs, MIG
 // instances, memory shares), asking each worker with room for work as
-// its agent's acquire would, for ten virtual minutes.
+// its agent's acquire would, for five virtual minutes.
 func (e *env) runQ1(ctx context.Context) error {
-	sc := sim.Scale{Workers: e.num(100, 1000), GPUsPerWorker: 8, Teams: e.num(10, 50), Tasks: e.num(10000, 100000), Horizon: 600, Seed: 1}
+	sc := sim.Scale{Workers: e.num(100, 1000), GPUsPerWorker: 8, Teams: e.num(10, 50), Tasks: e.num(10000, 100000), Horizon: 300, Seed: 1}
 	if err := ctx.Err(); err != nil {
 		return err
 	}

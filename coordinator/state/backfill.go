@@ -17,8 +17,8 @@ import (
 // only when its own timeout_seconds ends before the last held GPU is
 // expected free; one without a timeout, or any while an estimate is
 // unknown (a holder runs without a timeout), may not. The hold is chosen
-// again when the head changes and at least every holdRefresh applied
-// commands, and read by the matcher only:
+// from the replicated state alone (holdFor), and read by the matcher
+// only:
 // it is a leader's choice among assignments the state machine would all
 // accept.
 
@@ -33,42 +33,25 @@ type gpuHold struct {
 	known bool
 }
 
-// holdCache keeps the hold chosen at one state version for the head job
-// it was chosen for.
+// holdCache keeps the hold of one state version.
 type holdCache struct {
-	version  uint64 // the version last served
-	computed uint64 // the version it was chosen at
-	ok       bool
-	head     string
-	hold     *gpuHold
+	version uint64
+	ok      bool
+	hold    *gpuHold
 }
 
-// holdRefresh is how many applied commands a hold is kept for while the
-// head stays the same: choosing one walks the fleet, and a hold a few
-// commands old only holds a device since taken (harmless) or misses one
-// since freed (taken by the next choice).
-const holdRefresh = 64
-
-// holdFor returns the current hold, or nil: chosen afresh when the head
-// of the order changes and at least every holdRefresh commands.
+// holdFor returns the current hold, or nil. It is a function of the
+// replicated state alone, chosen afresh after every applied command:
+// a replica restored from a snapshot and one that replayed the log hold
+// the same GPUs, so a new leader matches as the old one would have.
 func (s *Store) holdFor(_ time.Time) *gpuHold {
 	s.holdMu.Lock()
 	defer s.holdMu.Unlock()
-	c := &s.holds
-	if c.ok && c.version == s.version {
-		return c.hold
+	if s.holds.ok && s.holds.version == s.version {
+		return s.holds.hold
 	}
-	t := s.head()
-	id := ""
-	if t != nil {
-		id = t.JobID
-	}
-	if c.ok && c.head == id && s.version-c.computed < holdRefresh {
-		c.version = s.version
-		return c.hold
-	}
-	*c = holdCache{version: s.version, computed: s.version, ok: true, head: id, hold: s.computeHold(t)}
-	return c.hold
+	s.holds = holdCache{version: s.version, ok: true, hold: s.computeHold(s.head())}
+	return s.holds.hold
 }
 
 // spares reports whether a task of j may take held GPUs at now: it is the
@@ -191,7 +174,10 @@ func (s *Store) computeHold(t *Task) *gpuHold {
 // workerSlots splits w's devices that fit j into members of per GPUs,
 // earliest free first, as many as its placement rules allow.
 func (s *Store) workerSlots(w *Worker, j *Job, per int) []slot {
-	ends := s.deviceEnds(w)
+	var ends map[string]deviceEnd
+	if len(w.active) > 0 {
+		ends = s.deviceEnds(w)
+	}
 	type dev struct {
 		uuid    string
 		at      time.Time
@@ -199,7 +185,7 @@ func (s *Store) workerSlots(w *Worker, j *Job, per int) []slot {
 	}
 	var devs []dev
 	for _, d := range w.Devices {
-		if offered(w, d) && deviceFits(d, j.Spec.Resources) {
+		if deviceFits(d, j.Spec.Resources) && offered(w, d) {
 			e, busy := ends[d.UUID]
 			devs = append(devs, dev{uuid: d.UUID, at: e.at, unknown: busy && e.unknown})
 		}
@@ -237,24 +223,12 @@ type deviceEnd struct {
 }
 
 // deviceEnds estimates, for each device w's active tasks hold, when the
-// last of them ends: its attempt's start (or assignment) plus its job's
-// timeout_seconds; unknown when one has no timeout.
+// last of them ends (endOf, kept with what each task holds: teamroom.go).
 func (s *Store) deviceEnds(w *Worker) map[string]deviceEnd {
 	out := map[string]deviceEnd{}
 	for id := range w.active {
-		t := s.tasks.get(id)
-		spec := s.jobs.get(t.JobID).Spec
-		var end deviceEnd
-		if a := t.current(); a != nil && spec.TimeoutSeconds > 0 {
-			from := a.StartedAt
-			if from.IsZero() {
-				from = a.AssignedAt
-			}
-			end.at = from.Add(time.Duration(spec.TimeoutSeconds) * time.Second)
-		} else {
-			end.unknown = true
-		}
-		for _, d := range t.Devices {
+		end := s.inuse.byTask[id].end
+		for _, d := range s.tasks.get(id).Devices {
 			old, seen := out[d]
 			if seen && (old.unknown || (!end.unknown && old.at.After(end.at))) {
 				continue
@@ -263,6 +237,20 @@ func (s *Store) deviceEnds(w *Worker) map[string]deviceEnd {
 		}
 	}
 	return out
+}
+
+// endOf is when t's current attempt is expected to end: its start (or
+// assignment) plus its job's timeout_seconds; unknown without one.
+func endOf(t *Task, j *Job) deviceEnd {
+	a := t.current()
+	if a == nil || j.Spec.TimeoutSeconds <= 0 {
+		return deviceEnd{unknown: true}
+	}
+	from := a.StartedAt
+	if from.IsZero() {
+		from = a.AssignedAt
+	}
+	return deviceEnd{at: from.Add(time.Duration(j.Spec.TimeoutSeconds) * time.Second)}
 }
 
 func compareBool(a, b bool) int {

@@ -303,7 +303,7 @@ func (s *Store) giveTask(t *Task, w *Worker, attemptID string, devs []string, le
 	t.Attempts = append(t.Attempts, a)
 	w.active[t.ID] = struct{}{}
 	j := s.jobs.get(t.JobID)
-	s.inuse.hold(t.ID, command.TeamOf(j.Team), taskCentiGPUs(w, devs, j.Spec.Resources))
+	s.inuse.hold(t.ID, command.TeamOf(j.Team), taskCentiGPUs(w, devs, j.Spec.Resources), endOf(t, j))
 }
 
 // GangDeliveries lists the gang members assigned to workerID that have

@@ -111,10 +111,13 @@ func (s *Store) match(w *Worker, capability string, slots int, skip map[string]b
 				miss.gangFailed(j, hold, now)
 				continue
 			}
-			if gate.full(s, j) || s.canRun(w, j, t, capability) != nil {
+			if miss.pickFails(j, hold, now) {
+				if hold.spares(j, now) {
+					return // every task of this list asks the same (queue.go): none fits
+				}
 				continue
 			}
-			if miss.pickFails(j, hold, now) {
+			if gate.full(s, j) || s.canRun(w, j, t, capability) != nil {
 				continue
 			}
 			devs, ok := s.pickDevicesFor(w, j, hold, now)

@@ -22,6 +22,9 @@ type queueKey struct {
 	team       string
 	size       int  // the whole GPUs each task asks for (0: none)
 	partial    bool // the tasks ask for a share or MIG devices
+	// res is what each task asks for, in full: a sub-queue's tasks all
+	// ask the same, so a device choice that fails for one fails for all.
+	res command.Resources
 }
 
 // subKey is a queue key within one route.
@@ -30,6 +33,7 @@ type subKey struct {
 	team       string
 	size       int
 	partial    bool
+	res        command.Resources
 }
 
 // routeKey is a queue key without its capability.
@@ -49,7 +53,7 @@ func targetKey(t *command.Target) string {
 // keyOf is the sub-queue a job's pending tasks wait in.
 func keyOf(j *Job) queueKey {
 	spec := j.Spec
-	k := queueKey{executor: spec.Executor, target: targetKey(spec.Target), capability: spec.Capability, team: command.TeamOf(j.Team)}
+	k := queueKey{executor: spec.Executor, target: targetKey(spec.Target), capability: spec.Capability, team: command.TeamOf(j.Team), res: resourcesOf(spec)}
 	if r := spec.Resources; r != nil && r.GPUs > 0 {
 		k.partial = r.Shared() || r.MIGProfile != ""
 		if !k.partial {
@@ -60,7 +64,7 @@ func keyOf(j *Job) queueKey {
 }
 
 func (k queueKey) sub() subKey {
-	return subKey{capability: k.capability, team: k.team, size: k.size, partial: k.partial}
+	return subKey{capability: k.capability, team: k.team, size: k.size, partial: k.partial, res: k.res}
 }
 
 // pendingQueue orders pending tasks by priority (high first) then

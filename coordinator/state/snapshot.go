@@ -201,7 +201,7 @@ func (s *Store) load(snap *snapshotV1) error {
 		case t.Active():
 			if w, ok := s.workers[t.WorkerID]; ok {
 				w.active[t.ID] = struct{}{}
-				s.inuse.hold(t.ID, command.TeamOf(j.Team), taskCentiGPUs(w, t.Devices, j.Spec.Resources))
+				s.inuse.hold(t.ID, command.TeamOf(j.Team), taskCentiGPUs(w, t.Devices, j.Spec.Resources), endOf(t, j))
 			}
 		}
 	}

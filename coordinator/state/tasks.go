@@ -137,6 +137,7 @@ func (s *Store) startTask(c command.StartTask) (Task, error) {
 		a := t.ownCurrent()
 		a.State = taskRunning
 		a.StartedAt = c.Now
+		s.inuse.started(t.ID, endOf(t, s.jobs.get(t.JobID))) // backfill.go
 	}
 	return t.clone(), nil
 }

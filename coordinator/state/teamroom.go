@@ -27,21 +27,31 @@ type teamLoad struct {
 	byTask map[string]heldBy
 }
 
-// heldBy is what one active task holds, for which team.
+// heldBy is what one active task holds, for which team, and when it is
+// expected to end (backfill.go).
 type heldBy struct {
 	team  string
 	centi int64
+	end   deviceEnd
 }
 
 func newTeamLoad() *teamLoad {
 	return &teamLoad{byTeam: map[string]int64{}, byTask: map[string]heldBy{}}
 }
 
-// hold notes that task taskID of team now holds centi.
-func (l *teamLoad) hold(taskID, team string, centi int64) {
+// hold notes that task taskID of team now holds centi until about end.
+func (l *teamLoad) hold(taskID, team string, centi int64, end deviceEnd) {
 	l.release(taskID)
-	l.byTask[taskID] = heldBy{team: team, centi: centi}
+	l.byTask[taskID] = heldBy{team: team, centi: centi, end: end}
 	l.byTeam[team] += centi
+}
+
+// started notes a held task's expected end anew, from its start.
+func (l *teamLoad) started(taskID string, end deviceEnd) {
+	if h, ok := l.byTask[taskID]; ok {
+		h.end = end
+		l.byTask[taskID] = h
+	}
 }
 
 // release takes back what task taskID held, if anything.

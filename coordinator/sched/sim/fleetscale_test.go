@@ -23,7 +23,7 @@ func TestFleetScaleSmall(t *testing.T) {
 //	go test -run '^$' -bench FleetScale -benchtime 1x ./coordinator/sched/sim/
 func BenchmarkFleetScale(b *testing.B) {
 	for b.Loop() {
-		f, err := RunFleetScale(Scale{Workers: 1000, GPUsPerWorker: 8, Teams: 50, Tasks: 100000, Horizon: 600, Seed: 1}, nil)
+		f, err := RunFleetScale(Scale{Workers: 1000, GPUsPerWorker: 8, Teams: 50, Tasks: 100000, Horizon: 300, Seed: 1}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
