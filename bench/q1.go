@@ -14,7 +14,7 @@ import (
 // instances, memory shares), asking each worker with room for work as
 // its agent's acquire would, for five virtual minutes.
 func (e *env) runQ1(ctx context.Context) error {
-	sc := sim.Scale{Workers: e.num(100, 1000), GPUsPerWorker: 8, Teams: e.num(10, 50), Tasks: e.num(10000, 100000), Horizon: 300, Seed: 1}
+	sc := sim.Scale{Workers: e.num(50, 1000), GPUsPerWorker: 8, Teams: e.num(5, 50), Tasks: e.num(5000, 100000), Horizon: 300, Seed: 1}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
