@@ -26,7 +26,7 @@ func (e *env) runQ1(ctx context.Context) error {
 	scale := fmt.Sprintf("%d workers x %d GPUs, %d teams, %d tasks", sc.Workers, sc.GPUsPerWorker, sc.Teams, sc.Tasks)
 	e.report.add(Row{Scenario: "Q1", Metric: "placements/s (" + scale + ")", Value: fmt.Sprintf("%.0f", f.PlacementsPerSec),
 		Reference: "Nomad C1M ~3,750/s, Slurm ~500 jobs/s", Target: "≥ 5,000/s", Met: e.judged(f.PlacementsPerSec >= 5000),
-		Note: fmt.Sprintf("%d placements in %d acquires' time; run %.0f s", f.Placements, f.Steps, f.Wall.Seconds())})
+		Note: fmt.Sprintf("%d placements over %d simulated steps; run %.0f s", f.Placements, f.Steps, f.Wall.Seconds())})
 	e.report.add(Row{Scenario: "Q1", Metric: "one scheduling pass (match + apply), p99", Value: fmt.Sprintf("%.2f ms", float64(f.P99.Microseconds())/1000),
 		Reference: fmt.Sprintf("p50 %.2f ms, max %.2f ms", float64(f.P50.Microseconds())/1000, float64(f.Max.Microseconds())/1000), Target: "≤ 50 ms",
 		Met: e.judged(f.P99.Milliseconds() <= 50)})
