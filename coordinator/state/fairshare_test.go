@@ -164,3 +164,27 @@ func twoTeams(t *testing.T, n int) *Store {
 		command.CreateTeam{Name: "b", Settings: borrowing(100, 0, nil), Now: at(0)})
 	return s
 }
+
+// Priority inversion is avoided: a high-priority two-GPU task is not
+// kept waiting by the lower-priority one-GPU tasks of its own team that
+// would take each GPU as it frees; the freed GPU is held for it, and it
+// runs once the second frees.
+func TestPriorityInversionAvoided(t *testing.T) {
+	s := twoTeams(t, 2)
+	mustApply(t, s, teamJob("low", "a", 6, 1, 0))
+	p := &placer{t: t, s: s, now: at(2)}
+	running := p.fill("w1")
+	mustApply(t, s, teamJob("high", "a", 1, 2, 50))
+	p.now = at(10)
+	p.finish(running[0])
+	if got := p.fill("w1"); len(got) != 0 {
+		t.Fatalf("placed %v on the freed GPU, want it held for the high-priority task", jobsOf(s, got))
+	}
+	if rec, _ := s.Job("low"); !strings.Contains(rec.PendingReason, "GPUs held for job high (2 GPUs") {
+		t.Fatalf("low's reason %q", rec.PendingReason)
+	}
+	p.finish(running[1])
+	if got := jobsOf(s, p.fill("w1")); !slices.Equal(got, []string{"high"}) {
+		t.Fatalf("placed %v once both GPUs freed, want the high-priority task", got)
+	}
+}
