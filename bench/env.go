@@ -133,6 +133,9 @@ func (e *env) runAll(ctx context.Context) {
 	if e.want("s8") {
 		e.step(ctx, "S8 output volume", e.runS8)
 	}
+	if e.want("q1") {
+		e.step(ctx, "Q1 placement at fleet scale", e.runQ1)
+	}
 	if e.want("e1") {
 		e.step(ctx, "E1-E4 end to end on gpulayer dev", e.runE1)
 	}

@@ -36,7 +36,7 @@ const (
 var routeTeamScopes = map[string]teamScope{
 	"GET /v1/jobs/{id}": teamOwned, "GET /v1/jobs/{id}/logs": teamOwned, "POST /v1/jobs/{id}/cancel": teamOwned,
 	"GET /v1/teams/{name}": teamOwned, "GET /v1/artifacts/{sha256}": teamOwned, "POST /v1/jobs": teamOwned,
-	"GET /v1/jobs": teamListed, "GET /v1/teams": teamListed, "GET /v1/usage": teamListed,
+	"GET /v1/jobs": teamListed, "GET /v1/teams": teamListed, "GET /v1/usage": teamListed, "GET /v1/queue": teamListed,
 
 	"GET /v1/status/health": teamNeutral, "GET /v1/status/leader": teamNeutral, "GET /v1/status/peers": teamNeutral,
 	"GET /v1/status/self": teamNeutral, "GET /v1/openapi.json": teamNeutral, "POST /v1/operator/raft/peers": teamNeutral,

@@ -32,7 +32,7 @@ task's code.`,
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetHelpCommand(helpCmd())
 	root.AddCommand(coordinatorCmd(), agentCmd(), jobCmd(), artifactCmd(), workerCmd(), tokenCmd(), enrollmentCmd(),
-		auditCmd(), groupCmd(), teamCmd(), usageCmd(), operatorCmd(), tlsCmd(), pluginCmd(), devCmd(), versionCmd(), completionCmd(), profileCmd(), loginCmd())
+		auditCmd(), groupCmd(), teamCmd(), usageCmd(), queueCmd(), operatorCmd(), tlsCmd(), pluginCmd(), devCmd(), versionCmd(), completionCmd(), profileCmd(), loginCmd())
 	root.AddCommand(gpuCmd())
 	documentEnv(root)
 	return root

@@ -193,6 +193,12 @@ var apiOps = map[string]apiOp{
 			queryParam("group_by", "string", "team (default), gpu_model, user or job"),
 		},
 		answers: []apiAnswer{ok[api.UsageResponse]("the rows")}},
+	"GET /v1/queue": {id: "getQueue", tag: "teams", summary: "The order the scheduler serves, per team, with each task's reason (a client sees its team's)",
+		query: []openapi.Parameter{
+			queryParam("team", "string", "one team (a client: only its own; default: a client's team, an admin's every team)"),
+			queryParam("limit", "integer", "tasks listed per team, 1 to 1000 (default 50)"),
+		},
+		answers: []apiAnswer{ok[api.QueueResponse]("the teams in order, each with its first tasks")}, errs: []int{http.StatusNotFound}},
 
 	// Groups.
 	"POST /v1/groups": {id: "createGroup", tag: "groups", summary: "Create a group of workers and groups",

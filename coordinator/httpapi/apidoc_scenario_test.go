@@ -214,6 +214,8 @@ func TestRealAnswersMatchAPIDescription(t *testing.T) {
 	c.must(201, "POST", "/v1/teams", admin, api.CreateTeamRequest{Name: "vision", Quota: &api.GPUAmount{GPUs: 2}}, nil)
 	c.must(200, "GET", "/v1/teams", admin, nil, nil)
 	c.must(200, "GET", "/v1/usage?group_by=gpu_model", admin, nil, nil)
+	c.must(200, "GET", "/v1/queue?team=vision&limit=10", admin, nil, nil)
+	c.must(404, "GET", "/v1/queue?team=nobody", admin, nil, nil)
 	c.must(200, "GET", "/v1/teams/vision", admin, nil, nil)
 	c.must(200, "PATCH", "/v1/teams/vision", admin, api.UpdateTeamRequest{BorrowLimit: &api.GPUAmount{GPUs: 1.5}}, nil)
 	c.must(409, "DELETE", "/v1/teams/default", admin, nil, nil)

@@ -126,6 +126,7 @@ func (s *Server) routeTable() []Route {
 		{"PATCH", "/v1/teams/{name}", clientAdmin, s.updateTeam},
 		{"DELETE", "/v1/teams/{name}", clientAdmin, s.deleteTeam},
 		{"GET", "/v1/usage", clientRead, s.usage},
+		{"GET", "/v1/queue", clientRead, s.queue},
 
 		{"POST", "/v1/groups", clientAdmin, s.createGroup},
 		{"GET", "/v1/groups", clientAdmin, s.listGroups},

@@ -201,7 +201,7 @@ func (s *Store) ownTask(t *Task) *Task {
 	s.tasks.set(t.ID, &c)
 	if t.State == taskPending {
 		if j := s.jobs.get(t.JobID); j != nil {
-			s.queue.replace(keyOf(j.Spec), t, &c)
+			s.queue.replace(keyOf(j), t, &c)
 		}
 	}
 	return &c

@@ -294,7 +294,7 @@ func (s *Store) rebuildDependencies() {
 		s.indexWaiting(j, unmet)
 		for _, tid := range j.TaskIDs {
 			if t := s.tasks.get(tid); t.State == taskPending {
-				s.queue.remove(keyOf(j.Spec), t)
+				s.queue.remove(keyOf(j), t)
 			}
 		}
 	}

@@ -66,6 +66,11 @@ func (s *Store) gangTasks(j *Job) ([]*Task, bool) {
 }
 
 func (s *Store) planGang(w *Worker, capability string, slots int, j *Job) ([]GangPlacement, bool) {
+	return s.planGangFrom(w, capability, slots, j, newTentative())
+}
+
+// planGangFrom is planGang beside what tent already gives.
+func (s *Store) planGangFrom(w *Worker, capability string, slots int, j *Job, tent *tentative) ([]GangPlacement, bool) {
 	ts, ok := s.gangTasks(j)
 	if !ok {
 		return nil, false
@@ -77,7 +82,6 @@ func (s *Store) planGang(w *Worker, capability string, slots int, j *Job) ([]Gan
 		}
 	}
 	others = gangOrder(s, w, others) // gangtopology.go
-	tent := newTentative()
 	var plan []GangPlacement
 	next := 0
 	for i, o := range append([]*Worker{w}, others...) {
@@ -187,6 +191,7 @@ func (s *Store) assignGang(c command.AssignGang) ([]AssignOutcome, error) {
 	}
 	tent := newTentative()
 	placed := map[string]bool{}
+	var centi int64
 	for _, m := range c.Members {
 		t := s.tasks.get(m.TaskID)
 		w := s.workers[m.WorkerID]
@@ -209,6 +214,10 @@ func (s *Store) assignGang(c command.AssignGang) ([]AssignOutcome, error) {
 		}
 		tent.take(w.ID, m.Devices)
 		placed[t.ID] = true
+		centi += taskCentiGPUs(w, m.Devices, j.Spec.Resources)
+	}
+	if err := s.checkTeamRoom(j, centi); err != nil { // teamroom.go
+		return nil, err
 	}
 	lease := j.Spec.LeaseSeconds
 	if lease <= 0 {
@@ -222,7 +231,7 @@ func (s *Store) assignGang(c command.AssignGang) ([]AssignOutcome, error) {
 		if w.ID == c.WorkerID && c.LeaseSeconds > 0 {
 			l = min(l, c.LeaseSeconds)
 		}
-		s.queue.remove(keyOf(j.Spec), t)
+		s.queue.remove(keyOf(j), t)
 		s.giveTask(t, w, m.AttemptID, m.Devices, l, c.Metered, c.Now)
 		if w.ID == c.WorkerID {
 			out = append(out, s.assignOutcome(t, false))
@@ -294,6 +303,8 @@ func (s *Store) giveTask(t *Task, w *Worker, attemptID string, devs []string, le
 	t.Attempts = append(t.Attempts, a)
 	w.active[t.ID] = struct{}{}
 	s.releaseHolds(w, t.ID, now) // preempt_holds.go
+	j := s.jobs.get(t.JobID)
+	s.inuse.hold(t.ID, command.TeamOf(j.Team), taskCentiGPUs(w, devs, j.Spec.Resources), endOf(t, j))
 }
 
 // GangDeliveries lists the gang members assigned to workerID that have
@@ -383,7 +394,7 @@ func (s *Store) settleGang(t *Task, now time.Time) {
 	retry := t.State == taskPending && !succeeded
 	if t.State == taskPending && succeeded {
 		s.mustOwn(t)
-		s.queue.remove(keyOf(j.Spec), t)
+		s.queue.remove(keyOf(j), t)
 		t.State = taskFailed
 		t.Reason += " (not retried: a gang is retried only as a whole, and a member has succeeded)"
 	}
@@ -402,7 +413,7 @@ func (s *Store) settleGang(t *Task, now time.Time) {
 			s.endAttempt(o, taskFailed, nil, why, now)
 			s.failNow(o, why, now)
 		case o.State == taskPending && !retry:
-			s.queue.remove(keyOf(j.Spec), o)
+			s.queue.remove(keyOf(j), o)
 			s.failNow(o, why, now)
 		}
 	}

@@ -60,7 +60,7 @@ func sameIdentity(w *Worker, d command.Device) bool {
 		return true
 	}
 	id, ok := w.ApprovedIdentity[d.UUID]
-	return ok && id == identityOf(d)
+	return ok && id == memoIdentity(d) // identitymemo.go
 }
 
 // bindLegacyIdentity binds, for a worker approved before identities were

@@ -65,20 +65,25 @@ func (s *Store) MatchAt(now time.Time, workerID, capability string, slots int, s
 
 // match does Match's work under the lock and also reports how many pending
 // tasks it examined (tests use this to show that the cost does not grow
-// with work the worker cannot take).
+// with work the worker cannot take). It reads the teams' sub-queues in
+// fair-share order (fairshare.go) and takes the first team's best task
+// that fits the worker and the team's room (teamroom.go).
 func (s *Store) match(w *Worker, capability string, slots int, skip map[string]bool, now time.Time) (*Task, []string, []GangPlacement, int, time.Time) {
 	caps, anyCap := acceptedCapabilities(w.Capabilities, capability)
 	if !anyCap && len(caps) == 0 {
 		return nil, nil, nil, 0, time.Time{}
 	}
 	var retry time.Time
-	targets := s.targetsOf(w)
 	var best *Task
 	var bestDevices []string
 	var bestGang []GangPlacement
 	var gangTried map[string]bool // gangs planned in this match (most matches meet none)
 	gate := parallelismGate{}     // parallelism.go
+	hold := s.holdFor(now)        // backfill.go
+	miss := matchMisses{}         // matchskip.go
 	examined := 0
+	var lim teamLimits
+	var use int64
 	scan := func(list []*Task) {
 		for _, t := range list {
 			if best != nil && !s.queue.less(t, best) {
@@ -92,24 +97,38 @@ func (s *Store) match(w *Worker, capability string, slots int, skip map[string]b
 			if j.Spec.Gang {
 				// A gang is placed whole, at its first member met; one
 				// that does not fit now is passed over (backfill).
-				if gangTried[j.ID] || slices.ContainsFunc(j.TaskIDs, func(id string) bool { return skip[id] }) {
+				if gangTried[j.ID] || miss.gangFails(j, hold, now) || slices.ContainsFunc(j.TaskIDs, func(id string) bool { return skip[id] }) {
 					continue
 				}
 				if gangTried == nil {
 					gangTried = map[string]bool{}
 				}
 				gangTried[j.ID] = true
-				if plan, ok := s.planGang(w, capability, slots, j); ok {
+				if plan, ok := s.planGangWithin(w, capability, slots, j, lim, use, hold, now); ok {
 					best, bestDevices, bestGang = t, nil, plan
 					return
+				}
+				miss.gangFailed(j, hold, now)
+				continue
+			}
+			if miss.pickFails(j, hold, now) {
+				if hold.spares(j, now) {
+					return // every task of this list asks the same (queue.go): none fits
 				}
 				continue
 			}
 			if gate.full(s, j) || s.canRun(w, j, t, capability) != nil {
 				continue
 			}
-			devs, ok := s.pickDevices(w, j.Spec.Resources)
-			if !ok || s.heldFromOthers(w, devs, t.ID, now) { // preempt_holds.go
+			devs, ok := s.pickDevicesFor(w, j, t, hold, now)
+			if !ok {
+				miss.pickFailed(j, hold, now)
+				continue
+			}
+			if s.heldFromOthers(w, devs, t.ID, now) { // preempt_holds.go
+				continue
+			}
+			if lim.roomFor(use, taskCentiGPUs(w, devs, j.Spec.Resources), j.Spec.IsPreemptible()) != nil {
 				continue
 			}
 			if until, wait := s.deferral(w, j, t, now); wait {
@@ -122,21 +141,17 @@ func (s *Store) match(w *Worker, capability string, slots int, skip map[string]b
 			return
 		}
 	}
-	for _, ex := range w.Executors {
-		for _, tk := range targets {
-			byCap := s.queue.route(ex, tk)
-			if len(byCap) == 0 {
-				continue
+	room := s.roomOn(w) // matchskip.go
+	for _, tl := range s.shareOrder(s.teamLists(w, caps, anyCap, room)) {
+		lim, use = s.limitsOf(tl.team), s.inuse.inUse(tl.team)
+		full := lim.full(use)
+		for _, l := range tl.lists {
+			if !(l.gpus() && full) {
+				scan(l.tasks)
 			}
-			if anyCap {
-				for _, list := range byCap {
-					scan(list)
-				}
-				continue
-			}
-			for _, c := range caps {
-				scan(byCap[c])
-			}
+		}
+		if best != nil {
+			break
 		}
 	}
 	return best, bestDevices, bestGang, examined, retry
@@ -266,15 +281,21 @@ func (s *Store) freeDevices(w *Worker) []command.Device {
 }
 
 func (s *Store) pickDevices(w *Worker, r *command.Resources) ([]string, bool) {
+	return s.pickDevicesBut(w, r, nil)
+}
+
+// pickDevicesBut is pickDevices leaving out the devices in but.
+func (s *Store) pickDevicesBut(w *Worker, r *command.Resources, but map[string]bool) ([]string, bool) {
 	if r == nil || r.GPUs == 0 {
 		return nil, true
 	}
 	if r.Shared() {
-		return s.pickShare(w, r)
+		devs, ok := s.pickShare(w, r)
+		return devs, ok && !but[devs[0]]
 	}
 	var fit []command.Device
 	for _, d := range s.freeDevices(w) {
-		if deviceFits(d, r) {
+		if !but[d.UUID] && deviceFits(d, r) {
 			fit = append(fit, d)
 		}
 	}

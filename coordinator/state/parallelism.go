@@ -31,7 +31,7 @@ func (s *Store) enqueueJob(j *Job) {
 	}
 	for _, id := range j.TaskIDs {
 		if t := s.tasks.get(id); t.State == taskPending {
-			s.queue.push(keyOf(j.Spec), j.Spec.Priority, t)
+			s.queue.push(keyOf(j), j.Spec.Priority, t)
 		}
 	}
 }
@@ -49,7 +49,7 @@ func (s *Store) fitWindow(j *Job) {
 	if s.deps.waiting[j.ID] == 0 {
 		room = j.Spec.Parallelism - s.activeTasks(j)
 	}
-	k := keyOf(j.Spec)
+	k := keyOf(j)
 	for _, id := range j.TaskIDs { // in index order, which is age order
 		t := s.tasks.get(id)
 		if t.State != taskPending {

@@ -42,6 +42,16 @@ func (s *Store) heldFromOthers(w *Worker, devs []string, taskID string, now time
 	return false
 }
 
+// holdsFor reports whether w holds a device, at now, for taskID.
+func (s *Store) holdsFor(w *Worker, taskID string, now time.Time) bool {
+	for _, h := range w.Holds {
+		if h.TaskID == taskID && s.holdLive(h, now) {
+			return true
+		}
+	}
+	return false
+}
+
 // releaseHolds drops w's holds for taskID and those no longer live at
 // now. The slice is replaced, never edited: a capture may hold it. A
 // task assigned elsewhere leaves its holds here stale, which holdLive

@@ -10,7 +10,8 @@ import (
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
-// preemptStore is a store where team ml (no quota) runs on every GPU of
+// preemptStore is a store where team ml (a quota for its
+// non-preemptible tasks alone) runs on every GPU of
 // w1 (GPU-1..GPU-n) and team research (quota: one GPU) has just asked
 // for one. ml's jobs are named by the running list, each one task on
 // one GPU, with its priority, started at the second given.
@@ -29,10 +30,29 @@ func preemptStore(t *testing.T, rs []running, waiting command.SubmitJob) *Store 
 	for i := range rs {
 		devs[i] = "GPU-" + string(rune('1'+i))
 	}
+	// A job that may not be preempted runs only within its team's quota:
+	// ml's quota covers its non-preemptible tasks, and no more.
+	var mlQuota int64
+	for _, r := range rs {
+		if r.team == "ml" && r.notPre {
+			mlQuota += 100
+		}
+	}
 	mustApply(t, s, register("w1", devs...),
-		command.CreateTeam{Name: "ml", Settings: teamSettings(100, 0), By: "admin", Now: at(0)},
+		command.CreateTeam{Name: "ml", Settings: teamSettings(100, mlQuota), By: "admin", Now: at(0)},
 		command.CreateTeam{Name: "research", Settings: teamSettings(100, 100), By: "admin", Now: at(0)})
-	for i, r := range rs {
+	// The non-preemptible tasks are placed first, while ml's use is
+	// within its quota; then the others, borrowing.
+	order := make([]int, 0, len(rs))
+	for pass := range 2 {
+		for i, r := range rs {
+			if r.notPre == (pass == 0) {
+				order = append(order, i)
+			}
+		}
+	}
+	for _, i := range order {
+		r := rs[i]
 		c := inTeam(submit(r.job, 1, 1), r.team)
 		c.Spec.Priority = r.priority
 		if r.notPre {
@@ -230,4 +250,35 @@ func TestPreemptTasksRefusesStaleOrForbidden(t *testing.T) {
 	}
 	s := preemptStore(t, base, inTeam(submit("r", 1, 1), "research"))
 	mustApply(t, s, good)
+}
+
+// A preemption's hold outranks the backfill hold: the victim, an
+// eight-GPU task requeued at the head of the order (its team ml sorts
+// before research at equal shares), holds the GPUs it needs as they free
+// up, which are the very GPUs held for research's task; the preemptor
+// still gets them, or neither could run.
+func TestPreemptorIsNotHeldBackByTheHead(t *testing.T) {
+	s := New()
+	devs := []string{"GPU-1", "GPU-2", "GPU-3", "GPU-4", "GPU-5", "GPU-6", "GPU-7", "GPU-8"}
+	mustApply(t, s, register("w1", devs...),
+		command.CreateTeam{Name: "ml", Settings: teamSettings(100, 0), By: "admin", Now: at(0)},
+		command.CreateTeam{Name: "research", Settings: teamSettings(100, 100), By: "admin", Now: at(0)},
+		inTeam(submit("m", 1, 8), "ml"),
+		command.AssignTask{TaskID: "m-a", WorkerID: "w1", AttemptID: "att-m", Devices: devs, Now: at(1)},
+		command.StartTask{TaskID: "m-a", WorkerID: "w1", AttemptID: "att-m", Now: at(1)})
+	r := inTeam(submit("r", 1, 1), "research")
+	r.Now = at(20)
+	mustApply(t, s, r)
+	c, ok := s.PlanPreemption(at(400), PreemptOptions{MinRuntime: time.Minute, HoldSlack: time.Minute})
+	if !ok || victimIDs(c) != "m-a" {
+		t.Fatalf("plan %v %+v", ok, c)
+	}
+	mustApply(t, s, c, command.FinishTask{TaskID: "m-a", WorkerID: "w1", AttemptID: "att-m", ExitCode: 143, Now: at(410)})
+	if h := s.holdFor(at(411)); h == nil || h.jobID != "m" {
+		t.Fatalf("the requeued eight-GPU task holds nothing: %+v", h)
+	}
+	m, ok, err := s.MatchAt(at(411), "w1", "", 0, nil)
+	if err != nil || !ok || m.TaskID != "r-a" {
+		t.Fatalf("match on w1: %+v %v %v; want research's task on the GPU freed for it", m, ok, err)
+	}
 }

@@ -197,10 +197,11 @@ func (s *Store) load(snap *snapshotV1) error {
 		s.outputBytes += t.LogBytes
 		switch {
 		case t.State == "pending":
-			s.queue.push(keyOf(j.Spec), j.Spec.Priority, t)
+			s.queue.push(keyOf(j), j.Spec.Priority, t)
 		case t.Active():
 			if w, ok := s.workers[t.WorkerID]; ok {
 				w.active[t.ID] = struct{}{}
+				s.inuse.hold(t.ID, command.TeamOf(j.Team), taskCentiGPUs(w, t.Devices, j.Spec.Resources), endOf(t, j))
 			}
 		}
 	}

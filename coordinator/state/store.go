@@ -35,6 +35,12 @@ type Store struct {
 	// change the state and the output one at a time.
 	applyMu sync.Mutex
 
+	// version moves on with every applied command or restore; holds
+	// caches the backfill hold of one version (backfill.go).
+	version uint64
+	holdMu  sync.Mutex
+	holds   holdCache
+
 	// touched lists the jobs whose tasks the command being applied
 	// changed, for settleDependents.
 	touched []string
@@ -80,6 +86,9 @@ type tables struct {
 
 	queue *pendingQueue
 
+	// inuse counts the GPUs each team's active tasks hold (teamroom.go).
+	inuse *teamLoad
+
 	// deps indexes the jobs that wait for others (dependencies.go).
 	deps *depIndex
 }
@@ -122,6 +131,7 @@ func (s *Store) reset() {
 	s.openJobs = nil
 	s.seq = 0
 	s.queue = newPendingQueue()
+	s.inuse = newTeamLoad()
 	s.deps = newDepIndex()
 }
 
@@ -163,6 +173,7 @@ func (s *Store) Apply(c command.Command) any {
 
 // wake closes the change channels; must be called with mu held.
 func (s *Store) wake() {
+	s.version++
 	close(s.changedCh)
 	s.changedCh = make(chan struct{})
 	if s.pendingUp {

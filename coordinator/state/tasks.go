@@ -68,8 +68,11 @@ func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
 	if !s.devicesFreeFor(w, c.Devices, j.Spec.Resources) || s.heldFromOthers(w, c.Devices, t.ID, c.Now) { // preempt_holds.go
 		return AssignOutcome{}, fmt.Errorf("devices %v not free on %s: %w", c.Devices, w.ID, ErrConflict)
 	}
+	if err := s.checkTeamRoom(j, taskCentiGPUs(w, c.Devices, j.Spec.Resources)); err != nil { // teamroom.go
+		return AssignOutcome{}, err
+	}
 	t = s.ownTask(t)
-	s.queue.remove(keyOf(j.Spec), t)
+	s.queue.remove(keyOf(j), t)
 	lease := j.Spec.LeaseSeconds
 	if lease <= 0 {
 		lease = DefaultLeaseSeconds
@@ -137,6 +140,7 @@ func (s *Store) startTask(c command.StartTask) (Task, error) {
 		a := t.ownCurrent()
 		a.State = taskRunning
 		a.StartedAt = c.Now
+		s.inuse.started(t.ID, endOf(t, s.jobs.get(t.JobID))) // backfill.go
 	}
 	return t.clone(), nil
 }
@@ -349,6 +353,7 @@ func (s *Store) endAttempt(t *Task, state string, code *int, reason string, now 
 	}
 	s.meter(s.jobs.get(t.JobID), a)
 	t.Preempt = ""
+	s.inuse.release(t.ID)
 	if w, ok := s.workers[t.WorkerID]; ok {
 		delete(w.active, t.ID)
 		s.forgetIfDone(w, now)
@@ -376,7 +381,7 @@ func (s *Store) requeueOrEnd(t *Task, reason string, now time.Time) {
 		t.Reason = reason
 		t.WorkerID = ""
 		t.AttemptID = ""
-		s.queue.push(keyOf(j.Spec), j.Spec.Priority, t)
+		s.queue.push(keyOf(j), j.Spec.Priority, t)
 	default:
 		t.State = taskFailed
 		t.Reason = fmt.Sprintf("%s (after %d attempts)", reason, len(t.Attempts))

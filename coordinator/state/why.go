@@ -56,7 +56,10 @@ func (s *Store) pendingReason(j *Job) string {
 			return why
 		}
 	}
-	return s.takenReason(cands, j) // whytaken.go
+	if why := s.takenReason(cands, j); why != "" { // whytaken.go
+		return why
+	}
+	return s.queueReason(j) // queuereason.go
 }
 
 // gangShortfall says when the live workers could not hold a whole gang

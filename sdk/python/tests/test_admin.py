@@ -227,6 +227,22 @@ class ContractShapesTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             self.gl.usage(start=dt.datetime(2026, 12, 1))  # naive: which zone?
 
+    def test_queue(self) -> None:
+        self.answers = {"GET /v1/queue": fakes.json_answer(200, {"teams": [
+            {"team": "ml", "gpus_in_use": 8, "weight": 2, "share": 4, "quota": {"gpus": 8}, "borrow_limit": {"gpus": 0}, "queued": 3,
+             "tasks": [{"position": 1, "task_id": "j1-0", "job_id": "j1", "priority": 5, "gpus": 2, "gang": True,
+                        "reason": "team ml at its quota: 8 of 8 GPUs in use, borrow limit 0, the task needs 4"}]},
+        ]})}
+        got = self.gl.queue(team="ml", limit=10)
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.stub.seen[0].path).query)
+        self.assertEqual(query, {"team": ["ml"], "limit": ["10"]})
+        team = got.teams[0]
+        self.assertEqual((team.team, team.share, team.quota, team.borrow_limit, team.queued), ("ml", 4, gpulayer.GPUs(8), gpulayer.GPUs(0), 3))
+        self.assertEqual(team.tasks, [gpulayer.QueueTask(position=1, task_id="j1-0", job_id="j1", priority=5, gpus=2, gang=True,
+                                                        reason="team ml at its quota: 8 of 8 GPUs in use, borrow limit 0, the task needs 4")])
+        self.gl.queue()
+        self.assertEqual(urllib.parse.urlsplit(self.stub.seen[1].path).query, "")
+
     def test_token_team(self) -> None:
         created = {"id": "abc", "kind": "client", "name": "n", "team": "ml", "roles": ["submit"], "token": "glc_abc_secret"}
         self.answers = {"POST /v1/tokens": fakes.json_answer(201, created)}

@@ -23,7 +23,7 @@ from typing import Any, Dict, Generator, Iterator, List, Mapping, Optional, Sequ
 
 from . import errors
 from .errors import Error
-from .models import CreatedToken, ExecResult, GPUs, Job, JobPage, JobSpec, LogEntry, Team, Token, Usage, Worker
+from .models import CreatedToken, ExecResult, GPUs, Job, JobPage, JobSpec, LogEntry, Queue, Team, Token, Usage, Worker
 from .transport import STREAM_END_TRAILER, StreamCut, Transport
 
 # Idempotency keys submit makes for a spec without one, as sdk/client
@@ -142,6 +142,14 @@ class Client:
         an admin sees all."""
         query = {"from": _time(start), "to": _time(end), "group_by": group_by}
         return Usage.from_dict(self._transport.request("GET", "/v1/usage", query=query).json())
+
+    def queue(self, *, team: Optional[str] = None, limit: Optional[int] = None) -> Queue:
+        """The order the scheduler serves (``GET /v1/queue``): the teams with
+        queued tasks, lowest GPUs in use / weight first, each with its first
+        ``limit`` tasks (default 50) and why each waits. A read token sees
+        its own team; an admin every team, or ``team``."""
+        query = {"team": team, "limit": None if limit is None else str(limit)}
+        return Queue.from_dict(self._transport.request("GET", "/v1/queue", query=query).json())
 
 
 class _Resource:

@@ -416,6 +416,45 @@ class Usage(Record):
     extra: Dict[str, Any] = field(default_factory=dict, repr=False)
 
 
+@dataclass
+class QueueTask(Record):
+    """A queued task: its place in its team's order (from 1), what it asks
+    for in whole GPUs, and why it waits (empty: only for a GPU)."""
+
+    position: int = 0
+    task_id: str = ""
+    job_id: str = ""
+    priority: int = 0
+    gpus: float = 0
+    gang: bool = False
+    reason: str = ""
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass
+class QueueTeam(Record):
+    """A team's place in the scheduler's order (``share`` = in use / weight,
+    lowest first) and its first queued tasks."""
+
+    team: str = ""
+    gpus_in_use: float = 0
+    weight: float = 0
+    share: float = 0
+    quota: Optional[GPUs] = None
+    borrow_limit: Optional[GPUs] = None
+    queued: int = 0
+    tasks: List[QueueTask] = field(default_factory=list)
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass
+class Queue(Record):
+    """The answer of ``GET /v1/queue``: the teams in the order served."""
+
+    teams: List[QueueTeam] = field(default_factory=list)
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+
+
 # -- decoding and encoding ----------------------------------------------------
 
 

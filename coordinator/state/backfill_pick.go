@@ -1,0 +1,39 @@
+package state
+
+import "time"
+
+// pickDevicesFor picks the devices on w for task t of j, leaving out the
+// GPUs the head holds unless j may backfill them (backfill.go). A task a
+// preemption freed GPUs for on w (preempt_holds.go) is not held back by
+// the head: the preemption already chose it, and its GPUs would
+// otherwise sit idle between the two holds.
+func (s *Store) pickDevicesFor(w *Worker, j *Job, t *Task, h *gpuHold, now time.Time) ([]string, bool) {
+	if h.spares(j, now) || s.holdsFor(w, t.ID, now) {
+		return s.pickDevices(w, j.Spec.Resources)
+	}
+	return s.pickDevicesBut(w, j.Spec.Resources, h.devices)
+}
+
+// planGangWithin plans gang j as planGang does, leaving out the GPUs the
+// head holds unless j may backfill them, and keeps only a placement its
+// team has room for (teamroom.go).
+func (s *Store) planGangWithin(w *Worker, capability string, slots int, j *Job, lim teamLimits, use int64, h *gpuHold, now time.Time) ([]GangPlacement, bool) {
+	if lim.roomFor(use, wholeCenti(j.Spec), j.Spec.IsPreemptible()) != nil && wholeCenti(j.Spec) > 1 {
+		return nil, false // a gang of whole GPUs needs exactly that: no plan can fit
+	}
+	tent := newTentative()
+	if !h.spares(j, now) {
+		for d := range h.devices {
+			tent.devices[d] = true
+		}
+	}
+	plan, ok := s.planGangFrom(w, capability, slots, j, tent)
+	if !ok {
+		return nil, false
+	}
+	var centi int64
+	for _, m := range plan {
+		centi += taskCentiGPUs(s.workers[m.WorkerID], m.Devices, j.Spec.Resources)
+	}
+	return plan, lim.roomFor(use, centi, j.Spec.IsPreemptible()) == nil
+}

@@ -1,0 +1,91 @@
+package state
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Weighted fair share. Among the tasks that fit a worker, the team with
+// the lowest gpus_in_use / weight goes first (ties by team name, so every
+// replica and every leader orders the same); within a team, higher
+// priority first, then older (pendingQueue.less). The pending queue keeps
+// each team's tasks in sub-queues of their own, so the matcher reads the
+// teams in share order and stops at the first team with a task that
+// fits: a team's share is read in constant time (teamLoad), and the
+// order costs a sort of the teams with work the worker could take.
+
+// teamList is one sub-queue of a team the worker could take from.
+type teamList struct {
+	size    int
+	partial bool
+	tasks   []*Task
+}
+
+// gpus reports whether the list's tasks ask for GPUs.
+func (l teamList) gpus() bool { return l.size > 0 || l.partial }
+
+// teamQueue is a team's sub-queues a worker could take from.
+type teamQueue struct {
+	team  string
+	lists []teamList
+}
+
+// teamLists gathers, by team, the sub-queues worker w could take from
+// (its executors x {untargeted, itself, its groups} x the capabilities
+// it accepts) with what it has free now (room).
+func (s *Store) teamLists(w *Worker, caps []string, anyCap bool, room deviceRoom) []teamQueue {
+	var out []teamQueue
+	at := map[string]int{}
+	for _, ex := range w.Executors {
+		for _, tk := range s.targetsOf(w) {
+			for sk, list := range s.queue.route(ex, tk) {
+				if (!anyCap && !slices.Contains(caps, sk.capability)) || !room.admits(sk) {
+					continue
+				}
+				i, ok := at[sk.team]
+				if !ok {
+					i = len(out)
+					at[sk.team] = i
+					out = append(out, teamQueue{team: sk.team})
+				}
+				out[i].lists = append(out[i].lists, teamList{size: sk.size, partial: sk.partial, tasks: list})
+			}
+		}
+	}
+	return out
+}
+
+// shareOrder sorts teams by fair share, lowest first.
+func (s *Store) shareOrder(qs []teamQueue) []teamQueue {
+	slices.SortFunc(qs, func(a, b teamQueue) int { return s.compareShare(a.team, b.team) })
+	return qs
+}
+
+// compareShare orders two teams by in use / weight, then by name. The
+// shares are compared as cross products of integers: exact, the same on
+// every replica.
+func (s *Store) compareShare(a, b string) int {
+	la, lb := s.limitsOf(a), s.limitsOf(b)
+	ua, ub := s.inuse.inUse(a), s.inuse.inUse(b)
+	return cmp.Or(cmp.Compare(ua*lb.weight, ub*la.weight), cmp.Compare(a, b))
+}
+
+// TeamShare is a team's place in the fair-share order.
+type TeamShare struct {
+	Team           string
+	CentiGPUsInUse int64
+	WeightCenti    int64
+	QuotaCentiGPUs int64
+	// CeilingCentiGPUs is quota + borrow limit; -1 without bound.
+	CeilingCentiGPUs int64
+}
+
+// shareOf is team's TeamShare.
+func (s *Store) shareOf(team string) TeamShare {
+	l := s.limitsOf(team)
+	ceiling := int64(-1)
+	if l.bounded {
+		ceiling = l.ceiling
+	}
+	return TeamShare{Team: team, CentiGPUsInUse: s.inuse.inUse(team), WeightCenti: l.weight, QuotaCentiGPUs: l.quota, CeilingCentiGPUs: ceiling}
+}

@@ -1,0 +1,122 @@
+package state
+
+import (
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+)
+
+// What one match learns and need not learn again. Within one match, the
+// worker's devices do not change: a task asking for resources no device
+// choice could meet means every later task asking the same fails too,
+// and a gang that could not be planned means every gang of the same shape
+// and at least its size fails too. So a match over a long queue of tasks
+// that do not fit the worker costs a map lookup per task, not a device
+// choice (or a plan over the fleet) each.
+
+// pickKey is what a device choice depends on besides the worker: the
+// resources, and whether the head's hold is spared (backfill.go).
+type pickKey struct {
+	r      command.Resources
+	spared bool
+}
+
+// gangShape is what a gang's plan depends on besides its size; a gang
+// with affinity rules is never taken as another's shape.
+type gangShape struct {
+	team, executor, target, capability string
+	r                                  command.Resources
+	exclusive                          bool
+	maxPerWorker                       int
+	spared                             bool
+}
+
+// matchMisses are one match's failed choices.
+type matchMisses struct {
+	picks map[pickKey]bool
+	gangs map[gangShape]int // the least count that failed
+}
+
+func resourcesOf(spec command.JobSpec) command.Resources {
+	if spec.Resources == nil {
+		return command.Resources{}
+	}
+	return *spec.Resources
+}
+
+func (m *matchMisses) pickFails(j *Job, h *gpuHold, now time.Time) bool {
+	return m.picks[pickKey{resourcesOf(j.Spec), h.spares(j, now)}]
+}
+
+func (m *matchMisses) pickFailed(j *Job, h *gpuHold, now time.Time) {
+	if m.picks == nil {
+		m.picks = map[pickKey]bool{}
+	}
+	m.picks[pickKey{resourcesOf(j.Spec), h.spares(j, now)}] = true
+}
+
+func shapeOf(j *Job, h *gpuHold, now time.Time) (gangShape, bool) {
+	spec := j.Spec
+	return gangShape{
+		team: command.TeamOf(j.Team), executor: spec.Executor, target: targetKey(spec.Target), capability: spec.Capability,
+		r: resourcesOf(spec), exclusive: spec.ExclusiveWorker, maxPerWorker: spec.MaxPerWorker, spared: h.spares(j, now),
+	}, len(spec.Affinity) == 0 && !spec.Spread
+}
+
+func (m *matchMisses) gangFails(j *Job, h *gpuHold, now time.Time) bool {
+	k, ok := shapeOf(j, h, now)
+	least, seen := m.gangs[k]
+	return ok && seen && j.Spec.Count >= least
+}
+
+func (m *matchMisses) gangFailed(j *Job, h *gpuHold, now time.Time) {
+	k, ok := shapeOf(j, h, now)
+	if !ok {
+		return
+	}
+	if m.gangs == nil {
+		m.gangs = map[gangShape]int{}
+	}
+	if least, seen := m.gangs[k]; !seen || j.Spec.Count < least {
+		m.gangs[k] = j.Spec.Count
+	}
+}
+
+// deviceRoom is what a worker has free: whole GPUs, and whether any MIG
+// device or any room for a share.
+type deviceRoom struct {
+	whole   int
+	partial bool
+}
+
+// admits reports whether a sub-queue's tasks could fit the room: a
+// task asking for more whole GPUs than are free cannot, nor a share or
+// MIG task where no MIG device is free and no GPU has memory to share.
+func (r deviceRoom) admits(k subKey) bool {
+	if k.partial {
+		return r.partial
+	}
+	return k.size <= r.whole
+}
+
+// roomOn is what w has free.
+func (s *Store) roomOn(w *Worker) deviceRoom {
+	whole, shared := s.deviceUse(w)
+	var r deviceRoom
+	for _, d := range w.Devices {
+		if !offered(w, d) || whole[d.UUID] {
+			continue
+		}
+		switch used, isShared := shared[d.UUID]; {
+		case d.MIGEnabled:
+		case d.MIGProfile != "":
+			r.partial = r.partial || !isShared
+		case !isShared:
+			r.whole++
+			r.partial = true
+		case used < d.MemoryMiB:
+			r.partial = true
+		}
+	}
+	return r
+}

@@ -1,0 +1,58 @@
+package state
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+)
+
+// Why a task some live worker could run waits in the queue: its team has
+// no room for it (teamroom.go), another team with less than its fair
+// share waits too (fairshare.go), or the GPUs it could use are held for
+// the task at the head of the order (backfill.go). A task that waits
+// only for a GPU to free up says nothing. All of it is read from
+// replicated data, so every node says the same.
+
+// queueReason is why a task of j waits in the queue, or "".
+func (s *Store) queueReason(j *Job) string {
+	team := command.TeamOf(j.Team)
+	if why := s.limitsOf(team).roomReason(s.inuse.inUse(team), wholeCenti(j.Spec), j.Spec.IsPreemptible()); why != "" {
+		return why
+	}
+	if ahead := s.teamAhead(team); ahead != "" {
+		a, me := s.shareOf(ahead), s.shareOf(team)
+		return fmt.Sprintf("fair share: behind team %s (%s GPUs in use at weight %s; team %s %s at weight %s)",
+			ahead, centi(a.CentiGPUsInUse), centi(a.WeightCenti), team, centi(me.CentiGPUsInUse), centi(me.WeightCenti))
+	}
+	if h := s.holdFor(time.Time{}); h != nil && h.jobID != j.ID {
+		return holdReason(h)
+	}
+	return ""
+}
+
+// teamAhead is the team with queued tasks that comes first in fair-share
+// order, if it comes before team; else "".
+func (s *Store) teamAhead(team string) string {
+	first := ""
+	for _, byKey := range s.queue.lists {
+		for sk, list := range byKey {
+			if len(list) > 0 && sk.team != team && (first == "" || s.compareShare(sk.team, first) < 0) {
+				first = sk.team
+			}
+		}
+	}
+	if first == "" || s.compareShare(first, team) > 0 {
+		return ""
+	}
+	return first
+}
+
+// holdReason names the hold a task waits behind.
+func holdReason(h *gpuHold) string {
+	when := "a holder without timeout_seconds ends"
+	if h.known {
+		when = h.until.UTC().Format(time.RFC3339)
+	}
+	return fmt.Sprintf("GPUs held for job %s (%d GPUs, at the head of the order) until %s; a task whose timeout_seconds ends before then may use them", h.jobID, h.gpus, when)
+}
