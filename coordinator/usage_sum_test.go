@@ -3,11 +3,14 @@ package coordinator_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator"
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
+	"github.com/gpulayer/gpulayer/coordinator/preempt"
+	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/internal/clock"
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
@@ -20,6 +23,8 @@ type usageRig struct {
 	ctx    context.Context
 	clk    *clock.Fake
 	worker *client.Client
+	// client is a client of the cluster with a token.
+	client func(token string) *client.Client
 }
 
 // run acquires the next task, starts it, lets d pass on the clock and
@@ -58,10 +63,13 @@ func (r usageRig) lose(task api.Assignment) error {
 // TestUsageEqualsSumOfAttempts runs a mixed workload on a three-node Raft
 // cluster over TCP: jobs of two teams with one and two GPUs per task,
 // that succeed, fail and are retried, lose an attempt to a GPU fault and
-// run again, fail for good, and one submitted and run after the leader
-// is stopped. Then GET /v1/usage, asked of every surviving node, equals,
+// run again, fail for good, one submitted and run after the leader is
+// stopped, and a borrowing task preempted by the new leader for a team
+// under its quota, then run again. Then GET /v1/usage, asked of every surviving node, equals,
 // team by team, the sum over every attempt of the task records of (end -
-// start) × its GPUs, computed here from GET /v1/jobs/{id} alone.
+// start) × its GPUs, computed here from GET /v1/jobs/{id} alone, and its
+// preempted GPU-seconds the same sum over the attempts that ended
+// preempted.
 // Every node answers the same.
 func TestUsageEqualsSumOfAttempts(t *testing.T) {
 	start := time.Date(2026, 12, 6, 10, 0, 0, 0, time.UTC)
@@ -71,6 +79,8 @@ func TestUsageEqualsSumOfAttempts(t *testing.T) {
 		// The worker does not heartbeat: the clock's jumps must not make
 		// it offline.
 		cfg.HeartbeatInterval = time.Hour
+		// Preempt at once, looking as the fake clock moves.
+		cfg.Preemption = preempt.Config{Options: state.PreemptOptions{MinRuntime: -1}, Interval: time.Second, Settle: time.Second}
 	}})
 	ctx := t.Context()
 	admin := c.Client(c.AdminToken)
@@ -90,7 +100,7 @@ func TestUsageEqualsSumOfAttempts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := usageRig{t: t, ctx: ctx, clk: clk, worker: c.Client(reg.WorkerToken)}
+	r := usageRig{t: t, ctx: ctx, clk: clk, worker: c.Client(reg.WorkerToken), client: c.Client}
 	submit := func(cl *client.Client, gpus, attempts int) string {
 		t.Helper()
 		job, err := cl.SubmitJob(ctx, api.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`), Resources: &api.Resources{GPUs: gpus},
@@ -143,15 +153,19 @@ func TestUsageEqualsSumOfAttempts(t *testing.T) {
 	j = submit(admin, 1, 1)
 	r.run(j, 15*time.Second, r.finish)
 	jobs = append(jobs, j)
-	// TODO(preemption): preempted attempts join this workload here, once
-	// the queue preempts (PROTOCOL.md, "Queueing"): a borrowing job's
-	// attempt ended preempted counts its (end - start) × GPUs in
-	// gpu_seconds and again in preempted_gpu_seconds; add them to want
-	// and wantPreempted below from their attempts' state "preempted".
+	// Preempted: vision (no quota) borrows the three GPUs still offered
+	// (the fourth failed above); research, owed
+	// one, submits; the new leader preempts vision's attempt, which ends
+	// preempted when the worker reports its end; research's task runs on
+	// the GPU held for it, then vision's runs again whole.
+	j, rj := r.preemptBorrower(admin, vision, submit)
+	r.run(rj, 12*time.Second, r.finish)
+	r.run(j, 8*time.Second, r.finish)
+	jobs = append(jobs, j, rj)
 
-	want, states := expectedUsage(t, admin, jobs)
-	if states["succeeded"] != 5 || states["failed"] != 3 || states["lost"] != 1 {
-		t.Fatalf("attempts ended %v, want 5 succeeded, 3 failed and 1 lost: the workload did not run as written", states)
+	want, wantPreempted, states := expectedUsage(t, admin, jobs)
+	if states["succeeded"] != 7 || states["failed"] != 3 || states["lost"] != 1 || states["preempted"] != 1 {
+		t.Fatalf("attempts ended %v, want 7 succeeded, 3 failed, 1 lost and 1 preempted: the workload did not run as written", states)
 	}
 	q := client.UsageQuery{From: start.Add(-time.Hour), To: start.Add(2 * time.Hour), GroupBy: api.UsageByTeam}
 	for _, n := range c.Nodes {
@@ -166,11 +180,14 @@ func TestUsageEqualsSumOfAttempts(t *testing.T) {
 		if err != nil {
 			t.Fatalf("usage at %s: %v", n.ID, err)
 		}
-		got := map[string]float64{}
+		got, gotPreempted := map[string]float64{}, map[string]float64{}
 		for _, row := range u.Rows {
 			got[row.Team] += row.GPUSeconds
-			if row.PreemptedGPUSeconds != 0 {
-				t.Errorf("%s: team %s has %g preempted GPU-seconds, and nothing was preempted", n.ID, row.Team, row.PreemptedGPUSeconds)
+			gotPreempted[row.Team] += row.PreemptedGPUSeconds
+		}
+		for team := range got {
+			if gotPreempted[team] != wantPreempted[team] {
+				t.Errorf("%s: team %s has %g preempted GPU-seconds by the usage API, %g by its task records", n.ID, team, gotPreempted[team], wantPreempted[team])
 			}
 		}
 		if len(got) != len(want) {
@@ -182,16 +199,61 @@ func TestUsageEqualsSumOfAttempts(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("attempts %v; GPU-seconds by team %v, equal at every node", states, want)
+	t.Logf("attempts %v; GPU-seconds by team %v (preempted %v), equal at every node", states, want, wantPreempted)
+}
+
+// preemptBorrower runs a three-GPU job of vision's (a team with no quota:
+// every GPU it holds is borrowed), then submits a one-GPU job for team
+// research (quota 1) and waits, moving the clock, until the leader's
+// preemption loop tells the worker to stop vision's attempt; the worker
+// then reports its end (the task's exit on SIGTERM). It answers both
+// jobs' ids.
+func (r usageRig) preemptBorrower(admin, vision *client.Client, submit func(*client.Client, int, int) string) (string, string) {
+	t, ctx := r.t, r.ctx
+	t.Helper()
+	if _, err := admin.CreateTeam(ctx, api.CreateTeamRequest{Name: "research", Quota: &api.GPUAmount{GPUs: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	tok, err := admin.CreateToken(ctx, api.CreateTokenRequest{Kind: api.TokenKindClient, Name: "research-ci", Roles: []string{"submit"}, Team: "research"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := submit(vision, 3, 1)
+	acq, err := r.worker.Acquire(ctx, api.AcquireRequest{})
+	if err != nil || acq.Task == nil || acq.Task.JobID != j {
+		t.Fatalf("acquire for %s: %+v %v", j, acq, err)
+	}
+	if err := r.worker.Start(ctx, acq.Task.ID, acq.Task.AttemptID); err != nil {
+		t.Fatal(err)
+	}
+	r.clk.Advance(50 * time.Second)
+	rj := submit(r.client(tok.Token), 1, 1)
+	coordinatortest.WaitFor(t, 15*time.Second, "the leader to preempt vision's borrowed attempt", func() bool {
+		hb, err := r.worker.Heartbeat(ctx, api.HeartbeatRequest{RunningTaskIDs: []string{acq.Task.ID}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Contains(hb.PreemptTaskIDs, acq.Task.ID) {
+			return true
+		}
+		r.clk.Advance(time.Second)
+		return false
+	})
+	r.clk.Advance(5 * time.Second) // the task's grace, used in part
+	if _, err := r.worker.Fail(ctx, acq.Task.ID, api.FailRequest{AttemptID: acq.Task.AttemptID, Reason: "exit status 143"}); err != nil {
+		t.Fatal(err)
+	}
+	return j, rj
 }
 
 // expectedUsage sums, from the jobs' task records alone, (end - start) ×
-// GPUs of every attempt that started and ended, by team, and counts
-// those attempts by the state they ended in. A task's GPUs are the devices its attempt was given
+// GPUs of every attempt that started and ended, by team (and again, for
+// the attempts that ended preempted, apart), and counts those attempts
+// by the state they ended in. A task's GPUs are the devices its attempt was given
 // (whole GPUs here: each counts 1).
-func expectedUsage(t *testing.T, admin *client.Client, ids []string) (map[string]float64, map[string]int) {
+func expectedUsage(t *testing.T, admin *client.Client, ids []string) (map[string]float64, map[string]float64, map[string]int) {
 	t.Helper()
-	out, n := map[string]float64{}, map[string]int{}
+	out, preempted, n := map[string]float64{}, map[string]float64{}, map[string]int{}
 	for _, id := range ids {
 		job, err := admin.Job(t.Context(), id)
 		if err != nil {
@@ -207,10 +269,14 @@ func expectedUsage(t *testing.T, admin *client.Client, ids []string) (map[string
 				if err1 != nil || err2 != nil {
 					t.Fatalf("attempt %s times %q %q", a.AttemptID, a.StartedAt, a.EndedAt)
 				}
-				out[job.Team] += e.Sub(s).Seconds() * float64(len(a.Devices))
+				gpuSeconds := e.Sub(s).Seconds() * float64(len(a.Devices))
+				out[job.Team] += gpuSeconds
+				if a.State == api.AttemptPreempted {
+					preempted[job.Team] += gpuSeconds
+				}
 				n[a.State]++
 			}
 		}
 	}
-	return out, n
+	return out, preempted, n
 }
