@@ -218,7 +218,9 @@ func (h *history) next() command.Command {
 		}
 		return command.UpdateWorker{WorkerID: w, Executors: []string{"exec"}, Devices: devs, MaxTasks: h.rng.IntN(3), Now: now}
 	case k < 97:
-		switch h.rng.IntN(10) {
+		switch h.rng.IntN(11) {
+		case 9:
+			return command.ClearGPU{WorkerID: w, UUID: fmt.Sprintf("GPU-%s-0", w), By: "admin", Now: now}
 		case 6, 7:
 			return h.teamCommand(now)
 		case 8:
@@ -262,8 +264,6 @@ func (h *history) next() command.Command {
 		default:
 			return command.ApproveWorker{WorkerID: w, By: "admin", Now: now}
 		}
-	case k < 97:
-		return command.ClearGPU{WorkerID: w, UUID: fmt.Sprintf("GPU-%s-0", w), By: "admin", Now: now}
 	case k < 98 && h.rng.IntN(3) == 0:
 		// Ask for, or clear, a MIG layout of one of a worker's GPUs.
 		return command.SetMIGLayout{WorkerID: w, UUID: fmt.Sprintf("GPU-%s-%d", w, h.rng.IntN(2)), Layout: [][]string{nil, {"3g.40gb", "3g.40gb"}, {"7g.80gb"}}[h.rng.IntN(3)],
