@@ -3,25 +3,19 @@ package state
 import "github.com/gpulayer/gpulayer/coordinator/command"
 
 // teamUsage counts, per team, the GPUs its active tasks hold (in
-// hundredths of a GPU), its active tasks and its pending ones. It walks
-// the workers' active sets, the pending queue and the jobs that hold
-// pending tasks out of it, so it costs the tasks in flight, not every
-// task kept.
+// hundredths of a GPU), its active tasks and its pending ones. The GPUs
+// are the team load placement enforces quotas with (teamroom.go), so a
+// team record, the preemption planner and the matcher read one figure;
+// the tasks come from the load's tasks, the pending queue and the jobs
+// that hold pending tasks out of it: it costs the tasks in flight, not
+// every task kept.
 func (s *Store) teamUsage() map[string]TeamUsage {
 	out := map[string]TeamUsage{}
-	for _, w := range s.workers {
-		for id := range w.active {
-			t := s.tasks.get(id)
-			if t == nil || !t.Active() {
-				continue
-			}
-			j := s.jobs.get(t.JobID)
-			team := command.TeamOf(j.Team)
-			u := out[team]
-			u.RunningTasks++
-			u.CentiGPUsInUse += taskCentiGPUs(w, t.Devices, j.Spec.Resources)
-			out[team] = u
-		}
+	for _, h := range s.inuse.byTask {
+		u := out[h.team]
+		u.RunningTasks++
+		u.CentiGPUsInUse += h.centi
+		out[h.team] = u
 	}
 	for _, byCap := range s.queue.lists {
 		for _, list := range byCap {
