@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator"
+	"github.com/gpulayer/gpulayer/internal/testenv"
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
 )
@@ -165,15 +166,7 @@ func (h *Harness) Worker(t testing.TB, id string) *client.Client {
 // wait on a condition instead of sleeping.
 func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		<-tick.C
-	}
+	testenv.WaitFor(t, timeout, func() string { return what }, cond)
 }
 
 // TestLogger discards logs, unless GPULAYER_TEST_LOG names a file: then

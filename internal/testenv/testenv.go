@@ -1,6 +1,7 @@
-// Package testenv reads the knobs long test campaigns take from the
-// environment (how many schedules, from which seed), failing the test on
-// a value that is not one.
+// Package testenv holds what tests of every layer share: the knobs long
+// test campaigns take from the environment (how many schedules, from
+// which seed), failing the test on a value that is not one, and waiting
+// on a condition (WaitFor).
 package testenv
 
 import (

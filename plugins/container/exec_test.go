@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/internal/syncbuf"
+	"github.com/gpulayer/gpulayer/internal/testenv"
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/executor"
 )
@@ -51,7 +52,7 @@ func TestDockerExecIntoATask(t *testing.T) {
 		}
 		done <- err
 	}()
-	waitUntil(t, tty.String, func() bool {
+	testenv.WaitFor(t, 30*time.Second, tty.String, func() bool {
 		select {
 		case err := <-done:
 			t.Fatalf("the tty exec ended early: %v, output %q", err, tty.String())
@@ -61,7 +62,7 @@ func TestDockerExecIntoATask(t *testing.T) {
 		return strings.Contains(tty.String(), "size 30 100")
 	})
 	resize <- executor.TermSize{Rows: 50, Cols: 120}
-	waitUntil(t, tty.String, func() bool {
+	testenv.WaitFor(t, 30*time.Second, tty.String, func() bool {
 		_, _ = stdinW.Write([]byte("\n"))
 		return strings.Contains(tty.String(), "size 50 120")
 	})
@@ -79,15 +80,3 @@ func TestDockerExecIntoATask(t *testing.T) {
 type errUnexpectedCode int
 
 func (e errUnexpectedCode) Error() string { return "unexpected exit code " + strconv.Itoa(int(e)) }
-
-// waitUntil polls cond until it holds, failing after a bound.
-func waitUntil(t *testing.T, what func() string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("condition not met in time: %s", what())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}

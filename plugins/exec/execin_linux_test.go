@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/internal/syncbuf"
+	"github.com/gpulayer/gpulayer/internal/testenv"
 	"github.com/gpulayer/gpulayer/plugins/exec"
 	"github.com/gpulayer/gpulayer/sdk/executor"
 )
@@ -90,11 +91,11 @@ func TestExecTTYAndResize(t *testing.T) {
 			executor.ExecStreams{Stdin: stdinR, Stdout: &out, Stderr: io.Discard, Resize: resize})
 		done <- err
 	}()
-	waitFor(t, func() bool { return strings.Contains(out.String(), "30 100") })
+	testenv.WaitFor(t, 20*time.Second, out.String, func() bool { return strings.Contains(out.String(), "30 100") })
 	resize <- executor.TermSize{Rows: 50, Cols: 120}
 	// Each line makes the command print its size again, until the new
 	// one shows (the resize and stdin travel apart).
-	waitFor(t, func() bool {
+	testenv.WaitFor(t, 20*time.Second, out.String, func() bool {
 		_, _ = stdinW.Write([]byte("\n"))
 		return strings.Contains(out.String(), "50 120")
 	})
@@ -121,18 +122,6 @@ func TestExecUnknownTask(t *testing.T) {
 	}
 }
 
-// waitFor polls cond until it holds, failing after a bound.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met in time")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // A caller that goes away ends its command: nothing of it is left in the
 // task's sandbox.
 func TestExecCallerGoneEndsTheCommand(t *testing.T) {
@@ -148,7 +137,7 @@ func TestExecCallerGoneEndsTheCommand(t *testing.T) {
 			executor.ExecStreams{Stdout: &out, Stderr: io.Discard})
 		done <- err
 	}()
-	waitFor(t, func() bool { return strings.Contains(out.String(), "started") })
+	testenv.WaitFor(t, 20*time.Second, out.String, func() bool { return strings.Contains(out.String(), "started") })
 	cancel()
 	select {
 	case err := <-done:
