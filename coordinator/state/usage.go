@@ -207,19 +207,47 @@ type JobUsage struct {
 // team ("": of every team) used in [from, to): each ended, metered
 // attempt's part of the range. Jobs collected by retention are gone from
 // it; the usage table keeps their time by team, model and user.
+//
+// It walks every retained job, which at a million jobs takes seconds, so
+// it walks a detached view (jobsAt) and holds the store's read lock only
+// to take it: commands go on applying meanwhile.
 func (s *Store) JobsUsage(team string, from, to time.Time) []JobUsage {
+	return s.jobsAt().usage(team, from, to)
+}
+
+// jobTables is the jobs, their order and their tasks as they stood at
+// one point of the log, detached from the store as a capture's are
+// (capture.go): later commands do not change it.
+type jobTables struct {
+	jobs  frozenMap[*Job]
+	order []string
+	tasks frozenMap[*Task]
+}
+
+// jobsAt takes a jobTables under the read lock, in O(shards).
+func (s *Store) jobsAt() jobTables {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	t := jobTables{jobs: s.jobs.freeze(), order: s.jobOrder[:len(s.jobOrder):len(s.jobOrder)], tasks: s.tasks.freeze()}
+	s.gen.Add(1) // the tasks are shared from here on: ownTask copies one before it changes
+	return t
+}
+
+// usage is JobsUsage over t.
+func (t jobTables) usage(team string, from, to time.Time) []JobUsage {
 	var out []JobUsage
-	for i := len(s.jobOrder) - 1; i >= 0; i-- {
-		j := s.jobs.get(s.jobOrder[i])
+	for i := len(t.order) - 1; i >= 0; i-- {
+		j := t.jobs.get(t.order[i])
 		if team != "" && command.TeamOf(j.Team) != team {
 			continue
+		}
+		if !j.CreatedAt.Before(to) {
+			continue // no attempt of it started before to
 		}
 		u := JobUsage{JobID: j.ID, Team: command.TeamOf(j.Team), User: j.CreatedBy}
 		for _, id := range j.TaskIDs {
 			used := false
-			for _, a := range s.tasks.get(id).Attempts {
+			for _, a := range t.tasks.get(id).Attempts {
 				ms := overlapMillis(a.StartedAt, a.EndedAt, from, to)
 				if len(a.Meter) == 0 || a.StartedAt.IsZero() || a.EndedAt.IsZero() || ms <= 0 {
 					continue

@@ -127,3 +127,39 @@ func TestUsageFoldsAndExpires(t *testing.T) {
 		t.Fatalf("totals %+v", totals)
 	}
 }
+
+// The jobs' usage is read from a view detached from the store, so the
+// read lock is held only to take it (a million jobs take seconds to
+// walk): commands applied after the view is taken do not change what it
+// answers, and the next view sees them. Readers that walk while commands
+// apply share nothing the commands change (run under -race; the tests
+// check every task write against the capture rules, checkOwnership).
+func TestJobsUsageReadsADetachedView(t *testing.T) {
+	s := New()
+	mustApply(t, s, register("w1", "GPU-a", "GPU-b"), submit("j", 1, 1), submit("k", 1, 1),
+		command.AssignTask{TaskID: "j-a", WorkerID: "w1", AttemptID: "a1", Devices: []string{"GPU-a"}, Metered: true, Now: t0},
+		command.StartTask{TaskID: "j-a", WorkerID: "w1", AttemptID: "a1", Now: t0},
+	)
+	before := s.jobsAt()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 50 {
+			s.JobsUsage("", t0, t0.Add(time.Hour))
+		}
+	}()
+	mustApply(t, s,
+		command.FinishTask{TaskID: "j-a", WorkerID: "w1", AttemptID: "a1", Now: t0.Add(time.Minute)},
+		command.AssignTask{TaskID: "k-a", WorkerID: "w1", AttemptID: "a2", Devices: []string{"GPU-b"}, Metered: true, Now: t0},
+		command.StartTask{TaskID: "k-a", WorkerID: "w1", AttemptID: "a2", Now: t0},
+		command.FinishTask{TaskID: "k-a", WorkerID: "w1", AttemptID: "a2", Now: t0.Add(2 * time.Minute)},
+	)
+	<-done
+	if got := before.usage("", t0, t0.Add(time.Hour)); len(got) != 0 {
+		t.Fatalf("a view taken while the attempt ran counts what ended after it: %+v", got)
+	}
+	got := s.JobsUsage("", t0, t0.Add(time.Hour))
+	if len(got) != 2 || got[0].JobID != "k" || got[0].CentiGPUMillis != 100*120_000 || got[1].JobID != "j" || got[1].CentiGPUMillis != 100*60_000 {
+		t.Fatalf("jobs usage after the finishes: %+v", got)
+	}
+}
