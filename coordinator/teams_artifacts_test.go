@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -14,18 +13,7 @@ import (
 // as a job's input; an admin reads any; uploading the same bytes again
 // (which proves having them) lets that team read it.
 func TestArtifactsAreTheirTeams(t *testing.T) {
-	h := coordinatortest.Start(t, coordinatortest.Options{})
-	ctx := t.Context()
-	if _, err := h.Client(t, h.AdminToken).CreateTeam(ctx, api.CreateTeamRequest{Name: "vision"}); err != nil {
-		t.Fatal(err)
-	}
-	alice := mintTeamClient(t, h, "alice", "vision", "submit")
-	bob := mintTeamClient(t, h, "bob", api.DefaultTeam, "submit")
-	body := []byte("vision's weights")
-	d := digest(body)
-	if r := call(t, h.URL, "PUT", "/v1/artifacts/"+d, alice, body, nil); r.status != 201 {
-		t.Fatalf("alice's upload: %d %s", r.status, r.raw)
-	}
+	h, alice, bob, body, d := visionArtifact(t)
 	missing := digest([]byte("nobody's"))
 	foreign := call(t, h.URL, "GET", "/v1/artifacts/"+d, bob, nil, nil)
 	absent := call(t, h.URL, "GET", "/v1/artifacts/"+missing, bob, nil, nil)

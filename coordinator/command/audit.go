@@ -49,10 +49,14 @@ type RecordArtifact struct {
 	// Scoped marks a record made by a coordinator that knows teams: its
 	// readers are its Teams (absent in entries written before, whose
 	// records stay default's).
-	Scoped bool      `json:"scoped,omitempty"`
-	By     string    `json:"by"`
-	Source string    `json:"source,omitempty"`
-	Now    time.Time `json:"now"`
+	Scoped bool `json:"scoped,omitempty"`
+	// WorkerID is the uploading worker's, set only where the upload
+	// proved the bytes (stored or hashed here): that worker's finishes
+	// may then name the artifact (state/artifacts.go, checkProof).
+	WorkerID string    `json:"worker_id,omitempty"`
+	By       string    `json:"by"`
+	Source   string    `json:"source,omitempty"`
+	Now      time.Time `json:"now"`
 }
 
 // SetArtifactHolder adds one coordinator to the holders of a recorded

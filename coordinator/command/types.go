@@ -229,6 +229,10 @@ type FinishTask struct {
 	// Checkpoint is the checkpoint the attempt's end uploaded, for a
 	// job with a checkpoint path (state/checkpoint.go).
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
+	// RequireProof refuses an artifact or checkpoint that neither the
+	// job's team may read already nor this worker uploaded the bytes of
+	// (absent in entries written before: those apply as they did).
+	RequireProof bool `json:"require_proof,omitempty"`
 }
 
 // FailTask ends the current attempt as failed for a reason outside the task
@@ -243,8 +247,9 @@ type FailTask struct {
 	// (state/gpufault.go).
 	GPUFault string    `json:"gpu_fault,omitempty"`
 	Now      time.Time `json:"now"`
-	// Checkpoint is as FinishTask's.
-	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
+	// Checkpoint and RequireProof are as FinishTask's.
+	Checkpoint   *Checkpoint `json:"checkpoint,omitempty"`
+	RequireProof bool        `json:"require_proof,omitempty"`
 }
 
 // LoseAttempt ends an attempt whose lease lapsed or whose worker was lost.

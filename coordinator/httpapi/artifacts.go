@@ -68,14 +68,23 @@ func (s *Server) putArtifact(w http.ResponseWriter, r *http.Request, p auth.Prin
 	holders := liveHolders(meta.Holders, s.cluster.ID(), others)
 	if recorded && len(holders) >= need {
 		// Stored as often as it must be already: the bytes are not needed
-		// (a sender that waits for 100 Continue never sends them), only
-		// checked when they come anyway.
-		if r.Header.Get("Expect") == "" {
+		// to store it (a sender that waits for 100 Continue never sends
+		// them) by one that may read it already. Anyone else proves them:
+		// they are hashed, and only then does the uploader's team (or, a
+		// worker, its finishes) get the artifact. A digest is not a
+		// capability.
+		proved := false
+		if r.Header.Get("Expect") == "" || !s.mayReadArtifact(p, d) {
 			if _, err := s.drainUpload(r, d); err != nil {
 				return err
 			}
+			proved = true
 		}
-		out, err := state.Propose[state.ArtifactOutcome](r.Context(), s.propose, command.RecordArtifact{Digest: d, Size: meta.Size, Touch: true, Team: p.Team, Scoped: true, By: p.Name, Source: sourceString(r), Now: s.now()})
+		rec := command.RecordArtifact{Digest: d, Size: meta.Size, Touch: true, Team: p.Team, Scoped: true, By: p.Name, Source: sourceString(r), Now: s.now()}
+		if proved {
+			rec.WorkerID = p.WorkerID
+		}
+		out, err := state.Propose[state.ArtifactOutcome](r.Context(), s.propose, rec)
 		if err != nil {
 			return err
 		}
@@ -111,7 +120,7 @@ func (s *Server) putArtifact(w http.ResponseWriter, r *http.Request, p auth.Prin
 		}
 		holders = append(holders, node)
 	}
-	out, err := state.Propose[state.ArtifactOutcome](r.Context(), s.propose, command.RecordArtifact{Digest: d, Size: size, NodeID: s.cluster.ID(), Holders: holders, Touch: recorded, Team: p.Team, Scoped: true, By: p.Name, Source: sourceString(r), Now: s.now()})
+	out, err := state.Propose[state.ArtifactOutcome](r.Context(), s.propose, command.RecordArtifact{Digest: d, Size: size, NodeID: s.cluster.ID(), Holders: holders, Touch: recorded, Team: p.Team, Scoped: true, WorkerID: p.WorkerID, By: p.Name, Source: sourceString(r), Now: s.now()})
 	if err != nil {
 		return err
 	}
@@ -175,7 +184,7 @@ func (s *Server) getArtifact(w http.ResponseWriter, r *http.Request, p auth.Prin
 		return newError(api.CodeNotFound, "no artifact %s among the inputs of the tasks worker %s holds", d, p.WorkerID)
 	}
 	meta, ok := s.store.Artifact(d)
-	if !ok || (p.Kind == auth.KindClient && !p.HasRole(auth.RoleAdmin) && !s.store.ArtifactReadableBy(d, p.Team)) {
+	if !ok || (p.Kind == auth.KindClient && !s.mayReadArtifact(p, d)) {
 		return newError(api.CodeNotFound, "no artifact %s", d) // another team's reads as missing
 	}
 	if s.blobs != nil {
@@ -250,4 +259,14 @@ func (s *Server) relayArtifact(w http.ResponseWriter, r *http.Request, meta stat
 	}
 	return newError(api.CodeNotFound, "artifact %s is recorded but no coordinator holding it could serve it (holders %s; tried %s): its only copies are on coordinators that are gone or unreachable",
 		meta.Digest, strings.Join(meta.Holders, ","), strings.Join(tried, ","))
+}
+
+// mayReadArtifact reports whether a client may read a recorded artifact:
+// an admin any, others their team's. A worker is never answered yes: it
+// reads only what its tasks stage (getArtifact), and proves what it puts.
+func (s *Server) mayReadArtifact(p auth.Principal, d string) bool {
+	if p.Kind != auth.KindClient {
+		return false
+	}
+	return p.HasRole(auth.RoleAdmin) || s.store.ArtifactReadableBy(d, p.Team)
 }

@@ -134,6 +134,7 @@ func (s *Server) finishTask(w http.ResponseWriter, r *http.Request, p auth.Princ
 		Now:             s.now(),
 		Reason:          req.Reason,
 		Checkpoint:      translate.CheckpointFromAPI(req.Checkpoint),
+		RequireProof:    true,
 	})
 	if err != nil {
 		return err
@@ -163,7 +164,7 @@ func (s *Server) failTask(w http.ResponseWriter, r *http.Request, p auth.Princip
 		return err
 	}
 	t, err := state.Propose[state.Task](r.Context(), s.propose, command.FailTask{TaskID: r.PathValue("id"), WorkerID: p.WorkerID, AttemptID: req.AttemptID, Reason: req.Reason, Permanent: req.Permanent,
-		GPUFault: req.GPUFault, Now: s.now(), Checkpoint: translate.CheckpointFromAPI(req.Checkpoint)})
+		GPUFault: req.GPUFault, Now: s.now(), Checkpoint: translate.CheckpointFromAPI(req.Checkpoint), RequireProof: true})
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,11 @@ type Artifact struct {
 	// team is granted it, when default is kept among its teams.
 	Teams  []string `json:"teams,omitempty"`
 	Scoped bool     `json:"scoped,omitempty"`
+	// Workers are the workers that uploaded its bytes, sorted: a
+	// worker's finish may name an artifact only if it is among them or
+	// the job's team may read it already (checkProof), so that naming a
+	// digest never hands a team bytes it was not given.
+	Workers []string `json:"workers,omitempty"`
 }
 
 // grantTeam lets a team's clients read the artifact.
@@ -88,6 +93,9 @@ func (s *Store) recordArtifact(c command.RecordArtifact) (ArtifactOutcome, error
 		a.TouchedAt = c.Now
 	}
 	a.grantTeam(c.Team)
+	if i, ok := slices.BinarySearch(a.Workers, c.WorkerID); c.WorkerID != "" && !ok {
+		a.Workers = slices.Insert(a.Workers, i, c.WorkerID)
+	}
 	nodes := c.Holders
 	if c.NodeID != "" && !slices.Contains(nodes, c.NodeID) {
 		nodes = append([]string{c.NodeID}, nodes...)
@@ -239,6 +247,27 @@ func (s *Store) checkRecorded(arts []command.TaskArtifact) error {
 			return fmt.Errorf("%w: artifacts: %s has not been uploaded (upload it before the finish)", ErrInvalid, a.SHA256)
 		case a.Path != "" && rec.Size != a.Size: // a bare digest has no size
 			return fmt.Errorf("%w: artifacts: %s is %d bytes, not %d", ErrInvalid, a.SHA256, rec.Size, a.Size)
+		}
+	}
+	return nil
+}
+
+// checkProof refuses, for a finish or fail that asks for it, an artifact
+// the worker names (recorded: checkRecorded passed) that the job's team
+// may not read yet and the worker never uploaded the bytes of: a report
+// naming a digest must not be how a team reads another's artifact.
+func (s *Store) checkProof(require bool, t *Task, workerID string, arts []command.TaskArtifact) error {
+	if !require {
+		return nil
+	}
+	team := command.TeamOf(s.jobs.get(t.JobID).Team)
+	for _, x := range arts {
+		a, ok := s.artifacts[x.SHA256]
+		if !ok || a.readableBy(team) {
+			continue
+		}
+		if _, up := slices.BinarySearch(a.Workers, workerID); !up {
+			return fmt.Errorf("%w: artifacts: %s was not uploaded by worker %s", ErrInvalid, x.SHA256, workerID)
 		}
 	}
 	return nil

@@ -26,9 +26,10 @@ type TaskCheckpoint struct {
 }
 
 // checkCheckpoint refuses a checkpoint reported for t that its job does
-// not ask for, in a format not known, or whose artifact was not recorded
-// at that size.
-func (s *Store) checkCheckpoint(t *Task, cp *command.Checkpoint) error {
+// not ask for, in a format not known, whose artifact was not recorded at
+// that size, or (requireProof) that the worker did not upload and the
+// job's team may not read.
+func (s *Store) checkCheckpoint(t *Task, cp *command.Checkpoint, workerID string, requireProof bool) error {
 	if cp == nil {
 		return nil
 	}
@@ -38,7 +39,11 @@ func (s *Store) checkCheckpoint(t *Task, cp *command.Checkpoint) error {
 	if cp.Format != command.CheckpointFile && cp.Format != command.CheckpointTar {
 		return fmt.Errorf("%w: checkpoint: format %q is neither %s nor %s", ErrInvalid, cp.Format, command.CheckpointFile, command.CheckpointTar)
 	}
-	return s.checkRecorded([]command.TaskArtifact{{Path: "checkpoint", SHA256: cp.SHA256, Size: cp.Size}})
+	ref := []command.TaskArtifact{{Path: "checkpoint", SHA256: cp.SHA256, Size: cp.Size}}
+	if err := s.checkRecorded(ref); err != nil {
+		return err
+	}
+	return s.checkProof(requireProof, t, workerID, ref)
 }
 
 // keepCheckpoint makes cp, uploaded by attemptID, t's latest checkpoint,

@@ -145,7 +145,7 @@ func (h *history) next() command.Command {
 	case k < 64:
 		t := taskOf(taskRunning, taskAssigned)
 		f := command.FinishTask{TaskID: t.ID, WorkerID: t.WorkerID, AttemptID: t.AttemptID, SubmissionID: h.id("s"), BodyHash: h.id("b"),
-			ExitCode: h.rng.IntN(2), Now: now}
+			ExitCode: h.rng.IntN(2), Now: now, RequireProof: h.rng.IntN(2) == 0}
 		if h.rng.IntN(2) == 0 {
 			f.Output = []byte(fmt.Sprintf(`{"n":%d}`, h.n))
 		}
@@ -158,7 +158,7 @@ func (h *history) next() command.Command {
 		if len(t.Devices) > 0 && h.rng.IntN(3) == 0 { // its GPU failed under it
 			return command.FailTask{TaskID: t.ID, WorkerID: t.WorkerID, AttemptID: t.AttemptID, Reason: "XID 79", GPUFault: h.pick(t.Devices), Now: now}
 		}
-		return command.FailTask{TaskID: t.ID, WorkerID: t.WorkerID, AttemptID: t.AttemptID, Reason: "exit 3", Permanent: h.rng.IntN(4) == 0, Now: now, Checkpoint: h.checkpoint()}
+		return command.FailTask{TaskID: t.ID, WorkerID: t.WorkerID, AttemptID: t.AttemptID, Reason: "exit 3", Permanent: h.rng.IntN(4) == 0, Now: now, Checkpoint: h.checkpoint(), RequireProof: h.rng.IntN(2) == 0}
 	case k < 72:
 		t := taskOf(taskRunning, taskAssigned)
 		return command.LoseAttempt{TaskID: t.ID, AttemptID: t.AttemptID, Reason: "lease expired on worker " + t.WorkerID, Now: now}
@@ -198,7 +198,11 @@ func (h *history) next() command.Command {
 	case k < 93:
 		d := fmt.Sprintf("%064x", h.rng.IntN(8))
 		if h.rng.IntN(2) == 0 {
-			return command.RecordArtifact{Digest: d, Size: 1 + int64(h.rng.IntN(1000)), NodeID: "n1", Holders: []string{"n1", "n2"}, By: "admin", Now: now}
+			rec := command.RecordArtifact{Digest: d, Size: 1 + int64(h.rng.IntN(1000)), NodeID: "n1", Holders: []string{"n1", "n2"}, By: "admin", Now: now}
+			if ts := h.tasksIn(taskRunning, taskAssigned); len(ts) > 0 && h.rng.IntN(2) == 0 { // a worker's upload, proved
+				rec.WorkerID, rec.By = ts[0].WorkerID, "worker-"+ts[0].WorkerID
+			}
+			return rec
 		}
 		return command.SetArtifactHolder{Digest: d, NodeID: h.pick([]string{"n2", "n3"}), Held: h.rng.IntN(2) == 0, By: "leader", Now: now}
 	case k < 94:

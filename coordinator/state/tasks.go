@@ -211,7 +211,10 @@ func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 			return Task{}, err
 		}
 	}
-	if err := s.checkCheckpoint(t, c.Checkpoint); err != nil { // checkpoint.go
+	if err := s.checkProof(c.RequireProof, t, c.WorkerID, c.Artifacts); err != nil {
+		return Task{}, err
+	}
+	if err := s.checkCheckpoint(t, c.Checkpoint, c.WorkerID, c.RequireProof); err != nil { // checkpoint.go
 		return Task{}, err
 	}
 	s.keepCheckpoint(t, c.Checkpoint, c.AttemptID)
@@ -286,7 +289,7 @@ func (s *Store) failTask(c command.FailTask) (Task, error) {
 	if err != nil {
 		return Task{}, err
 	}
-	if err := s.checkCheckpoint(t, c.Checkpoint); err != nil { // checkpoint.go
+	if err := s.checkCheckpoint(t, c.Checkpoint, c.WorkerID, c.RequireProof); err != nil { // checkpoint.go
 		return Task{}, err
 	}
 	t = s.ownTask(t)
