@@ -92,15 +92,15 @@ func (r *Runner) uploadTree(ctx context.Context, root *os.Root, p string) (*api.
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
 	h := sha256.New()
-	if err := writeTree(io.MultiWriter(tmp, h), root.FS(), p); err != nil {
+	if err := writeTree(io.MultiWriter(tmp, h), root, p, api.MaxArtifactBody); err != nil {
 		return nil, err
 	}
 	size, err := tmp.Seek(0, io.SeekCurrent)
 	if err != nil {
 		return nil, err
 	}
-	if size > api.MaxArtifactBody {
-		return nil, fmt.Errorf("the archive is %d bytes; an artifact holds at most %d", size, int64(api.MaxArtifactBody))
+	if size > api.MaxArtifactBody { // headers of long names outgrew the estimate
+		return nil, fmt.Errorf("%w: %d bytes", errCheckpointTooLarge, size)
 	}
 	digest := hex.EncodeToString(h.Sum(nil))
 	_, err = r.cfg.Artifacts.PutArtifactFrom(ctx, digest, size, func() (io.ReadCloser, error) {
@@ -112,46 +112,71 @@ func (r *Runner) uploadTree(ctx context.Context, root *os.Root, p string) (*api.
 	return &api.CheckpointRef{SHA256: digest, Size: size, Format: api.CheckpointTar}, nil
 }
 
-// writeTree writes dir of fsys to w as a tar archive: its directories
+// writeTree writes dir of root to w as a tar archive: its directories
 // and regular files, in lexical path order (fs.WalkDir's), named
 // relative to dir, with only their permission bits; links and the rest
-// are left out.
-func writeTree(w io.Writer, fsys fs.FS, dir string) error {
+// are left out. An archive that would pass limit bytes is refused
+// before its bytes are written (a task's sparse file of terabytes costs
+// it nothing and would fill the agent's disk), and each file is read
+// through one descriptor opened without following links or blocking on a
+// FIFO swapped in after the walk, checked to be a regular file, for the
+// size it had then.
+func writeTree(w io.Writer, root *os.Root, dir string, limit int64) error {
 	tw := tar.NewWriter(w)
-	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
+	left := limit - 1024 // the end-of-archive blocks
+	err := fs.WalkDir(root.FS(), dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || p == dir {
 			return err
 		}
 		name := p[len(dir)+1:]
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		hdr := &tar.Header{Name: name, Mode: int64(info.Mode().Perm()), ModTime: time.Unix(0, 0), Format: tar.FormatPAX}
+		hdr := &tar.Header{Name: name, ModTime: time.Unix(0, 0), Format: tar.FormatPAX}
 		switch {
 		case d.IsDir():
-			hdr.Typeflag, hdr.Name = tar.TypeDir, name+"/"
-			return tw.WriteHeader(hdr)
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			hdr.Typeflag, hdr.Name, hdr.Mode = tar.TypeDir, name+"/", int64(info.Mode().Perm())
+			left -= 1024
 		case d.Type().IsRegular():
-			hdr.Typeflag, hdr.Size = tar.TypeReg, info.Size()
-			f, err := fsys.Open(p)
+			f, err := root.OpenFile(p, readOutputFlags, 0)
 			if err != nil {
 				return err
 			}
 			defer f.Close()
+			info, err := f.Stat()
+			switch {
+			case err != nil:
+				return err
+			case !info.Mode().IsRegular():
+				return nil // swapped for something else since the walk: left out
+			}
+			hdr.Typeflag, hdr.Size, hdr.Mode = tar.TypeReg, info.Size(), int64(info.Mode().Perm())
+			if left -= 1024 + (info.Size()+511)/512*512; left < 0 {
+				return fmt.Errorf("%w: past %d bytes at %s", errCheckpointTooLarge, limit, name)
+			}
 			if err := tw.WriteHeader(hdr); err != nil {
 				return err
 			}
-			_, err = io.CopyN(tw, f, info.Size())
+			_, err = io.Copy(tw, io.NewSectionReader(f, 0, info.Size()))
 			return err
+		default:
+			return nil
 		}
-		return nil
+		if left < 0 {
+			return fmt.Errorf("%w: past %d bytes at %s", errCheckpointTooLarge, limit, name)
+		}
+		return tw.WriteHeader(hdr)
 	})
 	if err != nil {
 		return err
 	}
 	return tw.Close()
 }
+
+// errCheckpointTooLarge refuses a checkpoint directory whose archive would
+// not fit in one artifact.
+var errCheckpointTooLarge = errors.New("the checkpoint's archive is too large for an artifact")
 
 // stageCheckpoint writes the task's latest checkpoint at the job's
 // checkpoint path before the task starts: a file as it is, an archive

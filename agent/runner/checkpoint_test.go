@@ -4,6 +4,8 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -137,4 +139,52 @@ func tarNames(t *testing.T, body []byte) string {
 		names = append(names, h.Name)
 	}
 	return strings.Join(names, ",")
+}
+
+// countingWriter counts what is written to it.
+type countingWriter struct{ n int64 }
+
+func (c *countingWriter) Write(b []byte) (int, error) { c.n += int64(len(b)); return len(b), nil }
+
+// Review of 2026-12-07: a task's checkpoint directory holding a sparse
+// file larger than an artifact (no blocks on the task's disk) is refused
+// before its bytes are written, not streamed into the agent's temporary
+// file until the check after it (which a sparse file of terabytes turns
+// into a full disk); a tree within the limit is archived whole.
+func TestCheckpointTreeStopsAtTheLimit(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "ckpt", "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ckpt", "sub", "small"), []byte("state"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	big, err := os.Create(filepath.Join(dir, "ckpt", "zz-big"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := big.Truncate(64 << 20); err != nil { // sparse: no blocks
+		t.Fatal(err)
+	}
+	big.Close()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	var c countingWriter
+	err = writeTree(&c, root, "ckpt", 1<<20)
+	if !errors.Is(err, errCheckpointTooLarge) {
+		t.Fatalf("writeTree of 64 MiB with a 1 MiB limit: %v, want errCheckpointTooLarge", err)
+	}
+	if c.n > 1<<20 {
+		t.Fatalf("%d bytes written past the 1 MiB limit before the refusal", c.n)
+	}
+	c = countingWriter{}
+	if err := writeTree(&c, root, "ckpt", 65<<20); err != nil {
+		t.Fatalf("writeTree within the limit: %v", err)
+	}
+	if c.n < 64<<20 || c.n > 65<<20 {
+		t.Fatalf("archive of %d bytes, want the 64 MiB file and its headers", c.n)
+	}
 }
