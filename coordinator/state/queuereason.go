@@ -26,7 +26,7 @@ func (s *Store) queueReason(j *Job) string {
 			ahead, centi(a.CentiGPUsInUse), centi(a.WeightCenti), team, centi(me.CentiGPUsInUse), centi(me.WeightCenti))
 	}
 	if h := s.holdFor(time.Time{}); h != nil && h.jobID != j.ID {
-		return holdReason(h)
+		return holdReason(h, s.jobNamedFor(h.jobID, team))
 	}
 	return ""
 }
@@ -48,11 +48,21 @@ func (s *Store) teamAhead(team string) string {
 	return first
 }
 
-// holdReason names the hold a task waits behind.
-func holdReason(h *gpuHold) string {
+// jobNamedFor is how a reason shown to team names job id: by its id
+// when it is the team's own, else only by its team, so that a reason
+// never tells one team that another's job exists.
+func (s *Store) jobNamedFor(id, team string) string {
+	if other := command.TeamOf(s.jobs.get(id).Team); other != team {
+		return "a job of team " + other
+	}
+	return "job " + id
+}
+
+// holdReason names the hold a task waits behind, its job as named (jobNamedFor).
+func holdReason(h *gpuHold, named string) string {
 	when := "a holder without timeout_seconds ends"
 	if h.known {
 		when = h.until.UTC().Format(time.RFC3339)
 	}
-	return fmt.Sprintf("GPUs held for job %s (%d GPUs, at the head of the order) until %s; a task whose timeout_seconds ends before then may use them", h.jobID, h.gpus, when)
+	return fmt.Sprintf("GPUs held for %s (%d GPUs, at the head of the order) until %s; a task whose timeout_seconds ends before then may use them", named, h.gpus, when)
 }

@@ -95,6 +95,13 @@ func TestPendingReason(t *testing.T) {
 			many(2, func(s *command.JobSpec) { s.MaxPerWorker = 1 }),
 			command.AssignTask{TaskID: "j-a", WorkerID: "w2", AttemptID: "a3", Now: at(3)}},
 			"waits for a worker: of the 2 live workers that can run it, 1 runs an exclusive task of job x; 1 already runs 1 of its tasks (--max-per-worker 1)"},
+		// Another team's job is named by its team alone: a reason does not
+		// tell one team that another's job exists (a review found "job x").
+		{"another team's exclusive task", []command.Command{register("w1"),
+			command.CreateTeam{Name: "vision", Settings: borrowing(100, 0, nil), Now: at(0)}, inTeam(exclusive("x"), "vision"),
+			command.AssignTask{TaskID: "x-a", WorkerID: "w1", AttemptID: "a1", Now: at(2)},
+			many(1, func(*command.JobSpec) {})},
+			"waits for a worker: of the 1 live worker that can run it, 1 runs an exclusive task of a job of team vision"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -3,6 +3,8 @@ package state
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
 )
 
 // Why a task waits when some live worker could run it but every one is
@@ -53,7 +55,7 @@ func (s *Store) takenReason(cands []*Worker, j *Job) string {
 		parts = append(parts, fmt.Sprintf("%d %s other tasks and it runs alone (--exclusive)", busy, verb(busy, "runs", "run")))
 	}
 	if held > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s an exclusive task of job %s", held, verb(held, "runs", "run"), holder))
+		parts = append(parts, fmt.Sprintf("%d %s an exclusive task of %s", held, verb(held, "runs", "run"), s.jobNamedFor(holder, command.TeamOf(j.Team))))
 	}
 	if capped > 0 {
 		parts = append(parts, fmt.Sprintf("%d already %s %d of its tasks (--max-per-worker %d)", capped, verb(capped, "runs", "run"), spec.MaxPerWorker, spec.MaxPerWorker))
