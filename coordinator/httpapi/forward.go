@@ -91,10 +91,9 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) bool {
 		// bounds everything else it relays.
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
 	case isExecStream(r):
-		// An exec session lasts as long as its command.
-		rc := http.NewResponseController(w)
-		_ = rc.SetReadDeadline(time.Time{})
-		_ = rc.SetWriteDeadline(time.Time{})
+		// An exec session lasts as long as its command, once the leader
+		// took it (forward_exec.go).
+		w = &execStreamWriter{ResponseWriter: w}
 	case strings.HasPrefix(r.URL.Path, "/v1/artifacts/"):
 		// Artifact bytes take longer than a JSON call, both ways.
 		rc := http.NewResponseController(w)
