@@ -365,3 +365,41 @@ func TestExecSessionBounds(t *testing.T) {
 		t.Fatalf("one session over the task's bound: %v, want 429 naming the task", err)
 	}
 }
+
+// An exec session lives no longer than the token that opened it: revoking
+// the token ends a running session (the client gets unauthenticated, the
+// command is ended, the audit log says why). Before, a revoked token's
+// shell ran on.
+func TestExecEndsWhenItsTokenIsRevoked(t *testing.T) {
+	h := startCoordinator(t)
+	admin := h.Client(t, h.AdminToken)
+	startAgent(t, h.URL, h.JoinToken, "node-x", "dgxh100")
+	tok, err := admin.CreateToken(t.Context(), api.CreateTokenRequest{Kind: "client", Name: "mallory", Roles: []string{"submit"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := h.Client(t, tok.Token)
+	taskID, _ := runningShellTask(t, user, `echo ready; exec sleep 120`)
+	var stdout syncbuf.Buffer
+	done := make(chan error, 1)
+	go func() {
+		_, err := user.Exec(t.Context(), taskID, client.ExecOptions{Command: []string{"sh", "-c", "echo started; exec sleep 300"}, Stdout: &stdout})
+		done <- err
+	}()
+	coordinatortest.WaitFor(t, 30*time.Second, "the session to run", func() bool { return strings.Contains(stdout.String(), "started") })
+	if _, err := admin.RevokeToken(t.Context(), tok.ID); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if !client.IsCode(err, api.CodeUnauthenticated) || !strings.Contains(err.Error(), "revoked") {
+			t.Fatalf("the session ended with %v, want unauthenticated naming the revocation", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the session of a revoked token runs on")
+	}
+	coordinatortest.WaitFor(t, 10*time.Second, "the end's audit entry", func() bool {
+		l, err := admin.Audit(t.Context(), client.AuditQuery{Kinds: []string{"task.exec.end"}})
+		return err == nil && len(l.Events) == 1 && strings.Contains(l.Events[0].Detail, "revoked")
+	})
+}

@@ -86,16 +86,23 @@ func readStdin(r *http.Request) ([]byte, error) {
 
 // runExec waits for the agent's end, splices the two, and audits how the
 // session ended. The session is closed when it returns.
-func (s *Server) runExec(ctx context.Context, sess *execsession.Session, client execsession.Endpoint) {
+func (s *Server) runExec(parent context.Context, sess *execsession.Session, client execsession.Endpoint) {
 	defer s.execs.Close(sess)
+	ctx, watchEnded, stop := s.watchExec(parent, sess, client) // execwatch.go
+	defer stop()
 	var o execsession.Outcome
 	agent, err := sess.AwaitAgent(ctx)
 	if err != nil {
 		o.Err = err
-		_ = client.Write(ctx, api.ExecFrame{Type: api.ExecError, ErrorCode: string(api.CodeConflict),
-			Message: "the task's agent did not attach in time (the task may have ended, or the coordinators' leader changed); retry"})
+		if watchEnded() == nil {
+			_ = client.Write(ctx, api.ExecFrame{Type: api.ExecError, ErrorCode: string(api.CodeConflict),
+				Message: "the task's agent did not attach in time (the task may have ended, or the coordinators' leader changed); retry"})
+		}
 	} else {
 		o = execsession.Splice(ctx, client, agent, api.ExecFrame{Type: api.ExecStart, Command: sess.Command, TTY: sess.TTY, Rows: sess.Rows, Cols: sess.Cols})
+	}
+	if why := watchEnded(); why != nil && !o.Exited {
+		o.Err = why
 	}
 	detail := fmt.Sprintf("exit code %d", o.Code)
 	if !o.Exited {
