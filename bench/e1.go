@@ -44,8 +44,9 @@ type devProcess struct {
 	client *client.Client
 }
 
-// buildTools builds the gpulayer binary and the echo plugin into dir.
-func buildTools(ctx context.Context, dir string) (gpulayer, pluginDir string, err error) {
+// buildTools builds the gpulayer binary and the echo plugin into dir;
+// with prof, the binary carries the benchpprof tag's profile controls.
+func buildTools(ctx context.Context, dir string, prof bool) (gpulayer, pluginDir string, err error) {
 	gpulayer = filepath.Join(dir, "gpulayer")
 	pluginDir = filepath.Join(dir, "plugins")
 	if err := os.MkdirAll(pluginDir, 0o755); err != nil {
@@ -55,7 +56,11 @@ func buildTools(ctx context.Context, dir string) (gpulayer, pluginDir string, er
 		gpulayer: "github.com/gpulayer/gpulayer/cmd/gpulayer",
 		filepath.Join(pluginDir, pluginhost.BinaryPrefix+"echo"): "github.com/gpulayer/gpulayer/examples/plugins/echo",
 	} {
-		if b, err := exec.CommandContext(ctx, "go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+		args := []string{"build", "-o", out}
+		if prof && out == gpulayer {
+			args = append(args, "-tags", "benchpprof")
+		}
+		if b, err := exec.CommandContext(ctx, "go", append(args, pkg)...).CombinedOutput(); err != nil {
 			return "", "", fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
 		}
 	}
@@ -63,11 +68,16 @@ func buildTools(ctx context.Context, dir string) (gpulayer, pluginDir string, er
 }
 
 // startDev runs `gpulayer dev` with no GPUs and waits until it has
-// written its address and token.
-func (e *env) startDev(ctx context.Context, dir, gpulayer, pluginDir string) (*devProcess, error) {
+// written its address and token; prof, when set, is where its profile
+// controls listen.
+func (e *env) startDev(ctx context.Context, dir, gpulayer, pluginDir string, prof *devProfiler) (*devProcess, error) {
 	envFile := filepath.Join(dir, "env")
+	var childEnv []string
+	if prof != nil {
+		childEnv = []string{devPprofEnv + "=" + prof.addr}
+	}
 	ch, err := proc.Start(context.WithoutCancel(ctx), proc.Spec{
-		Name: "dev", Exe: gpulayer, Stderr: e.childLog,
+		Name: "dev", Exe: gpulayer, Stderr: e.childLog, Env: childEnv,
 		Args: []string{"dev", "--http-addr", "127.0.0.1:0", "--env-file", envFile, "--fake-gpus", "none", "--plugin-dir", pluginDir, "--log-level", "warn"},
 	})
 	if err != nil {
@@ -106,11 +116,17 @@ func (e *env) runE1(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	gpulayer, pluginDir, err := buildTools(ctx, dir)
+	gpulayer, pluginDir, err := buildTools(ctx, dir, e.opts.devProf)
 	if err != nil {
 		return err
 	}
-	dev, err := e.startDev(ctx, dir, gpulayer, pluginDir)
+	var prof *devProfiler
+	if e.opts.devProf {
+		if prof, err = newDevProfiler(); err != nil {
+			return err
+		}
+	}
+	dev, err := e.startDev(ctx, dir, gpulayer, pluginDir, prof)
 	if err != nil {
 		return err
 	}
@@ -127,7 +143,11 @@ func (e *env) runE1(ctx context.Context) error {
 		return err
 	}
 	cpu0, _ := dev.child.CPU()
-	rate, err := burst(ctx, c, n, 16, trueSpec())
+	var rate float64
+	err = e.around(ctx, prof, "e1", func() (err error) {
+		rate, err = burst(ctx, c, n, 16, trueSpec())
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("E1: %w", err)
 	}
@@ -163,7 +183,11 @@ func (e *env) runE1(ctx context.Context) error {
 
 	echo, _ := json.Marshal(map[string]any{"message": "ok"})
 	cpu2, _ := dev.child.CPU()
-	rate4, err := burst(ctx, c, n, 16, api.JobSpec{Executor: "echo", Config: echo})
+	var rate4 float64
+	err = e.around(ctx, prof, "e4", func() (err error) {
+		rate4, err = burst(ctx, c, n, 16, api.JobSpec{Executor: "echo", Config: echo})
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("E4: %w", err)
 	}

@@ -53,6 +53,7 @@ type options struct {
 	out       string
 	scenarios []string
 	profiles  string
+	devProf   bool
 	keep      bool
 	verbose   bool
 	markdown  string
@@ -65,6 +66,7 @@ func parseFlags() (options, error) {
 	flag.StringVar(&o.out, "out", "bench/results.json", "where to write the JSON results")
 	flag.StringVar(&list, "scenarios", "all", "comma separated: "+strings.Join(allScenarios, ","))
 	flag.StringVar(&o.profiles, "profiles", "", "directory for CPU profiles (default: profiles/ beside -out)")
+	flag.BoolVar(&o.devProf, "profile-dev", false, "E1/E4: build gpulayer with the benchpprof tag and save a CPU profile of the dev process over each burst")
 	flag.BoolVar(&o.keep, "keep", false, "keep the data directories and child logs")
 	flag.BoolVar(&o.verbose, "v", false, "log progress at debug level")
 	flag.StringVar(&o.markdown, "md", "", "also write the table as Markdown here (for docs/performance.md)")

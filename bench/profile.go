@@ -43,7 +43,15 @@ func (e *env) profile(ctx context.Context, n *coordProc, secs int, name string) 
 	if resp.StatusCode != http.StatusOK {
 		return nil, profileSummary{}, fmt.Errorf("profile: %s: %s", resp.Status, b)
 	}
-	sum := profileSummary{Seconds: secs}
+	p, sum, err := e.saveProfile(b, name)
+	sum.Seconds = secs
+	return p, sum, err
+}
+
+// saveProfile saves a CPU profile as name.pprof under the profiles
+// directory (where it can) and parses it.
+func (e *env) saveProfile(b []byte, name string) (*pprofx.Profile, profileSummary, error) {
+	var sum profileSummary
 	if err := os.MkdirAll(e.opts.profiles, 0o755); err == nil {
 		path := filepath.Join(e.opts.profiles, name+".pprof")
 		if err := os.WriteFile(path, b, 0o644); err == nil {

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // procTable lists the processes of task uids from /proc. A scan runs at
@@ -20,6 +22,11 @@ import (
 //     open, a read and a close. A file whose process is gone reads ESRCH,
 //     also once its pid is reused (the file belongs to the process, not
 //     the number): it is closed, and the pid's new process opened;
+//   - a kernel thread is read once: its credentials are the kernel's for
+//     its whole life, so while a pidfd held on it says it lives, the
+//     scan takes it as read. Once it is gone its pid is read afresh,
+//     whatever process holds it then. (On kernels without a Kthread line
+//     in status, or without pidfd_open, every process is read.)
 //   - tasks that end together share scans: a request that comes while a
 //     scan runs joins the next one, which starts once that scan is done
 //     and serves every uid asked for meanwhile. A scan serves only the
@@ -35,10 +42,15 @@ type procTable struct {
 
 	// beforeScan, when set (tests), runs as a scan starts.
 	beforeScan func()
+	// readKernelThreads, when set (benchmarks), reads kernel threads at
+	// every scan like any other process: the reference the skip is
+	// measured against.
+	readKernelThreads bool
 
 	// Used by the scan under way only.
 	open    map[int]statusFile
 	maxOpen int
+	pidfds  int    // pidfds held on kernel threads, counted against maxOpen
 	gen     uint64 // the scan under way, to close the files of pids gone
 	buf     []byte
 }
@@ -56,10 +68,12 @@ type scanBatch struct {
 }
 
 // statusFile is an open /proc/<pid>/status and the scan that last saw
-// its pid listed.
+// its pid listed; for a kernel thread, also a pidfd on it.
 type statusFile struct {
-	fd  int
-	gen uint64
+	fd      int
+	gen     uint64
+	kthread bool
+	pidfd   int // when kthread
 }
 
 // maxOpenStatus bounds the status files kept open, and so does a quarter
@@ -164,8 +178,7 @@ func (t *procTable) scan(uids map[uint32]bool) (map[uint32][]int, error) {
 	}
 	for pid, f := range t.open {
 		if f.gen != t.gen {
-			_ = syscall.Close(f.fd)
-			delete(t.open, pid)
+			t.drop(pid, f)
 		}
 	}
 	return found, nil
@@ -177,14 +190,20 @@ func (t *procTable) scan(uids map[uint32]bool) (map[uint32][]int, error) {
 // say) is an error: a scan that could not look at a process must not say
 // the uid is free.
 func (t *procTable) read(pid int, name string) (procStatus, bool, error) {
-	if f, ok := t.open[pid]; ok {
+	if f, ok := t.open[pid]; ok && f.kthread {
+		if kernelThreadLives(f.pidfd) {
+			f.gen = t.gen
+			t.open[pid] = f
+			return procStatus{live: true, kthread: true}, true, nil
+		}
+		t.drop(pid, f) // its pid is read afresh below
+	} else if ok {
 		p, ok, err := t.pread(f.fd)
 		if err == nil {
 			t.open[pid] = statusFile{fd: f.fd, gen: t.gen}
 			return p, ok, nil
 		}
-		_ = syscall.Close(f.fd)
-		delete(t.open, pid)
+		t.drop(pid, f)
 		if !gone(err) {
 			return procStatus{}, false, err
 		}
@@ -197,10 +216,14 @@ func (t *procTable) read(pid int, name string) (procStatus, bool, error) {
 		return procStatus{}, false, err
 	}
 	p, ok, err := t.pread(fd)
-	if err != nil || len(t.open) >= t.maxOpen {
+	if err != nil || len(t.open)+t.pidfds >= t.maxOpen {
 		_ = syscall.Close(fd)
 	} else {
-		t.open[pid] = statusFile{fd: fd, gen: t.gen}
+		f := statusFile{fd: fd, gen: t.gen}
+		if ok && p.kthread && !t.readKernelThreads && len(t.open)+t.pidfds+1 < t.maxOpen {
+			f.pidfd, f.kthread = t.holdKernelThread(pid, fd)
+		}
+		t.open[pid] = f
 	}
 	if err != nil {
 		if gone(err) {
@@ -209,6 +232,40 @@ func (t *procTable) read(pid int, name string) (procStatus, bool, error) {
 		return procStatus{}, false, err
 	}
 	return p, ok, nil
+}
+
+// holdKernelThread opens a pidfd on pid, whose status file fd read as a
+// kernel thread's, and checks through fd that the thread still lives:
+// the pidfd then holds that same thread (a pid is not reused while its
+// process lives). ok is false when either fails.
+func (t *procTable) holdKernelThread(pid, fd int) (pidfd int, ok bool) {
+	pidfd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return -1, false
+	}
+	if p, parsed, err := t.pread(fd); err != nil || !parsed || !p.kthread {
+		_ = syscall.Close(pidfd)
+		return -1, false
+	}
+	t.pidfds++
+	return pidfd, true
+}
+
+// kernelThreadLives reports whether the process a pidfd holds has not
+// been reaped: signal 0 is refused only for lack of permission then.
+func kernelThreadLives(pidfd int) bool {
+	err := unix.PidfdSendSignal(pidfd, 0, nil, 0)
+	return err == nil || errors.Is(err, unix.EPERM)
+}
+
+// drop closes what is kept for pid.
+func (t *procTable) drop(pid int, f statusFile) {
+	_ = syscall.Close(f.fd)
+	if f.kthread {
+		_ = syscall.Close(f.pidfd)
+		t.pidfds--
+	}
+	delete(t.open, pid)
 }
 
 // pread reads the status text of an open file from its start; ok is false
@@ -225,8 +282,7 @@ func (t *procTable) pread(fd int) (procStatus, bool, error) {
 // closeAll closes every kept status file.
 func (t *procTable) closeAll() {
 	for pid, f := range t.open {
-		_ = syscall.Close(f.fd)
-		delete(t.open, pid)
+		t.drop(pid, f)
 	}
 }
 

@@ -23,6 +23,20 @@ func startSleep(t *testing.T) *exec.Cmd {
 	return cmd
 }
 
+// deadStatusFile opens the status file of a process, then ends and reaps
+// the process: the file reads ESRCH from then on.
+func deadStatusFile(t *testing.T) int {
+	t.Helper()
+	cmd := startSleep(t)
+	dead, err := syscall.Open("/proc/"+strconv.Itoa(cmd.Process.Pid)+"/status", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	return dead
+}
+
 // The table finds a process through the status file it keeps open, and
 // once the process is gone neither lists it nor keeps its file.
 func TestProcTableKeepsFilesOfLiveProcessesOnly(t *testing.T) {
@@ -66,13 +80,7 @@ func TestProcTableReopensAReusedPid(t *testing.T) {
 	}
 	// Stand in for a reused pid: this process's kept file is swapped for
 	// the status file of a process that has ended.
-	cmd := startSleep(t)
-	dead, err := syscall.Open("/proc/"+strconv.Itoa(cmd.Process.Pid)+"/status", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Process.Kill()
-	_ = cmd.Wait()
+	dead := deadStatusFile(t)
 	_ = syscall.Close(tab.open[self].fd)
 	tab.open[self] = statusFile{fd: dead, gen: tab.gen}
 
@@ -93,26 +101,30 @@ func TestProcTableReopensAReusedPid(t *testing.T) {
 // the status files kept open, and opening each every scan as before.
 func BenchmarkLeftoverScan(b *testing.B) {
 	me := uint32(os.Getuid())
-	b.Run("kept", func(b *testing.B) {
-		tab := newProcTable()
-		for b.Loop() {
-			if _, err := tab.owned(me); err != nil {
-				b.Fatal(err)
+	for _, bc := range []struct {
+		name string
+		// kthreads: kernel threads read at every scan too; reopen: every
+		// status file opened afresh each scan.
+		kthreads, reopen bool
+	}{
+		{name: "kept"},
+		{name: "kept-kernel-threads-read", kthreads: true},
+		{name: "reopened", kthreads: true, reopen: true},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			tab := newProcTable()
+			tab.readKernelThreads = bc.kthreads
+			b.Cleanup(tab.closeAll)
+			for b.Loop() {
+				if _, err := tab.owned(me); err != nil {
+					b.Fatal(err)
+				}
+				if bc.reopen {
+					tab.closeAll()
+				}
 			}
-		}
-	})
-	b.Run("reopened", func(b *testing.B) {
-		tab := newProcTable()
-		for b.Loop() {
-			if _, err := tab.owned(me); err != nil {
-				b.Fatal(err)
-			}
-			for pid, f := range tab.open {
-				_ = syscall.Close(f.fd)
-				delete(tab.open, pid)
-			}
-		}
-	})
+		})
+	}
 }
 
 // Requests made while a scan runs are not answered by it: they share the

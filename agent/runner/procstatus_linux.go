@@ -12,6 +12,9 @@ import (
 type procStatus struct {
 	uids [4]uint32
 	live bool
+	// kthread is set for a kernel thread (its Kthread line, Linux 6.x and
+	// later, says 1, and its uids are root's): procTable reads it once.
+	kthread bool
 }
 
 // parseStatus reads a status text; ok is false when its Uid line is
@@ -23,7 +26,9 @@ type procStatus struct {
 // included): its Threads line, which follows Uid, tells.
 func parseStatus(status []byte) (p procStatus, ok bool) {
 	zombie, seenUID := false, false
+	off := 0 // where the text after line starts
 	for line := range bytes.Lines(status) {
+		off += len(line)
 		if rest, found := bytes.CutPrefix(line, []byte("State:")); found {
 			rest = bytes.TrimSpace(rest)
 			if bytes.HasPrefix(rest, []byte("X")) {
@@ -46,6 +51,9 @@ func parseStatus(status []byte) (p procStatus, ok bool) {
 			}
 			if !zombie {
 				p.live = true
+				if p.uids == [4]uint32{} {
+					p.kthread = kernelThread(status[off:])
+				}
 				return p, true // Uid comes after State
 			}
 			seenUID = true
@@ -61,6 +69,20 @@ func parseStatus(status []byte) (p procStatus, ok bool) {
 		return p, true // a zombie whose Threads line was not read: not live
 	}
 	return procStatus{}, false
+}
+
+// kernelThread reports whether the lines of a status text after its Uid
+// line carry a whole "Kthread:\t1" line (it follows the NS* lines).
+func kernelThread(after []byte) bool {
+	for line := range bytes.Lines(after) {
+		if rest, found := bytes.CutPrefix(line, []byte("Kthread:")); found {
+			return bytes.HasSuffix(line, []byte("\n")) && string(bytes.TrimSpace(rest)) == "1"
+		}
+		if bytes.HasPrefix(line, []byte("Threads:")) {
+			return false // Kthread comes before Threads
+		}
+	}
+	return false
 }
 
 // statusPrefix is how much of /proc/<pid>/status is read: its State and

@@ -29,6 +29,8 @@ type Spec struct {
 	// Stdin, when set, gives the child a pipe; CloseStdin tells a child
 	// that waits for EOF to finish.
 	Stdin bool
+	// Env is added to this process's environment for the child.
+	Env []string
 }
 
 // Child is a running child process.
@@ -47,6 +49,9 @@ type Child struct {
 func Start(ctx context.Context, s Spec) (*Child, error) {
 	cmd := exec.CommandContext(ctx, s.Exe, s.Args...)
 	cmd.Stdout, cmd.Stderr = s.Stdout, s.Stderr
+	if len(s.Env) > 0 {
+		cmd.Env = append(os.Environ(), s.Env...)
+	}
 	cmd.SysProcAttr = sysProcAttr()
 	cmd.WaitDelay = 5 * time.Second
 	c := &Child{Name: s.Name, cmd: cmd, done: make(chan struct{})}
