@@ -211,7 +211,7 @@ func TestRealAnswersMatchAPIDescription(t *testing.T) {
 	c.must(400, "PUT", "/v1/artifacts/"+strings.Repeat("0", 64), submit.Token, blob, nil)
 
 	// Groups.
-	c.must(201, "POST", "/v1/teams", admin, api.CreateTeamRequest{Name: "vision", Quota: &api.GPUAmount{GPUs: 2}}, nil)
+	c.must(201, "POST", "/v1/teams", admin, api.CreateTeamRequest{Name: "vision", Quota: api.QuotaGPUs(2)}, nil)
 	c.must(200, "GET", "/v1/teams", admin, nil, nil)
 	c.must(200, "GET", "/v1/usage?group_by=gpu_model", admin, nil, nil)
 	c.must(200, "GET", "/v1/queue?team=vision&limit=10", admin, nil, nil)

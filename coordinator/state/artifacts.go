@@ -27,6 +27,9 @@ type Artifact struct {
 	// team is granted it, when default is kept among its teams.
 	Teams  []string `json:"teams,omitempty"`
 	Scoped bool     `json:"scoped,omitempty"`
+	// ChargedTeam is the team whose artifact quota counts it (empty:
+	// none; teamartifacts.go).
+	ChargedTeam string `json:"charged_team,omitempty"`
 }
 
 // grantTeam lets a team's clients read the artifact.
@@ -82,7 +85,7 @@ func (s *Store) recordArtifact(c command.RecordArtifact) (ArtifactOutcome, error
 		return ArtifactOutcome{}, fmt.Errorf("artifact %s was recorded with %d bytes, not %d: %w", c.Digest, a.Size, c.Size, ErrConflict)
 	}
 	if !ok {
-		a = &Artifact{Digest: c.Digest, Size: c.Size, UploadedBy: c.By, UploadedAt: c.Now, Scoped: c.Scoped}
+		a = &Artifact{Digest: c.Digest, Size: c.Size, UploadedBy: c.By, UploadedAt: c.Now, Scoped: c.Scoped, ChargedTeam: c.ChargeTeam}
 		s.artifacts[c.Digest] = a
 	} else if c.Touch {
 		a.TouchedAt = c.Now
