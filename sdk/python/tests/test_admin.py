@@ -144,6 +144,9 @@ class TeamsTest(support.DevTestCase):
         self.assertIn("py-vision", [r.team for r in by_team.rows])
 
         self.assertEqual(self.gl.teams.update("py-vision", quota_gpus=8).quota, gpulayer.TeamQuota(8))
+        capped = self.gl.teams.update("py-vision", quota_artifact_bytes=4096)
+        self.assertEqual((capped.quota, capped.usage.artifact_bytes), (gpulayer.TeamQuota(8, 4096), 0))
+        self.assertEqual(self.gl.teams.update("py-vision", clear_artifact_quota=True).quota, gpulayer.TeamQuota(8))
         self.gl.teams.delete("py-vision")
         with self.assertRaises(gpulayer.Error) as e:
             mine.jobs.list(limit=1)  # the team's tokens went with it
