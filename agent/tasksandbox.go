@@ -2,7 +2,10 @@ package agent
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"path/filepath"
 	"slices"
 
 	"github.com/gpulayer/gpulayer/agent/runner"
@@ -21,7 +24,21 @@ const DefaultConfigDir = "/etc/gpulayer"
 func (a *Agent) taskSandbox() runner.SandboxConfig {
 	sb := a.cfg.TaskSandbox
 	sb.Hide = slices.Concat(sb.Hide, []string{a.cfg.DataDir, DefaultConfigDir, cmp.Or(a.cfg.TaskUIDLockDir, DefaultTaskUIDLockDir)})
+	sb.Owner = sandboxOwner(a.cfg.DataDir)
 	return sb
+}
+
+// sandboxOwner names this agent to its executors (runner.SandboxConfig.
+// Owner): from its data dir, which no two agents on a host share and
+// which stays the same across its restarts, so that an agent's executor
+// sweeps the task cgroups its own earlier run left, and never those of
+// another agent on the same host.
+func sandboxOwner(dataDir string) string {
+	if abs, err := filepath.Abs(dataDir); err == nil {
+		dataDir = abs
+	}
+	sum := sha256.Sum256([]byte(filepath.Clean(dataDir)))
+	return "agent-" + hex.EncodeToString(sum[:8])
 }
 
 // sandboxSummary says in a few words what the task sandbox is asked for,

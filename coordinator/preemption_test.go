@@ -36,7 +36,7 @@ func TestPreemptionOverHTTP(t *testing.T) {
 	if _, err := admin.CreateTeam(ctx, api.CreateTeamRequest{Name: "ml"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := admin.CreateTeam(ctx, api.CreateTeamRequest{Name: "research", Quota: &api.GPUAmount{GPUs: 1}}); err != nil {
+	if _, err := admin.CreateTeam(ctx, api.CreateTeamRequest{Name: "research", Quota: api.QuotaGPUs(1)}); err != nil {
 		t.Fatal(err)
 	}
 	ml := h.Client(t, mintTeamClient(t, h, "ml-user", "ml", "submit", "read"))

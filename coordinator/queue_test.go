@@ -17,7 +17,7 @@ func TestQueueOverHTTP(t *testing.T) {
 	ctx := t.Context()
 	admin := h.Client(t, h.AdminToken)
 	for _, name := range []string{"vision", "speech"} {
-		if _, err := admin.CreateTeam(ctx, api.CreateTeamRequest{Name: name, Quota: &api.GPUAmount{GPUs: 1}}); err != nil {
+		if _, err := admin.CreateTeam(ctx, api.CreateTeamRequest{Name: name, Quota: api.QuotaGPUs(1)}); err != nil {
 			t.Fatal(err)
 		}
 	}

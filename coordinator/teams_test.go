@@ -28,7 +28,7 @@ func TestTeamsScopeClientTokens(t *testing.T) {
 	h := coordinatortest.Start(t, coordinatortest.Options{})
 	ctx := t.Context()
 	admin := h.Client(t, h.AdminToken)
-	if _, err := admin.CreateTeam(ctx, api.CreateTeamRequest{Name: "vision", Quota: &api.GPUAmount{GPUs: 4}}); err != nil {
+	if _, err := admin.CreateTeam(ctx, api.CreateTeamRequest{Name: "vision", Quota: api.QuotaGPUs(4)}); err != nil {
 		t.Fatal(err)
 	}
 	aliceToken, bobTok := mintTeamClient(t, h, "alice", "vision", "submit"), mintTeamClient(t, h, "bob", api.DefaultTeam, "submit")

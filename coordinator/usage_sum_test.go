@@ -211,7 +211,7 @@ func TestUsageEqualsSumOfAttempts(t *testing.T) {
 func (r usageRig) preemptBorrower(admin, vision *client.Client, submit func(*client.Client, int, int) string) (string, string) {
 	t, ctx := r.t, r.ctx
 	t.Helper()
-	if _, err := admin.CreateTeam(ctx, api.CreateTeamRequest{Name: "research", Quota: &api.GPUAmount{GPUs: 1}}); err != nil {
+	if _, err := admin.CreateTeam(ctx, api.CreateTeamRequest{Name: "research", Quota: api.QuotaGPUs(1)}); err != nil {
 		t.Fatal(err)
 	}
 	tok, err := admin.CreateToken(ctx, api.CreateTokenRequest{Kind: api.TokenKindClient, Name: "research-ci", Roles: []string{"submit"}, Team: "research"})

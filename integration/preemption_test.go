@@ -46,7 +46,7 @@ func TestPreemptionWithCheckpointEndToEnd(t *testing.T) {
 	if _, err := admin.CreateTeam(ctx, api.CreateTeamRequest{Name: "ml"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := admin.CreateTeam(ctx, api.CreateTeamRequest{Name: "research", Quota: &api.GPUAmount{GPUs: 1}}); err != nil {
+	if _, err := admin.CreateTeam(ctx, api.CreateTeamRequest{Name: "research", Quota: api.QuotaGPUs(1)}); err != nil {
 		t.Fatal(err)
 	}
 	teamClient := func(team string) *client.Client {

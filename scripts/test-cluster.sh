@@ -101,6 +101,8 @@ chmod 0700 "$rootfs/data"
 # expected and hidden; the output is shown when a build fails.)
 quiet go build -tags osusergo,netgo -ldflags "$ldflags" -o "$rootfs/gpulayer" ./cmd/gpulayer
 quiet go build -tags osusergo,netgo -ldflags "$ldflags" -o "$rootfs/plugins/gpulayer-executor-echo" ./examples/plugins/echo
+# The task the scenario runs with the exec executor to check the sandbox.
+CGO_ENABLED=0 quiet go build -o "$rootfs/sandboxprobe" ./integration/clusterscenario/sandboxprobe
 quiet go build -o "$work/clusterscenario" ./integration/clusterscenario
 
 # 2. The image, FROM scratch: nothing to pull.

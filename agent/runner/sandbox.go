@@ -38,6 +38,10 @@ type SandboxConfig struct {
 	// and no abstract Unix socket outside it. Gang members keep the
 	// host's network, which NCCL and the rendezvous need between nodes.
 	IsolateNetwork bool
+	// Owner names this agent to the executor (executor.Sandbox.Owner):
+	// the executor names each task's cgroup for it and sweeps only its
+	// own agent's leftovers.
+	Owner string
 }
 
 // sandbox is the sandbox asked for a task given devices, whose MPS pipe
@@ -56,6 +60,7 @@ func (r *Runner) sandbox(mps string, res *api.Resources, devices []string, gang 
 		MemoryBytes: c.MemoryBytes,
 		CPUMillis:   c.CPUMillis,
 		Pids:        c.Pids,
+		Owner:       c.Owner,
 	}
 	if res != nil {
 		sb.MemoryBytes = tighter(sb.MemoryBytes, res.MemoryMiB<<20)

@@ -38,6 +38,7 @@ func TestSandboxAskedOfTheExecutor(t *testing.T) {
 		{"GPUs not given", SandboxConfig{Hide: []string{"/etc/gpulayer"}}, "", &api.Resources{GPUs: 1}, []string{"/dev/nvidia1", "/dev/nvidia2"},
 			executor.Sandbox{Hide: []string{"/etc/gpulayer", "/work", "/dev/nvidia1", "/dev/nvidia2"}}},
 		{"disabled, whatever the job asks", SandboxConfig{Disable: true}, "", &api.Resources{MemoryMiB: 512}, nil, executor.Sandbox{Disable: true}},
+		{"the agent named", SandboxConfig{Owner: "agent-0a1b"}, "", nil, nil, executor.Sandbox{Hide: []string{"/work"}, Owner: "agent-0a1b"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			given := []string{"GPU-0"}

@@ -23,21 +23,30 @@ func teamCmd() *cobra.Command {
 // given is not sent.
 type teamSettingFlags struct {
 	weight, quota, borrow float64
+	artifactBytes         int64
 	unlimited             bool
+	noArtifactQuota       bool
 }
 
 func (f *teamSettingFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.weight, "weight", 1, "share in fair share among teams that want more than their quota")
 	fs.Float64Var(&f.quota, "quota", 0, "GPUs guaranteed to the team (GPU units: a MIG slice or a share counts its fraction)")
 	fs.Float64Var(&f.borrow, "borrow-limit", 0, "GPUs the team may borrow past its quota (absent: without bound)")
+	fs.Int64Var(&f.artifactBytes, "artifact-quota-bytes", 0, "bytes of artifacts the team's tokens and its jobs' tasks may keep, checkpoints included (absent: no team bound)")
 }
 
-func (f *teamSettingFlags) set(fs *pflag.FlagSet) (weight *float64, quota, borrow *api.GPUAmount) {
+func (f *teamSettingFlags) set(fs *pflag.FlagSet) (weight *float64, quota *api.TeamQuotaRequest, borrow *api.GPUAmount) {
 	if fs.Changed("weight") {
 		weight = &f.weight
 	}
 	if fs.Changed("quota") {
-		quota = &api.GPUAmount{GPUs: f.quota}
+		quota = api.QuotaGPUs(f.quota)
+	}
+	if fs.Changed("artifact-quota-bytes") {
+		if quota == nil {
+			quota = &api.TeamQuotaRequest{}
+		}
+		quota.ArtifactBytes = &f.artifactBytes
 	}
 	if fs.Changed("borrow-limit") {
 		borrow = &api.GPUAmount{GPUs: f.borrow}
@@ -49,12 +58,20 @@ func printTeam(t api.Team, asJSON bool) error {
 	if asJSON {
 		return printJSON(t)
 	}
-	fmt.Fprintf(humanOut, "team %s  weight=%s  quota=%s  borrow_limit=%s  in_use=%s  running=%d  pending=%d\n",
-		t.Name, gpuFigure(t.Weight), gpuFigure(t.Quota.GPUs), borrowFigure(t.BorrowLimit), gpuFigure(t.Usage.GPUsInUse), t.Usage.RunningTasks, t.Usage.PendingTasks)
+	fmt.Fprintf(humanOut, "team %s  weight=%s  quota=%s  borrow_limit=%s  in_use=%s  running=%d  pending=%d  artifact_bytes=%d  artifact_quota=%s\n",
+		t.Name, gpuFigure(t.Weight), gpuFigure(t.Quota.GPUs), borrowFigure(t.BorrowLimit), gpuFigure(t.Usage.GPUsInUse), t.Usage.RunningTasks, t.Usage.PendingTasks,
+		t.Usage.ArtifactBytes, bytesQuotaFigure(t.Quota.ArtifactBytes))
 	return nil
 }
 
 func gpuFigure(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+func bytesQuotaFigure(n *int64) string {
+	if n == nil {
+		return "none"
+	}
+	return strconv.FormatInt(*n, 10)
+}
 
 func borrowFigure(a *api.GPUAmount) string {
 	if a == nil {
@@ -94,6 +111,7 @@ func teamUpdateCmd() *cobra.Command {
 		var req api.UpdateTeamRequest
 		req.Weight, req.Quota, req.BorrowLimit = f.set(cmd.Flags())
 		req.ClearBorrowLimit = f.unlimited
+		req.ClearArtifactQuota = f.noArtifactQuota
 		t, err := c.UpdateTeam(cmd.Context(), args[0], req)
 		if err != nil {
 			return err
@@ -102,6 +120,7 @@ func teamUpdateCmd() *cobra.Command {
 	})
 	f.register(cmd.Flags())
 	cmd.Flags().BoolVar(&f.unlimited, "no-borrow-limit", false, "lift the borrow limit")
+	cmd.Flags().BoolVar(&f.noArtifactQuota, "no-artifact-quota", false, "lift the team's artifact byte quota")
 	return cmd
 }
 
@@ -137,10 +156,11 @@ func teamListCmd() *cobra.Command {
 		t, err := c.Team(ctx, args[0])
 		return []api.Team{t}, err
 	}, func(w io.Writer, teams []api.Team, wide bool) {
-		row(w, "TEAM", "WEIGHT", "QUOTA", "BORROW LIMIT", "GPUS IN USE", "RUNNING", "PENDING", "UPDATED")
+		row(w, "TEAM", "WEIGHT", "QUOTA", "BORROW LIMIT", "GPUS IN USE", "RUNNING", "PENDING", "ARTIFACT BYTES", "ARTIFACT QUOTA", "UPDATED")
 		for _, t := range teams {
 			row(w, t.Name, gpuFigure(t.Weight), gpuFigure(t.Quota.GPUs), borrowFigure(t.BorrowLimit), gpuFigure(t.Usage.GPUsInUse),
-				strconv.Itoa(t.Usage.RunningTasks), strconv.Itoa(t.Usage.PendingTasks), when(t.UpdatedAt, wide))
+				strconv.Itoa(t.Usage.RunningTasks), strconv.Itoa(t.Usage.PendingTasks),
+				strconv.FormatInt(t.Usage.ArtifactBytes, 10), bytesQuotaFigure(t.Quota.ArtifactBytes), when(t.UpdatedAt, wide))
 		}
 	})
 }

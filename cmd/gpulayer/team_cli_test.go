@@ -45,6 +45,18 @@ func TestTeamCommands(t *testing.T) {
 	if out := ok(env, "team", "update", "vision", "--no-borrow-limit", "--quota", "4"); !strings.Contains(out, "quota=4  borrow_limit=none") {
 		t.Errorf("update: %q", out)
 	}
+	// The artifact quota is set alone (the GPU quota stays), then lifted.
+	if out := ok(env, "team", "update", "vision", "--artifact-quota-bytes", "5000"); !strings.Contains(out, "quota=4  ") || !strings.Contains(out, "artifact_bytes=0  artifact_quota=5000") {
+		t.Errorf("update the artifact quota: %q", out)
+	}
+	for _, want := range []string{"ARTIFACT QUOTA", "5000"} {
+		if table := ok(env, "team", "list"); !strings.Contains(table, want) {
+			t.Errorf("team list lacks %q:\n%s", want, table)
+		}
+	}
+	if out := ok(env, "team", "update", "vision", "--no-artifact-quota"); !strings.Contains(out, "quota=4  ") || !strings.Contains(out, "artifact_quota=none") {
+		t.Errorf("lift the artifact quota: %q", out)
+	}
 	if r := run(t, env, "team", "delete", "vision"); r.code == 0 || !strings.Contains(r.stderr, "unfinished") {
 		t.Errorf("delete with a job waiting: exit %d %s", r.code, r.stderr)
 	}

@@ -46,6 +46,11 @@ type RecordArtifact struct {
 	// artifact from then on (empty for a worker's upload: a task's
 	// outputs reach its job's team when its finish lists them).
 	Team string `json:"team,omitempty"`
+	// ChargeTeam is the team whose artifact quota a new record counts
+	// in: the uploading client's, or the team of the uploading worker's
+	// tasks (a finish or a checkpoint that names the artifact charges
+	// its job's team instead). Empty in entries written before.
+	ChargeTeam string `json:"charge_team,omitempty"`
 	// Scoped marks a record made by a coordinator that knows teams: its
 	// readers are its Teams (absent in entries written before, whose
 	// records stay default's).

@@ -92,10 +92,13 @@ func (s *Server) putArtifact(w http.ResponseWriter, r *http.Request, p auth.Prin
 		return nil
 	}
 	var reserved int64
+	var teams []string
 	if !recorded {
-		// New bytes count against the uploader's artifact quota.
+		// New bytes count against the uploader's artifact quota, and its
+		// team's.
 		reserved = max(r.ContentLength, 0)
-		release, err := s.artifactRoom(p.Name, reserved)
+		teams = s.uploadTeams(p)
+		release, err := s.artifactRoom(p, teams, reserved)
 		if err != nil {
 			return err
 		}
@@ -106,7 +109,7 @@ func (s *Server) putArtifact(w http.ResponseWriter, r *http.Request, p auth.Prin
 		return err
 	}
 	if !recorded && r.ContentLength < 0 {
-		if err := s.checkArtifactRoom(p.Name, size, reserved); err != nil {
+		if err := s.checkArtifactRoom(p, teams, size, reserved); err != nil {
 			return err
 		}
 	}
@@ -120,7 +123,11 @@ func (s *Server) putArtifact(w http.ResponseWriter, r *http.Request, p auth.Prin
 		}
 		holders = append(holders, node)
 	}
-	out, err := state.Propose[state.ArtifactOutcome](r.Context(), s.propose, command.RecordArtifact{Digest: d, Size: size, NodeID: s.cluster.ID(), Holders: holders, Touch: recorded, Team: p.Team, Scoped: true, WorkerID: p.WorkerID, By: p.Name, Source: sourceString(r), Now: s.now()})
+	charge := ""
+	if len(teams) > 0 {
+		charge = teams[0]
+	}
+	out, err := state.Propose[state.ArtifactOutcome](r.Context(), s.propose, command.RecordArtifact{Digest: d, Size: size, NodeID: s.cluster.ID(), Holders: holders, Touch: recorded, Team: p.Team, ChargeTeam: charge, Scoped: true, WorkerID: p.WorkerID, By: p.Name, Source: sourceString(r), Now: s.now()})
 	if err != nil {
 		return err
 	}

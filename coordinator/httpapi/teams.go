@@ -60,7 +60,12 @@ func (s *Server) createTeam(w http.ResponseWriter, r *http.Request, p auth.Princ
 		}
 	}
 	if req.Quota != nil {
-		if set.QuotaCentiGPUs, err = amountCenti("quota", req.Quota); err != nil {
+		if req.Quota.GPUs != nil {
+			if set.QuotaCentiGPUs, err = amountCenti("quota", &api.GPUAmount{GPUs: *req.Quota.GPUs}); err != nil {
+				return err
+			}
+		}
+		if set.ArtifactQuotaBytes, err = artifactQuotaBytes(req.Quota.ArtifactBytes); err != nil {
 			return err
 		}
 	}
@@ -129,7 +134,8 @@ func (s *Server) updateTeam(w http.ResponseWriter, r *http.Request, p auth.Princ
 	if err != nil {
 		return err
 	}
-	c := command.UpdateTeam{Name: name, By: p.Name, Now: s.now(), Source: sourceString(r), ClearBorrowLimit: req.ClearBorrowLimit || nullBorrowLimit(raw)}
+	c := command.UpdateTeam{Name: name, By: p.Name, Now: s.now(), Source: sourceString(r), ClearBorrowLimit: req.ClearBorrowLimit || nullBorrowLimit(raw),
+		ClearArtifactQuota: req.ClearArtifactQuota || nullArtifactQuota(raw)}
 	if req.Weight != nil {
 		v, err := weightCenti(*req.Weight)
 		if err != nil {
@@ -137,12 +143,20 @@ func (s *Server) updateTeam(w http.ResponseWriter, r *http.Request, p auth.Princ
 		}
 		c.WeightCenti = &v
 	}
-	if req.Quota != nil {
-		v, err := amountCenti("quota", req.Quota)
+	if req.Quota != nil && req.Quota.GPUs != nil {
+		v, err := amountCenti("quota", &api.GPUAmount{GPUs: *req.Quota.GPUs})
 		if err != nil {
 			return err
 		}
 		c.QuotaCentiGPUs = &v
+	}
+	if req.Quota != nil && req.Quota.ArtifactBytes != nil {
+		if c.ClearArtifactQuota {
+			return invalidf("quota.artifact_bytes is both given and cleared")
+		}
+		if c.ArtifactQuotaBytes, err = artifactQuotaBytes(req.Quota.ArtifactBytes); err != nil {
+			return err
+		}
 	}
 	if req.BorrowLimit != nil {
 		if c.ClearBorrowLimit {
@@ -154,7 +168,7 @@ func (s *Server) updateTeam(w http.ResponseWriter, r *http.Request, p auth.Princ
 		}
 		c.BorrowLimitCenti = &v
 	}
-	if c.WeightCenti == nil && c.QuotaCentiGPUs == nil && c.BorrowLimitCenti == nil && !c.ClearBorrowLimit {
+	if c.WeightCenti == nil && c.QuotaCentiGPUs == nil && c.BorrowLimitCenti == nil && !c.ClearBorrowLimit && c.ArtifactQuotaBytes == nil && !c.ClearArtifactQuota {
 		return invalidf("nothing to change: give weight, quota or borrow_limit")
 	}
 	t, err := state.Propose[state.TeamRecord](r.Context(), s.propose, c)
@@ -164,6 +178,32 @@ func (s *Server) updateTeam(w http.ResponseWriter, r *http.Request, p auth.Princ
 	s.log.Info("team updated", "team", name, "by", p.Name)
 	writeJSON(w, http.StatusOK, api.TeamResponse{Team: view.Team(t)})
 	return nil
+}
+
+// artifactQuotaBytes checks a team's artifact quota: nil (none) or 0 to
+// state.MaxTeamArtifactBytes.
+func artifactQuotaBytes(n *int64) (*int64, error) {
+	if n == nil {
+		return nil, nil
+	}
+	if *n < 0 || *n > state.MaxTeamArtifactBytes {
+		return nil, invalidf("quota.artifact_bytes must be from 0 to %d", int64(state.MaxTeamArtifactBytes))
+	}
+	v := *n
+	return &v, nil
+}
+
+// nullArtifactQuota reports whether a PATCH body set quota.artifact_bytes
+// to null, which lifts the team's artifact quota (absent keeps it).
+func nullArtifactQuota(body []byte) bool {
+	var fields struct {
+		Quota map[string]json.RawMessage `json:"quota"`
+	}
+	if json.Unmarshal(body, &fields) != nil {
+		return false
+	}
+	v, ok := fields.Quota["artifact_bytes"]
+	return ok && bytes.Equal(bytes.TrimSpace(v), []byte("null"))
 }
 
 // nullBorrowLimit reports whether a PATCH body set borrow_limit to null,

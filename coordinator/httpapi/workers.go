@@ -92,8 +92,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, p auth.Princip
 	}
 	if _, err := s.store.Worker(id); err == nil {
 		// Known to this replica: answered without a Raft entry.
-		existingWorker(w, id)
-		return nil
+		return errWorkerIDTaken(id)
 	}
 	minted, err := auth.Mint(api.PrefixWorker)
 	if err != nil {
@@ -118,8 +117,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, p auth.Princip
 		return err
 	}
 	if !out.Created {
-		existingWorker(w, id)
-		return nil
+		return errWorkerIDTaken(id)
 	}
 	wk := view.Worker(out.Worker)
 	s.log.Info("worker registered", "worker_id", id, "registered_by", p.Name, "status", wk.Status)
@@ -127,19 +125,14 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, p auth.Princip
 	return nil
 }
 
-// existingWorker answers a registration under an id that is taken: 200,
-// as the contract keeps register idempotent (an agent that lost its
-// credential learns to ask for a reissue), with the id the caller sent and
-// nothing else. A join token is shared by many machines, so its holder is
-// not that worker: the record (labels, devices, status, origin) is an
-// admin's to read. No use of the token is counted and nothing changes.
-func existingWorker(w http.ResponseWriter, id string) {
-	writeJSON(w, http.StatusOK, existingWorkerAnswer{WorkerID: id})
-}
-
-// existingWorkerAnswer is the whole answer to registering a taken id.
-type existingWorkerAnswer struct {
-	WorkerID string `json:"worker_id"`
+// errWorkerIDTaken answers a registration under an id that is taken: 409
+// conflict naming the id the caller sent and nothing else (an agent that
+// lost its credential learns to ask for a reissue). A join token is
+// shared by many machines, so its holder is not that worker: the record
+// (labels, devices, status, origin) is an admin's to read. No use of the
+// token is counted and nothing changes.
+func errWorkerIDTaken(id string) error {
+	return newError(api.CodeConflict, "worker id %s is registered already; register hands out no credential for an existing worker (an admin reissues it: gpulayer worker reissue %s)", id, id)
 }
 
 func (s *Server) workerSelf(w http.ResponseWriter, r *http.Request, p auth.Principal) error {

@@ -32,6 +32,9 @@ type Artifact struct {
 	// the job's team may read it already (checkProof), so that naming a
 	// digest never hands a team bytes it was not given.
 	Workers []string `json:"workers,omitempty"`
+	// ChargedTeam is the team whose artifact quota counts it (empty:
+	// none; teamartifacts.go).
+	ChargedTeam string `json:"charged_team,omitempty"`
 }
 
 // grantTeam lets a team's clients read the artifact.
@@ -87,7 +90,7 @@ func (s *Store) recordArtifact(c command.RecordArtifact) (ArtifactOutcome, error
 		return ArtifactOutcome{}, fmt.Errorf("artifact %s was recorded with %d bytes, not %d: %w", c.Digest, a.Size, c.Size, ErrConflict)
 	}
 	if !ok {
-		a = &Artifact{Digest: c.Digest, Size: c.Size, UploadedBy: c.By, UploadedAt: c.Now, Scoped: c.Scoped}
+		a = &Artifact{Digest: c.Digest, Size: c.Size, UploadedBy: c.By, UploadedAt: c.Now, Scoped: c.Scoped, ChargedTeam: c.ChargeTeam}
 		s.artifacts[c.Digest] = a
 	} else if c.Touch {
 		a.TouchedAt = c.Now

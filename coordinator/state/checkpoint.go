@@ -14,7 +14,8 @@ import (
 // no longer named by the task, and garbage collection removes it once
 // nothing else names it (gc.go). The artifact belongs to the job's team
 // (it may read it); like an output, it counts in the artifact quota of
-// the credential that uploaded it first.
+// the credential that uploaded it first, and in its job's team's quota
+// while it is the task's latest (teamartifacts.go).
 
 // TaskCheckpoint is a task's latest checkpoint and the attempt that
 // uploaded it.
@@ -46,16 +47,21 @@ func (s *Store) checkCheckpoint(t *Task, cp *command.Checkpoint, workerID string
 	return s.checkProof(requireProof, t, workerID, ref)
 }
 
-// keepCheckpoint makes cp, uploaded by attemptID, t's latest checkpoint,
-// readable by the job's team (checkCheckpoint passed).
-func (s *Store) keepCheckpoint(t *Task, cp *command.Checkpoint, attemptID string) {
+// keepCheckpoint makes cp, uploaded by attemptID on workerID, t's latest
+// checkpoint, readable by the job's team (checkCheckpoint passed).
+func (s *Store) keepCheckpoint(t *Task, cp *command.Checkpoint, attemptID, workerID string) {
 	if cp == nil {
 		return
 	}
 	s.mustOwn(t)
+	team := command.TeamOf(s.jobs.get(t.JobID).Team)
+	if old := t.Checkpoint; old != nil && old.SHA256 != cp.SHA256 {
+		s.releaseCheckpoint(t.ID, old.SHA256, team) // teamartifacts.go
+	}
 	t.Checkpoint = &TaskCheckpoint{SHA256: cp.SHA256, Size: cp.Size, Format: cp.Format, AttemptID: attemptID}
 	if a, ok := s.artifacts[cp.SHA256]; ok {
-		a.grantTeam(command.TeamOf(s.jobs.get(t.JobID).Team))
+		a.grantTeam(team)
+		chargeOutput(a, workerID, team)
 	}
 }
 

@@ -198,7 +198,7 @@ func (h *history) next() command.Command {
 	case k < 93:
 		d := fmt.Sprintf("%064x", h.rng.IntN(8))
 		if h.rng.IntN(2) == 0 {
-			rec := command.RecordArtifact{Digest: d, Size: 1 + int64(h.rng.IntN(1000)), NodeID: "n1", Holders: []string{"n1", "n2"}, By: "admin", Now: now}
+			rec := command.RecordArtifact{Digest: d, Size: 1 + int64(h.rng.IntN(1000)), NodeID: "n1", Holders: []string{"n1", "n2"}, ChargeTeam: h.team(), By: h.pick(append([]string{"admin"}, h.workerIDs()...)), Now: now}
 			if ts := h.tasksIn(taskRunning, taskAssigned); len(ts) > 0 && h.rng.IntN(2) == 0 { // a worker's upload, proved
 				rec.WorkerID, rec.By = ts[0].WorkerID, "worker-"+ts[0].WorkerID
 			}
@@ -499,11 +499,18 @@ func (h *history) team() string {
 func (h *history) teamCommand(now time.Time) command.Command {
 	switch h.rng.IntN(3) {
 	case 0:
-		limit := int64(h.rng.IntN(400))
-		return command.CreateTeam{Name: h.id("team"), Settings: command.TeamSettings{WeightCenti: 50 + int64(h.rng.IntN(200)), QuotaCentiGPUs: int64(h.rng.IntN(800)), BorrowLimitCenti: &limit}, By: "admin", Now: now}
+		limit, bytes := int64(h.rng.IntN(400)), int64(h.rng.IntN(1<<20))
+		return command.CreateTeam{Name: h.id("team"), Settings: command.TeamSettings{WeightCenti: 50 + int64(h.rng.IntN(200)), QuotaCentiGPUs: int64(h.rng.IntN(800)), BorrowLimitCenti: &limit, ArtifactQuotaBytes: &bytes}, By: "admin", Now: now}
 	case 1:
 		q := int64(h.rng.IntN(800))
-		return command.UpdateTeam{Name: h.team(), QuotaCentiGPUs: &q, ClearBorrowLimit: h.rng.IntN(2) == 0, By: "admin", Now: now}
+		c := command.UpdateTeam{Name: h.team(), QuotaCentiGPUs: &q, ClearBorrowLimit: h.rng.IntN(2) == 0, By: "admin", Now: now}
+		if h.rng.IntN(2) == 0 {
+			b := int64(h.rng.IntN(1 << 20))
+			c.ArtifactQuotaBytes = &b
+		} else {
+			c.ClearArtifactQuota = h.rng.IntN(2) == 0
+		}
+		return c
 	default:
 		return command.DeleteTeam{Name: h.team(), By: "admin", Now: now}
 	}

@@ -217,7 +217,7 @@ func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 	if err := s.checkCheckpoint(t, c.Checkpoint, c.WorkerID, c.RequireProof); err != nil { // checkpoint.go
 		return Task{}, err
 	}
-	s.keepCheckpoint(t, c.Checkpoint, c.AttemptID)
+	s.keepCheckpoint(t, c.Checkpoint, c.AttemptID, c.WorkerID)
 	code := c.ExitCode
 	state := taskSucceeded
 	switch {
@@ -267,6 +267,7 @@ func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 	for _, out := range c.Artifacts { // the job's team may read its outputs
 		if a, ok := s.artifacts[out.SHA256]; ok {
 			a.grantTeam(team)
+			chargeOutput(a, c.WorkerID, team) // teamartifacts.go
 		}
 	}
 	t.SubmittedBy = c.WorkerID
@@ -312,7 +313,7 @@ func (s *Store) failTask(c command.FailTask) (Task, error) {
 		s.endAttempt(t, taskFailed, nil, reason, c.Now)
 		s.requeueOrEnd(t, reason, c.Now)
 	}
-	s.keepCheckpoint(t, c.Checkpoint, c.AttemptID)
+	s.keepCheckpoint(t, c.Checkpoint, c.AttemptID, c.WorkerID)
 	s.settleGang(t, c.Now)
 	return t.clone(), nil
 }

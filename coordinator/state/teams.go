@@ -36,6 +36,10 @@ func (t Team) clone() Team {
 		v := *t.Settings.BorrowLimitCenti
 		t.Settings.BorrowLimitCenti = &v
 	}
+	if t.Settings.ArtifactQuotaBytes != nil {
+		v := *t.Settings.ArtifactQuotaBytes
+		t.Settings.ArtifactQuotaBytes = &v
+	}
 	return t
 }
 
@@ -82,14 +86,11 @@ func (s *Store) updateTeam(c command.UpdateTeam) (TeamRecord, error) {
 	if c.QuotaCentiGPUs != nil {
 		t.Settings.QuotaCentiGPUs = *c.QuotaCentiGPUs
 	}
-	switch {
-	case c.ClearBorrowLimit && c.BorrowLimitCenti != nil:
-		return TeamRecord{}, fmt.Errorf("%w: a borrow limit both set and cleared", ErrInvalid)
-	case c.ClearBorrowLimit:
-		t.Settings.BorrowLimitCenti = nil
-	case c.BorrowLimitCenti != nil:
-		v := *c.BorrowLimitCenti
-		t.Settings.BorrowLimitCenti = &v
+	if err := setOrClear(&t.Settings.BorrowLimitCenti, c.BorrowLimitCenti, c.ClearBorrowLimit, "a borrow limit"); err != nil {
+		return TeamRecord{}, err
+	}
+	if err := setOrClear(&t.Settings.ArtifactQuotaBytes, c.ArtifactQuotaBytes, c.ClearArtifactQuota, "an artifact quota"); err != nil {
+		return TeamRecord{}, err
 	}
 	if err := checkTeamSettings(t.Settings); err != nil {
 		return TeamRecord{}, err
@@ -98,6 +99,21 @@ func (s *Store) updateTeam(c command.UpdateTeam) (TeamRecord, error) {
 	s.teams[c.Name] = &t
 	s.record(command.AuditEvent{Time: c.Now, Kind: "team.updated", Actor: c.By, Subject: c.Name, Team: c.Name, Source: c.Source, Detail: describeTeam(t.Settings)})
 	return s.teamRecord(&t), nil
+}
+
+// setOrClear sets an optional setting to a copy of v, or clears it, or
+// leaves it when neither is asked; both at once is invalid.
+func setOrClear(dst **int64, v *int64, clear bool, what string) error {
+	switch {
+	case clear && v != nil:
+		return fmt.Errorf("%w: %s both set and cleared", ErrInvalid, what)
+	case clear:
+		*dst = nil
+	case v != nil:
+		n := *v
+		*dst = &n
+	}
+	return nil
 }
 
 func (s *Store) deleteTeam(c command.DeleteTeam) (TeamRecord, error) {
@@ -146,6 +162,8 @@ func (s *Store) unfinishedJobsOf(team string) int {
 const (
 	MaxTeamWeightCenti = 1000 * command.CentiGPUsPerGPU
 	MaxTeamCentiGPUs   = 1_000_000 * command.CentiGPUsPerGPU
+	// MaxTeamArtifactBytes bounds a team's artifact quota: 1 PiB.
+	MaxTeamArtifactBytes = 1 << 50
 )
 
 func checkTeamSettings(t command.TeamSettings) error {
@@ -156,6 +174,8 @@ func checkTeamSettings(t command.TeamSettings) error {
 		return fmt.Errorf("%w: quota.gpus must be 0 to %d", ErrInvalid, MaxTeamCentiGPUs/command.CentiGPUsPerGPU)
 	case t.BorrowLimitCenti != nil && (*t.BorrowLimitCenti < 0 || *t.BorrowLimitCenti > MaxTeamCentiGPUs):
 		return fmt.Errorf("%w: borrow_limit.gpus must be 0 to %d", ErrInvalid, MaxTeamCentiGPUs/command.CentiGPUsPerGPU)
+	case t.ArtifactQuotaBytes != nil && (*t.ArtifactQuotaBytes < 0 || *t.ArtifactQuotaBytes > MaxTeamArtifactBytes):
+		return fmt.Errorf("%w: quota.artifact_bytes must be 0 to %d", ErrInvalid, int64(MaxTeamArtifactBytes))
 	}
 	return nil
 }
@@ -164,6 +184,9 @@ func describeTeam(t command.TeamSettings) string {
 	d := fmt.Sprintf("weight %s, quota %s GPUs", centi(t.WeightCenti), centi(t.QuotaCentiGPUs))
 	if t.BorrowLimitCenti != nil {
 		d += ", borrow limit " + centi(*t.BorrowLimitCenti) + " GPUs"
+	}
+	if t.ArtifactQuotaBytes != nil {
+		d += fmt.Sprintf(", artifact quota %d bytes", *t.ArtifactQuotaBytes)
 	}
 	return d
 }
@@ -180,15 +203,19 @@ type TeamRecord struct {
 	Usage TeamUsage
 }
 
-// TeamUsage is what a team runs and waits for now: GPUs in hundredths.
+// TeamUsage is what a team runs and waits for now: GPUs in hundredths,
+// and the bytes of artifacts its quota counts.
 type TeamUsage struct {
 	CentiGPUsInUse int64
 	RunningTasks   int
 	PendingTasks   int
+	ArtifactBytes  int64
 }
 
 func (s *Store) teamRecord(t *Team) TeamRecord {
-	return TeamRecord{Team: t.clone(), Usage: s.teamUsage()[t.Name]}
+	u := s.teamUsage()[t.Name]
+	u.ArtifactBytes = s.artifactBytesOfTeam(t.Name)
+	return TeamRecord{Team: t.clone(), Usage: u}
 }
 
 // Teams lists every team, default among them, by name.
@@ -196,6 +223,11 @@ func (s *Store) Teams() []TeamRecord {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	usage := s.teamUsage()
+	for team, n := range s.artifactBytesByTeam() {
+		u := usage[team]
+		u.ArtifactBytes = n
+		usage[team] = u
+	}
 	names := make([]string, 0, len(s.teams)+1)
 	for name := range s.teams {
 		names = append(names, name)

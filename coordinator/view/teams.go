@@ -13,11 +13,12 @@ func Team(r state.TeamRecord) api.Team {
 	v := api.Team{
 		Name:   t.Name,
 		Weight: units(t.Settings.WeightCenti),
-		Quota:  api.GPUAmount{GPUs: units(t.Settings.QuotaCentiGPUs)},
+		Quota:  api.TeamQuota{GPUs: units(t.Settings.QuotaCentiGPUs)},
 		Usage: api.TeamUsage{
-			GPUsInUse:    units(r.Usage.CentiGPUsInUse),
-			RunningTasks: r.Usage.RunningTasks,
-			PendingTasks: r.Usage.PendingTasks,
+			GPUsInUse:     units(r.Usage.CentiGPUsInUse),
+			RunningTasks:  r.Usage.RunningTasks,
+			PendingTasks:  r.Usage.PendingTasks,
+			ArtifactBytes: r.Usage.ArtifactBytes,
 		},
 		CreatedAt: api.FormatTime(t.CreatedAt),
 		CreatedBy: t.CreatedBy,
@@ -26,6 +27,10 @@ func Team(r state.TeamRecord) api.Team {
 	}
 	if l := t.Settings.BorrowLimitCenti; l != nil {
 		v.BorrowLimit = &api.GPUAmount{GPUs: units(*l)}
+	}
+	if b := t.Settings.ArtifactQuotaBytes; b != nil {
+		n := *b
+		v.Quota.ArtifactBytes = &n
 	}
 	return v
 }

@@ -128,6 +128,13 @@ func (s *scenario) run(ctx context.Context) (result, error) {
 	if err := s.checkContainers(ctx); err != nil {
 		return res, err
 	}
+
+	// 7. The exec executor's tasks run in the task sandbox.
+	sctx, cancel := context.WithTimeout(ctx, sandboxTimeout)
+	defer cancel()
+	if err := s.checkSandbox(sctx); err != nil {
+		return res, err
+	}
 	return res, nil
 }
 

@@ -79,7 +79,8 @@ func limitFiles(lim cgroupLimits, v2 bool) []limitFile {
 }
 
 // newTaskCgroup makes the cgroup of the task called name and sets lim in
-// it; nil when lim limits nothing. Errors say which step failed.
+// it; nil when lim limits nothing. Errors say which step failed. name is
+// already the owner's (ownedName).
 func newTaskCgroup(name string, lim cgroupLimits) (*taskCgroup, error) {
 	return newTaskCgroupAt(cgroupRoot, name, lim)
 }
@@ -266,13 +267,15 @@ func (s *cgroupSet) remove(dirs []string) {
 	}
 }
 
-// sweepStaleCgroups removes the empty task cgroups a plugin killed with
-// SIGKILL (before it could remove them) left under this process's own
-// gpulayer parents (cgroupParents). The executor runs it once, before it
-// makes its first task's cgroup.
-func sweepStaleCgroups(log *slog.Logger) {
+// sweepStaleCgroups removes the empty task cgroups of owner's tasks that
+// a plugin killed with SIGKILL (before it could remove them) left under
+// this process's own gpulayer parents (cgroupParents). The executor runs
+// it once per owner, before it makes that owner's first task's cgroup.
+// Another agent's cgroups on the same host are left alone, even empty:
+// that agent may have made one and not yet put its task in it.
+func sweepStaleCgroups(log *slog.Logger, owner string) {
 	for _, parent := range cgroupParents() {
-		removed, err := sweepCgroupDir(parent, &liveCgroups)
+		removed, err := sweepCgroupDir(parent, &liveCgroups, owner)
 		for _, dir := range removed {
 			log.Info("removed a task cgroup left behind", "cgroup", dir)
 		}
@@ -302,14 +305,15 @@ func cgroupParents() []string {
 	return out
 }
 
-// sweepCgroupDir removes each directory in parent that live does not
-// hold, and returns those it removed. It only calls rmdir, which the
-// kernel refuses for a cgroup with a process or a child cgroup in it: it
-// never kills anything, nor takes a cgroup in use, whoever's it is. A
-// parent that is not there has nothing to sweep. The one race, with
-// another process's executor that made a task cgroup and has not yet put
+// sweepCgroupDir removes each directory in parent named for owner
+// (ownedBy) that live does not hold, and returns those it removed. It
+// only calls rmdir, which the kernel refuses for a cgroup with a process
+// or a child cgroup in it: it never kills anything, nor takes a cgroup in
+// use, whoever's it is. A parent that is not there has nothing to sweep.
+// The one race left, with another executor of the same owner (a plugin
+// process of the same agent) that made a task cgroup and has not yet put
 // the task in it, is that one's to survive (setUp, add).
-func sweepCgroupDir(parent string, live *cgroupSet) ([]string, error) {
+func sweepCgroupDir(parent string, live *cgroupSet, owner string) ([]string, error) {
 	entries, err := os.ReadDir(parent)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -323,7 +327,7 @@ func sweepCgroupDir(parent string, live *cgroupSet) ([]string, error) {
 	var errs []error
 	for _, e := range entries {
 		dir := filepath.Join(parent, e.Name())
-		if !e.IsDir() || live.dirs[dir] > 0 {
+		if !e.IsDir() || live.dirs[dir] > 0 || !ownedBy(e.Name(), owner) {
 			continue
 		}
 		switch err := syscall.Rmdir(dir); {

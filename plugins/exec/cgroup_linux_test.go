@@ -52,7 +52,7 @@ func TestSweepCgroupDir(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	removed, err := sweepCgroupDir(parent, live)
+	removed, err := sweepCgroupDir(parent, live, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestSweepCgroupDir(t *testing.T) {
 			t.Errorf("%s (%s): gone %v, want %v (%v)", en.name, en.kind, gone, en.wantGone, err)
 		}
 	}
-	if removed, err := sweepCgroupDir(filepath.Join(parent, "missing"), live); removed != nil || err != nil {
+	if removed, err := sweepCgroupDir(filepath.Join(parent, "missing"), live, ""); removed != nil || err != nil {
 		t.Errorf("a parent that is not there: %q, %v; want nothing", removed, err)
 	}
 }
@@ -200,7 +200,7 @@ func TestTaskCgroupMadeAgainAfterSweep(t *testing.T) {
 	}()
 	otherProcess := &cgroupSet{dirs: make(map[string]int)} // knows nothing of this task
 	for _, d := range cg.dirs {
-		removed, err := sweepCgroupDir(filepath.Dir(d), otherProcess)
+		removed, err := sweepCgroupDir(filepath.Dir(d), otherProcess, "")
 		if err != nil || !slices.Contains(removed, d) {
 			t.Fatalf("the sweep removed %q (%v), want %s among them", removed, err, d)
 		}

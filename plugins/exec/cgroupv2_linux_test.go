@@ -205,7 +205,7 @@ func TestCgroupV2OnAMountedHierarchy(t *testing.T) {
 		if err := inUse.add(sleep.Process.Pid); err != nil {
 			t.Fatal(err)
 		}
-		removed, err := sweepCgroupDir(parent, &cgroupSet{dirs: make(map[string]int)})
+		removed, err := sweepCgroupDir(parent, &cgroupSet{dirs: make(map[string]int)}, "")
 		if err != nil || !slices.Contains(removed, stale) || slices.Contains(removed, inUse.dirs[0]) {
 			t.Fatalf("the sweep removed %v (%v), want %s and not %s", removed, err, stale, inUse.dirs[0])
 		}

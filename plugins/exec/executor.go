@@ -59,7 +59,8 @@ type Executor struct {
 	tasks *tasktable.Table[*task] // KillAll closes it: no task starts any more
 
 	warnNoSandbox sync.Once // the warning that tasks run without a sandbox
-	sweepCgroups  sync.Once // sweepStaleCgroups, before the first task's cgroup
+	sweepMu       sync.Mutex
+	swept         map[string]bool // the owners sweepStaleCgroups ran for
 }
 
 var _ executor.Executor = (*Executor)(nil)
@@ -187,3 +188,19 @@ func (e *Executor) KillAll() {
 // killAllReap bounds how long KillAll waits for sandboxed tasks to be
 // reaped.
 const killAllReap = 2 * time.Second
+
+// sweepOnce runs sweepStaleCgroups for owner, the first time a task of
+// owner's gets a sandbox: what a plugin of the same agent killed with
+// SIGKILL left behind goes before the first new cgroup.
+func (e *Executor) sweepOnce(owner string) {
+	e.sweepMu.Lock()
+	defer e.sweepMu.Unlock()
+	if e.swept[owner] {
+		return
+	}
+	if e.swept == nil {
+		e.swept = map[string]bool{}
+	}
+	e.swept[owner] = true
+	sweepStaleCgroups(e.log(), owner)
+}

@@ -33,6 +33,9 @@ type sandboxPlan struct {
 	// IsolateNetwork gives the task a network namespace of its own, with
 	// only its loopback up (executor.SandboxNetworkIsolated).
 	IsolateNetwork bool
+	// Owner is the agent the task belongs to (executor.Sandbox.Owner):
+	// the task's cgroup is named for it.
+	Owner string
 }
 
 // freshDirs get a tmpfs of the task's own: what one task leaves there the
@@ -99,7 +102,7 @@ func (e *Executor) planSandbox(t executor.Task, dir string) (*sandboxPlan, error
 		return nil, fmt.Errorf("%w: %s", ErrSandbox, why)
 	}
 	p := &sandboxPlan{Fresh: freshDirs, Hide: sb.Hide, Limits: cgroupLimits{MemoryBytes: sb.MemoryBytes, CPUMillis: sb.CPUMillis, Pids: sb.Pids},
-		IsolateNetwork: sb.Network == executor.SandboxNetworkIsolated}
+		IsolateNetwork: sb.Network == executor.SandboxNetworkIsolated, Owner: sb.Owner}
 	p.FreshBytes = freshTmpfsBytes(e.opts.TmpfsBytes, sb.MemoryBytes, hostMemoryBytes)
 	if p.Limits.Pids == 0 {
 		p.Limits.Pids = executor.DefaultSandboxPids

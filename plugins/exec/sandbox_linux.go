@@ -102,7 +102,7 @@ func startSandboxed(cmd *osexec.Cmd, id string, plan *sandboxPlan, log *slog.Log
 	if cmd.SysProcAttr != nil {
 		spec.Cred = cmd.SysProcAttr.Credential
 	}
-	cg, err := newTaskCgroup(id, plan.Limits)
+	cg, err := newTaskCgroup(ownedName(plan.Owner, id), plan.Limits)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSandbox, err)
 	}

@@ -20,7 +20,7 @@ func sandboxRefused() string { return "" }
 func hostMemoryBytes() int64 { return 0 }
 
 // sweepStaleCgroups: there are no cgroups outside Linux.
-func sweepStaleCgroups(*slog.Logger) {}
+func sweepStaleCgroups(*slog.Logger, string) {}
 
 // sandboxRun is never made outside Linux.
 type sandboxRun struct{}

@@ -89,7 +89,7 @@ func (e *Executor) startTask(t executor.Task, cfg Config) (*task, error) {
 	var sb *sandboxRun
 	if plan != nil {
 		// What a plugin killed with SIGKILL left behind goes first.
-		e.sweepCgroups.Do(func() { sweepStaleCgroups(e.log()) })
+		e.sweepOnce(plan.Owner)
 		sb, err = startSandboxed(cmd, t.ID, plan, e.log())
 	} else {
 		// A descriptor the plugin inherited without close-on-exec would

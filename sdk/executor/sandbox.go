@@ -60,7 +60,16 @@ type Sandbox struct {
 	// Network is the task's network: SandboxNetworkHost (or "") or
 	// SandboxNetworkIsolated.
 	Network string `json:"network,omitempty"`
+	// Owner names the agent the task belongs to, the same across that
+	// agent's restarts and different for each agent on a host: up to
+	// MaxSandboxOwner letters, digits and '-'. An executor names what it
+	// makes on the host for the task (its cgroup) for the owner, and
+	// clears away only its own owner's leftovers, never another agent's.
+	Owner string `json:"owner,omitempty"`
 }
+
+// MaxSandboxOwner bounds Sandbox.Owner.
+const MaxSandboxOwner = 64
 
 // ErrBadSandbox is returned by TaskSandbox for an EnvSandbox value that
 // is not a usable Sandbox.
@@ -87,6 +96,9 @@ func TaskSandbox(t Task) (sb Sandbox, ok bool, err error) {
 	if sb.MemoryBytes < 0 || sb.CPUMillis < 0 {
 		return Sandbox{}, false, fmt.Errorf("%w: %s: negative memory or CPU limit", ErrBadSandbox, EnvSandbox)
 	}
+	if !validOwner(sb.Owner) {
+		return Sandbox{}, false, fmt.Errorf("%w: %s: owner %q is not up to %d letters, digits and '-'", ErrBadSandbox, EnvSandbox, sb.Owner, MaxSandboxOwner)
+	}
 	switch sb.Network {
 	case "", SandboxNetworkHost, SandboxNetworkIsolated:
 	default:
@@ -102,4 +114,17 @@ func (sb Sandbox) Encode() string {
 		panic(err)
 	}
 	return string(b)
+}
+
+// validOwner reports whether owner is empty or a usable Sandbox.Owner.
+func validOwner(owner string) bool {
+	if len(owner) > MaxSandboxOwner {
+		return false
+	}
+	for _, c := range owner {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
 }

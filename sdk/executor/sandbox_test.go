@@ -3,6 +3,7 @@ package executor
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -25,6 +26,10 @@ func TestTaskSandbox(t *testing.T) {
 		{"negative memory", map[string]string{EnvSandbox: `{"memory_bytes":-1}`}, Sandbox{}, false, true},
 		{"host network", map[string]string{EnvSandbox: `{"network":"host"}`}, Sandbox{Network: SandboxNetworkHost}, true, false},
 		{"unknown network", map[string]string{EnvSandbox: `{"network":"bridge"}`}, Sandbox{}, false, true},
+		{"owner", map[string]string{EnvSandbox: `{"owner":"agent-0a1b"}`}, Sandbox{Owner: "agent-0a1b"}, true, false},
+		{"owner with a dot", map[string]string{EnvSandbox: `{"owner":"a.b"}`}, Sandbox{}, false, true},
+		{"owner with a slash", map[string]string{EnvSandbox: `{"owner":"../x"}`}, Sandbox{}, false, true},
+		{"owner too long", map[string]string{EnvSandbox: `{"owner":"` + strings.Repeat("a", MaxSandboxOwner+1) + `"}`}, Sandbox{}, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, ok, err := TaskSandbox(Task{Env: tc.env})

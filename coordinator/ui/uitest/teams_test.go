@@ -45,8 +45,8 @@ func newTeamFleet(t *testing.T) *teamFleet {
 	borrow := api.GPUAmount{GPUs: 1}
 	weight := 2.0
 	for _, req := range []api.CreateTeamRequest{
-		{Name: "vision", Weight: &weight, Quota: &api.GPUAmount{GPUs: 2}, BorrowLimit: &borrow},
-		{Name: "nlp", Quota: &api.GPUAmount{GPUs: 1}},
+		{Name: "vision", Weight: &weight, Quota: api.QuotaGPUs(2), BorrowLimit: &borrow},
+		{Name: "nlp", Quota: api.QuotaGPUs(1)},
 	} {
 		if _, err := admin.CreateTeam(ctx, req); err != nil {
 			t.Fatal(err)

@@ -119,7 +119,7 @@ class TeamsTest(support.DevTestCase):
     def test_team_scope_usage_and_delete(self) -> None:
         team = self.gl.teams.create("py-vision", weight=2, quota_gpus=4, borrow_limit_gpus=1.5)
         self.assertEqual((team.name, team.weight, team.quota, team.borrow_limit),
-                         ("py-vision", 2, gpulayer.GPUs(4), gpulayer.GPUs(1.5)))
+                         ("py-vision", 2, gpulayer.TeamQuota(4), gpulayer.GPUs(1.5)))
         tok = self.gl.tokens.create("py-vision-user", roles=["submit"], team="py-vision")
         self.assertEqual(tok.team, "py-vision")
         mine = gpulayer.Client(self.dev.addr, tok.token)
@@ -143,7 +143,10 @@ class TeamsTest(support.DevTestCase):
         by_team = self.gl.usage(group_by="team")
         self.assertIn("py-vision", [r.team for r in by_team.rows])
 
-        self.assertEqual(self.gl.teams.update("py-vision", quota_gpus=8).quota, gpulayer.GPUs(8))
+        self.assertEqual(self.gl.teams.update("py-vision", quota_gpus=8).quota, gpulayer.TeamQuota(8))
+        capped = self.gl.teams.update("py-vision", quota_artifact_bytes=4096)
+        self.assertEqual((capped.quota, capped.usage.artifact_bytes), (gpulayer.TeamQuota(8, 4096), 0))
+        self.assertEqual(self.gl.teams.update("py-vision", clear_artifact_quota=True).quota, gpulayer.TeamQuota(8))
         self.gl.teams.delete("py-vision")
         with self.assertRaises(gpulayer.Error) as e:
             mine.jobs.list(limit=1)  # the team's tokens went with it
@@ -202,14 +205,18 @@ class ContractShapesTest(unittest.TestCase):
         }
         made = self.gl.teams.create("ml", weight=2, quota_gpus=8, borrow_limit_gpus=4)
         self.assertEqual(self.body(), {"name": "ml", "weight": 2, "quota": {"gpus": 8}, "borrow_limit": {"gpus": 4}})
-        self.assertEqual((made.name, made.quota, made.usage), ("ml", gpulayer.GPUs(8), gpulayer.TeamUsage(2.5, 3, 1)))
+        self.assertEqual((made.name, made.quota, made.usage), ("ml", gpulayer.TeamQuota(8), gpulayer.TeamUsage(2.5, 3, 1)))
         self.assertEqual(made.extra, {"created_at": "2026-12-06T00:00:00.000Z"})
         self.assertEqual([t.name for t in self.gl.teams.list()], ["ml"])
         self.assertEqual(self.gl.teams.get("ml").borrow_limit, gpulayer.GPUs(4))
         self.assertEqual(self.gl.teams.update("ml", weight=3).weight, 3)
         self.assertEqual(self.body(), {"weight": 3})
+        self.gl.teams.update("ml", quota_artifact_bytes=4096)
+        self.assertEqual(self.body(), {"quota": {"artifact_bytes": 4096}})
+        self.gl.teams.update("ml", clear_artifact_quota=True)
+        self.assertEqual(self.body(), {"clear_artifact_quota": True})
         self.gl.teams.delete("ml")
-        self.assertEqual([s.method for s in self.stub.seen], ["POST", "GET", "GET", "PATCH", "DELETE"])
+        self.assertEqual([s.method for s in self.stub.seen], ["POST", "GET", "GET", "PATCH", "PATCH", "PATCH", "DELETE"])
 
     def test_usage(self) -> None:
         self.answers = {"GET /v1/usage": fakes.json_answer(200, {

@@ -23,7 +23,7 @@ from typing import Any, Dict, Generator, Iterator, List, Mapping, Optional, Sequ
 
 from . import errors
 from .errors import Error
-from .models import CreatedToken, ExecResult, GPUs, Job, JobPage, JobSpec, LogEntry, Queue, Team, Token, Usage, Worker
+from .models import CreatedToken, ExecResult, GPUs, Job, JobPage, JobSpec, LogEntry, Queue, Team, TeamQuota, Token, Usage, Worker
 from .transport import STREAM_END_TRAILER, StreamCut, Transport
 
 # Idempotency keys submit makes for a spec without one, as sdk/client
@@ -359,8 +359,9 @@ class Teams(_Resource):
         weight: Optional[float] = None,
         quota_gpus: Optional[float] = None,
         borrow_limit_gpus: Optional[float] = None,
+        quota_artifact_bytes: Optional[int] = None,
     ) -> Team:
-        body = _team_body(name, weight, quota_gpus, borrow_limit_gpus)
+        body = _team_body(name, weight, quota_gpus, borrow_limit_gpus, quota_artifact_bytes)
         return Team.from_dict(self._json("POST", "/v1/teams", body)["team"])
 
     def list(self) -> List[Team]:
@@ -376,9 +377,14 @@ class Teams(_Resource):
         weight: Optional[float] = None,
         quota_gpus: Optional[float] = None,
         borrow_limit_gpus: Optional[float] = None,
+        quota_artifact_bytes: Optional[int] = None,
+        clear_artifact_quota: bool = False,
     ) -> Team:
-        """Changes the fields given; the others stay."""
-        body = _team_body(None, weight, quota_gpus, borrow_limit_gpus)
+        """Changes the fields given; the others stay.
+        ``clear_artifact_quota`` lifts the team's artifact byte quota."""
+        body = _team_body(None, weight, quota_gpus, borrow_limit_gpus, quota_artifact_bytes)
+        if clear_artifact_quota:
+            body["clear_artifact_quota"] = True
         return Team.from_dict(self._json("PATCH", "/v1/teams/" + _seg(name), body)["team"])
 
     def delete(self, name: str) -> None:
@@ -387,12 +393,16 @@ class Teams(_Resource):
 
 
 def _team_body(
-    name: Optional[str], weight: Optional[float], quota: Optional[float], borrow: Optional[float]
+    name: Optional[str],
+    weight: Optional[float],
+    quota: Optional[float],
+    borrow: Optional[float],
+    artifact_bytes: Optional[int] = None,
 ) -> Dict[str, Any]:
     body: Dict[str, Any] = Team(
         name=name or "",
         weight=weight,
-        quota=None if quota is None else GPUs(quota),
+        quota=None if quota is None and artifact_bytes is None else TeamQuota(quota, artifact_bytes),
         borrow_limit=None if borrow is None else GPUs(borrow),
     ).to_dict()
     if name is None:

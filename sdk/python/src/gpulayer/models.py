@@ -371,12 +371,23 @@ class GPUs(Record):
 
 
 @dataclass
+class TeamQuota(Record):
+    """A team's quota: GPUs guaranteed, and the bytes of artifacts its
+    tokens and its jobs' tasks may keep (``None``: no team bound)."""
+
+    gpus: Optional[float] = None
+    artifact_bytes: Optional[int] = None
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass
 class TeamUsage(Record):
-    """A team's live figures."""
+    """A team's live figures, and the bytes of artifacts its quota counts."""
 
     gpus_in_use: float = 0
     running_tasks: int = 0
     pending_tasks: int = 0
+    artifact_bytes: int = 0
     extra: Dict[str, Any] = field(default_factory=dict, repr=False)
 
 
@@ -386,7 +397,7 @@ class Team(Record):
 
     name: str = ""
     weight: Optional[float] = None
-    quota: Optional[GPUs] = None
+    quota: Optional[TeamQuota] = None
     borrow_limit: Optional[GPUs] = None
     usage: Optional[TeamUsage] = None
     extra: Dict[str, Any] = field(default_factory=dict, repr=False)
