@@ -135,7 +135,7 @@ func TestRealAnswersMatchAPIDescription(t *testing.T) {
 	dev := api.Device{Index: 0, UUID: "GPU-oas-0", Name: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559, Healthy: true, Health: api.HealthHealthy}
 	var w1, w2, w3 api.RegisterResponse
 	c.must(201, "POST", "/v1/workers/register", h.JoinToken, api.RegisterRequest{WorkerID: "w1", Capabilities: []string{"*"}, Executors: []string{"exec"}, Devices: []api.Device{dev}}, &w1)
-	c.must(409, "POST", "/v1/workers/register", h.JoinToken, api.RegisterRequest{WorkerID: "w1"}, nil)
+	c.must(200, "POST", "/v1/workers/register", h.JoinToken, api.RegisterRequest{WorkerID: "w1"}, nil)
 	c.must(201, "POST", "/v1/workers/register", inst.Token, api.RegisterRequest{WorkerID: "w2", Origin: api.OriginProvider, InstanceID: "i-oas", Capabilities: []string{"*"}, Executors: []string{"exec"}}, &w2)
 	c.must(201, "POST", "/v1/workers/register", approvalJoin.Token, api.RegisterRequest{WorkerID: "w3", Capabilities: []string{"*"}, Executors: []string{"exec"}}, &w3)
 	c.must(200, "POST", "/v1/workers/w3/approve", admin, nil, nil)

@@ -92,7 +92,8 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, p auth.Princip
 	}
 	if _, err := s.store.Worker(id); err == nil {
 		// Known to this replica: answered without a Raft entry.
-		return errWorkerIDTaken(id)
+		existingWorker(w, id)
+		return nil
 	}
 	minted, err := auth.Mint(api.PrefixWorker)
 	if err != nil {
@@ -117,7 +118,8 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, p auth.Princip
 		return err
 	}
 	if !out.Created {
-		return errWorkerIDTaken(id)
+		existingWorker(w, id)
+		return nil
 	}
 	wk := view.Worker(out.Worker)
 	s.log.Info("worker registered", "worker_id", id, "registered_by", p.Name, "status", wk.Status)
@@ -125,14 +127,19 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, p auth.Princip
 	return nil
 }
 
-// errWorkerIDTaken answers a registration under an id that is taken: 409
-// conflict naming the id the caller sent and nothing else (an agent that
-// lost its credential learns to ask for a reissue). A join token is
-// shared by many machines, so its holder is not that worker: the record
-// (labels, devices, status, origin) is an admin's to read. No use of the
-// token is counted and nothing changes.
-func errWorkerIDTaken(id string) error {
-	return newError(api.CodeConflict, "worker id %s is registered already; register hands out no credential for an existing worker (an admin reissues it: gpulayer worker reissue %s)", id, id)
+// existingWorker answers a registration under an id that is taken: 200,
+// as the contract keeps register idempotent (an agent that lost its
+// credential learns to ask for a reissue), with the id the caller sent and
+// nothing else. A join token is shared by many machines, so its holder is
+// not that worker: the record (labels, devices, status, origin) is an
+// admin's to read. No use of the token is counted and nothing changes.
+func existingWorker(w http.ResponseWriter, id string) {
+	writeJSON(w, http.StatusOK, existingWorkerAnswer{WorkerID: id})
+}
+
+// existingWorkerAnswer is the whole answer to registering a taken id.
+type existingWorkerAnswer struct {
+	WorkerID string `json:"worker_id"`
 }
 
 func (s *Server) workerSelf(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
