@@ -143,6 +143,19 @@ func TestClassicGangVictimRequeuedWhole(t *testing.T) {
 	mustApply(t, s, c)
 	first := assign.Members[0]
 	mustApply(t, s, command.FinishTask{TaskID: first.TaskID, WorkerID: first.WorkerID, AttemptID: first.AttemptID, ExitCode: 143, Now: at(410)})
+	evs, _, err := s.JobEvents("v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	for _, e := range evs {
+		if e.Kind == AttemptPreemptionAsked && e.Attempt.PreemptedBy.JobID == "r" && e.Attempt.PreemptedBy.Team == "research" && e.At.Equal(at(400)) {
+			asked++
+		}
+	}
+	if asked != 2 {
+		t.Fatalf("%d events name r's preemption of a member, want 2: %+v", asked, evs)
+	}
 	for _, id := range []string{"v-a", "v-b"} {
 		v := task(t, s, id)
 		a := v.Attempts[len(v.Attempts)-1]
