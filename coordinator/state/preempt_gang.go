@@ -1,6 +1,7 @@
 package state
 
 import (
+	"container/heap"
 	"maps"
 	"time"
 
@@ -24,7 +25,7 @@ import (
 // the job has none.
 func (s *Store) gangRoom(w *Worker, j *Job, m *Task, gone map[string]bool, now time.Time) int {
 	r := j.Spec.Resources
-	if w.Status != workerReady || r == nil || r.GPUs == 0 || s.canRun(w, j, m, "") != nil {
+	if w.Status != workerReady || r == nil || r.GPUs == 0 {
 		return 0
 	}
 	whole, shared := s.deviceUseBeside(w, gone)
@@ -36,6 +37,9 @@ func (s *Store) gangRoom(w *Worker, j *Job, m *Task, gone map[string]bool, now t
 		}
 	}
 	n := free / r.GPUs
+	if n == 0 || s.canRun(w, j, m, "") != nil { // the dearer test last
+		return 0
+	}
 	if w.MaxTasks > 0 {
 		left := 0
 		for id := range w.active {
@@ -80,25 +84,54 @@ type gangStep struct {
 
 // planGangPreemption plans a preemption for gang job j (its pending
 // members ts, by rank) at now: orders are each worker's possible victims
-// in victim order (computed on first use).
+// in victim order (computed on first use). Each worker's next step is
+// kept in a heap, cheapest first, and checked again against the plan as
+// it stands when it comes out (an earlier step may have changed what it
+// can take), so a plan costs about one step per worker, not one per
+// worker per member.
 func (s *Store) planGangPreemption(workers []*Worker, orders map[string][]*Task, j *Job, ts []*Task, usage map[string]TeamUsage, now time.Time, o PreemptOptions) (command.PreemptTasks, bool) {
 	p := ts[0]
+	if !s.gangCouldFit(workers, j, len(ts), usage, now) {
+		return command.PreemptTasks{}, false
+	}
 	round := &preemptRound{usage: usage, taken: map[string]int64{}}
 	gone := map[string]bool{}
 	var victims []*Task
-	for !s.gangFits(workers, j, ts, gone, now) {
-		var best *gangStep
-		for _, w := range workers {
-			step, ok := s.gangStepOn(w, s.victimsOf(orders, w, o, now), j, p, round, gone, now, o)
-			if ok && (best == nil || len(step.victims) < len(best.victims)) {
-				best = &step
-			}
+	steps := &stepHeap{}
+	room, at, total := make([]int, len(workers)), make(map[string]int, len(workers)), 0
+	for i, w := range workers {
+		at[w.ID] = i
+		room[i] = s.gangRoom(w, j, p, gone, now)
+		total += room[i]
+		if step, ok := s.gangStepOn(w, s.victimsOf(orders, w, o, now), j, p, round, gone, now, o); ok {
+			heap.Push(steps, rankedStep{step, i})
 		}
-		if best == nil {
+	}
+	for total < len(ts) {
+		if steps.Len() == 0 {
 			return command.PreemptTasks{}, false
 		}
-		round.taken, gone = best.taken, best.gone
-		victims = append(victims, best.victims...)
+		top := heap.Pop(steps).(rankedStep)
+		step, ok := s.gangStepOn(top.w, s.victimsOf(orders, top.w, o, now), j, p, round, gone, now, o)
+		switch {
+		case !ok:
+			continue
+		case len(step.victims) > len(top.victims) && steps.Len() > 0 && len(step.victims) > len(steps.items[0].victims):
+			heap.Push(steps, rankedStep{step, top.at}) // dearer now: another may be cheaper
+			continue
+		}
+		round.taken, gone = step.taken, step.gone
+		victims = append(victims, step.victims...)
+		for _, v := range step.victims { // the room changes only where victims were
+			if i, ok := at[v.WorkerID]; ok {
+				total -= room[i]
+				room[i] = s.gangRoom(workers[i], j, p, gone, now)
+				total += room[i]
+			}
+		}
+		if next, ok := s.gangStepOn(top.w, s.victimsOf(orders, top.w, o, now), j, p, round, gone, now, o); ok {
+			heap.Push(steps, rankedStep{next, top.at})
+		}
 	}
 	if len(victims) == 0 {
 		return command.PreemptTasks{}, false
@@ -111,6 +144,62 @@ func (s *Store) planGangPreemption(workers []*Worker, orders map[string][]*Task,
 	}
 	c.HoldUntil = now.Add(time.Duration(grace)*time.Second + o.HoldSlack)
 	return c, true
+}
+
+// gangCouldFit is a quick bound, before any plan, on whether victims
+// could ever make room for n members of gang j: the whole devices free
+// now, what other teams borrow (a team is taken from only while over its
+// quota, so at most what it borrows and one task more) and what j's own
+// team runs at a lower priority, together, must cover the members' GPUs.
+func (s *Store) gangCouldFit(workers []*Worker, j *Job, n int, usage map[string]TeamUsage, now time.Time) bool {
+	r := j.Spec.Resources
+	pTeam := command.TeamOf(j.Team)
+	var gpus int64
+	largest := map[string]int64{}
+	for _, w := range workers {
+		gpus += int64(len(s.freeDevices(w)))
+		for id := range w.active {
+			t := s.tasks.get(id)
+			tj := s.jobs.get(t.JobID)
+			team := command.TeamOf(tj.Team)
+			switch {
+			case !tj.Spec.IsPreemptible():
+			case team == pTeam && tj.Spec.Priority < j.Spec.Priority:
+				gpus += int64(len(t.Devices))
+			case team != pTeam:
+				largest[team] = max(largest[team], int64(len(t.Devices)))
+			}
+		}
+	}
+	for team, big := range largest {
+		if over := usage[team].CentiGPUsInUse - s.quotaOf(team); over > 0 {
+			gpus += (over+command.CentiGPUsPerGPU-1)/command.CentiGPUsPerGPU + big
+		}
+	}
+	return gpus >= int64(n*r.GPUs)
+}
+
+// rankedStep is a worker's next step in the plan's heap; at is the
+// worker's place in id order, which breaks ties.
+type rankedStep struct {
+	gangStep
+	at int
+}
+
+// stepHeap orders steps by their victims, fewest first, then worker id.
+type stepHeap struct{ items []rankedStep }
+
+func (h *stepHeap) Len() int { return len(h.items) }
+func (h *stepHeap) Less(a, b int) bool {
+	x, y := h.items[a], h.items[b]
+	return len(x.victims) < len(y.victims) || (len(x.victims) == len(y.victims) && x.at < y.at)
+}
+func (h *stepHeap) Swap(a, b int) { h.items[a], h.items[b] = h.items[b], h.items[a] }
+func (h *stepHeap) Push(x any)    { h.items = append(h.items, x.(rankedStep)) }
+func (h *stepHeap) Pop() any {
+	x := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	return x
 }
 
 // victimsOf is w's possible victims of any task, in victim order.
