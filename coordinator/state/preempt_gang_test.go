@@ -284,3 +284,23 @@ func TestGangPreemptionReplaysAlike(t *testing.T) {
 		t.Fatalf("the replicas disagree:\n  %s", strings.Join(bad, "\n  "))
 	}
 }
+
+// A large gang is one candidate, not one per member: a gang of 70 that
+// cannot fit does not fill the look's 64 candidates and keep a later
+// task that can preempt from being looked at.
+func TestLargeGangIsOneCandidate(t *testing.T) {
+	s := gangFleet(t, 3, 2, "")
+	big := researchGang("big", 70, 1)
+	ids := make([]string, 70)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("big-%02d", i)
+	}
+	big.TaskIDs = ids
+	r := inTeam(submit("r", 1, 1), "research")
+	r.Now = at(30)
+	mustApply(t, s, big, r)
+	c, ok := s.PlanPreemption(at(400), PreemptOptions{MinRuntime: time.Minute})
+	if !ok || c.For != "r-a" || len(c.Victims) != 1 {
+		t.Fatalf("plan %v %+v, want one victim for r-a", ok, c)
+	}
+}

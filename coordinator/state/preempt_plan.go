@@ -114,6 +114,7 @@ func (s *Store) sortedWorkers() []*Worker {
 func (s *Store) preemptCandidates(now time.Time, usage map[string]TeamUsage, n int) []*Task {
 	held := s.liveHolders(now)
 	lowest := s.lowestRunningPriority()
+	gangs := map[string]bool{} // a gang is one candidate, whatever its size
 	var out []*Task
 	for _, byCap := range s.queue.lists {
 		for _, list := range byCap {
@@ -123,13 +124,16 @@ func (s *Store) preemptCandidates(now time.Time, usage map[string]TeamUsage, n i
 				if r == nil || r.GPUs == 0 || held[t.ID] || s.checkParallelism(j) != nil {
 					continue
 				}
-				if j.Spec.Gang && (s.checkNotWaiting(j) != nil || s.gangHeld(j, held)) {
+				if j.Spec.Gang && (gangs[j.ID] || s.checkNotWaiting(j) != nil || s.gangHeld(j, held)) {
 					continue
 				}
 				team := command.TeamOf(j.Team)
 				low, runs := lowest[team]
 				if usage[team].CentiGPUsInUse >= s.quotaOf(team) && (!runs || low >= j.Spec.Priority) {
 					continue
+				}
+				if j.Spec.Gang {
+					gangs[j.ID] = true
 				}
 				out = append(out, t)
 			}
