@@ -304,3 +304,39 @@ func TestLargeGangIsOneCandidate(t *testing.T) {
 		t.Fatalf("plan %v %+v, want one victim for r-a", ok, c)
 	}
 }
+
+// Within a team, a gang of higher priority preempts lower-priority tasks
+// of its own team on as many workers as it needs; one of equal priority
+// preempts nothing.
+func TestGangPreemptsLowerPriorityOfItsTeam(t *testing.T) {
+	for _, tc := range []struct {
+		priority int
+		victims  int
+	}{{10, 4}, {0, 0}} {
+		s := New()
+		mustApply(t, s, command.CreateTeam{Name: "research", Settings: teamSettings(100, 400), By: "admin", Now: at(0)})
+		for k := 1; k <= 2; k++ {
+			w := fmt.Sprintf("w%d", k)
+			mustApply(t, s, register(w, w+"-G1", w+"-G2"))
+			for g := 1; g <= 2; g++ {
+				id := fmt.Sprintf("l%d%d", k, g)
+				mustApply(t, s, inTeam(submit(id, 1, 1), "research"),
+					command.AssignTask{TaskID: id + "-a", WorkerID: w, AttemptID: "att-" + id, Devices: []string{fmt.Sprintf("%s-G%d", w, g)}, Now: at(2)},
+					command.StartTask{TaskID: id + "-a", WorkerID: w, AttemptID: "att-" + id, Now: at(2)})
+			}
+		}
+		g := researchGang("g", 2, 2)
+		g.Spec.Priority = tc.priority
+		mustApply(t, s, g)
+		c, ok := s.PlanPreemption(at(400), PreemptOptions{MinRuntime: time.Minute})
+		if len(c.Victims) != tc.victims || ok != (tc.victims > 0) {
+			t.Fatalf("priority %d: plan %v %+v, want %d victims", tc.priority, ok, c, tc.victims)
+		}
+		if ok {
+			if got := victimWorkers(c); got["w1"] != 2 || got["w2"] != 2 {
+				t.Fatalf("victims by worker %v", got)
+			}
+			mustApply(t, s, c)
+		}
+	}
+}
