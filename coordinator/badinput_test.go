@@ -218,6 +218,8 @@ func TestBadInputIsRefusedAndChangesNothing(t *testing.T) {
 		{"rendezvous for another's task", "POST", "/v1/tasks/" + f.heldTask + "/rendezvous", f.otherToken, `{"attempt_id":"` + f.heldAttempt + `","address":"10.0.0.1"}`, nil, nil, 403, api.CodeWrongClaimant},
 		{"heartbeat max_tasks out of range", "POST", "/v1/workers/self/heartbeat", worker, `{"max_tasks":-1}`, nil, nil, 400, api.CodeInvalidArgument},
 		{"unknown job", "GET", "/v1/jobs/nope", admin, "", nil, nil, 404, api.CodeNotFound},
+		{"events of an unknown job", "GET", "/v1/jobs/nope/events", admin, "", nil, nil, 404, api.CodeNotFound},
+		{"events of a job id too long", "GET", "/v1/jobs/" + strings.Repeat("j", 300) + "/events", admin, "", nil, nil, 404, api.CodeNotFound},
 		{"forget an unknown worker", "DELETE", "/v1/workers/nope", admin, "", nil, nil, 404, api.CodeNotFound},
 		{"forget a live worker with a task", "DELETE", "/v1/workers/w1", admin, "", nil, nil, 409, api.CodeConflict},
 		{"forget a bad worker id", "DELETE", "/v1/workers/Bad%20Id", admin, "", nil, nil, 400, api.CodeInvalidArgument},

@@ -111,6 +111,7 @@ func TestPreemptionOverHTTP(t *testing.T) {
 	if _, err := worker.GetArtifact(ctx, digest, &staged); err != nil || staged.String() != string(ckpt) {
 		t.Fatalf("the worker could not fetch the checkpoint it stages: %q %v", staged.String(), err)
 	}
+	checkPreemptionEvents(t, ml, research, mlJob.ID, rJob.ID, first.Task, digest)
 	list, err := admin.Audit(ctx, client.AuditQuery{Kinds: []string{"task.preempted"}})
 	if err != nil || len(list.Events) != 1 || list.Events[0].Subject != first.Task.ID || !strings.Contains(list.Events[0].Detail, rJob.ID) {
 		t.Fatalf("audit: %+v %v", list.Events, err)
@@ -177,5 +178,47 @@ func TestCheckpointReportRefusesBadInput(t *testing.T) {
 		if err != nil || job.Tasks[0].State != api.TaskRunning || job.Tasks[0].Checkpoint != nil {
 			t.Fatalf("job %s after the refusals: %+v %v", a.JobID, job.Tasks, err)
 		}
+	}
+}
+
+// checkPreemptionEvents reads ml's job's events after its first attempt
+// was preempted for research's job and saved a checkpoint: they say so,
+// in time order, and research's client cannot read them (404).
+func checkPreemptionEvents(t *testing.T, ml, research *client.Client, mlJob, rJob string, first *api.Assignment, digest string) {
+	t.Helper()
+	ctx := t.Context()
+	evs, err := ml.JobEvents(ctx, mlJob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	var preempted, ended *api.JobEvent
+	for i, e := range evs.Events {
+		kinds = append(kinds, e.Kind)
+		if i > 0 && e.Time < evs.Events[i-1].Time {
+			t.Fatalf("events out of time order: %+v", evs.Events)
+		}
+		switch {
+		case e.Kind == api.EventAttemptPreempted:
+			preempted = &evs.Events[i]
+		case e.Kind == api.EventAttemptEnded && e.Attempt != nil && e.Attempt.AttemptID == first.AttemptID:
+			ended = &evs.Events[i]
+		}
+	}
+	want := []string{api.EventJobSubmitted, api.EventAttemptAssigned, api.EventAttemptStarted, api.EventAttemptPreempted, api.EventAttemptEnded, api.EventCheckpointSaved}
+	if !slices.Equal(kinds[:min(len(kinds), len(want))], want) {
+		t.Fatalf("event kinds %v, want %v first", kinds, want)
+	}
+	if preempted.PreemptedBy == nil || preempted.PreemptedBy.JobID != rJob || preempted.PreemptedBy.Team != "research" || preempted.TaskID != first.ID {
+		t.Fatalf("preemption event %+v", preempted)
+	}
+	if ended == nil || ended.Attempt.Outcome != api.AttemptPreempted || ended.PreemptedBy == nil || !strings.Contains(ended.Attempt.Reason, rJob) {
+		t.Fatalf("the preempted attempt's end %+v", ended)
+	}
+	if cp := evs.Events[5].Checkpoint; cp == nil || cp.SHA256 != digest || cp.AttemptID != first.AttemptID {
+		t.Fatalf("checkpoint event %+v", evs.Events[5])
+	}
+	if _, err := research.JobEvents(ctx, mlJob); !client.IsCode(err, api.CodeNotFound) {
+		t.Fatalf("another team read the job's events: %v", err)
 	}
 }

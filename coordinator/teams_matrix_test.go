@@ -34,7 +34,7 @@ const (
 // routeTeamScopes classifies every route of the table. A route missing
 // here fails TestRouteTeamMatrix: a new route must say how teams apply.
 var routeTeamScopes = map[string]teamScope{
-	"GET /v1/jobs/{id}": teamOwned, "GET /v1/jobs/{id}/logs": teamOwned, "POST /v1/jobs/{id}/cancel": teamOwned,
+	"GET /v1/jobs/{id}": teamOwned, "GET /v1/jobs/{id}/logs": teamOwned, "GET /v1/jobs/{id}/events": teamOwned, "POST /v1/jobs/{id}/cancel": teamOwned,
 	"GET /v1/teams/{name}": teamOwned, "GET /v1/artifacts/{sha256}": teamOwned, "POST /v1/jobs": teamOwned,
 	"GET /v1/jobs": teamListed, "GET /v1/teams": teamListed, "GET /v1/usage": teamListed, "GET /v1/queue": teamListed,
 
@@ -180,6 +180,7 @@ func TestRouteTeamMatrix(t *testing.T) {
 	owned := map[string]ownedTarget{
 		"GET /v1/jobs/{id}":          {path: "/v1/jobs/" + f.job, own: http.StatusOK},
 		"GET /v1/jobs/{id}/logs":     {path: "/v1/jobs/" + f.job + "/logs", own: http.StatusOK},
+		"GET /v1/jobs/{id}/events":   {path: "/v1/jobs/" + f.job + "/events", own: http.StatusOK},
 		"GET /v1/teams/{name}":       {path: "/v1/teams/alpha", own: http.StatusOK},
 		"GET /v1/artifacts/{sha256}": {path: "/v1/artifacts/" + f.digest, own: http.StatusOK},
 		// A job whose input is alpha's artifact.

@@ -18,7 +18,7 @@ import (
 
 func jobCmd() *cobra.Command {
 	return group("job", "submit and inspect jobs", "  gpulayer job submit --gpus 1 --wait -- nvidia-smi -L\n  gpulayer job list",
-		jobSubmitCmd(), jobListCmd(), jobStatusCmd(), jobLogsCmd(), jobCancelCmd(), jobOutputsCmd(), jobExecCmd())
+		jobSubmitCmd(), jobListCmd(), jobStatusCmd(), jobEventsCmd(), jobLogsCmd(), jobCancelCmd(), jobOutputsCmd(), jobExecCmd())
 }
 
 func jobSubmitCmd() *cobra.Command {

@@ -17,6 +17,7 @@ func TestRoundTrip(t *testing.T) {
 		FinishTask{TaskID: "t", WorkerID: "w1", AttemptID: "a1", SubmissionID: "s", ExitCode: 3, Now: now},
 		LoseAttempt{TaskID: "t", AttemptID: "a1", Reason: "lease", Now: now},
 		CancelJob{JobID: "j", By: "admin", Now: now},
+		PreemptTasks{For: "g-a", WorkerID: "w1", Victims: []Victim{{TaskID: "t", AttemptID: "a1"}, {TaskID: "u", AttemptID: "a2", WorkerID: "w2"}}, MinRuntime: time.Minute, HoldUntil: now, Now: now},
 		Batch{Entries: [][]byte{{byte(TypeCancelJob), '{', '}'}}},
 	}
 	assertRoundTrip(t, cases)
@@ -120,5 +121,19 @@ func TestUnbatch(t *testing.T) {
 		case c.want != nil && (!errors.Is(got[i].Err, c.want) || got[i].Command != nil):
 			t.Errorf("%s: %+v, want %v", c.name, got[i], c.want)
 		}
+	}
+}
+
+// A PreemptTasks written before victims named their workers decodes
+// with every victim on the command's worker.
+func TestOlderPreemptTasksDecode(t *testing.T) {
+	old := append([]byte{byte(TypePreemptTasks)}, `{"for":"r-a","worker_id":"w1","victims":[{"task_id":"m-a","attempt_id":"a1"}],"min_runtime":0,"now":"2026-12-02T13:00:00Z"}`...)
+	got, err := Decode(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := got.(PreemptTasks)
+	if len(c.Victims) != 1 || c.Victims[0].WorkerID != "" || c.Victims[0].On(c.WorkerID) != "w1" {
+		t.Fatalf("decoded %+v", c)
 	}
 }

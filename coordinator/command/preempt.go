@@ -2,9 +2,13 @@ package command
 
 import "time"
 
-// PreemptTasks stops the attempts of Victims, all on WorkerID, so that
-// the pending task For can run there (state/preempt.go), and holds the
-// devices they free for For until HoldUntil. The leader decides it from
+// PreemptTasks stops the attempts of Victims so that the pending task
+// For can run (state/preempt.go), and holds the devices they free for
+// For until HoldUntil. A victim names its worker, or is on WorkerID
+// (every victim of a command written before victims named theirs). For
+// a gang member, the preemption is for the whole gang, and its victims
+// may be on several workers; a victim that is a gang member is named
+// with every other running member of its gang. The leader decides it from
 // the replicated state (state.PlanPreemption); the state machine checks
 // it again against the state it applies to, so a stale decision is
 // refused whole. MinRuntime is the leader's storm guard: no victim whose
@@ -23,6 +27,16 @@ type PreemptTasks struct {
 type Victim struct {
 	TaskID    string `json:"task_id"`
 	AttemptID string `json:"attempt_id"`
+	// WorkerID is the victim's worker; empty: the command's WorkerID.
+	WorkerID string `json:"worker_id,omitempty"`
+}
+
+// On is the worker v runs on, in a command whose worker is def.
+func (v Victim) On(def string) string {
+	if v.WorkerID != "" {
+		return v.WorkerID
+	}
+	return def
 }
 
 func (PreemptTasks) Type() Type { return TypePreemptTasks }

@@ -124,6 +124,8 @@ var apiOps = map[string]apiOp{
 		query:   []openapi.Parameter{queryParam("follow", "string", "1 or true: keep the answer open until the job ends (the trailer X-Gpulayer-Stream-End says why it ended)")},
 		answers: []apiAnswer{{http.StatusOK, reflect.TypeFor[api.LogEntry](), mediaNDJSON, "one LogEntry per line"}},
 		errs:    []int{http.StatusTooManyRequests}},
+	"GET /v1/jobs/{id}/events": {id: "getJobEvents", tag: "jobs", summary: "A job's events, oldest first: submission, each attempt's assignment, start, preemption and end, checkpoints saved, cancellations",
+		answers: []apiAnswer{ok[api.JobEvents]("the job's events (the latest MaxJobEvents; truncated when older ones were left out)")}},
 	"POST /v1/tasks/{id}/exec": {id: "openExec", tag: "jobs", summary: "Open an exec session in a running task (submit role of the job's team, or admin; anyone else 404); attach at attach_path",
 		body: jsonIn[api.ExecRequest](), answers: []apiAnswer{created[api.ExecSession]("the session, to attach to within its deadline")},
 		errs: []int{http.StatusConflict, http.StatusTooManyRequests}},

@@ -95,6 +95,7 @@ func (s *Server) routeTable() []Route {
 		{"GET", "/v1/jobs", clientRead, s.listJobs},
 		{"GET", "/v1/jobs/{id}", clientRead, s.getJob},
 		{"GET", "/v1/jobs/{id}/logs", clientRead, s.jobLogs},
+		{"GET", "/v1/jobs/{id}/events", clientRead, s.jobEvents},
 		{"POST", "/v1/jobs/{id}/cancel", clientSubmit, s.cancelJob},
 
 		// Exec into a running task (exec.go, execattach.go).

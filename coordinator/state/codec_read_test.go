@@ -32,7 +32,7 @@ func taskHasNested(x *Task) bool {
 		return true
 	}
 	for _, a := range x.Attempts {
-		if a.Rendezvous != nil {
+		if a.Rendezvous != nil || a.PreemptedBy != nil {
 			return true
 		}
 	}

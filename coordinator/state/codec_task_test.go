@@ -92,6 +92,9 @@ func randomTask(rng *rand.Rand) *Task {
 		if rng.IntN(3) == 0 {
 			a.Rendezvous = &Endpoint{Address: str(), Port: int(num())}
 		}
+		if rng.IntN(4) == 0 {
+			a.PreemptedBy = &Preemptor{JobID: str(), Team: str(), TaskID: str(), At: tm()}
+		}
 		t.Attempts = append(t.Attempts, a)
 	}
 	return t

@@ -28,11 +28,12 @@ func preemptedForTask(t *Task) bool { return strings.HasPrefix(t.Preempt, preemp
 // preemptTasks applies a preemption the leader decided (PlanPreemption),
 // after checking it again against the state it applies to: the task it
 // is for still waits and could not be placed as things are, every victim
-// still runs the attempt named and may be preempted for it, and the task
-// fits on the worker once they are gone. A check that fails refuses the
-// whole command and changes nothing. Each victim's attempt is told to
-// stop with a reason naming the preempting job and team; the devices
-// they hold are held for the task until c.HoldUntil (preempt_holds.go).
+// still runs the attempt named and may be preempted for it (a gang's
+// with every running member named), and the task (a gang: every member)
+// fits once they are gone. A check that fails refuses the whole command
+// and changes nothing. Each victim's attempt is told to stop with a
+// reason naming the preempting job and team; the devices they hold are
+// held for the task until c.HoldUntil (preempt_holds.go).
 func (s *Store) preemptTasks(c command.PreemptTasks) (PreemptOutcome, error) {
 	if c.For == "" {
 		if len(c.Victims) > 0 {
@@ -52,30 +53,39 @@ func (s *Store) preemptTasks(c command.PreemptTasks) (PreemptOutcome, error) {
 	s.sweepHolds(c.Now)
 	pTeam := command.TeamOf(pj.Team)
 	reason := fmt.Sprintf("%s%s (team %s) for its task %s", preemptedByJob, pj.ID, pTeam, p.ID)
-	holds := slices.Clone(w.Holds)
+	holds := map[string][]DeviceHold{}
 	out := PreemptOutcome{}
 	for _, v := range victims {
 		vj := s.jobs.get(v.JobID)
+		vw := s.workers[v.WorkerID]
+		if _, ok := holds[vw.ID]; !ok {
+			holds[vw.ID] = slices.Clone(vw.Holds)
+		}
 		for _, d := range v.Devices {
-			holds = append(holds, DeviceHold{Device: d, TaskID: p.ID, Until: c.HoldUntil})
+			holds[vw.ID] = append(holds[vw.ID], DeviceHold{Device: d, TaskID: p.ID, Until: c.HoldUntil})
 		}
 		v = s.ownTask(v)
+		v.ownCurrent().PreemptedBy = &Preemptor{JobID: pj.ID, Team: pTeam, TaskID: p.ID, At: c.Now}
 		if s.preemptTask(v, reason, c.Now) {
 			out.Requeued++
 		}
 		out.Victims = append(out.Victims, v.ID)
-		s.record(command.AuditEvent{Time: c.Now, Kind: "task.preempted", WorkerID: w.ID, Subject: v.ID, Team: command.TeamOf(vj.Team),
+		s.record(command.AuditEvent{Time: c.Now, Kind: "task.preempted", WorkerID: vw.ID, Subject: v.ID, Team: command.TeamOf(vj.Team),
 			Detail: fmt.Sprintf("job %s task %s (team %s, priority %d) %s (priority %d); grace %ds",
 				vj.ID, v.ID, command.TeamOf(vj.Team), vj.Spec.Priority, reason, pj.Spec.Priority, vj.Spec.PreemptionGrace())})
 	}
-	w.Holds = holds
+	for id, hs := range holds {
+		s.workers[id].Holds = hs
+	}
 	s.markPending()
 	return out, nil
 }
 
 // checkPreemptor checks the task a preemption is for: pending in the
-// queue, not of a gang, asking for GPUs, and placeable nowhere as things
-// are; and the worker, which must be able to run it.
+// queue, asking for GPUs, and placeable nowhere as things are (a gang
+// member: its gang, every member pending and waiting for no dependency,
+// cannot be placed whole); and the worker, which must be able to run it
+// (a gang's is where its first victim runs).
 func (s *Store) checkPreemptor(c command.PreemptTasks) (*Task, *Job, *Worker, error) {
 	p, ok := s.tasks.lookup(c.For)
 	if !ok {
@@ -85,14 +95,27 @@ func (s *Store) checkPreemptor(c command.PreemptTasks) (*Task, *Job, *Worker, er
 	switch {
 	case p.State != taskPending:
 		return nil, nil, nil, fmt.Errorf("task %s is %s: %w", p.ID, p.State, ErrConflict)
-	case pj.Spec.Gang || pj.Spec.Resources == nil || pj.Spec.Resources.GPUs == 0:
-		return nil, nil, nil, fmt.Errorf("%w: task %s asks for no GPUs or is a gang member", ErrInvalid, p.ID)
+	case pj.Spec.Resources == nil || pj.Spec.Resources.GPUs == 0:
+		return nil, nil, nil, fmt.Errorf("%w: task %s asks for no GPUs", ErrInvalid, p.ID)
 	case len(c.Victims) == 0:
 		return nil, nil, nil, fmt.Errorf("%w: a preemption names no victim", ErrInvalid)
 	}
 	w, ok := s.workers[c.WorkerID]
 	if !ok {
 		return nil, nil, nil, fmt.Errorf("worker %s: %w", c.WorkerID, ErrNotFound)
+	}
+	if pj.Spec.Gang {
+		ts, ok := s.gangTasks(pj)
+		if !ok {
+			return nil, nil, nil, fmt.Errorf("job %s: not every gang member is pending: %w", pj.ID, ErrConflict)
+		}
+		if err := s.checkNotWaiting(pj); err != nil {
+			return nil, nil, nil, err
+		}
+		if s.gangFits(s.sortedWorkers(), pj, ts, nil, c.Now) {
+			return nil, nil, nil, fmt.Errorf("gang %s fits without a preemption: %w", pj.ID, ErrConflict)
+		}
+		return p, pj, w, nil
 	}
 	if err := s.canRun(w, pj, p, ""); err != nil {
 		return nil, nil, nil, err
@@ -104,30 +127,52 @@ func (s *Store) checkPreemptor(c command.PreemptTasks) (*Task, *Job, *Worker, er
 }
 
 // checkVictims checks each victim in the policy's terms, in the order
-// named, and that p fits on w once they are gone.
+// named, that a gang victim comes with every member of its gang, and
+// that p (a gang: every member) fits once they are gone. A task that is
+// not a gang member finds its victims on c.WorkerID, save the other
+// members of a gang taken there.
 func (s *Store) checkVictims(c command.PreemptTasks, p *Task, pj *Job, w *Worker) ([]*Task, error) {
 	round := s.newPreemptRound()
-	gone := map[string]bool{}
+	gone, named := map[string]bool{}, map[string]bool{}
 	var victims []*Task
 	for _, vc := range c.Victims {
 		v, ok := s.tasks.lookup(vc.TaskID)
 		switch {
 		case !ok:
 			return nil, fmt.Errorf("task %s: %w", vc.TaskID, ErrNotFound)
-		case gone[v.ID]:
+		case named[v.ID]:
 			return nil, fmt.Errorf("%w: task %s named twice", ErrInvalid, v.ID)
-		case v.AttemptID != vc.AttemptID || v.WorkerID != w.ID:
-			return nil, fmt.Errorf("task %s attempt %s on %s: %w", v.ID, vc.AttemptID, w.ID, ErrStaleAttempt)
+		case v.AttemptID != vc.AttemptID || v.WorkerID != vc.On(c.WorkerID):
+			return nil, fmt.Errorf("task %s attempt %s on %s: %w", v.ID, vc.AttemptID, vc.On(c.WorkerID), ErrStaleAttempt)
+		case !pj.Spec.Gang && v.WorkerID != w.ID && !s.jobs.get(v.JobID).Spec.Gang:
+			return nil, fmt.Errorf("%w: task %s is on %s, not %s", ErrInvalid, v.ID, v.WorkerID, w.ID)
+		}
+		named[v.ID] = true
+		if gone[v.ID] {
+			victims = append(victims, v) // a member of a gang taken already
+			continue
 		}
 		if err := s.victimErr(p, pj, v, round, c.MinRuntime, c.Now); err != nil {
 			return nil, fmt.Errorf("task %s: %w", v.ID, err)
 		}
-		s.take(round, w, v)
-		gone[v.ID] = true
+		s.takeGroup(round, gone, v)
 		victims = append(victims, v)
 	}
+	for id := range gone {
+		if !named[id] {
+			return nil, fmt.Errorf("task %s: %w", id, errGangMember)
+		}
+	}
+	ids := strings.Join(slices.Sorted(maps.Keys(gone)), ", ")
+	if pj.Spec.Gang {
+		ts, _ := s.gangTasks(pj)
+		if !s.gangFits(s.sortedWorkers(), pj, ts, gone, c.Now) {
+			return nil, fmt.Errorf("gang %s would not fit beside the rest (%s): %w", pj.ID, ids, ErrConflict)
+		}
+		return victims, nil
+	}
 	if !s.fitsBeside(w, pj, p, gone, c.Now) {
-		return nil, fmt.Errorf("task %s would not fit on %s beside the rest (%s): %w", p.ID, w.ID, strings.Join(slices.Sorted(maps.Keys(gone)), ", "), ErrConflict)
+		return nil, fmt.Errorf("task %s would not fit on %s beside the rest (%s): %w", p.ID, w.ID, ids, ErrConflict)
 	}
 	return victims, nil
 }

@@ -32,14 +32,26 @@ func (s *Store) holdLive(h DeviceHold, now time.Time) bool {
 }
 
 // heldFromOthers reports whether any of devs is held on w, at now, for a
-// task other than taskID.
+// task other than taskID (a hold for a gang member holds for its whole
+// gang: a gang's preemption holds devices for the gang).
 func (s *Store) heldFromOthers(w *Worker, devs []string, taskID string, now time.Time) bool {
 	for _, h := range w.Holds {
-		if h.TaskID != taskID && slices.Contains(devs, h.Device) && s.holdLive(h, now) {
+		if !s.sameHolder(h.TaskID, taskID) && slices.Contains(devs, h.Device) && s.holdLive(h, now) {
 			return true
 		}
 	}
 	return false
+}
+
+// sameHolder reports whether a hold for task a holds for task b: the
+// same task, or members of one gang.
+func (s *Store) sameHolder(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ta, ok := s.tasks.lookup(a)
+	tb, okb := s.tasks.lookup(b)
+	return ok && okb && ta.JobID == tb.JobID && s.jobs.get(ta.JobID).Spec.Gang
 }
 
 // holdsFor reports whether w holds a device, at now, for taskID.

@@ -46,7 +46,9 @@ func (o PreemptOptions) withDefaults() PreemptOptions {
 // (preempt_policy.go) allows at now: the first pending task, highest
 // priority then oldest, that no worker can take as things are and that
 // would fit on one worker once some of its tasks are stopped; the worker
-// where the fewest victims do. It reads the replicated state only; the
+// where the fewest victims do. A gang member stands for its gang, which
+// needs room for every member, on as many workers as it takes
+// (preempt_gang.go). It reads the replicated state only; the
 // command it returns is checked again where it applies. false: none is
 // due. A plan with no For only sweeps holds that have expired.
 func (s *Store) PlanPreemption(now time.Time, o PreemptOptions) (command.PreemptTasks, bool) {
@@ -64,17 +66,20 @@ func (s *Store) PlanPreemption(now time.Time, o PreemptOptions) (command.Preempt
 			continue
 		}
 		tried[pj.ID] = true
+		if pj.Spec.Gang {
+			if ts, ok := s.gangTasks(pj); ok && !s.gangFits(workers, pj, ts, nil, now) {
+				if c, ok := s.planGangPreemption(workers, orders, pj, ts, usage, now, o); ok {
+					return c, true
+				}
+			}
+			continue
+		}
 		if s.placeableNow(workers, pj, p, use, now) {
 			continue // an acquire will place it
 		}
 		var best *command.PreemptTasks
 		for _, w := range workers {
-			order, ok := orders[w.ID]
-			if !ok { // the tasks of w that could be a victim of any task, in victim order
-				order = slices.DeleteFunc(s.victimOrder(w), func(v *Task) bool { return s.victimBaseErr(v, o.MinRuntime, now) != nil })
-				orders[w.ID] = order
-			}
-			c, ok := s.planOn(w, order, pj, p, usage, now, o)
+			c, ok := s.planOn(w, s.victimsOf(orders, w, o, now), pj, p, usage, now, o)
 			if ok && (best == nil || len(c.Victims) < len(best.Victims)) {
 				best = &c
 			}
@@ -100,27 +105,35 @@ func (s *Store) sortedWorkers() []*Worker {
 }
 
 // preemptCandidates lists up to n pending tasks that may preempt, highest
-// priority then oldest: queued, not of a gang, asking for GPUs, held for
-// by no live preemption (it waits for that one's victims), with room
-// under its job's parallelism, and of a team under its quota or running
-// a task of lower priority (else no task could be its victim). It costs
+// priority then oldest: queued, asking for GPUs, held for by no live
+// preemption (it waits for that one's victims; for a gang, none of its
+// members), with room under its job's parallelism (a gang: waiting for
+// no dependency), and of a team under its quota or running a task of
+// lower priority (else no task could be its victim). It costs
 // the pending and active tasks once, whatever the workers.
 func (s *Store) preemptCandidates(now time.Time, usage map[string]TeamUsage, n int) []*Task {
 	held := s.liveHolders(now)
 	lowest := s.lowestRunningPriority()
+	gangs := map[string]bool{} // a gang is one candidate, whatever its size
 	var out []*Task
 	for _, byCap := range s.queue.lists {
 		for _, list := range byCap {
 			for _, t := range list {
 				j := s.jobs.get(t.JobID)
 				r := j.Spec.Resources
-				if j.Spec.Gang || r == nil || r.GPUs == 0 || held[t.ID] || s.checkParallelism(j) != nil {
+				if r == nil || r.GPUs == 0 || held[t.ID] || s.checkParallelism(j) != nil {
+					continue
+				}
+				if j.Spec.Gang && (gangs[j.ID] || s.checkNotWaiting(j) != nil || s.gangHeld(j, held)) {
 					continue
 				}
 				team := command.TeamOf(j.Team)
 				low, runs := lowest[team]
 				if usage[team].CentiGPUsInUse >= s.quotaOf(team) && (!runs || low >= j.Spec.Priority) {
 					continue
+				}
+				if j.Spec.Gang {
+					gangs[j.ID] = true
 				}
 				out = append(out, t)
 			}
@@ -169,12 +182,12 @@ func (s *Store) planOn(w *Worker, order []*Task, pj *Job, p *Task, usage map[str
 	c := command.PreemptTasks{For: p.ID, WorkerID: w.ID, MinRuntime: o.MinRuntime, Now: now}
 	grace := 0
 	for _, v := range order {
-		if !s.helps(w, pj.Spec.Resources, v) || s.victimErr(p, pj, v, round, o.MinRuntime, now) != nil {
+		if gone[v.ID] || !s.helps(w, pj.Spec.Resources, v) || s.victimErr(p, pj, v, round, o.MinRuntime, now) != nil {
 			continue
 		}
-		s.take(round, w, v)
-		gone[v.ID] = true
-		c.Victims = append(c.Victims, command.Victim{TaskID: v.ID, AttemptID: v.AttemptID})
+		for _, m := range s.takeGroup(round, gone, v) { // a gang's other members too, wherever they run
+			c.Victims = append(c.Victims, victimOn(m, w.ID))
+		}
 		vj := s.jobs.get(v.JobID)
 		grace = max(grace, vj.Spec.PreemptionGrace())
 		if s.fitsBeside(w, pj, p, gone, now) {
@@ -186,6 +199,27 @@ func (s *Store) planOn(w *Worker, order []*Task, pj *Job, p *Task, usage map[str
 		}
 	}
 	return command.PreemptTasks{}, false
+}
+
+// victimOn names victim v in a command whose worker is def: its own
+// worker only where it differs (the form commands had before victims
+// named theirs).
+func victimOn(v *Task, def string) command.Victim {
+	c := command.Victim{TaskID: v.ID, AttemptID: v.AttemptID}
+	if v.WorkerID != def {
+		c.WorkerID = v.WorkerID
+	}
+	return c
+}
+
+// gangHeld reports whether a live hold waits for a member of gang j.
+func (s *Store) gangHeld(j *Job, held map[string]bool) bool {
+	for _, id := range j.TaskIDs {
+		if held[id] {
+			return true
+		}
+	}
+	return false
 }
 
 // liveHolders are the tasks a live hold waits for.

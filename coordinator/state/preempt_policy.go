@@ -15,11 +15,14 @@ import (
 //     holds more than its quota), when P's team holds less than its own;
 //   - from a task of its own team whose priority is below P's.
 //
-// Never from a job with preemptible: false, a gang member, a task
-// already told to stop, or an attempt that has run less than the
-// minimum runtime (the storm guard). Victims are taken lowest priority
-// first, then youngest, on the one worker where the fewest of them make
-// P fit; a preemption happens only if P then fits there.
+// Never from a job with preemptible: false, a task already told to
+// stop, or an attempt that has run less than the minimum runtime (the
+// storm guard). A running gang is a victim whole: taking one member
+// stops every member, so each must be a victim by these rules. Victims
+// are taken lowest priority first, then youngest, on the one worker
+// where the fewest of them make P fit (for a gang P, on as many workers
+// as it needs: preempt_gang.go); a preemption happens only if P then
+// fits.
 
 // Sentinel reasons a task is not a victim; wrapped in ErrConflict when
 // an apply refuses a stale decision.
@@ -28,7 +31,7 @@ var (
 	errTooYoung       = fmt.Errorf("attempt has not run its minimum runtime: %w", ErrConflict)
 	errNotBorrowing   = fmt.Errorf("task neither borrows GPUs its preemptor's team is owed nor ranks below it: %w", ErrConflict)
 	errStopping       = fmt.Errorf("task is not running undisturbed (ended, cancelled or already preempted): %w", ErrConflict)
-	errGangMember     = fmt.Errorf("task is a gang member: %w", ErrConflict)
+	errGangMember     = fmt.Errorf("task is a gang member named without every running member of its gang: %w", ErrConflict)
 )
 
 // preemptRound is the state one preemption decision reads: the teams'
@@ -90,27 +93,54 @@ func (s *Store) victimErr(p *Task, pj *Job, v *Task, r *preemptRound, minRuntime
 }
 
 // victimBaseErr is the part of victimErr that does not depend on the
-// task preempting: v still runs undisturbed, may be preempted, is not a
-// gang member, and has run its minimum runtime.
+// task preempting: v, and every other member when v is of a gang, still
+// runs undisturbed, may be preempted, and has run its minimum runtime.
 func (s *Store) victimBaseErr(v *Task, minRuntime time.Duration, now time.Time) error {
 	vj := s.jobs.get(v.JobID)
-	switch {
-	case !v.Active() || v.Preempt != "" || v.CancelRequested:
-		return errStopping
-	case !vj.Spec.IsPreemptible():
+	if !vj.Spec.IsPreemptible() {
 		return errNotPreemptible
-	case vj.Spec.Gang:
-		return errGangMember
-	case now.Sub(attemptSince(v)) < minRuntime:
-		return errTooYoung
+	}
+	for _, m := range s.victimGroup(v) {
+		switch {
+		case !m.Active() || m.Preempt != "" || m.CancelRequested:
+			return errStopping
+		case now.Sub(attemptSince(m)) < minRuntime:
+			return errTooYoung
+		}
 	}
 	return nil
 }
 
-// take counts victim v (on w) as taken in the round.
-func (s *Store) take(r *preemptRound, w *Worker, v *Task) {
+// victimGroup is what preempting v stops: v, and when v is a gang member
+// every member of its gang, by rank (a member not running counts as
+// stopping, so such a gang is no victim).
+func (s *Store) victimGroup(v *Task) []*Task {
 	vj := s.jobs.get(v.JobID)
-	r.taken[command.TeamOf(vj.Team)] += taskCentiGPUs(w, v.Devices, vj.Spec.Resources)
+	if !vj.Spec.Gang {
+		return []*Task{v}
+	}
+	out := make([]*Task, 0, len(vj.TaskIDs))
+	for _, id := range vj.TaskIDs {
+		if m := s.tasks.get(id); m != nil {
+			out = append(out, m)
+		}
+	}
+	slices.SortFunc(out, func(a, b *Task) int { return a.Index - b.Index })
+	return out
+}
+
+// takeGroup counts victim v, with the rest of its gang, as taken in the
+// round and gone; it returns what it took.
+func (s *Store) takeGroup(r *preemptRound, gone map[string]bool, v *Task) []*Task {
+	g := s.victimGroup(v)
+	for _, m := range g {
+		mj := s.jobs.get(m.JobID)
+		if w := s.workers[m.WorkerID]; w != nil {
+			r.taken[command.TeamOf(mj.Team)] += taskCentiGPUs(w, m.Devices, mj.Spec.Resources)
+		}
+		gone[m.ID] = true
+	}
+	return g
 }
 
 // victimOrder ranks w's active tasks as victims: lowest priority first,

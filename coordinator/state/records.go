@@ -101,6 +101,17 @@ type Attempt struct {
 	// GPU, where the leader that placed it meters (usage.go); nil in
 	// attempts placed before.
 	Meter []MeterShare `json:"meter,omitempty"`
+	// PreemptedBy names the task a preemption asked this attempt to stop
+	// for, and when (preempt.go); nil where none did.
+	PreemptedBy *Preemptor `json:"preempted_by,omitempty"`
+}
+
+// Preemptor is the task a preemption was made for, and when it was made.
+type Preemptor struct {
+	JobID  string    `json:"job_id"`
+	Team   string    `json:"team"`
+	TaskID string    `json:"task_id"`
+	At     time.Time `json:"at"`
 }
 
 // Endpoint is an address and port a gang member advertised.

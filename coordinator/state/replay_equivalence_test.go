@@ -315,7 +315,11 @@ func (h *history) preemption(now time.Time) command.Command {
 		return command.PreemptTasks{Now: now}
 	}
 	v := t[h.rng.IntN(len(t))]
-	return command.PreemptTasks{For: p[h.rng.IntN(len(p))].ID, WorkerID: v.WorkerID, Victims: []command.Victim{{TaskID: v.ID, AttemptID: v.AttemptID}}, HoldUntil: now.Add(time.Minute), Now: now}
+	c := command.PreemptTasks{For: p[h.rng.IntN(len(p))].ID, WorkerID: v.WorkerID, Victims: []command.Victim{{TaskID: v.ID, AttemptID: v.AttemptID}}, HoldUntil: now.Add(time.Minute), Now: now}
+	if h.rng.IntN(2) == 0 { // the form naming each victim's worker
+		c.Victims[0].WorkerID = v.WorkerID
+	}
+	return c
 }
 
 // applyWire applies c to s as Raft delivers it: encoded, then decoded.

@@ -40,6 +40,13 @@ func (c *Client) Job(ctx context.Context, id string) (api.Job, error) {
 	return out.Job, err
 }
 
+// JobEvents reads a job's events, oldest first (GET /v1/jobs/{id}/events).
+func (c *Client) JobEvents(ctx context.Context, id string) (api.JobEvents, error) {
+	var out api.JobEvents
+	err := c.Do(ctx, http.MethodGet, "/v1/jobs/"+url.PathEscape(id)+"/events", nil, &out)
+	return out, err
+}
+
 // JobsPage reads one page of jobs, newest first: at most limit (0: the
 // coordinator's default page size), after the cursor of a previous page
 // ("": from the newest). The answer's Next is the cursor of the page that

@@ -17,7 +17,10 @@ var ErrInvariant = errors.New("scheduler invariant broken")
 //   - what the state counts a team to hold is what its running tasks hold;
 //   - no gang is partly placed;
 //   - no GPU sits idle while a one-GPU task of a team with room for it
-//     waits (unless a large task holds GPUs as they free up: backfill).
+//     waits (unless a large task holds GPUs as they free up: backfill);
+//   - where the trace preempts (preempt.go): no team waits below its
+//     quota while another borrows GPUs it could take back, and a task
+//     never loses the latest checkpoint it saved.
 func Check(sm *Sim) error {
 	held, firm := map[string]int64{}, map[string]int64{}
 	for _, r := range sm.running {
@@ -40,6 +43,12 @@ func Check(sm *Sim) error {
 		}
 	}
 	if err := sm.checkGangs(); err != nil {
+		return err
+	}
+	if err := sm.checkReclaim(); err != nil {
+		return err
+	}
+	if err := sm.checkCheckpoints(); err != nil {
 		return err
 	}
 	return sm.checkNoIdle()

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"slices"
 	"sort"
 	"time"
 
@@ -30,6 +29,13 @@ type Sim struct {
 	n          int
 	log        []string
 	rep        Report
+	// stopping are the victims told to stop, by when they will
+	// (preempt.go); ckpt is each task's latest checkpoint it saved.
+	stopping map[string]int
+	ckpt     map[string]string
+	// loopOff skips the preemption loop while its checks still run (a
+	// test's way to see them bite).
+	loopOff bool
 }
 
 // waiting is a pending task: its team and what it will hold.
@@ -40,9 +46,10 @@ type waiting struct {
 
 // run is a running task.
 type run struct {
-	job    JobSpec
-	worker string
-	ends   int
+	job     JobSpec
+	worker  string
+	started int
+	ends    int
 }
 
 // Report is what a run measured.
@@ -61,6 +68,10 @@ type Report struct {
 	// Digest is a hash of every assignment in order: two runs of one
 	// trace agree on it.
 	Digest string
+	// Preemptions are the preemptions applied; Requeued the attempts they
+	// ended (a gang's every member), each placed again later; Restored
+	// the placements that were handed a checkpoint to resume from.
+	Preemptions, Requeued, Restored int
 }
 
 // Utilization is Busy / Ideal (1 when nothing waited).
@@ -76,7 +87,8 @@ func New(tr Trace) (*Sim, error) {
 	if err := tr.check(); err != nil {
 		return nil, err
 	}
-	sm := &Sim{tr: tr, s: state.New(), jobs: map[string]JobSpec{}, pending: map[string]waiting{}, running: map[string]run{}}
+	sm := &Sim{tr: tr, s: state.New(), jobs: map[string]JobSpec{}, pending: map[string]waiting{}, running: map[string]run{},
+		stopping: map[string]int{}, ckpt: map[string]string{}}
 	sm.rep.GPUSeconds = map[string]int64{}
 	for _, j := range tr.Jobs {
 		for r := range max(j.Repeats, 1) {
@@ -136,20 +148,16 @@ func (sm *Sim) nextEvent() (int, bool) {
 			t, ok = r.ends, true
 		}
 	}
+	if at, due := sm.nextPreemptEvent(); due && (!ok || at < t) {
+		t, ok = at, true
+	}
 	return max(t, sm.now), ok
 }
 
 // step ends what is due, submits what arrives and places work.
 func (sm *Sim) step() error {
 	sm.rep.Steps++
-	var due []string
-	for id, r := range sm.running {
-		if r.ends <= sm.now {
-			due = append(due, id)
-		}
-	}
-	slices.Sort(due)
-	for _, id := range due {
+	for _, id := range dueBy(sm.running, func(r run) int { return r.ends }, sm.now) {
 		tk, err := sm.s.Task(id)
 		if err != nil {
 			return err
@@ -158,11 +166,18 @@ func (sm *Sim) step() error {
 			return err
 		}
 		delete(sm.running, id)
+		delete(sm.stopping, id)
+	}
+	if err := sm.stopDue(); err != nil {
+		return err
 	}
 	for ; sm.next < len(sm.arrivals) && sm.arrivals[sm.next].At <= sm.now; sm.next++ {
 		if err := sm.submit(sm.arrivals[sm.next]); err != nil {
 			return err
 		}
+	}
+	if err := sm.preempt(); err != nil {
+		return err
 	}
 	return sm.pass()
 }
@@ -178,6 +193,12 @@ func (sm *Sim) submit(j JobSpec) error {
 	if j.NoPreempt {
 		no := false
 		spec.Preemptible = &no
+	}
+	if j.Checkpoint {
+		spec.Checkpoint = &command.CheckpointSpec{Path: "ckpt"}
+	}
+	if j.Grace > 0 {
+		spec.PreemptionGraceSeconds = &j.Grace
 	}
 	sm.jobs[j.ID] = j
 	return sm.apply(command.SubmitJob{JobID: j.ID, TaskIDs: ids, Spec: spec, CreatedBy: "sim", Team: j.Team, Now: sm.at()})
@@ -229,7 +250,10 @@ func (sm *Sim) acquire(w string) (bool, error) {
 		}
 		tk, _ := sm.s.Task(m.TaskID)
 		j := sm.jobs[tk.JobID]
-		sm.running[m.TaskID] = run{job: j, worker: m.WorkerID, ends: sm.now + j.Duration}
+		sm.running[m.TaskID] = run{job: j, worker: m.WorkerID, started: sm.now, ends: sm.now + j.Duration}
+		if tk.Checkpoint != nil {
+			sm.rep.Restored++
+		}
 		delete(sm.pending, m.TaskID)
 		sm.log = append(sm.log, fmt.Sprintf("%d %s %s %v", sm.now, m.TaskID, m.WorkerID, m.Devices))
 		sm.rep.Placements++

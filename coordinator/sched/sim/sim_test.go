@@ -31,8 +31,12 @@ func TestTraces(t *testing.T) {
 			for _, j := range tr.Jobs {
 				want += j.Count * max(j.Repeats, 1)
 			}
-			if tr.Horizon == 0 && first.Placements != want {
-				t.Fatalf("placed %d tasks of %d", first.Placements, want)
+			// A preempted attempt's task is placed again: each counts once.
+			if tr.Horizon == 0 && first.Placements-first.Requeued != want {
+				t.Fatalf("placed %d tasks of %d (%d placed again after a preemption)", first.Placements-first.Requeued, want, first.Requeued)
+			}
+			if tr.Preemption != nil && (first.Preemptions == 0 || first.Restored == 0) {
+				t.Fatalf("a trace under preemption pressure preempted %d times and resumed %d tasks from a checkpoint", first.Preemptions, first.Restored)
 			}
 			if tr.FairWindow {
 				shares, worst := first.Fairness(tr.Teams)
@@ -40,7 +44,8 @@ func TestTraces(t *testing.T) {
 					t.Fatalf("shares of GPU-time %v: %.1f %% off the weights", shares, 100*worst)
 				}
 			}
-			t.Logf("%d placements in %d steps, utilization %.3f, digest %s", first.Placements, first.Steps, first.Utilization(), first.Digest)
+			t.Logf("%d placements in %d steps, utilization %.3f, %d preemptions (%d attempts requeued, %d resumed from a checkpoint), digest %s",
+				first.Placements, first.Steps, first.Utilization(), first.Preemptions, first.Requeued, first.Restored, first.Digest)
 		})
 	}
 }

@@ -27,6 +27,15 @@ type Trace struct {
 	// has work waiting, each team's GPU-time is within 5 % of its weight
 	// share.
 	FairWindow bool `json:"fair_window,omitempty"`
+	// Preemption, when set, runs the leader's preemption loop at every
+	// step (preempt.go) and checks what it owes.
+	Preemption *PreemptionSpec `json:"preemption,omitempty"`
+}
+
+// PreemptionSpec tunes the simulated preemption loop: MinRuntime is the
+// storm guard, in seconds.
+type PreemptionSpec struct {
+	MinRuntime int `json:"min_runtime"`
 }
 
 // TeamSpec is a team: weight (default 1), quota and borrow limit in GPUs
@@ -51,20 +60,25 @@ type PoolSpec struct {
 // each (a gang: placed whole), each running Duration seconds; ShareMiB
 // asks for a share of one GPU, MIG for one 1g.10gb instance.
 type JobSpec struct {
-	ID          string `json:"id"`
-	Team        string `json:"team"`
-	At          int    `json:"at"`
-	Count       int    `json:"count"`
-	GPUs        int    `json:"gpus,omitempty"`
-	ShareMiB    uint64 `json:"share_mib,omitempty"`
-	MIG         bool   `json:"mig,omitempty"`
-	Gang        bool   `json:"gang,omitempty"`
-	Duration    int    `json:"duration"`
-	Timeout     int    `json:"timeout,omitempty"`
-	Priority    int    `json:"priority,omitempty"`
-	NoPreempt   bool   `json:"not_preemptible,omitempty"`
-	RepeatEvery int    `json:"repeat_every,omitempty"` // a stream: the job again every so many seconds
-	Repeats     int    `json:"repeats,omitempty"`
+	ID        string `json:"id"`
+	Team      string `json:"team"`
+	At        int    `json:"at"`
+	Count     int    `json:"count"`
+	GPUs      int    `json:"gpus,omitempty"`
+	ShareMiB  uint64 `json:"share_mib,omitempty"`
+	MIG       bool   `json:"mig,omitempty"`
+	Gang      bool   `json:"gang,omitempty"`
+	Duration  int    `json:"duration"`
+	Timeout   int    `json:"timeout,omitempty"`
+	Priority  int    `json:"priority,omitempty"`
+	NoPreempt bool   `json:"not_preemptible,omitempty"`
+	// Grace is the job's preemption grace (seconds): a victim stops that
+	// long after it was told to. Checkpoint: each preempted attempt saves
+	// a checkpoint as it stops.
+	Grace       int  `json:"grace,omitempty"`
+	Checkpoint  bool `json:"checkpoint,omitempty"`
+	RepeatEvery int  `json:"repeat_every,omitempty"` // a stream: the job again every so many seconds
+	Repeats     int  `json:"repeats,omitempty"`
 }
 
 // Load reads a trace file.

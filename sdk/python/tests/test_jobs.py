@@ -73,6 +73,26 @@ class JobsTest(support.DevTestCase):
         self.assertEqual(done.exit_codes, [3])
         self.assertIn("exit code 3", done.tasks[0].reason or "")
 
+    def test_events_list_the_history(self) -> None:
+        job = self.gl.jobs.submit(JobSpec.command(["sh", "-c", "exit 3"]))
+        self.gl.jobs.wait(job.id, timeout=60)
+        got = self.gl.jobs.events(job.id)
+        self.assertIsInstance(got, gpulayer.JobEvents)
+        self.assertEqual(got.job_id, job.id)
+        self.assertFalse(got.truncated)
+        kinds = [e.kind for e in got.events]
+        self.assertEqual(kinds, ["job.submitted", "attempt.assigned", "attempt.started", "attempt.ended"])
+        self.assertEqual(got.events[0].by, "admin")
+        self.assertEqual(sorted(e.time for e in got.events), [e.time for e in got.events])
+        ended = got.events[-1]
+        self.assertIsInstance(ended.attempt, gpulayer.EventAttempt)
+        assert ended.attempt is not None
+        self.assertEqual((ended.task_index, ended.attempt.number, ended.attempt.outcome, ended.attempt.exit_code), (0, 1, "failed", 3))
+        self.assertEqual(ended.attempt.worker_id, "dev-worker")
+        with self.assertRaises(gpulayer.Error) as e:
+            self.gl.jobs.events("no-such-job")
+        self.assertEqual((e.exception.code, e.exception.status), ("not_found", 404))
+
     def test_gpus_reach_the_task(self) -> None:
         job = self.gl.jobs.submit(JobSpec.command(["sh", "-c", "echo $CUDA_VISIBLE_DEVICES"], gpus=2))
         self.assertEqual(job.resources and job.resources.gpus, 2)

@@ -53,6 +53,21 @@ class ModelsTest(unittest.TestCase):
                 with self.assertRaises(ValueError):
                     JobSpec.command(bad)  # type: ignore[arg-type]
 
+    def test_job_events_decode_a_preemption(self) -> None:
+        got = gpulayer.JobEvents.from_dict({"job_id": "j1", "events": [
+            {"time": "t1", "kind": "attempt.preempted", "task_id": "j1-0", "task_index": 0,
+             "attempt": {"attempt_id": "a", "number": 1, "worker_id": "w1", "devices": ["GPU-0"]},
+             "preempted_by": {"job_id": "j2", "team": "research", "task_id": "j2-0"}},
+            {"time": "t2", "kind": "checkpoint.saved", "task_id": "j1-0", "task_index": 0,
+             "checkpoint": {"sha256": "ab", "size": 8, "attempt_id": "a", "format": "file"}, "future": 1},
+        ]})
+        first, second = got.events
+        self.assertEqual(first.preempted_by, gpulayer.Preemptor(job_id="j2", team="research", task_id="j2-0"))
+        self.assertEqual(first.attempt and first.attempt.devices, ["GPU-0"])
+        self.assertEqual(second.checkpoint, gpulayer.Checkpoint(sha256="ab", size=8, attempt_id="a", format="file"))
+        self.assertEqual(second.extra, {"future": 1})
+        self.assertFalse(got.truncated)
+
     def test_decoding_keeps_unknown_fields(self) -> None:
         job = gpulayer.Job.from_dict({
             "id": "j1", "state": "failed", "executor": "exec", "team": "ml", "gang": True,

@@ -23,7 +23,7 @@ from typing import Any, Dict, Generator, Iterator, List, Mapping, Optional, Sequ
 
 from . import errors
 from .errors import Error
-from .models import CreatedToken, ExecResult, GPUs, Job, JobPage, JobSpec, LogEntry, Queue, Team, TeamQuota, Token, Usage, Worker
+from .models import CreatedToken, ExecResult, GPUs, Job, JobEvents, JobPage, JobSpec, LogEntry, Queue, Team, TeamQuota, Token, Usage, Worker
 from .transport import STREAM_END_TRAILER, StreamCut, Transport
 
 # Idempotency keys submit makes for a spec without one, as sdk/client
@@ -186,6 +186,13 @@ class Jobs(_Resource):
 
     def get(self, job_id: str) -> Job:
         return Job.from_dict(self._json("GET", "/v1/jobs/" + _seg(job_id))["job"])
+
+    def events(self, job_id: str) -> JobEvents:
+        """The job's history, oldest first: its submission, each attempt's
+        assignment, start, preemption (``preempted_by``) and end, the
+        checkpoints it saved, its cancellation. Another team's job is
+        ``404 not_found``."""
+        return JobEvents.from_dict(self._json("GET", "/v1/jobs/" + _seg(job_id) + "/events"))
 
     def page(self, *, limit: Optional[int] = None, after: Optional[str] = None) -> JobPage:
         """One page of jobs, newest first: at most ``limit`` (default: the

@@ -264,6 +264,75 @@ class JobPage(Record):
 
 
 @dataclass
+class Preemptor(Record):
+    """The job, team and task a preemption was made for."""
+
+    job_id: str = ""
+    team: str = ""
+    task_id: str = ""
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass
+class EventAttempt(Record):
+    """The attempt an attempt event is about; ``outcome``, ``exit_code``
+    and ``reason`` are set on ``attempt.ended``."""
+
+    attempt_id: str = ""
+    number: int = 0
+    worker_id: str = ""
+    devices: List[str] = field(default_factory=list)
+    outcome: Optional[str] = None
+    exit_code: Optional[int] = None
+    reason: Optional[str] = None
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass
+class Checkpoint(Record):
+    """A task's latest checkpoint: the artifact one of its attempts saved."""
+
+    sha256: str = ""
+    size: int = 0
+    attempt_id: str = ""
+    format: str = ""
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass
+class JobEvent(Record):
+    """One fact of a job's history (``kind``: ``job.submitted``,
+    ``job.waiting``, ``attempt.assigned``, ``attempt.started``,
+    ``attempt.preempted``, ``attempt.ended``, ``checkpoint.saved``,
+    ``task.cancelled``; kinds may be added). The fields its kind has are
+    set."""
+
+    time: str = ""
+    kind: str = ""
+    by: Optional[str] = None
+    team: Optional[str] = None
+    task_id: Optional[str] = None
+    task_index: Optional[int] = None
+    attempt: Optional[EventAttempt] = None
+    preempted_by: Optional[Preemptor] = None
+    checkpoint: Optional[Checkpoint] = None
+    depends_on: List[Dependency] = field(default_factory=list)
+    reason: Optional[str] = None
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass
+class JobEvents(Record):
+    """``GET /v1/jobs/{id}/events``: the job's events, oldest first; the
+    latest 10,000 at most, ``truncated`` when older ones were left out."""
+
+    job_id: str = ""
+    events: List[JobEvent] = field(default_factory=list)
+    truncated: bool = False
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass
 class LogEntry(Record):
     """One chunk of a task's output."""
 
