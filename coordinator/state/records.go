@@ -77,6 +77,8 @@ type Worker struct {
 
 	// active holds the ids of tasks assigned to or running on the worker.
 	active map[string]struct{}
+	// topo is its topology labels, numbered (gangtopology_index.go).
+	topo workerTopology
 }
 
 // Attempt is one assignment of a task.
