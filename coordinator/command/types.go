@@ -191,6 +191,8 @@ type StartTask struct {
 	WorkerID  string    `json:"worker_id"`
 	AttemptID string    `json:"attempt_id"`
 	Now       time.Time `json:"now"`
+	// Preflight is how the attempt's preflight went (preflight.go).
+	Preflight *Preflight `json:"preflight,omitempty"`
 }
 
 // AppendLogs adds a chunk of output to the current attempt.
@@ -245,6 +247,8 @@ type FailTask struct {
 	Now      time.Time `json:"now"`
 	// Checkpoint is as FinishTask's.
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
+	// Preflight is how the attempt's preflight went (preflight.go).
+	Preflight *Preflight `json:"preflight,omitempty"`
 }
 
 // LoseAttempt ends an attempt whose lease lapsed or whose worker was lost.

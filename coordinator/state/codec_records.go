@@ -50,6 +50,7 @@ var attemptCodec = newCodec(
 	strField("id", func(a *Attempt) *string { return &a.ID }, always),
 	nestedField("meter", func(a *Attempt) (any, bool) { return a.Meter, len(a.Meter) > 0 }),
 	intField("number", func(a *Attempt) *int { return &a.Number }, always),
+	nestedField("preflight", func(a *Attempt) (any, bool) { return a.Preflight, a.Preflight != nil }),
 	strField("reason", func(a *Attempt) *string { return &a.Reason }, omitEmpty),
 	nestedField("rendezvous", func(a *Attempt) (any, bool) { return a.Rendezvous, a.Rendezvous != nil }),
 	timeField("started_at", func(a *Attempt) *time.Time { return &a.StartedAt }),

@@ -103,6 +103,9 @@ type Attempt struct {
 	// GPU, where the leader that placed it meters (usage.go); nil in
 	// attempts placed before.
 	Meter []MeterShare `json:"meter,omitempty"`
+	// Preflight is how the attempt's preflight went, as its agent
+	// reported it with the start or the fail (preflight.go).
+	Preflight *command.Preflight `json:"preflight,omitempty"`
 }
 
 // Endpoint is an address and port a gang member advertised.
