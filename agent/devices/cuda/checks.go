@@ -12,12 +12,13 @@ import (
 
 // Sizes of the checks' work: the pattern test covers an eighth of the
 // free memory up to 1 GiB; the SGEMM is 8192² (smaller where memory is
-// short) ten times; each peer copy 256 MiB (or an eighth of the free
-// memory) five times. On an H100 each takes well under a second.
+// short) fifty times, after one untimed call (about 55 TFLOP: a few
+// tenths of a second on an H100); each peer copy 256 MiB (or an eighth
+// of the free memory) five times.
 const (
 	patternMax   = 1 << 30
 	gemmN        = 8192
-	gemmIters    = 10
+	gemmIters    = 50
 	peerMax      = 256 << 20
 	peerIters    = 5
 	boundPassed  = "the preflight's time bound passed first"

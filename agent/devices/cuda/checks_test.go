@@ -58,8 +58,9 @@ func TestMemoryPattern(t *testing.T) {
 }
 
 // The SGEMM's throughput is held against the model's figure: at 400
-// TFLOP/s an H100 (494.7) passes, at 100 it fails, and a model with no
-// figure is skipped with what was measured.
+// TFLOP/s an H100 (494.7) passes, at 100 it fails, a model with no
+// figure is skipped with what was measured, and without cuBLAS the check
+// is skipped.
 func TestMatmul(t *testing.T) {
 	l := fakeLib(t)
 	ctx := context.Background()
@@ -68,6 +69,11 @@ func TestMatmul(t *testing.T) {
 	t.Setenv("FAKECUDA_TFLOPS", "100")
 	want(t, "slow", l.Matmul(ctx, gpu0, h100), Fail, "100.0 TFLOP/s", "20 % of the model's 494.7", "at least 50 % passes")
 	want(t, "unknown model", l.Matmul(ctx, gpu0, "NVIDIA Imaginary"), Skipped, "100.0 TFLOP/s", "no expected figure")
+	noBLAS, err := Open(cudatest.Build(t, gpu0), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want(t, "no cuBLAS", noBLAS.Matmul(ctx, gpu0, h100), Skipped, "no cuBLAS")
 }
 
 // Peer copies report each peer's bandwidth; where the driver reaches no

@@ -30,39 +30,50 @@ var (
 	systemCUBLAS = []string{"libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so"}
 )
 
-// OpenSystem loads the system's CUDA driver and cuBLAS.
+// OpenSystem loads the system's CUDA driver and the first cuBLAS that
+// loads (none: the matmul check is skipped).
 func OpenSystem() (*Lib, error) {
-	var err error
+	l, err := Open(systemCUDA, "")
+	if err != nil {
+		return nil, err
+	}
 	for _, b := range systemCUBLAS {
-		var l *Lib
-		if l, err = Open(systemCUDA, b); err == nil {
-			return l, nil
+		if l.loadCUBLAS(b) == nil {
+			break
 		}
 	}
-	return Open(systemCUDA, "")
+	return l, nil
 }
 
-// Open loads the CUDA driver API from cudaPath and cuBLAS from
-// cublasPath (empty, or not found: the matmul check is skipped), and
-// initialises the driver. Tests pass the stand-in library's path.
+// Open loads the CUDA driver API from cudaPath and initialises the
+// driver, and loads cuBLAS from cublasPath unless it is empty. Tests pass
+// the stand-in library's path.
 func Open(cudaPath, cublasPath string) (*Lib, error) {
 	cp := C.CString(cudaPath)
 	defer C.free(unsafe.Pointer(cp))
-	var bp *C.char
-	if cublasPath != "" {
-		bp = C.CString(cublasPath)
-		defer C.free(unsafe.Pointer(bp))
-	}
 	var buf [256]C.char
-	c := C.gl_open(cp, bp, &buf[0], C.size_t(len(buf)))
+	c := C.gl_open(cp, &buf[0], C.size_t(len(buf)))
 	if c == nil {
 		return nil, fmt.Errorf("%w: %s", ErrUnavailable, C.GoString(&buf[0]))
 	}
-	if cublasPath != "" && C.gl_has_cublas(c) == 0 {
-		// The driver loaded and cuBLAS did not: try the next name.
-		return nil, fmt.Errorf("%w: cuBLAS %s did not load", ErrUnavailable, cublasPath)
+	l := &Lib{c: c, busy: make(chan struct{}, 1)}
+	if cublasPath != "" {
+		if err := l.loadCUBLAS(cublasPath); err != nil {
+			return nil, err
+		}
 	}
-	return &Lib{c: c, busy: make(chan struct{}, 1)}, nil
+	return l, nil
+}
+
+// loadCUBLAS loads cuBLAS from path for the matmul check.
+func (l *Lib) loadCUBLAS(path string) error {
+	bp := C.CString(path)
+	defer C.free(unsafe.Pointer(bp))
+	var buf [256]C.char
+	if C.gl_load_cublas(l.c, bp, &buf[0], C.size_t(len(buf))) == 0 {
+		return fmt.Errorf("%w: cuBLAS: %s", ErrUnavailable, C.GoString(&buf[0]))
+	}
+	return nil
 }
 
 // HasCUBLAS says whether the matmul check can run.

@@ -60,7 +60,7 @@ static int sym(void *lib, const char *name, void **out, char *err, size_t errlen
 
 #define SYM(lib, field, name) if (!sym(lib, name, (void **)&c->field, err, errlen)) goto fail
 
-gl_cuda *gl_open(const char *cuda_path, const char *cublas_path, char *err, size_t errlen) {
+gl_cuda *gl_open(const char *cuda_path, char *err, size_t errlen) {
 	gl_cuda *c = calloc(1, sizeof *c);
 	if (c == NULL) {
 		snprintf(err, errlen, "out of memory");
@@ -94,15 +94,6 @@ gl_cuda *gl_open(const char *cuda_path, const char *cublas_path, char *err, size
 	SYM(c->lib, cuEventSynchronize, "cuEventSynchronize");
 	SYM(c->lib, cuEventElapsedTime, "cuEventElapsedTime");
 	SYM(c->lib, cuEventDestroy, "cuEventDestroy_v2");
-	if (cublas_path != NULL) {
-		c->blas = dlopen(cublas_path, RTLD_NOW | RTLD_LOCAL);
-		if (c->blas != NULL) {
-			SYM(c->blas, cublasCreate, "cublasCreate_v2");
-			SYM(c->blas, cublasDestroy, "cublasDestroy_v2");
-			SYM(c->blas, cublasSetMathMode, "cublasSetMathMode");
-			SYM(c->blas, cublasSgemm, "cublasSgemm_v2");
-		}
-	}
 	CUresult rc = c->cuInit(0);
 	if (rc != 0) {
 		snprintf(err, errlen, "cuInit: CUDA error %d", rc);
@@ -110,10 +101,27 @@ gl_cuda *gl_open(const char *cuda_path, const char *cublas_path, char *err, size
 	}
 	return c;
 fail:
-	if (c->blas != NULL) dlclose(c->blas);
 	dlclose(c->lib);
 	free(c);
 	return NULL;
+}
+
+int gl_load_cublas(gl_cuda *c, const char *cublas_path, char *err, size_t errlen) {
+	void *blas = dlopen(cublas_path, RTLD_NOW | RTLD_LOCAL);
+	if (blas == NULL) {
+		const char *why = dlerror();
+		snprintf(err, errlen, "%s", why ? why : "dlopen failed");
+		return 0;
+	}
+	if (!sym(blas, "cublasCreate_v2", (void **)&c->cublasCreate, err, errlen) ||
+	    !sym(blas, "cublasDestroy_v2", (void **)&c->cublasDestroy, err, errlen) ||
+	    !sym(blas, "cublasSetMathMode", (void **)&c->cublasSetMathMode, err, errlen) ||
+	    !sym(blas, "cublasSgemm_v2", (void **)&c->cublasSgemm, err, errlen)) {
+		dlclose(blas);
+		return 0;
+	}
+	c->blas = blas;
+	return 1;
 }
 
 int gl_has_cublas(gl_cuda *c) { return c->blas != NULL; }

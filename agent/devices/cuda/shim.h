@@ -10,10 +10,12 @@
 
 typedef struct gl_cuda gl_cuda;
 
-// gl_open loads libcuda at cuda_path and cuBLAS at cublas_path (cublas_path
-// may be NULL: no matmul check), resolves every entry point and calls
+// gl_open loads libcuda at cuda_path, resolves every entry point and calls
 // cuInit. On failure it returns NULL and writes why into err.
-gl_cuda *gl_open(const char *cuda_path, const char *cublas_path, char *err, size_t errlen);
+gl_cuda *gl_open(const char *cuda_path, char *err, size_t errlen);
+// gl_load_cublas loads cuBLAS at cublas_path for the matmul check: 1, or
+// 0 with why in err (c is unchanged then).
+int gl_load_cublas(gl_cuda *c, const char *cublas_path, char *err, size_t errlen);
 int gl_has_cublas(gl_cuda *c);
 
 // gl_find returns the ordinal of the device whose UUID is the 16 bytes
