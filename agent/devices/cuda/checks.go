@@ -4,6 +4,7 @@ package cuda
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -57,7 +58,7 @@ func (l *Lib) MemoryPattern(ctx context.Context, uuid string) Outcome {
 	return l.run(ctx, func() Outcome {
 		dev, free, err := l.deviceAndFree(uuid)
 		if err != nil {
-			return Outcome{Fail, err.Error()}
+			return failed(err)
 		}
 		size := min(free/8, patternMax) &^ 3
 		r := l.pattern(dev, size)
@@ -81,7 +82,7 @@ func (l *Lib) Matmul(ctx context.Context, uuid, model string) Outcome {
 	return l.run(ctx, func() Outcome {
 		dev, free, err := l.deviceAndFree(uuid)
 		if err != nil {
-			return Outcome{Fail, err.Error()}
+			return failed(err)
 		}
 		n := gemmN
 		for n > 256 && uint64(3*n*n*4) > free/4 {
@@ -120,14 +121,14 @@ func (l *Lib) PeerBandwidth(ctx context.Context, uuid string, peers []string) Ou
 	return l.run(ctx, func() Outcome {
 		dev, free, err := l.deviceAndFree(uuid)
 		if err != nil {
-			return Outcome{Fail, err.Error()}
+			return failed(err)
 		}
 		size := min(free/8, peerMax) &^ 3
 		var figures []string
 		for _, p := range peers {
 			pd, err := l.device(p)
 			if err != nil {
-				return Outcome{Fail, err.Error()}
+				return failed(err)
 			}
 			r := l.peer(dev, pd, size, peerIters)
 			switch {
@@ -145,6 +146,20 @@ func (l *Lib) PeerBandwidth(ctx context.Context, uuid string, peers []string) Ou
 		}
 		return Outcome{Pass, fmt.Sprintf("cuMemcpyPeer %d MiB ×%d: %s", size>>20, peerIters, strings.Join(figures, ", "))}
 	})
+}
+
+// errNotVisible: CUDA lists no device with the GPU's UUID, though NVML
+// does: the agent's own CUDA_VISIBLE_DEVICES may hide it. Its checks are
+// skipped, not failed: the fault may be the agent's environment.
+var errNotVisible = errors.New("CUDA shows this agent no device with UUID")
+
+// failed is the outcome of a check that could not run for err: skipped
+// where CUDA does not show the agent the GPU, else failed.
+func failed(err error) Outcome {
+	if errors.Is(err, errNotVisible) {
+		return Outcome{Skipped, err.Error()}
+	}
+	return Outcome{Fail, err.Error()}
 }
 
 // deviceAndFree finds the GPU NVML names uuid and reads its free memory.

@@ -44,7 +44,8 @@ func want(t *testing.T, what string, got Outcome, status string, parts ...string
 }
 
 // A sound GPU passes the pattern test with its figures; one that reads a
-// byte back wrong fails, naming where, and the other GPU still passes.
+// byte back wrong fails, naming where, and the other GPU still passes; a
+// GPU CUDA does not show the agent is skipped, saying so.
 func TestMemoryPattern(t *testing.T) {
 	l := fakeLib(t)
 	ctx := context.Background()
@@ -54,7 +55,8 @@ func TestMemoryPattern(t *testing.T) {
 	t.Setenv("FAKECUDA_CORRUPT", "1:4096")
 	want(t, "corrupt", l.MemoryPattern(ctx, gpu1), Fail, "4 words read back wrong", "first at byte 4096", "wrote 0x00000000, read 0x00000010", "fill 1500.0 GB/s")
 	want(t, "the other GPU", l.MemoryPattern(ctx, gpu0), Pass, "0 words wrong")
-	want(t, "a GPU CUDA lacks", l.MemoryPattern(ctx, "GPU-00000000-0000-0000-0000-00000000ffff"), Fail, "no device with UUID")
+	want(t, "a GPU CUDA does not show", l.MemoryPattern(ctx, "GPU-00000000-0000-0000-0000-00000000ffff"), Skipped, "no device with UUID")
+	want(t, "not a UUID", l.MemoryPattern(ctx, "GPU-zz"), Fail, "not a GPU UUID")
 }
 
 // The SGEMM's throughput is held against the model's figure: at 400

@@ -90,7 +90,7 @@ func (l *Lib) device(uuid string) (int, error) {
 	case d < -1:
 		return 0, fmt.Errorf("cuDeviceGetCount: CUDA error %d", -1-d)
 	case d < 0:
-		return 0, fmt.Errorf("CUDA has no device with UUID %s", uuid)
+		return 0, fmt.Errorf("%w: %s (CUDA_VISIBLE_DEVICES of the agent?)", errNotVisible, uuid)
 	}
 	return d, nil
 }
