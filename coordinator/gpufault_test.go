@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
 )
@@ -14,19 +13,8 @@ import (
 // attempt unspent, and the next acquire places it on the other GPU. A
 // report naming a GPU the attempt lacks, or with permanent, is refused.
 func TestGPUFaultReplacesTheTaskAtOnce(t *testing.T) {
-	h := coordinatortest.Start(t, coordinatortest.Options{})
+	admin, worker, job, first := oneGPUTaskAssigned(t) // preflightreport_test.go
 	ctx := t.Context()
-	admin := h.Client(t, h.AdminToken)
-	worker := twoGPUWorker(t, h)
-	job, err := admin.SubmitJob(ctx, api.JobSpec{Executor: "exec", Config: []byte(`{"command":"true"}`), MaxAttempts: 1, Resources: &api.Resources{GPUs: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	acq, err := worker.Acquire(ctx, api.AcquireRequest{WaitSeconds: 1})
-	if err != nil || acq.Task == nil {
-		t.Fatalf("acquire: %+v %v", acq, err)
-	}
-	first := acq.Task
 	if err := worker.Start(ctx, first.ID, first.AttemptID); err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,8 @@ import (
 // check before the gang meets, the GPU is reported unhealthy with the
 // figures (and stays so), the gang is placed again on sound GPUs and
 // succeeds with its one attempt unspent; every check, the skipped CUDA
-// ones said so, and the time taken are in the tasks' logs.
+// ones said so, and the time taken are in the tasks' logs, and how each
+// attempt's preflight went is shown on it.
 func TestPreflightReplacesAGangOffABadGPU(t *testing.T) {
 	h := startCoordinator(t)
 	admin := h.Client(t, h.AdminToken)
@@ -56,10 +57,18 @@ func TestPreflightReplacesAGangOffABadGPU(t *testing.T) {
 	for _, task := range done.Tasks {
 		for _, at := range task.Attempts[:len(task.Attempts)-1] {
 			lost = lost || (slices.Contains(at.Devices, bad) && at.State == api.AttemptLost &&
-				strings.Contains(at.Reason, "preflight: GPU "+bad+" failed its nvlink check: 1 of 18 NVLinks down (links 3)"))
+				strings.Contains(at.Reason, "preflight: GPU "+bad+" failed its nvlink check: 1 of 18 NVLinks down (links 3)") &&
+				at.Preflight != nil && at.Preflight.Outcome == api.PreflightFailed && at.Preflight.BoundMS == 120000 &&
+				at.Preflight.Failed == "GPU "+bad+": nvlink: 1 of 18 NVLinks down (links 3)")
 		}
-		if last := task.Attempts[len(task.Attempts)-1]; slices.Contains(last.Devices, bad) {
+		last := task.Attempts[len(task.Attempts)-1]
+		if slices.Contains(last.Devices, bad) {
 			t.Fatalf("the gang ran on the bad GPU: %+v", last)
+		}
+		// The passed preflight went with the start: its outcome, time,
+		// bound and checks (six a GPU; the CUDA ones skipped).
+		if p := last.Preflight; p == nil || p.Outcome != api.PreflightPassed || p.BoundMS != 120000 || p.Checks != 6 || p.Skipped < 3 || p.DurationMS < 0 {
+			t.Fatalf("the attempt that ran shows preflight %+v", p)
 		}
 	}
 	if !lost {

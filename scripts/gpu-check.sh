@@ -16,6 +16,9 @@
 #       and the metrics check (they run gpulayer dev and a second agent with
 #       --metrics-addr on this machine).
 #
+# It runs the gangs' preflight on every GPU (gpuinventory -preflight), the
+# CUDA checks included where the driver loads, and records the figures.
+#
 # It also records what the health watcher relies on (gpuinventory -probe:
 # the event types each GPU supports, whether XID and double-bit ECC events
 # register, the driver's recovery-action field) and checks that the metrics
@@ -96,6 +99,19 @@ else
 	say "FAIL: gpuinventory -probe failed"
 	status=1
 fi
+
+# The gang preflight on every GPU: NVML's checks and, where the CUDA driver
+# and cuBLAS load, the memory pattern test, the SGEMM against the model's
+# figure and the peer copies over NVLink (agent/devices/cuda). A GPU that
+# fails is a failure of this check; a check skipped is recorded.
+if "$bin" -preflight >"$work/preflight.json" 2>"$work/preflight.log"; then
+	say "preflight passed:"
+else
+	say "FAIL: the preflight failed (or could not run):"
+	cat "$work/preflight.log" >&2
+	status=1
+fi
+grep -E '"(name|status|detail|took_ms)"' "$work/preflight.json" | tr -s ' ' >&2 || true
 
 # metrics_check runs a second agent against gpulayer dev with
 # --metrics-addr and checks each GPU's DCGM-named readings beside what
@@ -302,7 +318,7 @@ fi
 
 if [[ -n ${REPORT_DIR:-} ]]; then
 	mkdir -p "$REPORT_DIR"
-	for f in nvidia-smi.csv gpuinventory.csv inventory.json probe.json task.out metrics.txt metrics-smi.csv probe-hold.json process.txt share-within.txt share-over.txt share-zombie.txt; do
+	for f in nvidia-smi.csv gpuinventory.csv inventory.json probe.json preflight.json preflight.log task.out metrics.txt metrics-smi.csv probe-hold.json process.txt share-within.txt share-over.txt share-zombie.txt; do
 		[[ -f $work/$f ]] && cp "$work/$f" "$REPORT_DIR/"
 	done
 	# The dev instance's log, without the admin token it printed.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/gpulayer/gpulayer/agent/devices/cuda"
 	"github.com/gpulayer/gpulayer/agent/devices/nvml"
 )
 
@@ -62,6 +63,7 @@ func OpenSeeded(ctx context.Context, logger *slog.Logger, fake, seed string) (So
 		if err != nil {
 			return nil, fmt.Errorf("open nvml: %w", err)
 		}
+		withCUDA(src, logger)
 		return src, nil
 	default:
 		src, err := nvml.OpenFakeSeeded(ctx, logger, fake, seed)
@@ -94,4 +96,16 @@ func OpenFakeWithFaults(ctx context.Context, logger *slog.Logger, fake, seed, fa
 	}
 	logger.Info("serving fake GPUs with injected faults", "fake_gpus", fake, "faults_file", faults)
 	return src, nil
+}
+
+// withCUDA gives src's preflight its compute checks where the CUDA driver
+// loads (agent/devices/cuda); without it they are reported skipped.
+func withCUDA(src *nvml.Source, logger *slog.Logger) {
+	lib, err := cuda.OpenSystem()
+	if err != nil {
+		logger.Info("no CUDA: the preflight's memory pattern, matmul and peer bandwidth checks are skipped", "reason", err.Error())
+		return
+	}
+	src.SetCompute(lib)
+	logger.Info("CUDA loaded for the preflight's compute checks", "cublas", lib.HasCUBLAS())
 }

@@ -27,7 +27,7 @@ type Host interface {
 
 // Coordinator is the part of the client a runner uses.
 type Coordinator interface {
-	Start(ctx context.Context, taskID, attemptID string) error
+	StartWith(ctx context.Context, taskID string, req api.StartRequest) error
 	AppendLogs(ctx context.Context, taskID string, req api.LogsRequest) error
 	Finish(ctx context.Context, taskID string, req api.FinishRequest) (api.Task, error)
 	Fail(ctx context.Context, taskID string, req api.FailRequest) (api.Task, error)
@@ -373,7 +373,19 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 	if err != nil {
 		return r.fail(ctx, a, EndError, err.Error())
 	}
-	if err := r.start(ctx, a); err != nil {
+	// The preflight runs before the start is reported, so that a passed
+	// one goes with the start and a failed one ends the attempt before it
+	// ever shows as running (preflight.go).
+	ship := newShipper(r.cfg.Coordinator, a)
+	var pre *api.PreflightReport
+	if a.Preflight {
+		var out Outcome
+		var failed bool
+		if pre, out, failed = r.preflight(ctx, a, ship, log); failed {
+			return out
+		}
+	}
+	if err := r.start(ctx, a, pre); err != nil {
 		end := EndStale
 		if ctx.Err() != nil {
 			end = EndShutdown
@@ -416,12 +428,6 @@ func (r *Runner) execute(ctx context.Context, rn *run, log *slog.Logger) Outcome
 		if names, dir := r.cfg.CDI(a); len(names) > 0 {
 			env[executor.EnvCDIDevices] = strings.Join(names, ",")
 			env[executor.EnvCDIDir] = dir
-		}
-	}
-	ship := newShipper(r.cfg.Coordinator, a)
-	if a.Preflight {
-		if out, failed := r.preflight(ctx, a, ship, log); failed { // preflight.go
-			return out
 		}
 	}
 	if a.Gang != nil {

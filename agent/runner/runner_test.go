@@ -42,6 +42,10 @@ type recorder struct {
 	finishes map[string]api.FinishRequest
 	// started are the tasks whose start was reported.
 	started map[string]bool
+	// startPreflight is the preflight report each start carried.
+	startPreflight map[string]*api.PreflightReport
+	// failPreflight is the preflight report each fail carried.
+	failPreflight map[string]*api.PreflightReport
 }
 
 func (r *recorder) Rendezvous(ctx context.Context, _ string, req api.RendezvousRequest) (api.RendezvousResponse, error) {
@@ -70,13 +74,14 @@ func (r *recorder) setPeers(peers ...api.GangPeer) {
 }
 
 func newRecorder() *recorder {
-	return &recorder{stdout: map[string]*strings.Builder{}, stderr: map[string]*strings.Builder{}, ended: map[string]string{}, finishes: map[string]api.FinishRequest{}, started: map[string]bool{}, met: make(chan struct{}), waiting: make(chan struct{})}
+	return &recorder{stdout: map[string]*strings.Builder{}, stderr: map[string]*strings.Builder{}, ended: map[string]string{}, finishes: map[string]api.FinishRequest{}, started: map[string]bool{}, startPreflight: map[string]*api.PreflightReport{}, failPreflight: map[string]*api.PreflightReport{}, met: make(chan struct{}), waiting: make(chan struct{})}
 }
 
-func (r *recorder) Start(_ context.Context, id, _ string) error {
+func (r *recorder) StartWith(_ context.Context, id string, req api.StartRequest) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.started[id] = true
+	r.startPreflight[id] = req.Preflight
 	return nil
 }
 
@@ -114,6 +119,7 @@ func (r *recorder) Fail(_ context.Context, id string, req api.FailRequest) (api.
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.ended[id] = "fail " + req.Reason
+	r.failPreflight[id] = req.Preflight
 	if req.GPUFault != "" {
 		r.ended[id] += " [gpu_fault " + req.GPUFault + "]"
 	}

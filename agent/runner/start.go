@@ -12,16 +12,17 @@ import (
 // again before the attempt is given up (it then lapses and is retried).
 const startPatience = 30 * time.Second
 
-// start tells the coordinator the attempt has started. A start whose
+// start tells the coordinator the attempt has started, with how its
+// preflight went where one ran (pre). A start whose
 // answer was lost, that no coordinator could serve, or whose credential
 // was refused is sent again as a new call: starting an attempt that runs
 // already changes nothing, and one that lapsed meanwhile is refused as
 // stale. Any other refusal is returned at once.
-func (r *Runner) start(ctx context.Context, a api.Assignment) error {
+func (r *Runner) start(ctx context.Context, a api.Assignment, pre *api.PreflightReport) error {
 	deadline := r.cfg.Clock.Now().Add(startPatience)
 	backoff := 100 * time.Millisecond
 	for {
-		err := r.cfg.Coordinator.Start(ctx, a.ID, a.AttemptID)
+		err := r.cfg.Coordinator.StartWith(ctx, a.ID, api.StartRequest{AttemptID: a.AttemptID, Preflight: pre})
 		if err == nil || !worthRetrying(err) || ctx.Err() != nil || r.cfg.Clock.Now().After(deadline) {
 			return err
 		}

@@ -22,7 +22,7 @@ type startAnswers struct {
 	calls atomic.Int32
 }
 
-func (s *startAnswers) Start(context.Context, string, string) error {
+func (s *startAnswers) StartWith(context.Context, string, api.StartRequest) error {
 	n := int(s.calls.Add(1))
 	if n <= len(s.errs) {
 		return s.errs[n-1]

@@ -67,6 +67,12 @@ func eventDetail(e api.JobEvent) string {
 	if p := e.PreemptedBy; p != nil && e.Kind == api.EventAttemptPreempted {
 		add("by job %s (team %s) for its task %s", p.JobID, p.Team, p.TaskID)
 	}
+	if p := e.Preflight; p != nil {
+		add("preflight %s: %d checks, %d skipped, %d ms of %d", p.Outcome, p.Checks, p.Skipped, p.DurationMS, p.BoundMS)
+		if p.Failed != "" {
+			add("%s", p.Failed)
+		}
+	}
 	if c := e.Checkpoint; c != nil {
 		add("%s %d bytes sha256:%s", c.Format, c.Size, c.SHA256)
 	}

@@ -191,6 +191,8 @@ type StartTask struct {
 	WorkerID  string    `json:"worker_id"`
 	AttemptID string    `json:"attempt_id"`
 	Now       time.Time `json:"now"`
+	// Preflight is how the attempt's preflight went (preflight.go).
+	Preflight *Preflight `json:"preflight,omitempty"`
 }
 
 // AppendLogs adds a chunk of output to the current attempt.
@@ -250,6 +252,8 @@ type FailTask struct {
 	// Checkpoint and RequireProof are as FinishTask's.
 	Checkpoint   *Checkpoint `json:"checkpoint,omitempty"`
 	RequireProof bool        `json:"require_proof,omitempty"`
+	// Preflight is how the attempt's preflight went (preflight.go).
+	Preflight *Preflight `json:"preflight,omitempty"`
 }
 
 // LoseAttempt ends an attempt whose lease lapsed or whose worker was lost.

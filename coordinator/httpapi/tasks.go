@@ -47,7 +47,11 @@ func (s *Server) startTask(w http.ResponseWriter, r *http.Request, p auth.Princi
 	if err := requireAttempt(req.AttemptID); err != nil {
 		return err
 	}
-	t, err := state.Propose[state.Task](r.Context(), s.propose, command.StartTask{TaskID: r.PathValue("id"), WorkerID: p.WorkerID, AttemptID: req.AttemptID, Now: s.now()})
+	pf, err := preflightReport(req.Preflight, true) // preflightreport.go
+	if err != nil {
+		return err
+	}
+	t, err := state.Propose[state.Task](r.Context(), s.propose, command.StartTask{TaskID: r.PathValue("id"), WorkerID: p.WorkerID, AttemptID: req.AttemptID, Now: s.now(), Preflight: pf})
 	if err != nil {
 		return err
 	}
@@ -163,8 +167,12 @@ func (s *Server) failTask(w http.ResponseWriter, r *http.Request, p auth.Princip
 	if err := validateCheckpointRef(req.Checkpoint); err != nil { // preemption.go
 		return err
 	}
+	pf, err := preflightReport(req.Preflight, false) // preflightreport.go
+	if err != nil {
+		return err
+	}
 	t, err := state.Propose[state.Task](r.Context(), s.propose, command.FailTask{TaskID: r.PathValue("id"), WorkerID: p.WorkerID, AttemptID: req.AttemptID, Reason: req.Reason, Permanent: req.Permanent,
-		GPUFault: req.GPUFault, Now: s.now(), Checkpoint: translate.CheckpointFromAPI(req.Checkpoint), RequireProof: true})
+		GPUFault: req.GPUFault, Now: s.now(), Checkpoint: translate.CheckpointFromAPI(req.Checkpoint), RequireProof: true, Preflight: pf})
 	if err != nil {
 		return err
 	}

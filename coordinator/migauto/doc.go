@@ -1,8 +1,10 @@
 // Package migauto is the coordinator's opt-in MIG auto mode: when tasks
 // wait for a MIG profile that no GPU offers, and an idle MIG-capable GPU
-// could offer it, it asks for that GPU's MIG layout (a SetMIGLayout with
-// auto set) as an admin would, and the agent repartitions it
-// (state/miglayout.go, agent/miglayout.go).
+// on a worker where one of those tasks could then run could offer it, it
+// asks for that GPU's MIG layout (a SetMIGLayout with auto set) as an
+// admin would, and the agent repartitions it (state/miglayout.go,
+// agent/miglayout.go). A GPU it split is given back whole once its
+// profiles' demand has been gone a Window (giveback.go).
 //
 // Hysteresis keeps it from flapping: a profile's demand must have lasted
 // a whole Window, without a break, before a GPU is repartitioned for it

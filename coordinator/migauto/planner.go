@@ -38,6 +38,13 @@ type Settings struct {
 type Planner struct {
 	settings Settings
 	since    map[string]time.Time
+	// wanted are the profiles in demand at the last step; goneSince is
+	// since when each profile once in demand has been out of it; start
+	// is when the planner first stepped (a profile never in demand counts
+	// as gone since then).
+	wanted    map[string]bool
+	goneSince map[string]time.Time
+	start     time.Time
 }
 
 // New builds a planner; zero durations take their defaults.
@@ -48,19 +55,32 @@ func New(s Settings) *Planner {
 	if s.MinInterval <= 0 {
 		s.MinInterval = DefaultMinInterval
 	}
-	return &Planner{settings: s, since: map[string]time.Time{}}
+	return &Planner{settings: s, since: map[string]time.Time{}, goneSince: map[string]time.Time{}}
 }
 
 // Step reads the demand and the fleet at now and returns the layout
-// request to make, if any: at most one a step.
+// request to make, if any: at most one a step. A GPU is repartitioned for
+// lasting demand first; failing that, a GPU the auto mode partitioned is
+// given back whole once its profiles' demand has been gone a Window
+// (giveBack).
 func (p *Planner) Step(now time.Time, demand []state.MIGDemand, fleet []state.WorkerGPUs) (command.SetMIGLayout, bool) {
+	if p.start.IsZero() {
+		p.start = now
+	}
 	wanted := map[string]bool{}
 	for _, d := range demand {
 		wanted[d.Profile] = true
+		delete(p.goneSince, d.Profile)
 		if _, ok := p.since[d.Profile]; !ok {
 			p.since[d.Profile] = now
 		}
 	}
+	for prof := range p.wanted {
+		if !wanted[prof] {
+			p.goneSince[prof] = now // the first step without it
+		}
+	}
+	p.wanted = wanted
 	for prof := range p.since {
 		if !wanted[prof] {
 			delete(p.since, prof) // a break: the window starts again
@@ -75,7 +95,7 @@ func (p *Planner) Step(now time.Time, demand []state.MIGDemand, fleet []state.Wo
 			return c, true
 		}
 	}
-	return command.SetMIGLayout{}, false
+	return p.giveBack(now, fleet)
 }
 
 // offersFree reports whether a MIG device of profile is offered and
@@ -95,13 +115,14 @@ func offersFree(fleet []state.WorkerGPUs, profile string) bool {
 	return false
 }
 
-// pick is the first GPU, by worker id then index, that could offer d's
+// pick is the first GPU, by worker id then index, on a worker where one
+// of d's tasks could run (state.MIGDemand.Workers), that could offer d's
 // profile and may be repartitioned now, with the layout that fills it.
 func (p *Planner) pick(now time.Time, d state.MIGDemand, fleet []state.WorkerGPUs) (command.SetMIGLayout, bool) {
 	for _, wg := range fleet {
 		w := &wg.Worker.Worker
-		if !p.takesPart(w) || !slices.ContainsFunc(d.Executors, func(e string) bool { return slices.Contains(w.Executors, e) }) {
-			continue
+		if _, runs := slices.BinarySearch(d.Workers, w.ID); !p.takesPart(w) || !runs {
+			continue // no waiting task could run there
 		}
 		for _, gpu := range w.Devices {
 			if gpu.Parent != "" || !p.idle(now, wg, gpu) {

@@ -22,7 +22,9 @@ func node(id string, devs ...command.Device) state.WorkerGPUs {
 
 const a100 = "NVIDIA A100-SXM4-80GB"
 
-var want3g = []state.MIGDemand{{Profile: "3g.40gb", Tasks: 2, Executors: []string{"exec"}}}
+// want3g is two tasks waiting for 3g.40gb that could run on workers a, b
+// and w1 (state.MIGDemand.Workers).
+var want3g = []state.MIGDemand{{Profile: "3g.40gb", Tasks: 2, Executors: []string{"exec"}, Workers: []string{"a", "b", "w1"}}}
 
 // step runs one step and says which GPU it repartitions ("" for none).
 func step(t *testing.T, p *Planner, clk *clock.Fake, demand []state.MIGDemand, fleet []state.WorkerGPUs) string {
@@ -106,11 +108,11 @@ func TestOnlyAnIdleCapableGPUIsRepartitioned(t *testing.T) {
 			w.Worker.Worker.Devices = append(w.Worker.Worker.Devices, gpu("GPU-9", a100), command.Device{UUID: "MIG-9", Parent: "GPU-9", MIGProfile: "3g.40gb", Healthy: true})
 			w.Worker.Worker.Devices[1].MIGEnabled = true
 		}, ""},
-		"a model without the profile": {func(w *state.WorkerGPUs) { w.Worker.Worker.Devices[0].Name = "NVIDIA A100-SXM4-40GB" }, ""},
-		"a model without MIG":         {func(w *state.WorkerGPUs) { w.Worker.Worker.Devices[0].Name = "NVIDIA L4" }, ""},
-		"another executor":            {func(w *state.WorkerGPUs) { w.Worker.Worker.Executors = []string{"container"} }, ""},
-		"draining":                    {func(w *state.WorkerGPUs) { w.Worker.Worker.Status = state.WorkerDraining }, ""},
-		"opted out":                   {func(w *state.WorkerGPUs) { w.Worker.Worker.Labels = map[string]string{Label: "off"} }, ""},
+		"a model without the profile":   {func(w *state.WorkerGPUs) { w.Worker.Worker.Devices[0].Name = "NVIDIA A100-SXM4-40GB" }, ""},
+		"a model without MIG":           {func(w *state.WorkerGPUs) { w.Worker.Worker.Devices[0].Name = "NVIDIA L4" }, ""},
+		"a worker no task could run on": {func(w *state.WorkerGPUs) { w.Worker.Worker.ID = "w2" }, ""},
+		"draining":                      {func(w *state.WorkerGPUs) { w.Worker.Worker.Status = state.WorkerDraining }, ""},
+		"opted out":                     {func(w *state.WorkerGPUs) { w.Worker.Worker.Labels = map[string]string{Label: "off"} }, ""},
 	} {
 		t.Run(name, func(t *testing.T) {
 			clk := clock.NewFake(start)

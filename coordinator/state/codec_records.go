@@ -51,6 +51,7 @@ var attemptCodec = newCodec(
 	nestedField("meter", func(a *Attempt) (any, bool) { return a.Meter, len(a.Meter) > 0 }),
 	intField("number", func(a *Attempt) *int { return &a.Number }, always),
 	nestedField("preempted_by", func(a *Attempt) (any, bool) { return a.PreemptedBy, a.PreemptedBy != nil }),
+	nestedField("preflight", func(a *Attempt) (any, bool) { return a.Preflight, a.Preflight != nil }),
 	strField("reason", func(a *Attempt) *string { return &a.Reason }, omitEmpty),
 	nestedField("rendezvous", func(a *Attempt) (any, bool) { return a.Rendezvous, a.Rendezvous != nil }),
 	timeField("started_at", func(a *Attempt) *time.Time { return &a.StartedAt }),

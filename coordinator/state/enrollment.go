@@ -229,7 +229,7 @@ func (s *Store) enrollWorker(c command.EnrollWorker) (RegisterOutcome, error) {
 	cred := c.Credential
 	cred.WorkerID = w.ID
 	s.credentials[cred.ID] = &Credential{CredentialRecord: cred}
-	s.workers[w.ID] = w
+	s.putWorker(w) // gangtopology_index.go
 	e.Status, e.WorkerID, e.EnrolledAt = enrollmentEnrolled, w.ID, c.Now
 	ev.Kind, ev.WorkerID, ev.CredentialID, ev.CredentialKind = "enrollment.accepted", w.ID, cred.ID, kindWorker
 	ev.Detail = "cluster " + e.ClusterKey

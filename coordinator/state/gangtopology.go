@@ -33,10 +33,10 @@ var gangOrder = (*Store).byTopology
 // worker's.
 type switchGroup struct {
 	near  int
-	key   string // the switch
-	slots int    // their free slots together
-	count int    // how many of them
-	at    int    // where its workers start in the order
+	key   int32 // the switch's number (topoNames)
+	slots int   // their free slots together
+	count int   // how many of them
+	at    int   // where its workers start in the order
 }
 
 // byTopology orders the other ready workers a gang planned from w may
@@ -45,48 +45,51 @@ type switchGroup struct {
 // the gang needs as few switches as it can, each switch's workers
 // together in id order. Workers that name no switch come after those
 // that do at their nearness, in id order: with no labels anywhere this
-// is id order. It sorts the switches and each switch's few workers, not
-// every worker by its whole key, and allocates per switch nothing but
-// its entry: at 1,000 workers that keeps the topology term close to the
-// id order it replaces (BenchmarkGangPlacement).
+// is id order. It reads each worker's labels as the numbers kept on its
+// record (gangtopology_index.go), groups switches in a slice indexed by
+// number, sorts the switches and each switch's few workers, not every
+// worker by its whole key: at 1,000 workers that keeps the topology term
+// within a few per cent of the id order it replaces
+// (BenchmarkGangPlacement).
 func (s *Store) byTopology(w *Worker, others []*Worker) []*Worker {
-	domain, hereSwitch, rack := w.Labels[labelNVLinkDomain], w.Labels[labelSwitch], w.Labels[labelRack]
-	index := make(map[string]int, len(others)/4)
-	var groups []switchGroup
+	here := w.topo
+	groupOf := make([]int32, len(s.topo.names)) // switch number → group+1; 0: none yet
+	groups := make([]switchGroup, 0, min(len(others), 64))
 	var loose [elsewhere + 1][]*Worker
-	of := make([]int, len(others)) // each worker's group, -1 when loose
+	of := make([]int32, len(others)) // each worker's group, -1 when loose
 	for i, o := range others {
-		// Each label read once, and the asking worker's only where it has one.
-		sw := o.Labels[labelSwitch]
+		t := o.topo
 		near := elsewhere
 		switch {
-		case domain != "" && o.Labels[labelNVLinkDomain] == domain:
+		case here.domain != 0 && t.domain == here.domain:
 			near = sameNVLinkDomain
-		case hereSwitch != "" && sw == hereSwitch:
+		case here.sw != 0 && t.sw == here.sw:
 			near = sameSwitch
-		case rack != "" && o.Labels[labelRack] == rack:
+		case here.rack != 0 && t.rack == here.rack:
 			near = sameRack
 		}
-		if sw == "" {
+		if t.sw == 0 {
 			of[i] = -1
 			loose[near] = append(loose[near], o)
 			continue
 		}
-		g, ok := index[sw]
-		if !ok {
-			g = len(groups)
-			index[sw] = g
-			groups = append(groups, switchGroup{near: near, key: sw})
+		g := groupOf[t.sw] - 1
+		if g < 0 {
+			g = int32(len(groups))
+			groupOf[t.sw] = g + 1
+			groups = append(groups, switchGroup{near: near, key: t.sw})
 		}
 		of[i] = g
-		groups[g].near = min(groups[g].near, near)
-		groups[g].slots += s.freeSlots(o)
-		groups[g].count++
+		gr := &groups[g]
+		gr.near = min(gr.near, near)
+		gr.slots += s.freeSlots(o)
+		gr.count++
 	}
 	rank := make([]int, len(groups)) // group index → place in the order
 	for g := range rank {
 		rank[g] = g
 	}
+	names := s.topo.names
 	slices.SortFunc(rank, func(x, y int) int {
 		a, b := &groups[x], &groups[y]
 		switch {
@@ -95,7 +98,7 @@ func (s *Store) byTopology(w *Worker, others []*Worker) []*Worker {
 		case a.slots != b.slots:
 			return b.slots - a.slots
 		}
-		return strings.Compare(a.key, b.key)
+		return strings.Compare(names[a.key], names[b.key])
 	})
 	// Lay the order out: per nearness, the switches in rank order, then
 	// the loose workers; then fill each switch's span and sort it by id.
@@ -110,15 +113,15 @@ func (s *Store) byTopology(w *Worker, others []*Worker) []*Worker {
 		slices.SortFunc(loose[near], byID)
 		pos += copy(out[pos:], loose[near])
 	}
-	fill := make([]int, len(groups))
 	for i, o := range others {
 		if g := of[i]; g >= 0 {
-			out[groups[g].at+fill[g]] = o
-			fill[g]++
+			gr := &groups[g]
+			out[gr.at] = o
+			gr.at++
 		}
 	}
 	for _, g := range groups {
-		slices.SortFunc(out[g.at:g.at+g.count], byID)
+		slices.SortFunc(out[g.at-g.count:g.at], byID)
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // BenchmarkGangPlacement plans a gang of 16 one-GPU ranks over 1,000
@@ -24,25 +25,52 @@ func BenchmarkGangPlacement(b *testing.B) {
 	if r := s.Apply(gangJob("g", 16)).(Result); r.Err() != nil {
 		b.Fatal(r.Err())
 	}
-	byID := func(_ *Store, _ *Worker, ws []*Worker) []*Worker {
-		slices.SortFunc(ws, func(a, b *Worker) int { return strings.Compare(a.ID, b.ID) })
-		return ws
-	}
-	for _, order := range []struct {
+	orders := []struct {
 		name string
 		fn   func(*Store, *Worker, []*Worker) []*Worker
-	}{{"topology", (*Store).byTopology}, {"id-order", byID}} {
+	}{{"topology", (*Store).byTopology}, {"id-order", idOrder}}
+	plan := func(b *testing.B, fn func(*Store, *Worker, []*Worker) []*Worker) {
+		saved := gangOrder
+		gangOrder = fn
+		defer func() { gangOrder = saved }()
+		if _, ok := s.PlanGang("w0500", "", 4, "g"); !ok {
+			b.Fatal("no placement")
+		}
+	}
+	for _, order := range orders {
 		b.Run(order.name, func(b *testing.B) {
-			saved := gangOrder
-			gangOrder = order.fn
-			defer func() { gangOrder = saved }()
 			for b.Loop() {
-				if _, ok := s.PlanGang("w0500", "", 4, "g"); !ok {
-					b.Fatal("no placement")
-				}
+				plan(b, order.fn)
 			}
 		})
 	}
+	// paired: each iteration plans once in each order, back to back
+	// (which goes first alternates), and the metric is the median of the
+	// per-iteration ratios: on a machine shared with other work the two
+	// separate runs above can differ by more than the term measured, the
+	// pairs much less.
+	b.Run("paired", func(b *testing.B) {
+		var ratios []float64
+		for i := 0; b.Loop(); i++ {
+			first, second := i%2, 1-i%2 // which goes first alternates
+			t0 := time.Now()
+			plan(b, orders[first].fn)
+			t1 := time.Now()
+			plan(b, orders[second].fn)
+			var took [2]time.Duration
+			took[first], took[second] = t1.Sub(t0), time.Since(t1)
+			ratios = append(ratios, float64(took[0])/float64(took[1]))
+		}
+		slices.Sort(ratios)
+		b.ReportMetric(ratios[len(ratios)/2], "topology/id-order")
+	})
+}
+
+// idOrder is the order a gang would span workers without the topology
+// term: by id.
+func idOrder(_ *Store, _ *Worker, ws []*Worker) []*Worker {
+	slices.SortFunc(ws, func(a, b *Worker) int { return strings.Compare(a.ID, b.ID) })
+	return ws
 }
 
 func gpuIDs(worker string, n int) []string {

@@ -27,6 +27,7 @@ const (
 	AttemptEnded
 	CheckpointSaved
 	TaskCancelled
+	AttemptPreflight
 )
 
 // JobEvent is one fact of a job's history.
@@ -87,7 +88,8 @@ func (s *Store) JobEvents(id string) (events []JobEvent, truncated bool, err err
 	return out, false, nil
 }
 
-// attemptEvents appends the facts of t's attempt a: its assignment,
+// attemptEvents appends the facts of t's attempt a: its assignment, its
+// preflight (how it went, and how long it took against its bound), its
 // start, the preemption that asked it to stop, its end, and the
 // checkpoint it saved when that is t's latest.
 func attemptEvents(out []JobEvent, t *Task, a Attempt) []JobEvent {
@@ -96,6 +98,13 @@ func attemptEvents(out []JobEvent, t *Task, a Attempt) []JobEvent {
 		return JobEvent{At: at, Kind: k, TaskID: t.ID, TaskIndex: t.Index, Attempt: &a}
 	}
 	out = append(out, ev(a.AssignedAt, AttemptAssigned))
+	if a.Preflight != nil { // reported with the start, or with the fail that ended it
+		at := a.StartedAt
+		if at.IsZero() {
+			at = a.EndedAt
+		}
+		out = append(out, ev(at, AttemptPreflight))
+	}
 	if !a.StartedAt.IsZero() {
 		out = append(out, ev(a.StartedAt, AttemptStarted))
 	}

@@ -12,11 +12,16 @@ import (
 // queue asks for, and what the fleet offers.
 
 // MIGDemand is the pending tasks that ask for MIG devices of one profile,
-// and the executors they run on.
+// the executors they run on, and the ready workers where at least one of
+// them could run once a GPU there offers the profile: every term of the
+// task but its devices (executor, capability, target, affinity, a
+// worker's exclusivity, max per worker; canRun).
 type MIGDemand struct {
 	Profile   string
 	Tasks     int
 	Executors []string
+	// Workers are those workers' ids, sorted.
+	Workers []string
 }
 
 // PendingMIGDemand lists, by profile (sorted), the pending tasks that ask
@@ -25,6 +30,7 @@ func (s *Store) PendingMIGDemand() []MIGDemand {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	by := map[string]*MIGDemand{}
+	seen := map[string]bool{} // profile and job already weighed
 	for _, caps := range s.queue.lists {
 		for _, tasks := range caps {
 			for _, t := range tasks {
@@ -42,16 +48,34 @@ func (s *Store) PendingMIGDemand() []MIGDemand {
 				if !slices.Contains(d.Executors, j.Spec.Executor) {
 					d.Executors = append(d.Executors, j.Spec.Executor)
 				}
+				s.addMIGWorkers(d, j, t, seen)
 			}
 		}
 	}
 	out := make([]MIGDemand, 0, len(by))
 	for _, d := range by {
 		slices.Sort(d.Executors)
+		slices.Sort(d.Workers)
 		out = append(out, *d)
 	}
 	slices.SortFunc(out, func(a, b MIGDemand) int { return cmp.Compare(a.Profile, b.Profile) })
 	return out
+}
+
+// addMIGWorkers adds to d the ready workers t (of job j) could run on,
+// its devices aside; a job's tasks share their terms, so each job is
+// weighed once a profile (seen).
+func (s *Store) addMIGWorkers(d *MIGDemand, j *Job, t *Task, seen map[string]bool) {
+	key := d.Profile + "\x00" + j.ID
+	if seen[key] {
+		return
+	}
+	seen[key] = true
+	for _, w := range s.workers {
+		if w.Status == workerReady && !slices.Contains(d.Workers, w.ID) && s.canRun(w, j, t, "") == nil {
+			d.Workers = append(d.Workers, w.ID)
+		}
+	}
 }
 
 // Offered reports whether placement may give d, a device of w, work:

@@ -77,6 +77,8 @@ type Worker struct {
 
 	// active holds the ids of tasks assigned to or running on the worker.
 	active map[string]struct{}
+	// topo is its topology labels, numbered (gangtopology_index.go).
+	topo workerTopology
 }
 
 // Attempt is one assignment of a task.
@@ -104,6 +106,9 @@ type Attempt struct {
 	// PreemptedBy names the task a preemption asked this attempt to stop
 	// for, and when (preempt.go); nil where none did.
 	PreemptedBy *Preemptor `json:"preempted_by,omitempty"`
+	// Preflight is how the attempt's preflight went, as its agent
+	// reported it with the start or the fail (preflight.go).
+	Preflight *command.Preflight `json:"preflight,omitempty"`
 }
 
 // Preemptor is the task a preemption was made for, and when it was made.

@@ -111,7 +111,7 @@ func (s *Store) load(snap *snapshotV1) error {
 		}
 		w.active = map[string]struct{}{}
 		approveLegacy(w)
-		s.workers[w.ID] = w
+		s.putWorker(w) // gangtopology_index.go
 	}
 	for _, g := range snap.Groups {
 		if g == nil || s.groups[g.ID] != nil {

@@ -84,6 +84,10 @@ type tables struct {
 	// through nested groups; rebuilt on every group write.
 	memberOf map[string]map[string]struct{}
 
+	// topo numbers the workers' topology label values
+	// (gangtopology_index.go; derived, rebuilt at restore).
+	topo *topoNames
+
 	queue *pendingQueue
 
 	// inuse counts the GPUs each team's active tasks hold (teamroom.go).
@@ -110,6 +114,7 @@ func (s *Store) reset() {
 	s.bootstrapGeneration = 0
 	s.credentials = map[string]*Credential{}
 	s.workers = map[string]*Worker{}
+	s.topo = newTopoNames()
 	s.jobs = newCowMap[*Job]()
 	s.jobOrder = nil
 	s.tasks = newCowMap[*Task]()

@@ -140,6 +140,7 @@ func (s *Store) startTask(c command.StartTask) (Task, error) {
 		a := t.ownCurrent()
 		a.State = taskRunning
 		a.StartedAt = c.Now
+		a.Preflight = clonePreflight(c.Preflight)            // preflight.go
 		s.inuse.started(t.ID, endOf(t, s.jobs.get(t.JobID))) // backfill.go
 	}
 	return t.clone(), nil
@@ -314,6 +315,7 @@ func (s *Store) failTask(c command.FailTask) (Task, error) {
 		s.requeueOrEnd(t, reason, c.Now)
 	}
 	s.keepCheckpoint(t, c.Checkpoint, c.AttemptID, c.WorkerID)
+	keepPreflight(t, c.AttemptID, c.Preflight) // preflight.go
 	s.settleGang(t, c.Now)
 	return t.clone(), nil
 }

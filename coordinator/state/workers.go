@@ -70,7 +70,7 @@ func (s *Store) registerWorker(c command.RegisterWorker) (RegisterOutcome, error
 	cred := c.Credential
 	cred.WorkerID = c.WorkerID
 	s.credentials[cred.ID] = &Credential{CredentialRecord: cred}
-	s.workers[w.ID] = w
+	s.putWorker(w) // gangtopology_index.go
 	detail := "status " + status
 	if token != nil {
 		joined, missing := s.joinGroups(w.ID, token.Groups, c.Now)

@@ -16,6 +16,7 @@ var eventKinds = map[state.JobEventKind]string{
 	state.AttemptEnded:            api.EventAttemptEnded,
 	state.CheckpointSaved:         api.EventCheckpointSaved,
 	state.TaskCancelled:           api.EventTaskCancelled,
+	state.AttemptPreflight:        api.EventAttemptPreflight,
 }
 
 // JobEvents renders a job's events.
@@ -42,6 +43,9 @@ func jobEvent(e state.JobEvent) api.JobEvent {
 		return v
 	}
 	v.Attempt = &api.EventAttempt{AttemptID: a.ID, Number: a.Number, WorkerID: a.WorkerID, Devices: a.Devices}
+	if e.Kind == state.AttemptPreflight {
+		v.Preflight = preflightView(a.Preflight)
+	}
 	if e.Kind == state.AttemptEnded {
 		v.Attempt.Outcome, v.Attempt.ExitCode, v.Attempt.Reason = a.State, a.ExitCode, a.Reason
 	}

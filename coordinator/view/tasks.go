@@ -43,6 +43,7 @@ func Task(t state.Task) api.Task {
 			EndedAt:    api.FormatTime(a.EndedAt),
 			ExitCode:   a.ExitCode,
 			Reason:     a.Reason,
+			Preflight:  preflightView(a.Preflight),
 		})
 	}
 	return v
@@ -157,4 +158,12 @@ func checkpointView(c *state.TaskCheckpoint) *api.TaskCheckpoint {
 		return nil
 	}
 	return &api.TaskCheckpoint{SHA256: c.SHA256, Size: c.Size, AttemptID: c.AttemptID, Format: c.Format}
+}
+
+// preflightView is an attempt's preflight as clients see it.
+func preflightView(p *command.Preflight) *api.PreflightReport {
+	if p == nil {
+		return nil
+	}
+	return &api.PreflightReport{Outcome: p.Outcome, DurationMS: p.DurationMS, BoundMS: p.BoundMS, Checks: p.Checks, Skipped: p.Skipped, Failed: p.Failed}
 }

@@ -56,3 +56,16 @@ func TestCheckPCI(t *testing.T) {
 		t.Errorf("FormatPCIDevice(0) = %q", got)
 	}
 }
+
+// Every known model has a matmul figure, and a name NVML spells in
+// another case finds it; an unknown model has none.
+func TestMatmulTF32(t *testing.T) {
+	for _, s := range Known() {
+		if v, ok := MatmulTF32(strings.ToLower(s.Name)); !ok || v <= 0 {
+			t.Errorf("%s: no matmul figure (%v, %v)", s.Name, v, ok)
+		}
+	}
+	if v, ok := MatmulTF32("NVIDIA Imaginary 1GB"); ok {
+		t.Errorf("an unknown model has a figure: %v", v)
+	}
+}

@@ -13,6 +13,7 @@ const (
 	EventAttemptEnded     = "attempt.ended"
 	EventCheckpointSaved  = "checkpoint.saved"
 	EventTaskCancelled    = "task.cancelled"
+	EventAttemptPreflight = "attempt.preflight"
 )
 
 // JobEvent is one fact of a job's history. Kind says which; the fields
@@ -38,6 +39,9 @@ type JobEvent struct {
 	DependsOn []Dependency `json:"depends_on,omitempty"`
 	// Reason says why (task.cancelled).
 	Reason string `json:"reason,omitempty"`
+	// Preflight is how the attempt's preflight went and how long it took
+	// against its bound (attempt.preflight).
+	Preflight *PreflightReport `json:"preflight,omitempty"`
 }
 
 // EventAttempt is what an attempt event says of its attempt. Outcome,

@@ -176,6 +176,9 @@ type Attempt struct {
 	EndedAt    string   `json:"ended_at,omitempty"`
 	ExitCode   *int     `json:"exit_code,omitempty"`
 	Reason     string   `json:"reason,omitempty"`
+	// Preflight is how the attempt's preflight went, as its agent
+	// reported it; absent where none ran.
+	Preflight *PreflightReport `json:"preflight,omitempty"`
 }
 
 // Task is one unit of a job as clients see it.

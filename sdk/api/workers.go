@@ -310,6 +310,9 @@ type AcquireResponse struct {
 // StartRequest is the body of POST /v1/tasks/{id}/start.
 type StartRequest struct {
 	AttemptID string `json:"attempt_id"`
+	// Preflight is how the attempt's preflight went, where its job asked
+	// for one: passed or skipped (a failed one ends the attempt instead).
+	Preflight *PreflightReport `json:"preflight,omitempty"`
 }
 
 // LogsRequest is the body of POST /v1/tasks/{id}/logs.
@@ -361,6 +364,9 @@ type FailRequest struct {
 	// attempt (up to MaxGPUFaultRetries of them a task), and the task is
 	// placed again at once, never on that GPU. Not with Permanent.
 	GPUFault string `json:"gpu_fault,omitempty"`
+	// Preflight is how the attempt's preflight went, where it ran before
+	// the attempt ended (a failed one ends it so).
+	Preflight *PreflightReport `json:"preflight,omitempty"`
 	// Checkpoint is as FinishRequest's.
 	Checkpoint *CheckpointRef `json:"checkpoint,omitempty"`
 }

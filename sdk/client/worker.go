@@ -57,7 +57,12 @@ func (c *Client) Start(ctx context.Context, taskID, attemptID string) error {
 	// Starting an attempt that runs already changes nothing: safe to
 	// resend. A resend answers for the state it finds: stale_attempt if
 	// the attempt lapsed meanwhile, whether or not the first one landed.
-	return c.Do(withIdempotent(ctx), http.MethodPost, taskPath(taskID, "start"), api.StartRequest{AttemptID: attemptID}, nil)
+	return c.StartWith(ctx, taskID, api.StartRequest{AttemptID: attemptID})
+}
+
+// StartWith is Start with the whole request: its preflight report too.
+func (c *Client) StartWith(ctx context.Context, taskID string, req api.StartRequest) error {
+	return c.Do(withIdempotent(ctx), http.MethodPost, taskPath(taskID, "start"), req, nil)
 }
 
 // Rendezvous tells the coordinator where a gang member's attempt is

@@ -51,7 +51,7 @@ func OpenInterface(ctx context.Context, logger *slog.Logger, lib gonvml.Interfac
 		return repartition(ctx, lib, uuid, layout)
 	}
 	src.preflight = func(ctx context.Context, uuids []string) []PreflightCheck {
-		return preflight(ctx, lib, uuids)
+		return preflight(ctx, lib, src.compute, uuids)
 	}
 	return src, nil
 }

@@ -16,18 +16,31 @@ const noCUDA = "no CUDA: this agent runs no GPU kernels"
 
 // preflight runs the checks NVML can answer on each GPU (see
 // preflightsrc.go).
-func preflight(ctx context.Context, lib gonvml.Interface, uuids []string) []PreflightCheck {
+// compute, where not nil, runs the checks that need CUDA; each GPU's peers
+// for the bandwidth check are the task's other whole GPUs.
+func preflight(ctx context.Context, lib gonvml.Interface, compute Compute, uuids []string) []PreflightCheck {
 	var out []PreflightCheck
 	for i, u := range uuids {
 		if ctx.Err() != nil {
 			return append(out, skipAll(uuids[i:], "the preflight's time bound passed first")...)
 		}
-		out = append(out, preflightGPU(lib, u)...)
+		out = append(out, preflightGPU(ctx, lib, compute, u, peersOf(u, uuids))...)
 	}
 	return out
 }
 
-func preflightGPU(lib gonvml.Interface, uuid string) []PreflightCheck {
+// peersOf is the whole GPUs of uuids other than u.
+func peersOf(u string, uuids []string) []string {
+	var out []string
+	for _, p := range uuids {
+		if p != u && !strings.HasPrefix(p, "MIG-") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func preflightGPU(ctx context.Context, lib gonvml.Interface, compute Compute, uuid string, peers []string) []PreflightCheck {
 	check := func(name, status, detail string) PreflightCheck {
 		return PreflightCheck{GPU: uuid, Name: name, Status: status, Detail: detail}
 	}
@@ -40,11 +53,26 @@ func preflightGPU(lib gonvml.Interface, uuid string) []PreflightCheck {
 	}
 	out := []PreflightCheck{memoryCheck(dev, check), eccCheck(dev, check)}
 	links := nvlinkCheck(dev, check)
-	out = append(out, links, check("memory-pattern", PreflightSkipped, noCUDA), check("matmul", PreflightSkipped, noCUDA))
-	if links.Status == PreflightSkipped {
-		return append(out, check("p2p-bandwidth", PreflightSkipped, "no NVLink in the topology"))
+	out = append(out, links)
+	if compute == nil {
+		out = append(out, check("memory-pattern", PreflightSkipped, noCUDA), check("matmul", PreflightSkipped, noCUDA))
+	} else {
+		model, _ := dev.GetName()
+		o := compute.MemoryPattern(ctx, uuid)
+		out = append(out, check("memory-pattern", o.Status, o.Detail))
+		o = compute.Matmul(ctx, uuid, model)
+		out = append(out, check("matmul", o.Status, o.Detail))
 	}
-	return append(out, check("p2p-bandwidth", PreflightSkipped, noCUDA))
+	switch {
+	case links.Status == PreflightSkipped:
+		return append(out, check("p2p-bandwidth", PreflightSkipped, "no NVLink in the topology"))
+	case links.Status == PreflightFail:
+		return append(out, check("p2p-bandwidth", PreflightSkipped, "an NVLink is down (the nvlink check)"))
+	case compute == nil:
+		return append(out, check("p2p-bandwidth", PreflightSkipped, noCUDA))
+	}
+	o := compute.PeerBandwidth(ctx, uuid, peers)
+	return append(out, check("p2p-bandwidth", o.Status, o.Detail))
 }
 
 type checkFunc func(name, status, detail string) PreflightCheck

@@ -1,15 +1,32 @@
 package nvml
 
-import "context"
+import (
+	"context"
+
+	"github.com/gpulayer/gpulayer/agent/devices/cuda"
+)
+
+// Compute runs the preflight checks that need the GPU to compute
+// (*cuda.Lib).
+type Compute interface {
+	MemoryPattern(ctx context.Context, uuid string) cuda.Outcome
+	Matmul(ctx context.Context, uuid, model string) cuda.Outcome
+	PeerBandwidth(ctx context.Context, uuid string, peers []string) cuda.Outcome
+}
+
+// SetCompute gives the preflight its CUDA checks; call it before the
+// source is used.
+func (s *Source) SetCompute(c Compute) { s.compute = c }
 
 // A preflight checks a gang rank's GPUs before the rank starts (the
-// agent's runner asks for it when the job sets preflight). It runs what
-// can run here and says so for the rest: this build has no CUDA, so the
-// memory pattern test, the matmul throughput against the model's figure
-// and the peer-to-peer bandwidth over NVLink are reported "skipped: no
-// CUDA", never given figures; what NVML can tell is checked: the memory
-// the GPU reports against its model's, uncorrected ECC errors since the
-// driver loaded, and every NVLink the topology has being up.
+// agent's runner asks for it when the job sets preflight). What NVML can
+// tell is checked: the memory the GPU reports against its model's,
+// uncorrected ECC errors since the driver loaded, and every NVLink the
+// topology has being up. The memory pattern test, the matmul throughput
+// against the model's figure and the peer-to-peer bandwidth over NVLink
+// run through CUDA (SetCompute: agent/devices/cuda, loaded at run time);
+// on an agent without it they are reported "skipped: no CUDA", never
+// given figures.
 
 // Preflight check outcomes.
 const (

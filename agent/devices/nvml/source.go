@@ -38,6 +38,8 @@ type Source struct {
 	// preflight checks GPUs before a gang's rank starts (nil: a source
 	// without NVML; preflight.go).
 	preflight func(ctx context.Context, uuids []string) []PreflightCheck
+	// compute runs the preflight's CUDA checks (nil: none; SetCompute).
+	compute Compute
 
 	mu           sync.Mutex
 	closed       bool

@@ -9,7 +9,11 @@
 // -json prints every field, health included. -probe prints instead what
 // the real NVML supports that the agent's health watcher and metrics rely
 // on (event types and registration, the recovery-action field, one metrics
-// sample) as JSON; it changes no GPU setting. Logs go to stderr.
+// sample) as JSON; it changes no GPU setting. -preflight runs the agent's
+// gang preflight on every whole GPU (NVML's checks and, where the CUDA
+// driver loads, the memory pattern, matmul and peer bandwidth checks)
+// and prints the outcomes as JSON, exiting 1 when a GPU fails. Logs go
+// to stderr.
 package main
 
 import (
@@ -33,6 +37,7 @@ func main() {
 		`"" for the real NVML, "none", or a fake set: `+strings.Join(devices.FakeNames(), ", "))
 	asJSON := flag.Bool("json", false, "print all fields as JSON instead of nvidia-smi style CSV")
 	probe := flag.Bool("probe", false, "print what the real NVML supports (events, recovery action, metrics) as JSON")
+	preflight := flag.Bool("preflight", false, "run the agent's gang preflight on every GPU of the real NVML and print the outcomes as JSON")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -45,6 +50,13 @@ func main() {
 		return
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if *preflight {
+		if err := printPreflight(ctx, logger, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "gpuinventory:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(ctx, logger, os.Stdout, *fake, *asJSON); err != nil {
 		fmt.Fprintln(os.Stderr, "gpuinventory:", err)
 		os.Exit(1)

@@ -304,7 +304,8 @@ class JobEvent(Record):
     """One fact of a job's history (``kind``: ``job.submitted``,
     ``job.waiting``, ``attempt.assigned``, ``attempt.started``,
     ``attempt.preempted``, ``attempt.ended``, ``checkpoint.saved``,
-    ``task.cancelled``; kinds may be added). The fields its kind has are
+    ``task.cancelled``, ``attempt.preflight`` (its ``preflight`` is in
+    ``extra``); kinds may be added). The fields its kind has are
     set."""
 
     time: str = ""

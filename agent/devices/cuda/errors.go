@@ -1,0 +1,7 @@
+package cuda
+
+import "errors"
+
+// ErrUnavailable: the CUDA libraries could not be loaded, or this build
+// has no cgo.
+var ErrUnavailable = errors.New("CUDA is unavailable")
