@@ -268,17 +268,9 @@ func capabilityAllows(workerCaps []string, narrow, want string) bool {
 }
 
 // freeDevices lists the worker's healthy devices no active task holds,
-// whole or by a share (sharing.go).
-func (s *Store) freeDevices(w *Worker) []command.Device {
-	whole, shared := s.deviceUse(w)
-	var free []command.Device
-	for _, d := range w.Devices {
-		if _, isShared := shared[d.UUID]; offered(w, d) && !whole[d.UUID] && !isShared {
-			free = append(free, d)
-		}
-	}
-	return free
-}
+// whole or by a share (sharing.go), from its view (workerview.go); the
+// caller must not change the slice.
+func (s *Store) freeDevices(w *Worker) []command.Device { return s.viewOf(w).free }
 
 func (s *Store) pickDevices(w *Worker, r *command.Resources) ([]string, bool) {
 	return s.pickDevicesBut(w, r, nil)

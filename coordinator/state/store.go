@@ -40,6 +40,8 @@ type Store struct {
 	version uint64
 	holdMu  sync.Mutex
 	holds   holdCache
+	// views keeps what each worker offers, derived (workerview.go).
+	views viewCache
 
 	// touched lists the jobs whose tasks the command being applied
 	// changed, for settleDependents.
