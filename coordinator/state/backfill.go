@@ -2,7 +2,6 @@ package state
 
 import (
 	"cmp"
-	"slices"
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
@@ -79,21 +78,25 @@ func large(spec command.JobSpec) bool {
 // head is the first task of the order whose team has room for it: each
 // team's top queued task, teams in fair-share order.
 func (s *Store) head() *Task {
-	top := map[string]*Task{}
-	for _, byKey := range s.queue.lists {
-		for sk, list := range byKey {
-			if len(list) > 0 && (top[sk.team] == nil || s.queue.less(list[0], top[sk.team])) {
-				top[sk.team] = list[0]
+	type top struct {
+		t    *Task
+		prio int
+	}
+	tops := map[string]top{}
+	for _, rs := range s.queue.subs { // queuesubs.go
+		for _, sq := range rs.all {
+			t := sq.tasks[0]
+			if cur, ok := tops[sq.key.team]; !ok || sq.prio > cur.prio || (sq.prio == cur.prio && t.Seq < cur.t.Seq) {
+				tops[sq.key.team] = top{t, sq.prio} // pendingQueue.less, its first task's priority kept
 			}
 		}
 	}
-	teams := make([]string, 0, len(top))
-	for team := range top {
+	teams := make([]string, 0, len(tops))
+	for team := range tops {
 		teams = append(teams, team)
 	}
-	slices.SortFunc(teams, s.compareShare)
-	for _, team := range teams {
-		t := top[team]
+	for _, team := range s.sortByShare(teams) {
+		t := tops[team].t
 		j := s.jobs.get(t.JobID)
 		if s.checkTeamRoom(j, wholeCenti(j.Spec)) == nil {
 			return t
@@ -141,26 +144,12 @@ func (s *Store) computeHold(t *Task) *gpuHold {
 	if j.Spec.Gang {
 		need = j.Spec.Count
 	}
-	var lists [][]slot
-	total := 0
-	for _, w := range s.workers {
-		if w.Status != workerReady || !slices.Contains(w.Executors, j.Spec.Executor) ||
-			!capabilityAllows(w.Capabilities, "", j.Spec.Capability) || !s.satisfies(w, j.Spec.Target) {
-			continue
-		}
-		if _, broken := s.requiredRule(w, j.rules); broken {
-			continue
-		}
-		if l := s.slotsOf(w, j, per); len(l) > 0 { // workerview.go
-			lists = append(lists, l)
-			total += len(l)
-		}
-	}
-	if total < need {
+	chosen := s.holdChoice(j, per, need) // holdbasis.go
+	if chosen == nil {
 		return nil
 	}
 	h := &gpuHold{jobID: j.ID, gpus: need * per, devices: map[string]bool{}, known: true}
-	for _, sl := range firstSlots(lists, need) {
+	for _, sl := range chosen {
 		for _, d := range sl.devices {
 			h.devices[d] = true
 		}

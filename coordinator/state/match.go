@@ -229,17 +229,11 @@ func (s *Store) canRun(w *Worker, j *Job, t *Task, capability string) error {
 	if r, broken := s.requiredRule(w, j.rules); broken {
 		return fmt.Errorf("worker %s breaks job %s's required affinity %+v: %w", w.ID, j.ID, r, ErrConflict)
 	}
-	sameJob := 0
-	for id := range w.active {
-		other := s.tasks.get(id)
-		if spec.ExclusiveWorker || s.jobs.get(other.JobID).Spec.ExclusiveWorker {
-			return fmt.Errorf("worker %s is exclusive: %w", w.ID, ErrConflict)
-		}
-		if other.JobID == j.ID {
-			sameJob++
-		}
+	v := s.viewOf(w) // workerview.go
+	if len(w.active) > 0 && (spec.ExclusiveWorker || v.exclusive) {
+		return fmt.Errorf("worker %s is exclusive: %w", w.ID, ErrConflict)
 	}
-	if spec.MaxPerWorker > 0 && sameJob >= spec.MaxPerWorker {
+	if sameJob := v.perJob[j.ID]; spec.MaxPerWorker > 0 && sameJob >= spec.MaxPerWorker {
 		return fmt.Errorf("job %s already runs %d tasks on %s: %w", j.ID, sameJob, w.ID, ErrConflict)
 	}
 	return nil

@@ -40,6 +40,7 @@ type Store struct {
 	version uint64
 	holdMu  sync.Mutex
 	holds   holdCache
+	bases   holdBases // holdbasis.go, under holdMu
 	// views keeps what each worker offers, derived (workerview.go).
 	views viewCache
 

@@ -57,9 +57,10 @@ type workerView struct {
 	offered []viewDevice     // the offered devices, in the worker's order
 	free    []command.Device // offered devices no active task holds
 	room    deviceRoom
-	// slots are the worker's backfill slots per shape (backfill.go),
-	// kept as they are asked for.
-	slots map[slotShape][]slot
+	// exclusive is whether an active task's job asks for the worker to
+	// itself; perJob counts the active tasks of each job (canRun).
+	exclusive bool
+	perJob    map[string]int
 }
 
 // viewCache holds the views of the current state. Matches build views
@@ -71,19 +72,30 @@ type viewCache struct {
 	m   map[string]*workerView
 }
 
-// dropView forgets w's view (its active tasks changed).
+// dropView forgets w's view (its active tasks changed), and its slots
+// in the hold bases (holdbasis.go).
 func (s *Store) dropView(workerID string) {
 	s.views.mu.Lock()
 	delete(s.views.m, workerID)
 	s.views.mu.Unlock()
+	s.dirtyBases(workerID)
 }
 
-// dropViews forgets every view, and keeps none built until viewsOn.
+// dropViews forgets every view and hold basis, and, while keepOff, keeps
+// none built.
 func (s *Store) dropViews(keepOff bool) {
 	s.views.mu.Lock()
 	s.views.m = nil
 	s.views.off = keepOff
 	s.views.mu.Unlock()
+	s.dropBases()
+}
+
+// isOff reports whether views are being kept now.
+func (v *viewCache) isOff() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.off
 }
 
 // viewOf is w's view, from the cache when it holds one.
@@ -118,6 +130,14 @@ func (s *Store) buildView(w *Worker) *workerView {
 		ends = s.deviceEnds(w)
 	}
 	v := &workerView{}
+	for id := range w.active {
+		j := s.jobs.get(s.tasks.get(id).JobID)
+		v.exclusive = v.exclusive || j.Spec.ExclusiveWorker
+		if v.perJob == nil {
+			v.perJob = map[string]int{}
+		}
+		v.perJob[j.ID]++
+	}
 	for _, d := range w.Devices {
 		if !offered(w, d) {
 			continue
@@ -146,8 +166,8 @@ func (s *Store) buildView(w *Worker) *workerView {
 }
 
 // slotShape is what a worker's backfill slots depend on besides the
-// worker: the resources asked, the GPUs per member and the job's
-// placement rules.
+// worker and its view: the resources asked, the GPUs per member and the
+// job's placement rules.
 type slotShape struct {
 	r            command.Resources
 	per          int
@@ -155,25 +175,9 @@ type slotShape struct {
 	maxPerWorker int
 }
 
-// slotsOf is workerSlots from w's view, kept in it per shape. The slots
-// come earliest free first (the order computeHold takes them in).
-func (s *Store) slotsOf(w *Worker, j *Job, per int) []slot {
-	v := s.viewOf(w)
-	k := slotShape{r: resourcesOf(j.Spec), per: per, exclusive: j.Spec.ExclusiveWorker, maxPerWorker: j.Spec.MaxPerWorker}
-	s.views.mu.Lock()
-	out, ok := v.slots[k]
-	s.views.mu.Unlock()
-	if ok {
-		return out
-	}
-	out = v.workerSlots(w, j.Spec, per)
-	s.views.mu.Lock()
-	if v.slots == nil {
-		v.slots = map[slotShape][]slot{}
-	}
-	v.slots[k] = out
-	s.views.mu.Unlock()
-	return out
+// shapeFor is the slot shape of a member of j of per GPUs.
+func shapeFor(j *Job, per int) slotShape {
+	return slotShape{r: resourcesOf(j.Spec), per: per, exclusive: j.Spec.ExclusiveWorker, maxPerWorker: j.Spec.MaxPerWorker}
 }
 
 // workerSlots splits the view's devices that fit spec into members of
