@@ -24,48 +24,6 @@ type teamList struct {
 // gpus reports whether the list's tasks ask for GPUs.
 func (l teamList) gpus() bool { return l.size > 0 || l.partial }
 
-// teamQueue is a team's sub-queues a worker could take from.
-type teamQueue struct {
-	team  string
-	lists []teamList
-}
-
-// teamLists gathers, by team, the sub-queues worker w could take from
-// (its executors x {untargeted, itself, its groups} x the capabilities
-// it accepts) with what it has free now (room).
-func (s *Store) teamLists(w *Worker, caps []string, anyCap bool, room deviceRoom) []teamQueue {
-	var out []teamQueue
-	at := map[string]int{}
-	for _, ex := range w.Executors {
-		for _, tk := range s.targetsOf(w) {
-			for _, sq := range s.queue.routeSubsOf(ex, tk) { // queuesubs.go
-				sk, list := sq.key, sq.tasks
-				if (!anyCap && !slices.Contains(caps, sk.capability)) || !room.admits(sk) {
-					continue
-				}
-				i, ok := at[sk.team]
-				if !ok {
-					i = len(out)
-					at[sk.team] = i
-					out = append(out, teamQueue{team: sk.team})
-				}
-				out[i].lists = append(out[i].lists, teamList{size: sk.size, partial: sk.partial, tasks: list})
-			}
-		}
-	}
-	return out
-}
-
-// shareOrder sorts teams by fair share, lowest first.
-func (s *Store) shareOrder(qs []teamQueue) []teamQueue {
-	keys := make(map[string]shareKey, len(qs))
-	for _, q := range qs {
-		keys[q.team] = s.shareKeyOf(q.team)
-	}
-	slices.SortFunc(qs, func(a, b teamQueue) int { return compareShareKeys(keys[a.team], keys[b.team]) })
-	return qs
-}
-
 // sortByShare sorts team names by fair share, lowest first.
 func (s *Store) sortByShare(teams []string) []string {
 	keys := make([]shareKey, len(teams))

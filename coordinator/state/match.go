@@ -142,10 +142,15 @@ func (s *Store) match(w *Worker, capability string, slots int, skip map[string]b
 		}
 	}
 	room := s.roomOn(w) // matchskip.go
-	for _, tl := range s.shareOrder(s.teamLists(w, caps, anyCap, room)) {
-		lim, use = s.limitsOf(tl.team), s.inuse.inUse(tl.team)
+	targets := s.targetsOf(w)
+	var lists []teamList
+	for _, team := range s.teamOrder() { // teamorder.go
+		if lists = s.listsOf(team, w, targets, caps, anyCap, room, lists); len(lists) == 0 {
+			continue
+		}
+		lim, use = s.limitsOf(team), s.inuse.inUse(team)
 		full := lim.full(use)
-		for _, l := range tl.lists {
+		for _, l := range lists {
 			if !(l.gpus() && full) {
 				scan(l.tasks)
 			}

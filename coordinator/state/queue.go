@@ -73,6 +73,7 @@ func (k queueKey) sub() subKey {
 type pendingQueue struct {
 	lists    map[routeKey]map[subKey][]*Task
 	subs     map[routeKey]*routeSubs // the same sub-queues, as slices (queuesubs.go)
+	teams    map[string]int          // the sub-queues of each team with any
 	prio     map[string]int
 	byTarget map[string]int // pending tasks per target key
 	n        int

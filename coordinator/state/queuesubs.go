@@ -20,10 +20,11 @@ type subQueue struct {
 	prio  int // the first task's priority
 }
 
-// routeSubs is one route's sub-queues.
+// routeSubs is one route's sub-queues, also by team.
 type routeSubs struct {
-	byKey map[subKey]*subQueue
-	all   []*subQueue
+	byKey  map[subKey]*subQueue
+	all    []*subQueue
+	byTeam map[string][]*subQueue
 }
 
 // setSub records sub-queue k of route rk as tasks (none: gone).
@@ -33,7 +34,7 @@ func (q *pendingQueue) setSub(rk routeKey, k subKey, tasks []*Task) {
 		if len(tasks) == 0 {
 			return
 		}
-		rs = &routeSubs{byKey: map[subKey]*subQueue{}}
+		rs = &routeSubs{byKey: map[subKey]*subQueue{}, byTeam: map[string][]*subQueue{}}
 		if q.subs == nil {
 			q.subs = map[routeKey]*routeSubs{}
 		}
@@ -45,23 +46,34 @@ func (q *pendingQueue) setSub(rk routeKey, k subKey, tasks []*Task) {
 		sq = &subQueue{key: k}
 		rs.byKey[k] = sq
 		rs.all = append(rs.all, sq)
+		rs.byTeam[k.team] = append(rs.byTeam[k.team], sq)
+		if q.teams == nil {
+			q.teams = map[string]int{}
+		}
+		q.teams[k.team]++
 		sq.tasks, sq.prio = tasks, q.prio[tasks[0].ID]
 	case len(tasks) > 0:
 		sq.tasks, sq.prio = tasks, q.prio[tasks[0].ID]
 	case sq != nil:
 		delete(rs.byKey, k)
 		rs.all = slices.DeleteFunc(rs.all, func(x *subQueue) bool { return x == sq })
+		if rs.byTeam[k.team] = slices.DeleteFunc(rs.byTeam[k.team], func(x *subQueue) bool { return x == sq }); len(rs.byTeam[k.team]) == 0 {
+			delete(rs.byTeam, k.team)
+		}
+		if q.teams[k.team]--; q.teams[k.team] == 0 {
+			delete(q.teams, k.team)
+		}
 		if len(rs.all) == 0 {
 			delete(q.subs, rk)
 		}
 	}
 }
 
-// routeSubsOf lists route (executor, target)'s sub-queues; the caller
-// must not change them.
-func (q *pendingQueue) routeSubsOf(executor, target string) []*subQueue {
+// teamSubsOf lists route (executor, target)'s sub-queues of team; the
+// caller must not change them.
+func (q *pendingQueue) teamSubsOf(executor, target, team string) []*subQueue {
 	if rs := q.subs[routeKey{executor, target}]; rs != nil {
-		return rs.all
+		return rs.byTeam[team]
 	}
 	return nil
 }

@@ -40,7 +40,8 @@ type Store struct {
 	version uint64
 	holdMu  sync.Mutex
 	holds   holdCache
-	bases   holdBases // holdbasis.go, under holdMu
+	bases   holdBases      // holdbasis.go, under holdMu
+	order   teamOrderCache // teamorder.go
 	// views keeps what each worker offers, derived (workerview.go).
 	views viewCache
 

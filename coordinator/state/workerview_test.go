@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -71,11 +72,20 @@ func staleSubs(q *pendingQueue) []string {
 			n++
 		}
 	}
+	teams := map[string]int{}
 	for rk, rs := range q.subs {
-		if len(rs.all) != len(rs.byKey) {
-			bad = append(bad, fmt.Sprintf("route %+v: %d sub-queues listed, %d by key", rk, len(rs.all), len(rs.byKey)))
+		byTeam := 0
+		for team, l := range rs.byTeam {
+			byTeam += len(l)
+			teams[team] += len(l)
+		}
+		if len(rs.all) != len(rs.byKey) || len(rs.all) != byTeam {
+			bad = append(bad, fmt.Sprintf("route %+v: %d sub-queues listed, %d by key, %d by team", rk, len(rs.all), len(rs.byKey), byTeam))
 		}
 		n -= len(rs.all)
+	}
+	if !maps.Equal(teams, q.teams) {
+		bad = append(bad, fmt.Sprintf("sub-queues by team %v, counted %v", teams, q.teams))
 	}
 	if n != 0 {
 		bad = append(bad, fmt.Sprintf("%d more sub-queues in the maps than in the slices", n))
