@@ -2,7 +2,6 @@ package state
 
 import (
 	"cmp"
-	"slices"
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
@@ -79,21 +78,25 @@ func large(spec command.JobSpec) bool {
 // head is the first task of the order whose team has room for it: each
 // team's top queued task, teams in fair-share order.
 func (s *Store) head() *Task {
-	top := map[string]*Task{}
-	for _, byKey := range s.queue.lists {
-		for sk, list := range byKey {
-			if len(list) > 0 && (top[sk.team] == nil || s.queue.less(list[0], top[sk.team])) {
-				top[sk.team] = list[0]
+	type top struct {
+		t    *Task
+		prio int
+	}
+	tops := map[string]top{}
+	for _, rs := range s.queue.subs { // queuesubs.go
+		for _, sq := range rs.all {
+			t := sq.tasks[0]
+			if cur, ok := tops[sq.key.team]; !ok || sq.prio > cur.prio || (sq.prio == cur.prio && t.Seq < cur.t.Seq) {
+				tops[sq.key.team] = top{t, sq.prio} // pendingQueue.less, its first task's priority kept
 			}
 		}
 	}
-	teams := make([]string, 0, len(top))
-	for team := range top {
+	teams := make([]string, 0, len(tops))
+	for team := range tops {
 		teams = append(teams, team)
 	}
-	slices.SortFunc(teams, s.compareShare)
-	for _, team := range teams {
-		t := top[team]
+	for _, team := range s.sortByShare(teams) {
+		t := tops[team].t
 		j := s.jobs.get(t.JobID)
 		if s.checkTeamRoom(j, wholeCenti(j.Spec)) == nil {
 			return t
@@ -141,25 +144,12 @@ func (s *Store) computeHold(t *Task) *gpuHold {
 	if j.Spec.Gang {
 		need = j.Spec.Count
 	}
-	var slots []slot
-	for _, w := range s.workers {
-		if w.Status != workerReady || !slices.Contains(w.Executors, j.Spec.Executor) ||
-			!capabilityAllows(w.Capabilities, "", j.Spec.Capability) || !s.satisfies(w, j.Spec.Target) {
-			continue
-		}
-		if _, broken := s.requiredRule(w, j.rules); broken {
-			continue
-		}
-		slots = append(slots, s.workerSlots(w, j, per)...)
-	}
-	if len(slots) < need {
+	chosen := s.holdChoice(j, per, need) // holdbasis.go
+	if chosen == nil {
 		return nil
 	}
-	slices.SortFunc(slots, func(a, b slot) int {
-		return cmp.Or(compareBool(a.unknown, b.unknown), a.at.Compare(b.at), cmp.Compare(a.worker, b.worker), cmp.Compare(a.index, b.index))
-	})
 	h := &gpuHold{jobID: j.ID, gpus: need * per, devices: map[string]bool{}, known: true}
-	for _, sl := range slots[:need] {
+	for _, sl := range chosen {
 		for _, d := range sl.devices {
 			h.devices[d] = true
 		}
@@ -169,51 +159,6 @@ func (s *Store) computeHold(t *Task) *gpuHold {
 		}
 	}
 	return h
-}
-
-// workerSlots splits w's devices that fit j into members of per GPUs,
-// earliest free first, as many as its placement rules allow.
-func (s *Store) workerSlots(w *Worker, j *Job, per int) []slot {
-	var ends map[string]deviceEnd
-	if len(w.active) > 0 {
-		ends = s.deviceEnds(w)
-	}
-	type dev struct {
-		uuid    string
-		at      time.Time
-		unknown bool
-	}
-	var devs []dev
-	for _, d := range w.Devices {
-		if deviceFits(d, j.Spec.Resources) && offered(w, d) {
-			e, busy := ends[d.UUID]
-			devs = append(devs, dev{uuid: d.UUID, at: e.at, unknown: busy && e.unknown})
-		}
-	}
-	slices.SortStableFunc(devs, func(a, b dev) int { return cmp.Or(compareBool(a.unknown, b.unknown), a.at.Compare(b.at)) })
-	n := len(devs) / per
-	if j.Spec.ExclusiveWorker {
-		n = min(n, 1)
-	}
-	if j.Spec.MaxPerWorker > 0 {
-		n = min(n, j.Spec.MaxPerWorker)
-	}
-	if w.MaxTasks > 0 {
-		n = min(n, w.MaxTasks)
-	}
-	out := make([]slot, 0, n)
-	for i := range n {
-		sl := slot{worker: w.ID, index: i}
-		for _, d := range devs[i*per : (i+1)*per] {
-			sl.devices = append(sl.devices, d.uuid)
-			sl.unknown = sl.unknown || d.unknown
-			if d.at.After(sl.at) {
-				sl.at = d.at
-			}
-		}
-		out = append(out, sl)
-	}
-	return out
 }
 
 // deviceEnd is when a busy device is expected free.
@@ -251,6 +196,12 @@ func endOf(t *Task, j *Job) deviceEnd {
 		from = a.AssignedAt
 	}
 	return deviceEnd{at: from.Add(time.Duration(j.Spec.TimeoutSeconds) * time.Second)}
+}
+
+// compareSlots orders slots as the hold takes them: known ends before
+// unknown, earliest first, then by worker and member.
+func compareSlots(a, b slot) int {
+	return cmp.Or(compareBool(a.unknown, b.unknown), a.at.Compare(b.at), cmp.Compare(a.worker, b.worker), cmp.Compare(a.index, b.index))
 }
 
 func compareBool(a, b bool) int {

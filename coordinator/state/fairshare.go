@@ -24,50 +24,39 @@ type teamList struct {
 // gpus reports whether the list's tasks ask for GPUs.
 func (l teamList) gpus() bool { return l.size > 0 || l.partial }
 
-// teamQueue is a team's sub-queues a worker could take from.
-type teamQueue struct {
-	team  string
-	lists []teamList
-}
-
-// teamLists gathers, by team, the sub-queues worker w could take from
-// (its executors x {untargeted, itself, its groups} x the capabilities
-// it accepts) with what it has free now (room).
-func (s *Store) teamLists(w *Worker, caps []string, anyCap bool, room deviceRoom) []teamQueue {
-	var out []teamQueue
-	at := map[string]int{}
-	for _, ex := range w.Executors {
-		for _, tk := range s.targetsOf(w) {
-			for sk, list := range s.queue.route(ex, tk) {
-				if (!anyCap && !slices.Contains(caps, sk.capability)) || !room.admits(sk) {
-					continue
-				}
-				i, ok := at[sk.team]
-				if !ok {
-					i = len(out)
-					at[sk.team] = i
-					out = append(out, teamQueue{team: sk.team})
-				}
-				out[i].lists = append(out[i].lists, teamList{size: sk.size, partial: sk.partial, tasks: list})
-			}
-		}
+// sortByShare sorts team names by fair share, lowest first.
+func (s *Store) sortByShare(teams []string) []string {
+	keys := make([]shareKey, len(teams))
+	for i, t := range teams {
+		keys[i] = s.shareKeyOf(t)
 	}
-	return out
+	slices.SortFunc(keys, compareShareKeys)
+	for i, k := range keys {
+		teams[i] = k.team
+	}
+	return teams
 }
 
-// shareOrder sorts teams by fair share, lowest first.
-func (s *Store) shareOrder(qs []teamQueue) []teamQueue {
-	slices.SortFunc(qs, func(a, b teamQueue) int { return s.compareShare(a.team, b.team) })
-	return qs
+// shareKey is what compareShare reads of a team, read once per sort.
+type shareKey struct {
+	team          string
+	inUse, weight int64
+}
+
+func (s *Store) shareKeyOf(team string) shareKey {
+	return shareKey{team: team, inUse: s.inuse.inUse(team), weight: s.limitsOf(team).weight}
+}
+
+// compareShareKeys is compareShare on keys read beforehand.
+func compareShareKeys(a, b shareKey) int {
+	return cmp.Or(cmp.Compare(a.inUse*b.weight, b.inUse*a.weight), cmp.Compare(a.team, b.team))
 }
 
 // compareShare orders two teams by in use / weight, then by name. The
 // shares are compared as cross products of integers: exact, the same on
 // every replica.
 func (s *Store) compareShare(a, b string) int {
-	la, lb := s.limitsOf(a), s.limitsOf(b)
-	ua, ub := s.inuse.inUse(a), s.inuse.inUse(b)
-	return cmp.Or(cmp.Compare(ua*lb.weight, ub*la.weight), cmp.Compare(a, b))
+	return compareShareKeys(s.shareKeyOf(a), s.shareKeyOf(b))
 }
 
 // TeamShare is a team's place in the fair-share order.

@@ -305,6 +305,7 @@ func (s *Store) giveTask(t *Task, w *Worker, attemptID string, devs []string, le
 	s.releaseHolds(w, t.ID, now) // preempt_holds.go
 	j := s.jobs.get(t.JobID)
 	s.inuse.hold(t.ID, command.TeamOf(j.Team), taskCentiGPUs(w, devs, j.Spec.Resources), endOf(t, j))
+	s.dropView(w.ID) // workerview.go
 }
 
 // GangDeliveries lists the gang members assigned to workerID that have

@@ -142,10 +142,15 @@ func (s *Store) match(w *Worker, capability string, slots int, skip map[string]b
 		}
 	}
 	room := s.roomOn(w) // matchskip.go
-	for _, tl := range s.shareOrder(s.teamLists(w, caps, anyCap, room)) {
-		lim, use = s.limitsOf(tl.team), s.inuse.inUse(tl.team)
+	targets := s.targetsOf(w)
+	var lists []teamList
+	for _, team := range s.teamOrder() { // teamorder.go
+		if lists = s.listsOf(team, w, targets, caps, anyCap, room, lists); len(lists) == 0 {
+			continue
+		}
+		lim, use = s.limitsOf(team), s.inuse.inUse(team)
 		full := lim.full(use)
-		for _, l := range tl.lists {
+		for _, l := range lists {
 			if !(l.gpus() && full) {
 				scan(l.tasks)
 			}
@@ -229,17 +234,11 @@ func (s *Store) canRun(w *Worker, j *Job, t *Task, capability string) error {
 	if r, broken := s.requiredRule(w, j.rules); broken {
 		return fmt.Errorf("worker %s breaks job %s's required affinity %+v: %w", w.ID, j.ID, r, ErrConflict)
 	}
-	sameJob := 0
-	for id := range w.active {
-		other := s.tasks.get(id)
-		if spec.ExclusiveWorker || s.jobs.get(other.JobID).Spec.ExclusiveWorker {
-			return fmt.Errorf("worker %s is exclusive: %w", w.ID, ErrConflict)
-		}
-		if other.JobID == j.ID {
-			sameJob++
-		}
+	v := s.viewOf(w) // workerview.go
+	if len(w.active) > 0 && (spec.ExclusiveWorker || v.exclusive) {
+		return fmt.Errorf("worker %s is exclusive: %w", w.ID, ErrConflict)
 	}
-	if spec.MaxPerWorker > 0 && sameJob >= spec.MaxPerWorker {
+	if sameJob := v.perJob[j.ID]; spec.MaxPerWorker > 0 && sameJob >= spec.MaxPerWorker {
 		return fmt.Errorf("job %s already runs %d tasks on %s: %w", j.ID, sameJob, w.ID, ErrConflict)
 	}
 	return nil
@@ -268,17 +267,9 @@ func capabilityAllows(workerCaps []string, narrow, want string) bool {
 }
 
 // freeDevices lists the worker's healthy devices no active task holds,
-// whole or by a share (sharing.go).
-func (s *Store) freeDevices(w *Worker) []command.Device {
-	whole, shared := s.deviceUse(w)
-	var free []command.Device
-	for _, d := range w.Devices {
-		if _, isShared := shared[d.UUID]; offered(w, d) && !whole[d.UUID] && !isShared {
-			free = append(free, d)
-		}
-	}
-	return free
-}
+// whole or by a share (sharing.go), from its view (workerview.go); the
+// caller must not change the slice.
+func (s *Store) freeDevices(w *Worker) []command.Device { return s.viewOf(w).free }
 
 func (s *Store) pickDevices(w *Worker, r *command.Resources) ([]string, bool) {
 	return s.pickDevicesBut(w, r, nil)

@@ -99,24 +99,5 @@ func (r deviceRoom) admits(k subKey) bool {
 	return k.size <= r.whole
 }
 
-// roomOn is what w has free.
-func (s *Store) roomOn(w *Worker) deviceRoom {
-	whole, shared := s.deviceUse(w)
-	var r deviceRoom
-	for _, d := range w.Devices {
-		if !offered(w, d) || whole[d.UUID] {
-			continue
-		}
-		switch used, isShared := shared[d.UUID]; {
-		case d.MIGEnabled:
-		case d.MIGProfile != "":
-			r.partial = r.partial || !isShared
-		case !isShared:
-			r.whole++
-			r.partial = true
-		case used < d.MemoryMiB:
-			r.partial = true
-		}
-	}
-	return r
-}
+// roomOn is what w has free (kept in its view: workerview.go).
+func (s *Store) roomOn(w *Worker) deviceRoom { return s.viewOf(w).room }

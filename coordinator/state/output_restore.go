@@ -80,6 +80,7 @@ func (s *Store) RestorePrepared(t *PreparedTables, out OutputRestore) error {
 	}
 	committed = true
 	s.tables = scratch.tables // the total too, counted by load
+	s.dropViews(false)        // workerview.go
 	s.markPending()
 	s.wake()
 	return nil

@@ -72,6 +72,8 @@ func (k queueKey) sub() subKey {
 // and team.
 type pendingQueue struct {
 	lists    map[routeKey]map[subKey][]*Task
+	subs     map[routeKey]*routeSubs // the same sub-queues, as slices (queuesubs.go)
+	teams    map[string]int          // the sub-queues of each team with any
 	prio     map[string]int
 	byTarget map[string]int // pending tasks per target key
 	n        int
@@ -103,6 +105,7 @@ func (q *pendingQueue) push(k queueKey, priority int, t *Task) {
 	copy(list[i+1:], list[i:])
 	list[i] = t
 	byCap[k.sub()] = list
+	q.setSub(rk, k.sub(), list)
 	q.byTarget[k.target]++
 	q.n++
 }
@@ -128,6 +131,7 @@ func (q *pendingQueue) remove(k queueKey, t *Task) {
 			break
 		}
 	}
+	q.setSub(rk, k.sub(), list)
 	switch {
 	case len(list) > 0:
 		byCap[k.sub()] = list
@@ -153,12 +157,6 @@ func (q *pendingQueue) replace(k queueKey, t, c *Task) {
 			return
 		}
 	}
-}
-
-// route returns the sub-queues of one executor and target, by capability
-// and team. Callers must not modify it.
-func (q *pendingQueue) route(executor, target string) map[subKey][]*Task {
-	return q.lists[routeKey{executor, target}]
 }
 
 // targeted reports how many pending tasks wait for target key tk.

@@ -97,6 +97,9 @@ func (h *history) next() command.Command {
 		if g := h.rng.IntN(3); g > 0 {
 			spec.Resources = &command.Resources{GPUs: g}
 		}
+		if h.rng.IntN(2) == 0 { // an expected end, which backfill holds read
+			spec.TimeoutSeconds = 60 + h.rng.IntN(600)
+		}
 		if gs := h.groupIDs(); len(gs) > 0 && h.rng.IntN(5) == 0 {
 			spec.Target = &command.Target{Kind: api.TargetGroup, ID: h.pick(gs)}
 		} else if count > 1 && h.rng.IntN(4) == 0 {

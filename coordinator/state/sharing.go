@@ -59,13 +59,13 @@ func shareFits(d command.Device, r *command.Resources, used uint64) bool {
 // a degraded one (degraded.go), then the one its share leaves fullest (so that whole GPUs stay whole, and large shares find
 // room), the first in the worker's order on a tie.
 func (s *Store) pickShare(w *Worker, r *command.Resources) ([]string, bool) {
-	whole, shared := s.deviceUse(w)
 	best, bestLeft, bestDegraded := "", uint64(0), false
-	for _, d := range w.Devices {
-		if !offered(w, d) || whole[d.UUID] || !shareFits(d, r, shared[d.UUID]) {
+	for _, vd := range s.viewOf(w).offered { // workerview.go
+		d := vd.dev
+		if vd.whole || !shareFits(d, r, vd.used) {
 			continue
 		}
-		left := d.MemoryMiB - shared[d.UUID] - r.GPUMemoryMiB
+		left := d.MemoryMiB - vd.used - r.GPUMemoryMiB
 		if best == "" || cmp.Or(compareDegraded(degraded(d), bestDegraded), cmp.Compare(left, bestLeft)) < 0 {
 			best, bestLeft, bestDegraded = d.UUID, left, degraded(d)
 		}

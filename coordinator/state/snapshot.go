@@ -89,6 +89,7 @@ func (s *Store) Restore(r io.Reader) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.tables = scratch.tables
+	s.dropViews(false) // workerview.go
 	s.markPending()
 	s.wake()
 	return nil

@@ -40,6 +40,10 @@ type Store struct {
 	version uint64
 	holdMu  sync.Mutex
 	holds   holdCache
+	bases   holdBases      // holdbasis.go, under holdMu
+	order   teamOrderCache // teamorder.go
+	// views keeps what each worker offers, derived (workerview.go).
+	views viewCache
 
 	// touched lists the jobs whose tasks the command being applied
 	// changed, for settleDependents.

@@ -142,6 +142,7 @@ func (s *Store) startTask(c command.StartTask) (Task, error) {
 		a.StartedAt = c.Now
 		a.Preflight = clonePreflight(c.Preflight)            // preflight.go
 		s.inuse.started(t.ID, endOf(t, s.jobs.get(t.JobID))) // backfill.go
+		s.dropView(t.WorkerID)                               // workerview.go
 	}
 	return t.clone(), nil
 }
@@ -360,6 +361,7 @@ func (s *Store) endAttempt(t *Task, state string, code *int, reason string, now 
 	s.meter(s.jobs.get(t.JobID), a)
 	t.Preempt = ""
 	s.inuse.release(t.ID)
+	s.dropView(t.WorkerID) // workerview.go
 	if w, ok := s.workers[t.WorkerID]; ok {
 		delete(w.active, t.ID)
 		s.forgetIfDone(w, now)

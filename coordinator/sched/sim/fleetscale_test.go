@@ -22,8 +22,20 @@ func TestFleetScaleSmall(t *testing.T) {
 //
 //	go test -run '^$' -bench FleetScale -benchtime 1x ./coordinator/sched/sim/
 func BenchmarkFleetScale(b *testing.B) {
+	benchFleet(b, Scale{Workers: 1000, GPUsPerWorker: 8, Teams: 50, Tasks: 100000, Horizon: 300, Seed: 1})
+}
+
+// BenchmarkFleet300 is the same scenario at 300 workers and 30,000
+// tasks, a quicker run to profile:
+//
+//	go test -run '^$' -bench Fleet300 -benchtime 1x -cpuprofile cpu.out ./coordinator/sched/sim/
+func BenchmarkFleet300(b *testing.B) {
+	benchFleet(b, Scale{Workers: 300, GPUsPerWorker: 8, Teams: 50, Tasks: 30000, Horizon: 300, Seed: 1})
+}
+
+func benchFleet(b *testing.B, sc Scale) {
 	for b.Loop() {
-		f, err := RunFleetScale(Scale{Workers: 1000, GPUsPerWorker: 8, Teams: 50, Tasks: 100000, Horizon: 300, Seed: 1}, nil)
+		f, err := RunFleetScale(sc, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,0 +1,54 @@
+package state
+
+import (
+	"maps"
+	"slices"
+	"sync"
+)
+
+// Team order. A match reads the teams in fair-share order and stops at
+// the first with a task that fits the worker (match.go), so it takes
+// each team's sub-queues as it comes to the team, not every team's
+// first. The order of the teams with queued work is a function of the
+// state; it is sorted once per state version and shared by the matches
+// of that version.
+
+// teamOrderCache keeps the order of one state version.
+type teamOrderCache struct {
+	mu      sync.Mutex
+	version uint64
+	ok      bool
+	teams   []string
+}
+
+// teamOrder lists the teams with queued sub-queues, lowest share first;
+// the caller must not change it.
+func (s *Store) teamOrder() []string {
+	c := &s.order
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ok && c.version == s.version {
+		return c.teams
+	}
+	teams := s.sortByShare(slices.Collect(maps.Keys(s.queue.teams)))
+	c.version, c.ok, c.teams = s.version, true, teams
+	return teams
+}
+
+// listsOf gathers team's sub-queues worker w could take from (its
+// executors x targets x the capabilities it accepts) with what it has
+// free now (room), into buf.
+func (s *Store) listsOf(team string, w *Worker, targets, caps []string, anyCap bool, room deviceRoom, buf []teamList) []teamList {
+	buf = buf[:0]
+	for _, ex := range w.Executors {
+		for _, tk := range targets {
+			for _, sq := range s.queue.teamSubsOf(ex, tk, team) { // queuesubs.go
+				if (!anyCap && !slices.Contains(caps, sq.key.capability)) || !room.admits(sq.key) {
+					continue
+				}
+				buf = append(buf, teamList{size: sq.key.size, partial: sq.key.partial, tasks: sq.tasks})
+			}
+		}
+	}
+	return buf
+}

@@ -1,0 +1,227 @@
+package state
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+)
+
+// staleViews lists the workers whose kept view differs from one built
+// afresh from the state now.
+func staleViews(s *Store) []string {
+	var bad []string
+	for _, id := range slices.Sorted(func(yield func(string) bool) {
+		for id := range s.views.m {
+			if !yield(id) {
+				return
+			}
+		}
+	}) {
+		kept := s.views.m[id]
+		w, ok := s.workers[id]
+		if !ok {
+			continue // never read: matches walk the workers there are
+		}
+		fresh := s.buildView(w)
+		if !reflect.DeepEqual(kept, fresh) {
+			bad = append(bad, fmt.Sprintf("%s: kept %+v, now %+v", id, *kept, *fresh))
+		}
+	}
+	return bad
+}
+
+// staleBases lists the workers whose slots in a kept hold basis, not
+// marked to be taken again, differ from their slots now.
+func staleBases(s *Store) []string {
+	var bad []string
+	for k, b := range s.bases.m {
+		for id := range b.lists {
+			if _, ok := s.workers[id]; !ok && !b.dirty[id] {
+				bad = append(bad, fmt.Sprintf("basis %+v keeps slots of %s, which is gone", k, id))
+			}
+		}
+		for id, w := range s.workers {
+			if b.dirty[id] {
+				continue
+			}
+			if got, want := b.lists[id], s.eligibleSlots(w, b.job, b.per); !reflect.DeepEqual(got, want) && len(got)+len(want) > 0 {
+				bad = append(bad, fmt.Sprintf("basis %+v, %s: kept %+v, now %+v", k, id, got, want))
+			}
+		}
+	}
+	return bad
+}
+
+// staleSubs lists where the queue's sub-queue slices (queuesubs.go)
+// differ from its maps.
+func staleSubs(q *pendingQueue) []string {
+	var bad []string
+	n := 0
+	for rk, byKey := range q.lists {
+		for k, list := range byKey {
+			rs := q.subs[rk]
+			if rs == nil || rs.byKey[k] == nil || !slices.Equal(rs.byKey[k].tasks, list) {
+				bad = append(bad, fmt.Sprintf("sub-queue %+v %+v: %d tasks in the map, not the same in the slices", rk, k, len(list)))
+			}
+			n++
+		}
+	}
+	teams := map[string]int{}
+	for rk, rs := range q.subs {
+		byTeam := 0
+		for team, l := range rs.byTeam {
+			byTeam += len(l)
+			teams[team] += len(l)
+		}
+		if len(rs.all) != len(rs.byKey) || len(rs.all) != byTeam {
+			bad = append(bad, fmt.Sprintf("route %+v: %d sub-queues listed, %d by key, %d by team", rk, len(rs.all), len(rs.byKey), byTeam))
+		}
+		n -= len(rs.all)
+	}
+	if !maps.Equal(teams, q.teams) {
+		bad = append(bad, fmt.Sprintf("sub-queues by team %v, counted %v", teams, q.teams))
+	}
+	if n != 0 {
+		bad = append(bad, fmt.Sprintf("%d more sub-queues in the maps than in the slices", n))
+	}
+	return bad
+}
+
+// A kept worker view is never stale: over random histories (every
+// command kind, placements through Match), after every command each
+// view the store keeps equals one built afresh from its state, and so do
+// the slots each hold basis keeps and the queue's sub-queue slices. Views and bases are asked for after
+// every command, so each command meets them to drop.
+func TestWorkerViewsFollowTheState(t *testing.T) {
+	kept := 0
+	heads := []*Job{ // heads of two shapes, to keep two hold bases
+		{Spec: command.JobSpec{Executor: "exec", Resources: &command.Resources{GPUs: 2}}},
+		{Spec: command.JobSpec{Executor: "exec", Resources: &command.Resources{GPUs: 1}, ExclusiveWorker: true}},
+	}
+	for seed := range uint64(6) {
+		h := newHistory(seed)
+		applyWire(t, h.s, command.ImportBootstrap{Generation: 1, Credentials: []command.CredentialRecord{{ID: "adm", Kind: "client", Name: "admin", Roles: []string{"admin"}, Hash: "x", CreatedAt: t0}}, Now: t0})
+		for i := 1; i < 500; i++ {
+			c := h.next()
+			applyWire(t, h.s, c)
+			if bad := append(append(staleViews(h.s), staleBases(h.s)...), staleSubs(h.s.queue)...); len(bad) > 0 {
+				t.Fatalf("seed %d, entry %d (%T): stale views:\n  %v", seed, i, c, bad)
+			}
+			for _, w := range h.s.workers {
+				h.s.roomOn(w)
+				kept++
+			}
+			for _, j := range heads {
+				h.s.holdMu.Lock()
+				got := h.s.holdChoice(j, j.Spec.Resources.GPUs, 3)
+				h.s.holdMu.Unlock()
+				var lists [][]slot
+				for _, w := range h.s.workers {
+					lists = append(lists, h.s.eligibleSlots(w, j, j.Spec.Resources.GPUs)) // the views are checked above
+				}
+				if want := choose(lists, 3); !reflect.DeepEqual(got, want) {
+					t.Fatalf("seed %d, entry %d (%T): the hold chose %+v, a choice afresh %+v", seed, i, c, got, want)
+				}
+			}
+		}
+	}
+	if kept == 0 {
+		t.Fatal("no view was ever kept: the histories had no workers")
+	}
+}
+
+// firstSlots takes the same slots, in the same order, as sorting every
+// slot would.
+func TestFirstSlotsIsTheSortedPrefix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	base := time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC)
+	for trial := range 200 {
+		var lists [][]slot
+		var all []slot
+		for w := range rng.IntN(12) {
+			var l []slot
+			for i := range rng.IntN(5) {
+				l = append(l, slot{worker: fmt.Sprintf("w%02d", w), index: i, at: base.Add(time.Duration(rng.IntN(4)) * time.Minute), unknown: rng.IntN(5) == 0})
+			}
+			slices.SortStableFunc(l, compareSlots)
+			lists = append(lists, l)
+			all = append(all, l...)
+		}
+		slices.SortFunc(all, compareSlots)
+		for _, n := range []int{0, 1, 3, len(all), len(all) + 2} {
+			got := firstSlots(lists, n)
+			want := all[:min(n, len(all))]
+			if !reflect.DeepEqual(got, want) && (len(got) != 0 || len(want) != 0) {
+				t.Fatalf("trial %d, first %d: got %+v, want %+v", trial, n, got, want)
+			}
+		}
+	}
+}
+
+// A slot index updated one worker at a time chooses as a merge of every
+// worker's slots afresh would.
+func TestSlotIndexChoosesAsAFreshMerge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	base := time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC)
+	var x slotIndex
+	lists := map[string][]slot{}
+	for step := range 2000 {
+		id := fmt.Sprintf("w%02d", rng.IntN(20))
+		var l []slot
+		for i := range rng.IntN(4) {
+			l = append(l, slot{worker: id, index: i, at: base.Add(time.Duration(rng.IntN(6)) * time.Minute), unknown: rng.IntN(6) == 0})
+		}
+		slices.SortStableFunc(l, compareSlots)
+		x.set(id, l)
+		if len(l) > 0 {
+			lists[id] = l
+		} else {
+			delete(lists, id)
+		}
+		n := 1 + rng.IntN(8)
+		var all [][]slot
+		for _, l := range lists {
+			all = append(all, l)
+		}
+		if got, want := x.first(n), choose(all, n); !reflect.DeepEqual(got, want) {
+			t.Fatalf("step %d, first %d: the index chose %+v, a fresh merge %+v", step, n, got, want)
+		}
+	}
+}
+
+// The placement rules a match reads from the worker's view: a worker
+// running a task of an exclusive job takes nothing else, and a job's
+// max_per_worker counts its tasks already there.
+func TestViewKeepsThePlacementRules(t *testing.T) {
+	cases := []struct {
+		name  string
+		first func(command.SubmitJob) command.SubmitJob
+		then  command.SubmitJob
+		want  bool // whether the second task is placed beside the first
+	}{
+		{"exclusive job's task holds the worker", func(c command.SubmitJob) command.SubmitJob { c.Spec.ExclusiveWorker = true; return c }, submit("y", 1, 1), false},
+		{"a plain task leaves room", func(c command.SubmitJob) command.SubmitJob { return c }, submit("y", 1, 1), true},
+		{"max_per_worker counts the job's tasks there", func(c command.SubmitJob) command.SubmitJob { c.Spec.MaxPerWorker = 1; return c }, command.SubmitJob{}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := New()
+			mustApply(t, s, register("w1", "GPU-0", "GPU-1"), tc.first(submit("x", 2, 1)))
+			if _, _, ok := place(t, s, "w1"); !ok {
+				t.Fatal("the first task was not placed")
+			}
+			if tc.then.JobID != "" {
+				mustApply(t, s, tc.then)
+			}
+			if task, devs, ok := place(t, s, "w1"); ok != tc.want {
+				t.Fatalf("second placement: %s on %v (%v), want placed %v", task, devs, ok, tc.want)
+			}
+		})
+	}
+}
