@@ -88,3 +88,28 @@ func (e *env) goroutines(ctx context.Context, n *coordProc, name string) string 
 	}
 	return path
 }
+
+// saveHeapProfile saves a coordinator's heap profile (in-use and
+// allocated bytes by stack) as name.pb.gz under the profiles directory:
+// where a memory target's bytes live is what RSS cannot show. Best
+// effort, as the goroutine dump.
+func (e *env) saveHeapProfile(ctx context.Context, n *coordProc, name string) string {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+n.debugAddr+"/debug/pprof/heap", nil)
+	if err != nil {
+		return ""
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK || os.MkdirAll(e.opts.profiles, 0o755) != nil {
+		return ""
+	}
+	path := filepath.Join(e.opts.profiles, name+".pb.gz")
+	if os.WriteFile(path, b, 0o644) != nil {
+		return ""
+	}
+	return path
+}

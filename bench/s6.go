@@ -135,6 +135,7 @@ func (e *env) runS6(ctx context.Context) error {
 	}
 	f.RSSAfterGC, _, _ = n.proc().Memory()
 	f.HeapInuseAfterGC = heapInuse(ctx, n)
+	e.saveHeapProfile(ctx, n, "s6-heap")
 	e.reportS6(f)
 	if e.want("s7") {
 		e.step(ctx, "S7 submits during snapshots", func(ctx context.Context) error { return e.runS7(ctx, c, n, f) })
