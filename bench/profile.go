@@ -69,32 +69,21 @@ func (e *env) saveProfile(b []byte, name string) (*pprofx.Profile, profileSummar
 // goroutines saves a goroutine dump (counts by stack) of a coordinator:
 // where its request handlers wait is what a CPU profile cannot show.
 func (e *env) goroutines(ctx context.Context, n *coordProc, name string) string {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+n.debugAddr+"/debug/pprof/goroutine?debug=1", nil)
-	if err != nil {
-		return ""
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return ""
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil || os.MkdirAll(e.opts.profiles, 0o755) != nil {
-		return ""
-	}
-	path := filepath.Join(e.opts.profiles, name+".txt")
-	if os.WriteFile(path, b, 0o644) != nil {
-		return ""
-	}
-	return path
+	return e.saveDebug(ctx, n, "/debug/pprof/goroutine?debug=1", name+".txt")
 }
 
 // saveHeapProfile saves a coordinator's heap profile (in-use and
 // allocated bytes by stack) as name.pb.gz under the profiles directory:
-// where a memory target's bytes live is what RSS cannot show. Best
-// effort, as the goroutine dump.
+// where a memory target's bytes live is what RSS cannot show.
 func (e *env) saveHeapProfile(ctx context.Context, n *coordProc, name string) string {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+n.debugAddr+"/debug/pprof/heap", nil)
+	return e.saveDebug(ctx, n, "/debug/pprof/heap", name+".pb.gz")
+}
+
+// saveDebug saves what a coordinator's debug listener answers at path
+// as file under the profiles directory, and returns where; best effort
+// ("" when it could not).
+func (e *env) saveDebug(ctx context.Context, n *coordProc, path, file string) string {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+n.debugAddr+path, nil)
 	if err != nil {
 		return ""
 	}
@@ -107,9 +96,9 @@ func (e *env) saveHeapProfile(ctx context.Context, n *coordProc, name string) st
 	if err != nil || resp.StatusCode != http.StatusOK || os.MkdirAll(e.opts.profiles, 0o755) != nil {
 		return ""
 	}
-	path := filepath.Join(e.opts.profiles, name+".pb.gz")
-	if os.WriteFile(path, b, 0o644) != nil {
+	out := filepath.Join(e.opts.profiles, file)
+	if os.WriteFile(out, b, 0o644) != nil {
 		return ""
 	}
-	return path
+	return out
 }
