@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/internal/syncbuf"
+	"github.com/gpulayer/gpulayer/sdk/executor"
 	"github.com/gpulayer/gpulayer/sdk/executor/executortest"
 )
 
@@ -145,18 +146,7 @@ func TestExecutorSweepsStaleCgroups(t *testing.T) {
 		}
 	}()
 
-	var logs syncbuf.Buffer
-	e := New(Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	task := executortest.NewTask(t, []byte(`{"command": "true"}`))
-	if err := e.Start(t.Context(), task); err != nil {
-		if errors.Is(err, ErrSandbox) {
-			t.Skipf("this host refuses the sandbox even to root: %v", err)
-		}
-		t.Fatal(err)
-	}
-	if res, err := e.Wait(t.Context(), task.ID); err != nil || res.ExitCode != 0 {
-		t.Fatalf("the task: %+v, %v", res, err)
-	}
+	logs := runTrueTask(t, nil)
 
 	for _, d := range stale {
 		if _, err := os.Stat(d); !errors.Is(err, os.ErrNotExist) {
@@ -216,4 +206,30 @@ func TestTaskCgroupMadeAgainAfterSweep(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(cg.dirs[0], "pids.max")); err != nil || strings.TrimSpace(string(b)) != "10" {
 		t.Errorf("pids.max %q, %v; want 10", b, err)
 	}
+}
+
+// runTrueTask runs `true` through a new executor, in the sandbox sb asks
+// for (nil: the default), and returns the executor's log; a host that
+// refuses the sandbox even to root skips the test.
+func runTrueTask(t *testing.T, sb *executor.Sandbox) *syncbuf.Buffer {
+	t.Helper()
+	var logs syncbuf.Buffer
+	e := New(Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	task := executortest.NewTask(t, []byte(`{"command": "true"}`))
+	if sb != nil {
+		if task.Env == nil {
+			task.Env = map[string]string{}
+		}
+		task.Env[executor.EnvSandbox] = sb.Encode()
+	}
+	if err := e.Start(t.Context(), task); err != nil {
+		if errors.Is(err, ErrSandbox) {
+			t.Skipf("this host refuses the sandbox even to root: %v", err)
+		}
+		t.Fatal(err)
+	}
+	if res, err := e.Wait(t.Context(), task.ID); err != nil || res.ExitCode != 0 {
+		t.Fatalf("the task: %+v, %v", res, err)
+	}
+	return &logs
 }

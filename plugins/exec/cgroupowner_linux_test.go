@@ -3,16 +3,13 @@ package exec
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/gpulayer/gpulayer/internal/syncbuf"
 	"github.com/gpulayer/gpulayer/sdk/executor"
-	"github.com/gpulayer/gpulayer/sdk/executor/executortest"
 )
 
 // A sweep for an owner removes only that owner's empty cgroups: another
@@ -97,22 +94,7 @@ func TestExecutorSweepsOnlyItsAgentsCgroups(t *testing.T) {
 		stale, others = append(stale, s), append(others, o)
 	}
 
-	var logs syncbuf.Buffer
-	e := New(Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	task := executortest.NewTask(t, []byte(`{"command": "true"}`))
-	if task.Env == nil {
-		task.Env = map[string]string{}
-	}
-	task.Env[executor.EnvSandbox] = executor.Sandbox{Owner: mine}.Encode()
-	if err := e.Start(t.Context(), task); err != nil {
-		if errors.Is(err, ErrSandbox) {
-			t.Skipf("this host refuses the sandbox even to root: %v", err)
-		}
-		t.Fatal(err)
-	}
-	if res, err := e.Wait(t.Context(), task.ID); err != nil || res.ExitCode != 0 {
-		t.Fatalf("the task: %+v, %v", res, err)
-	}
+	logs := runTrueTask(t, &executor.Sandbox{Owner: mine})
 	for _, d := range stale {
 		if _, err := os.Stat(d); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("this agent's stale cgroup %s is left: %v", d, err)
