@@ -73,11 +73,24 @@ func (e *Executor) Exec(ctx context.Context, req executor.ExecRequest, streams e
 		x.drain()
 		return end.code, end.err
 	case <-ctx.Done():
-		_ = unix.Kill(-pid, unix.SIGKILL) // the command's session
-		_ = cmd.Process.Kill()
-		<-ended
+		killExec(cmd, pid, ended)
 		return -1, ctx.Err()
+	case <-tk.done:
+		// The task ended: its command ends with it. In a sandbox the PID
+		// namespace already took it; without one nothing else would, and
+		// a command started as the task ended could otherwise outlive
+		// the end-of-task kill under a uid the next task gets.
+		killExec(cmd, pid, ended)
+		return -1, fmt.Errorf("exec: task %s: %w", req.ID, ErrTaskEnded)
 	}
+}
+
+// killExec kills an exec'd command's session and its helper, and waits
+// for the helper.
+func killExec(cmd *osexec.Cmd, pid int, ended <-chan execEnd) {
+	_ = unix.Kill(-pid, unix.SIGKILL) // the command's session
+	_ = cmd.Process.Kill()
+	<-ended
 }
 
 // startHelper starts the exec helper, puts it in the task's cgroup (cg,

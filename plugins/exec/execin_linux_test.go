@@ -12,6 +12,7 @@ import (
 	"github.com/gpulayer/gpulayer/internal/testenv"
 	"github.com/gpulayer/gpulayer/plugins/exec"
 	"github.com/gpulayer/gpulayer/sdk/executor"
+	"github.com/gpulayer/gpulayer/sdk/executor/executortest"
 )
 
 var errReady = errors.New("ready")
@@ -152,5 +153,34 @@ func TestExecCallerGoneEndsTheCommand(t *testing.T) {
 		executor.ExecStreams{Stdout: &ps, Stderr: io.Discard})
 	if err != nil || code != 0 || strings.Contains(ps.String(), "sleep 99") || !strings.Contains(ps.String(), "sleep 100") {
 		t.Fatalf("processes in the sandbox after: %q (%d %v): want the task's sleep 100 and no sleep 99", ps.String(), code, err)
+	}
+}
+
+// A command exec'd into a task without a sandbox ends when the task ends
+// (in a sandbox the PID namespace sees to it): nothing of it is left to
+// run on under the task's uid, which the next task may get. Before, it
+// ran on.
+func TestExecEndsWithAnUnsandboxedTask(t *testing.T) {
+	e := exec.New(exec.Options{DisableSandbox: true})
+	task := executortest.NewTask(t, []byte(`{"command": "sh", "args": ["-c", "echo ready; exec sleep 100"]}`))
+	startReady(t, e, task)
+	var out syncbuf.Buffer
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.Exec(t.Context(), executor.ExecRequest{ID: task.ID, Command: []string{"sh", "-c", "echo started; exec sleep 300"}},
+			executor.ExecStreams{Stdout: &out, Stderr: io.Discard})
+		done <- err
+	}()
+	testenv.WaitFor(t, 20*time.Second, out.String, func() bool { return strings.Contains(out.String(), "started") })
+	if err := e.Stop(t.Context(), task.ID, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if !errors.Is(err, exec.ErrTaskEnded) {
+			t.Fatalf("the exec after its task ended: %v, want ErrTaskEnded", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the exec'd command outlived its task")
 	}
 }
