@@ -256,6 +256,13 @@ func (d *recordReader) str(r *mpReader) string {
 	if !r.ok || len(b) == 0 {
 		return ""
 	}
+	return d.intern(b)
+}
+
+// intern is b as a string, the one already read where an equal one was:
+// a map's keys (a worker's approved GPUs, by UUID) are the strings its
+// records hold elsewhere.
+func (d *recordReader) intern(b []byte) string {
 	if s, ok := d.in[string(b)]; ok {
 		return s
 	}
@@ -427,7 +434,7 @@ func readMap[V any](d *recordReader, r *mpReader, get func(*recordReader, *mpRea
 	}
 	m := make(map[string]V, min(n, maxInitLen)) // see strs
 	for ; n > 0 && r.ok; n-- {
-		k := string(r.strBytes())
+		k := d.intern(r.strBytes())
 		if _, dup := m[k]; dup {
 			r.ok = false
 		}

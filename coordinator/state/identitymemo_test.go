@@ -38,3 +38,23 @@ func TestMemoIdentityFollowsTheDevice(t *testing.T) {
 		})
 	}
 }
+
+// Fields that run together differently are different fingerprints: the
+// lengths written before each string keep one field's end from reading
+// as the next one's start.
+func TestIdentityPrintKeepsFieldsApart(t *testing.T) {
+	a := command.Device{Name: "ab", ComputeCapability: "c"}
+	b := command.Device{Name: "a", ComputeCapability: "bc"}
+	if identityPrint(a) == identityPrint(b) {
+		t.Fatal("two devices whose fields run together share a fingerprint")
+	}
+	numa := 12
+	c := command.Device{NUMANode: &numa}
+	if identityPrint(c) == identityPrint(command.Device{}) {
+		t.Fatal("a NUMA node and none share a fingerprint")
+	}
+	again := a
+	if identityPrint(a) != identityPrint(again) {
+		t.Fatal("one device, two fingerprints")
+	}
+}
