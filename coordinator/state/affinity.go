@@ -93,7 +93,7 @@ func (s *Store) eligible(w *Worker, j *Job) bool {
 	if w.Status != workerReady || !capabilityAllows(w.Capabilities, "", spec.Capability) || !s.satisfies(w, spec.Target) {
 		return false
 	}
-	if _, broken := s.requiredRule(w, j.rules); broken {
+	if _, broken := s.requiredRule(w, j.rules()); broken {
 		return false
 	}
 	executor := false
@@ -107,7 +107,7 @@ func (s *Store) eligible(w *Worker, j *Job) bool {
 // it better, and until when (at most AffinityWait after t became
 // pending). A zero now never defers.
 func (s *Store) deferral(w *Worker, j *Job, t *Task, now time.Time) (time.Time, bool) {
-	soft := hasSoft(j.rules)
+	soft := hasSoft(j.rules())
 	if now.IsZero() || (!soft && !j.Spec.Spread) {
 		return time.Time{}, false
 	}
@@ -115,12 +115,12 @@ func (s *Store) deferral(w *Worker, j *Job, t *Task, now time.Time) (time.Time, 
 	if !now.Before(until) {
 		return time.Time{}, false
 	}
-	mine, load := s.score(w, j.rules), s.runningOf(w, j.ID)
+	mine, load := s.score(w, j.rules()), s.runningOf(w, j.ID)
 	for _, o := range s.workers {
 		if o == w || !s.eligible(o, j) {
 			continue
 		}
-		if soft && s.score(o, j.rules) > mine {
+		if soft && s.score(o, j.rules()) > mine {
 			return until, true
 		}
 		if j.Spec.Spread && s.runningOf(o, j.ID) < load {

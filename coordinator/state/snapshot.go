@@ -178,7 +178,7 @@ func (s *Store) load(snap *snapshotV1) error {
 		if j == nil || s.jobs.get(j.ID) != nil {
 			return fmt.Errorf("job listed twice or empty: %w", ErrInvalid)
 		}
-		j.rules = rulesOf(j.Spec)
+		j.setRules(rulesOf(j.Spec))
 		s.jobs.set(j.ID, j)
 		s.jobOrder = append(s.jobOrder, j.ID)
 	}
