@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/go-msgpack/v2/codec"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/mprecord"
 )
 
 // A snapshot (format version 3) is a fixed header, the magic then one
@@ -94,16 +95,11 @@ type snapPair struct {
 // with its finish's output.
 const maxRecordBytes = 64 << 20
 
-// maxInitLen bounds what a decoder allocates ahead for one collection on
-// the word of a length prefix: a hostile snapshot cannot make it reserve
-// more than it actually sends.
-const maxInitLen = 1 << 10
-
 func msgpackHandle() *codec.MsgpackHandle {
 	h := &codec.MsgpackHandle{}
-	h.WriteExt = true  // binary as bin, times as the timestamp extension
-	h.Canonical = true // map keys sorted: the same state, the same bytes
-	h.MaxInitLen = maxInitLen
+	h.WriteExt = true                  // binary as bin, times as the timestamp extension
+	h.Canonical = true                 // map keys sorted: the same state, the same bytes
+	h.MaxInitLen = mprecord.MaxInitLen // a hostile snapshot cannot make it reserve more than it sends
 	return h
 }
 
@@ -210,14 +206,14 @@ func (c *Capture) encode(w io.Writer) error {
 type recordStream struct {
 	w    io.Writer
 	body []byte
-	enc  *codec.Encoder // the small tables, through go-msgpack
-	rw   *recordWriter  // the large ones, without reflection (codec_records.go)
+	enc  *codec.Encoder   // the small tables, through go-msgpack
+	rw   *mprecord.Writer // the large ones, without reflection (codec_records.go)
 	head [1 + binary.MaxVarintLen64]byte
 	err  error
 }
 
 func newRecordStream(w io.Writer) *recordStream {
-	s := &recordStream{w: w, rw: newRecordWriter()}
+	s := &recordStream{w: w, rw: mprecord.NewWriter(msgpackHandle())}
 	s.enc = codec.NewEncoderBytes(&s.body, msgpackHandle())
 	return s
 }
@@ -252,12 +248,12 @@ func (s *recordStream) put(kind uint8, v any) {
 }
 
 // putRecord writes x through its codec.
-func putRecord[T any](s *recordStream, kind uint8, c *recordCodec[T], x *T) {
+func putRecord[T any](s *recordStream, kind uint8, c *mprecord.Codec[T], x *T) {
 	if s.err != nil {
 		return
 	}
 	var b []byte
-	if b, s.err = c.append(s.rw, s.body[:0], x); s.err == nil {
+	if b, s.err = c.Append(s.rw, s.body[:0], x); s.err == nil {
 		s.putBody(kind, b)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-msgpack/v2/codec"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/mprecord"
 )
 
 // filledCapture is a capture holding two of every record the snapshot
@@ -166,13 +167,13 @@ func TestEveryFieldSurvivesASnapshot(t *testing.T) {
 func TestFieldGuardCatchesAFieldTheCodecDropped(t *testing.T) {
 	for _, name := range []string{"reason", "log_cut", "attempts", "lease_expires_at"} {
 		t.Run(name, func(t *testing.T) {
-			kept := slices.DeleteFunc(slices.Clone(taskCodec.fields), func(f field[Task]) bool { return f.name == name })
-			if len(kept) == len(taskCodec.fields) {
+			kept := slices.DeleteFunc(slices.Clone(taskCodec.Fields()), func(f mprecord.Field[Task]) bool { return f.Name() == name })
+			if len(kept) == len(taskCodec.Fields()) {
 				t.Fatalf("the task codec has no field %q", name)
 			}
-			short := newCodec(kept...)
+			short := mprecord.New(kept...)
 			x := fillNew[Task](newFiller(1))
-			b, err := short.append(newRecordWriter(), nil, x)
+			b, err := short.Append(mprecord.NewWriter(msgpackHandle()), nil, x)
 			if err != nil {
 				t.Fatal(err)
 			}

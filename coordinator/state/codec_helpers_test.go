@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/go-msgpack/v2/codec"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/mprecord"
 )
 
 // encodeV1 writes c as a version 1 (JSON) snapshot, the format before
@@ -133,24 +134,30 @@ func withRawRecord(t testing.TB, snap []byte, kind uint8, size uint64, body []by
 
 // The tests write and read records through these, as the snapshot does
 // through putRecord and recordReader.read.
-func (w *recordWriter) appendTask(b []byte, t *Task) ([]byte, error) {
-	return taskCodec.append(w, b, t)
+type testWriter struct{ w *mprecord.Writer }
+
+func newTestWriter() testWriter { return testWriter{mprecord.NewWriter(msgpackHandle())} }
+
+func (w testWriter) appendTask(b []byte, t *Task) ([]byte, error) {
+	return taskCodec.Append(w.w, b, t)
 }
-func (w *recordWriter) appendJob(b []byte, j *Job) ([]byte, error) { return jobCodec.append(w, b, j) }
-func (w *recordWriter) appendWorker(b []byte, x *Worker) ([]byte, error) {
-	return workerCodec.append(w, b, x)
+func (w testWriter) appendJob(b []byte, j *Job) ([]byte, error) {
+	return jobCodec.Append(w.w, b, j)
 }
-func (w *recordWriter) appendCredential(b []byte, c *Credential) ([]byte, error) {
-	return credentialCodec.append(w, b, c)
+func (w testWriter) appendWorker(b []byte, x *Worker) ([]byte, error) {
+	return workerCodec.Append(w.w, b, x)
 }
-func (w *recordWriter) appendAudit(b []byte, ev *command.AuditEvent) []byte {
-	b, _ = auditCodec.append(w, b, ev)
+func (w testWriter) appendCredential(b []byte, c *Credential) ([]byte, error) {
+	return credentialCodec.Append(w.w, b, c)
+}
+func (w testWriter) appendAudit(b []byte, ev *command.AuditEvent) []byte {
+	b, _ = auditCodec.Append(w.w, b, ev)
 	return b
 }
-func (d *recordReader) job(body []byte) (*Job, bool)       { return jobCodec.decode(d, body) }
-func (d *recordReader) worker(body []byte) (*Worker, bool) { return workerCodec.decode(d, body) }
+func (d *recordReader) job(body []byte) (*Job, bool)       { return jobCodec.Decode(d.Reader, body) }
+func (d *recordReader) worker(body []byte) (*Worker, bool) { return workerCodec.Decode(d.Reader, body) }
 func (d *recordReader) credential(body []byte) (*Credential, bool) {
-	return credentialCodec.decode(d, body)
+	return credentialCodec.Decode(d.Reader, body)
 }
 
 // matchesTheCodec writes n records from gen through c and checks each:
@@ -160,12 +167,12 @@ func (d *recordReader) credential(body []byte) (*Credential, bool) {
 // go-msgpack reads; and a record the reader leaves to go-msgpack is one
 // nested says carries a value the writer hands to go-msgpack. It fails
 // unless the reader read at least least of the records.
-func matchesTheCodec[T any](t *testing.T, c *recordCodec[T], n, least int, gen func() *T, nested func(*T) bool) {
+func matchesTheCodec[T any](t *testing.T, c *mprecord.Codec[T], n, least int, gen func() *T, nested func(*T) bool) {
 	t.Helper()
 	n, least = raceScaled(n), raceScaled(least)
 	var want []byte
 	enc := codec.NewEncoderBytes(&want, msgpackHandle())
-	rw, d := newRecordWriter(), newRecordReader()
+	rw, d := mprecord.NewWriter(msgpackHandle()), newRecordReader()
 	read := 0
 	for i := range n {
 		x := gen()
@@ -174,7 +181,7 @@ func matchesTheCodec[T any](t *testing.T, c *recordCodec[T], n, least int, gen f
 		if err := enc.Encode(x); err != nil {
 			t.Fatal(err)
 		}
-		got, err := c.append(rw, nil, x)
+		got, err := c.Append(rw, nil, x)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,7 +192,7 @@ func matchesTheCodec[T any](t *testing.T, c *recordCodec[T], n, least int, gen f
 		if !ok {
 			t.Fatalf("record %d: go-msgpack cannot read the writer's bytes", i)
 		}
-		back, ok := c.decode(d, got)
+		back, ok := c.Decode(d.Reader, got)
 		switch {
 		case !ok && !nested(x):
 			t.Fatalf("record %d: the reader left a plain record to go-msgpack: %+v", i, x)

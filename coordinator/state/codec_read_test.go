@@ -11,10 +11,19 @@ import (
 	"github.com/hashicorp/go-msgpack/v2/codec"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/mprecord"
 )
 
 // codecDecode decodes body as decodeRecords did before the record reader:
 // go-msgpack into a fresh record, with nothing left after the value.
+// MessagePack markers the tests below build records from (the writer's
+// own are mprecord's).
+const (
+	mpNil, mpFalse, mpTrue, mpBin8, mpStr8, mpStr32 = 0xc0, 0xc2, 0xc3, 0xc4, 0xd9, 0xdb
+	mpInt8, mpUint8, mpFixExt4, mpFixExt8, mpExt8   = 0xd0, 0xcc, 0xd6, 0xd7, 0xc7
+	mpArray16, mpArray32, mpMap16, mpMap32          = 0xdc, 0xdd, 0xde, 0xdf
+)
+
 func codecDecode[T any](t *testing.T, body []byte) (*T, bool) {
 	t.Helper()
 	dec := codec.NewDecoderBytes(body, msgpackHandle())
@@ -60,7 +69,7 @@ func TestSmallRecordsReadBack(t *testing.T) {
 // record go-msgpack refuses, nor reads one differently.
 func TestRecordReaderNeverDisagreesOnDamagedRecords(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
-	rw := newRecordWriter()
+	rw := newTestWriter()
 	taken := 0
 	records := raceScaled(6000)
 	for i := range records {
@@ -155,7 +164,7 @@ func damage(rng *rand.Rand, body []byte) []byte {
 // what it reads, as any kind of record, go-msgpack reads the same.
 func FuzzRecordReader(f *testing.F) {
 	rng := rand.New(rand.NewPCG(15, 16))
-	rw := newRecordWriter()
+	rw := newTestWriter()
 	for range 8 {
 		b, _ := rw.appendTask(nil, randomTask(rng))
 		f.Add(b)
@@ -182,7 +191,7 @@ func FuzzRecordReader(f *testing.F) {
 func TestRecordReaderReservesNoMoreThanSent(t *testing.T) {
 	const n = 1 << 20
 	claim := func(field string, array bool) []byte {
-		b := mpString([]byte{0x81}, field)
+		b := mprecord.AppendString([]byte{0x81}, field)
 		if array {
 			b = append(b, mpArray32)
 		} else {
@@ -222,9 +231,9 @@ func TestRecordReaderReservesNoMoreThanSent(t *testing.T) {
 func TestRecordReaderRefusesHugeLengths(t *testing.T) {
 	for _, body := range [][]byte{
 		{mpMap32, 0xff, 0xff, 0xff, 0xff},
-		append(mpString([]byte{0x81}, "spec"), mpMap32, 0x80, 0, 0, 0),
-		append(mpString([]byte{0x81}, "devices"), mpArray32, 0xff, 0xff, 0xff, 0xff),
-		append(mpString([]byte{0x81}, "id"), mpStr32, 0x80, 0, 0, 0),
+		append(mprecord.AppendString([]byte{0x81}, "spec"), mpMap32, 0x80, 0, 0, 0),
+		append(mprecord.AppendString([]byte{0x81}, "devices"), mpArray32, 0xff, 0xff, 0xff, 0xff),
+		append(mprecord.AppendString([]byte{0x81}, "id"), mpStr32, 0x80, 0, 0, 0),
 	} {
 		d := newRecordReader()
 		if _, ok := d.task(body); ok {

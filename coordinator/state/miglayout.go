@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/mprecord"
 )
 
 // MIG layouts. An admin (or the auto mode, migauto.go) asks for a GPU's
@@ -56,16 +57,16 @@ type MIGLayout struct {
 	SettledAt time.Time `json:"settled_at"`
 }
 
-var migLayoutCodec = newCodec(
-	timeField("at", func(m *MIGLayout) *time.Time { return &m.At }),
-	boolField("auto", func(m *MIGLayout) *bool { return &m.Auto }, omitEmpty),
-	strField("by", func(m *MIGLayout) *string { return &m.By }, interned),
-	uintField("generation", func(m *MIGLayout) *uint64 { return &m.Generation }, always),
-	stringsField("layout", func(m *MIGLayout) *[]string { return &m.Layout }, omitEmpty|interned),
-	strField("reason", func(m *MIGLayout) *string { return &m.Reason }, omitEmpty),
-	timeField("settled_at", func(m *MIGLayout) *time.Time { return &m.SettledAt }),
-	strField("state", func(m *MIGLayout) *string { return &m.State }, interned),
-	strField("uuid", func(m *MIGLayout) *string { return &m.UUID }, interned),
+var migLayoutCodec = mprecord.New(
+	mprecord.Time("at", func(m *MIGLayout) *time.Time { return &m.At }),
+	mprecord.Bool("auto", func(m *MIGLayout) *bool { return &m.Auto }, mprecord.OmitEmpty),
+	mprecord.Str("by", func(m *MIGLayout) *string { return &m.By }, mprecord.Interned),
+	mprecord.Uint("generation", func(m *MIGLayout) *uint64 { return &m.Generation }, mprecord.Always),
+	mprecord.Strings("layout", func(m *MIGLayout) *[]string { return &m.Layout }, mprecord.OmitEmpty|mprecord.Interned),
+	mprecord.Str("reason", func(m *MIGLayout) *string { return &m.Reason }, mprecord.OmitEmpty),
+	mprecord.Time("settled_at", func(m *MIGLayout) *time.Time { return &m.SettledAt }),
+	mprecord.Str("state", func(m *MIGLayout) *string { return &m.State }, mprecord.Interned),
+	mprecord.Str("uuid", func(m *MIGLayout) *string { return &m.UUID }, mprecord.Interned),
 )
 
 func cloneMIGLayouts(in []MIGLayout) []MIGLayout {

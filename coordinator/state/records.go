@@ -181,10 +181,10 @@ type Task struct {
 	ExitCode       *int            `json:"exit_code,omitempty"`
 	Output         json.RawMessage `json:"output,omitempty"`
 	// Artifacts are the outputs the finish listed.
-	Artifacts       []command.TaskArtifact `json:"artifacts,omitempty"`
-	Reason          string                 `json:"reason,omitempty"`
-	SubmittedBy     string                 `json:"submitted_by,omitempty"`
-	ExecutedBy      string                 `json:"executed_by,omitempty"`
+	Artifacts   []command.TaskArtifact `json:"artifacts,omitempty"`
+	Reason      string                 `json:"reason,omitempty"`
+	SubmittedBy string                 `json:"submitted_by,omitempty"`
+	ExecutedBy  string                 `json:"executed_by,omitempty"`
 	// Preempt, when set, says why the current attempt was asked to stop
 	// by a drain or a stop: however it ends, it ends preempted and the
 	// task is requeued without using up an attempt.

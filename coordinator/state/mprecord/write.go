@@ -1,4 +1,4 @@
-package state
+package mprecord
 
 import (
 	"encoding/binary"
@@ -13,13 +13,13 @@ import (
 // by count. go-msgpack encodes a record by reflection, and boxes every
 // time.Time it writes (six a task with one attempt): 1.4 million
 // allocations a snapshot of S6's state, garbage a busy coordinator
-// collects while the snapshot streams. recordWriter writes a task record
+// collects while the snapshot streams. Writer writes a task record
 // directly, the bytes go-msgpack writes for it with the snapshot's handle
 // (TestTaskRecordBytesMatchTheCodec compares the two on random tasks):
 // a map of the JSON field names sorted by name, fields tagged omitempty
 // left out when empty, times as the MessagePack timestamp (nil when
 // zero), strings as str, bytes as bin, ints in their shortest signed
-// form. The rare nested values are encoded by the codec (recordWriter).
+// form. The rare nested values are encoded by the codec (Writer).
 
 // msgpack marker bytes used here.
 const (
@@ -66,7 +66,7 @@ func mpLen(b []byte, l int, fixMin byte, fixCut int, b8, b16, b32 byte) []byte {
 	}
 }
 
-func mpString(b []byte, s string) []byte {
+func AppendString(b []byte, s string) []byte {
 	b = mpLen(b, len(s), mpFixStr, 32, mpStr8, mpStr16, mpStr32)
 	return append(b, s...)
 }
@@ -79,7 +79,7 @@ func mpBytes(b []byte, v []byte) []byte {
 	return append(b, v...)
 }
 
-func mpMapLen(b []byte, n int) []byte {
+func AppendMapLen(b []byte, n int) []byte {
 	return mpLen(b, n, mpFixMap, 16, 0, mpMap16, mpMap32)
 }
 
@@ -94,7 +94,7 @@ func mpBool(b []byte, v bool) []byte {
 	return append(b, mpFalse)
 }
 
-func mpUint(b []byte, i uint64) []byte {
+func AppendUint(b []byte, i uint64) []byte {
 	switch {
 	case i <= math.MaxInt8:
 		return append(b, byte(i))
@@ -154,7 +154,7 @@ func mpStrings(b []byte, list []string) []byte {
 	}
 	b = mpArrayLen(b, len(list))
 	for _, s := range list {
-		b = mpString(b, s)
+		b = AppendString(b, s)
 	}
 	return b
 }
@@ -167,33 +167,35 @@ func mpMap[V any](b []byte, m map[string]V, put func([]byte, V) []byte) []byte {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	b = mpMapLen(b, len(m))
+	b = AppendMapLen(b, len(m))
 	for _, k := range keys {
-		b = put(mpString(b, k), m[k])
+		b = put(AppendString(b, k), m[k])
 	}
 	return b
 }
 
-// recordWriter writes the records of the large tables without
-// reflection (codec_records.go). Its scratch records, one a level of
+// Writer writes the records of the large tables without
+// reflection (each record type's Codec). Its scratch records, one a level of
 // nesting (a task, its attempts), are reused from one record to the
 // next; the rare nested values go through go-msgpack (nested).
-type recordWriter struct {
+type Writer struct {
 	scratch []*record
 	depth   int
 	buf     []byte
 	enc     *codec.Encoder
 }
 
-func newRecordWriter() *recordWriter {
-	w := &recordWriter{}
-	w.enc = codec.NewEncoderBytes(&w.buf, msgpackHandle())
+// NewWriter returns a writer whose nested values go-msgpack encodes
+// with h.
+func NewWriter(h *codec.MsgpackHandle) *Writer {
+	w := &Writer{}
+	w.enc = codec.NewEncoderBytes(&w.buf, h)
 	return w
 }
 
 // enter returns an empty scratch record for the next level of nesting;
 // leave gives it back.
-func (w *recordWriter) enter() *record {
+func (w *Writer) enter() *record {
 	if w.depth == len(w.scratch) {
 		w.scratch = append(w.scratch, &record{})
 	}
@@ -203,10 +205,10 @@ func (w *recordWriter) enter() *record {
 	return r
 }
 
-func (w *recordWriter) leave() { w.depth-- }
+func (w *Writer) leave() { w.depth-- }
 
 // nested appends v as go-msgpack encodes it.
-func (w *recordWriter) nested(b []byte, v any) ([]byte, error) {
+func (w *Writer) nested(b []byte, v any) ([]byte, error) {
 	w.buf = w.buf[:0]
 	w.enc.ResetBytes(&w.buf)
 	if err := w.enc.Encode(v); err != nil {
@@ -226,25 +228,10 @@ type record struct {
 
 func (r *record) key(name string) {
 	r.n++
-	r.body = mpString(r.body, name)
+	r.body = AppendString(r.body, name)
 }
 
 // appendTo appends the record's map to b.
 func (r *record) appendTo(b []byte) ([]byte, error) {
-	return append(mpMapLen(b, r.n), r.body...), r.err
-}
-
-// appendFinish appends a finish record as go-msgpack writes it.
-func appendFinish(b []byte, f snapFinish) []byte {
-	b = mpMapLen(b, 3)
-	b = mpString(mpString(b, "body_hash"), f.BodyHash)
-	b = mpString(mpString(b, "submission"), f.Submission)
-	return mpString(mpString(b, "task"), f.Task)
-}
-
-// appendPair appends an entry of a string table as go-msgpack writes it.
-func appendPair(b []byte, p snapPair) []byte {
-	b = mpMapLen(b, 2)
-	b = mpString(mpString(b, "key"), p.Key)
-	return mpString(mpString(b, "value"), p.Value)
+	return append(AppendMapLen(b, r.n), r.body...), r.err
 }
