@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"fmt"
 	"net/http"
 	"time"
 
@@ -202,11 +203,14 @@ func (s *Server) acquire(w http.ResponseWriter, r *http.Request, p auth.Principa
 	if !s.cluster.IsLeader() {
 		return errNotLeader
 	}
-	wk, err := s.store.Worker(p.WorkerID)
-	if err != nil {
-		return err
+	// The status alone: the worker's whole record (its devices checked
+	// against their approved identities, its groups) cost 3 % of the
+	// leader's CPU in S1, on every acquire.
+	wk, ok := s.store.WorkerAuthInfo(p.WorkerID)
+	if !ok {
+		return fmt.Errorf("worker %s: %w", p.WorkerID, state.ErrNotFound)
 	}
-	switch wk.Worker.Status {
+	switch wk.Status {
 	case api.WorkerDraining:
 		writeJSON(w, http.StatusOK, api.AcquireResponse{Command: api.CommandDrain})
 		return nil
