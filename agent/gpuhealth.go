@@ -215,9 +215,16 @@ func (a *Agent) deviceView() []api.Device {
 	}
 	for i := range out {
 		st := a.health.tracker.Status(cmp.Or(out[i].Parent, out[i].UUID)) // a MIG device's health is its GPU's
+		read := out[i].Healthy                                            // the inventory read the device whole
 		out[i].Health = string(st.State)
 		out[i].HealthReason = clipReason(st.Reason(), api.MaxDeviceHealthReasonBytes)
-		out[i].Healthy = out[i].Healthy && st.State.Offered()
+		out[i].Healthy = read && st.State.Offered()
+		if !read && st.State.Offered() {
+			// Never the word healthy for a device not offered: the
+			// coordinator reads the word as PROTOCOL.md has it.
+			out[i].Health = string(health.Unknown)
+			out[i].HealthReason = "the GPU's inventory could not be read whole (uuid, name or memory)"
+		}
 	}
 	return out
 }

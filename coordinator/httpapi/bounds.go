@@ -99,9 +99,13 @@ func validateInventory(capabilities, executors []string, devices []api.Device) e
 var pciDevicePattern = regexp.MustCompile(`^[0-9a-fA-F]{4}:[0-9a-fA-F]{4}$`)
 
 // validateDevices bounds a device list and refuses a device without a
-// uuid or a uuid listed twice.
+// uuid or a uuid listed twice. It first reads the devices as PROTOCOL.md
+// words them (readDeviceWords).
 func validateDevices(devs []api.Device) error {
 	if err := checkCount("devices", len(devs), api.MaxDevices); err != nil {
+		return err
+	}
+	if err := readDeviceWords(devs); err != nil {
 		return err
 	}
 	seen := make(map[string]bool, len(devs))
@@ -151,6 +155,29 @@ func validateDevices(devs []api.Device) error {
 		return err
 	}
 	return validateLinks(devs, seen)
+}
+
+// readDeviceWords reads, in place, each device as PROTOCOL.md words it:
+// a MIG device's GPU as parent_uuid (the older "parent" is read as it,
+// and the two may not name different GPUs), and a health word that lets
+// the device be given work (healthy, or this project's degraded) as the
+// healthy flag placement reads. The contract's clients send the word
+// alone; this project's agents send both, and never the word healthy
+// for a device they do not offer (agent.deviceView).
+func readDeviceWords(devs []api.Device) error {
+	for i := range devs {
+		d := &devs[i]
+		if d.LegacyParent != "" {
+			if d.Parent != "" && d.Parent != d.LegacyParent {
+				return invalidf("devices[%d]: parent_uuid %s and parent %s name two GPUs", i, shortQuote(d.Parent), shortQuote(d.LegacyParent))
+			}
+			d.Parent, d.LegacyParent = d.LegacyParent, ""
+		}
+		if d.Health == api.HealthHealthy || d.Health == api.HealthDegraded {
+			d.Healthy = true
+		}
+	}
+	return nil
 }
 
 // maxNvLinks bounds a link's NVLink count (NVML's own maximum per GPU).

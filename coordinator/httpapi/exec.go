@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/gpulayer/gpulayer/coordinator/auth"
@@ -56,7 +55,7 @@ func (s *Server) openExec(w http.ResponseWriter, r *http.Request, p auth.Princip
 		return err
 	}
 	writeJSON(w, http.StatusCreated, api.ExecSession{ID: sess.ID, TaskID: id, AttachPath: execsession.ClientPath(sess.ID),
-		ExpiresAt: sess.Deadline.UTC().Format(time.RFC3339Nano)})
+		ExpiresAt: api.FormatTime(sess.Deadline)})
 	return nil
 }
 

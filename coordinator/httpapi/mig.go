@@ -33,7 +33,7 @@ func validateMIGDevices(devs []api.Device) error {
 	}
 	for i, d := range devs {
 		field := fmt.Sprintf("devices[%d]", i)
-		if err := checkLen(field+".parent", d.Parent, api.MaxDeviceUUIDBytes); err != nil {
+		if err := checkLen(field+".parent_uuid", d.Parent, api.MaxDeviceUUIDBytes); err != nil {
 			return err
 		}
 		if err := checkLen(field+".mig_profile", d.MIGProfile, api.MaxMIGProfileBytes); err != nil {
@@ -42,11 +42,11 @@ func validateMIGDevices(devs []api.Device) error {
 		switch {
 		case d.Parent == "" && d.MIGProfile == "":
 		case d.MIGEnabled:
-			return invalidf("%s: a GPU in MIG mode is not itself a MIG device (parent, mig_profile)", field)
+			return invalidf("%s: a GPU in MIG mode is not itself a MIG device (parent_uuid, mig_profile)", field)
 		case d.Parent == "" || d.MIGProfile == "":
-			return invalidf("%s: a MIG device needs both parent and mig_profile", field)
+			return invalidf("%s: a MIG device needs both parent_uuid and mig_profile", field)
 		case !migParent[d.Parent]:
-			return invalidf("%s.parent: %s is not a GPU in MIG mode in this report", field, shortQuote(d.Parent))
+			return invalidf("%s.parent_uuid: %s is not a GPU in MIG mode in this report", field, shortQuote(d.Parent))
 		case !api.ValidMIGProfile(d.MIGProfile):
 			return invalidf("%s.mig_profile %s is not a MIG profile", field, shortQuote(d.MIGProfile))
 		case len(d.Links) > 0:

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/command"
@@ -39,7 +38,7 @@ func (s *Server) getWorker(w http.ResponseWriter, r *http.Request, _ auth.Princi
 // this leader).
 func (s *Server) withLastHeartbeat(w *api.Worker) {
 	if t, ok := s.leases.LastSeen(w.WorkerID); ok {
-		w.LastHeartbeat = t.UTC().Format(time.RFC3339Nano)
+		w.LastHeartbeat = api.FormatTime(t)
 	}
 }
 

@@ -43,7 +43,10 @@ func (s *Store) cordonDevice(c command.CordonDevice) (WorkerRecord, error) {
 		return WorkerRecord{}, fmt.Errorf("a drain cordons the GPU too: %w", ErrInvalid)
 	}
 	_, cordonedNow := w.Cordons[c.UUID]
-	if c.Cordon && !slices.ContainsFunc(w.Devices, func(d command.Device) bool { return d.UUID == c.UUID }) {
+	// A GPU is cordoned while its worker reports it, and uncordoned while
+	// either holds (a cordoned GPU that left the report can still be
+	// uncordoned); one that is neither is not found.
+	if !cordonedNow && !slices.ContainsFunc(w.Devices, func(d command.Device) bool { return d.UUID == c.UUID }) {
 		return WorkerRecord{}, fmt.Errorf("worker %s has no GPU %s: %w", w.ID, c.UUID, ErrNotFound)
 	}
 	if !c.Cordon && !cordonedNow {

@@ -10,9 +10,10 @@ import (
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
-// The GPUs of a worker that is offline, revoked or awaiting approval are
-// never shown healthy; those of a worker that may take work are shown as
-// their agent reports them.
+// The GPUs of a worker that is offline, revoked, draining, stopping or
+// awaiting approval are never shown healthy (none of them is offered a
+// task); those of a worker that may take work are shown as their agent
+// reports them.
 func TestIdleWorkersGPUsAreNotHealthy(t *testing.T) {
 	reported := []command.Device{
 		{UUID: "GPU-1", Healthy: true, Health: api.HealthHealthy},
@@ -27,7 +28,8 @@ func TestIdleWorkersGPUsAreNotHealthy(t *testing.T) {
 		reasonNames string
 	}{
 		{api.WorkerReady, 2, "", false, ""},
-		{"draining", 2, "", false, ""},
+		{api.WorkerDraining, 0, api.HealthUnknown, false, "is draining"},
+		{api.WorkerStopping, 0, api.HealthUnknown, false, "is stopping"},
 		{api.WorkerOffline, 0, api.HealthUnknown, false, "is offline"},
 		{api.WorkerRevoked, 0, api.HealthUnknown, false, "is revoked"},
 		{api.WorkerPending, 0, "", true, "awaits approval"},

@@ -27,6 +27,7 @@ func Worker(r state.WorkerRecord) api.Worker {
 	cordonedDevices(w.Cordons, devices)
 	migs := migLayouts(w.MIGLayouts, devices) // miglayout.go
 	idleDevices(w.ID, w.Status, devices)
+	notOfferedNotHealthy(devices)
 	return api.Worker{
 		WorkerID:     w.ID,
 		Status:       w.Status,

@@ -73,12 +73,17 @@ type Device struct {
 	// /v1/workers/{id}/gpus/approve). Agents do not send it.
 	PendingApproval bool `json:"pending_approval,omitempty"`
 	// MIGEnabled marks a GPU in MIG mode: it is given out only as its MIG
-	// devices, never whole. A MIG device has Parent (its GPU's UUID) and
-	// MIGProfile ("1g.10gb"); its UUID is the MIG-... one CUDA takes, and
-	// its Index its GPU's.
+	// devices, never whole. A MIG device has Parent (its GPU's UUID,
+	// parent_uuid on the wire as PROTOCOL.md names it) and MIGProfile
+	// ("1g.10gb"); its UUID is the MIG-... one CUDA takes, and its Index
+	// its GPU's.
 	MIGEnabled bool   `json:"mig_enabled,omitempty"`
-	Parent     string `json:"parent,omitempty"`
+	Parent     string `json:"parent_uuid,omitempty"`
 	MIGProfile string `json:"mig_profile,omitempty"`
+	// LegacyParent is the name agents before the third wave gave Parent
+	// ("parent"): read from them, never written. A device that carries
+	// both must name one GPU.
+	LegacyParent string `json:"parent,omitempty"`
 	// Sharing names how the agent enforces a shared task's memory share
 	// on this GPU (DeviceSharingMPS), or is empty where it cannot:
 	// only tasks with gpu_sharing "unenforced" share such a GPU.

@@ -48,7 +48,7 @@ function fleet(gpus) {
   const rows = gpus.map((g) => el('tr', { class: 'fleet-gpu', data: { uuid: g.uuid } },
     el('td', { class: 'mono', text: g.worker_id }),
     el('td', null, el('strong', { text: g.name }), el('div', { class: 'sub mono', text: g.uuid })),
-    el('td', { text: g.parent ? g.mig_profile + ' of ' + g.parent : g.mig_enabled ? 'MIG mode' : '' }),
+    el('td', { text: g.parent_uuid ? g.mig_profile + ' of ' + g.parent_uuid : g.mig_enabled ? 'MIG mode' : '' }),
     el('td', { title: g.health_reason || '' }, badge(g.pending_approval ? 'awaiting approval' : health(g))),
     el('td', null, (g.tasks || []).length === 0
       ? el('span', { class: 'sub', text: g.use === 'mig' ? 'as its MIG devices' : 'free' })

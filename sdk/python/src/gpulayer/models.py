@@ -234,6 +234,7 @@ class Job(Record):
     created_by: str = ""
     created_at: str = ""
     updated_at: str = ""
+    reason: Optional[str] = None
     tasks: List[Task] = field(default_factory=list)
     extra: Dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -362,7 +363,7 @@ class Device(Record):
     cordoned: Optional[bool] = None
     cordon_reason: Optional[str] = None
     mig_profile: Optional[str] = None
-    parent: Optional[str] = None
+    parent_uuid: Optional[str] = None
     extra: Dict[str, Any] = field(default_factory=dict, repr=False)
 
 
