@@ -120,6 +120,9 @@ func TestJobFlowOverHTTP(t *testing.T) {
 	if got.State != api.TaskCancelled {
 		t.Fatalf("dependent is %s after the job it waits for was cancelled", got.State)
 	}
+	if !strings.Contains(got.Reason, "dependency "+up.ID) { // PROTOCOL.md: the job is cancelled with a reason naming it
+		t.Fatalf("job reason %q does not name the dependency", got.Reason)
+	}
 	for _, tk := range got.Tasks {
 		if !strings.Contains(tk.Reason, "dependency "+up.ID) {
 			t.Fatalf("task %s reason %q does not name the dependency", tk.ID, tk.Reason)

@@ -63,16 +63,33 @@ func Job(r state.JobRecord) api.Job {
 			updated = t.UpdatedAt
 		}
 	}
+	state := jobState(tasks)
 	return api.Job{
 		JobSpec:   translate.JobSpecToAPI(r.Job.Spec),
 		ID:        r.Job.ID,
-		State:     jobState(tasks),
+		State:     state,
+		Reason:    jobReason(state, tasks),
 		CreatedBy: r.Job.CreatedBy,
 		Team:      command.TeamOf(r.Job.Team),
 		CreatedAt: api.FormatTime(r.Job.CreatedAt),
 		UpdatedAt: api.FormatTime(updated),
 		Tasks:     tasks,
 	}
+}
+
+// jobReason is why a job ended cancelled or failed: the reason of its
+// first task that ended so (a dependency that can no longer hold cancels
+// every task with one reason naming it); empty otherwise.
+func jobReason(state string, tasks []api.Task) string {
+	if state != api.TaskCancelled && state != api.TaskFailed {
+		return ""
+	}
+	for _, t := range tasks {
+		if t.State == state && t.Reason != "" {
+			return t.Reason
+		}
+	}
+	return ""
 }
 
 // jobState folds task states into the job's state.

@@ -220,7 +220,10 @@ type Job struct {
 	Team      string `json:"team"`
 	CreatedAt string `json:"created_at"`
 	UpdatedAt string `json:"updated_at"`
-	Tasks     []Task `json:"tasks"`
+	// Reason, on a job that ended cancelled or failed, says why: its
+	// tasks' reason (a dependency that can no longer hold names it).
+	Reason string `json:"reason,omitempty"`
+	Tasks  []Task `json:"tasks"`
 }
 
 // JobResponse wraps a job in answers to submit, get and cancel.
