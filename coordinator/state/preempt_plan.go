@@ -145,10 +145,16 @@ func (s *Store) preemptCandidates(now time.Time, usage map[string]TeamUsage, n i
 	return out[:min(n, len(out))]
 }
 
-// placeableNow reports whether some worker could take p as it is. use,
+// placeableNow reports whether some worker could take p as it is: its
+// team has room for it (teamroom.go) and a worker's devices fit it. use,
 // when not nil, keeps each worker's device use across the calls of one
-// plan.
+// plan. A task its team's room holds back is not placeable, free GPUs
+// or not: only stopping a task of its own team of lower priority makes
+// the room (planOn).
 func (s *Store) placeableNow(workers []*Worker, pj *Job, p *Task, use map[string]deviceUsage, now time.Time) bool {
+	if !s.teamRoomAfter(pj, nil) {
+		return false
+	}
 	r := pj.Spec.Resources
 	for _, w := range workers {
 		u, ok := use[w.ID]
@@ -163,6 +169,17 @@ func (s *Store) placeableNow(workers []*Worker, pj *Job, p *Task, use map[string
 		}
 	}
 	return false
+}
+
+// teamRoomAfter reports whether pj's team has room for one of its tasks
+// once round's victims have stopped (round nil: as things are).
+func (s *Store) teamRoomAfter(pj *Job, round *preemptRound) bool {
+	team := command.TeamOf(pj.Team)
+	use := s.inuse.inUse(team)
+	if round != nil {
+		use = round.inUse(team)
+	}
+	return s.limitsOf(team).roomFor(use, wholeCenti(pj.Spec), pj.Spec.IsPreemptible()) == nil
 }
 
 // deviceUsage is deviceUse's answer.
@@ -190,7 +207,7 @@ func (s *Store) planOn(w *Worker, order []*Task, pj *Job, p *Task, usage map[str
 		}
 		vj := s.jobs.get(v.JobID)
 		grace = max(grace, vj.Spec.PreemptionGrace())
-		if s.fitsBeside(w, pj, p, gone, now) {
+		if s.fitsBeside(w, pj, p, gone, now) && s.teamRoomAfter(pj, round) {
 			if s.canRun(w, pj, p, "") != nil {
 				return command.PreemptTasks{}, false
 			}

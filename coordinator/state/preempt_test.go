@@ -135,6 +135,48 @@ func TestPlanPreemptionChoosesVictims(t *testing.T) {
 	}
 }
 
+// Within a team at its ceiling, a task of higher priority preempts one of
+// lower priority although GPUs are free elsewhere in the fleet: the free
+// GPUs are no room for it, since its team may hold no more (PROTOCOL.md,
+// Queueing: within a team, a higher priority may preempt a lower one).
+// Without the team room in placeableNow it waited for the other task to
+// end on its own.
+func TestPlanPreemptionWithinATeamAtItsCeiling(t *testing.T) {
+	s := New()
+	zero := int64(0)
+	ceiling := teamSettings(100, 100)
+	ceiling.BorrowLimitCenti = &zero
+	mustApply(t, s, register("w1", "GPU-1", "GPU-2", "GPU-3"),
+		command.CreateTeam{Name: "ord", Settings: ceiling, By: "admin", Now: at(0)},
+		inTeam(submit("low", 1, 1), "ord"),
+		command.AssignTask{TaskID: "low-a", WorkerID: "w1", AttemptID: "att-low", Devices: []string{"GPU-1"}, Now: at(1)},
+		command.StartTask{TaskID: "low-a", WorkerID: "w1", AttemptID: "att-low", Now: at(1)})
+	high := prioritised(inTeam(submit("r", 1, 1), "ord"), 1000)
+	high.Now = at(20)
+	mustApply(t, s, high)
+	if c, ok := s.PlanPreemption(at(20), PreemptOptions{MinRuntime: 5 * time.Minute}); ok {
+		t.Fatalf("preempted before the minimum runtime: %+v", c)
+	}
+	c, ok := s.PlanPreemption(at(1000), PreemptOptions{MinRuntime: 5 * time.Minute})
+	if !ok || c.For != "r-a" || victimIDs(c) != "low-a" {
+		t.Fatalf("planned %v %+v, want low-a preempted for r-a", ok, c)
+	}
+	mustApply(t, s, c) // the state machine agrees
+
+	// An equal priority takes nothing, and neither does another team's
+	// task (ord holds no GPU it borrowed).
+	s2 := New()
+	mustApply(t, s2, register("w1", "GPU-1", "GPU-2"),
+		command.CreateTeam{Name: "ord", Settings: ceiling, By: "admin", Now: at(0)},
+		inTeam(submit("low", 1, 1), "ord"),
+		command.AssignTask{TaskID: "low-a", WorkerID: "w1", AttemptID: "att-low", Devices: []string{"GPU-1"}, Now: at(1)},
+		command.StartTask{TaskID: "low-a", WorkerID: "w1", AttemptID: "att-low", Now: at(1)},
+		func() command.SubmitJob { c := inTeam(submit("same", 1, 1), "ord"); c.Now = at(20); return c }())
+	if c, ok := s2.PlanPreemption(at(1000), PreemptOptions{MinRuntime: 5 * time.Minute}); ok {
+		t.Fatalf("an equal priority preempted: %+v", c)
+	}
+}
+
 // A task that fits as things are preempts nothing.
 func TestPlanPreemptionLeavesAPlaceableTask(t *testing.T) {
 	s := preemptStore(t, []running{{"m1", "ml", 0, 2, false}}, inTeam(submit("r", 1, 1), "research"))
