@@ -133,6 +133,9 @@ func (e *env) runAll(ctx context.Context) {
 	if e.want("s8") {
 		e.step(ctx, "S8 output volume", e.runS8)
 	}
+	if e.want("s9") {
+		e.step(ctx, "S9 memory per retained job", e.runS9)
+	}
 	if e.want("q1") {
 		e.step(ctx, "Q1 placement at fleet scale", e.runQ1)
 	}

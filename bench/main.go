@@ -35,7 +35,7 @@ import (
 	"time"
 )
 
-var allScenarios = []string{"r1", "r2", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "q1", "e1"}
+var allScenarios = []string{"r1", "r2", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "q1", "e1"}
 
 func main() {
 	if len(os.Args) > 1 && strings.HasPrefix(os.Args[1], "__") {

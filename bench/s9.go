@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gpulayer/gpulayer/sdk/api"
+	"github.com/gpulayer/gpulayer/sdk/client"
+)
+
+// s9Figures is what S9 measured: a single coordinator's memory before and
+// after a run of one-task jobs through the API, each kept finished.
+type s9Figures struct {
+	Warmup, Jobs          int
+	RSSBefore, RSSAfter   int64
+	HeapBefore, HeapAfter uint64
+	RSSPerJob, HeapPerJob float64 // bytes
+}
+
+// runS9 measures what a retained finished job costs a coordinator, from
+// outside: one coordinator, eight simulated agents; a warm-up of jobs
+// first (so that what is allocated once, connections, pools and tables'
+// first growth, is not charged to the jobs), then memory after a forced
+// GC (which also hands freed pages back), then the measured jobs, each
+// submitted, acquired, started, given one line of output and finished
+// (with a submission id, as agents finish), then memory after a forced
+// GC again. Growth divided by the jobs is the figure; the target
+// is 1 KiB of RSS a job.
+func (e *env) runS9(ctx context.Context) error {
+	f := s9Figures{Warmup: e.num(100, 300), Jobs: e.num(300, 3000)}
+	c, err := e.startCluster(ctx, "s9", clusterOpts{nodes: 1})
+	if err != nil {
+		return err
+	}
+	defer c.stop()
+	n := c.nodes[0]
+	urls := c.urls(n)
+	agents, err := registerAgents(ctx, urls, c.joinToken, "s9-", 8, []string{"exec"}, nil, 8, &transportLog{})
+	if err != nil {
+		return err
+	}
+	admin, err := client.New(client.Config{Addrs: urls, Token: c.adminToken})
+	if err != nil {
+		return err
+	}
+	measure := func() (int64, uint64, error) {
+		resp, err := http.Get("http://" + n.debugAddr + "/debug/gc")
+		if err != nil {
+			return 0, 0, err
+		}
+		resp.Body.Close()
+		rss, _, err := n.proc().Memory()
+		return rss, heapInuse(ctx, n), err
+	}
+	if err := s9Run(ctx, admin, agents, "s9w", f.Warmup); err != nil {
+		return fmt.Errorf("warm-up: %w", err)
+	}
+	if f.RSSBefore, f.HeapBefore, err = measure(); err != nil {
+		return err
+	}
+	if err := s9Run(ctx, admin, agents, "s9", f.Jobs); err != nil {
+		return err
+	}
+	if f.RSSAfter, f.HeapAfter, err = measure(); err != nil {
+		return err
+	}
+	e.saveHeapProfile(ctx, n, "s9-heap")
+	var d api.DigestResponse
+	if err := c.get(ctx, n.url+"/v1/operator/local/digest", c.adminToken, &d); err != nil {
+		return err
+	}
+	if want := f.Warmup + f.Jobs; d.Tasks != want {
+		return fmt.Errorf("the coordinator holds %d tasks, want %d", d.Tasks, want)
+	}
+	f.RSSPerJob = float64(f.RSSAfter-f.RSSBefore) / float64(f.Jobs)
+	f.HeapPerJob = (float64(f.HeapAfter) - float64(f.HeapBefore)) / float64(f.Jobs)
+	e.reportS9(f)
+	return nil
+}
+
+// s9Run submits jobs one-task jobs from 16 goroutines and has the agents
+// take each through acquire, start, a line of output and finish; it
+// returns once every one has finished.
+func s9Run(ctx context.Context, admin *client.Client, agents []*simAgent, prefix string, jobs int) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	var next, done atomic.Int64
+	errc := make(chan error, 16+len(agents))
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			for i := next.Add(1); i <= int64(jobs); i = next.Add(1) {
+				if _, err := admin.SubmitJob(ctx, execSpec(fmt.Sprintf("%s-%d", prefix, i), 0)); err != nil {
+					errc <- fmt.Errorf("submit: %w", err)
+					return
+				}
+			}
+		})
+	}
+	for _, a := range agents {
+		wg.Go(func() {
+			for done.Load() < int64(jobs) && ctx.Err() == nil {
+				resp, err := a.cl.Acquire(ctx, api.AcquireRequest{WaitSeconds: 1})
+				if err != nil {
+					errc <- fmt.Errorf("acquire: %w", err)
+					return
+				}
+				if resp.Task == nil {
+					continue
+				}
+				if err := s9Task(ctx, a, *resp.Task); err != nil {
+					errc <- err
+					return
+				}
+				done.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	close(errc)
+	if err := <-errc; err != nil {
+		return err
+	}
+	if got := done.Load(); got != int64(jobs) {
+		return fmt.Errorf("%d of %d jobs finished: %w", got, jobs, ctx.Err())
+	}
+	return nil
+}
+
+// s9Task starts t, ships one line of output and finishes it.
+func s9Task(ctx context.Context, a *simAgent, t api.Assignment) error {
+	if err := a.cl.Start(ctx, t.ID, t.AttemptID); err != nil {
+		return fmt.Errorf("start: %w", err)
+	}
+	line := api.LogsRequest{AttemptID: t.AttemptID, Stream: "stdout", Seq: 1, Data: "done in 0.1 s, exit 0, nothing else to say here at all, one line\n"}
+	if err := a.cl.AppendLogs(ctx, t.ID, line); err != nil {
+		return fmt.Errorf("logs: %w", err)
+	}
+	if _, err := a.cl.Finish(ctx, t.ID, api.FinishRequest{AttemptID: t.AttemptID, SubmissionID: t.AttemptID + "-finish"}); err != nil {
+		return fmt.Errorf("finish: %w", err)
+	}
+	return nil
+}
+
+func (e *env) reportS9(f s9Figures) {
+	e.report.detail("s9", f)
+	e.report.add(Row{
+		Scenario: "S9", Metric: fmt.Sprintf("coordinator memory per retained finished job (%d one-task jobs through the API after %d to warm up; after GC)", f.Jobs, f.Warmup),
+		Value: fmt.Sprintf("%.0f B of RSS a job (%+.1f MB); Go heap %.0f B a job (%+.1f MB)",
+			f.RSSPerJob, mb(f.RSSAfter-f.RSSBefore), f.HeapPerJob, mb(int64(f.HeapAfter)-int64(f.HeapBefore))),
+		Reference: fmt.Sprintf("RSS %.0f → %.0f MB; heap in use %.0f → %.0f MB", mb(f.RSSBefore), mb(f.RSSAfter), mb(int64(f.HeapBefore)), mb(int64(f.HeapAfter))),
+		Target:    "≤ 1 KiB RSS a job", Met: e.judged(f.RSSPerJob <= 1024),
+	})
+}
