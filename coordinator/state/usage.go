@@ -167,16 +167,31 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// UsageRows lists the rows whose bucket starts in [from, to), in order.
+// UsageRows lists the GPU time used in [from, to), in order: the rows of
+// the buckets inside the range whole, and for the parts of the buckets
+// the range cuts, rows computed from the retained jobs' attempts
+// (usage_range.go), keyed by each part's start.
 func (s *Store) UsageRows(from, to time.Time) []UsageRow {
 	s.mu.RLock()
-	defer s.mu.RUnlock()
+	keys := make([]UsageKey, 0, len(s.usage))
+	for k := range s.usage {
+		keys = append(keys, k)
+	}
+	spans := cutSpans(keys, from, to)
 	var out []UsageRow
-	lo, hi := from.Unix(), to.Unix()
 	for k, r := range s.usage {
-		if k.Start >= lo && k.Start < hi {
+		start := k.StartTime()
+		if !start.Before(from) && !start.Add(k.Span()).After(to) && !inSpans(k, spans) {
 			out = append(out, *r)
 		}
+	}
+	var t jobTables
+	if len(spans) > 0 {
+		t = s.jobTablesLocked()
+	}
+	s.mu.RUnlock()
+	if len(spans) > 0 {
+		out = append(out, t.spanRows(spans)...)
 	}
 	slices.SortFunc(out, func(a, b UsageRow) int { return compareUsageKeys(a.Key, b.Key) })
 	return out
@@ -228,6 +243,11 @@ type jobTables struct {
 func (s *Store) jobsAt() jobTables {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	return s.jobTablesLocked()
+}
+
+// jobTablesLocked is jobsAt for a caller holding the read lock.
+func (s *Store) jobTablesLocked() jobTables {
 	t := jobTables{jobs: s.jobs.freeze(), order: s.jobOrder[:len(s.jobOrder):len(s.jobOrder)], tasks: s.tasks.freeze()}
 	s.gen.Add(1) // the tasks are shared from here on: ownTask copies one before it changes
 	return t

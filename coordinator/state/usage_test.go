@@ -163,3 +163,55 @@ func TestJobsUsageReadsADetachedView(t *testing.T) {
 		t.Fatalf("jobs usage after the finishes: %+v", got)
 	}
 }
+
+// A range that cuts the table's hour buckets counts GPU time exactly from
+// an attempt's start to its end inside the range, as PROTOCOL.md counts
+// it: the 13:30-15:00 attempt of two GPUs holds 2 × 20 GPU-minutes of
+// [13:40, 14:00), 2 × 60 of the 14:00 hour whole, and 2 × 15 of
+// [14:00, 14:15); a range inside one hour, 13:50-13:55, holds 2 × 5. An
+// attempt counts in Attempts only where it ended. A range that misses
+// every attempt is empty, and one on the hour edges reads the table.
+func TestUsageRangeCutsBucketsExactly(t *testing.T) {
+	s := New()
+	start := t0.Add(30 * time.Minute) // 13:30
+	job := submit("whole", 1, 2)
+	job.Now = t0
+	mustApply(t, s, register("w1", "GPU-a", "GPU-b"), job,
+		command.AssignTask{TaskID: "whole-a", WorkerID: "w1", AttemptID: "a1", Devices: []string{"GPU-a", "GPU-b"}, Metered: true, Now: start},
+		command.StartTask{TaskID: "whole-a", WorkerID: "w1", AttemptID: "a1", Now: start},
+		command.FinishTask{TaskID: "whole-a", WorkerID: "w1", AttemptID: "a1", Now: start.Add(90 * time.Minute)})
+	min := func(n int64) int64 { return n * 60_000 }
+	sum := func(rows []UsageRow) (ms int64, attempts int) {
+		for _, r := range rows {
+			ms += r.CentiGPUMillis
+			attempts += r.Attempts
+		}
+		return ms, attempts
+	}
+	cases := []struct {
+		name     string
+		from, to time.Time
+		ms       int64
+		attempts int
+	}{
+		{"cut at both ends", t0.Add(40 * time.Minute), t0.Add(75 * time.Minute), 200 * min(20+15), 0},
+		{"cut at the start, to the end", t0.Add(40 * time.Minute), t0.Add(3 * time.Hour), 200 * min(20+60), 1},
+		{"inside one hour", t0.Add(50 * time.Minute), t0.Add(55 * time.Minute), 200 * min(5), 0},
+		{"ending where the attempt ended", t0.Add(100 * time.Minute), t0.Add(120 * time.Minute), 200 * min(20), 0},
+		{"on the hour edges", t0, t0.Add(2 * time.Hour), 200 * min(90), 1},
+		{"before it started", t0, t0.Add(30 * time.Minute), 0, 0},
+		{"after it ended", t0.Add(121 * time.Minute), t0.Add(5 * time.Hour), 0, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rows := s.UsageRows(c.from, c.to)
+			if ms, n := sum(rows); ms != c.ms || n != c.attempts {
+				t.Fatalf("%v GPU-centi-ms and %d attempts, want %v and %d: %+v", ms, n, c.ms, c.attempts, rows)
+			}
+		})
+	}
+	// The jobs' view of the same range agrees.
+	if jobs := s.JobsUsage("", t0.Add(40*time.Minute), t0.Add(75*time.Minute)); len(jobs) != 1 || jobs[0].CentiGPUMillis != 200*min(35) {
+		t.Fatalf("jobs usage %+v", jobs)
+	}
+}

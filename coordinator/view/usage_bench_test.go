@@ -73,7 +73,8 @@ func usageState(b *testing.B) *state.Store {
 
 // BenchmarkUsageQuery times GET /v1/usage's work on the state, without
 // HTTP: reading the roll-up rows of the whole range and grouping them
-// (by team, by user), and, grouped by job, walking every retained job's
+// (by team, by user), the same for a range that cuts buckets at both
+// ends (by_team_cut), and, grouped by job, walking every retained job's
 // attempts. Run: go test -run XXX -bench UsageQuery -benchtime 5x
 // ./coordinator/view/ (GPULAYER_USAGE_BENCH_ATTEMPTS=N for another
 // size; docs/performance.md has the figures).
@@ -91,6 +92,17 @@ func BenchmarkUsageQuery(b *testing.B) {
 			b.ReportMetric(float64(rows), "answer_rows")
 		})
 	}
+	// A range whose ends cut hour buckets (a client's "since I started,
+	// until now"): the cut parts are counted from the retained attempts,
+	// a walk of every retained job.
+	b.Run("by_team_cut", func(b *testing.B) {
+		cutFrom, cutTo := from.Add(30*time.Minute), to.Add(-90*time.Minute)
+		var rows int
+		for b.Loop() {
+			rows = len(view.UsageRows(s.UsageRows(cutFrom, cutTo), api.UsageByTeam, all))
+		}
+		b.ReportMetric(float64(rows), "answer_rows")
+	})
 	b.Run("by_job", func(b *testing.B) {
 		var rows int
 		for b.Loop() {

@@ -3,9 +3,9 @@
 // hours per hour over the last day as a stacked SVG chart; and each
 // team's running and pending jobs.
 //
-// GET /v1/usage counts a usage bucket when it starts inside [from, to),
-// and its buckets are hours: the chart asks one window per hour (24
-// requests), at most once a minute, and keeps the answer in between.
+// GET /v1/usage counts GPU time inside [from, to); windows on the
+// hour read its hour buckets whole: the chart asks one window per hour
+// (24 requests), at most once a minute, and keeps the answer in between.
 
 import { get } from './api.js';
 import { el, replace, table, badge, note } from './dom.js';
