@@ -58,7 +58,11 @@ func gpuTable(w io.Writer, gs []api.GPU, wide bool) {
 		row(w, cells...)
 	}
 	n := countGPUs(devs)
-	fmt.Fprintf(w, "%d GPUs: %d healthy, %d unhealthy, %d awaiting approval; %d in use\n", len(gs), n.healthy, n.unhealthy, n.awaiting, busy)
+	cordoned := ""
+	if n.cordoned > 0 {
+		cordoned = fmt.Sprintf(" (%d of them cordoned)", n.cordoned)
+	}
+	fmt.Fprintf(w, "%d GPUs: %d healthy, %d unhealthy%s, %d awaiting approval; %d in use\n", len(gs), n.healthy, n.unhealthy, cordoned, n.awaiting, busy)
 }
 
 // migCell names a MIG device's parent and profile, or says a GPU is in

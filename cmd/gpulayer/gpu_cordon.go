@@ -57,7 +57,19 @@ func gpuCordonLeaf(verb, short, example string, call func(*cobra.Command, *clien
 		if out.json {
 			return printJSON(w)
 		}
-		fmt.Fprintf(humanOut, "worker %s: GPU %s %s\n", w.WorkerID, args[1], done)
+		fmt.Fprintf(humanOut, "worker %s: GPU %s %s\n", w.WorkerID, args[1], gpuNow(w, args[1], done))
 		return nil
 	})
+}
+
+// gpuNow is done, unless the GPU as the answer shows it says otherwise:
+// an uncordoned GPU that is still not offered (unhealthy, awaiting
+// approval, on a draining worker) says why not.
+func gpuNow(w api.Worker, uuid, done string) string {
+	for _, d := range w.Devices {
+		if d.UUID == uuid && !d.Cordoned && !d.Healthy {
+			return "uncordoned; not offered: " + dash(d.HealthReason)
+		}
+	}
+	return done
 }

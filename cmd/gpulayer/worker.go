@@ -108,6 +108,8 @@ func deviceHealth(d api.Device) string {
 	switch {
 	case d.PendingApproval:
 		return "awaiting-approval"
+	case d.Cordoned:
+		return "cordoned"
 	case d.Health != "":
 		return d.Health
 	case d.Healthy:
