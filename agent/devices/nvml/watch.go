@@ -27,9 +27,13 @@ type watcher struct {
 	// registered); every GPU is also polled for liveness, ECC counters,
 	// row remapping and the driver's recovery action.
 	polled []bool
-	dbe    []uint64 // last volatile uncorrected ECC count, by index
-	dbeOK  []bool
-	inputs []inputs // the other polled inputs, by index (watchinputs.go)
+	// handles are the GPUs' handles as their events were registered, by
+	// index: a lost GPU's event names its handle, which answers nothing
+	// about itself any more (uuidOf).
+	handles []gonvml.Device
+	dbe     []uint64 // last volatile uncorrected ECC count, by index
+	dbeOK   []bool
+	inputs  []inputs // the other polled inputs, by index (watchinputs.go)
 }
 
 // watch runs until ctx ends. See Source.Watch.
@@ -71,9 +75,11 @@ func (w *watcher) register() (gonvml.EventSet, int) {
 		return nil, 0
 	}
 	registered := 0
+	w.handles = make([]gonvml.Device, len(w.uuids))
 	for i, uuid := range w.uuids {
 		d, ret := w.lib.DeviceGetHandleByIndex(i)
 		if ret == gonvml.SUCCESS {
+			w.handles[i] = d
 			ret = d.RegisterEvents(watchedEvents, es)
 		}
 		switch ret {
@@ -195,7 +201,25 @@ func (w *watcher) uuidOf(d gonvml.Device) (string, bool) {
 	if i, ret := d.GetIndex(); ret == gonvml.SUCCESS && i >= 0 && i < len(w.uuids) {
 		return w.uuids[i], true
 	}
+	// A GPU that fell off the bus answers neither: its handle is the one
+	// its events were registered with (the Xid 79 of its fall comes so).
+	for i, h := range w.handles {
+		if sameHandle(h, d) {
+			return w.uuids[i], true
+		}
+	}
 	return "", false
+}
+
+// sameHandle reports whether a and b are one device handle; a handle of a
+// type that cannot be compared is never the same.
+func sameHandle(a, b gonvml.Device) (same bool) {
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return a != nil && a == b
 }
 
 // poll checks each GPU: that it still answers by its UUID, its

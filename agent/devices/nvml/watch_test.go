@@ -276,3 +276,35 @@ func TestWatchFailsClosed(t *testing.T) {
 		})
 	}
 }
+
+// A GPU that falls off the bus answers nothing about itself, not even
+// its UUID or index: the Xid 79 of its fall is still its own, named by
+// the handle its events were registered with, and reaches the tracker at
+// once rather than at the next poll.
+func TestLostGPUsEventIsNamed(t *testing.T) {
+	m := nvmltest.New("dgxh100", nvmltest.StableUUIDs())
+	lib := m.Interface()
+	if ret := lib.Init(); ret != gonvml.SUCCESS {
+		t.Fatalf("init: %v", ret)
+	}
+	uuids := make([]string, m.Count())
+	for i := range uuids {
+		uuids[i], _ = m.Device(i).GetUUID()
+	}
+	w := &watcher{lib: lib, opts: WatchOptions{}.withDefaults(), sink: func(health.Observation) {}, uuids: uuids, polled: make([]bool, len(uuids))}
+	es, registered := w.register()
+	if es == nil || registered != len(uuids) {
+		t.Fatalf("registered %d of %d GPUs", registered, len(uuids))
+	}
+	m.InjectGPULost(2)
+	ev, ret := es.Wait(1000)
+	if ret != gonvml.SUCCESS {
+		t.Fatalf("no event: %v", ret)
+	}
+	if _, ret := ev.Device.GetUUID(); ret == gonvml.SUCCESS {
+		t.Fatal("the lost GPU still answers its UUID: the test shows nothing")
+	}
+	if u, ok := w.uuidOf(ev.Device); !ok || u != uuids[2] {
+		t.Fatalf("the lost GPU's event names %q (%v), want %s", u, ok, uuids[2])
+	}
+}
