@@ -1,6 +1,8 @@
 package translate
 
 import (
+	"cmp"
+
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -22,7 +24,7 @@ func DevicesFromAPI(in []api.Device) []command.Device {
 			HealthReason:      d.HealthReason,
 			PendingApproval:   d.PendingApproval,
 			MIGEnabled:        d.MIGEnabled,
-			Parent:            d.Parent,
+			Parent:            cmp.Or(d.Parent, d.LegacyParent), // the older name, where the report used it
 			MIGProfile:        d.MIGProfile,
 			Sharing:           d.Sharing,
 			Cordoned:          d.Cordoned,
