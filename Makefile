@@ -99,7 +99,8 @@ test-metrics:
 # setuptools and wheel (Debian: python3-venv, python3-setuptools,
 # python3-wheel; pip is installed into it only where the system has
 # none), the package installed from the checkout with no index, then
-# its unittest suite. The binary is built as cmd/gpulayer's tests build
+# its unittest suite; and PROTOCOL.md's install command in a venv that
+# sees nothing of the system's. The binary is built as cmd/gpulayer's tests build
 # theirs, so after make test only its link is left. See docs/python.md.
 PYTHON ?= $(firstword $(wildcard /usr/bin/python3) python3)
 PY_BUILD ?= bin/python
@@ -111,6 +112,12 @@ test-python:
 	{ $(PY_BUILD)/venv/bin/python -m pip --version >/dev/null 2>&1 || $(PY_BUILD)/venv/bin/python -m ensurepip --default-pip; } || { \
 		echo "test-python: $(PYTHON) needs venv, setuptools and wheel (Debian: apt-get install python3-venv python3-setuptools python3-wheel)" >&2; exit 1; }
 	$(PY_BUILD)/venv/bin/python -m pip install --quiet --no-index --no-build-isolation ./sdk/python
+	@rm -rf sdk/python/build sdk/python/src/gpulayer.egg-info
+	@# PROTOCOL.md's own command, in a fresh environment that sees nothing
+	@# of the system's (no wheel package): the in-tree backend builds it.
+	@rm -rf $(PY_BUILD)/fresh && $(PYTHON) -m venv $(PY_BUILD)/fresh && \
+	$(PY_BUILD)/fresh/bin/pip install --quiet --no-index --no-build-isolation ./sdk/python && \
+	$(PY_BUILD)/fresh/bin/python -c 'import gpulayer; gpulayer.Client' && rm -rf $(PY_BUILD)/fresh
 	@rm -rf sdk/python/build sdk/python/src/gpulayer.egg-info
 	$(GO) build -ldflags "$(GO_LDFLAGS)" -o $(PY_BUILD)/gpulayer ./cmd/gpulayer
 	cd sdk/python && GPULAYER_BIN=$(abspath $(PY_BUILD))/gpulayer $(abspath $(PY_BUILD))/venv/bin/python -m unittest discover -s tests -t . -v
