@@ -55,7 +55,7 @@ var routeTeamScopes = map[string]teamScope{
 	"POST /v1/groups": teamNeutral, "GET /v1/groups": teamNeutral, "GET /v1/groups/{id}": teamNeutral, "DELETE /v1/groups/{id}": teamNeutral,
 	"POST /v1/groups/{id}/members": teamNeutral, "DELETE /v1/groups/{id}/members/{kind}/{member}": teamNeutral,
 	"POST /v1/workers/{id}/approve": teamNeutral, "POST /v1/tokens": teamNeutral, "GET /v1/tokens": teamNeutral,
-	"GET /v1/tokens/{id}": teamNeutral, "DELETE /v1/tokens/{id}": teamNeutral, "POST /v1/instance-tokens": teamNeutral,
+	"GET /v1/tokens/{id}": teamNeutral, "DELETE /v1/tokens/{id}": teamNeutral, "POST /v1/instance-tokens": teamNeutral, "GET /v1/instance-tokens": teamNeutral,
 	"POST /v1/clusters": teamNeutral, "GET /v1/clusters": teamNeutral, "GET /v1/clusters/{key}": teamNeutral,
 	"POST /v1/enrollments": teamNeutral, "GET /v1/enrollments": teamNeutral, "GET /v1/enrollments/{key}": teamNeutral,
 	"POST /v1/enrollments/{key}/revoke": teamNeutral, "GET /v1/audit": teamNeutral, "PUT /v1/artifacts/{sha256}": teamNeutral,

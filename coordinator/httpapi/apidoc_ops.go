@@ -226,6 +226,8 @@ var apiOps = map[string]apiOp{
 		answers: []apiAnswer{ok[api.TokenResponse]("the token's record")}},
 	"DELETE /v1/tokens/{id}": {id: "revokeToken", tag: "tokens", summary: "Revoke a token",
 		answers: []apiAnswer{ok[api.TokenResponse]("the revoked token's record")}},
+	"GET /v1/instance-tokens": {id: "listInstanceTokens", tag: "tokens", summary: "Instance tokens (never a secret), as GET /v1/tokens?kind=instance lists them",
+		answers: []apiAnswer{ok[api.TokenList]("the instance tokens")}},
 	"POST /v1/instance-tokens": {id: "createInstanceToken", tag: "tokens", summary: "Create a single-use token bound to one cloud instance",
 		body: jsonIn[api.CreateInstanceTokenRequest](), answers: []apiAnswer{created[api.CreateTokenResponse]("the record and the token, shown this once")}, errs: []int{http.StatusConflict}},
 	"POST /v1/clusters": {id: "putCluster", tag: "enrollment", summary: "Create or update an enrollment cluster",

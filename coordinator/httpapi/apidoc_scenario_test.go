@@ -120,6 +120,11 @@ func TestRealAnswersMatchAPIDescription(t *testing.T) {
 	c.must(200, "GET", "/v1/tokens/"+submit.ID, admin, nil, nil)
 	var inst api.CreateTokenResponse
 	c.must(201, "POST", "/v1/instance-tokens", admin, api.CreateInstanceTokenRequest{InstanceID: "i-oas"}, &inst)
+	var instances api.TokenList
+	c.must(200, "GET", "/v1/instance-tokens", admin, nil, &instances)
+	if len(instances.Tokens) != 1 || instances.Tokens[0].Kind != api.TokenKindInstance {
+		t.Fatalf("GET /v1/instance-tokens: %+v", instances)
+	}
 
 	// Single sign-on: a provider's ID token becomes a client token; an
 	// expired one is 401, an unmapped subject 403.

@@ -143,6 +143,7 @@ func (s *Server) routeTable() []Route {
 		{"GET", "/v1/tokens/{id}", clientAdmin, s.getToken},
 		{"DELETE", "/v1/tokens/{id}", clientAdmin, s.revokeToken},
 		{"POST", "/v1/instance-tokens", clientAdmin, s.createInstanceToken},
+		{"GET", "/v1/instance-tokens", clientAdmin, s.listInstanceTokens},
 
 		{"POST", "/v1/clusters", clientAdmin, s.putCluster},
 		{"GET", "/v1/clusters", clientAdmin, s.listClusters},

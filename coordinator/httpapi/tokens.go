@@ -227,14 +227,30 @@ func (s *Server) listTokens(w http.ResponseWriter, r *http.Request, _ auth.Princ
 	default:
 		return invalidf("kind must be client, join or instance")
 	}
+	writeJSON(w, http.StatusOK, api.TokenList{Tokens: s.tokensOf(kind)})
+	return nil
+}
+
+// listInstanceTokens answers GET /v1/instance-tokens (PROTOCOL.md: "GET
+// on each" of the credential routes): the instance tokens, as GET
+// /v1/tokens?kind=instance lists them.
+func (s *Server) listInstanceTokens(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	if _, err := queryOf(r); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, api.TokenList{Tokens: s.tokensOf(api.TokenKindInstance)})
+	return nil
+}
+
+// tokensOf lists the tokens of kind ("": every kind), never a secret.
+func (s *Server) tokensOf(kind string) []api.TokenInfo {
 	out := []api.TokenInfo{}
 	for _, t := range s.store.Tokens() {
 		if kind == "" || t.Kind == kind {
 			out = append(out, view.Token(t))
 		}
 	}
-	writeJSON(w, http.StatusOK, api.TokenList{Tokens: out})
-	return nil
+	return out
 }
 
 func validateTokenID(id string) error {
