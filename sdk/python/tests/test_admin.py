@@ -46,7 +46,38 @@ class TokensTest(support.DevTestCase):
         self.assertEqual((created.kind, created.max_uses), ("join", 1))
 
 
+    def test_instance_token(self) -> None:
+        created = self.gl.tokens.create_instance("i-0abc", name="py-instance", expires_in_seconds=600)
+        self.addCleanup(self.gl.tokens.revoke, created.id)
+        self.assertTrue(created.token.startswith("gli_"))
+        self.assertNotIn(created.token, repr(created))
+        self.assertEqual((created.kind, created.max_uses), ("instance", 1))
+        self.assertIn(created.id, [t.id for t in self.gl.tokens.list_instance()])
+        with self.assertRaises(gpulayer.Error) as e:
+            self.gl.tokens.create_instance("has space")
+        self.assertEqual(e.exception.code, "invalid_argument")
+
+
 class WorkersTest(support.DevTestCase):
+    def test_reissue(self) -> None:
+        join = self.gl.tokens.create("py-reissue-join", kind="join", max_uses=1)
+        self.addCleanup(self.gl.tokens.revoke, join.id)
+        reg = gpulayer.Client(self.dev.addr, join.token)._transport.request(
+            "POST", "/v1/workers/register", {"worker_id": "py-reissued", "executors": ["exec"]}).json()
+        self.addCleanup(self.gl.workers.forget, "py-reissued")
+        self.addCleanup(self.gl.workers.revoke, "py-reissued")
+        got = self.gl.workers.reissue("py-reissued")
+        self.assertEqual(got.worker_id, "py-reissued")
+        self.assertTrue(got.worker_token.startswith("glw_"))
+        self.assertNotEqual(got.worker_token, reg["worker_token"])
+        self.assertNotIn(got.worker_token, repr(got))
+        old = gpulayer.Client(self.dev.addr, reg["worker_token"])
+        with self.assertRaises(gpulayer.Error) as e:
+            old._transport.request("GET", "/v1/workers/self")
+        self.assertEqual(e.exception.code, "unauthenticated")
+        new = gpulayer.Client(self.dev.addr, got.worker_token)._transport.request("GET", "/v1/workers/self").json()
+        self.assertEqual(new["worker_id"], "py-reissued")
+
     def test_list_and_get(self) -> None:
         workers = self.gl.workers.list()
         self.assertEqual([w.worker_id for w in workers], ["dev-worker"])

@@ -23,7 +23,7 @@ from typing import Any, Dict, Generator, Iterator, List, Mapping, Optional, Sequ
 
 from . import errors
 from .errors import Error
-from .models import CreatedToken, ExecResult, GPUs, Job, JobEvents, JobPage, JobSpec, LogEntry, Queue, Team, TeamQuota, Token, Usage, Worker
+from .models import CreatedToken, ExecResult, GPUs, Job, JobEvents, JobPage, JobSpec, LogEntry, Queue, Reissued, Team, TeamQuota, Token, Usage, Worker
 from .transport import STREAM_END_TRAILER, StreamCut, Transport
 
 # Idempotency keys submit makes for a spec without one, as sdk/client
@@ -418,7 +418,8 @@ def _team_body(
 
 
 class Tokens(_Resource):
-    """``/v1/tokens`` (admin): client and join tokens."""
+    """``/v1/tokens`` and ``/v1/instance-tokens`` (admin): client, join and
+    instance tokens."""
 
     def create(
         self,
@@ -447,6 +448,24 @@ class Tokens(_Resource):
         )
         body.update((k, v) for k, v in optional if v is not None)
         return CreatedToken.from_dict(self._json("POST", "/v1/tokens", body))
+
+    def create_instance(
+        self, instance_id: str, *, name: Optional[str] = None, expires_in_seconds: Optional[int] = None
+    ) -> CreatedToken:
+        """Creates an instance token (``POST /v1/instance-tokens``): single
+        use, bound to one cloud instance, for a registration with
+        ``origin: provider``. The answer's ``token`` is shown only this
+        once."""
+        body: Dict[str, Any] = {"instance_id": instance_id}
+        if name is not None:
+            body["name"] = name
+        if expires_in_seconds is not None:
+            body["expires_in_seconds"] = expires_in_seconds
+        return CreatedToken.from_dict(self._json("POST", "/v1/instance-tokens", body))
+
+    def list_instance(self) -> List[Token]:
+        """The instance tokens (``GET /v1/instance-tokens``)."""
+        return [Token.from_dict(t) for t in self._json("GET", "/v1/instance-tokens").get("tokens", [])]
 
     def list(self) -> List[Token]:
         return [Token.from_dict(t) for t in self._json("GET", "/v1/tokens").get("tokens", [])]
@@ -488,6 +507,11 @@ class Workers(_Resource):
     def revoke(self, worker_id: str) -> Worker:
         """Revokes the worker's credential; its tasks are requeued."""
         return Worker.from_dict(self._json("POST", _worker(worker_id) + "/revoke", {})["worker"])
+
+    def reissue(self, worker_id: str) -> Reissued:
+        """Gives the worker a new credential, shown this once (``token``);
+        the previous one is dead at once, and the worker keeps its tasks."""
+        return Reissued.from_dict(self._json("POST", _worker(worker_id) + "/reissue", {}))
 
     def cordon(self, worker_id: str, uuid: str, *, reason: str = "") -> Worker:
         """Gives one GPU of the worker no new task; what runs on it goes on."""

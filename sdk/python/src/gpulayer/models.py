@@ -433,6 +433,18 @@ class CreatedToken(Token):
 
 
 @dataclass
+class Reissued(Record):
+    """The answer to reissuing a worker's credential: the new one, shown
+    only this once. ``repr`` leaves the secret out."""
+
+    worker_id: str = ""
+    worker_token: str = field(default="", repr=False)
+    status: str = ""
+    worker: Optional[Worker] = None
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass
 class GPUs(Record):
     """A number of GPU units (a MIG instance or a share counts its
     fraction of the parent GPU)."""
