@@ -181,7 +181,12 @@ func (s *Store) UsageRows(from, to time.Time) []UsageRow {
 	var out []UsageRow
 	for k, r := range s.usage {
 		start := k.StartTime()
-		if !start.Before(from) && !start.Add(k.Span()).After(to) && !inSpans(k, spans) {
+		switch {
+		case k.Day: // whole, when it starts inside the range (usage_range.go)
+			if !start.Before(from) && start.Before(to) {
+				out = append(out, *r)
+			}
+		case !start.Before(from) && !start.Add(k.Span()).After(to) && !inSpans(k, spans):
 			out = append(out, *r)
 		}
 	}

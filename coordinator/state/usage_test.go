@@ -197,7 +197,7 @@ func TestUsageRangeCutsBucketsExactly(t *testing.T) {
 		{"cut at both ends", t0.Add(40 * time.Minute), t0.Add(75 * time.Minute), 200 * min(20+15), 0},
 		{"cut at the start, to the end", t0.Add(40 * time.Minute), t0.Add(3 * time.Hour), 200 * min(20+60), 1},
 		{"inside one hour", t0.Add(50 * time.Minute), t0.Add(55 * time.Minute), 200 * min(5), 0},
-		{"ending where the attempt ended", t0.Add(100 * time.Minute), t0.Add(120 * time.Minute), 200 * min(20), 0},
+		{"ending where the attempt ended", t0.Add(100 * time.Minute), t0.Add(120 * time.Minute), 200 * min(20), 1}, // its end counts, as in the hour it ended in
 		{"on the hour edges", t0, t0.Add(2 * time.Hour), 200 * min(90), 1},
 		{"before it started", t0, t0.Add(30 * time.Minute), 0, 0},
 		{"after it ended", t0.Add(121 * time.Minute), t0.Add(5 * time.Hour), 0, 0},
@@ -213,5 +213,48 @@ func TestUsageRangeCutsBucketsExactly(t *testing.T) {
 	// The jobs' view of the same range agrees.
 	if jobs := s.JobsUsage("", t0.Add(40*time.Minute), t0.Add(75*time.Minute)); len(jobs) != 1 || jobs[0].CentiGPUMillis != 200*min(35) {
 		t.Fatalf("jobs usage %+v", jobs)
+	}
+}
+
+// A day whose early hours were folded into its day row and whose later
+// hours are still hour rows: a range from inside that day keeps the
+// later hour rows from the table (not recomputed from retained jobs,
+// which may be gone) and counts the day row only when the day starts
+// inside the range.
+func TestUsageRangeBesideAFoldedDay(t *testing.T) {
+	s := New()
+	day := t0.Truncate(24 * time.Hour)
+	early, late := day.Add(10*time.Hour), day.Add(21*time.Hour)
+	mustApply(t, s, register("w1", "GPU-a"), submit("e", 1, 1), submit("l", 1, 1),
+		command.AssignTask{TaskID: "e-a", WorkerID: "w1", AttemptID: "a1", Devices: []string{"GPU-a"}, Metered: true, Now: early},
+		command.StartTask{TaskID: "e-a", WorkerID: "w1", AttemptID: "a1", Now: early},
+		command.FinishTask{TaskID: "e-a", WorkerID: "w1", AttemptID: "a1", Now: early.Add(time.Hour)},
+		command.AssignTask{TaskID: "l-a", WorkerID: "w1", AttemptID: "a2", Devices: []string{"GPU-a"}, Metered: true, Now: late},
+		command.StartTask{TaskID: "l-a", WorkerID: "w1", AttemptID: "a2", Now: late},
+		command.FinishTask{TaskID: "l-a", WorkerID: "w1", AttemptID: "a2", Now: late.Add(time.Hour)})
+	s.foldUsage(day.Add(20*time.Hour + UsageHourlyFor)) // the 10:00 hour folds, the 21:00 one stays
+	var days, hours int
+	for k := range s.usage {
+		if k.Day {
+			days++
+		} else {
+			hours++
+		}
+	}
+	if days != 1 || hours != 1 {
+		t.Fatalf("%d day rows and %d hour rows, want one of each", days, hours)
+	}
+	hour := int64(100 * 3_600_000)
+	sum := func(rows []UsageRow) (ms int64) {
+		for _, r := range rows {
+			ms += r.CentiGPUMillis
+		}
+		return ms
+	}
+	if got := sum(s.UsageRows(day.Add(12*time.Hour), day.Add(48*time.Hour))); got != hour {
+		t.Fatalf("from inside the day: %d, want the late hour's %d", got, hour)
+	}
+	if got := sum(s.UsageRows(day, day.Add(48*time.Hour))); got != 2*hour {
+		t.Fatalf("from the day's start: %d, want both hours' %d", got, 2*hour)
 	}
 }
