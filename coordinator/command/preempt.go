@@ -21,6 +21,13 @@ type PreemptTasks struct {
 	MinRuntime time.Duration `json:"min_runtime"`
 	HoldUntil  time.Time     `json:"hold_until,omitzero"`
 	Now        time.Time     `json:"now"`
+	// TeamRoom marks a decision that counted For's team's room: a task its
+	// team's ceiling holds back is not placeable, free GPUs elsewhere or
+	// not, so it may preempt a lower-priority task of its own team. An
+	// entry without it (written before) is applied as it was then: a task
+	// that fits on free GPUs is refused a preemption whatever its team
+	// holds. The field keeps a log replaying as it first applied.
+	TeamRoom bool `json:"team_room,omitempty"`
 }
 
 // Victim is one attempt a PreemptTasks stops.

@@ -120,7 +120,7 @@ func (s *Store) checkPreemptor(c command.PreemptTasks) (*Task, *Job, *Worker, er
 	if err := s.canRun(w, pj, p, ""); err != nil {
 		return nil, nil, nil, err
 	}
-	if s.placeableNow(s.sortedWorkers(), pj, p, nil, c.Now) {
+	if s.placeableNow(s.sortedWorkers(), pj, p, nil, c.Now, c.TeamRoom) {
 		return nil, nil, nil, fmt.Errorf("task %s fits without a preemption: %w", p.ID, ErrConflict)
 	}
 	return p, pj, w, nil

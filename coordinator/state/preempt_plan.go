@@ -74,7 +74,7 @@ func (s *Store) PlanPreemption(now time.Time, o PreemptOptions) (command.Preempt
 			}
 			continue
 		}
-		if s.placeableNow(workers, pj, p, use, now) {
+		if s.placeableNow(workers, pj, p, use, now, true) {
 			continue // an acquire will place it
 		}
 		var best *command.PreemptTasks
@@ -145,14 +145,16 @@ func (s *Store) preemptCandidates(now time.Time, usage map[string]TeamUsage, n i
 	return out[:min(n, len(out))]
 }
 
-// placeableNow reports whether some worker could take p as it is: its
-// team has room for it (teamroom.go) and a worker's devices fit it. use,
-// when not nil, keeps each worker's device use across the calls of one
-// plan. A task its team's room holds back is not placeable, free GPUs
-// or not: only stopping a task of its own team of lower priority makes
-// the room (planOn).
-func (s *Store) placeableNow(workers []*Worker, pj *Job, p *Task, use map[string]deviceUsage, now time.Time) bool {
-	if !s.teamRoomAfter(pj, nil) {
+// placeableNow reports whether some worker could take p as it is: a
+// worker's devices fit it and, with teamRoom, its team has room for it
+// (teamroom.go). use, when not nil, keeps each worker's device use
+// across the calls of one plan. A task its team's room holds back is not
+// placeable, free GPUs or not: only stopping tasks of its own team makes
+// the room (planOn). Without teamRoom (a command written before the
+// planner counted it: command.PreemptTasks.TeamRoom) the room is not
+// judged, as then.
+func (s *Store) placeableNow(workers []*Worker, pj *Job, p *Task, use map[string]deviceUsage, now time.Time, teamRoom bool) bool {
+	if teamRoom && !s.teamRoomAfter(pj, nil, false) {
 		return false
 	}
 	r := pj.Spec.Resources
@@ -172,14 +174,37 @@ func (s *Store) placeableNow(workers []*Worker, pj *Job, p *Task, use map[string
 }
 
 // teamRoomAfter reports whether pj's team has room for one of its tasks
-// once round's victims have stopped (round nil: as things are).
-func (s *Store) teamRoomAfter(pj *Job, round *preemptRound) bool {
+// once round's victims have stopped (round nil: as things are). A MIG or
+// memory-share task's need depends on the device it gets: the least it
+// can be (wholeCenti: a hundredth) says whether the team's room holds it
+// back at all, and the most (a whole GPU a device: atMost) whether the
+// victims chosen surely make the room, so that a preemption never stops
+// a task that does not help.
+func (s *Store) teamRoomAfter(pj *Job, round *preemptRound, atMost bool) bool {
 	team := command.TeamOf(pj.Team)
 	use := s.inuse.inUse(team)
 	if round != nil {
 		use = round.inUse(team)
 	}
-	return s.limitsOf(team).roomFor(use, wholeCenti(pj.Spec), pj.Spec.IsPreemptible()) == nil
+	need := wholeCenti(pj.Spec)
+	if atMost {
+		need = mostCenti(pj.Spec)
+	}
+	return s.limitsOf(team).roomFor(use, need, pj.Spec.IsPreemptible()) == nil
+}
+
+// mostCenti is the most one task of spec can hold, in hundredths of a
+// GPU: a whole GPU for each device it asks for (a gang's for its every
+// member).
+func mostCenti(spec command.JobSpec) int64 {
+	r := spec.Resources
+	switch {
+	case r == nil || r.GPUs == 0:
+		return 0
+	case spec.Gang:
+		return int64(spec.Count*r.GPUs) * command.CentiGPUsPerGPU
+	}
+	return int64(r.GPUs) * command.CentiGPUsPerGPU
 }
 
 // deviceUsage is deviceUse's answer.
@@ -196,23 +221,37 @@ func (s *Store) planOn(w *Worker, order []*Task, pj *Job, p *Task, usage map[str
 	}
 	round := &preemptRound{usage: usage, taken: map[string]int64{}}
 	gone := map[string]bool{}
-	c := command.PreemptTasks{For: p.ID, WorkerID: w.ID, MinRuntime: o.MinRuntime, Now: now}
+	c := command.PreemptTasks{For: p.ID, WorkerID: w.ID, MinRuntime: o.MinRuntime, Now: now, TeamRoom: true}
 	grace := 0
-	for _, v := range order {
-		if gone[v.ID] || !s.helps(w, pj.Spec.Resources, v) || s.victimErr(p, pj, v, round, o.MinRuntime, now) != nil {
-			continue
-		}
-		for _, m := range s.takeGroup(round, gone, v) { // a gang's other members too, wherever they run
-			c.Victims = append(c.Victims, victimOn(m, w.ID))
-		}
-		vj := s.jobs.get(v.JobID)
-		grace = max(grace, vj.Spec.PreemptionGrace())
-		if s.fitsBeside(w, pj, p, gone, now) && s.teamRoomAfter(pj, round) {
-			if s.canRun(w, pj, p, "") != nil {
-				return command.PreemptTasks{}, false
+	team := command.TeamOf(pj.Team)
+	// A task its team's room holds back takes its own team's victims
+	// first (only they make the room), then, if it still does not fit,
+	// any other victim the policy allows: another team's victim taken
+	// before the room is made would be stopped for nothing.
+	passes := 1
+	if !s.teamRoomAfter(pj, round, true) {
+		passes = 2
+	}
+	for pass := range passes {
+		for _, v := range order {
+			if gone[v.ID] || (passes == 2 && pass == 0 && command.TeamOf(s.jobs.get(v.JobID).Team) != team) {
+				continue
 			}
-			c.HoldUntil = now.Add(time.Duration(grace)*time.Second + o.HoldSlack)
-			return c, true
+			if !s.helps(w, pj.Spec.Resources, v) || s.victimErr(p, pj, v, round, o.MinRuntime, now) != nil {
+				continue
+			}
+			for _, m := range s.takeGroup(round, gone, v) { // a gang's other members too, wherever they run
+				c.Victims = append(c.Victims, victimOn(m, w.ID))
+			}
+			vj := s.jobs.get(v.JobID)
+			grace = max(grace, vj.Spec.PreemptionGrace())
+			if s.fitsBeside(w, pj, p, gone, now) && s.teamRoomAfter(pj, round, true) {
+				if s.canRun(w, pj, p, "") != nil {
+					return command.PreemptTasks{}, false
+				}
+				c.HoldUntil = now.Add(time.Duration(grace)*time.Second + o.HoldSlack)
+				return c, true
+			}
 		}
 	}
 	return command.PreemptTasks{}, false

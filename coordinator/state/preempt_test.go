@@ -158,8 +158,16 @@ func TestPlanPreemptionWithinATeamAtItsCeiling(t *testing.T) {
 		t.Fatalf("preempted before the minimum runtime: %+v", c)
 	}
 	c, ok := s.PlanPreemption(at(1000), PreemptOptions{MinRuntime: 5 * time.Minute})
-	if !ok || c.For != "r-a" || victimIDs(c) != "low-a" {
+	if !ok || c.For != "r-a" || victimIDs(c) != "low-a" || !c.TeamRoom {
 		t.Fatalf("planned %v %+v, want low-a preempted for r-a", ok, c)
+	}
+	// The same decision as an entry written before the planner counted
+	// the team's room (TeamRoom unset) is applied as it was then: refused,
+	// since the task fits on the free GPUs; a log replays as it applied.
+	old := c
+	old.TeamRoom = false
+	if r := s.Apply(old); r.(Result).Err() == nil {
+		t.Fatal("an entry of the earlier rule preempted for a task that fits on free GPUs")
 	}
 	mustApply(t, s, c) // the state machine agrees
 
@@ -175,6 +183,39 @@ func TestPlanPreemptionWithinATeamAtItsCeiling(t *testing.T) {
 	if c, ok := s2.PlanPreemption(at(1000), PreemptOptions{MinRuntime: 5 * time.Minute}); ok {
 		t.Fatalf("an equal priority preempted: %+v", c)
 	}
+}
+
+// A task its team's room holds back takes its own team's victim first:
+// another team's borrowed task, though lower in priority, would free a
+// GPU but no room, and is left running when the own team's victim does
+// both.
+func TestTeamRoomPlansTakeOwnVictimsFirst(t *testing.T) {
+	s := New()
+	four, zero := teamSettings(100, 400), int64(0)
+	four.BorrowLimitCenti = &zero
+	run := func(job, team string, prio int, worker, dev string) []command.Command {
+		c := inTeam(submit(job, 1, 1), team)
+		c.Spec.Priority = prio
+		return []command.Command{c,
+			command.AssignTask{TaskID: job + "-a", WorkerID: worker, AttemptID: "att-" + job, Devices: []string{dev}, Now: at(1)},
+			command.StartTask{TaskID: job + "-a", WorkerID: worker, AttemptID: "att-" + job, Now: at(1)}}
+	}
+	cmds := []command.Command{register("w1", "GPU-1", "GPU-2", "GPU-3"), register("w2", "GPU-4", "GPU-5"),
+		command.CreateTeam{Name: "a", Settings: four, By: "admin", Now: at(0)},
+		command.CreateTeam{Name: "b", Settings: teamSettings(100, 0), By: "admin", Now: at(0)}}
+	cmds = append(cmds, run("ax", "a", 5, "w2", "GPU-4")...)
+	cmds = append(cmds, run("ay", "a", 5, "w2", "GPU-5")...)
+	cmds = append(cmds, run("alow", "a", -5, "w1", "GPU-2")...)
+	cmds = append(cmds, run("bb", "b", -10, "w1", "GPU-1")...)
+	p := inTeam(submit("r", 1, 2), "a")
+	p.Now = at(20)
+	cmds = append(cmds, p)
+	mustApply(t, s, cmds...)
+	c, ok := s.PlanPreemption(at(1000), PreemptOptions{MinRuntime: 5 * time.Minute})
+	if !ok || victimIDs(c) != "alow-a" || !c.TeamRoom {
+		t.Fatalf("planned %v %+v, want alow-a alone, counting the team's room", ok, c)
+	}
+	mustApply(t, s, c)
 }
 
 // A task that fits as things are preempts nothing.
