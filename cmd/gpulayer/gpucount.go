@@ -19,9 +19,9 @@ func countGPUs(devs []api.Device) gpuCounts {
 			n.healthy++
 		default:
 			n.unhealthy++
-		}
-		if d.Cordoned {
-			n.cordoned++
+			if d.Cordoned {
+				n.cordoned++
+			}
 		}
 	}
 	return n

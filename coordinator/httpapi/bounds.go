@@ -161,9 +161,13 @@ func validateDevices(devs []api.Device) error {
 // a MIG device's GPU as parent_uuid (the older "parent" is read as it,
 // and the two may not name different GPUs), and a health word that lets
 // the device be given work (healthy, or this project's degraded) as the
-// healthy flag placement reads. The contract's clients send the word
-// alone; this project's agents send both, and never the word healthy
-// for a device they do not offer (agent.deviceView).
+// healthy flag placement reads, for a device reported whole (its name
+// and memory: what the contract's device carries). The contract's
+// clients send the word alone; this project's agents send both, and
+// never the word healthy for a device they do not offer
+// (agent.deviceView). An agent of an earlier release could send the
+// word healthy with the flag false for a GPU its inventory could not
+// read whole, which then lacks its name or memory: still not offered.
 func readDeviceWords(devs []api.Device) error {
 	for i := range devs {
 		d := &devs[i]
@@ -173,7 +177,7 @@ func readDeviceWords(devs []api.Device) error {
 			}
 			d.Parent, d.LegacyParent = d.LegacyParent, ""
 		}
-		if d.Health == api.HealthHealthy || d.Health == api.HealthDegraded {
+		if (d.Health == api.HealthHealthy || d.Health == api.HealthDegraded) && d.Name != "" && d.MemoryMiB > 0 {
 			d.Healthy = true
 		}
 	}

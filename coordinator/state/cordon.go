@@ -43,10 +43,11 @@ func (s *Store) cordonDevice(c command.CordonDevice) (WorkerRecord, error) {
 		return WorkerRecord{}, fmt.Errorf("a drain cordons the GPU too: %w", ErrInvalid)
 	}
 	_, cordonedNow := w.Cordons[c.UUID]
-	// A GPU is cordoned while its worker reports it, and uncordoned while
-	// either holds (a cordoned GPU that left the report can still be
-	// uncordoned); one that is neither is not found.
-	if !cordonedNow && !slices.ContainsFunc(w.Devices, func(d command.Device) bool { return d.UUID == c.UUID }) {
+	// A GPU is cordoned (or drained) only while its worker reports it; it
+	// is uncordoned while either holds (a cordoned GPU that left the
+	// report can still be uncordoned); otherwise it is not found.
+	reported := slices.ContainsFunc(w.Devices, func(d command.Device) bool { return d.UUID == c.UUID })
+	if !reported && (c.Cordon || !cordonedNow) {
 		return WorkerRecord{}, fmt.Errorf("worker %s has no GPU %s: %w", w.ID, c.UUID, ErrNotFound)
 	}
 	if !c.Cordon && !cordonedNow {
