@@ -55,12 +55,23 @@ PROJECT = {
 }
 
 
-def _setuptools_builds_wheels():
-    """Whether the environment's setuptools can build a wheel: 70.1 and
-    later carry bdist_wheel, older ones need the wheel package."""
+def _setuptools_reads_pyproject():
+    """Whether the environment has a setuptools that reads pyproject.toml's
+    [project] table: 61 or later (Python 3.9's venv brings 58, which
+    would build a nameless, empty wheel)."""
     try:
-        import setuptools  # noqa: F401
+        import setuptools
     except ImportError:
+        return False
+    m = re.match(r"(\d+)", getattr(setuptools, "__version__", ""))
+    return bool(m) and int(m.group(1)) >= 61
+
+
+def _setuptools_builds_wheels():
+    """Whether the environment's setuptools can build this wheel: 61 or
+    later, and 70.1 and later carry bdist_wheel while older ones need the
+    wheel package."""
+    if not _setuptools_reads_pyproject():
         return False
     try:
         from setuptools.command import bdist_wheel  # noqa: F401
@@ -146,7 +157,7 @@ def plain_sdist(sdist_directory):
     dist = "%s-%s" % (PACKAGE, version())
     name = dist + ".tar.gz"
     members = [("pyproject.toml", ROOT / "pyproject.toml"), ("README.md", ROOT / "README.md"),
-               ("backend/gpulayer_build.py", Path(__file__).resolve())]
+               ("MANIFEST.in", ROOT / "MANIFEST.in"), ("backend/gpulayer_build.py", Path(__file__).resolve())]
     members += [("src/" + arc, path) for arc, path in _package_files()]
     os.makedirs(sdist_directory, exist_ok=True)
     with tarfile.open(os.path.join(sdist_directory, name), "w:gz", format=tarfile.PAX_FORMAT) as tar:
@@ -180,8 +191,6 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
 
 
 def build_sdist(sdist_directory, config_settings=None):
-    try:
-        backend = _setuptools_backend()
-    except ImportError:
+    if not _setuptools_reads_pyproject():
         return plain_sdist(sdist_directory)
-    return backend.build_sdist(sdist_directory, config_settings)
+    return _setuptools_backend().build_sdist(sdist_directory, config_settings)
