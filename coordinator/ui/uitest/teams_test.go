@@ -13,6 +13,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator"
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
 	"github.com/gpulayer/gpulayer/coordinator/oidc"
+	"github.com/gpulayer/gpulayer/internal/clock"
 	"github.com/gpulayer/gpulayer/internal/oidctest"
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
@@ -36,7 +37,13 @@ func newTeamFleet(t *testing.T) *teamFleet {
 	t.Helper()
 	idp := oidctest.Start(t, jose.RS256)
 	idp.SetGroups("alice", "vision")
+	// The coordinator's clock is a fake one set to now: a finished task's
+	// GPU time is then the seconds the fixture says, not the fraction of
+	// a millisecond a start and a finish take back to back (which reads
+	// 0 and draws no bar).
+	clk := clock.NewFake(time.Now())
 	h := coordinatortest.Start(t, coordinatortest.Options{Tweak: func(cfg *coordinator.Config) {
+		cfg.Clock = clk
 		cfg.HeartbeatInterval = time.Minute
 		cfg.OIDC = oidc.Config{Issuer: idp.Issuer, Audience: oidctest.ClientID, Mappings: []oidc.Mapping{{Value: "vision", Team: "vision", Roles: []string{"read"}}}}
 	}})
@@ -71,7 +78,7 @@ func newTeamFleet(t *testing.T) *teamFleet {
 	}
 	f := &teamFleet{h: h, idp: idp}
 	// place submits a one-GPU job and has the worker start its task; a
-	// finished one ends after a few milliseconds of GPU time.
+	// finished one ends after two seconds of GPU time.
 	place := func(c *client.Client, name string, finish bool) string {
 		job, err := c.SubmitJob(ctx, api.JobSpec{Name: name, Executor: "exec", Resources: &api.Resources{GPUs: 1}, Config: []byte(`{"command":"true"}`)})
 		if err != nil {
@@ -85,6 +92,7 @@ func newTeamFleet(t *testing.T) *teamFleet {
 			t.Fatal(err)
 		}
 		if finish {
+			clk.Advance(2 * time.Second)
 			if _, err := worker.Finish(ctx, acq.Task.ID, api.FinishRequest{AttemptID: acq.Task.AttemptID}); err != nil {
 				t.Fatal(err)
 			}
