@@ -188,3 +188,23 @@ func TestPriorityInversionAvoided(t *testing.T) {
 		t.Fatalf("placed %v once both GPUs freed, want the high-priority task", got)
 	}
 }
+
+// A team at its ceiling takes nothing from its GPU sub-queues, so no
+// other team's task is said to wait behind it in fair share (a task
+// asking for no GPU of a team with a share above it was told it waited
+// behind the full team).
+func TestFairShareReasonPassesOverAFullTeam(t *testing.T) {
+	s := New()
+	addWorkers(t, s, 2, "w1")
+	mustApply(t, s,
+		command.CreateTeam{Name: "a", Settings: borrowing(100, 0, limit(0)), Now: at(0)},
+		command.CreateTeam{Name: "b", Settings: borrowing(100, 0, nil), Now: at(0)},
+		teamJob("ja", "a", 1, 1, 0), teamJob("jb", "b", 1, 0, 0))
+	rec, _ := s.Job("jb")
+	if strings.Contains(rec.PendingReason, "team a") {
+		t.Fatalf("jb waits %q: behind a team that can take nothing", rec.PendingReason)
+	}
+	if ra, _ := s.Job("ja"); !strings.Contains(ra.PendingReason, "team a at its quota") {
+		t.Fatalf("ja waits %q, want its team's room", ra.PendingReason)
+	}
+}

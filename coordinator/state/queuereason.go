@@ -31,15 +31,21 @@ func (s *Store) queueReason(j *Job) string {
 	return ""
 }
 
-// teamAhead is the team with queued tasks that comes first in fair-share
-// order, if it comes before team; else "".
+// teamAhead is the team with queued tasks it could take now that comes
+// first in fair-share order, if it comes before team; else "". A team at
+// its ceiling takes nothing from its GPU sub-queues (the matcher passes
+// over them), so those do not put it ahead of anyone.
 func (s *Store) teamAhead(team string) string {
 	first := ""
 	for _, byKey := range s.queue.lists {
 		for sk, list := range byKey {
-			if len(list) > 0 && sk.team != team && (first == "" || s.compareShare(sk.team, first) < 0) {
-				first = sk.team
+			if len(list) == 0 || sk.team == team || (first != "" && s.compareShare(sk.team, first) >= 0) {
+				continue
 			}
+			if (sk.size > 0 || sk.partial) && s.limitsOf(sk.team).full(s.inuse.inUse(sk.team)) {
+				continue
+			}
+			first = sk.team
 		}
 	}
 	if first == "" || s.compareShare(first, team) > 0 {
