@@ -49,7 +49,16 @@ func PKCE(ctx context.Context, c Config, show func(authURL string)) (string, err
 	got := make(chan callback, 1)
 	srv := &http.Server{Handler: callbackHandler(state, got), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
+	// Shut down gracefully: the handler hands the code over before it
+	// answers the browser, and a Close right after the exchange cut that
+	// answer off (the browser saw the connection end; a test caught it).
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if srv.Shutdown(sctx) != nil {
+			srv.Close()
+		}
+	}()
 
 	show(oc.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier)))
 	var cb callback
