@@ -105,19 +105,27 @@ func (s *Store) head() *Task {
 	return nil
 }
 
-// wholeCenti is what a task of j (a gang: the whole gang) needs in
-// whole GPUs, in hundredths; a share or MIG task counts its least, 1.
-func wholeCenti(spec command.JobSpec) int64 {
+// mostCenti is the most one task of spec can hold, in hundredths of a
+// GPU: a whole GPU for each device it asks for (a gang's for its every
+// member).
+func mostCenti(spec command.JobSpec) int64 {
 	r := spec.Resources
 	switch {
 	case r == nil || r.GPUs == 0:
 		return 0
-	case r.Shared() || r.MIGProfile != "":
-		return 1
 	case spec.Gang:
 		return int64(spec.Count*r.GPUs) * command.CentiGPUsPerGPU
 	}
 	return int64(r.GPUs) * command.CentiGPUsPerGPU
+}
+
+// wholeCenti is what a task of j (a gang: the whole gang) needs in
+// whole GPUs, in hundredths; a share or MIG task counts its least, 1.
+func wholeCenti(spec command.JobSpec) int64 {
+	if r := spec.Resources; r != nil && r.GPUs > 0 && (r.Shared() || r.MIGProfile != "") {
+		return 1
+	}
+	return mostCenti(spec)
 }
 
 // slot is one place a member of the head could run: its devices and

@@ -193,20 +193,6 @@ func (s *Store) teamRoomAfter(pj *Job, round *preemptRound, atMost bool) bool {
 	return s.limitsOf(team).roomFor(use, need, pj.Spec.IsPreemptible()) == nil
 }
 
-// mostCenti is the most one task of spec can hold, in hundredths of a
-// GPU: a whole GPU for each device it asks for (a gang's for its every
-// member).
-func mostCenti(spec command.JobSpec) int64 {
-	r := spec.Resources
-	switch {
-	case r == nil || r.GPUs == 0:
-		return 0
-	case spec.Gang:
-		return int64(spec.Count*r.GPUs) * command.CentiGPUsPerGPU
-	}
-	return int64(r.GPUs) * command.CentiGPUsPerGPU
-}
-
 // deviceUsage is deviceUse's answer.
 type deviceUsage struct {
 	whole  map[string]bool

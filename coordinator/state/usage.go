@@ -173,11 +173,7 @@ func boolInt(b bool) int {
 // (usage_range.go), keyed by each part's start.
 func (s *Store) UsageRows(from, to time.Time) []UsageRow {
 	s.mu.RLock()
-	keys := make([]UsageKey, 0, len(s.usage))
-	for k := range s.usage {
-		keys = append(keys, k)
-	}
-	spans := cutSpans(keys, from, to)
+	spans := cutSpans(maps.Keys(s.usage), from, to)
 	var out []UsageRow
 	for k, r := range s.usage {
 		start := k.StartTime()

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"iter"
 	"slices"
 	"time"
 
@@ -24,11 +25,11 @@ import (
 // usageSpan is a part of the range that a bucket cut.
 type usageSpan struct{ from, to time.Time }
 
-// cutSpans are the parts of [from, to) that buckets of the table cut,
-// merged and in order.
-func cutSpans(keys []UsageKey, from, to time.Time) []usageSpan {
+// cutSpans are the parts of [from, to) that hour buckets of the table
+// cut, merged and in order.
+func cutSpans(keys iter.Seq[UsageKey], from, to time.Time) []usageSpan {
 	var out []usageSpan
-	for _, k := range keys {
+	for k := range keys {
 		if k.Day {
 			continue // counted whole when it starts inside the range (above)
 		}
