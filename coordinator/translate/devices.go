@@ -1,8 +1,6 @@
 package translate
 
 import (
-	"cmp"
-
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -24,7 +22,7 @@ func DevicesFromAPI(in []api.Device) []command.Device {
 			HealthReason:      d.HealthReason,
 			PendingApproval:   d.PendingApproval,
 			MIGEnabled:        d.MIGEnabled,
-			Parent:            cmp.Or(d.Parent, d.LegacyParent), // the older name, where the report used it
+			Parent:            d.Parent, // the older name was read into it at the edge (httpapi: readDeviceWords)
 			MIGProfile:        d.MIGProfile,
 			Sharing:           d.Sharing,
 			Cordoned:          d.Cordoned,
