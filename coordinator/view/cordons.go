@@ -20,22 +20,30 @@ func cordonedDevices(cordons map[string]string, devices []api.Device) {
 		if !ok {
 			continue
 		}
-		last := d.Health
-		if last == "" {
-			last = api.HealthUnhealthy
-			if d.Healthy {
-				last = api.HealthHealthy
-			}
-		}
 		why := "cordoned by an admin"
 		if reason != "" {
 			why += ": " + reason
 		}
-		why += "; last reported " + last
-		if d.HealthReason != "" {
-			why += ": " + d.HealthReason
-		}
+		why += "; " + lastReported(*d, true)
 		d.Cordoned, d.CordonReason = true, reason
 		d.Healthy, d.Health, d.HealthReason = false, api.HealthUnknown, why
 	}
+}
+
+// lastReported says what a device's agent last said of it, for the reason
+// of a device shown not offered: its health word (or, from an agent that
+// does not watch health, its flag as one), and its reason when withReason.
+func lastReported(d api.Device, withReason bool) string {
+	last := d.Health
+	if last == "" {
+		last = api.HealthUnhealthy
+		if d.Healthy {
+			last = api.HealthHealthy
+		}
+	}
+	out := "last reported " + last
+	if withReason && d.HealthReason != "" {
+		out += ": " + d.HealthReason
+	}
+	return out
 }

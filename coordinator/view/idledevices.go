@@ -29,18 +29,7 @@ func idleDevices(workerID, status string, devices []api.Device) {
 	}
 	for i := range devices {
 		d := &devices[i]
-		last := d.Health
-		if last == "" {
-			last = api.HealthUnhealthy
-			if d.Healthy {
-				last = api.HealthHealthy
-			}
-		}
-		reason := why + "; last reported " + last
-		if d.HealthReason != "" && !d.PendingApproval {
-			reason += ": " + d.HealthReason
-		}
-		d.Healthy, d.HealthReason = false, reason
+		d.Healthy, d.HealthReason = false, why+"; "+lastReported(*d, !d.PendingApproval)
 		if status == api.WorkerPending {
 			d.PendingApproval = true
 		} else {
@@ -59,10 +48,10 @@ func notOfferedNotHealthy(devices []api.Device) {
 		if d.Healthy || (d.Health != api.HealthHealthy && d.Health != api.HealthDegraded) {
 			continue
 		}
-		reason := "not offered; last reported " + d.Health
+		reason := "not offered"
 		if d.HealthReason != "" {
-			reason = d.HealthReason + "; last reported " + d.Health
+			reason = d.HealthReason
 		}
-		d.Health, d.HealthReason = api.HealthUnknown, reason
+		d.Health, d.HealthReason = api.HealthUnknown, reason+"; "+lastReported(*d, false)
 	}
 }
