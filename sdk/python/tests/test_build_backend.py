@@ -2,7 +2,8 @@
 builds with the standard library alone, where the environment's
 setuptools cannot build one, holds the package and metadata that agree
 with pyproject.toml, its record's hashes are right, and the package
-imports from it."""
+imports from it. (pip installing it is make test-python's part: it runs
+PROTOCOL.md's install command in a venv with no wheel package.)"""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ class BuildBackendTest(unittest.TestCase):
         self.assertEqual(kept["author"], project["authors"][0]["name"])
         self.assertEqual(project["dependencies"], [], "the plain wheel declares no dependencies")
 
-    def test_plain_wheel_installs_and_imports(self) -> None:
+    def test_plain_wheel_holds_the_package_and_imports_from_it(self) -> None:
         b = _backend()
         with tempfile.TemporaryDirectory() as d:
             name = b.plain_wheel(d)
