@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import importlib.util
 import subprocess
 import sys
 import tarfile
@@ -18,15 +17,13 @@ import unittest
 import zipfile
 from pathlib import Path
 
+from . import modload
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _backend():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("gpulayer_build", ROOT / "backend" / "gpulayer_build.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return modload.load("gpulayer_build", ROOT / "backend" / "gpulayer_build.py")
 
 
 class BuildBackendTest(unittest.TestCase):

@@ -5,7 +5,6 @@ committed _version.py is what tools/write_version.py makes of it."""
 from __future__ import annotations
 
 import importlib.metadata
-import importlib.util
 import json
 import subprocess
 import sys
@@ -14,17 +13,13 @@ from pathlib import Path
 
 import gpulayer
 
-from . import support
+from . import modload, support
 
 TOOL = Path(__file__).resolve().parents[1] / "tools" / "write_version.py"
 
 
 def _tool():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("write_version", TOOL)
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return modload.load("write_version", TOOL)
 
 
 class VersionTest(unittest.TestCase):
