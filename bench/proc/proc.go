@@ -154,9 +154,44 @@ func CPUOf(pid int) (time.Duration, error) {
 
 // MemoryOf reads VmRSS and VmHWM of a process from /proc/PID/status.
 func MemoryOf(pid int) (rss, hwm int64, err error) {
+	err = statusKiB(pid, func(k string, n int64) {
+		switch k {
+		case "VmRSS":
+			rss = n
+		case "VmHWM":
+			hwm = n
+		}
+	})
+	return rss, hwm, err
+}
+
+// RSSParts is a process's resident memory split as /proc/PID/status
+// splits it: anonymous pages (the heap, stacks), file-backed pages (the
+// binary, a memory-mapped database) and shared memory.
+type RSSParts struct{ Anon, File, Shmem int64 }
+
+// RSSPartsOf reads RssAnon, RssFile and RssShmem of a process.
+func RSSPartsOf(pid int) (RSSParts, error) {
+	var p RSSParts
+	err := statusKiB(pid, func(k string, n int64) {
+		switch k {
+		case "RssAnon":
+			p.Anon = n
+		case "RssFile":
+			p.File = n
+		case "RssShmem":
+			p.Shmem = n
+		}
+	})
+	return p, err
+}
+
+// statusKiB calls field with each line of /proc/PID/status whose value is
+// a number, the number taken as KiB and given in bytes.
+func statusKiB(pid int, field func(key string, bytes int64)) error {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0, 0, err
+		return err
 	}
 	for line := range strings.SplitSeq(string(b), "\n") {
 		k, v, ok := strings.Cut(line, ":")
@@ -167,15 +202,11 @@ func MemoryOf(pid int) (rss, hwm int64, err error) {
 		if len(f) == 0 {
 			continue
 		}
-		n, _ := strconv.ParseInt(f[0], 10, 64)
-		switch k {
-		case "VmRSS":
-			rss = n << 10
-		case "VmHWM":
-			hwm = n << 10
+		if n, err := strconv.ParseInt(f[0], 10, 64); err == nil {
+			field(k, n<<10)
 		}
 	}
-	return rss, hwm, nil
+	return nil
 }
 
 // FreeAddr returns a loopback address whose port was free a moment ago.

@@ -43,6 +43,8 @@ type Leases interface {
 	// LastSeen is the leader's last heartbeat from a worker (kept in its
 	// memory, not replicated).
 	LastSeen(workerID string) (time.Time, bool)
+	// Ended forgets the lease of an attempt the state has ended.
+	Ended(attemptID string)
 }
 
 // Operator performs cluster administration (leader only).

@@ -143,6 +143,7 @@ func (s *Server) finishTask(w http.ResponseWriter, r *http.Request, p auth.Princ
 	if err != nil {
 		return err
 	}
+	s.leases.Ended(req.AttemptID)
 	taskAnswer(w, t)
 	return nil
 }
@@ -176,6 +177,7 @@ func (s *Server) failTask(w http.ResponseWriter, r *http.Request, p auth.Princip
 	if err != nil {
 		return err
 	}
+	s.leases.Ended(req.AttemptID)
 	taskAnswer(w, t)
 	return nil
 }

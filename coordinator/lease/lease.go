@@ -254,6 +254,13 @@ func (m *Manager) Assigned(taskID, workerID, attemptID string, lease time.Durati
 	m.leases[attemptID] = &entry{taskID: taskID, workerID: workerID, lease: lease, deadline: deadline}
 }
 
+// Ended forgets the lease of an attempt that ended (a finish or a fail
+// the state accepted), so that the leader holds no timer for it until
+// it would have lapsed. A lease it does not hold (a follower answered
+// the finish) lapses as before and is dropped when the state says the
+// attempt is no longer held.
+func (m *Manager) Ended(attemptID string) { m.drop(attemptID) }
+
 // Heartbeat records a worker's heartbeat and renews the leases of the tasks
 // it holds and reports running. A task the worker holds but does not report
 // (an assignment whose answer never reached it, a task it lost track of)

@@ -157,11 +157,18 @@ func TestUnreportedTasksAreNotRenewed(t *testing.T) {
 	}
 }
 
-func TestStaleEntriesAreDroppedWithoutProposals(t *testing.T) {
+// leading returns a manager that has taken office over an empty state,
+// with a second's grace, on a fake clock.
+func leading() (*clock.Fake, *fakeState, *Manager) {
 	clk := clock.NewFake(time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC))
 	fs := &fakeState{active: map[string]state.ActiveTask{}, workers: map[string]string{}}
 	m := New(Config{Clock: clk, State: fs, Propose: fs.propose, Grace: time.Second})
 	m.rearm()
+	return clk, fs, m
+}
+
+func TestStaleEntriesAreDroppedWithoutProposals(t *testing.T) {
+	clk, fs, m := leading()
 	// An attempt armed at assignment that has since finished.
 	m.Assigned("t9", "w9", "a9", time.Second, clk.Now().Add(time.Second))
 	clk.Advance(5 * time.Second)
@@ -171,6 +178,30 @@ func TestStaleEntriesAreDroppedWithoutProposals(t *testing.T) {
 	}
 	if _, ok := m.Deadline("a9"); ok {
 		t.Fatal("stale entry kept")
+	}
+}
+
+// An attempt whose end the state accepted holds no timer: Ended drops
+// it at once, the other attempts keep theirs, and the next check
+// proposes nothing for it.
+func TestEndedAttemptsHoldNoLease(t *testing.T) {
+	clk, fs, m := leading()
+	m.Assigned("t1", "w1", "a1", time.Minute, clk.Now().Add(time.Minute))
+	m.Assigned("t2", "w1", "a2", time.Minute, clk.Now().Add(time.Minute))
+	m.Ended("a1")
+	if _, ok := m.Deadline("a1"); ok {
+		t.Fatal("an ended attempt kept its lease")
+	}
+	if d, ok := m.Deadline("a2"); !ok || !d.Equal(clk.Now().Add(time.Minute)) {
+		t.Fatalf("the other attempt's lease: %v %v", d, ok)
+	}
+	m.Ended("never-armed") // a finish a follower answered: nothing to drop
+	clk.Advance(2 * time.Minute)
+	m.enforce(t.Context())
+	for _, c := range fs.take() {
+		if l, ok := c.(command.LoseAttempt); ok && l.AttemptID == "a1" {
+			t.Fatalf("proposed %v for an ended attempt", c)
+		}
 	}
 }
 
