@@ -6,7 +6,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
 )
 
 // checkOutput is the output store of a snapshot being checked (Check):
@@ -16,20 +16,20 @@ import (
 // memory that does not grow with it.
 type checkOutput struct{}
 
-var _ state.OutputStore = checkOutput{}
+var _ output.Store = checkOutput{}
 
 // errCheckOnly answers what a store being checked is never asked.
 var errCheckOnly = errors.New("fsm: output of a snapshot being checked is not kept")
 
-func (checkOutput) Write([]state.OutputOp) error                     { return errCheckOnly }
-func (checkOutput) Read(string, int, int) ([]state.LogRecord, error) { return nil, errCheckOnly }
-func (checkOutput) Count(string) (int, error)                        { return 0, nil }
-func (checkOutput) Capture() (state.OutputCapture, error)            { return nil, errCheckOnly }
+func (checkOutput) Write([]output.Op) error                        { return errCheckOnly }
+func (checkOutput) Read(string, int, int) ([]output.Record, error) { return nil, errCheckOnly }
+func (checkOutput) Count(string) (int, error)                      { return 0, nil }
+func (checkOutput) Capture() (output.Capture, error)               { return nil, errCheckOnly }
 
 // Prepare decodes the section, keeping each task's id.
-func (checkOutput) Prepare(r io.Reader) (state.OutputRestore, error) {
+func (checkOutput) Prepare(r io.Reader) (output.Restore, error) {
 	tasks := map[string]struct{}{}
-	dec := state.NewOutputDecoder(r)
+	dec := output.NewDecoder(r)
 	for {
 		l, err := dec.Next()
 		if errors.Is(err, io.EOF) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
 )
 
 // flips returns the byte positions of an n-byte snapshot to spoil: every
@@ -30,7 +31,7 @@ func flips(n, max int) []int {
 // checksum trailer most single-byte changes restored (finding 2 of the
 // third review).
 func TestEveryFlippedByteIsRefused(t *testing.T) {
-	src := New(state.NewWithOutput(state.NewMemOutput()))
+	src := New(state.NewWithOutput(output.NewMem()))
 	apply(t, src, running()...)
 	apply(t, src, out(1, "from the snapshot\n"))
 	good := persist(t, src)

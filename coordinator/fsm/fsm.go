@@ -16,6 +16,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
 )
 
 // FSM is the raft.FSM over a state.Store.
@@ -118,7 +119,7 @@ func returnMemory(err error) error {
 // staging copy beside the output (discarded unless handed on). That the
 // output names only tasks the tables hold is checked where the two meet:
 // RestorePrepared, and Prepare for an upload.
-func (f *FSM) prepare(rc io.Reader) (*state.PreparedTables, state.OutputRestore, error) {
+func (f *FSM) prepare(rc io.Reader) (*state.PreparedTables, output.Restore, error) {
 	r := bufio.NewReaderSize(rc, chunkSize)
 	version, err := readHeader(r)
 	if err != nil {
@@ -171,7 +172,7 @@ func prepareTables(r *bufio.Reader) (*state.PreparedTables, error) {
 
 // prepareOutput stages the output section, which r is at and which must
 // be the snapshot's last.
-func (f *FSM) prepareOutput(r *bufio.Reader) (state.OutputRestore, error) {
+func (f *FSM) prepareOutput(r *bufio.Reader) (output.Restore, error) {
 	section := newChunkReader(r)
 	out, err := f.store.PrepareOutput(section)
 	if err != nil {
@@ -195,7 +196,7 @@ func (f *FSM) prepareOutput(r *bufio.Reader) (state.OutputRestore, error) {
 
 type snapshot struct {
 	capture *state.Capture
-	output  state.OutputCapture
+	output  output.Capture
 }
 
 func (s *snapshot) Persist(sink raft.SnapshotSink) error {

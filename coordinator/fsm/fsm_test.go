@@ -16,6 +16,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -23,10 +24,10 @@ var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // stores are the output stores an FSM is tested over.
 var stores = []struct {
 	name string
-	open func(t *testing.T) state.OutputStore
+	open func(t *testing.T) output.Store
 }{
-	{"memory", func(*testing.T) state.OutputStore { return state.NewMemOutput() }},
-	{"bbolt", func(t *testing.T) state.OutputStore { return openOutput(t, t.TempDir()) }},
+	{"memory", func(*testing.T) output.Store { return output.NewMem() }},
+	{"bbolt", func(t *testing.T) output.Store { return openOutput(t, t.TempDir()) }},
 }
 
 func apply(t *testing.T, f *FSM, cmds ...command.Command) {
@@ -177,7 +178,7 @@ func badSnapshots(t *testing.T, src *FSM) ([]byte, []badSnapshot) {
 		{"empty", nil, ErrBadSnapshot},
 		{"data after the sections", append(slices.Clone(good), 1, 'x', 0), ErrBadSnapshot},
 		{"chunk too long", append([]byte(snapshotMagic+"\x01"), binary.AppendUvarint(nil, maxChunk+1)...), ErrBadSnapshot},
-		{"bad output record", section(1, storeBytes, []byte(`{"task":"j-a","data":`+"\n")), state.ErrOutputSection},
+		{"bad output record", section(1, storeBytes, []byte(`{"task":"j-a","data":`+"\n")), output.ErrSection},
 		{"output of an unknown task", section(1, storeBytes, []byte(`{"task":"nope","data":"x"}`+"\n")), state.ErrInvalid},
 		{"bad store section", section(1, []byte(`{"version":9}`), outBytes.Bytes()), state.ErrInvalid},
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
 )
 
 // prepareUnsectioned prepares a snapshot written before sections: the
@@ -18,13 +19,13 @@ import (
 // whole when it was written, and is read so again, once; the output
 // section is encoded as the output store reads it (a pipe), not beside
 // it in memory.
-func (f *FSM) prepareUnsectioned(r io.Reader) (*state.PreparedTables, state.OutputRestore, error) {
+func (f *FSM) prepareUnsectioned(r io.Reader) (*state.PreparedTables, output.Restore, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, nil, err
 	}
 	var legacy struct {
-		Logs map[string][]state.LogRecord `json:"logs"`
+		Logs map[string][]output.Record `json:"logs"`
 	}
 	// A snapshot that does not decode is refused by the store's Restore.
 	_ = json.Unmarshal(data, &legacy)
@@ -47,8 +48,8 @@ func (f *FSM) prepareUnsectioned(r io.Reader) (*state.PreparedTables, state.Outp
 var errPrepared = errors.New("fsm: output section no longer read")
 
 // encodeLegacyLogs writes logs as an output section, tasks in byte order.
-func encodeLegacyLogs(w io.Writer, logs map[string][]state.LogRecord) error {
-	enc := state.NewOutputEncoder(w)
+func encodeLegacyLogs(w io.Writer, logs map[string][]output.Record) error {
+	enc := output.NewEncoder(w)
 	for _, id := range slices.Sorted(maps.Keys(logs)) {
 		for _, rec := range logs[id] {
 			if err := enc.Encode(id, rec); err != nil {

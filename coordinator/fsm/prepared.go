@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
 	"github.com/gpulayer/gpulayer/internal/countw"
 )
 
@@ -37,7 +38,7 @@ type Prepared struct {
 	digest [sha256.Size]byte
 	size   int64
 	tables *state.PreparedTables
-	out    state.OutputRestore
+	out    output.Restore
 }
 
 // Discard drops a prepared snapshot that will not be offered or was
@@ -52,7 +53,7 @@ func (p *Prepared) Discard() {
 // Prepare decodes and checks a snapshot of size bytes, read from ra, as
 // Restore would, without replacing anything: the tables are built aside
 // and the output staged beside the output store's file. An error wrapping
-// state.ErrOutputStorage is the output store's failure; any other is the
+// output.ErrStorage is the output store's failure; any other is the
 // snapshot's.
 //
 // The snapshot can be read from anywhere, so its parts are prepared side

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/outputstore"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
 )
 
 // openOutput opens a bbolt output store in dir.
@@ -45,7 +46,7 @@ func staging(t *testing.T, dir string) []string {
 // source is an FSM holding job j with output, and a snapshot of it.
 func source(t *testing.T) (*FSM, []byte) {
 	t.Helper()
-	src := New(state.NewWithOutput(state.NewMemOutput()))
+	src := New(state.NewWithOutput(output.NewMem()))
 	apply(t, src, running()...)
 	apply(t, src, out(1, "from the snapshot\n"))
 	return src, persist(t, src)
@@ -193,7 +194,7 @@ func TestOneOfferStandsAtATime(t *testing.T) {
 // Prepare refuses what Restore refuses, with the same errors, and stages
 // nothing it keeps.
 func TestPrepareRefusesBadSnapshots(t *testing.T) {
-	src := New(state.NewWithOutput(state.NewMemOutput()))
+	src := New(state.NewWithOutput(output.NewMem()))
 	apply(t, src, running()...)
 	apply(t, src, out(1, "from the snapshot\n"))
 	_, cases := badSnapshots(t, src)
@@ -221,7 +222,7 @@ func (o *onePass) Read(b []byte) (int, error) { return o.r.Read(b) }
 // one pass front to back decides: the same digest and size for a good
 // snapshot, the same refusal, in the same order, for a bad one.
 func TestPrepareSideBySideMatchesOnePass(t *testing.T) {
-	src := New(state.NewWithOutput(state.NewMemOutput()))
+	src := New(state.NewWithOutput(output.NewMem()))
 	apply(t, src, running()...)
 	apply(t, src, out(1, "from the snapshot\n"))
 	good, cases := badSnapshots(t, src)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
 )
 
 // jobNamed is a job name whose task name-a runs on w1.
@@ -73,7 +74,7 @@ func TestSnapshotsDuringRestores(t *testing.T) {
 	names := []string{"ja", "jb"}
 	var snaps [2][]byte
 	for i, name := range names {
-		src := New(state.NewWithOutput(state.NewMemOutput()))
+		src := New(state.NewWithOutput(output.NewMem()))
 		apply(t, src, jobNamed(name)...)
 		apply(t, src, outputOf(name, 1))
 		snaps[i] = persist(t, src)

@@ -16,6 +16,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/fsm"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -133,7 +134,7 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request, _ auth.
 	spooled := time.Now()
 	prepared, err := s.snapshots.Prepare(f, n)
 	switch {
-	case errors.Is(err, state.ErrOutputStorage):
+	case errors.Is(err, output.ErrStorage):
 		return fmt.Errorf("restore: %w", err)
 	case err != nil:
 		return invalidf("snapshot refused: %v", err) // damaged (checksum), malformed, or contradicting itself (state invariants)

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
 )
 
 // benchSection is an output section as a capture writes it: tasks in
@@ -32,10 +32,10 @@ func benchSection(tb testing.TB, tasks, perTask, dataBytes int) []byte {
 	data := strings.Repeat("0123456789abcde\n", dataBytes/16+1)[:dataBytes]
 	at := time.Date(2026, 12, 4, 12, 0, 0, 123456789, time.UTC)
 	var section bytes.Buffer
-	enc := state.NewOutputEncoder(&section)
+	enc := output.NewEncoder(&section)
 	for _, id := range ids {
 		for seq := range perTask {
-			r := state.LogRecord{Attempt: 1, Stream: "stdout", Seq: int64(seq + 1), Data: data, Time: at}
+			r := output.Record{Attempt: 1, Stream: "stdout", Seq: int64(seq + 1), Data: data, Time: at}
 			if err := enc.Encode(id, r); err != nil {
 				tb.Fatal(err)
 			}
@@ -104,7 +104,7 @@ func BenchmarkRestore100k(b *testing.B) {
 // firstTask is the task id of a section's first record.
 func firstTask(tb testing.TB, section []byte) string {
 	tb.Helper()
-	l, err := state.NewOutputDecoder(bytes.NewReader(section)).Next()
+	l, err := output.NewDecoder(bytes.NewReader(section)).Next()
 	if err != nil && err != io.EOF {
 		tb.Fatal(err)
 	}
@@ -142,20 +142,20 @@ func BenchmarkDeleteTask(b *testing.B) {
 	}
 	defer s.Close()
 	data := strings.Repeat("0123456789abcde\n", 5)
-	ops := make([]state.OutputOp, 1000)
+	ops := make([]output.Op, 1000)
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
 		for seq := 0; seq < 100_000; seq += len(ops) {
 			for i := range ops {
-				ops[i] = state.OutputOp{TaskID: "j0123456789abcdef-0", Record: state.LogRecord{Seq: int64(seq + i), Data: data}}
+				ops[i] = output.Op{TaskID: "j0123456789abcdef-0", Record: output.Record{Seq: int64(seq + i), Data: data}}
 			}
 			if err := s.Write(ops); err != nil {
 				b.Fatal(err)
 			}
 		}
 		b.StartTimer()
-		if err := s.Write([]state.OutputOp{{TaskID: "j0123456789abcdef-0", Delete: true}}); err != nil {
+		if err := s.Write([]output.Op{{TaskID: "j0123456789abcdef-0", Delete: true}}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -4,18 +4,18 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/gpulayer/gpulayer/coordinator/state"
-	"github.com/gpulayer/gpulayer/coordinator/state/outputtest"
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
+	"github.com/gpulayer/gpulayer/coordinator/state/output/outputtest"
 )
 
 // A capture writes records as they are stored; the section is the one
-// state.OutputEncoder writes of them, byte for byte, as state.MemOutput's
+// output.Encoder writes of them, byte for byte, as output.Mem's
 // capture is.
 func TestCaptureWritesAsTheEncoder(t *testing.T) {
-	ops := append(trickyRecords(), state.OutputOp{TaskID: "t", Delete: true})
+	ops := append(trickyRecords(), output.Op{TaskID: "t", Delete: true})
 	ops = append(ops, trickyRecords()...)
-	s, ref := openTemp(t), state.NewMemOutput()
-	for _, out := range []state.OutputStore{s, ref} {
+	s, ref := openTemp(t), output.NewMem()
+	for _, out := range []output.Store{s, ref} {
 		if err := out.Write(ops); err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
 )
 
 // Writes, reads and a snapshot's stream run at once, past several trims
@@ -17,7 +17,7 @@ func TestConcurrentWritesReadsAndCapture(t *testing.T) {
 	data := strings.Repeat("x", 64<<10)
 	write := func(from, to int) {
 		for i := from; i < to; i++ {
-			if err := s.Write([]state.OutputOp{{TaskID: "t", Record: state.LogRecord{Seq: int64(i + 1), Data: data}}}); err != nil {
+			if err := s.Write([]output.Op{{TaskID: "t", Record: output.Record{Seq: int64(i + 1), Data: data}}}); err != nil {
 				t.Error(err)
 				return
 			}
@@ -63,7 +63,7 @@ func TestConcurrentWritesReadsAndCapture(t *testing.T) {
 	if n, _ := s.Count("t"); n != 300 {
 		t.Errorf("%d records written, want 300", n)
 	}
-	dec := state.NewOutputDecoder(&section)
+	dec := output.NewDecoder(&section)
 	for i := range 101 {
 		l, err := dec.Next()
 		if i == 100 {

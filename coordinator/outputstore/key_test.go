@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
 )
 
 // awkwardIDs are task ids that hold the bytes the key escapes or ends
@@ -87,10 +87,10 @@ func TestMalformedKeys(t *testing.T) {
 // byte order) and a restore.
 func TestAwkwardTaskIDs(t *testing.T) {
 	s := openTemp(t)
-	var ops []state.OutputOp
+	var ops []output.Op
 	for n := range 3 {
 		for i, id := range awkwardIDs {
-			ops = append(ops, state.OutputOp{TaskID: id, Record: state.LogRecord{Seq: int64(n), Data: fmt.Sprintf("%d/%d", i, n)}})
+			ops = append(ops, output.Op{TaskID: id, Record: output.Record{Seq: int64(n), Data: fmt.Sprintf("%d/%d", i, n)}})
 		}
 	}
 	if err := s.Write(ops); err != nil {
@@ -123,7 +123,7 @@ func TestAwkwardTaskIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	var order []string
-	dec := state.NewOutputDecoder(bytes.NewReader(section.Bytes()))
+	dec := output.NewDecoder(bytes.NewReader(section.Bytes()))
 	for {
 		l, err := dec.Next()
 		if err != nil {
@@ -147,7 +147,7 @@ func TestAwkwardTaskIDs(t *testing.T) {
 	}
 	check(dst)
 	for _, id := range []string{"a\x00", "a", "\x01"} {
-		if err := dst.Write([]state.OutputOp{{TaskID: id, Delete: true}}); err != nil {
+		if err := dst.Write([]output.Op{{TaskID: id, Delete: true}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -166,16 +166,16 @@ func TestAwkwardTaskIDs(t *testing.T) {
 // pages as nodes, which a delete changes under a cursor).
 func TestDeleteLargeTask(t *testing.T) {
 	s := openTemp(t)
-	var ops []state.OutputOp
+	var ops []output.Op
 	for i := range 2000 {
 		for _, id := range []string{"a", "b", "c"} {
-			ops = append(ops, state.OutputOp{TaskID: id, Record: state.LogRecord{Seq: int64(i), Data: strings.Repeat("d", 100)}})
+			ops = append(ops, output.Op{TaskID: id, Record: output.Record{Seq: int64(i), Data: strings.Repeat("d", 100)}})
 		}
 	}
 	if err := s.Write(ops); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Write([]state.OutputOp{{TaskID: "b", Delete: true}, {TaskID: "b", Record: state.LogRecord{Seq: 9, Data: "again"}}}); err != nil {
+	if err := s.Write([]output.Op{{TaskID: "b", Delete: true}, {TaskID: "b", Record: output.Record{Seq: 9, Data: "again"}}}); err != nil {
 		t.Fatal(err)
 	}
 	for id, want := range map[string]int{"a": 2000, "b": 1, "c": 2000} {
@@ -187,7 +187,7 @@ func TestDeleteLargeTask(t *testing.T) {
 	if recs, _ := s.Read("b", 0, 1<<20); len(recs) != 1 || recs[0].Data != "again" {
 		t.Errorf("task b after delete and append: %+v", recs)
 	}
-	if err := s.Write([]state.OutputOp{{TaskID: "a", Record: state.LogRecord{Seq: 1}}, {TaskID: "c", Record: state.LogRecord{Seq: 1}},
+	if err := s.Write([]output.Op{{TaskID: "a", Record: output.Record{Seq: 1}}, {TaskID: "c", Record: output.Record{Seq: 1}},
 		{TaskID: "a", Delete: true}, {TaskID: "c", Delete: true}}); err != nil {
 		t.Fatal(err)
 	}

@@ -7,14 +7,14 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
 )
 
-// A section line as state.OutputEncoder writes it is the task id, then
+// A section line as output.Encoder writes it is the task id, then
 // the record's fields exactly as the store keeps them (json.Marshal of a
-// state.LogRecord): {"task":"T","attempt":1,...,"time":"..."}. A restore
+// output.Record): {"task":"T","attempt":1,...,"time":"..."}. A restore
 // stores such a line's record as it comes, without decoding it into a
-// state.LogRecord and encoding it again, once parseLine has checked that
+// output.Record and encoding it again, once parseLine has checked that
 // the record is written exactly as json.Marshal writes the record it
 // decodes to: every field in the encoder's order and spelling, integers
 // in their plain form, strings and the time as the encoder writes them,
@@ -54,7 +54,7 @@ func parseLine(line []byte) (task string, record []byte, ok bool) {
 	} else {
 		task = string(p[1 : n-1])
 	}
-	if task == "" || len(task) > state.MaxOutputTaskID {
+	if task == "" || len(task) > output.MaxTaskID {
 		return "", nil, false
 	}
 	p = p[n:]
@@ -68,7 +68,7 @@ func parseLine(line []byte) (task string, record []byte, ok bool) {
 		}
 		switch f.kind {
 		case 'i':
-			n = integer(p, strconv.IntSize) // state.LogRecord.Attempt is an int
+			n = integer(p, strconv.IntSize) // output.Record.Attempt is an int
 		case 'I':
 			n = integer(p, 64)
 		case 's':

@@ -8,32 +8,32 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
 )
 
 // trickyRecords are records of tasks whose fields hold what JSON
 // escapes, the extremes of their types and times in several zones.
-func trickyRecords() []state.OutputOp {
+func trickyRecords() []output.Op {
 	at := time.Date(2026, 12, 4, 12, 0, 0, 123456789, time.UTC)
-	return []state.OutputOp{
-		{TaskID: "j0123456789abcdef-0", Record: state.LogRecord{Attempt: 1, Stream: "stdout", Seq: 1, Data: "plain line\n", Time: at}},
-		{TaskID: "t", Record: state.LogRecord{}},
-		{TaskID: "t", Record: state.LogRecord{Attempt: -1, Stream: "", Seq: -1 << 63, Data: "", Time: at.In(time.FixedZone("", 2*3600))}},
-		{TaskID: "t", Record: state.LogRecord{Attempt: 1<<63 - 1, Seq: 1<<63 - 1, Time: at.In(time.FixedZone("", -(5*3600 + 30*60)))}},
-		{TaskID: "quotes \" and \\ <html> & \u2028", Record: state.LogRecord{Data: "\"q\" \\ \t\r\n\b\f\x00\x1f\x7f <a href=\"x\">&amp;</a> \u2028\u2029 é 漢字 🙂 \ufffd", Stream: "std\"err"}},
-		{TaskID: "bad utf-8 \xff", Record: state.LogRecord{Data: "a\xffb\xc3", Time: time.Unix(0, 0).UTC()}},
-		{TaskID: "t", Record: state.LogRecord{Data: strings.Repeat("long ", 20000), Time: at.Truncate(time.Second)}},
+	return []output.Op{
+		{TaskID: "j0123456789abcdef-0", Record: output.Record{Attempt: 1, Stream: "stdout", Seq: 1, Data: "plain line\n", Time: at}},
+		{TaskID: "t", Record: output.Record{}},
+		{TaskID: "t", Record: output.Record{Attempt: -1, Stream: "", Seq: -1 << 63, Data: "", Time: at.In(time.FixedZone("", 2*3600))}},
+		{TaskID: "t", Record: output.Record{Attempt: 1<<63 - 1, Seq: 1<<63 - 1, Time: at.In(time.FixedZone("", -(5*3600 + 30*60)))}},
+		{TaskID: "quotes \" and \\ <html> & \u2028", Record: output.Record{Data: "\"q\" \\ \t\r\n\b\f\x00\x1f\x7f <a href=\"x\">&amp;</a> \u2028\u2029 é 漢字 🙂 \ufffd", Stream: "std\"err"}},
+		{TaskID: "bad utf-8 \xff", Record: output.Record{Data: "a\xffb\xc3", Time: time.Unix(0, 0).UTC()}},
+		{TaskID: "t", Record: output.Record{Data: strings.Repeat("long ", 20000), Time: at.Truncate(time.Second)}},
 	}
 }
 
-// encoderLines are section lines as state.OutputEncoder writes them
+// encoderLines are section lines as output.Encoder writes them
 // (without their newlines) of trickyRecords.
 func encoderLines(tb testing.TB) [][]byte {
 	tb.Helper()
 	var lines [][]byte
 	for _, op := range trickyRecords() {
 		var b bytes.Buffer
-		if err := state.NewOutputEncoder(&b).Encode(op.TaskID, op.Record); err != nil {
+		if err := output.NewEncoder(&b).Encode(op.TaskID, op.Record); err != nil {
 			tb.Fatal(err)
 		}
 		lines = append(lines, bytes.TrimSuffix(b.Bytes(), []byte("\n")))
@@ -62,8 +62,8 @@ var otherLines = []string{
 	`{"task":"\u0074","attempt":1,"stream":"s","seq":2,"data":"\u0064\/\n","time":"2026-12-04T12:00:00Z"}`,
 	`{"task":"t\ud800","attempt":1,"stream":"s","seq":2,"data":"\ud83d\ude42\udc00","time":"2026-12-04T12:00:00Z"}`,
 	`{"task":"","attempt":1,"stream":"s","seq":2,"data":"d","time":"2026-12-04T12:00:00Z"}`,
-	`{"task":"` + strings.Repeat("x", state.MaxOutputTaskID) + `","attempt":1,"stream":"s","seq":2,"data":"d","time":"2026-12-04T12:00:00Z"}`,
-	`{"task":"` + strings.Repeat("x", state.MaxOutputTaskID+1) + `","attempt":1,"stream":"s","seq":2,"data":"d","time":"2026-12-04T12:00:00Z"}`,
+	`{"task":"` + strings.Repeat("x", output.MaxTaskID) + `","attempt":1,"stream":"s","seq":2,"data":"d","time":"2026-12-04T12:00:00Z"}`,
+	`{"task":"` + strings.Repeat("x", output.MaxTaskID+1) + `","attempt":1,"stream":"s","seq":2,"data":"d","time":"2026-12-04T12:00:00Z"}`,
 	`{"task":"t","attempt":01,"stream":"s","seq":2,"data":"d","time":"2026-12-04T12:00:00Z"}`,
 	`{"task":"t","attempt":-0,"stream":"s","seq":2,"data":"d","time":"2026-12-04T12:00:00Z"}`,
 	`{"task":"t","attempt":1.0,"stream":"s","seq":2,"data":"d","time":"2026-12-04T12:00:00Z"}`,
@@ -87,10 +87,10 @@ var otherLines = []string{
 	`{"task":"t","attempt":1,"stream":"s","seq":2,"data":"d\`,
 }
 
-// decoded is what state.OutputDecoder makes of line, the reference
+// decoded is what output.Decoder makes of line, the reference
 // parseLine must agree with.
-func decoded(line []byte) (state.OutputLine, error) {
-	dec := state.NewOutputDecoder(bytes.NewReader(line))
+func decoded(line []byte) (output.Line, error) {
+	dec := output.NewDecoder(bytes.NewReader(line))
 	l, err := dec.Next()
 	if err != nil {
 		return l, err
@@ -114,7 +114,7 @@ func checkLine(t *testing.T, line []byte) (ok bool) {
 	if err != nil {
 		t.Fatalf("parseLine took %q, which the decoder refuses: %v", line, err)
 	}
-	stored, err := json.Marshal(want.LogRecord)
+	stored, err := json.Marshal(want.Record)
 	if err != nil {
 		t.Fatal(err)
 	}

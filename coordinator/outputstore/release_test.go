@@ -6,14 +6,14 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
 )
 
 // restoreOne prepares and commits a section holding one record of task.
 func restoreOne(t *testing.T, s *Store, task string) {
 	t.Helper()
 	var b bytes.Buffer
-	if err := state.NewOutputEncoder(&b).Encode(task, state.LogRecord{Seq: 1, Data: "restored"}); err != nil {
+	if err := output.NewEncoder(&b).Encode(task, output.Record{Seq: 1, Data: "restored"}); err != nil {
 		t.Fatal(err)
 	}
 	prep, err := s.Prepare(&b)
@@ -39,7 +39,7 @@ func TestReleaseTwice(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := openTemp(t)
-			if err := s.Write([]state.OutputOp{{TaskID: "t", Record: state.LogRecord{Seq: 1, Data: "x"}}}); err != nil {
+			if err := s.Write([]output.Op{{TaskID: "t", Record: output.Record{Seq: 1, Data: "x"}}}); err != nil {
 				t.Fatal(err)
 			}
 			cp, err := s.Capture()
@@ -56,7 +56,7 @@ func TestReleaseTwice(t *testing.T) {
 			if _, err := cp.WriteTo(&bytes.Buffer{}); !errors.Is(err, ErrReleased) {
 				t.Errorf("WriteTo after Release: %v, want ErrReleased", err)
 			}
-			if err := s.Write([]state.OutputOp{{TaskID: task, Record: state.LogRecord{Seq: 2, Data: "y"}}}); err != nil {
+			if err := s.Write([]output.Op{{TaskID: task, Record: output.Record{Seq: 2, Data: "y"}}}); err != nil {
 				t.Fatalf("write after a double release: %v", err)
 			}
 			recs, err := s.Read(task, 0, 1<<20)

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
 )
 
 // gateWriter passes its first write through, then tells started and
@@ -54,7 +54,7 @@ func TestRestoreDuringCapture(t *testing.T) {
 	s := openTemp(t)
 	data := strings.Repeat("o", 64<<10)
 	for i := range 100 { // 6.25 MiB: the capture trims as it streams
-		if err := s.Write([]state.OutputOp{{TaskID: "old", Record: state.LogRecord{Seq: int64(i + 1), Data: data}}}); err != nil {
+		if err := s.Write([]output.Op{{TaskID: "old", Record: output.Record{Seq: int64(i + 1), Data: data}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -79,8 +79,8 @@ func TestRestoreDuringCapture(t *testing.T) {
 	<-gate.started // the capture is part-way through its stream
 
 	var next bytes.Buffer
-	enc := state.NewOutputEncoder(&next)
-	if err := enc.Encode("new", state.LogRecord{Seq: 1, Data: "restored"}); err != nil {
+	enc := output.NewEncoder(&next)
+	if err := enc.Encode("new", output.Record{Seq: 1, Data: "restored"}); err != nil {
 		t.Fatal(err)
 	}
 	prep, err := s.Prepare(&next)
@@ -102,7 +102,7 @@ func TestRestoreDuringCapture(t *testing.T) {
 	if n, err := s.Count("old"); err != nil || n != 0 {
 		t.Errorf("after the restore the old task has %d records (%v)", n, err)
 	}
-	if err := s.Write([]state.OutputOp{{TaskID: "new", Record: state.LogRecord{Seq: 2, Data: "written"}}}); err != nil {
+	if err := s.Write([]output.Op{{TaskID: "new", Record: output.Record{Seq: 2, Data: "written"}}}); err != nil {
 		t.Fatal(err)
 	}
 	recs, err := s.Read("new", 0, 1<<20)
@@ -129,7 +129,7 @@ func TestRestoreDuringCapture(t *testing.T) {
 	if old.err != nil {
 		t.Errorf("closing the replaced file: %v", old.err)
 	}
-	dec := state.NewOutputDecoder(&section)
+	dec := output.NewDecoder(&section)
 	for i := 0; ; i++ {
 		l, err := dec.Next()
 		if err == io.EOF {
@@ -157,7 +157,7 @@ func TestCloseWaitsForCaptures(t *testing.T) {
 
 func testCloseWaits(t *testing.T, closers int) {
 	s := openTemp(t)
-	if err := s.Write([]state.OutputOp{{TaskID: "t", Record: state.LogRecord{Seq: 1, Data: "x"}}}); err != nil {
+	if err := s.Write([]output.Op{{TaskID: "t", Record: output.Record{Seq: 1, Data: "x"}}}); err != nil {
 		t.Fatal(err)
 	}
 	c, err := s.Capture()
@@ -234,11 +234,11 @@ func testCloseWaits(t *testing.T, closers int) {
 // restore is discarded without trace.
 func TestCommitFailsBeforeTheSwap(t *testing.T) {
 	s := openTemp(t)
-	if err := s.Write([]state.OutputOp{{TaskID: "kept", Record: state.LogRecord{Seq: 1, Data: "x"}}}); err != nil {
+	if err := s.Write([]output.Op{{TaskID: "kept", Record: output.Record{Seq: 1, Data: "x"}}}); err != nil {
 		t.Fatal(err)
 	}
 	var next bytes.Buffer
-	if err := state.NewOutputEncoder(&next).Encode("new", state.LogRecord{Seq: 1, Data: "y"}); err != nil {
+	if err := output.NewEncoder(&next).Encode("new", output.Record{Seq: 1, Data: "y"}); err != nil {
 		t.Fatal(err)
 	}
 	prep, err := s.Prepare(&next)

@@ -7,19 +7,19 @@ import (
 	"errors"
 	"io"
 
-	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
 )
 
 // sectionReader reads a restore's output section a record at a time.
 // Lines in the encoder's form (parseLine) give their record as stored,
 // undecoded. From the first line that is not, the rest of the section
-// goes through state.OutputDecoder, the reader every section went
+// goes through output.Decoder, the reader every section went
 // through before: a section of another form is decoded, or refused with
 // the same error, as it was. Memory holds a line at a time.
 type sectionReader struct {
 	br   *bufio.Reader
-	long []byte               // a line longer than br's buffer
-	slow *state.OutputDecoder // the rest of the section, once a line is not in the encoder's form
+	long []byte          // a line longer than br's buffer
+	slow *output.Decoder // the rest of the section, once a line is not in the encoder's form
 }
 
 // maxLongLine bounds a line read whole: a record of the largest chunk,
@@ -62,7 +62,7 @@ func (sr *sectionReader) next() (task string, record []byte, err error) {
 	if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
 		tail = errReader{err}
 	}
-	sr.slow = state.NewOutputDecoder(io.MultiReader(bytes.NewReader(bytes.Clone(line)), tail))
+	sr.slow = output.NewDecoder(io.MultiReader(bytes.NewReader(bytes.Clone(line)), tail))
 	sr.long = nil
 	return sr.decode()
 }
@@ -72,7 +72,7 @@ func (sr *sectionReader) decode() (string, []byte, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	v, err := json.Marshal(l.LogRecord)
+	v, err := json.Marshal(l.Record)
 	if err != nil {
 		return "", nil, err
 	}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpulayer/gpulayer/coordinator/state"
-	"github.com/gpulayer/gpulayer/coordinator/state/outputtest"
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
+	"github.com/gpulayer/gpulayer/coordinator/state/output/outputtest"
 )
 
 // failingReader reads r, then fails with err, once: reads after that
@@ -28,7 +28,7 @@ func (f *failingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// A section restores to what the decoder (state.MemOutput's Prepare)
+// A section restores to what the decoder (output.Mem's Prepare)
 // makes of it, whatever its form, and one the decoder refuses is refused
 // with the decoder's error: lines in the encoder's form that come before
 // others change neither.
@@ -69,7 +69,7 @@ func TestSectionsRestoreAsDecoded(t *testing.T) {
 			return strings.NewReader(g + `{"task":"","attempt":1,"stream":"s","seq":2,"data":"d","time":"2026-12-04T12:00:00Z"}` + "\n" + g)
 		}, true},
 		{"a task id too long part-way", func() io.Reader {
-			return strings.NewReader(g + `{"task":"` + strings.Repeat("x", state.MaxOutputTaskID+1) + `","seq":2}` + "\n" + g)
+			return strings.NewReader(g + `{"task":"` + strings.Repeat("x", output.MaxTaskID+1) + `","seq":2}` + "\n" + g)
 		}, true},
 		{"a reader failing at a line's end", func() io.Reader { return &failingReader{r: strings.NewReader(g), err: boom} }, true},
 		{"a reader failing inside a line", func() io.Reader { return &failingReader{r: strings.NewReader(g[:len(g)-9]), err: boom} }, true},
@@ -78,7 +78,7 @@ func TestSectionsRestoreAsDecoded(t *testing.T) {
 	}
 	for _, sec := range sections {
 		t.Run(sec.name, func(t *testing.T) {
-			ref := state.NewMemOutput()
+			ref := output.NewMem()
 			want, wantErr := ref.Prepare(sec.open())
 			s := openTemp(t)
 			got, err := s.Prepare(sec.open())
@@ -90,7 +90,7 @@ func TestSectionsRestoreAsDecoded(t *testing.T) {
 					got.Discard()
 				}
 				if wantErr == nil || err == nil || err.Error() != wantErr.Error() ||
-					errors.Is(err, state.ErrOutputSection) != errors.Is(wantErr, state.ErrOutputSection) {
+					errors.Is(err, output.ErrSection) != errors.Is(wantErr, output.ErrSection) {
 					t.Fatalf("Prepare: %v; the decoder: %v", err, wantErr)
 				}
 				return

@@ -13,7 +13,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
 	"github.com/gpulayer/gpulayer/internal/countw"
 )
 
@@ -22,7 +22,7 @@ import (
 //
 // The capture keeps its file open: a restore that swaps another file in
 // meanwhile leaves it to the capture to close this one (generation.go).
-func (s *Store) Capture() (state.OutputCapture, error) {
+func (s *Store) Capture() (output.Capture, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	g := s.cur
@@ -48,7 +48,7 @@ var ErrReleased = errors.New("outputstore: capture released")
 
 // WriteTo writes the output section, tasks in key (byte) order. Each
 // record is stored as json.Marshal writes it (line.go), so its line is
-// written as state.OutputEncoder would write it, without decoding it:
+// written as output.Encoder would write it, without decoding it:
 // the task id, then the stored record's fields.
 func (c *capture) WriteTo(w io.Writer) (int64, error) {
 	if c.released.Load() {
@@ -115,12 +115,12 @@ func (c *capture) Release() {
 // file of its own (output.db.next-N), so restores may be prepared
 // concurrently (an operator's upload while Raft installs a snapshot);
 // commits are serialised by the state store's apply lock. A failure to
-// write the staging file wraps state.ErrOutputStorage.
-func (s *Store) Prepare(r io.Reader) (state.OutputRestore, error) {
+// write the staging file wraps output.ErrStorage.
+func (s *Store) Prepare(r io.Reader) (output.Restore, error) {
 	next := fmt.Sprintf("%s%s%d", s.path, stagingSuffix, s.staged.Add(1))
 	db, err := create(next, s.mmap)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", state.ErrOutputStorage, err)
+		return nil, fmt.Errorf("%w: %w", output.ErrStorage, err)
 	}
 	rs := &restore{into: s, path: next, g: newGeneration(db), counts: map[string]int{}}
 	if err := rs.fill(r); err != nil {
@@ -155,11 +155,11 @@ func (rs *restore) fill(r io.Reader) error {
 			return err
 		}
 		if err := ld.add(task, record); err != nil {
-			return fmt.Errorf("outputstore: restore: %w: %w", state.ErrOutputStorage, err)
+			return fmt.Errorf("outputstore: restore: %w: %w", output.ErrStorage, err)
 		}
 	}
 	if err := ld.commit(); err != nil {
-		return fmt.Errorf("outputstore: restore: %w: %w", state.ErrOutputStorage, err)
+		return fmt.Errorf("outputstore: restore: %w: %w", output.ErrStorage, err)
 	}
 	rs.tasks = slices.Sorted(maps.Keys(rs.counts))
 	return nil

@@ -13,9 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
 	bolt "go.etcd.io/bbolt"
-
-	"github.com/gpulayer/gpulayer/coordinator/state"
 )
 
 // FileName is the output file's name in the data dir.
@@ -56,7 +55,7 @@ type Store struct {
 	counts  map[string]int
 }
 
-var _ state.OutputStore = (*Store)(nil)
+var _ output.Store = (*Store)(nil)
 
 // Options tune Open; zero values take the defaults.
 type Options struct {
@@ -153,7 +152,7 @@ func (s *Store) Close() error {
 var ErrClosed = errors.New("outputstore: closed")
 
 // Write applies ops in one transaction.
-func (s *Store) Write(ops []state.OutputOp) error {
+func (s *Store) Write(ops []output.Op) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.cur == nil {
@@ -194,7 +193,7 @@ func (s *Store) Write(ops []state.OutputOp) error {
 // they touched (0 once deleted). counts is each task's count before them
 // (it is not changed here): a task's next record goes under the index its
 // count is.
-func writeOps(tx *bolt.Tx, ops []state.OutputOp, counts map[string]int) (map[string]int, error) {
+func writeOps(tx *bolt.Tx, ops []output.Op, counts map[string]int) (map[string]int, error) {
 	b := tx.Bucket(recordsBucket)
 	next := map[string]int{} // the counts ops changed so far
 	for _, op := range ops {
@@ -256,7 +255,7 @@ func isRecordOf(k, prefix []byte) bool {
 
 // putRecord stores r under k, as json.Marshal writes it: the form a
 // capture writes out unchanged (doc.go).
-func putRecord(b *bolt.Bucket, k []byte, r state.LogRecord) error {
+func putRecord(b *bolt.Bucket, k []byte, r output.Record) error {
 	v, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -265,7 +264,7 @@ func putRecord(b *bolt.Bucket, k []byte, r state.LogRecord) error {
 }
 
 // Read returns task's records from index from, within maxBytes.
-func (s *Store) Read(taskID string, from, maxBytes int) ([]state.LogRecord, error) {
+func (s *Store) Read(taskID string, from, maxBytes int) ([]output.Record, error) {
 	if from < 0 {
 		from = 0
 	}
@@ -274,18 +273,18 @@ func (s *Store) Read(taskID string, from, maxBytes int) ([]state.LogRecord, erro
 	if s.cur == nil {
 		return nil, ErrClosed
 	}
-	var out []state.LogRecord
+	var out []output.Record
 	size := 0
 	g := s.cur
 	err := g.db.View(func(tx *bolt.Tx) error {
 		prefix := taskPrefix(taskID)
 		c := tx.Bucket(recordsBucket).Cursor()
 		for k, v := c.Seek(appendIndex(prefix, uint64(from))); isRecordOf(k, prefix); k, v = c.Next() {
-			var r state.LogRecord
+			var r output.Record
 			if err := json.Unmarshal(v, &r); err != nil {
 				return fmt.Errorf("outputstore: task %s record %x: %w", taskID, k[len(prefix):], err)
 			}
-			if !state.PageTakes(len(out), size, len(r.Data), maxBytes) {
+			if !output.PageTakes(len(out), size, len(r.Data), maxBytes) {
 				break
 			}
 			size += len(r.Data)

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpulayer/gpulayer/coordinator/state"
-	"github.com/gpulayer/gpulayer/coordinator/state/outputtest"
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
+	"github.com/gpulayer/gpulayer/coordinator/state/output/outputtest"
 )
 
 // openTemp opens a store in a test's temporary dir, closed at its end.
@@ -23,7 +23,7 @@ func openTemp(t *testing.T) *Store {
 }
 
 func TestBoltOutput(t *testing.T) {
-	outputtest.Run(t, func(t *testing.T) state.OutputStore { return openTemp(t) })
+	outputtest.Run(t, func(t *testing.T) output.Store { return openTemp(t) })
 }
 
 // Open starts from an empty file whatever was there: the snapshot and
@@ -34,7 +34,7 @@ func TestOpenEmptiesTheFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Write([]state.OutputOp{{TaskID: "t1", Record: state.LogRecord{Seq: 1, Data: "old"}}}); err != nil {
+	if err := s.Write([]output.Op{{TaskID: "t1", Record: output.Record{Seq: 1, Data: "old"}}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {

@@ -25,7 +25,7 @@ import (
 //   - jobs and the job order, remembered submissions and the audit rings
 //     are shared: a job is replaced whole when it changes (ownJob), the
 //     others are only appended to, dropped or replaced;
-//   - task output is not in the tables at all: the OutputStore keeps it,
+//   - task output is not in the tables at all: the output.Store keeps it,
 //     and a snapshot takes its own view of it (CaptureWithOutput);
 //   - workers and credentials are copied by value, sharing what they
 //     point to;

@@ -2,7 +2,7 @@
 // only), workers, groups, jobs, tasks with their attempts and the
 // submission index, kept in memory with the indexes that make reads and
 // matching cheap. Task output is decided here (its bounds, in the task
-// records) but kept in an OutputStore (output.go), written once per Apply:
+// records) but kept in an output.Store (output.go), written once per Apply:
 // in memory for tests, a bbolt file on a coordinator (package
 // outputstore).
 //

@@ -1,13 +1,17 @@
 package state
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
+)
 
 // LogLine is one stored chunk of a job's output, with the task it came
 // from.
 type LogLine struct {
 	TaskID    string
 	TaskIndex int
-	LogRecord
+	output.Record
 }
 
 // LogCursor is a position in a job's logs: per task, records already read.
@@ -17,15 +21,6 @@ type LogCursor map[string]int
 // record is returned when there is one), so that reading a large job
 // never loads all of its output.
 const LogPageBytes = 1 << 20
-
-// PageTakes is the bound every page of output keeps to (an output
-// store's Read, a job's log page): a page takes its first record whatever
-// its size, then each next one while the data it holds stays within
-// maxBytes. taken is how many records the page holds, size their data,
-// next the data of the record it is offered.
-func PageTakes(taken, size, next, maxBytes int) bool {
-	return taken == 0 || size+next <= maxBytes
-}
 
 // LogPage is one page of a job's output.
 type LogPage struct {
@@ -77,10 +72,10 @@ func (s *Store) LogsPage(jobID string, from LogCursor, maxBytes int) (LogPage, e
 		for _, r := range recs[:min(len(recs), t.count-start)] {
 			// The store's page starts this task's; the job's page may
 			// already hold other tasks' records.
-			if !PageTakes(len(page.Lines), maxBytes-budget, len(r.Data), maxBytes) {
+			if !output.PageTakes(len(page.Lines), maxBytes-budget, len(r.Data), maxBytes) {
 				break
 			}
-			page.Lines = append(page.Lines, LogLine{TaskID: t.id, TaskIndex: t.index, LogRecord: r})
+			page.Lines = append(page.Lines, LogLine{TaskID: t.id, TaskIndex: t.index, Record: r})
 			budget -= len(r.Data)
 			took++
 		}

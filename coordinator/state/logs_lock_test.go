@@ -5,30 +5,31 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
 )
 
 // heldOutput is an in-memory output store whose Read, once armed, says
 // it has begun and waits to be let go.
 type heldOutput struct {
-	*MemOutput
+	*output.Mem
 	armed   bool
 	reading chan struct{}
 	letGo   chan struct{}
 }
 
-func (h *heldOutput) Read(taskID string, from, maxBytes int) ([]LogRecord, error) {
+func (h *heldOutput) Read(taskID string, from, maxBytes int) ([]output.Record, error) {
 	if h.armed {
 		close(h.reading)
 		<-h.letGo
 	}
-	return h.MemOutput.Read(taskID, from, maxBytes)
+	return h.Mem.Read(taskID, from, maxBytes)
 }
 
 // A log page reads the output store without the state's lock: an Apply
 // goes through while the page's read is under way, and the page still
 // holds the output as it stood when it was asked for.
 func TestLogsPageReadsOutsideTheLock(t *testing.T) {
-	out := &heldOutput{MemOutput: NewMemOutput(), reading: make(chan struct{}), letGo: make(chan struct{})}
+	out := &heldOutput{Mem: output.NewMem(), reading: make(chan struct{}), letGo: make(chan struct{})}
 	s := NewWithOutput(out)
 	mustApply(t, s, register("w1", "GPU-1"), submit("j", 1, 0),
 		command.AssignTask{TaskID: "j-a", WorkerID: "w1", AttemptID: "att-a", Now: at(2)},

@@ -1,6 +1,10 @@
 package state
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
+)
 
 // Markers stored in place of output past a bound, once per task.
 const (
@@ -9,14 +13,14 @@ const (
 )
 
 // keepOutput queues one record for the output store.
-func (s *Store) keepOutput(taskID string, r LogRecord) {
-	s.outOps = append(s.outOps, OutputOp{TaskID: taskID, Record: r})
+func (s *Store) keepOutput(taskID string, r output.Record) {
+	s.outOps = append(s.outOps, output.Op{TaskID: taskID, Record: r})
 }
 
 // dropOutput queues the removal of t's output and takes it off the total.
 func (s *Store) dropOutput(t *Task) {
 	s.outputBytes -= t.LogBytes
-	s.outOps = append(s.outOps, OutputOp{TaskID: t.ID, Delete: true})
+	s.outOps = append(s.outOps, output.Op{TaskID: t.ID, Delete: true})
 }
 
 // flushOutput writes the changes the Apply under way made to the output,
@@ -38,7 +42,7 @@ func (s *Store) flushOutput() {
 }
 
 // CaptureOutput takes a view of the output as it is now.
-func (s *Store) CaptureOutput() (OutputCapture, error) {
+func (s *Store) CaptureOutput() (output.Capture, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.output.Capture()
@@ -48,7 +52,7 @@ func (s *Store) CaptureOutput() (OutputCapture, error) {
 // the output at the same point in the log: both are taken under one hold
 // of the read lock, so neither an Apply nor a restore falls between them.
 // Neither is encoded here.
-func (s *Store) CaptureWithOutput() (*Capture, OutputCapture, error) {
+func (s *Store) CaptureWithOutput() (*Capture, output.Capture, error) {
 	c := s.newCapture()
 	s.applyMu.Lock()
 	defer s.applyMu.Unlock()

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
 )
 
 // generationOf is a snapshot of a store holding job name's task, with
@@ -81,7 +82,7 @@ func TestCaptureWithOutputDuringRestores(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dec := NewOutputDecoder(&o)
+		dec := output.NewDecoder(&o)
 		for {
 			l, err := dec.Next()
 			if err == io.EOF {

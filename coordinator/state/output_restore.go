@@ -3,6 +3,8 @@ package state
 import (
 	"fmt"
 	"io"
+
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
 )
 
 // A snapshot restores in three steps, so that its sections can be read
@@ -24,7 +26,7 @@ func PrepareTables(section io.Reader) (*PreparedTables, error) {
 }
 
 // Holds checks that every task out has output for is among the tables'.
-func (t *PreparedTables) Holds(out OutputRestore) error {
+func (t *PreparedTables) Holds(out output.Restore) error {
 	for _, id := range out.Tasks() {
 		if t.scratch.tasks.get(id) == nil {
 			return fmt.Errorf("restore: output of task %s, which the snapshot lacks: %w", id, ErrInvalid)
@@ -35,14 +37,14 @@ func (t *PreparedTables) Holds(out OutputRestore) error {
 
 // PrepareOutput decodes an output section into a replacement for the
 // output, for RestorePrepared.
-func (s *Store) PrepareOutput(r io.Reader) (OutputRestore, error) {
+func (s *Store) PrepareOutput(r io.Reader) (output.Restore, error) {
 	return s.output.Prepare(r)
 }
 
 // RestoreWithOutput replaces the state with a snapshot's store section
 // and the output with out, together, and takes out over: PrepareTables,
 // then RestorePrepared.
-func (s *Store) RestoreWithOutput(section io.Reader, out OutputRestore) error {
+func (s *Store) RestoreWithOutput(section io.Reader, out output.Restore) error {
 	t, err := PrepareTables(section)
 	if err != nil {
 		out.Discard()
@@ -57,7 +59,7 @@ func (s *Store) RestoreWithOutput(section io.Reader, out OutputRestore) error {
 // commit, the state and the output stay as they were. (Restore alone
 // replaces the store's section only and leaves the output as it was; in
 // both, the output total is counted again from the restored tasks.)
-func (s *Store) RestorePrepared(t *PreparedTables, out OutputRestore) error {
+func (s *Store) RestorePrepared(t *PreparedTables, out output.Restore) error {
 	committed := false
 	defer func() {
 		if !committed {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
 )
 
 // outputFixture is a store with job j's tasks j-a and j-b running on w1.
@@ -194,7 +195,7 @@ func TestRestoreCountsTheTotal(t *testing.T) {
 }
 
 // prepared is src's output, captured and prepared for dst.
-func prepared(t *testing.T, dst, src *Store) OutputRestore {
+func prepared(t *testing.T, dst, src *Store) output.Restore {
 	t.Helper()
 	c, err := src.CaptureOutput()
 	if err != nil {

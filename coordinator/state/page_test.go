@@ -1,6 +1,10 @@
 package state
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
+)
 
 func TestPageTakes(t *testing.T) {
 	cases := []struct {
@@ -16,8 +20,8 @@ func TestPageTakes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := PageTakes(c.taken, c.size, c.next, c.maxBytes); got != c.want {
-				t.Errorf("PageTakes(%d, %d, %d, %d) = %v, want %v", c.taken, c.size, c.next, c.maxBytes, got, c.want)
+			if got := output.PageTakes(c.taken, c.size, c.next, c.maxBytes); got != c.want {
+				t.Errorf("output.PageTakes(%d, %d, %d, %d) = %v, want %v", c.taken, c.size, c.next, c.maxBytes, got, c.want)
 			}
 		})
 	}

@@ -232,15 +232,6 @@ func (t *Task) current() *Attempt {
 	return &t.Attempts[len(t.Attempts)-1]
 }
 
-// LogRecord is one stored chunk of task output.
-type LogRecord struct {
-	Attempt int       `json:"attempt"`
-	Stream  string    `json:"stream"`
-	Seq     int64     `json:"seq"`
-	Data    string    `json:"data"`
-	Time    time.Time `json:"time"`
-}
-
 // Submission remembers a finish with a submission id: the digest of its
 // body and the task as that finish left it, the outcome a replay yields.
 // It is never changed once stored: captures share it.

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
 )
 
 // Store holds the replicated state. Apply is called by one goroutine (the
@@ -27,8 +28,8 @@ type Store struct {
 	// output holds the task output; outOps the changes the Apply under
 	// way makes to it, written in one Write as the Apply ends
 	// (output_apply.go).
-	output OutputStore
-	outOps []OutputOp
+	output output.Store
+	outOps []output.Op
 
 	// applyMu is held by Apply and RestoreWithOutput throughout, each
 	// taking mu inside it, and by CaptureWithOutput: the commands that
@@ -102,11 +103,11 @@ type tables struct {
 }
 
 // New returns an empty store keeping task output in memory.
-func New() *Store { return NewWithOutput(NewMemOutput()) }
+func New() *Store { return NewWithOutput(output.NewMem()) }
 
 // NewWithOutput returns an empty store keeping task output in out, which
 // must be empty.
-func NewWithOutput(out OutputStore) *Store {
+func NewWithOutput(out output.Store) *Store {
 	s := &Store{output: out}
 	s.reset()
 	s.pendingCh = make(chan struct{})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
 )
 
 // ActiveTask is a task held by a worker, as the lease manager needs it.
@@ -174,7 +175,7 @@ func (s *Store) appendLogs(c command.AppendLogs) (bool, error) {
 		t.LogBytes += len(data)
 		s.outputBytes += len(data)
 	}
-	s.keepOutput(t.ID, LogRecord{Attempt: len(t.Attempts), Stream: c.Stream, Seq: c.Seq, Data: data, Time: c.Now})
+	s.keepOutput(t.ID, output.Record{Attempt: len(t.Attempts), Stream: c.Stream, Seq: c.Seq, Data: data, Time: c.Now})
 	return true, nil
 }
 

@@ -1,4 +1,4 @@
-// Package outputtest is the behaviour every state.OutputStore must have,
+// Package outputtest is the behaviour every output.Store must have,
 // as one table-driven suite that each implementation's tests run.
 package outputtest
 
@@ -10,21 +10,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/output"
 )
 
 // Open returns an empty store for one subtest.
-type Open func(t *testing.T) state.OutputStore
+type Open func(t *testing.T) output.Store
 
 // rec is a record of task output numbered n.
-func rec(n int, data string) state.LogRecord {
-	return state.LogRecord{Attempt: 1, Stream: "stdout", Seq: int64(n), Data: data, Time: time.Unix(int64(1000+n), 0).UTC()}
+func rec(n int, data string) output.Record {
+	return output.Record{Attempt: 1, Stream: "stdout", Seq: int64(n), Data: data, Time: time.Unix(int64(1000+n), 0).UTC()}
 }
 
-func add(task string, r state.LogRecord) state.OutputOp {
-	return state.OutputOp{TaskID: task, Record: r}
+func add(task string, r output.Record) output.Op {
+	return output.Op{TaskID: task, Record: r}
 }
-func del(task string) state.OutputOp { return state.OutputOp{TaskID: task, Delete: true} }
+func del(task string) output.Op { return output.Op{TaskID: task, Delete: true} }
 
 // Run runs the suite against stores open returns.
 func Run(t *testing.T, open Open) {
@@ -35,7 +35,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("bad section", func(t *testing.T) { testBadSection(t, open) })
 }
 
-func mustWrite(t *testing.T, s state.OutputStore, ops ...state.OutputOp) {
+func mustWrite(t *testing.T, s output.Store, ops ...output.Op) {
 	t.Helper()
 	if err := s.Write(ops); err != nil {
 		t.Fatalf("write: %v", err)
@@ -110,7 +110,7 @@ func testDelete(t *testing.T, open Open) {
 
 // Capture returns s's output section as a capture of it writes it, and
 // checks that WriteTo counts what it wrote.
-func Capture(t *testing.T, s state.OutputStore) []byte {
+func Capture(t *testing.T, s output.Store) []byte {
 	t.Helper()
 	c, err := s.Capture()
 	if err != nil {
@@ -196,7 +196,7 @@ func testBadSection(t *testing.T, open Open) {
 		{"not JSON", "hello\n"},
 		{"not an object", `["t1"]` + "\n"},
 		{"no task id", `{"task":"","seq":1}` + "\n"},
-		{"task id too long", `{"task":"` + strings.Repeat("x", state.MaxOutputTaskID+1) + `"}` + "\n"},
+		{"task id too long", `{"task":"` + strings.Repeat("x", output.MaxTaskID+1) + `"}` + "\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,4 +1,4 @@
-package state
+package output
 
 import (
 	"io"
@@ -9,20 +9,20 @@ import (
 	"github.com/gpulayer/gpulayer/internal/countw"
 )
 
-// MemOutput is an OutputStore in memory, for tests and tools: its memory
+// Mem is an Store in memory, for tests and tools: its memory
 // grows with the output it holds.
-type MemOutput struct {
+type Mem struct {
 	mu    sync.RWMutex
-	tasks map[string][]LogRecord
+	tasks map[string][]Record
 }
 
-var _ OutputStore = (*MemOutput)(nil)
+var _ Store = (*Mem)(nil)
 
-// NewMemOutput returns an empty in-memory output store.
-func NewMemOutput() *MemOutput { return &MemOutput{tasks: map[string][]LogRecord{}} }
+// NewMem returns an empty in-memory output store.
+func NewMem() *Mem { return &Mem{tasks: map[string][]Record{}} }
 
 // Write applies ops in order.
-func (m *MemOutput) Write(ops []OutputOp) error {
+func (m *Mem) Write(ops []Op) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, op := range ops {
@@ -36,7 +36,7 @@ func (m *MemOutput) Write(ops []OutputOp) error {
 }
 
 // Read returns task's records from index from, within maxBytes.
-func (m *MemOutput) Read(taskID string, from, maxBytes int) ([]LogRecord, error) {
+func (m *Mem) Read(taskID string, from, maxBytes int) ([]Record, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	recs := m.tasks[taskID]
@@ -48,7 +48,7 @@ func (m *MemOutput) Read(taskID string, from, maxBytes int) ([]LogRecord, error)
 }
 
 // pageEnd is where a page of recs starting at from ends (PageTakes).
-func pageEnd(recs []LogRecord, from, maxBytes int) int {
+func pageEnd(recs []Record, from, maxBytes int) int {
 	end, size := from, 0
 	for end < len(recs) && PageTakes(end-from, size, len(recs[end].Data), maxBytes) {
 		size += len(recs[end].Data)
@@ -58,7 +58,7 @@ func pageEnd(recs []LogRecord, from, maxBytes int) int {
 }
 
 // Count is how many records task has.
-func (m *MemOutput) Count(taskID string) (int, error) {
+func (m *Mem) Count(taskID string) (int, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return len(m.tasks[taskID]), nil
@@ -67,10 +67,10 @@ func (m *MemOutput) Count(taskID string) (int, error) {
 // Capture copies the task index (not the records, which never change
 // once written: appends after the capture land past each captured
 // slice's length).
-func (m *MemOutput) Capture() (OutputCapture, error) {
+func (m *Mem) Capture() (Capture, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	view := make(map[string][]LogRecord, len(m.tasks))
+	view := make(map[string][]Record, len(m.tasks))
 	for id, recs := range m.tasks {
 		view[id] = recs[:len(recs):len(recs)]
 	}
@@ -78,9 +78,9 @@ func (m *MemOutput) Capture() (OutputCapture, error) {
 }
 
 // Prepare decodes a section into a fresh map.
-func (m *MemOutput) Prepare(r io.Reader) (OutputRestore, error) {
-	next := map[string][]LogRecord{}
-	dec := NewOutputDecoder(r)
+func (m *Mem) Prepare(r io.Reader) (Restore, error) {
+	next := map[string][]Record{}
+	dec := NewDecoder(r)
 	for {
 		l, err := dec.Next()
 		if err == io.EOF {
@@ -89,16 +89,16 @@ func (m *MemOutput) Prepare(r io.Reader) (OutputRestore, error) {
 		if err != nil {
 			return nil, err
 		}
-		next[l.Task] = append(next[l.Task], l.LogRecord)
+		next[l.Task] = append(next[l.Task], l.Record)
 	}
 	return &memRestore{into: m, next: next}, nil
 }
 
-type memCapture map[string][]LogRecord
+type memCapture map[string][]Record
 
 func (c memCapture) WriteTo(w io.Writer) (int64, error) {
 	cw := &countw.Writer{W: w}
-	enc := NewOutputEncoder(cw)
+	enc := NewEncoder(cw)
 	for _, id := range slices.Sorted(maps.Keys(c)) {
 		for _, r := range c[id] {
 			if err := enc.Encode(id, r); err != nil {
@@ -112,8 +112,8 @@ func (c memCapture) WriteTo(w io.Writer) (int64, error) {
 func (memCapture) Release() {}
 
 type memRestore struct {
-	into *MemOutput
-	next map[string][]LogRecord
+	into *Mem
+	next map[string][]Record
 }
 
 func (r *memRestore) Tasks() []string { return slices.Sorted(maps.Keys(r.next)) }
