@@ -1,8 +1,9 @@
 package state
 
 import (
-	"github.com/gpulayer/gpulayer/coordinator/command"
 	"slices"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
 )
 
 // LastAcquire remembers, per worker, the request id of its last acquire
@@ -51,7 +52,7 @@ func (s *Store) acquireReplay(w *Worker, requestID string) ([]AssignOutcome, boo
 	}
 	var out []AssignOutcome
 	for _, ta := range append([]TaskAttempt{{TaskID: rec.TaskID, AttemptID: rec.AttemptID}}, rec.More...) {
-		t, ok := s.tasks.lookup(ta.TaskID)
+		t, ok := s.tasks.Lookup(ta.TaskID)
 		if ok && t.AttemptID == ta.AttemptID && t.WorkerID == w.ID && t.Active() {
 			out = append(out, s.assignOutcome(t, true))
 		}

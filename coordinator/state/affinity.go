@@ -79,7 +79,7 @@ func hasSoft(rules []command.AffinityRule) bool {
 func (s *Store) runningOf(w *Worker, job string) int {
 	n := 0
 	for id := range w.active {
-		if s.tasks.get(id).JobID == job {
+		if s.tasks.Get(id).JobID == job {
 			n++
 		}
 	}

@@ -233,7 +233,7 @@ func (s *Store) workerHolds(workerID string, ok func(*command.JobSpec) bool) boo
 		return false
 	}
 	for id := range w.active {
-		if ok(&s.jobs.get(s.tasks.get(id).JobID).Spec) {
+		if ok(&s.jobs.Get(s.tasks.Get(id).JobID).Spec) {
 			return true
 		}
 	}
@@ -263,7 +263,7 @@ func (s *Store) checkProof(require bool, t *Task, workerID string, arts []comman
 	if !require {
 		return nil
 	}
-	team := command.TeamOf(s.jobs.get(t.JobID).Team)
+	team := command.TeamOf(s.jobs.Get(t.JobID).Team)
 	for _, x := range arts {
 		a, ok := s.artifacts[x.SHA256]
 		if !ok || a.readableBy(team) {

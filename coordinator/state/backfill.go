@@ -97,7 +97,7 @@ func (s *Store) head() *Task {
 	}
 	for _, team := range s.sortByShare(teams) {
 		t := tops[team].t
-		j := s.jobs.get(t.JobID)
+		j := s.jobs.Get(t.JobID)
 		if s.checkTeamRoom(j, wholeCenti(j.Spec)) == nil {
 			return t
 		}
@@ -144,7 +144,7 @@ func (s *Store) computeHold(t *Task) *gpuHold {
 	if t == nil {
 		return nil
 	}
-	j := s.jobs.get(t.JobID)
+	j := s.jobs.Get(t.JobID)
 	if !large(j.Spec) {
 		return nil
 	}
@@ -181,7 +181,7 @@ func (s *Store) deviceEnds(w *Worker) map[string]deviceEnd {
 	out := map[string]deviceEnd{}
 	for id := range w.active {
 		end := s.inuse.byTask[id].end
-		for _, d := range s.tasks.get(id).Devices {
+		for _, d := range s.tasks.Get(id).Devices {
 			old, seen := out[d]
 			if seen && (old.unknown || (!end.unknown && old.at.After(end.at))) {
 				continue

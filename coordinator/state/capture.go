@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/cow"
 )
 
 // Capture is the replicated state as it stood at one point of the log,
@@ -17,7 +18,7 @@ import (
 // Encode, outside any lock. The store keeps to rules that make sharing
 // safe (see docs/architecture.md, "Snapshots"):
 //   - the tables that grow with the jobs kept (tasks, jobs, submissions,
-//     idempotency keys) are frozen, not copied (cowmap.go): a write after
+//     idempotency keys) are frozen, not copied (package cow): a write after
 //     a capture copies the one shard it changes;
 //   - tasks are shared, copy on write: a capture moves the store's
 //     generation on, and a command copies a task written in an older one
@@ -41,9 +42,9 @@ type Capture struct {
 
 	credentials []Credential
 	workers     []Worker
-	jobs        frozenMap[*Job]
+	jobs        cow.Frozen[*Job]
 	jobOrder    []string
-	tasks       frozenMap[*Task]
+	tasks       cow.Frozen[*Task]
 	groups      []Group
 	teams       []Team
 	usage       []UsageRow
@@ -52,8 +53,8 @@ type Capture struct {
 	enrollments []Enrollment
 	artifacts   []Artifact
 
-	submissions frozenMap[*Submission]
-	idempotency frozenMap[string]
+	submissions cow.Frozen[*Submission]
+	idempotency cow.Frozen[string]
 	nodes       map[string]string
 	audit       []command.AuditEvent
 	refusals    []command.AuditEvent
@@ -93,16 +94,16 @@ func (s *Store) captureLocked(c *Capture) {
 		auditSeq:            s.auditSeq,
 		credentials:         credentials,
 		workers:             workers,
-		jobs:                s.jobs.freeze(),
+		jobs:                s.jobs.Freeze(),
 		jobOrder:            s.jobOrder[:len(s.jobOrder):len(s.jobOrder)],
-		tasks:               s.tasks.freeze(),
+		tasks:               s.tasks.Freeze(),
 		groups:              make([]Group, 0, len(s.groups)),
 		teams:               make([]Team, 0, len(s.teams)),
 		clusters:            make([]Cluster, 0, len(s.clusters)),
 		enrollments:         make([]Enrollment, 0, len(s.enrollments)),
 		artifacts:           make([]Artifact, 0, len(s.artifacts)),
-		submissions:         s.submissions.freeze(),
-		idempotency:         s.idempotency.freeze(),
+		submissions:         s.submissions.Freeze(),
+		idempotency:         s.idempotency.Freeze(),
 		nodes:               maps.Clone(s.nodes),
 		audit:               s.audit[:len(s.audit):len(s.audit)],
 		refusals:            s.refusals[:len(s.refusals):len(s.refusals)],
@@ -146,7 +147,7 @@ func (s *Store) captureLocked(c *Capture) {
 // job may be shared with a capture.
 func (s *Store) ownJob(j *Job) *Job {
 	c := *j
-	s.jobs.set(j.ID, &c)
+	s.jobs.Set(j.ID, &c)
 	return &c
 }
 
@@ -198,9 +199,9 @@ func (s *Store) ownTask(t *Task) *Task {
 	}
 	c := *t
 	c.gen, c.frozen = gen, false
-	s.tasks.set(t.ID, &c)
+	s.tasks.Set(t.ID, &c)
 	if t.State == taskPending {
-		if j := s.jobs.get(t.JobID); j != nil {
+		if j := s.jobs.Get(t.JobID); j != nil {
 			s.queue.replace(keyOf(j), t, &c)
 		}
 	}
@@ -210,7 +211,7 @@ func (s *Store) ownTask(t *Task) *Task {
 // mustOwn panics, under checkOwnership, when t was not made the store's
 // own (ownTask) before it is changed.
 func (s *Store) mustOwn(t *Task) {
-	if checkOwnership && (t.gen != s.gen.Load() || t.frozen || s.tasks.get(t.ID) != t) {
+	if checkOwnership && (t.gen != s.gen.Load() || t.frozen || s.tasks.Get(t.ID) != t) {
 		panic(ownershipViolation(fmt.Sprintf("state: task %s changed without ownTask", t.ID)))
 	}
 }
@@ -231,4 +232,13 @@ func (c *Capture) WithoutNodes() *Capture {
 	out := *c
 	out.nodes = nil
 	return &out
+}
+
+// freezeTables moves the large tables' generations on, as a capture
+// does, without keeping the views (checkOwnership).
+func (t *tables) freezeTables() {
+	t.jobs.Freeze()
+	t.tasks.Freeze()
+	t.submissions.Freeze()
+	t.idempotency.Freeze()
 }

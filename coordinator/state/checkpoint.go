@@ -34,7 +34,7 @@ func (s *Store) checkCheckpoint(t *Task, cp *command.Checkpoint, workerID string
 	if cp == nil {
 		return nil
 	}
-	if s.jobs.get(t.JobID).Spec.Checkpoint == nil {
+	if s.jobs.Get(t.JobID).Spec.Checkpoint == nil {
 		return fmt.Errorf("%w: checkpoint: job %s has no checkpoint path", ErrInvalid, t.JobID)
 	}
 	if cp.Format != command.CheckpointFile && cp.Format != command.CheckpointTar {
@@ -54,7 +54,7 @@ func (s *Store) keepCheckpoint(t *Task, cp *command.Checkpoint, attemptID, worke
 		return
 	}
 	s.mustOwn(t)
-	team := command.TeamOf(s.jobs.get(t.JobID).Team)
+	team := command.TeamOf(s.jobs.Get(t.JobID).Team)
 	if old := t.Checkpoint; old != nil && old.SHA256 != cp.SHA256 {
 		s.releaseCheckpoint(t.ID, old.SHA256, team) // teamartifacts.go
 	}
@@ -73,7 +73,7 @@ func (s *Store) workerHoldsCheckpoint(workerID, digest string) bool {
 		return false
 	}
 	for id := range w.active {
-		if c := s.tasks.get(id).Checkpoint; c != nil && c.SHA256 == digest {
+		if c := s.tasks.Get(id).Checkpoint; c != nil && c.SHA256 == digest {
 			return true
 		}
 	}

@@ -78,7 +78,7 @@ func TestCheckpointRefusesBadReports(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			s := checkpointed(t)
 			if c.noJob {
-				s.ownJob(s.jobs.get("c")).Spec.Checkpoint = nil
+				s.ownJob(s.jobs.Get("c")).Spec.Checkpoint = nil
 			}
 			before := snapshotBytes(t, s)
 			cp := c.cp

@@ -131,10 +131,10 @@ func (c *Capture) encode(w io.Writer) error {
 		putRecord(s, recWorker, workerCodec, x)
 	}
 	for _, id := range c.jobOrder {
-		putRecord(s, recJob, jobCodec, c.jobs.get(id))
+		putRecord(s, recJob, jobCodec, c.jobs.Get(id))
 	}
-	tasks := make([]*Task, 0, c.tasks.len())
-	for _, t := range c.tasks.all() {
+	tasks := make([]*Task, 0, c.tasks.Len())
+	for _, t := range c.tasks.All() {
 		tasks = append(tasks, t)
 	}
 	sort.Slice(tasks, func(i, j int) bool {
@@ -144,8 +144,8 @@ func (c *Capture) encode(w io.Writer) error {
 	for _, x := range tasks {
 		putRecord(s, recTask, taskCodec, x)
 	}
-	for _, e := range c.submissions.sorted() {
-		k, sub := e.k, e.v
+	for _, e := range c.submissions.Sorted() {
+		k, sub := e.Key, e.Value
 		// The common case: the finish ended the task, which has not
 		// changed since, so the table holds this very record. Pointer
 		// identity decides, and a restore shares the record again where
@@ -153,7 +153,7 @@ func (c *Capture) encode(w io.Writer) error {
 		// an unshared copy equal to the table's record, so both choose
 		// alike and a restored state encodes to the same bytes. (A task
 		// id has no slash, so the key splits at its first.)
-		if t := sub.Task; t != nil && c.tasks.get(t.ID) == t {
+		if t := sub.Task; t != nil && c.tasks.Get(t.ID) == t {
 			if tid, id, ok := strings.Cut(k, "/"); ok && tid == t.ID {
 				s.putBody(recFinish, appendFinish(s.body[:0], snapFinish{Task: t.ID, Submission: id, BodyHash: sub.BodyHash}))
 				continue
@@ -161,8 +161,8 @@ func (c *Capture) encode(w io.Writer) error {
 		}
 		s.put(recSubmission, snapSubmission{Key: k, Submission: *sub})
 	}
-	for _, e := range c.idempotency.sorted() {
-		s.putBody(recIdempotency, appendPair(s.body[:0], snapPair{Key: e.k, Value: e.v}))
+	for _, e := range c.idempotency.Sorted() {
+		s.putBody(recIdempotency, appendPair(s.body[:0], snapPair{Key: e.Key, Value: e.Value}))
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.nodes)) {
 		s.put(recNode, snapPair{Key: k, Value: c.nodes[k]})

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-msgpack/v2/codec"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/cow"
 	"github.com/gpulayer/gpulayer/coordinator/state/mprecord"
 )
 
@@ -25,21 +26,21 @@ func filledCapture(f *filler) *Capture {
 		auditSeq:            1 + f.rng.Uint64N(1e6),
 		nodes:               map[string]string{},
 	}
-	jobs, tasks := newCowMap[*Job](), newCowMap[*Task]()
-	subs, idem := newCowMap[*Submission](), newCowMap[string]()
+	jobs, tasks := cow.New[*Job](), cow.New[*Task]()
+	subs, idem := cow.New[*Submission](), cow.New[string]()
 	for range 2 {
 		c.credentials = append(c.credentials, *fillNew[Credential](f))
 		w := fillNew[Worker](f)
 		c.workers = append(c.workers, *w)
 		j := fillNew[Job](f)
-		jobs.set(j.ID, j)
+		jobs.Set(j.ID, j)
 		c.jobOrder = append(c.jobOrder, j.ID)
 		t := fillNew[Task](f)
-		tasks.set(t.ID, t)
-		subs.set(t.ID+"/shared", &Submission{BodyHash: "h-" + t.ID, Task: t})
+		tasks.Set(t.ID, t)
+		subs.Set(t.ID+"/shared", &Submission{BodyHash: "h-" + t.ID, Task: t})
 		own := fillNew[Submission](f)
-		subs.set(own.Task.ID+"/own", own)
-		idem.set(*fillNew[string](f), j.ID)
+		subs.Set(own.Task.ID+"/own", own)
+		idem.Set(*fillNew[string](f), j.ID)
 		c.nodes[*fillNew[string](f)] = *fillNew[string](f)
 		c.groups = append(c.groups, *fillNew[Group](f))
 		c.teams = append(c.teams, *fillNew[Team](f))
@@ -51,8 +52,8 @@ func filledCapture(f *filler) *Capture {
 		c.audit = append(c.audit, *fillNew[command.AuditEvent](f))
 		c.refusals = append(c.refusals, *fillNew[command.AuditEvent](f))
 	}
-	c.jobs, c.tasks = jobs.freeze(), tasks.freeze()
-	c.submissions, c.idempotency = subs.freeze(), idem.freeze()
+	c.jobs, c.tasks = jobs.Freeze(), tasks.Freeze()
+	c.submissions, c.idempotency = subs.Freeze(), idem.Freeze()
 	return c
 }
 
@@ -100,13 +101,13 @@ func snapshotDiffs(t *testing.T, c *Capture) []string {
 	check("refusal", "ring", c.refusals, snap.AuditRefusals)
 	check("nodes", "table", c.nodes, snap.Nodes)
 	idem := map[string]string{}
-	for k, v := range c.idempotency.all() {
+	for k, v := range c.idempotency.All() {
 		idem[k] = v
 	}
 	check("idempotency", "table", idem, snap.Idempotency)
-	for k, sub := range c.submissions.all() {
+	for k, sub := range c.submissions.All() {
 		if f, ok := snap.finishes[k]; ok {
-			if f.BodyHash != sub.BodyHash || c.tasks.get(f.Task) != sub.Task {
+			if f.BodyHash != sub.BodyHash || c.tasks.Get(f.Task) != sub.Task {
 				bad = append(bad, fmt.Sprintf("finish %s: read as %+v", k, f))
 			}
 			continue
@@ -118,8 +119,8 @@ func snapshotDiffs(t *testing.T, c *Capture) []string {
 		}
 		check("submission", k, *sub, got)
 	}
-	if n := len(snap.finishes) + len(snap.Submissions); n != c.submissions.len() {
-		bad = append(bad, fmt.Sprintf("submissions: %d written, %d read", c.submissions.len(), n))
+	if n := len(snap.finishes) + len(snap.Submissions); n != c.submissions.Len() {
+		bad = append(bad, fmt.Sprintf("submissions: %d written, %d read", c.submissions.Len(), n))
 	}
 	return bad
 }
@@ -132,9 +133,9 @@ func ptrs[T any](xs []T) []*T {
 	return out
 }
 
-func valuesOf[V any](m *frozenMap[V]) []V {
+func valuesOf[V any](m *cow.Frozen[V]) []V {
 	var out []V
-	for _, v := range m.all() {
+	for _, v := range m.All() {
 		out = append(out, v)
 	}
 	return out

@@ -25,7 +25,7 @@ func (s *Store) jobRecord(j *Job) JobRecord {
 	r := JobRecord{Job: *j, Tasks: make([]Task, len(j.TaskIDs))}
 	r.Job.TaskIDs = slices.Clone(j.TaskIDs)
 	for i, id := range j.TaskIDs {
-		r.Tasks[i] = s.tasks.get(id).clone()
+		r.Tasks[i] = s.tasks.Get(id).clone()
 	}
 	return r
 }

@@ -45,7 +45,7 @@ func newDepIndex() *depIndex {
 func (s *Store) jobOutcome(j *Job) string {
 	out := taskSucceeded
 	for _, id := range j.TaskIDs {
-		switch s.tasks.get(id).State {
+		switch s.tasks.Get(id).State {
 		case taskFailed:
 			return taskFailed
 		case taskCancelled:
@@ -91,7 +91,7 @@ func (s *Store) checkDependencies(c command.SubmitJob, count int) error {
 			return fmt.Errorf("%w: condition %q is not succeeded, failed or finished", ErrInvalid, d.Condition)
 		}
 		seen[d.Job] = true
-		if _, ok := s.jobs.lookup(d.Job); !ok {
+		if _, ok := s.jobs.Lookup(d.Job); !ok {
 			return fmt.Errorf("job %s: %w", d.Job, ErrNotFound)
 		}
 	}
@@ -102,7 +102,7 @@ func (s *Store) checkDependencies(c command.SubmitJob, count int) error {
 // and names the first that ended so that its condition can no longer hold.
 func (s *Store) unmetDependencies(j *Job) (unmet int, broken string) {
 	for _, d := range j.Spec.DependsOn {
-		dj, ok := s.jobs.lookup(d.Job)
+		dj, ok := s.jobs.Lookup(d.Job)
 		if !ok {
 			continue // removed after it ended, which settled j then
 		}
@@ -144,7 +144,7 @@ func (s *Store) holdForDependencies(j *Job, now time.Time) bool {
 func (s *Store) indexWaiting(j *Job, unmet int) {
 	s.deps.waiting[j.ID] = unmet
 	for _, d := range j.Spec.DependsOn {
-		if dj, ok := s.jobs.lookup(d.Job); ok && !s.jobTerminal(dj) {
+		if dj, ok := s.jobs.Lookup(d.Job); ok && !s.jobTerminal(dj) {
 			s.deps.dependents[d.Job] = append(s.deps.dependents[d.Job], j.ID)
 		}
 	}
@@ -154,7 +154,7 @@ func (s *Store) indexWaiting(j *Job, unmet int) {
 // (all pending, none queued) as cancelled for reason.
 func (s *Store) cancelWaiting(j *Job, reason string, now time.Time) {
 	for _, id := range j.TaskIDs {
-		t := s.ownTask(s.tasks.get(id))
+		t := s.ownTask(s.tasks.Get(id))
 		if t.Terminal() {
 			continue
 		}
@@ -190,7 +190,7 @@ func (s *Store) settleDependents() {
 	for len(s.touched) > 0 {
 		id := s.touched[0]
 		s.touched = s.touched[1:]
-		j, ok := s.jobs.lookup(id)
+		j, ok := s.jobs.Lookup(id)
 		if !ok {
 			continue
 		}
@@ -225,7 +225,7 @@ func (s *Store) settleOne(waiter, ended, outcome string, now time.Time) {
 	if _, waits := s.deps.waiting[waiter]; !waits {
 		return // cancelled since, or already settled
 	}
-	w, ok := s.jobs.lookup(waiter)
+	w, ok := s.jobs.Lookup(waiter)
 	if !ok || s.jobTerminal(w) {
 		delete(s.deps.waiting, waiter) // cancelled while it waited (and maybe collected since)
 		return
@@ -265,7 +265,7 @@ func (s *Store) waitingFor(j *Job) string {
 		return ""
 	}
 	for _, d := range j.Spec.DependsOn {
-		if dj, ok := s.jobs.lookup(d.Job); ok && !s.jobTerminal(dj) {
+		if dj, ok := s.jobs.Lookup(d.Job); ok && !s.jobTerminal(dj) {
 			return fmt.Sprintf("waits for job %s to end (%s)", d.Job, d.Condition)
 		}
 	}
@@ -277,7 +277,7 @@ func (s *Store) waitingFor(j *Job) string {
 func (s *Store) rebuildDependencies() {
 	s.deps = newDepIndex()
 	for _, id := range s.jobOrder {
-		j := s.jobs.get(id)
+		j := s.jobs.Get(id)
 		if s.jobTerminal(j) {
 			continue
 		}
@@ -293,7 +293,7 @@ func (s *Store) rebuildDependencies() {
 		}
 		s.indexWaiting(j, unmet)
 		for _, tid := range j.TaskIDs {
-			if t := s.tasks.get(tid); t.State == taskPending {
+			if t := s.tasks.Get(tid); t.State == taskPending {
 				s.queue.remove(keyOf(j), t)
 			}
 		}
@@ -305,13 +305,13 @@ func (s *Store) rebuildDependencies() {
 // many it holds. It reads only the waiting and bounded jobs.
 func (s *Store) forHeld(f func(j *Job, held int)) {
 	visit := func(id string) {
-		j, ok := s.jobs.lookup(id)
+		j, ok := s.jobs.Lookup(id)
 		if !ok {
 			return
 		}
 		n := 0
 		for _, tid := range j.TaskIDs {
-			if _, queued := s.queue.prio[tid]; !queued && s.tasks.get(tid).State == taskPending {
+			if _, queued := s.queue.prio[tid]; !queued && s.tasks.Get(tid).State == taskPending {
 				n++
 			}
 		}

@@ -152,7 +152,7 @@ func (s *Store) preemptAll(w *Worker, reason string, now time.Time) string {
 	slices.Sort(held)
 	asked, requeued := 0, 0
 	for _, id := range held {
-		t := s.ownTask(s.tasks.get(id))
+		t := s.ownTask(s.tasks.Get(id))
 		if t.Preempt != "" {
 			continue
 		}

@@ -44,7 +44,7 @@ func (s *Store) PlanGang(workerID, capability string, slots int, jobID string) (
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	w, ok := s.workers[workerID]
-	j, jok := s.jobs.lookup(jobID)
+	j, jok := s.jobs.Lookup(jobID)
 	if !ok || !jok || !j.Spec.Gang {
 		return nil, false
 	}
@@ -55,7 +55,7 @@ func (s *Store) PlanGang(workerID, capability string, slots int, jobID string) (
 func (s *Store) gangTasks(j *Job) ([]*Task, bool) {
 	ts := make([]*Task, 0, len(j.TaskIDs))
 	for _, id := range j.TaskIDs {
-		t := s.tasks.get(id)
+		t := s.tasks.Get(id)
 		if t == nil || t.State != taskPending {
 			return nil, false
 		}
@@ -172,7 +172,7 @@ func (s *Store) assignGang(c command.AssignGang) ([]AssignOutcome, error) {
 			return out, nil
 		}
 	}
-	j, ok := s.jobs.lookup(c.JobID)
+	j, ok := s.jobs.Lookup(c.JobID)
 	if !ok {
 		return nil, fmt.Errorf("job %s: %w", c.JobID, ErrNotFound)
 	}
@@ -193,7 +193,7 @@ func (s *Store) assignGang(c command.AssignGang) ([]AssignOutcome, error) {
 	placed := map[string]bool{}
 	var centi int64
 	for _, m := range c.Members {
-		t := s.tasks.get(m.TaskID)
+		t := s.tasks.Get(m.TaskID)
 		w := s.workers[m.WorkerID]
 		switch {
 		case t == nil || t.JobID != j.ID || placed[t.ID]:
@@ -226,7 +226,7 @@ func (s *Store) assignGang(c command.AssignGang) ([]AssignOutcome, error) {
 	var out []AssignOutcome
 	var mine []TaskAttempt
 	for _, m := range c.Members {
-		t, w := s.ownTask(s.tasks.get(m.TaskID)), s.workers[m.WorkerID]
+		t, w := s.ownTask(s.tasks.Get(m.TaskID)), s.workers[m.WorkerID]
 		l := lease
 		if w.ID == c.WorkerID && c.LeaseSeconds > 0 {
 			l = min(l, c.LeaseSeconds)
@@ -298,12 +298,12 @@ func (s *Store) giveTask(t *Task, w *Worker, attemptID string, devs []string, le
 	t.UpdatedAt = now
 	a := Attempt{ID: attemptID, Number: len(t.Attempts) + 1, WorkerID: w.ID, State: taskAssigned, Devices: devs, AssignedAt: now}
 	if metered {
-		a.Meter = meterShares(w, devs, s.jobs.get(t.JobID).Spec.Resources)
+		a.Meter = meterShares(w, devs, s.jobs.Get(t.JobID).Spec.Resources)
 	}
 	t.Attempts = append(t.Attempts, a)
 	w.active[t.ID] = struct{}{}
 	s.releaseHolds(w, t.ID, now) // preempt_holds.go
-	j := s.jobs.get(t.JobID)
+	j := s.jobs.Get(t.JobID)
 	s.inuse.hold(t.ID, command.TeamOf(j.Team), taskCentiGPUs(w, devs, j.Spec.Resources), endOf(t, j))
 	s.dropView(w.ID) // workerview.go
 }
@@ -321,8 +321,8 @@ func (s *Store) GangDeliveries(workerID string) []AssignOutcome {
 	}
 	var out []AssignOutcome
 	for id := range w.active {
-		t := s.tasks.get(id)
-		if t != nil && t.State == taskAssigned && s.jobs.get(t.JobID).Spec.Gang {
+		t := s.tasks.Get(id)
+		if t != nil && t.State == taskAssigned && s.jobs.Get(t.JobID).Spec.Gang {
 			out = append(out, s.assignOutcome(t, true))
 		}
 	}
@@ -336,7 +336,7 @@ func (s *Store) joinRendezvous(c command.JoinRendezvous) (struct{}, error) {
 	if err != nil {
 		return struct{}{}, err
 	}
-	j := s.jobs.get(t.JobID)
+	j := s.jobs.Get(t.JobID)
 	switch {
 	case !j.Spec.Gang:
 		return struct{}{}, fmt.Errorf("task %s is not a gang member: %w", t.ID, ErrConflict)
@@ -367,10 +367,10 @@ func (s *Store) Rendezvous(taskID, workerID, attemptID string) ([]GangPeer, bool
 	if err != nil {
 		return nil, false, err
 	}
-	j := s.jobs.get(t.JobID)
+	j := s.jobs.Get(t.JobID)
 	peers := make([]GangPeer, 0, len(j.TaskIDs))
 	for _, id := range j.TaskIDs {
-		m := s.tasks.get(id)
+		m := s.tasks.Get(id)
 		a := m.current()
 		if !m.Active() || a == nil || a.Rendezvous == nil {
 			return nil, false, nil
@@ -386,11 +386,11 @@ func (s *Store) Rendezvous(taskID, workerID, attemptID string) ([]GangPeer, bool
 // t goes back to the queue and no member has succeeded, they are
 // requeued, preempted (not counted); otherwise the whole gang fails.
 func (s *Store) settleGang(t *Task, now time.Time) {
-	j := s.jobs.get(t.JobID)
+	j := s.jobs.Get(t.JobID)
 	if j == nil || !j.Spec.Gang || t.State == taskCancelled {
 		return
 	}
-	succeeded := slices.ContainsFunc(j.TaskIDs, func(id string) bool { return s.tasks.get(id).State == taskSucceeded })
+	succeeded := slices.ContainsFunc(j.TaskIDs, func(id string) bool { return s.tasks.Get(id).State == taskSucceeded })
 	why := fmt.Sprintf("gang member %d (task %s) ended: %s", t.Index, t.ID, t.Reason)
 	retry := t.State == taskPending && !succeeded
 	if t.State == taskPending && succeeded {
@@ -400,7 +400,7 @@ func (s *Store) settleGang(t *Task, now time.Time) {
 		t.Reason += " (not retried: a gang is retried only as a whole, and a member has succeeded)"
 	}
 	for _, id := range j.TaskIDs {
-		o := s.tasks.get(id)
+		o := s.tasks.Get(id)
 		if o == t || o.Terminal() || o.State == taskPending && retry {
 			continue
 		}

@@ -26,7 +26,7 @@ func (s *Store) collectGarbage(c command.CollectGarbage) (GCOutcome, error) {
 	}
 	finished := 0
 	for _, id := range s.jobOrder {
-		if s.jobTerminal(s.jobs.get(id)) {
+		if s.jobTerminal(s.jobs.Get(id)) {
 			finished++
 		}
 	}
@@ -35,7 +35,7 @@ func (s *Store) collectGarbage(c command.CollectGarbage) (GCOutcome, error) {
 	due := map[string]bool{}
 	more := false
 	for _, id := range s.jobOrder {
-		j := s.jobs.get(id)
+		j := s.jobs.Get(id)
 		if !s.jobTerminal(j) {
 			continue
 		}
@@ -77,12 +77,12 @@ func (s *Store) collectGarbage(c command.CollectGarbage) (GCOutcome, error) {
 // coordinator from its own disk, outside Apply (blob sweeps).
 func (s *Store) collectArtifacts(cutoff time.Time, limit int) (int, bool) {
 	named := map[string]bool{}
-	for _, j := range s.jobs.all() {
+	for _, j := range s.jobs.All() {
 		for _, in := range j.Spec.Inputs {
 			named[in.SHA256] = true
 		}
 		for _, id := range j.TaskIDs {
-			t := s.tasks.get(id)
+			t := s.tasks.Get(id)
 			for _, a := range t.Artifacts {
 				named[a.SHA256] = true
 			}
@@ -112,7 +112,7 @@ func (s *Store) collectArtifacts(cutoff time.Time, limit int) (int, bool) {
 func (s *Store) jobEnded(j *Job) time.Time {
 	end := j.UpdatedAt
 	for _, id := range j.TaskIDs {
-		if t := s.tasks.get(id); t.UpdatedAt.After(end) {
+		if t := s.tasks.Get(id); t.UpdatedAt.After(end) {
 			end = t.UpdatedAt
 		}
 	}
@@ -126,16 +126,16 @@ func (s *Store) jobEnded(j *Job) time.Time {
 func (s *Store) removeJobs(ids map[string]bool) {
 	tasks := map[string]bool{}
 	for id := range ids {
-		j := s.jobs.get(id)
+		j := s.jobs.Get(id)
 		for _, tid := range j.TaskIDs {
 			tasks[tid] = true
-			s.dropOutput(s.tasks.get(tid))
-			s.tasks.del(tid)
+			s.dropOutput(s.tasks.Get(tid))
+			s.tasks.Del(tid)
 		}
 		if set := s.openJobs[j.CreatedBy]; set != nil {
 			delete(set, id)
 		}
-		s.jobs.del(id)
+		s.jobs.Del(id)
 	}
 	// A new array: the old one may be shared with a capture.
 	order := make([]string, 0, len(s.jobOrder)-len(ids))
@@ -145,14 +145,14 @@ func (s *Store) removeJobs(ids map[string]bool) {
 		}
 	}
 	s.jobOrder = order
-	for key := range s.submissions.all() {
+	for key := range s.submissions.All() {
 		if task, _, ok := strings.Cut(key, "/"); ok && tasks[task] {
-			s.submissions.del(key)
+			s.submissions.Del(key)
 		}
 	}
-	for key, job := range s.idempotency.all() {
+	for key, job := range s.idempotency.All() {
 		if ids[job] {
-			s.idempotency.del(key)
+			s.idempotency.Del(key)
 		}
 	}
 	for _, w := range s.workers {

@@ -98,14 +98,14 @@ func TestCollectedJobsLeaveNothingBehind(t *testing.T) {
 		}
 	}
 	s.mu.RLock()
-	for key := range s.submissions.all() {
+	for key := range s.submissions.All() {
 		t.Errorf("finish record %s kept", key)
 	}
-	for key := range s.idempotency.all() {
+	for key := range s.idempotency.All() {
 		t.Errorf("idempotency key %s kept", key)
 	}
 	for _, id := range []string{"j0-a", "j4-a"} {
-		if _, ok := s.tasks.lookup(id); ok {
+		if _, ok := s.tasks.Lookup(id); ok {
 			t.Errorf("task %s kept", id)
 		}
 		if n, _ := s.output.Count(id); n != 0 {

@@ -25,7 +25,7 @@ func (s *Store) drainGPU(w *Worker, c command.CordonDevice) {
 	}
 	asked, requeued := 0, 0
 	for _, id := range s.tasksOnGPU(w, c.UUID) {
-		t := s.tasks.get(id)
+		t := s.tasks.Get(id)
 		if t == nil || !t.Active() || t.WorkerID != w.ID || t.Preempt != "" {
 			continue // ended with its gang meanwhile, or already asked to stop
 		}
@@ -55,7 +55,7 @@ func (s *Store) tasksOnGPU(w *Worker, uuid string) []string {
 	}
 	var out []string
 	for id := range w.active {
-		if t := s.tasks.get(id); t != nil && slices.ContainsFunc(t.Devices, func(d string) bool { return slices.Contains(on, d) }) {
+		if t := s.tasks.Get(id); t != nil && slices.ContainsFunc(t.Devices, func(d string) bool { return slices.Contains(on, d) }) {
 			out = append(out, id)
 		}
 	}

@@ -60,8 +60,8 @@ func (s *Store) holders(w *Worker) map[string][]GPUHolder {
 	sort.Strings(ids)
 	out := map[string][]GPUHolder{}
 	for _, id := range ids {
-		t := s.tasks.get(id)
-		r := s.jobs.get(t.JobID).Spec.Resources
+		t := s.tasks.Get(id)
+		r := s.jobs.Get(t.JobID).Spec.Resources
 		var share uint64
 		if r.Shared() {
 			share = r.GPUMemoryMiB

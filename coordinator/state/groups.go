@@ -257,7 +257,7 @@ func (s *Store) unfinishedTargeting(t command.Target) int {
 	n := s.queue.targeted(targetKey(&t)) + s.heldTargeting(t) // dependencies.go
 	for _, w := range s.workers {
 		for id := range w.active {
-			if spec := s.jobs.get(s.tasks.get(id).JobID).Spec; spec.Target != nil && *spec.Target == t {
+			if spec := s.jobs.Get(s.tasks.Get(id).JobID).Spec; spec.Target != nil && *spec.Target == t {
 				n++
 			}
 		}

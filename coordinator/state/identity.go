@@ -74,7 +74,7 @@ func (s *Store) revokeWorkerLocked(w *Worker, by, source, why string, now time.T
 		reason += " by " + by
 	}
 	for _, id := range held {
-		t := s.ownTask(s.tasks.get(id))
+		t := s.ownTask(s.tasks.Get(id))
 		s.endAttempt(t, attemptLost, nil, reason, now)
 		s.requeueOrEnd(t, reason, now)
 	}

@@ -90,7 +90,7 @@ func (s *Store) checkJobs(snap *snapshotV1) (int, error) {
 		last = j.Seq
 		clear(seen)
 		for _, id := range j.TaskIDs {
-			t := s.tasks.get(id)
+			t := s.tasks.Get(id)
 			if t == nil {
 				return 0, fmt.Errorf("job %s lists task %s, which the snapshot lacks", j.ID, id)
 			}
@@ -113,7 +113,7 @@ func (s *Store) checkJobs(snap *snapshotV1) (int, error) {
 // exists.
 func (s *Store) checkTasks(snap *snapshotV1, allListed bool) error {
 	for _, t := range snap.Tasks {
-		if !allListed && !slices.Contains(s.jobs.get(t.JobID).TaskIDs, t.ID) {
+		if !allListed && !slices.Contains(s.jobs.Get(t.JobID).TaskIDs, t.ID) {
 			return fmt.Errorf("task %s of job %s, which does not list it", t.ID, t.JobID)
 		}
 		if !slices.Contains(taskStates, t.State) {
@@ -143,7 +143,7 @@ func (s *Store) checkTasks(snap *snapshotV1, allListed bool) error {
 // checkIdempotency checks that every idempotency key names a job.
 func (s *Store) checkIdempotency(snap *snapshotV1) error {
 	for _, k := range slices.Sorted(maps.Keys(snap.Idempotency)) {
-		if v := snap.Idempotency[k]; s.jobs.get(v) == nil {
+		if v := snap.Idempotency[k]; s.jobs.Get(v) == nil {
 			return fmt.Errorf("idempotency key %q names job %s, which the snapshot lacks", k, v)
 		}
 	}

@@ -37,26 +37,26 @@ var contradictions = []struct {
 	want  string
 }{
 	{"job lists a task the snapshot lacks", func(s *Store) {
-		j := s.jobs.get("j1")
+		j := s.jobs.Get("j1")
 		j.TaskIDs = append(j.TaskIDs, "j1-z")
 	}, "job j1 lists task j1-z, which the snapshot lacks"},
-	{"task its job does not list", func(s *Store) { s.jobs.get("j1").TaskIDs = []string{"j1-a"} }, "task j1-b of job j1, which does not list it"},
+	{"task its job does not list", func(s *Store) { s.jobs.Get("j1").TaskIDs = []string{"j1-a"} }, "task j1-b of job j1, which does not list it"},
 	{"job lists another job's task", func(s *Store) {
-		j := s.jobs.get("j2")
+		j := s.jobs.Get("j2")
 		j.TaskIDs = append(j.TaskIDs, "j1-b")
 	}, "job j2 lists task j1-b of job j1"},
-	{"job lists a task twice", func(s *Store) { s.jobs.get("j1").TaskIDs = []string{"j1-a", "j1-b", "j1-a"} }, "job j1 lists task j1-a twice"},
-	{"running task without an attempt", func(s *Store) { s.tasks.get("j1-a").Attempts = nil }, "task j1-a is running with no attempt"},
-	{"running task under another attempt", func(s *Store) { s.tasks.get("j1-a").AttemptID = "forged" }, `task j1-a is running under attempt "forged", its last attempt is "a1"`},
-	{"running task held by another worker than its attempt", func(s *Store) { s.tasks.get("j1-a").WorkerID = "w9" }, `task j1-a is held by worker "w9", its attempt by "w1"`},
+	{"job lists a task twice", func(s *Store) { s.jobs.Get("j1").TaskIDs = []string{"j1-a", "j1-b", "j1-a"} }, "job j1 lists task j1-a twice"},
+	{"running task without an attempt", func(s *Store) { s.tasks.Get("j1-a").Attempts = nil }, "task j1-a is running with no attempt"},
+	{"running task under another attempt", func(s *Store) { s.tasks.Get("j1-a").AttemptID = "forged" }, `task j1-a is running under attempt "forged", its last attempt is "a1"`},
+	{"running task held by another worker than its attempt", func(s *Store) { s.tasks.Get("j1-a").WorkerID = "w9" }, `task j1-a is held by worker "w9", its attempt by "w1"`},
 	{"running task on a worker the snapshot lacks", func(s *Store) {
 		delete(s.workers, "w1")
 	}, "task j1-a is running on worker w1, which the snapshot lacks"},
-	{"task in an unknown state", func(s *Store) { s.tasks.get("j1-b").State = "exploded" }, `task j1-b is in unknown state "exploded"`},
-	{"task sequence past the store's", func(s *Store) { s.tasks.get("j1-b").Seq = 1 << 40 }, "task j1-b has sequence 1099511627776, past the store's"},
-	{"job sequence past the store's", func(s *Store) { s.jobs.get("j2").Seq = 1 << 40 }, "job j2 has sequence 1099511627776, past the store's"},
-	{"jobs out of order", func(s *Store) { s.jobs.get("j2").Seq = 1 }, "job j2 has sequence 1, not after the job before it"},
-	{"idempotency key naming a job the snapshot lacks", func(s *Store) { s.idempotency.set("admin/gone", "j9") }, `idempotency key "admin/gone" names job j9, which the snapshot lacks`},
+	{"task in an unknown state", func(s *Store) { s.tasks.Get("j1-b").State = "exploded" }, `task j1-b is in unknown state "exploded"`},
+	{"task sequence past the store's", func(s *Store) { s.tasks.Get("j1-b").Seq = 1 << 40 }, "task j1-b has sequence 1099511627776, past the store's"},
+	{"job sequence past the store's", func(s *Store) { s.jobs.Get("j2").Seq = 1 << 40 }, "job j2 has sequence 1099511627776, past the store's"},
+	{"jobs out of order", func(s *Store) { s.jobs.Get("j2").Seq = 1 }, "job j2 has sequence 1, not after the job before it"},
+	{"idempotency key naming a job the snapshot lacks", func(s *Store) { s.idempotency.Set("admin/gone", "j9") }, `idempotency key "admin/gone" names job j9, which the snapshot lacks`},
 	{"credential of an unknown kind", func(s *Store) { s.credentials["adm"].Kind = "root" }, `credential adm is of unknown kind "root"`},
 	{"credential without a hash", func(s *Store) { s.credentials["adm"].Hash = "" }, "credential adm has no hash"},
 	{"worker credential naming no worker", func(s *Store) { s.credentials["cred-w1"].WorkerID = "" }, "worker credential cred-w1 names no worker"},
@@ -110,10 +110,10 @@ func TestApplyRefusesInsteadOfPanicking(t *testing.T) {
 		cmd   command.Command
 	}{
 		{"cancel a job listing a missing task", func(s *Store) {
-			j := s.jobs.get("j1")
+			j := s.jobs.Get("j1")
 			j.TaskIDs = append(j.TaskIDs, "j1-z")
 		}, command.CancelJob{JobID: "j1", By: "admin", Now: at(5)}},
-		{"resubmit under a key naming a missing job", func(s *Store) { s.idempotency.set("admin/k", "j9") },
+		{"resubmit under a key naming a missing job", func(s *Store) { s.idempotency.Set("admin/k", "j9") },
 			command.SubmitJob{JobID: "j3", TaskIDs: []string{"j3-a"}, CreatedBy: "admin", Now: at(5),
 				Spec: command.JobSpec{Executor: "exec", Config: []byte(`{}`), Count: 1, IdempotencyKey: "k"}}},
 	}

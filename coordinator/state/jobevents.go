@@ -58,7 +58,7 @@ const MaxJobEvents = 10000
 func (s *Store) JobEvents(id string) (events []JobEvent, truncated bool, err error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	j, ok := s.jobs.lookup(id)
+	j, ok := s.jobs.Lookup(id)
 	if !ok {
 		return nil, false, fmt.Errorf("job %s: %w", id, ErrNotFound)
 	}
@@ -68,7 +68,7 @@ func (s *Store) JobEvents(id string) (events []JobEvent, truncated bool, err err
 		out = append(out, JobEvent{At: j.CreatedAt, Kind: JobWaitsForDependencies, DependsOn: slices.Clone(j.Spec.DependsOn)})
 	}
 	for _, tid := range j.TaskIDs {
-		t := s.tasks.get(tid)
+		t := s.tasks.Get(tid)
 		if t == nil {
 			continue
 		}

@@ -47,7 +47,7 @@ func (s *Store) submitJob(c command.SubmitJob) (SubmitOutcome, error) {
 	if len(c.TaskIDs) != count || c.JobID == "" {
 		return SubmitOutcome{}, fmt.Errorf("%w: job needs %d task ids", ErrInvalid, count)
 	}
-	if _, dup := s.jobs.lookup(c.JobID); dup {
+	if _, dup := s.jobs.Lookup(c.JobID); dup {
 		return SubmitOutcome{}, fmt.Errorf("job %s exists: %w", c.JobID, ErrConflict)
 	}
 	hash := c.SpecHash
@@ -56,8 +56,8 @@ func (s *Store) submitJob(c command.SubmitJob) (SubmitOutcome, error) {
 	}
 	if c.Spec.IdempotencyKey != "" {
 		key := c.CreatedBy + "/" + c.Spec.IdempotencyKey
-		if id, ok := s.idempotency.lookup(key); ok {
-			j := s.jobs.get(id)
+		if id, ok := s.idempotency.Lookup(key); ok {
+			j := s.jobs.Get(id)
 			if !sameSpec(j.SpecHash, hash, c.Spec) {
 				return SubmitOutcome{}, fmt.Errorf("idempotency key %q was used with a different job: %w", c.Spec.IdempotencyKey, ErrConflict)
 			}
@@ -85,7 +85,7 @@ func (s *Store) submitJob(c command.SubmitJob) (SubmitOutcome, error) {
 		switch {
 		case seen[id]:
 			return SubmitOutcome{}, fmt.Errorf("%w: task id %s listed twice", ErrInvalid, id)
-		case s.tasks.has(id):
+		case s.tasks.Has(id):
 			return SubmitOutcome{}, fmt.Errorf("task %s exists: %w", id, ErrConflict)
 		}
 		seen[id] = true
@@ -98,23 +98,23 @@ func (s *Store) submitJob(c command.SubmitJob) (SubmitOutcome, error) {
 	j.setRules(rulesOf(j.Spec))
 	for i, id := range c.TaskIDs {
 		t := &Task{ID: id, JobID: j.ID, Index: i, Seq: s.nextSeq(), State: taskPending, LeaseSeconds: lease, CreatedAt: c.Now, UpdatedAt: c.Now, gen: s.gen.Load()}
-		s.tasks.set(id, t)
+		s.tasks.Set(id, t)
 	}
-	s.jobs.set(j.ID, j)
+	s.jobs.Set(j.ID, j)
 	if !s.holdForDependencies(j, c.Now) { // dependencies.go
 		s.enqueueJob(j) // parallelism.go
 	}
 	s.jobOrder = append(s.jobOrder, j.ID)
 	s.noteOpenJob(j)
 	if c.Spec.IdempotencyKey != "" {
-		s.idempotency.set(c.CreatedBy+"/"+c.Spec.IdempotencyKey, j.ID)
+		s.idempotency.Set(c.CreatedBy+"/"+c.Spec.IdempotencyKey, j.ID)
 	}
 	s.markPending()
 	return SubmitOutcome{Created: true, Job: s.jobRecord(j)}, nil
 }
 
 func (s *Store) cancelJob(c command.CancelJob) (JobRecord, error) {
-	j, ok := s.jobs.lookup(c.JobID)
+	j, ok := s.jobs.Lookup(c.JobID)
 	if !ok {
 		return JobRecord{}, fmt.Errorf("job %s: %w", c.JobID, ErrNotFound)
 	}
@@ -122,7 +122,7 @@ func (s *Store) cancelJob(c command.CancelJob) (JobRecord, error) {
 		return JobRecord{}, fmt.Errorf("job %s has already ended: %w", j.ID, ErrConflict)
 	}
 	for _, id := range j.TaskIDs {
-		t := s.tasks.get(id)
+		t := s.tasks.Get(id)
 		if t.Terminal() {
 			continue
 		}
@@ -146,7 +146,7 @@ func (s *Store) cancelJob(c command.CancelJob) (JobRecord, error) {
 
 func (s *Store) jobTerminal(j *Job) bool {
 	for _, id := range j.TaskIDs {
-		if !s.tasks.get(id).Terminal() {
+		if !s.tasks.Get(id).Terminal() {
 			return false
 		}
 	}
@@ -157,7 +157,7 @@ func (s *Store) jobTerminal(j *Job) bool {
 func (s *Store) Job(id string) (JobRecord, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	j, ok := s.jobs.lookup(id)
+	j, ok := s.jobs.Lookup(id)
 	if !ok {
 		return JobRecord{}, fmt.Errorf("job %s: %w", id, ErrNotFound)
 	}
@@ -169,7 +169,7 @@ func (s *Store) Job(id string) (JobRecord, error) {
 func (s *Store) JobEnded(id string) (bool, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	j, ok := s.jobs.lookup(id)
+	j, ok := s.jobs.Lookup(id)
 	if !ok {
 		return false, fmt.Errorf("job %s: %w", id, ErrNotFound)
 	}
@@ -201,7 +201,7 @@ type JobAccess struct {
 func (s *Store) JobAccessOf(id string) (JobAccess, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	j, ok := s.jobs.lookup(id)
+	j, ok := s.jobs.Lookup(id)
 	if !ok {
 		return JobAccess{}, fmt.Errorf("job %s: %w", id, ErrNotFound)
 	}
@@ -230,7 +230,7 @@ func (s *Store) TeamJobsPage(team string, before uint64, limit int) (page []JobE
 	defer s.mu.RUnlock()
 	end := len(s.jobOrder)
 	if before > 0 {
-		end = sort.Search(len(s.jobOrder), func(i int) bool { return s.jobs.get(s.jobOrder[i]).Seq >= before })
+		end = sort.Search(len(s.jobOrder), func(i int) bool { return s.jobs.Get(s.jobOrder[i]).Seq >= before })
 	}
 	if limit <= 0 {
 		limit = end
@@ -238,13 +238,13 @@ func (s *Store) TeamJobsPage(team string, before uint64, limit int) (page []JobE
 	page = make([]JobEntry, 0, min(limit, end))
 	i := end - 1
 	for ; i >= 0 && len(page) < limit; i-- {
-		j := s.jobs.get(s.jobOrder[i])
+		j := s.jobs.Get(s.jobOrder[i])
 		if team != "" && command.TeamOf(j.Team) != team {
 			continue
 		}
 		page = append(page, JobEntry{Seq: j.Seq, Job: s.readJob(j)})
 	}
-	for team != "" && i >= 0 && command.TeamOf(s.jobs.get(s.jobOrder[i]).Team) != team {
+	for team != "" && i >= 0 && command.TeamOf(s.jobs.Get(s.jobOrder[i]).Team) != team {
 		i-- // older jobs remain only if one is the team's
 	}
 	return page, i >= 0

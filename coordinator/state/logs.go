@@ -101,7 +101,7 @@ type logTask struct {
 func (s *Store) logTasks(jobID string) ([]logTask, bool, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	j, ok := s.jobs.lookup(jobID)
+	j, ok := s.jobs.Lookup(jobID)
 	if !ok {
 		return nil, false, fmt.Errorf("job %s: %w", jobID, ErrNotFound)
 	}
@@ -111,7 +111,7 @@ func (s *Store) logTasks(jobID string) ([]logTask, bool, error) {
 		if err != nil {
 			return nil, false, fmt.Errorf("job %s: output: %w", jobID, err)
 		}
-		tasks = append(tasks, logTask{id: id, index: s.tasks.get(id).Index, count: n})
+		tasks = append(tasks, logTask{id: id, index: s.tasks.Get(id).Index, count: n})
 	}
 	return tasks, s.jobTerminal(j), nil
 }

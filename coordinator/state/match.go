@@ -93,7 +93,7 @@ func (s *Store) match(w *Worker, capability string, slots int, skip map[string]b
 			if skip[t.ID] {
 				continue
 			}
-			j := s.jobs.get(t.JobID)
+			j := s.jobs.Get(t.JobID)
 			if j.Spec.Gang {
 				// A gang is placed whole, at its first member met; one
 				// that does not fit now is passed over (backfill).

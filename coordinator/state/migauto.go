@@ -34,7 +34,7 @@ func (s *Store) PendingMIGDemand() []MIGDemand {
 	for _, caps := range s.queue.lists {
 		for _, tasks := range caps {
 			for _, t := range tasks {
-				j := s.jobs.get(t.JobID)
+				j := s.jobs.Get(t.JobID)
 				if j == nil || j.Spec.Resources == nil || j.Spec.Resources.MIGProfile == "" {
 					continue
 				}

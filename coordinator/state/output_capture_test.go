@@ -91,7 +91,7 @@ func TestCaptureWithOutputDuringRestores(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.tasks.get(l.Task) == nil || c.jobs.get(l.Data) == nil {
+			if c.tasks.Get(l.Task) == nil || c.jobs.Get(l.Data) == nil {
 				mixed++
 			}
 		}

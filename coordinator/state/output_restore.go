@@ -28,7 +28,7 @@ func PrepareTables(section io.Reader) (*PreparedTables, error) {
 // Holds checks that every task out has output for is among the tables'.
 func (t *PreparedTables) Holds(out output.Restore) error {
 	for _, id := range out.Tasks() {
-		if t.scratch.tasks.get(id) == nil {
+		if t.scratch.tasks.Get(id) == nil {
 			return fmt.Errorf("restore: output of task %s, which the snapshot lacks: %w", id, ErrInvalid)
 		}
 	}

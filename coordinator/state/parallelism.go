@@ -30,7 +30,7 @@ func (s *Store) enqueueJob(j *Job) {
 		return
 	}
 	for _, id := range j.TaskIDs {
-		if t := s.tasks.get(id); t.State == taskPending {
+		if t := s.tasks.Get(id); t.State == taskPending {
 			s.queue.push(keyOf(j), j.Spec.Priority, t)
 		}
 	}
@@ -51,7 +51,7 @@ func (s *Store) fitWindow(j *Job) {
 	}
 	k := keyOf(j)
 	for _, id := range j.TaskIDs { // in index order, which is age order
-		t := s.tasks.get(id)
+		t := s.tasks.Get(id)
 		if t.State != taskPending {
 			continue
 		}
@@ -72,7 +72,7 @@ func (s *Store) fitWindow(j *Job) {
 func (s *Store) activeTasks(j *Job) int {
 	n := 0
 	for _, id := range j.TaskIDs {
-		if s.tasks.get(id).Active() {
+		if s.tasks.Get(id).Active() {
 			n++
 		}
 	}

@@ -56,7 +56,7 @@ func (s *Store) preemptTasks(c command.PreemptTasks) (PreemptOutcome, error) {
 	holds := map[string][]DeviceHold{}
 	out := PreemptOutcome{}
 	for _, v := range victims {
-		vj := s.jobs.get(v.JobID)
+		vj := s.jobs.Get(v.JobID)
 		vw := s.workers[v.WorkerID]
 		if _, ok := holds[vw.ID]; !ok {
 			holds[vw.ID] = slices.Clone(vw.Holds)
@@ -87,11 +87,11 @@ func (s *Store) preemptTasks(c command.PreemptTasks) (PreemptOutcome, error) {
 // cannot be placed whole); and the worker, which must be able to run it
 // (a gang's is where its first victim runs).
 func (s *Store) checkPreemptor(c command.PreemptTasks) (*Task, *Job, *Worker, error) {
-	p, ok := s.tasks.lookup(c.For)
+	p, ok := s.tasks.Lookup(c.For)
 	if !ok {
 		return nil, nil, nil, fmt.Errorf("task %s: %w", c.For, ErrNotFound)
 	}
-	pj := s.jobs.get(p.JobID)
+	pj := s.jobs.Get(p.JobID)
 	switch {
 	case p.State != taskPending:
 		return nil, nil, nil, fmt.Errorf("task %s is %s: %w", p.ID, p.State, ErrConflict)
@@ -136,7 +136,7 @@ func (s *Store) checkVictims(c command.PreemptTasks, p *Task, pj *Job, w *Worker
 	gone, named := map[string]bool{}, map[string]bool{}
 	var victims []*Task
 	for _, vc := range c.Victims {
-		v, ok := s.tasks.lookup(vc.TaskID)
+		v, ok := s.tasks.Lookup(vc.TaskID)
 		switch {
 		case !ok:
 			return nil, fmt.Errorf("task %s: %w", vc.TaskID, ErrNotFound)
@@ -144,7 +144,7 @@ func (s *Store) checkVictims(c command.PreemptTasks, p *Task, pj *Job, w *Worker
 			return nil, fmt.Errorf("%w: task %s named twice", ErrInvalid, v.ID)
 		case v.AttemptID != vc.AttemptID || v.WorkerID != vc.On(c.WorkerID):
 			return nil, fmt.Errorf("task %s attempt %s on %s: %w", v.ID, vc.AttemptID, vc.On(c.WorkerID), ErrStaleAttempt)
-		case !pj.Spec.Gang && v.WorkerID != w.ID && !s.jobs.get(v.JobID).Spec.Gang:
+		case !pj.Spec.Gang && v.WorkerID != w.ID && !s.jobs.Get(v.JobID).Spec.Gang:
 			return nil, fmt.Errorf("%w: task %s is on %s, not %s", ErrInvalid, v.ID, v.WorkerID, w.ID)
 		}
 		named[v.ID] = true

@@ -140,7 +140,7 @@ func (s *Store) planGangPreemption(workers []*Worker, orders map[string][]*Task,
 	grace := 0
 	for _, v := range victims {
 		c.Victims = append(c.Victims, command.Victim{TaskID: v.ID, AttemptID: v.AttemptID, WorkerID: v.WorkerID})
-		grace = max(grace, s.jobs.get(v.JobID).Spec.PreemptionGrace())
+		grace = max(grace, s.jobs.Get(v.JobID).Spec.PreemptionGrace())
 	}
 	c.HoldUntil = now.Add(time.Duration(grace)*time.Second + o.HoldSlack)
 	return c, true
@@ -159,8 +159,8 @@ func (s *Store) gangCouldFit(workers []*Worker, j *Job, n int, usage map[string]
 	for _, w := range workers {
 		gpus += int64(len(s.freeDevices(w)))
 		for id := range w.active {
-			t := s.tasks.get(id)
-			tj := s.jobs.get(t.JobID)
+			t := s.tasks.Get(id)
+			tj := s.jobs.Get(t.JobID)
 			team := command.TeamOf(tj.Team)
 			switch {
 			case !tj.Spec.IsPreemptible():

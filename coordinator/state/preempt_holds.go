@@ -27,7 +27,7 @@ func (s *Store) holdLive(h DeviceHold, now time.Time) bool {
 	if !now.IsZero() && !h.Until.After(now) {
 		return false
 	}
-	t, ok := s.tasks.lookup(h.TaskID)
+	t, ok := s.tasks.Lookup(h.TaskID)
 	return ok && t.State == taskPending
 }
 
@@ -49,9 +49,9 @@ func (s *Store) sameHolder(a, b string) bool {
 	if a == b {
 		return true
 	}
-	ta, ok := s.tasks.lookup(a)
-	tb, okb := s.tasks.lookup(b)
-	return ok && okb && ta.JobID == tb.JobID && s.jobs.get(ta.JobID).Spec.Gang
+	ta, ok := s.tasks.Lookup(a)
+	tb, okb := s.tasks.Lookup(b)
+	return ok && okb && ta.JobID == tb.JobID && s.jobs.Get(ta.JobID).Spec.Gang
 }
 
 // holdsFor reports whether w holds a device, at now, for taskID.

@@ -61,7 +61,7 @@ func (s *Store) PlanPreemption(now time.Time, o PreemptOptions) (command.Preempt
 	orders := map[string][]*Task{}
 	use := map[string]deviceUsage{}
 	for _, p := range s.preemptCandidates(now, usage, o.MaxCandidates) {
-		pj := s.jobs.get(p.JobID)
+		pj := s.jobs.Get(p.JobID)
 		if tried[pj.ID] {
 			continue
 		}
@@ -119,7 +119,7 @@ func (s *Store) preemptCandidates(now time.Time, usage map[string]TeamUsage, n i
 	for _, byCap := range s.queue.lists {
 		for _, list := range byCap {
 			for _, t := range list {
-				j := s.jobs.get(t.JobID)
+				j := s.jobs.Get(t.JobID)
 				r := j.Spec.Resources
 				if r == nil || r.GPUs == 0 || held[t.ID] || s.checkParallelism(j) != nil {
 					continue
@@ -220,7 +220,7 @@ func (s *Store) planOn(w *Worker, order []*Task, pj *Job, p *Task, usage map[str
 	}
 	for pass := range passes {
 		for _, v := range order {
-			if gone[v.ID] || (passes == 2 && pass == 0 && command.TeamOf(s.jobs.get(v.JobID).Team) != team) {
+			if gone[v.ID] || (passes == 2 && pass == 0 && command.TeamOf(s.jobs.Get(v.JobID).Team) != team) {
 				continue
 			}
 			if !s.helps(w, pj.Spec.Resources, v) || s.victimErr(p, pj, v, round, o.MinRuntime, now) != nil {
@@ -229,7 +229,7 @@ func (s *Store) planOn(w *Worker, order []*Task, pj *Job, p *Task, usage map[str
 			for _, m := range s.takeGroup(round, gone, v) { // a gang's other members too, wherever they run
 				c.Victims = append(c.Victims, victimOn(m, w.ID))
 			}
-			vj := s.jobs.get(v.JobID)
+			vj := s.jobs.Get(v.JobID)
 			grace = max(grace, vj.Spec.PreemptionGrace())
 			if s.fitsBeside(w, pj, p, gone, now) && s.teamRoomAfter(pj, round, true) {
 				if s.canRun(w, pj, p, "") != nil {
@@ -283,7 +283,7 @@ func (s *Store) lowestRunningPriority() map[string]int {
 	out := map[string]int{}
 	for _, w := range s.workers {
 		for id := range w.active {
-			j := s.jobs.get(s.tasks.get(id).JobID)
+			j := s.jobs.Get(s.tasks.Get(id).JobID)
 			team := command.TeamOf(j.Team)
 			if p, ok := out[team]; !ok || j.Spec.Priority < p {
 				out[team] = j.Spec.Priority

@@ -78,7 +78,7 @@ func (s *Store) victimErr(p *Task, pj *Job, v *Task, r *preemptRound, minRuntime
 	if err := s.victimBaseErr(v, minRuntime, now); err != nil {
 		return err
 	}
-	vj := s.jobs.get(v.JobID)
+	vj := s.jobs.Get(v.JobID)
 	pTeam, vTeam := command.TeamOf(pj.Team), command.TeamOf(vj.Team)
 	if pTeam == vTeam {
 		if vj.Spec.Priority < pj.Spec.Priority {
@@ -96,7 +96,7 @@ func (s *Store) victimErr(p *Task, pj *Job, v *Task, r *preemptRound, minRuntime
 // task preempting: v, and every other member when v is of a gang, still
 // runs undisturbed, may be preempted, and has run its minimum runtime.
 func (s *Store) victimBaseErr(v *Task, minRuntime time.Duration, now time.Time) error {
-	vj := s.jobs.get(v.JobID)
+	vj := s.jobs.Get(v.JobID)
 	if !vj.Spec.IsPreemptible() {
 		return errNotPreemptible
 	}
@@ -115,13 +115,13 @@ func (s *Store) victimBaseErr(v *Task, minRuntime time.Duration, now time.Time) 
 // every member of its gang, by rank (a member not running counts as
 // stopping, so such a gang is no victim).
 func (s *Store) victimGroup(v *Task) []*Task {
-	vj := s.jobs.get(v.JobID)
+	vj := s.jobs.Get(v.JobID)
 	if !vj.Spec.Gang {
 		return []*Task{v}
 	}
 	out := make([]*Task, 0, len(vj.TaskIDs))
 	for _, id := range vj.TaskIDs {
-		if m := s.tasks.get(id); m != nil {
+		if m := s.tasks.Get(id); m != nil {
 			out = append(out, m)
 		}
 	}
@@ -134,7 +134,7 @@ func (s *Store) victimGroup(v *Task) []*Task {
 func (s *Store) takeGroup(r *preemptRound, gone map[string]bool, v *Task) []*Task {
 	g := s.victimGroup(v)
 	for _, m := range g {
-		mj := s.jobs.get(m.JobID)
+		mj := s.jobs.Get(m.JobID)
 		if w := s.workers[m.WorkerID]; w != nil {
 			r.taken[command.TeamOf(mj.Team)] += taskCentiGPUs(w, m.Devices, mj.Spec.Resources)
 		}
@@ -148,13 +148,13 @@ func (s *Store) takeGroup(r *preemptRound, gone map[string]bool, v *Task) []*Tas
 func (s *Store) victimOrder(w *Worker) []*Task {
 	vs := make([]*Task, 0, len(w.active))
 	for id := range w.active {
-		if t := s.tasks.get(id); t != nil {
+		if t := s.tasks.Get(id); t != nil {
 			vs = append(vs, t)
 		}
 	}
 	slices.SortFunc(vs, func(a, b *Task) int {
 		return cmp.Or(
-			cmp.Compare(s.jobs.get(a.JobID).Spec.Priority, s.jobs.get(b.JobID).Spec.Priority),
+			cmp.Compare(s.jobs.Get(a.JobID).Spec.Priority, s.jobs.Get(b.JobID).Spec.Priority),
 			attemptSince(b).Compare(attemptSince(a)),
 			cmp.Compare(a.ID, b.ID))
 	})

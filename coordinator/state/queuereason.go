@@ -58,7 +58,7 @@ func (s *Store) teamAhead(team string) string {
 // when it is the team's own, else only by its team, so that a reason
 // never tells one team that another's job exists.
 func (s *Store) jobNamedFor(id, team string) string {
-	if other := command.TeamOf(s.jobs.get(id).Team); other != team {
+	if other := command.TeamOf(s.jobs.Get(id).Team); other != team {
 		return "a job of team " + other
 	}
 	return "job " + id

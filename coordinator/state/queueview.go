@@ -66,7 +66,7 @@ func (s *Store) Queue(team string, limit int) ([]TeamQueue, error) {
 			tq.Queued += len(l)
 		}
 		for _, t := range s.mergeFirst(lists[name], limit) {
-			j := s.jobs.get(t.JobID)
+			j := s.jobs.Get(t.JobID)
 			why, ok := reasons[j.ID]
 			if !ok {
 				why = s.pendingReason(j)

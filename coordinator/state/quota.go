@@ -23,7 +23,7 @@ var ErrQuotaExceeded = errors.New("quota exceeded")
 func (s *Store) openJobsOf(owner string) int {
 	set := s.openJobsIndex()[owner]
 	for id := range set {
-		if j, ok := s.jobs.lookup(id); !ok || s.jobTerminal(j) {
+		if j, ok := s.jobs.Lookup(id); !ok || s.jobTerminal(j) {
 			delete(set, id)
 		}
 	}
@@ -55,7 +55,7 @@ func (s *Store) openJobsIndex() map[string]map[string]struct{} {
 // rebuildOpenJobs indexes every job that has not ended.
 func (s *Store) rebuildOpenJobs() {
 	s.openJobs = map[string]map[string]struct{}{}
-	for _, j := range s.jobs.all() {
+	for _, j := range s.jobs.All() {
 		if s.jobTerminal(j) {
 			continue
 		}

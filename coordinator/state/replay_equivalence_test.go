@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/cow"
 	"github.com/gpulayer/gpulayer/internal/testenv"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -50,7 +51,7 @@ func (h *history) pick(xs []string) string {
 // in id order.
 func (h *history) tasksIn(states ...string) []*Task {
 	var out []*Task
-	for _, t := range h.s.tasks.all() {
+	for _, t := range h.s.tasks.All() {
 		if len(states) == 0 || slices.Contains(states, t.State) {
 			out = append(out, t)
 		}
@@ -127,7 +128,7 @@ func (h *history) next() command.Command {
 			for _, m := range c.Gang {
 				g.Members = append(g.Members, command.GangMember{TaskID: m.TaskID, WorkerID: m.WorkerID, AttemptID: h.id("a"), Devices: m.Devices})
 			}
-			if t := h.s.tasks.get(c.Gang[0].TaskID); t != nil {
+			if t := h.s.tasks.Get(c.Gang[0].TaskID); t != nil {
 				g.JobID = t.JobID
 			}
 			return g
@@ -421,9 +422,9 @@ func keyed[T any](xs []T, key func(T) string) map[string]T {
 
 // frozenEntries lists a frozen table's entries in key order, as a map
 // the comparison can walk.
-func frozenEntries[V any](m *frozenMap[V]) map[string]V {
-	out := make(map[string]V, m.len())
-	for k, v := range m.all() {
+func frozenEntries[V any](m *cow.Frozen[V]) map[string]V {
+	out := make(map[string]V, m.Len())
+	for k, v := range m.All() {
 		out[k] = v
 	}
 	return out
@@ -488,7 +489,7 @@ func TestSnapshotAndReplayAgree(t *testing.T) {
 			}
 		}
 		t.Logf("seed %d: %d commands (%d applied, %d refused), %d snapshot points, %d tasks, %d workers",
-			seed, len(h.log), applied, refused, len(points), h.s.tasks.len(), len(h.s.workers))
+			seed, len(h.log), applied, refused, len(points), h.s.tasks.Len(), len(h.s.workers))
 	}
 }
 

@@ -21,8 +21,8 @@ func TestRestoreSharesStrings(t *testing.T) {
 	mustApply(t, s, submit("j3", 1, 0), submit("j4", 1, 0))
 	r, _ := roundTrip(t, s)
 
-	j1, j3, j4 := r.jobs.get("j1"), r.jobs.get("j3"), r.jobs.get("j4")
-	ta, tb := r.tasks.get("j1-a"), r.tasks.get("j1-b")
+	j1, j3, j4 := r.jobs.Get("j1"), r.jobs.Get("j3"), r.jobs.Get("j4")
+	ta, tb := r.tasks.Get("j1-a"), r.tasks.Get("j1-b")
 	w1 := r.workers["w1"]
 	checks := []struct {
 		name string
@@ -35,7 +35,7 @@ func TestRestoreSharesStrings(t *testing.T) {
 		{"the current attempt's id is the task's", same(tb.Attempts[len(tb.Attempts)-1].ID, tb.AttemptID)},
 		{"equal specs share their hash", same(j3.SpecHash, j4.SpecHash)},
 		{"equal specs share their Config", unsafe.SliceData(j3.Spec.Config) == unsafe.SliceData(j4.Spec.Config)},
-		{"equal states are one string", same(r.tasks.get("j3-a").State, r.tasks.get("j4-a").State)},
+		{"equal states are one string", same(r.tasks.Get("j3-a").State, r.tasks.Get("j4-a").State)},
 	}
 	for _, c := range checks {
 		if !c.ok {
@@ -48,7 +48,7 @@ func TestRestoreSharesStrings(t *testing.T) {
 	// The store goes on as before: a command changes one task, not its
 	// neighbours that share strings with it.
 	mustApply(t, r, command.CancelJob{JobID: "j3", By: "admin", Now: at(200)})
-	if r.tasks.get("j4-a").State != taskPending || r.tasks.get("j3-a").State != taskCancelled {
-		t.Fatalf("after cancelling j3: j3-a %s, j4-a %s", r.tasks.get("j3-a").State, r.tasks.get("j4-a").State)
+	if r.tasks.Get("j4-a").State != taskPending || r.tasks.Get("j3-a").State != taskCancelled {
+		t.Fatalf("after cancelling j3: j3-a %s, j4-a %s", r.tasks.Get("j3-a").State, r.tasks.Get("j4-a").State)
 	}
 }

@@ -30,8 +30,8 @@ func (s *Store) deviceUseBeside(w *Worker, gone map[string]bool) (whole map[stri
 		if gone[id] {
 			continue
 		}
-		t := s.tasks.get(id)
-		r := s.jobs.get(t.JobID).Spec.Resources
+		t := s.tasks.Get(id)
+		r := s.jobs.Get(t.JobID).Spec.Resources
 		for _, d := range t.Devices {
 			if r.Shared() {
 				shared[d] += r.GPUMemoryMiB

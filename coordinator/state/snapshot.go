@@ -175,26 +175,26 @@ func (s *Store) load(snap *snapshotV1) error {
 	s.audit, s.refusals = splitAudit(snap.Audit, snap.AuditRefusals)
 	s.auditSeq = snap.AuditSeq
 	for _, j := range snap.Jobs {
-		if j == nil || s.jobs.get(j.ID) != nil {
+		if j == nil || s.jobs.Get(j.ID) != nil {
 			return fmt.Errorf("job listed twice or empty: %w", ErrInvalid)
 		}
 		j.setRules(rulesOf(j.Spec))
-		s.jobs.set(j.ID, j)
+		s.jobs.Set(j.ID, j)
 		s.jobOrder = append(s.jobOrder, j.ID)
 	}
 	for _, t := range snap.Tasks {
-		if t == nil || s.tasks.get(t.ID) != nil {
+		if t == nil || s.tasks.Get(t.ID) != nil {
 			return fmt.Errorf("task listed twice or empty: %w", ErrInvalid)
 		}
 		if err := checkTaskID(t.ID); err != nil {
 			return err
 		}
-		j := s.jobs.get(t.JobID)
+		j := s.jobs.Get(t.JobID)
 		if j == nil {
 			return fmt.Errorf("task %s of job %s, which the snapshot lacks: %w", t.ID, t.JobID, ErrInvalid)
 		}
 		shareIDs(t, j)
-		s.tasks.set(t.ID, t)
+		s.tasks.Set(t.ID, t)
 		s.outputBytes += t.LogBytes
 		switch {
 		case t.State == "pending":
@@ -208,7 +208,7 @@ func (s *Store) load(snap *snapshotV1) error {
 	}
 	s.rebuildDependencies()
 	for _, id := range s.jobOrder {
-		s.fitWindow(s.jobs.get(id)) // parallelism.go
+		s.fitWindow(s.jobs.Get(id)) // parallelism.go
 	}
 	for key, sub := range snap.Submissions {
 		if sub.Task == nil || sub.Task.ID == "" || !strings.HasPrefix(key, sub.Task.ID+"/") {
@@ -216,25 +216,25 @@ func (s *Store) load(snap *snapshotV1) error {
 		}
 		// A finish whose task has not changed since shares the table's
 		// record, as it did before the snapshot.
-		if t := s.tasks.get(sub.Task.ID); t != nil && sameTask(t, sub.Task) {
+		if t := s.tasks.Get(sub.Task.ID); t != nil && sameTask(t, sub.Task) {
 			t.frozen = true
 			sub.Task = t
 		}
-		s.submissions.set(key, &sub)
+		s.submissions.Set(key, &sub)
 	}
 	for key, f := range snap.finishes {
-		t := s.tasks.get(f.Task)
+		t := s.tasks.Get(f.Task)
 		if t == nil {
 			return fmt.Errorf("finish %q of task %s, which the snapshot lacks: %w", key, f.Task, ErrInvalid)
 		}
 		t.frozen = true // shared with the finish, as before the snapshot
-		s.submissions.set(key, &Submission{BodyHash: f.BodyHash, Task: t})
+		s.submissions.Set(key, &Submission{BodyHash: f.BodyHash, Task: t})
 	}
 	for k, v := range snap.Idempotency {
-		if j := s.jobs.get(v); j != nil {
+		if j := s.jobs.Get(v); j != nil {
 			v = j.ID // one copy of the id
 		}
-		s.idempotency.set(k, v)
+		s.idempotency.Set(k, v)
 	}
 	if snap.Nodes != nil {
 		s.nodes = snap.Nodes

@@ -29,7 +29,7 @@ func TestSubmitKeepsTheLeadersSpecHash(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := New()
 			mustApply(t, s, command.SubmitJob{JobID: "j1", TaskIDs: []string{"j1-0"}, Spec: spec, CreatedBy: "alice", Now: at(1), SpecHash: tc.first(spec)})
-			if j := s.jobs.get("j1"); j.SpecHash == "" || (tc.first(spec) != "" && j.SpecHash != tc.first(spec)) {
+			if j := s.jobs.Get("j1"); j.SpecHash == "" || (tc.first(spec) != "" && j.SpecHash != tc.first(spec)) {
 				t.Fatalf("stored %q", j.SpecHash)
 			}
 			r := apply(t, s, command.SubmitJob{JobID: "j2", TaskIDs: []string{"j2-0"}, Spec: spec, CreatedBy: "alice", Now: at(2), SpecHash: tc.second(spec)})

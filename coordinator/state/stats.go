@@ -25,7 +25,7 @@ func (s *Store) Stats() Stats {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	st := Stats{
-		Jobs:              s.jobs.len(),
+		Jobs:              s.jobs.Len(),
 		Workers:           len(s.workers),
 		WorkersByStatus:   map[string]int{},
 		TasksByState:      map[string]int{},
@@ -42,7 +42,7 @@ func (s *Store) Stats() Stats {
 			}
 		}
 	}
-	for _, t := range s.tasks.all() {
+	for _, t := range s.tasks.All() {
 		st.TasksByState[t.State]++
 		if t.Active() {
 			st.LeasesHeld++

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/cow"
 	"github.com/gpulayer/gpulayer/coordinator/state/output"
 )
 
@@ -58,14 +59,14 @@ type tables struct {
 	bootstrapGeneration int
 	credentials         map[string]*Credential
 	workers             map[string]*Worker
-	jobs                *cowMap[*Job]
+	jobs                *cow.Map[*Job]
 	jobOrder            []string
-	tasks               *cowMap[*Task]
+	tasks               *cow.Map[*Task]
 	// outputBytes is the sum of the tasks' LogBytes: the output the
 	// total bound counts (derived, rebuilt at restore).
 	outputBytes int
-	submissions *cowMap[*Submission]
-	idempotency *cowMap[string]
+	submissions *cow.Map[*Submission]
+	idempotency *cow.Map[string]
 	nodes       map[string]string
 	groups      map[string]*Group
 	teams       map[string]*Team
@@ -120,12 +121,12 @@ func (s *Store) reset() {
 	s.credentials = map[string]*Credential{}
 	s.workers = map[string]*Worker{}
 	s.topo = newTopoNames()
-	s.jobs = newCowMap[*Job]()
+	s.jobs = cow.New[*Job]()
 	s.jobOrder = nil
-	s.tasks = newCowMap[*Task]()
+	s.tasks = cow.New[*Task]()
 	s.outputBytes = 0
-	s.submissions = newCowMap[*Submission]()
-	s.idempotency = newCowMap[string]()
+	s.submissions = cow.New[*Submission]()
+	s.idempotency = cow.New[string]()
 	s.nodes = map[string]string{}
 	s.groups = map[string]*Group{}
 	s.teams = map[string]*Team{}

@@ -315,7 +315,7 @@ func TestFailedRestoreLeavesStateUntouched(t *testing.T) {
 	if err := noJobs.Encode(&orphans); err != nil {
 		t.Fatal(err)
 	}
-	job := s.Capture().jobs.get("j1")
+	job := s.Capture().jobs.Get("j1")
 	cases := []struct {
 		name string
 		snap []byte

@@ -61,7 +61,7 @@ func TestRememberedFinishKeepsItsOutcome(t *testing.T) {
 	if succeeded.State != taskSucceeded || len(succeeded.Attempts) != 2 {
 		t.Fatalf("after the second attempt: %+v", succeeded)
 	}
-	if s.submissions.get("j1-a/s2").Task != s.tasks.get("j1-a") {
+	if s.submissions.Get("j1-a/s2").Task != s.tasks.Get("j1-a") {
 		t.Error("the finish that ended the task holds a copy, not the table's record")
 	}
 
@@ -73,7 +73,7 @@ func TestRememberedFinishKeepsItsOutcome(t *testing.T) {
 	if err := r.Restore(bytes.NewReader(snap.Bytes())); err != nil {
 		t.Fatal(err)
 	}
-	if r.submissions.get("j1-a/s2").Task != r.tasks.get("j1-a") || r.submissions.get("j1-a/s1").Task == r.tasks.get("j1-a") {
+	if r.submissions.Get("j1-a/s2").Task != r.tasks.Get("j1-a") || r.submissions.Get("j1-a/s1").Task == r.tasks.Get("j1-a") {
 		t.Error("after a restore, the finish that ended the task does not share the table's record, or the earlier one does")
 	}
 	for name, st := range map[string]*Store{"live": s, "restored": r} {
@@ -94,8 +94,8 @@ func TestRememberedFinishKeepsItsOutcome(t *testing.T) {
 	if err := r2.Apply(command.CancelJob{JobID: "j1", By: "admin", Now: at(4)}).(Result).Err(); err != nil {
 		t.Fatalf("cancel: %v", err)
 	}
-	if r2.tasks.get("j1-a").State != taskCancelled {
-		t.Fatalf("the cancel left the task %s", r2.tasks.get("j1-a").State)
+	if r2.tasks.Get("j1-a").State != taskCancelled {
+		t.Fatalf("the cancel left the task %s", r2.tasks.Get("j1-a").State)
 	}
 	if got := replay(r2, first, "replay after a restore and a cancel"); !sameTask(&got, &failed) {
 		t.Errorf("after a restore and a cancel, the first finish replays as %+v, want %+v", got, failed)

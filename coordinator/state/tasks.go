@@ -42,7 +42,7 @@ func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
 			return out[0], nil
 		}
 	}
-	t, ok := s.tasks.lookup(c.TaskID)
+	t, ok := s.tasks.Lookup(c.TaskID)
 	if !ok {
 		return AssignOutcome{}, fmt.Errorf("task %s: %w", c.TaskID, ErrNotFound)
 	}
@@ -53,7 +53,7 @@ func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
 	if !ok {
 		return AssignOutcome{}, fmt.Errorf("worker %s: %w", c.WorkerID, ErrWorkerNotRegistered)
 	}
-	j := s.jobs.get(t.JobID)
+	j := s.jobs.Get(t.JobID)
 	if j.Spec.Gang {
 		return AssignOutcome{}, fmt.Errorf("task %s is a gang member, assigned only with its gang: %w", t.ID, ErrConflict)
 	}
@@ -88,13 +88,13 @@ func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
 
 // assignOutcome is the outcome of t's current assignment.
 func (s *Store) assignOutcome(t *Task, replayed bool) AssignOutcome {
-	return AssignOutcome{Task: t.clone(), Spec: s.jobs.get(t.JobID).Spec, LeaseUntil: t.LeaseExpiresAt, Replayed: replayed}
+	return AssignOutcome{Task: t.clone(), Spec: s.jobs.Get(t.JobID).Spec, LeaseUntil: t.LeaseExpiresAt, Replayed: replayed}
 }
 
 // claim checks that worker holds the task under attemptID. It is the one
 // place where wrong_claimant, not_claimed and stale_attempt are decided.
 func (s *Store) claim(taskID, workerID, attemptID string) (*Task, error) {
-	t, ok := s.tasks.lookup(taskID)
+	t, ok := s.tasks.Lookup(taskID)
 	if !ok {
 		return nil, fmt.Errorf("task %s: %w", taskID, ErrNotFound)
 	}
@@ -142,7 +142,7 @@ func (s *Store) startTask(c command.StartTask) (Task, error) {
 		a.State = taskRunning
 		a.StartedAt = c.Now
 		a.Preflight = clonePreflight(c.Preflight)            // preflight.go
-		s.inuse.started(t.ID, endOf(t, s.jobs.get(t.JobID))) // backfill.go
+		s.inuse.started(t.ID, endOf(t, s.jobs.Get(t.JobID))) // backfill.go
 		s.dropView(t.WorkerID)                               // workerview.go
 	}
 	return t.clone(), nil
@@ -197,7 +197,7 @@ func checkTaskID(id string) error {
 // renders it, so the answer is the first one byte for byte).
 func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 	if c.SubmissionID != "" {
-		if prev, ok := s.submissions.lookup(submissionKey(c.TaskID, c.SubmissionID)); ok {
+		if prev, ok := s.submissions.Lookup(submissionKey(c.TaskID, c.SubmissionID)); ok {
 			if prev.BodyHash != c.BodyHash {
 				return Task{}, fmt.Errorf("submission %s was used with a different body: %w", c.SubmissionID, ErrConflict)
 			}
@@ -246,7 +246,7 @@ func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 		s.keepSubmission(c, t)
 		return t.clone(), nil
 	}
-	if state == taskFailed && s.jobs.get(t.JobID).Spec.Gang {
+	if state == taskFailed && s.jobs.Get(t.JobID).Spec.Gang {
 		// A gang member that fails takes its gang down, and the gang is
 		// run again whole while the member has attempts left: one rank's
 		// crash is what a gang's retries are for.
@@ -266,7 +266,7 @@ func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 	t.ExitCode = &code
 	t.Output = c.Output
 	t.Artifacts = slices.Clone(c.Artifacts)
-	team := command.TeamOf(s.jobs.get(t.JobID).Team)
+	team := command.TeamOf(s.jobs.Get(t.JobID).Team)
 	for _, out := range c.Artifacts { // the job's team may read its outputs
 		if a, ok := s.artifacts[out.SHA256]; ok {
 			a.grantTeam(team)
@@ -284,7 +284,7 @@ func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 func (s *Store) keepSubmission(c command.FinishTask, t *Task) {
 	if c.SubmissionID != "" {
 		t.frozen = true // the record is the finish's outcome from here on
-		s.submissions.set(submissionKey(c.TaskID, c.SubmissionID), &Submission{BodyHash: c.BodyHash, Task: t})
+		s.submissions.Set(submissionKey(c.TaskID, c.SubmissionID), &Submission{BodyHash: c.BodyHash, Task: t})
 	}
 }
 
@@ -323,7 +323,7 @@ func (s *Store) failTask(c command.FailTask) (Task, error) {
 }
 
 func (s *Store) loseAttempt(c command.LoseAttempt) (Task, error) {
-	t, ok := s.tasks.lookup(c.TaskID)
+	t, ok := s.tasks.Lookup(c.TaskID)
 	if !ok {
 		return Task{}, fmt.Errorf("task %s: %w", c.TaskID, ErrNotFound)
 	}
@@ -359,7 +359,7 @@ func (s *Store) endAttempt(t *Task, state string, code *int, reason string, now 
 			a.Reason += ": " + reason
 		}
 	}
-	s.meter(s.jobs.get(t.JobID), a)
+	s.meter(s.jobs.Get(t.JobID), a)
 	t.Preempt = ""
 	s.inuse.release(t.ID)
 	s.dropView(t.WorkerID) // workerview.go
@@ -375,7 +375,7 @@ func (s *Store) endAttempt(t *Task, state string, code *int, reason string, now 
 // queue while attempts remain, else fails it (or cancels it if asked).
 func (s *Store) requeueOrEnd(t *Task, reason string, now time.Time) {
 	s.mustOwn(t)
-	j := s.jobs.get(t.JobID)
+	j := s.jobs.Get(t.JobID)
 	maxAttempts := j.Spec.MaxAttempts
 	if maxAttempts <= 0 {
 		maxAttempts = DefaultMaxAttempts
@@ -402,7 +402,7 @@ func (s *Store) requeueOrEnd(t *Task, reason string, now time.Time) {
 func (s *Store) Task(id string) (Task, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	t, ok := s.tasks.lookup(id)
+	t, ok := s.tasks.Lookup(id)
 	if !ok {
 		return Task{}, fmt.Errorf("task %s: %w", id, ErrNotFound)
 	}
@@ -413,7 +413,7 @@ func (s *Store) Task(id string) (Task, error) {
 func (s *Store) HeldAttempt(taskID, workerID string) (string, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	t, ok := s.tasks.lookup(taskID)
+	t, ok := s.tasks.Lookup(taskID)
 	if !ok || !t.Active() || t.WorkerID != workerID {
 		return "", false
 	}
@@ -430,7 +430,7 @@ func (s *Store) AllActive() []ActiveTask {
 	var out []ActiveTask
 	for _, w := range s.workers {
 		for id := range w.active {
-			if t := s.tasks.get(id); t != nil && t.Active() {
+			if t := s.tasks.Get(id); t != nil && t.Active() {
 				out = append(out, ActiveTask{TaskID: t.ID, AttemptID: t.AttemptID, WorkerID: t.WorkerID, LeaseSeconds: t.LeaseSeconds, LeaseExpiresAt: t.LeaseExpiresAt, CancelRequested: t.CancelRequested, Preempted: t.Preempt != "", ForTask: preemptedForTask(t)})
 			}
 		}

@@ -41,12 +41,12 @@ func (s *Store) releaseCheckpoint(replaced, digest, team string) {
 		return
 	}
 	for _, id := range s.jobOrder {
-		j := s.jobs.get(id)
+		j := s.jobs.Get(id)
 		if command.TeamOf(j.Team) != team || j.Spec.Checkpoint == nil {
 			continue
 		}
 		for _, tid := range j.TaskIDs {
-			if t, ok := s.tasks.lookup(tid); ok && tid != replaced && t.Checkpoint != nil && t.Checkpoint.SHA256 == digest {
+			if t, ok := s.tasks.Lookup(tid); ok && tid != replaced && t.Checkpoint != nil && t.Checkpoint.SHA256 == digest {
 				return
 			}
 		}
@@ -103,7 +103,7 @@ func (s *Store) UploadTeams(workerID string) []string {
 		return nil
 	}
 	for id := range w.active {
-		j := s.jobs.get(s.tasks.get(id).JobID)
+		j := s.jobs.Get(s.tasks.Get(id).JobID)
 		if len(j.Spec.Outputs) == 0 && j.Spec.Checkpoint == nil {
 			continue
 		}

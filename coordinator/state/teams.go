@@ -150,7 +150,7 @@ func (s *Store) deleteTeam(c command.DeleteTeam) (TeamRecord, error) {
 func (s *Store) unfinishedJobsOf(team string) int {
 	n := 0
 	for _, id := range s.jobOrder {
-		j := s.jobs.get(id)
+		j := s.jobs.Get(id)
 		if command.TeamOf(j.Team) == team && !s.jobTerminal(j) {
 			n++
 		}

@@ -20,7 +20,7 @@ func (s *Store) teamUsage() map[string]TeamUsage {
 	for _, byCap := range s.queue.lists {
 		for _, list := range byCap {
 			for _, t := range list {
-				team := command.TeamOf(s.jobs.get(t.JobID).Team)
+				team := command.TeamOf(s.jobs.Get(t.JobID).Team)
 				u := out[team]
 				u.PendingTasks++
 				out[team] = u

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/cow"
 )
 
 // GPU accounting. Each attempt placed by a leader that meters
@@ -235,9 +236,9 @@ func (s *Store) JobsUsage(team string, from, to time.Time) []JobUsage {
 // one point of the log, detached from the store as a capture's are
 // (capture.go): later commands do not change it.
 type jobTables struct {
-	jobs  frozenMap[*Job]
+	jobs  cow.Frozen[*Job]
 	order []string
-	tasks frozenMap[*Task]
+	tasks cow.Frozen[*Task]
 }
 
 // jobsAt takes a jobTables under the read lock, in O(shards).
@@ -249,7 +250,7 @@ func (s *Store) jobsAt() jobTables {
 
 // jobTablesLocked is jobsAt for a caller holding the read lock.
 func (s *Store) jobTablesLocked() jobTables {
-	t := jobTables{jobs: s.jobs.freeze(), order: s.jobOrder[:len(s.jobOrder):len(s.jobOrder)], tasks: s.tasks.freeze()}
+	t := jobTables{jobs: s.jobs.Freeze(), order: s.jobOrder[:len(s.jobOrder):len(s.jobOrder)], tasks: s.tasks.Freeze()}
 	s.gen.Add(1) // the tasks are shared from here on: ownTask copies one before it changes
 	return t
 }
@@ -258,7 +259,7 @@ func (s *Store) jobTablesLocked() jobTables {
 func (t jobTables) usage(team string, from, to time.Time) []JobUsage {
 	var out []JobUsage
 	for i := len(t.order) - 1; i >= 0; i-- {
-		j := t.jobs.get(t.order[i])
+		j := t.jobs.Get(t.order[i])
 		if team != "" && command.TeamOf(j.Team) != team {
 			continue
 		}
@@ -268,7 +269,7 @@ func (t jobTables) usage(team string, from, to time.Time) []JobUsage {
 		u := JobUsage{JobID: j.ID, Team: command.TeamOf(j.Team), User: j.CreatedBy}
 		for _, id := range j.TaskIDs {
 			used := false
-			for _, a := range t.tasks.get(id).Attempts {
+			for _, a := range t.tasks.Get(id).Attempts {
 				ms := overlapMillis(a.StartedAt, a.EndedAt, from, to)
 				if len(a.Meter) == 0 || a.StartedAt.IsZero() || a.EndedAt.IsZero() || ms <= 0 {
 					continue

@@ -74,13 +74,13 @@ func (t jobTables) spanRows(spans []usageSpan) []UsageRow {
 	rows := map[UsageKey]*UsageRow{}
 	first, last := spans[0].from, spans[len(spans)-1].to
 	for _, id := range t.order {
-		j := t.jobs.get(id)
+		j := t.jobs.Get(id)
 		if !j.CreatedAt.Before(last) {
 			continue // no attempt of it started before the last span ends
 		}
 		team := command.TeamOf(j.Team)
 		for _, tid := range j.TaskIDs {
-			for _, a := range t.tasks.get(tid).Attempts {
+			for _, a := range t.tasks.Get(tid).Attempts {
 				if len(a.Meter) == 0 || a.StartedAt.IsZero() || !a.EndedAt.After(a.StartedAt) || !a.EndedAt.After(first) {
 					continue // as meter: never started, never ended, or ended before the spans
 				}

@@ -25,11 +25,11 @@ func (s *Store) takenReason(cands []*Worker, j *Job) string {
 	for _, w := range cands {
 		sameJob, other := 0, ""
 		for id := range w.active {
-			t := s.tasks.get(id)
+			t := s.tasks.Get(id)
 			switch {
 			case t.JobID == j.ID:
 				sameJob++
-			case s.jobs.get(t.JobID).Spec.ExclusiveWorker && (other == "" || t.JobID < other):
+			case s.jobs.Get(t.JobID).Spec.ExclusiveWorker && (other == "" || t.JobID < other):
 				other = t.JobID
 			}
 		}

@@ -248,7 +248,7 @@ func (s *Store) ActiveTasks(workerID string) []ActiveTask {
 	}
 	out := make([]ActiveTask, 0, len(w.active))
 	for id := range w.active {
-		t := s.tasks.get(id)
+		t := s.tasks.Get(id)
 		out = append(out, ActiveTask{TaskID: id, AttemptID: t.AttemptID, WorkerID: workerID, LeaseSeconds: t.LeaseSeconds, CancelRequested: t.CancelRequested, Preempted: t.Preempt != "", ForTask: preemptedForTask(t), LeaseExpiresAt: t.LeaseExpiresAt})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].TaskID < out[j].TaskID })

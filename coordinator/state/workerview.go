@@ -131,7 +131,7 @@ func (s *Store) buildView(w *Worker) *workerView {
 	}
 	v := &workerView{}
 	for id := range w.active {
-		j := s.jobs.get(s.tasks.get(id).JobID)
+		j := s.jobs.Get(s.tasks.Get(id).JobID)
 		v.exclusive = v.exclusive || j.Spec.ExclusiveWorker
 		if v.perJob == nil {
 			v.perJob = map[string]int{}

@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -57,4 +58,14 @@ func Forbid(t testing.TB, dir string, least int, forbidden func(path string) boo
 			}
 		}
 	}
+}
+
+// Isolated fails t for every import of the package in dir of another of
+// the project's packages (but those allowed) or of net/http: a room that
+// knows no other room, saying why.
+func Isolated(t testing.TB, dir string, least int, why string, allowed ...string) {
+	t.Helper()
+	Forbid(t, dir, least, func(p string) bool {
+		return (strings.HasPrefix(p, "github.com/gpulayer/") && !slices.Contains(allowed, p)) || p == "net/http"
+	}, why)
 }

@@ -19,6 +19,24 @@ func TestForbidCatchesAnImport(t *testing.T) {
 	}
 }
 
+// Isolated refuses the project's other packages and net/http, but the
+// ones allowed.
+func TestIsolatedCatchesOtherRooms(t *testing.T) {
+	for _, c := range []struct {
+		allowed []string
+		want    int
+	}{
+		{nil, 2},
+		{[]string{"github.com/gpulayer/gpulayer/internal/countw"}, 1},
+	} {
+		rec := &recorder{TB: t}
+		Isolated(rec, "testdata/room", 1, "a test of the rule", c.allowed...)
+		if rec.errors != c.want {
+			t.Fatalf("allowed %v: %d errors reported, want %d", c.allowed, rec.errors, c.want)
+		}
+	}
+}
+
 type recorder struct {
 	testing.TB
 	errors int

@@ -1,4 +1,4 @@
-package state
+package cow
 
 import (
 	"fmt"
@@ -7,15 +7,15 @@ import (
 	"testing"
 )
 
-// A cowMap behaves as a map, and each frozen view keeps the entries the
+// A Map behaves as a map, and each frozen view keeps the entries the
 // map held when it was frozen, whatever is set or deleted after: random
 // operations checked against plain maps, views taken along the way.
 func TestCowMapFreezes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	m := newCowMap[int]()
+	m := New[int]()
 	want := map[string]int{}
 	type view struct {
-		frozen frozenMap[int]
+		frozen Frozen[int]
 		want   map[string]int
 	}
 	var views []view
@@ -23,77 +23,78 @@ func TestCowMapFreezes(t *testing.T) {
 		k := fmt.Sprintf("k%d", rng.IntN(3000))
 		switch r := rng.IntN(100); {
 		case r < 55:
-			m.set(k, op)
+			m.Set(k, op)
 			want[k] = op
 		case r < 85:
-			m.del(k)
+			m.Del(k)
 			delete(want, k)
 		case r < 86:
-			views = append(views, view{m.freeze(), maps.Clone(want)})
+			views = append(views, view{m.Freeze(), maps.Clone(want)})
 		default:
-			v, ok := m.lookup(k)
-			if w, wok := want[k]; v != w || ok != wok || m.get(k) != w || m.has(k) != wok {
+			v, ok := m.Lookup(k)
+			if w, wok := want[k]; v != w || ok != wok || m.Get(k) != w || m.Has(k) != wok {
 				t.Fatalf("op %d: lookup(%s) = %d, %v; want %d, %v", op, k, v, ok, w, wok)
 			}
 		}
-		if m.len() != len(want) {
-			t.Fatalf("op %d: len %d, want %d", op, m.len(), len(want))
+		if m.Len() != len(want) {
+			t.Fatalf("op %d: len %d, want %d", op, m.Len(), len(want))
 		}
 	}
-	if got := maps.Collect(m.all()); !maps.Equal(got, want) {
+	if got := maps.Collect(m.All()); !maps.Equal(got, want) {
 		t.Fatalf("the live map holds %d entries, want %d", len(got), len(want))
 	}
 	if len(views) < 100 {
 		t.Fatalf("only %d views taken", len(views))
 	}
 	for i, v := range views {
-		got := maps.Collect(v.frozen.all())
-		if !maps.Equal(got, v.want) || v.frozen.len() != len(v.want) {
-			t.Fatalf("view %d holds %d entries (len %d), want %d: later writes reached it", i, len(got), v.frozen.len(), len(v.want))
+		got := maps.Collect(v.frozen.All())
+		if !maps.Equal(got, v.want) || v.frozen.Len() != len(v.want) {
+			t.Fatalf("view %d holds %d entries (len %d), want %d: later writes reached it", i, len(got), v.frozen.Len(), len(v.want))
 		}
 		for k, w := range v.want {
-			if v.frozen.get(k) != w {
-				t.Fatalf("view %d: get(%s) = %d, want %d", i, k, v.frozen.get(k), w)
+			if v.frozen.Get(k) != w {
+				t.Fatalf("view %d: get(%s) = %d, want %d", i, k, v.frozen.Get(k), w)
 			}
 		}
 	}
 }
 
-// Freezing copies no entry: a view of a large map costs the shard
+// Freezing copies no Entry: a view of a large map costs the shard
 // pointers, and a write after it copies one shard only.
 func TestCowMapFreezeCopiesOneShardPerWrite(t *testing.T) {
-	m := newCowMap[int]()
+	m := New[int]()
 	for i := range 100000 {
-		m.set(fmt.Sprint(i), i)
+		m.Set(fmt.Sprint(i), i)
 	}
-	if n := testing.AllocsPerRun(10, func() { m.freeze() }); n != 0 {
+	if n := testing.AllocsPerRun(10, func() { m.Freeze() }); n != 0 {
 		t.Fatalf("freeze allocated %.0f times", n)
 	}
-	f := m.freeze()
-	m.set("0", -1)
+	f := m.Freeze()
+	m.Set("0", -1)
 	shared := 0
 	for i := range m.shards {
 		if m.shards[i] == f.shards[i] {
 			shared++
 		}
 	}
-	if shared != cowShards-1 {
-		t.Fatalf("%d of %d shards still shared after one write, want all but one", shared, cowShards)
+	if shared != nShards-1 {
+		t.Fatalf("%d of %d shards still shared after one write, want all but one", shared, nShards)
 	}
-	if f.get("0") != 0 || m.get("0") != -1 {
+	if f.Get("0") != 0 || m.Get("0") != -1 {
 		t.Fatal("the write reached the view, or missed the map")
 	}
 }
 
 // BenchmarkCowMapCapture is what a capture costs a table of 100,000
-// entries: maps.Clone of a plain map against freezing a cowMap.
+// entries: maps.Clone of a plain map against freezing a Map.
 func BenchmarkCowMapCapture(b *testing.B) {
-	plain := map[string]*Task{}
-	cow := newCowMap[*Task]()
+	type record struct{ ID string }
+	plain := map[string]*record{}
+	cow := New[*record]()
 	for i := range 100000 {
 		k := fmt.Sprintf("job-%08d-a", i)
-		plain[k] = &Task{ID: k}
-		cow.set(k, plain[k])
+		plain[k] = &record{ID: k}
+		cow.Set(k, plain[k])
 	}
 	b.Run("clone", func(b *testing.B) {
 		for b.Loop() {
@@ -102,7 +103,7 @@ func BenchmarkCowMapCapture(b *testing.B) {
 	})
 	b.Run("freeze", func(b *testing.B) {
 		for b.Loop() {
-			_ = cow.freeze()
+			_ = cow.Freeze()
 		}
 	})
 }
@@ -113,21 +114,21 @@ func BenchmarkCowMapCapture(b *testing.B) {
 // is unchanged.
 func TestCowMapWritesDuringIteration(t *testing.T) {
 	for _, frozen := range []bool{false, true} {
-		m := newCowMap[int]()
+		m := New[int]()
 		for i := range 5000 {
-			m.set(fmt.Sprint(i), i)
+			m.Set(fmt.Sprint(i), i)
 		}
-		var view frozenMap[int]
+		var view Frozen[int]
 		if frozen {
-			view = m.freeze()
+			view = m.Freeze()
 		}
 		seen := map[string]int{}
-		for k, v := range m.all() {
+		for k, v := range m.All() {
 			seen[k]++
 			if v%2 == 0 {
-				m.del(k)
+				m.Del(k)
 			} else {
-				m.set(k, -v)
+				m.Set(k, -v)
 			}
 		}
 		if len(seen) != 5000 {
@@ -138,15 +139,15 @@ func TestCowMapWritesDuringIteration(t *testing.T) {
 				t.Fatalf("frozen %v: %s yielded %d times", frozen, k, n)
 			}
 		}
-		if m.len() != 2500 || len(maps.Collect(m.all())) != 2500 {
-			t.Fatalf("frozen %v: %d entries left (len %d), want 2500", frozen, len(maps.Collect(m.all())), m.len())
+		if m.Len() != 2500 || len(maps.Collect(m.All())) != 2500 {
+			t.Fatalf("frozen %v: %d entries left (len %d), want 2500", frozen, len(maps.Collect(m.All())), m.Len())
 		}
-		for k, v := range m.all() {
+		for k, v := range m.All() {
 			if v >= 0 {
 				t.Fatalf("frozen %v: %s = %d, not overwritten", frozen, k, v)
 			}
 		}
-		if frozen && (view.len() != 5000 || view.get("2") != 2 || view.get("3") != 3) {
+		if frozen && (view.Len() != 5000 || view.Get("2") != 2 || view.Get("3") != 3) {
 			t.Fatalf("the view changed under the loop's writes")
 		}
 	}
