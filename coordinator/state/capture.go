@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/cow"
+	"github.com/gpulayer/gpulayer/coordinator/state/usage"
 )
 
 // Capture is the replicated state as it stood at one point of the log,
@@ -47,8 +48,8 @@ type Capture struct {
 	tasks       cow.Frozen[*Task]
 	groups      []Group
 	teams       []Team
-	usage       []UsageRow
-	usageTotals []UsageTotal
+	usage       []usage.Row
+	usageTotals []usage.Total
 	clusters    []Cluster
 	enrollments []Enrollment
 	artifacts   []Artifact
@@ -124,14 +125,7 @@ func (s *Store) captureLocked(c *Capture) {
 	for _, x := range s.teams {
 		c.teams = append(c.teams, x.clone())
 	}
-	c.usage = make([]UsageRow, 0, len(s.usage))
-	for _, x := range s.usage {
-		c.usage = append(c.usage, *x)
-	}
-	c.usageTotals = make([]UsageTotal, 0, len(s.usageTotals))
-	for k, v := range s.usageTotals {
-		c.usageTotals = append(c.usageTotals, UsageTotal{Team: k.team, Model: k.model, CentiGPUMillis: v})
-	}
+	c.usage, c.usageTotals = s.usage.Rows(), s.usage.Totals()
 	for _, x := range s.clusters {
 		c.clusters = append(c.clusters, x.clone())
 	}

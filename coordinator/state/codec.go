@@ -3,7 +3,6 @@ package state
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -173,12 +172,10 @@ func (c *Capture) encode(w io.Writer) error {
 	for _, x := range sortedBy(c.teams, func(x *Team) string { return x.Name }) {
 		s.put(recTeam, x)
 	}
-	slices.SortFunc(c.usage, func(a, b UsageRow) int { return compareUsageKeys(a.Key, b.Key) })
-	for i := range c.usage {
+	for i := range c.usage { // sorted (usage.Ledger.Rows)
 		s.put(recUsage, &c.usage[i])
 	}
-	slices.SortFunc(c.usageTotals, func(a, b UsageTotal) int { return cmp.Or(cmp.Compare(a.Team, b.Team), cmp.Compare(a.Model, b.Model)) })
-	for i := range c.usageTotals {
+	for i := range c.usageTotals { // sorted (usage.Ledger.Totals)
 		s.put(recUsageTotal, &c.usageTotals[i])
 	}
 	for _, x := range sortedBy(c.clusters, func(x *Cluster) string { return x.Key }) {

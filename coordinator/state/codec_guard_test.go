@@ -13,6 +13,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/cow"
 	"github.com/gpulayer/gpulayer/coordinator/state/mprecord"
+	"github.com/gpulayer/gpulayer/coordinator/state/usage"
 )
 
 // filledCapture is a capture holding two of every record the snapshot
@@ -44,8 +45,8 @@ func filledCapture(f *filler) *Capture {
 		c.nodes[*fillNew[string](f)] = *fillNew[string](f)
 		c.groups = append(c.groups, *fillNew[Group](f))
 		c.teams = append(c.teams, *fillNew[Team](f))
-		c.usage = append(c.usage, *fillNew[UsageRow](f))
-		c.usageTotals = append(c.usageTotals, *fillNew[UsageTotal](f))
+		c.usage = append(c.usage, *fillNew[usage.Row](f))
+		c.usageTotals = append(c.usageTotals, *fillNew[usage.Total](f))
 		c.clusters = append(c.clusters, *fillNew[Cluster](f))
 		c.enrollments = append(c.enrollments, *fillNew[Enrollment](f))
 		c.artifacts = append(c.artifacts, *fillNew[Artifact](f))
@@ -91,8 +92,8 @@ func snapshotDiffs(t *testing.T, c *Capture) []string {
 	byKey("job", anyOf(valuesOf(&c.jobs)), anyOf(snap.Jobs), func(x any) string { return x.(*Job).ID })
 	byKey("task", anyOf(valuesOf(&c.tasks)), anyOf(snap.Tasks), func(x any) string { return x.(*Task).ID })
 	byKey("group", anyOf(ptrs(c.groups)), anyOf(snap.Groups), func(x any) string { return x.(*Group).ID })
-	byKey("usage", anyOf(ptrs(c.usage)), anyOf(snap.Usage), func(x any) string { return fmt.Sprint(x.(*UsageRow).Key) })
-	byKey("usage total", anyOf(ptrs(c.usageTotals)), anyOf(snap.UsageTotals), func(x any) string { u := x.(*UsageTotal); return u.Team + "/" + u.Model })
+	byKey("usage", anyOf(ptrs(c.usage)), anyOf(snap.Usage), func(x any) string { return fmt.Sprint(x.(*usage.Row).Key) })
+	byKey("usage total", anyOf(ptrs(c.usageTotals)), anyOf(snap.UsageTotals), func(x any) string { u := x.(*usage.Total); return u.Team + "/" + u.Model })
 	byKey("team", anyOf(ptrs(c.teams)), anyOf(snap.Teams), func(x any) string { return x.(*Team).Name })
 	byKey("cluster", anyOf(ptrs(c.clusters)), anyOf(snap.Clusters), func(x any) string { return x.(*Cluster).Key })
 	byKey("enrollment", anyOf(ptrs(c.enrollments)), anyOf(snap.Enrollments), func(x any) string { return x.(*Enrollment).Key })
@@ -196,7 +197,7 @@ func TestFieldGuardCatchesAFieldTheCodecDropped(t *testing.T) {
 func TestFillerFillsEveryField(t *testing.T) {
 	f := newFiller(3)
 	for _, x := range []any{fillNew[Task](f), fillNew[Job](f), fillNew[Worker](f), fillNew[Credential](f),
-		fillNew[Group](f), fillNew[Team](f), fillNew[UsageRow](f), fillNew[UsageTotal](f), fillNew[Cluster](f), fillNew[Enrollment](f), fillNew[Artifact](f), fillNew[command.AuditEvent](f)} {
+		fillNew[Group](f), fillNew[Team](f), fillNew[usage.Row](f), fillNew[usage.Total](f), fillNew[Cluster](f), fillNew[Enrollment](f), fillNew[Artifact](f), fillNew[command.AuditEvent](f)} {
 		if zero := zeroFields("", reflect.ValueOf(x)); len(zero) > 0 {
 			t.Errorf("%T: fields left empty: %v", x, zero)
 		}

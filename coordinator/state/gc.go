@@ -30,7 +30,7 @@ func (s *Store) collectGarbage(c command.CollectGarbage) (GCOutcome, error) {
 			finished++
 		}
 	}
-	s.foldUsage(c.Now)
+	s.usage.Fold(c.Now)
 	cutoff := c.Now.Add(-c.OlderThan)
 	due := map[string]bool{}
 	more := false

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/cow"
+	"github.com/gpulayer/gpulayer/coordinator/state/usage"
 	"github.com/gpulayer/gpulayer/internal/testenv"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -384,8 +385,8 @@ func stateDiffs(a, b *Store, now time.Time) []string {
 			"workers":     keyed(c.workers, func(x Worker) string { return x.ID }),
 			"groups":      keyed(c.groups, func(x Group) string { return x.ID }),
 			"teams":       keyed(c.teams, func(x Team) string { return x.Name }),
-			"usage":       keyed(c.usage, func(x UsageRow) string { return fmt.Sprint(x.Key) }),
-			"totals":      keyed(c.usageTotals, func(x UsageTotal) string { return x.Team + "/" + x.Model }),
+			"usage":       keyed(c.usage, func(x usage.Row) string { return fmt.Sprint(x.Key) }),
+			"totals":      keyed(c.usageTotals, func(x usage.Total) string { return x.Team + "/" + x.Model }),
 			"clusters":    keyed(c.clusters, func(x Cluster) string { return x.Key }),
 			"enrollments": keyed(c.enrollments, func(x Enrollment) string { return x.Key }),
 			"artifacts":   keyed(c.artifacts, func(x Artifact) string { return x.Digest }),

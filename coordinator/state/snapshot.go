@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/usage"
 )
 
 // snapshotV1 is the whole store as version 1 snapshots wrote it, one JSON
@@ -26,8 +27,8 @@ type snapshotV1 struct {
 	Nodes               map[string]string     `json:"nodes"`
 	Groups              []*Group              `json:"groups,omitempty"`
 	Teams               []*Team               `json:"teams,omitempty"`
-	Usage               []*UsageRow           `json:"usage,omitempty"`
-	UsageTotals         []*UsageTotal         `json:"usage_totals,omitempty"`
+	Usage               []*usage.Row          `json:"usage,omitempty"`
+	UsageTotals         []*usage.Total        `json:"usage_totals,omitempty"`
 	Clusters            []*Cluster            `json:"clusters,omitempty"`
 	Enrollments         []*Enrollment         `json:"enrollments,omitempty"`
 	Artifacts           []*Artifact           `json:"artifacts,omitempty"`
@@ -133,22 +134,11 @@ func (s *Store) load(snap *snapshotV1) error {
 		}
 		s.teams[t.Name] = t
 	}
-	for _, r := range snap.Usage {
-		if r == nil || s.usage[r.Key] != nil {
-			return fmt.Errorf("usage row listed twice or empty: %w", ErrInvalid)
-		}
-		s.usage[r.Key] = r
+	ledger, err := usage.Restore(snap.Usage, snap.UsageTotals)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	for _, u := range snap.UsageTotals {
-		if u == nil {
-			return fmt.Errorf("empty usage total: %w", ErrInvalid)
-		}
-		k := totalKey{u.Team, u.Model}
-		if _, dup := s.usageTotals[k]; dup {
-			return fmt.Errorf("usage total %s/%s listed twice: %w", u.Team, u.Model, ErrInvalid)
-		}
-		s.usageTotals[k] = u.CentiGPUMillis
-	}
+	s.usage = ledger
 	for _, c := range snap.Clusters {
 		if c == nil {
 			return fmt.Errorf("empty cluster: %w", ErrInvalid)

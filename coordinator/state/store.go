@@ -8,6 +8,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/cow"
 	"github.com/gpulayer/gpulayer/coordinator/state/output"
+	"github.com/gpulayer/gpulayer/coordinator/state/usage"
 )
 
 // Store holds the replicated state. Apply is called by one goroutine (the
@@ -70,10 +71,8 @@ type tables struct {
 	nodes       map[string]string
 	groups      map[string]*Group
 	teams       map[string]*Team
-	// usage is the GPU accounting (usage.go); usageTotals its totals
-	// per team and model, never dropped.
-	usage       map[UsageKey]*UsageRow
-	usageTotals map[totalKey]int64
+	// usage is the GPU accounting ledger (usage.go, package usage).
+	usage       *usage.Ledger
 	clusters    map[string]*Cluster
 	enrollments map[string]*Enrollment
 	artifacts   map[string]*Artifact
@@ -130,8 +129,7 @@ func (s *Store) reset() {
 	s.nodes = map[string]string{}
 	s.groups = map[string]*Group{}
 	s.teams = map[string]*Team{}
-	s.usage = map[UsageKey]*UsageRow{}
-	s.usageTotals = map[totalKey]int64{}
+	s.usage = usage.New()
 	s.clusters = map[string]*Cluster{}
 	s.enrollments = map[string]*Enrollment{}
 	s.artifacts = map[string]*Artifact{}

@@ -1,68 +1,13 @@
 package state
 
 import (
-	"iter"
-	"slices"
-	"time"
-
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/usage"
 )
 
-// A usage query's range rarely falls on the table's bucket edges: a
-// client asks from the moment it started, and to now. PROTOCOL.md counts
-// GPU time from an attempt's start to its end, so an hour bucket the
-// range cuts is not taken whole or left out: the part of it inside the
-// range is computed exactly from the retained jobs' attempts, each
-// attempt's overlap with that part (as group_by=job always was). Buckets
-// inside the range whole come from the table, which also holds the time
-// of jobs retention has collected since; a cut hour's part counts only
-// retained jobs (docs/teams.md). Day buckets, the hours folded after a
-// week, count whole when they start inside the range, as before: a day
-// row shares its day with the hour rows not yet folded, so its own part
-// of the day is not known, and recomputing the whole day from retained
-// jobs would lose the hour rows' exact time.
-
-// usageSpan is a part of the range that a bucket cut.
-type usageSpan struct{ from, to time.Time }
-
-// cutSpans are the parts of [from, to) that hour buckets of the table
-// cut, merged and in order.
-func cutSpans(keys iter.Seq[UsageKey], from, to time.Time) []usageSpan {
-	var out []usageSpan
-	for k := range keys {
-		if k.Day {
-			continue // counted whole when it starts inside the range (above)
-		}
-		start := k.StartTime()
-		end := start.Add(k.Span())
-		if !start.Before(to) || !end.After(from) || (!start.Before(from) && !end.After(to)) {
-			continue // outside the range, or inside it whole
-		}
-		out = append(out, usageSpan{maxTime(start, from), minTime(end, to)})
-	}
-	slices.SortFunc(out, func(a, b usageSpan) int { return a.from.Compare(b.from) })
-	merged := out[:0]
-	for _, sp := range out {
-		if n := len(merged); n > 0 && !sp.from.After(merged[n-1].to) {
-			merged[n-1].to = maxTime(merged[n-1].to, sp.to)
-			continue
-		}
-		merged = append(merged, sp)
-	}
-	return merged
-}
-
-// inSpans reports whether bucket k meets any of spans.
-func inSpans(k UsageKey, spans []usageSpan) bool {
-	start := k.StartTime()
-	end := start.Add(k.Span())
-	for _, sp := range spans {
-		if start.Before(sp.to) && end.After(sp.from) {
-			return true
-		}
-	}
-	return false
-}
+// A usage query's range rarely falls on the ledger's bucket edges: the
+// parts of hour buckets it cuts (usage.Span) are computed here, exactly,
+// from the retained jobs' attempts (package usage says why).
 
 // spanRows is the GPU time of the retained jobs' ended, metered attempts
 // within spans, as rows of the table's shape, one per span, team, model
@@ -70,9 +15,9 @@ func inSpans(k UsageKey, spans []usageSpan) bool {
 // Attempts when it ended inside it, its end included and its start not,
 // as meter counts it in the hour bucket it ended in (an attempt ending
 // on the hour counts in the hour before).
-func (t jobTables) spanRows(spans []usageSpan) []UsageRow {
-	rows := map[UsageKey]*UsageRow{}
-	first, last := spans[0].from, spans[len(spans)-1].to
+func (t jobTables) spanRows(spans []usage.Span) []usage.Row {
+	rows := map[usage.Key]*usage.Row{}
+	first, last := spans[0].From, spans[len(spans)-1].To
 	for _, id := range t.order {
 		j := t.jobs.Get(id)
 		if !j.CreatedAt.Before(last) {
@@ -85,16 +30,16 @@ func (t jobTables) spanRows(spans []usageSpan) []UsageRow {
 					continue // as meter: never started, never ended, or ended before the spans
 				}
 				for _, sp := range spans {
-					ms := max(overlapMillis(a.StartedAt, a.EndedAt, sp.from, sp.to), 0)
-					ended := a.EndedAt.After(sp.from) && !a.EndedAt.After(sp.to)
+					ms := max(overlapMillis(a.StartedAt, a.EndedAt, sp.From, sp.To), 0)
+					ended := a.EndedAt.After(sp.From) && !a.EndedAt.After(sp.To)
 					if ms == 0 && !ended {
 						continue // an attempt under a millisecond counts where it ended, as in the table
 					}
 					for _, m := range a.Meter {
-						k := UsageKey{Start: sp.from.Unix(), Team: team, Model: m.Model, User: j.CreatedBy}
+						k := usage.Key{Start: sp.From.Unix(), Team: team, Model: m.Model, User: j.CreatedBy}
 						r, ok := rows[k]
 						if !ok {
-							r = &UsageRow{Key: k}
+							r = &usage.Row{Key: k}
 							rows[k] = r
 						}
 						r.CentiGPUMillis += m.Centi * ms
@@ -109,23 +54,9 @@ func (t jobTables) spanRows(spans []usageSpan) []UsageRow {
 			}
 		}
 	}
-	out := make([]UsageRow, 0, len(rows))
+	out := make([]usage.Row, 0, len(rows))
 	for _, r := range rows {
 		out = append(out, *r)
 	}
 	return out
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }

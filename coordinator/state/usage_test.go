@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/usage"
 )
 
 // A metered attempt's GPU time, from its start to its end, lands in the
@@ -37,9 +38,9 @@ func TestMeteredAttemptsCountGPUTime(t *testing.T) {
 		command.LoseAttempt{TaskID: "never-a", AttemptID: "a4", Reason: "lease expired", Now: start.Add(time.Hour)},
 	)
 	min := func(n int64) int64 { return n * 60_000 }
-	want := []UsageRow{
-		{Key: UsageKey{Start: t0.Unix(), Team: "vision", Model: h100, User: "alice"}, CentiGPUMillis: 200*min(30) + 50*min(10), Attempts: 1},
-		{Key: UsageKey{Start: t0.Add(time.Hour).Unix(), Team: "vision", Model: h100, User: "alice"}, CentiGPUMillis: 200 * min(60), Attempts: 1},
+	want := []usage.Row{
+		{Key: usage.Key{Start: t0.Unix(), Team: "vision", Model: h100, User: "alice"}, CentiGPUMillis: 200*min(30) + 50*min(10), Attempts: 1},
+		{Key: usage.Key{Start: t0.Add(time.Hour).Unix(), Team: "vision", Model: h100, User: "alice"}, CentiGPUMillis: 200 * min(60), Attempts: 1},
 	}
 	got := s.UsageRows(t0.Add(-time.Hour), t0.Add(3*time.Hour))
 	if !equalRows(got, want) {
@@ -60,7 +61,7 @@ func TestMeteredAttemptsCountGPUTime(t *testing.T) {
 	}
 }
 
-func equalRows(a, b []UsageRow) bool {
+func equalRows(a, b []usage.Row) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -119,7 +120,7 @@ func TestUsageFoldsAndExpires(t *testing.T) {
 	if got := r.UsageRows(t0.Add(-24*time.Hour), t0.Add(24*time.Hour)); !equalRows(got, rows) {
 		t.Fatalf("restored %+v", got)
 	}
-	mustApply(t, s, command.CollectGarbage{Now: t0.Add(UsageRetention + 48*time.Hour), OlderThan: 100 * 24 * time.Hour, By: "leader"})
+	mustApply(t, s, command.CollectGarbage{Now: t0.Add(usage.Retention + 48*time.Hour), OlderThan: 100 * 24 * time.Hour, By: "leader"})
 	if rows := s.UsageRows(t0.Add(-24*time.Hour), t0.Add(24*time.Hour)); len(rows) != 0 {
 		t.Fatalf("past the retention: %+v", rows)
 	}
@@ -181,7 +182,7 @@ func TestUsageRangeCutsBucketsExactly(t *testing.T) {
 		command.StartTask{TaskID: "whole-a", WorkerID: "w1", AttemptID: "a1", Now: start},
 		command.FinishTask{TaskID: "whole-a", WorkerID: "w1", AttemptID: "a1", Now: start.Add(90 * time.Minute)})
 	min := func(n int64) int64 { return n * 60_000 }
-	sum := func(rows []UsageRow) (ms int64, attempts int) {
+	sum := func(rows []usage.Row) (ms int64, attempts int) {
 		for _, r := range rows {
 			ms += r.CentiGPUMillis
 			attempts += r.Attempts
@@ -232,10 +233,10 @@ func TestUsageRangeBesideAFoldedDay(t *testing.T) {
 		command.AssignTask{TaskID: "l-a", WorkerID: "w1", AttemptID: "a2", Devices: []string{"GPU-a"}, Metered: true, Now: late},
 		command.StartTask{TaskID: "l-a", WorkerID: "w1", AttemptID: "a2", Now: late},
 		command.FinishTask{TaskID: "l-a", WorkerID: "w1", AttemptID: "a2", Now: late.Add(time.Hour)})
-	s.foldUsage(day.Add(20*time.Hour + UsageHourlyFor)) // the 10:00 hour folds, the 21:00 one stays
+	s.usage.Fold(day.Add(20*time.Hour + usage.HourlyFor)) // the 10:00 hour folds, the 21:00 one stays
 	var days, hours int
-	for k := range s.usage {
-		if k.Day {
+	for _, r := range s.usage.Rows() {
+		if r.Key.Day {
 			days++
 		} else {
 			hours++
@@ -245,7 +246,7 @@ func TestUsageRangeBesideAFoldedDay(t *testing.T) {
 		t.Fatalf("%d day rows and %d hour rows, want one of each", days, hours)
 	}
 	hour := int64(100 * 3_600_000)
-	sum := func(rows []UsageRow) (ms int64) {
+	sum := func(rows []usage.Row) (ms int64) {
 		for _, r := range rows {
 			ms += r.CentiGPUMillis
 		}

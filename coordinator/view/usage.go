@@ -6,6 +6,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/usage"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -15,7 +16,7 @@ const centiMillisPerGPUSecond = command.CentiGPUsPerGPU * 1000
 
 // UsageRows sums the usage table's rows by team and the dimension asked
 // for (team, gpu_model or user), of the teams a caller may see (seen).
-func UsageRows(rows []state.UsageRow, groupBy string, seen func(team string) bool) []api.UsageRow {
+func UsageRows(rows []usage.Row, groupBy string, seen func(team string) bool) []api.UsageRow {
 	type key struct{ team, model, user string }
 	sums := map[key]*api.UsageRow{}
 	var order []key
