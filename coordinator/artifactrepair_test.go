@@ -19,6 +19,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator"
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
 )
@@ -139,7 +140,7 @@ func noLieAfterCorrection(t *testing.T, c *coordinatortest.Cluster, victim *coor
 
 func holderEvents(c *coordinatortest.Cluster, d string) []string {
 	var out []string
-	for _, ev := range c.Leader().Server().Store().Audit(state.AuditFilter{Kinds: []string{"artifact"}}) {
+	for _, ev := range c.Leader().Server().Store().Audit(audit.Filter{Kinds: []string{"artifact"}}) {
 		if ev.Subject == d {
 			out = append(out, ev.Kind+" "+ev.Detail)
 		}

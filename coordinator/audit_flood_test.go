@@ -10,7 +10,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator"
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
-	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 )
 
 // Finding 5: random credential ids defeated coalescing (each id its own
@@ -22,7 +22,7 @@ func TestRefusalFloodWithRandomIDs(t *testing.T) {
 	const flush = 200 * time.Millisecond
 	h := coordinatortest.Start(t, coordinatortest.Options{Tweak: func(c *coordinator.Config) { c.AuditFlush = flush }})
 	mintClient(t, h, "before-the-flood", "read")
-	before := h.Server.Store().Audit(state.AuditFilter{Kinds: []string{"token.created"}})
+	before := h.Server.Store().Audit(audit.Filter{Kinds: []string{"token.created"}})
 	if len(before) == 0 {
 		t.Fatal("creating a token was not audited")
 	}
@@ -42,7 +42,7 @@ func TestRefusalFloodWithRandomIDs(t *testing.T) {
 
 	var refusals []command.AuditEvent
 	coordinatortest.WaitFor(t, 10*time.Second, "every refusal to be counted", func() bool {
-		refusals = h.Server.Store().Audit(state.AuditFilter{Kinds: []string{"auth.refused"}})
+		refusals = h.Server.Store().Audit(audit.Filter{Kinds: []string{"auth.refused"}})
 		total := 0
 		for _, ev := range refusals {
 			total += ev.Count
@@ -62,7 +62,7 @@ func TestRefusalFloodWithRandomIDs(t *testing.T) {
 			t.Fatalf("a summary of random ids: %+v", ev)
 		}
 	}
-	got := h.Server.Store().Audit(state.AuditFilter{After: created.Seq - 1, Limit: 1})
+	got := h.Server.Store().Audit(audit.Filter{After: created.Seq - 1, Limit: 1})
 	if len(got) != 1 || got[0] != created {
 		t.Fatalf("the token.created event from before the flood: %+v", got)
 	}

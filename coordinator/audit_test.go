@@ -14,7 +14,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator"
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
-	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
 )
@@ -148,7 +148,7 @@ func TestRefusedAuthenticationIsCoalesced(t *testing.T) {
 	}
 	var evs []command.AuditEvent
 	coordinatortest.WaitFor(t, 10*time.Second, "the refusals to be audited", func() bool {
-		evs = h.Server.Store().Audit(state.AuditFilter{Kinds: []string{"auth.refused"}})
+		evs = h.Server.Store().Audit(audit.Filter{Kinds: []string{"auth.refused"}})
 		total := 0
 		for _, ev := range evs {
 			total += ev.Count

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/auth"
-	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 	"github.com/gpulayer/gpulayer/coordinator/view"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -27,7 +27,7 @@ func (s *Server) listAudit(w http.ResponseWriter, r *http.Request, _ auth.Princi
 	if err != nil {
 		return err
 	}
-	var f state.AuditFilter
+	var f audit.Filter
 	for _, t := range []struct {
 		name string
 		dst  *time.Time

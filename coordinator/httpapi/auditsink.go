@@ -30,7 +30,7 @@ import (
 // per interval, which names the first few ids and counts them. A
 // credential that did authenticate (and was then refused, say for its
 // role) keeps its own event, since its id is genuine. The state machine
-// keeps these events in a ring of their own (state.MaxRefusalEvents), so
+// keeps these events in a ring of their own (audit.MaxRefusals), so
 // however many there are they evict no other audit event.
 
 // DefaultAuditFlush is how often coalesced refusals are written.

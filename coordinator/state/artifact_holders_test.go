@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 )
 
 // SetArtifactHolder adds a holder only with the record's size, drops one,
@@ -57,7 +58,7 @@ func TestSetArtifactHolder(t *testing.T) {
 		t.Fatal("adding a holder created a record")
 	}
 	var kinds []string
-	for _, ev := range s.Audit(AuditFilter{Kinds: []string{"artifact"}}) {
+	for _, ev := range s.Audit(audit.Filter{Kinds: []string{"artifact"}}) {
 		kinds = append(kinds, ev.Kind+" "+ev.Detail)
 	}
 	want := []string{"artifact.stored 3 bytes on n1,n3", "artifact.holder_added n2: copied", "artifact.holder_dropped n3: missing",

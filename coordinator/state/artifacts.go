@@ -108,7 +108,7 @@ func (s *Store) recordArtifact(c command.RecordArtifact) (ArtifactOutcome, error
 			a.Holders = slices.Insert(a.Holders, i, n)
 		}
 	}
-	s.record(command.AuditEvent{Time: c.Now, Kind: "artifact.stored", Actor: c.By, Subject: c.Digest, Source: c.Source, Detail: fmt.Sprintf("%d bytes on %s", c.Size, strings.Join(nodes, ","))})
+	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "artifact.stored", Actor: c.By, Subject: c.Digest, Source: c.Source, Detail: fmt.Sprintf("%d bytes on %s", c.Size, strings.Join(nodes, ","))})
 	return ArtifactOutcome{Created: !ok, Artifact: a.clone()}, nil
 }
 
@@ -145,7 +145,7 @@ func (s *Store) setArtifactHolder(c command.SetArtifactHolder) (ArtifactOutcome,
 	if c.Reason != "" {
 		detail += ": " + c.Reason
 	}
-	s.record(command.AuditEvent{Time: c.Now, Kind: kind, Actor: c.By, Subject: c.Digest, Detail: detail})
+	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: kind, Actor: c.By, Subject: c.Digest, Detail: detail})
 	return ArtifactOutcome{Artifact: a.clone()}, nil
 }
 

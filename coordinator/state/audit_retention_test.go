@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 )
 
 // randomRefusals is one flush worth of refusals as an anonymous flood
@@ -35,37 +36,37 @@ func TestRefusalFloodEvictsNoOtherEvent(t *testing.T) {
 	if res := s.Apply(command.CreateToken{Credential: cred("tok1", "join"), Now: t0}).(Result); res.Err() != nil {
 		t.Fatal(res.Err())
 	}
-	before := s.Audit(AuditFilter{})
+	before := s.Audit(audit.Filter{})
 	if len(before) == 0 {
 		t.Fatal("creating a token audited nothing")
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	flood := MaxAuditEvents + MaxAuditEvents/4
-	for sent := 0; sent < flood; sent += MaxAuditBatch {
-		if res := s.Apply(command.AppendAudit{Events: randomRefusals(rng, MaxAuditBatch)}).(Result); res.Err() != nil {
+	flood := audit.MaxEvents + audit.MaxEvents/4
+	for sent := 0; sent < flood; sent += audit.MaxBatch {
+		if res := s.Apply(command.AppendAudit{Events: randomRefusals(rng, audit.MaxBatch)}).(Result); res.Err() != nil {
 			t.Fatal(res.Err())
 		}
 	}
 	// Refusals recorded by the state machine itself (a used-up join
 	// token presented at registration) join the same ring.
-	for i := range 2 * MaxRefusalEvents {
-		s.record(command.AuditEvent{Time: t0, Kind: "auth.refused", Code: "forbidden", Subject: fmt.Sprint(i)})
+	for i := range 2 * audit.MaxRefusals {
+		s.audit.Record(command.AuditEvent{Time: t0, Kind: "auth.refused", Code: "forbidden", Subject: fmt.Sprint(i)})
 	}
 
 	events, refusals := s.AuditSizes()
-	if refusals > MaxRefusalEvents+MaxRefusalEvents/8 {
-		t.Fatalf("%d refusals kept, bound %d", refusals, MaxRefusalEvents)
+	if refusals > audit.MaxRefusals+audit.MaxRefusals/8 {
+		t.Fatalf("%d refusals kept, bound %d", refusals, audit.MaxRefusals)
 	}
 	if events != len(before) {
 		t.Fatalf("%d non-refusal events after the flood, want the %d from before", events, len(before))
 	}
 	for _, want := range before {
-		got := s.Audit(AuditFilter{After: want.Seq - 1, Limit: 1})
+		got := s.Audit(audit.Filter{After: want.Seq - 1, Limit: 1})
 		if len(got) != 1 || got[0] != want {
 			t.Fatalf("event %d (%s) was evicted by the flood: %+v", want.Seq, want.Kind, got)
 		}
 	}
-	tok := s.Audit(AuditFilter{Kinds: []string{"token"}})
+	tok := s.Audit(audit.Filter{Kinds: []string{"token"}})
 	if len(tok) != 1 || tok[0].Kind != "token.created" {
 		t.Fatalf("token events after the flood: %+v", tok)
 	}
@@ -77,9 +78,9 @@ func TestAuditMergesBothRings(t *testing.T) {
 	s := New()
 	kinds := []string{"token.created", "auth.refused", "auth.refused", "group.created", "enrollment.refused", "token.revoked"}
 	for _, k := range kinds {
-		s.record(command.AuditEvent{Time: t0, Kind: k})
+		s.audit.Record(command.AuditEvent{Time: t0, Kind: k})
 	}
-	all := s.Audit(AuditFilter{})
+	all := s.Audit(audit.Filter{})
 	if len(all) != len(kinds) {
 		t.Fatalf("%d events, want %d", len(all), len(kinds))
 	}
@@ -90,13 +91,13 @@ func TestAuditMergesBothRings(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		f    AuditFilter
+		f    audit.Filter
 		want []uint64
 	}{
-		{"page across rings", AuditFilter{After: 1, Limit: 3}, []uint64{2, 3, 4}},
-		{"refusal kinds", AuditFilter{Kinds: []string{"auth", "enrollment"}}, []uint64{2, 3, 5}},
-		{"token area", AuditFilter{Kinds: []string{"token"}}, []uint64{1, 6}},
-		{"until excludes all", AuditFilter{Until: t0}, nil},
+		{"page across rings", audit.Filter{After: 1, Limit: 3}, []uint64{2, 3, 4}},
+		{"refusal kinds", audit.Filter{Kinds: []string{"auth", "enrollment"}}, []uint64{2, 3, 5}},
+		{"token area", audit.Filter{Kinds: []string{"token"}}, []uint64{1, 6}},
+		{"until excludes all", audit.Filter{Until: t0}, nil},
 	}
 	for _, c := range cases {
 		var got []uint64
@@ -115,7 +116,7 @@ func TestAuditMergesBothRings(t *testing.T) {
 func TestAuditRingsSnapshot(t *testing.T) {
 	s := New()
 	for _, k := range []string{"token.created", "auth.refused", "group.created"} {
-		s.record(command.AuditEvent{Time: t0, Kind: k})
+		s.audit.Record(command.AuditEvent{Time: t0, Kind: k})
 	}
 	s.Apply(command.AppendAudit{Events: []command.AuditEvent{{Time: t0, Kind: "auth.refused", Count: 7}}})
 	roundTrip(t, s)
@@ -141,14 +142,14 @@ func TestAuditRingsSnapshot(t *testing.T) {
 	if events != 2 || refusals != 2 {
 		t.Fatalf("old snapshot split into %d events and %d refusals, want 2 and 2", events, refusals)
 	}
-	got := o.Audit(AuditFilter{})
+	got := o.Audit(audit.Filter{})
 	for i, ev := range got {
 		if ev.Seq != mixed[i].Seq || ev.Kind != mixed[i].Kind {
 			t.Fatalf("restored event %d: %+v, want %+v", i, ev, mixed[i])
 		}
 	}
-	o.record(command.AuditEvent{Time: t0.Add(time.Second), Kind: "token.revoked"})
-	if last := o.Audit(AuditFilter{After: 4}); len(last) != 1 || last[0].Seq != 5 {
+	o.audit.Record(command.AuditEvent{Time: t0.Add(time.Second), Kind: "token.revoked"})
+	if last := o.Audit(audit.Filter{After: 4}); len(last) != 1 || last[0].Seq != 5 {
 		t.Fatalf("sequence after restoring an old snapshot: %+v", last)
 	}
 }

@@ -92,7 +92,6 @@ func (s *Store) captureLocked(c *Capture) {
 	*c = Capture{
 		bootstrapGeneration: s.bootstrapGeneration,
 		seq:                 s.seq,
-		auditSeq:            s.auditSeq,
 		credentials:         credentials,
 		workers:             workers,
 		jobs:                s.jobs.Freeze(),
@@ -106,9 +105,8 @@ func (s *Store) captureLocked(c *Capture) {
 		submissions:         s.submissions.Freeze(),
 		idempotency:         s.idempotency.Freeze(),
 		nodes:               maps.Clone(s.nodes),
-		audit:               s.audit[:len(s.audit):len(s.audit)],
-		refusals:            s.refusals[:len(s.refusals):len(s.refusals)],
 	}
+	c.audit, c.refusals, c.auditSeq = s.audit.Frozen()
 	for _, x := range s.credentials {
 		c.credentials = append(c.credentials, *x)
 	}

@@ -60,7 +60,7 @@ func (s *Store) cordonDevice(c command.CordonDevice) (WorkerRecord, error) {
 		}
 		cordons[c.UUID] = c.Reason
 		if !c.Drain { // a drain is audited as such (gpudrain.go)
-			s.record(command.AuditEvent{Time: c.Now, Kind: "gpu.cordoned", Actor: c.By, WorkerID: w.ID, Subject: c.UUID, Source: c.Source, Detail: c.Reason})
+			s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "gpu.cordoned", Actor: c.By, WorkerID: w.ID, Subject: c.UUID, Source: c.Source, Detail: c.Reason})
 		}
 	} else {
 		delete(cordons, c.UUID)
@@ -68,7 +68,7 @@ func (s *Store) cordonDevice(c command.CordonDevice) (WorkerRecord, error) {
 			cordons = nil
 		}
 		s.markPending() // the GPU is offered again
-		s.record(command.AuditEvent{Time: c.Now, Kind: "gpu.uncordoned", Actor: c.By, WorkerID: w.ID, Subject: c.UUID, Source: c.Source})
+		s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "gpu.uncordoned", Actor: c.By, WorkerID: w.ID, Subject: c.UUID, Source: c.Source})
 	}
 	w.Cordons = cordons
 	if c.Drain {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 )
 
 // A cordoned GPU takes no new task, the task on it runs on, and its
@@ -52,11 +53,11 @@ func TestCordonKeepsNewWorkOffAGPU(t *testing.T) {
 		"unknown worker": {WorkerID: "nobody", UUID: "GPU-1", Cordon: true, Now: at(6)},
 		"unknown GPU":    {WorkerID: "w1", UUID: "GPU-9", Cordon: true, Now: at(6)},
 	} {
-		before := s.Audit(AuditFilter{})
+		before := s.Audit(audit.Filter{})
 		if err := apply(t, s, bad).Err(); !errors.Is(err, ErrNotFound) {
 			t.Errorf("%s: %v, want not found", name, err)
 		}
-		if after := s.Audit(AuditFilter{}); len(after) != len(before) {
+		if after := s.Audit(audit.Filter{}); len(after) != len(before) {
 			t.Errorf("%s: a refusal was audited as a change", name)
 		}
 	}
@@ -65,7 +66,7 @@ func TestCordonKeepsNewWorkOffAGPU(t *testing.T) {
 		t.Errorf("cordon on a revoked worker: %v, want conflict", err)
 	}
 	var kinds []string
-	for _, ev := range s.Audit(AuditFilter{Kinds: []string{"gpu.cordoned", "gpu.uncordoned"}}) {
+	for _, ev := range s.Audit(audit.Filter{Kinds: []string{"gpu.cordoned", "gpu.uncordoned"}}) {
 		kinds = append(kinds, ev.Kind+" "+ev.Subject+" "+ev.Detail)
 	}
 	if want := []string{"gpu.cordoned " + running[0] + " fan noise", "gpu.cordoned " + other + " ", "gpu.uncordoned " + other + " "}; !slices.Equal(kinds, want) {

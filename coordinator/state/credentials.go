@@ -50,7 +50,7 @@ func (s *Store) importBootstrap(c command.ImportBootstrap) (bool, error) {
 		kind = "credentials.rotated"
 		detail = fmt.Sprintf("generation %d: %d client, join and instance tokens revoked, %d installed", c.Generation, revoked, len(ids))
 	}
-	s.record(command.AuditEvent{Time: c.Now, Kind: kind, Actor: "init", Subject: strings.Join(ids, ","), Detail: detail})
+	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: kind, Actor: "init", Subject: strings.Join(ids, ","), Detail: detail})
 	s.bootstrapGeneration = c.Generation
 	return true, nil
 }
@@ -165,7 +165,7 @@ func (s *Store) createToken(c command.CreateToken) (Credential, error) {
 	if !rec.ExpiresAt.IsZero() {
 		detail += ", expires " + rec.ExpiresAt.UTC().Format(timeFormat)
 	}
-	s.record(command.AuditEvent{Time: c.Now, Kind: "token.created", Actor: rec.CreatedBy, CredentialID: rec.ID, CredentialKind: rec.Kind, Subject: rec.ID, Team: clientTeam(rec), Source: c.Source, Detail: detail})
+	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "token.created", Actor: rec.CreatedBy, CredentialID: rec.ID, CredentialKind: rec.Kind, Subject: rec.ID, Team: clientTeam(rec), Source: c.Source, Detail: detail})
 	return cred.clone(), nil
 }
 
@@ -178,7 +178,7 @@ func (s *Store) revokeToken(c command.RevokeToken) (Credential, error) {
 		return cred.clone(), nil
 	}
 	cred.Revoked, cred.RevokedAt, cred.RevokedBy = true, c.Now, c.By
-	s.record(command.AuditEvent{Time: c.Now, Kind: "token.revoked", Actor: c.By, CredentialID: cred.ID, CredentialKind: cred.Kind, Subject: cred.ID, Source: c.Source, Detail: "name " + cred.Name})
+	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "token.revoked", Actor: c.By, CredentialID: cred.ID, CredentialKind: cred.Kind, Subject: cred.ID, Source: c.Source, Detail: "name " + cred.Name})
 	return cred.clone(), nil
 }
 

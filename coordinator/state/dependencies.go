@@ -163,7 +163,7 @@ func (s *Store) cancelWaiting(j *Job, reason string, now time.Time) {
 		t.UpdatedAt = now
 	}
 	delete(s.deps.waiting, j.ID)
-	s.record(command.AuditEvent{Time: now, Kind: "job.cancelled", Actor: dependencyActor, Subject: j.ID, Team: command.TeamOf(j.Team), Detail: reason})
+	s.audit.Record(command.AuditEvent{Time: now, Kind: "job.cancelled", Actor: dependencyActor, Subject: j.ID, Team: command.TeamOf(j.Team), Detail: reason})
 }
 
 // dependencyActor is the actor of the audit event of a job cancelled

@@ -75,7 +75,9 @@ func TestDependencyConditions(t *testing.T) {
 				if _, ok, _ := s.Match("w1", "", nil); ok {
 					t.Fatal("a cancelled dependent was matched")
 				}
-				if ev := s.audit[len(s.audit)-1]; ev.Kind != "job.cancelled" || ev.Subject != "down" || !strings.Contains(ev.Detail, "dependency up") {
+				if events, _, _ := s.audit.Frozen(); len(events) == 0 {
+					t.Fatal("no audit event")
+				} else if ev := events[len(events)-1]; ev.Kind != "job.cancelled" || ev.Subject != "down" || !strings.Contains(ev.Detail, "dependency up") {
 					t.Fatalf("last audit event %+v, want down's cancellation", ev)
 				}
 			})

@@ -23,18 +23,18 @@ func (s *Store) auditDevices(w *Worker, next []command.Device, now time.Time) {
 		was, ok := old[d.UUID]
 		switch {
 		case !ok:
-			s.record(command.AuditEvent{Time: now, Kind: "gpu.added", WorkerID: w.ID, Subject: d.UUID, Detail: fmt.Sprintf("%s, %d MiB, %s", d.Name, d.MemoryMiB, healthWord(d))})
+			s.audit.Record(command.AuditEvent{Time: now, Kind: "gpu.added", WorkerID: w.ID, Subject: d.UUID, Detail: fmt.Sprintf("%s, %d MiB, %s", d.Name, d.MemoryMiB, healthWord(d))})
 		case healthWord(was) != healthWord(d) || was.HealthReason != d.HealthReason:
 			detail := healthWord(was) + " -> " + healthWord(d)
 			if d.HealthReason != "" {
 				detail += ": " + d.HealthReason
 			}
-			s.record(command.AuditEvent{Time: now, Kind: "gpu.health", WorkerID: w.ID, Subject: d.UUID, Detail: detail})
+			s.audit.Record(command.AuditEvent{Time: now, Kind: "gpu.health", WorkerID: w.ID, Subject: d.UUID, Detail: detail})
 		}
 	}
 	for _, d := range w.Devices {
 		if !seen[d.UUID] {
-			s.record(command.AuditEvent{Time: now, Kind: "gpu.removed", WorkerID: w.ID, Subject: d.UUID, Detail: d.Name})
+			s.audit.Record(command.AuditEvent{Time: now, Kind: "gpu.removed", WorkerID: w.ID, Subject: d.UUID, Detail: d.Name})
 		}
 	}
 }

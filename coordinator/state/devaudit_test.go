@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -20,7 +21,7 @@ func TestDeviceChangesAreAudited(t *testing.T) {
 	}
 	gpuEvents := func(s *Store) []string {
 		var out []string
-		for _, ev := range s.Audit(AuditFilter{Kinds: []string{"gpu"}}) {
+		for _, ev := range s.Audit(audit.Filter{Kinds: []string{"gpu"}}) {
 			out = append(out, ev.Kind+" "+ev.Subject+" "+ev.Detail)
 		}
 		return out

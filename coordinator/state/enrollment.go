@@ -98,7 +98,7 @@ func (s *Store) putCluster(c command.PutCluster) (ClusterOutcome, error) {
 	if exists {
 		kind = "cluster.updated"
 	}
-	s.record(command.AuditEvent{Time: c.Now, Kind: kind, Actor: c.By, Subject: c.ClusterKey, Source: c.Source, Detail: "allowed_source_cidrs " + strings.Join(c.CIDRs, ",")})
+	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: kind, Actor: c.By, Subject: c.ClusterKey, Source: c.Source, Detail: "allowed_source_cidrs " + strings.Join(c.CIDRs, ",")})
 	return ClusterOutcome{Created: !exists, Cluster: next.clone()}, nil
 }
 
@@ -126,7 +126,7 @@ func (s *Store) createEnrollment(c command.CreateEnrollment) (Enrollment, error)
 	}
 	e := &Enrollment{Key: c.ExternalWorkerKey, ClusterKey: c.ClusterKey, PublicIP: ip.Unmap().String(), Status: enrollmentPending, CreatedAt: c.Now, CreatedBy: c.By}
 	s.enrollments[e.Key] = e
-	s.record(command.AuditEvent{Time: c.Now, Kind: "enrollment.created", Actor: c.By, Subject: e.Key, Source: c.Source, Detail: "cluster " + e.ClusterKey + ", public_ip " + e.PublicIP})
+	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "enrollment.created", Actor: c.By, Subject: e.Key, Source: c.Source, Detail: "cluster " + e.ClusterKey + ", public_ip " + e.PublicIP})
 	return *e, nil
 }
 
@@ -139,7 +139,7 @@ func (s *Store) revokeEnrollment(c command.RevokeEnrollment) (Enrollment, error)
 		return *e, nil
 	}
 	e.Status, e.RevokedAt, e.RevokedBy = enrollmentRevoked, c.Now, c.By
-	s.record(command.AuditEvent{Time: c.Now, Kind: "enrollment.revoked", Actor: c.By, Subject: e.Key, WorkerID: e.WorkerID, Source: c.Source, Detail: "cluster " + e.ClusterKey})
+	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "enrollment.revoked", Actor: c.By, Subject: e.Key, WorkerID: e.WorkerID, Source: c.Source, Detail: "cluster " + e.ClusterKey})
 	if w, ok := s.workers[e.WorkerID]; ok && w.Status != workerRevoked {
 		s.revokeWorkerLocked(w, c.By, c.Source, "allowlist row "+e.Key+" revoked", c.Now)
 	}
@@ -190,11 +190,11 @@ func (s *Store) enrollWorker(c command.EnrollWorker) (RegisterOutcome, error) {
 		ev.Detail = "cluster " + c.ClusterKey + ": " + reason
 		if errors.Is(err, ErrConflict) {
 			ev.Code = codeConflict
-			s.record(ev)
+			s.audit.Record(ev)
 			return RegisterOutcome{}, fmt.Errorf("allowlist row %s is already enrolled; it hands out no second credential: %w", c.ExternalWorkerKey, ErrConflict)
 		}
 		ev.Code = codeEnrollmentRefused
-		s.record(ev)
+		s.audit.Record(ev)
 		return RegisterOutcome{}, fmt.Errorf("%s: %w", refusal, ErrEnrollmentRefused)
 	}
 	if _, exists := s.workers[c.WorkerID]; exists {
@@ -233,7 +233,7 @@ func (s *Store) enrollWorker(c command.EnrollWorker) (RegisterOutcome, error) {
 	e.Status, e.WorkerID, e.EnrolledAt = enrollmentEnrolled, w.ID, c.Now
 	ev.Kind, ev.WorkerID, ev.CredentialID, ev.CredentialKind = "enrollment.accepted", w.ID, cred.ID, kindWorker
 	ev.Detail = "cluster " + e.ClusterKey
-	s.record(ev)
+	s.audit.Record(ev)
 	s.markPending()
 	return RegisterOutcome{Created: true, Worker: s.workerRecord(w)}, nil
 }

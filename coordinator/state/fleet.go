@@ -38,7 +38,7 @@ func (s *Store) controlWorker(c command.ControlWorker) (WorkerRecord, error) {
 		w.Status = workerStopping
 		w.DrainedBy = by
 		w.DrainDeadline = time.Time{}
-		s.record(command.AuditEvent{Time: c.Now, Kind: "worker.stopped", Actor: c.By, WorkerID: w.ID, Subject: w.ID, Source: c.Source, Detail: s.preemptAll(w, "worker "+w.ID+" stopped", c.Now)})
+		s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "worker.stopped", Actor: c.By, WorkerID: w.ID, Subject: w.ID, Source: c.Source, Detail: s.preemptAll(w, "worker "+w.ID+" stopped", c.Now)})
 	case command.ActionResume:
 		if w.Status != workerDraining && w.Status != workerStopping {
 			return s.workerRecord(w), nil
@@ -48,7 +48,7 @@ func (s *Store) controlWorker(c command.ControlWorker) (WorkerRecord, error) {
 		}
 		w.Status = workerReady
 		w.DrainedBy, w.DrainDeadline, w.Deregister = "", time.Time{}, false
-		s.record(command.AuditEvent{Time: c.Now, Kind: "worker.resumed", Actor: c.By, WorkerID: w.ID, Subject: w.ID, Source: c.Source})
+		s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "worker.resumed", Actor: c.By, WorkerID: w.ID, Subject: w.ID, Source: c.Source})
 		s.markPending()
 	default:
 		return WorkerRecord{}, fmt.Errorf("%w: worker action %q", ErrInvalid, c.Action)
@@ -85,7 +85,7 @@ func (s *Store) drain(w *Worker, c command.ControlWorker, by string) error {
 		w.DrainDeadline = time.Time{}
 		detail = s.preemptAll(w, "worker "+w.ID+" drained", c.Now)
 	}
-	s.record(command.AuditEvent{Time: c.Now, Kind: kind, Actor: c.By, WorkerID: w.ID, Subject: w.ID, Source: c.Source, Detail: detail})
+	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: kind, Actor: c.By, WorkerID: w.ID, Subject: w.ID, Source: c.Source, Detail: detail})
 	return nil
 }
 
@@ -105,7 +105,7 @@ func (s *Store) expireDrains(c command.ExpireDrains) (DrainOutcome, error) {
 		n := len(w.active)
 		w.DrainDeadline = time.Time{}
 		detail := s.preemptAll(w, "drain deadline passed on worker "+w.ID, c.Now)
-		s.record(command.AuditEvent{Time: c.Now, Kind: "worker.drain_deadline", WorkerID: w.ID, Subject: w.ID, Detail: detail})
+		s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "worker.drain_deadline", WorkerID: w.ID, Subject: w.ID, Detail: detail})
 		out.Workers = append(out.Workers, id)
 		out.Tasks += n
 	}
@@ -191,7 +191,7 @@ func (s *Store) forgetIfDone(w *Worker, now time.Time) {
 		return
 	}
 	s.dropWorker(w, now)
-	s.record(command.AuditEvent{Time: now, Kind: "worker.deregistered", WorkerID: w.ID, CredentialID: w.CredentialID, CredentialKind: kindWorker, Subject: w.ID})
+	s.audit.Record(command.AuditEvent{Time: now, Kind: "worker.deregistered", WorkerID: w.ID, CredentialID: w.CredentialID, CredentialKind: kindWorker, Subject: w.ID})
 }
 
 // attemptsUsed counts the attempts that count against a task's max

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -180,7 +181,7 @@ func TestDeregisterForgetsOnceIdle(t *testing.T) {
 		t.Fatalf("group still lists %v", g.Group.Members)
 	}
 	kinds := []string{}
-	for _, ev := range s.Audit(AuditFilter{}) {
+	for _, ev := range s.Audit(audit.Filter{}) {
 		if ev.WorkerID == "w1" {
 			kinds = append(kinds, ev.Kind)
 		}

@@ -30,7 +30,7 @@ func (s *Store) forgetWorker(c command.ForgetWorker) (WorkerRecord, error) {
 	}
 	rec := s.workerRecord(w)
 	s.dropWorker(w, c.Now)
-	s.record(command.AuditEvent{Time: c.Now, Kind: "worker.forgotten", Actor: c.By, WorkerID: w.ID, CredentialID: w.CredentialID, CredentialKind: kindWorker,
+	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "worker.forgotten", Actor: c.By, WorkerID: w.ID, CredentialID: w.CredentialID, CredentialKind: kindWorker,
 		Subject: w.ID, Source: c.Source, Detail: "was " + w.Status})
 	return rec, nil
 }

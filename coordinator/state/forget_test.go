@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -63,7 +64,7 @@ func TestForgetWorker(t *testing.T) {
 			if g, err := s.Group("g"); err == nil && slices.ContainsFunc(g.Group.Members, func(m command.GroupMember) bool { return m.ID == "w1" }) {
 				t.Fatal("the forgotten worker is still a group member")
 			}
-			ev := s.Audit(AuditFilter{Kinds: []string{"worker.forgotten"}})
+			ev := s.Audit(audit.Filter{Kinds: []string{"worker.forgotten"}})
 			if len(ev) != 1 || ev[0].Actor != "ops" || ev[0].WorkerID != "w1" || ev[0].Source != "10.0.0.9" {
 				t.Fatalf("audit: %+v", ev)
 			}

@@ -54,7 +54,7 @@ func (s *Store) collectGarbage(c command.CollectGarbage) (GCOutcome, error) {
 	out := GCOutcome{Removed: len(due), More: more}
 	if len(due) > 0 {
 		s.removeJobs(due)
-		s.record(command.AuditEvent{Time: c.Now, Kind: "jobs.collected", Actor: c.By, Source: c.Source,
+		s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "jobs.collected", Actor: c.By, Source: c.Source,
 			Detail: fmt.Sprintf("%d finished jobs removed (older than %v, or beyond the newest %d)", len(due), c.OlderThan, c.KeepFinished)})
 	}
 	if c.Artifacts && !more {
@@ -63,7 +63,7 @@ func (s *Store) collectGarbage(c command.CollectGarbage) (GCOutcome, error) {
 		n, moreArts := s.collectArtifacts(cutoff, c.Limit)
 		out.Artifacts, out.More = n, moreArts
 		if n > 0 {
-			s.record(command.AuditEvent{Time: c.Now, Kind: "artifacts.collected", Actor: c.By, Source: c.Source,
+			s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "artifacts.collected", Actor: c.By, Source: c.Source,
 				Detail: fmt.Sprintf("%d artifacts no job names removed (uploaded before %s)", n, cutoff.UTC().Format(time.RFC3339))})
 		}
 	}

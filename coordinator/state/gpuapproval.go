@@ -102,6 +102,6 @@ func (s *Store) approveDevices(c command.ApproveDevices) (ApproveOutcome, error)
 		detail = "brought into service: " + strings.Join(waiting, ", ")
 		s.markPending()
 	}
-	s.record(command.AuditEvent{Time: c.Now, Kind: "worker.gpus_approved", Actor: c.By, WorkerID: w.ID, Subject: w.ID, Source: c.Source, Detail: detail})
+	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "worker.gpus_approved", Actor: c.By, WorkerID: w.ID, Subject: w.ID, Source: c.Source, Detail: detail})
 	return ApproveOutcome{Worker: s.workerRecord(w), Approved: waiting}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 )
 
 func update(id string, devs ...command.Device) command.UpdateWorker {
@@ -43,7 +44,7 @@ func TestChangedInventoryAwaitsApproval(t *testing.T) {
 		t.Fatalf("after the approval: %+v %v", cand, ok)
 	}
 	found := false
-	for _, e := range s.Audit(AuditFilter{}) {
+	for _, e := range s.Audit(audit.Filter{}) {
 		found = found || (e.Kind == "worker.gpus_approved" && strings.Contains(e.Detail, "GPU-3"))
 	}
 	if !found {

@@ -42,7 +42,7 @@ func (s *Store) clearGPU(c command.ClearGPU) (WorkerRecord, error) {
 	if !slices.Contains(w.ClearGPUs, c.UUID) {
 		w.ClearGPUs = slices.Sorted(slices.Values(append(slices.Clone(w.ClearGPUs), c.UUID)))
 	}
-	s.record(command.AuditEvent{Time: c.Now, Kind: "gpu.clear_requested", Actor: c.By, WorkerID: w.ID, Subject: c.UUID, Source: c.Source,
+	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "gpu.clear_requested", Actor: c.By, WorkerID: w.ID, Subject: c.UUID, Source: c.Source,
 		Detail: healthWord(w.Devices[i]) + ": " + w.Devices[i].HealthReason})
 	return s.workerRecord(w), nil
 }
@@ -63,9 +63,9 @@ func (s *Store) settleClears(w *Worker, now time.Time) {
 		i := slices.IndexFunc(w.Devices, func(d command.Device) bool { return d.UUID == uuid })
 		switch {
 		case i < 0:
-			s.record(command.AuditEvent{Time: now, Kind: "gpu.clear_settled", WorkerID: w.ID, Subject: uuid, Detail: "the GPU is gone"})
+			s.audit.Record(command.AuditEvent{Time: now, Kind: "gpu.clear_settled", WorkerID: w.ID, Subject: uuid, Detail: "the GPU is gone"})
 		case inService(w.Devices[i]):
-			s.record(command.AuditEvent{Time: now, Kind: "gpu.clear_settled", WorkerID: w.ID, Subject: uuid, Detail: healthWord(w.Devices[i])})
+			s.audit.Record(command.AuditEvent{Time: now, Kind: "gpu.clear_settled", WorkerID: w.ID, Subject: uuid, Detail: healthWord(w.Devices[i])})
 		default:
 			kept = append(kept, uuid)
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -54,7 +55,7 @@ func TestClearGPU(t *testing.T) {
 		t.Fatalf("not settled once the GPU recovers: %v", got)
 	}
 	var kinds []string
-	for _, ev := range s.Audit(AuditFilter{Kinds: []string{"gpu.clear_requested", "gpu.clear_settled"}}) {
+	for _, ev := range s.Audit(audit.Filter{Kinds: []string{"gpu.clear_requested", "gpu.clear_settled"}}) {
 		kinds = append(kinds, ev.Kind+" "+ev.Detail)
 	}
 	if want := []string{"gpu.clear_requested unhealthy: XID 48", "gpu.clear_requested unhealthy: XID 48", "gpu.clear_settled recovering"}; !slices.Equal(kinds, want) {

@@ -41,7 +41,7 @@ func (s *Store) drainGPU(w *Worker, c command.CordonDevice) {
 	if c.Reason != "" {
 		detail = c.Reason + "; " + detail
 	}
-	s.record(command.AuditEvent{Time: c.Now, Kind: "gpu.drained", Actor: c.By, WorkerID: w.ID, Subject: c.UUID, Source: c.Source, Detail: detail})
+	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "gpu.drained", Actor: c.By, WorkerID: w.ID, Subject: c.UUID, Source: c.Source, Detail: detail})
 }
 
 // tasksOnGPU lists, sorted, the tasks w holds on GPU uuid or on a MIG

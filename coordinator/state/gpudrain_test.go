@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 )
 
 // Draining a GPU cordons it and stops what runs on it: a running task is
@@ -70,7 +71,7 @@ func TestDrainGPURequeuesItsTasksWithoutUsingAnAttempt(t *testing.T) {
 		held["retry-"+cand.TaskID] = cand.Devices[0]
 	}
 	var kinds []string
-	for _, ev := range s.Audit(AuditFilter{Kinds: []string{"gpu.drained", "gpu.cordoned"}}) {
+	for _, ev := range s.Audit(audit.Filter{Kinds: []string{"gpu.drained", "gpu.cordoned"}}) {
 		kinds = append(kinds, ev.Kind+" "+ev.Subject+" "+ev.Detail)
 	}
 	want := []string{
@@ -101,11 +102,11 @@ func TestDrainGPURefusals(t *testing.T) {
 		"unknown GPU":          {command.CordonDevice{WorkerID: "w1", UUID: "GPU-9", Cordon: true, Drain: true, Now: at(3)}, ErrNotFound},
 		"a drain that uncords": {command.CordonDevice{WorkerID: "w1", UUID: "GPU-1", Drain: true, Now: at(3)}, ErrInvalid},
 	} {
-		before := s.Audit(AuditFilter{})
+		before := s.Audit(audit.Filter{})
 		if err := apply(t, s, c.cmd).Err(); !errors.Is(err, c.want) {
 			t.Errorf("%s: %v, want %v", name, err, c.want)
 		}
-		if after := s.Audit(AuditFilter{}); len(after) != len(before) {
+		if after := s.Audit(audit.Filter{}); len(after) != len(before) {
 			t.Errorf("%s: a refusal was audited", name)
 		}
 		if tk := task(t, s, cand.TaskID); tk.State != taskAssigned || tk.Preempt != "" {

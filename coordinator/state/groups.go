@@ -159,7 +159,7 @@ func (s *Store) createGroup(c command.CreateGroup) (GroupRecord, error) {
 	g := &Group{ID: c.GroupID, Members: members, CreatedAt: c.Now, CreatedBy: c.By, UpdatedAt: c.Now}
 	s.groups[g.ID] = g
 	s.reindexGroups()
-	s.record(command.AuditEvent{Time: c.Now, Kind: "group.created", Actor: c.By, Subject: g.ID, Source: c.Source, Detail: membersDetail(members)})
+	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "group.created", Actor: c.By, Subject: g.ID, Source: c.Source, Detail: membersDetail(members)})
 	s.markPending()
 	return s.groupRecord(g), nil
 }
@@ -186,7 +186,7 @@ func (s *Store) addGroupMember(c command.AddGroupMember) (GroupRecord, error) {
 	g.Members = slices.Insert(g.Members, i, m)
 	g.UpdatedAt = c.Now
 	s.reindexGroups()
-	s.record(command.AuditEvent{Time: c.Now, Kind: "group.member_added", Actor: c.By, Subject: g.ID, Source: c.Source, Detail: m.String()})
+	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "group.member_added", Actor: c.By, Subject: g.ID, Source: c.Source, Detail: m.String()})
 	s.markPending() // workers may now take tasks they could not before
 	return s.groupRecord(g), nil
 }
@@ -203,7 +203,7 @@ func (s *Store) removeGroupMember(c command.RemoveGroupMember) (GroupRecord, err
 	g.Members = slices.Delete(g.Members, i, i+1)
 	g.UpdatedAt = c.Now
 	s.reindexGroups()
-	s.record(command.AuditEvent{Time: c.Now, Kind: "group.member_removed", Actor: c.By, Subject: g.ID, Source: c.Source, Detail: c.Member.String()})
+	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "group.member_removed", Actor: c.By, Subject: g.ID, Source: c.Source, Detail: c.Member.String()})
 	return s.groupRecord(g), nil
 }
 
@@ -224,7 +224,7 @@ func (s *Store) deleteGroup(c command.DeleteGroup) (GroupRecord, error) {
 	rec := s.groupRecord(g)
 	delete(s.groups, g.ID)
 	s.reindexGroups()
-	s.record(command.AuditEvent{Time: c.Now, Kind: "group.deleted", Actor: c.By, Subject: g.ID, Source: c.Source})
+	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "group.deleted", Actor: c.By, Subject: g.ID, Source: c.Source})
 	return rec, nil
 }
 

@@ -37,7 +37,7 @@ func (s *Store) reissueWorker(c command.ReissueWorker) (WorkerRecord, error) {
 	cred.WorkerID = w.ID
 	s.credentials[cred.ID] = &Credential{CredentialRecord: cred}
 	w.CredentialID = cred.ID
-	s.record(command.AuditEvent{Time: c.Now, Kind: "worker.reissued", Actor: c.By, WorkerID: w.ID, CredentialID: cred.ID, CredentialKind: kindWorker, Subject: w.ID, Source: c.Source, Detail: "replaces credential " + old})
+	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "worker.reissued", Actor: c.By, WorkerID: w.ID, CredentialID: cred.ID, CredentialKind: kindWorker, Subject: w.ID, Source: c.Source, Detail: "replaces credential " + old})
 	return s.workerRecord(w), nil
 }
 
@@ -63,7 +63,7 @@ func (s *Store) revokeWorkerLocked(w *Worker, by, source, why string, now time.T
 	if cred, ok := s.credentials[w.CredentialID]; ok {
 		cred.Revoked, cred.RevokedAt, cred.RevokedBy = true, now, by
 	}
-	s.record(command.AuditEvent{Time: now, Kind: "worker.revoked", Actor: by, WorkerID: w.ID, CredentialID: w.CredentialID, CredentialKind: kindWorker, Subject: w.ID, Source: source, Detail: why})
+	s.audit.Record(command.AuditEvent{Time: now, Kind: "worker.revoked", Actor: by, WorkerID: w.ID, CredentialID: w.CredentialID, CredentialKind: kindWorker, Subject: w.ID, Source: source, Detail: why})
 	held := make([]string, 0, len(w.active))
 	for id := range w.active {
 		held = append(held, id)

@@ -140,7 +140,7 @@ func (s *Store) cancelJob(c command.CancelJob) (JobRecord, error) {
 	}
 	j = s.ownJob(j)
 	j.UpdatedAt = c.Now
-	s.record(command.AuditEvent{Time: c.Now, Kind: "job.cancelled", Actor: c.By, Subject: j.ID, Team: command.TeamOf(j.Team), Source: c.Source, Detail: "created by " + j.CreatedBy})
+	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "job.cancelled", Actor: c.By, Subject: j.ID, Team: command.TeamOf(j.Team), Source: c.Source, Detail: "created by " + j.CreatedBy})
 	return s.jobRecord(j), nil
 }
 

@@ -130,7 +130,7 @@ func (s *Store) setMIGLayout(c command.SetMIGLayout) (WorkerRecord, error) {
 		}
 		s.putMIGLayout(w, MIGLayout{UUID: c.UUID}, true)
 		s.markPending() // held no longer
-		s.record(command.AuditEvent{Time: c.Now, Kind: "gpu.mig_cleared", Actor: c.By, WorkerID: w.ID, Subject: c.UUID, Source: c.Source,
+		s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "gpu.mig_cleared", Actor: c.By, WorkerID: w.ID, Subject: c.UUID, Source: c.Source,
 			Detail: prev.State + " " + layoutString(prev.Layout)})
 		return s.workerRecord(w), nil
 	}
@@ -151,7 +151,7 @@ func (s *Store) setMIGLayout(c command.SetMIGLayout) (WorkerRecord, error) {
 	if c.Auto {
 		kind = "gpu.mig_auto_requested"
 	}
-	s.record(command.AuditEvent{Time: c.Now, Kind: kind, Actor: c.By, WorkerID: w.ID, Subject: c.UUID, Source: c.Source, Detail: layoutString(layout)})
+	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: kind, Actor: c.By, WorkerID: w.ID, Subject: c.UUID, Source: c.Source, Detail: layoutString(layout)})
 	return s.workerRecord(w), nil
 }
 
@@ -203,7 +203,7 @@ func (s *Store) settleMIGLayouts(w *Worker, now time.Time) {
 		if m.State == MIGFailed {
 			kind, detail = "gpu.mig_failed", detail+": "+m.Reason
 		}
-		s.record(command.AuditEvent{Time: now, Kind: kind, Actor: m.By, WorkerID: w.ID, Subject: m.UUID, Detail: detail})
+		s.audit.Record(command.AuditEvent{Time: now, Kind: kind, Actor: m.By, WorkerID: w.ID, Subject: m.UUID, Detail: detail})
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 )
 
 // migReport is GPU-1 of w1 as its agent reports it after acting on
@@ -82,7 +83,7 @@ func TestMIGLayoutIsHeldUntilTheAgentReportsIt(t *testing.T) {
 		t.Fatalf("after clearing: %+v", rec.Worker.MIGLayouts)
 	}
 	var kinds []string
-	for _, ev := range s.Audit(AuditFilter{Kinds: []string{"gpu.mig_requested", "gpu.mig_applied", "gpu.mig_failed", "gpu.mig_cleared"}}) {
+	for _, ev := range s.Audit(audit.Filter{Kinds: []string{"gpu.mig_requested", "gpu.mig_applied", "gpu.mig_failed", "gpu.mig_cleared"}}) {
 		kinds = append(kinds, ev.Kind)
 	}
 	if want := []string{"gpu.mig_requested", "gpu.mig_applied", "gpu.mig_requested", "gpu.mig_failed", "gpu.mig_cleared"}; !slices.Equal(kinds, want) {
@@ -128,11 +129,11 @@ func TestMIGLayoutRefusals(t *testing.T) {
 		"too many":         {command.SetMIGLayout{WorkerID: "w2", UUID: "GPU-9", Layout: slices.Repeat([]string{"1g.10gb"}, 8)}, ErrInvalid},
 		"clear and layout": {command.SetMIGLayout{WorkerID: "w2", UUID: "GPU-9", Layout: []string{"1g.10gb"}, Clear: true}, ErrInvalid},
 	} {
-		before := s.Audit(AuditFilter{})
+		before := s.Audit(audit.Filter{})
 		if err := apply(t, s, c.cmd).Err(); !errors.Is(err, c.want) {
 			t.Errorf("%s: %v, want %v", name, err, c.want)
 		}
-		if after := s.Audit(AuditFilter{}); len(after) != len(before) {
+		if after := s.Audit(audit.Filter{}); len(after) != len(before) {
 			t.Errorf("%s: a refusal was audited", name)
 		}
 	}

@@ -70,7 +70,7 @@ func (s *Store) preemptTasks(c command.PreemptTasks) (PreemptOutcome, error) {
 			out.Requeued++
 		}
 		out.Victims = append(out.Victims, v.ID)
-		s.record(command.AuditEvent{Time: c.Now, Kind: "task.preempted", WorkerID: vw.ID, Subject: v.ID, Team: command.TeamOf(vj.Team),
+		s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "task.preempted", WorkerID: vw.ID, Subject: v.ID, Team: command.TeamOf(vj.Team),
 			Detail: fmt.Sprintf("job %s task %s (team %s, priority %d) %s (priority %d); grace %ds",
 				vj.ID, v.ID, command.TeamOf(vj.Team), vj.Spec.Priority, reason, pj.Spec.Priority, vj.Spec.PreemptionGrace())})
 	}

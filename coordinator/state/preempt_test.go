@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -264,13 +265,13 @@ func TestPreemptTasksApplies(t *testing.T) {
 		t.Fatalf("holds left after the preemptor was placed: %+v", w.Holds)
 	}
 	found := false
-	for _, ev := range s.Audit(AuditFilter{}) {
+	for _, ev := range s.Audit(audit.Filter{}) {
 		if ev.Kind == "task.preempted" && ev.Subject == "m2-a" && ev.Team == "ml" && strings.Contains(ev.Detail, "job r (team research)") {
 			found = true
 		}
 	}
 	if !found {
-		t.Fatalf("no audit event says who preempted whom: %+v", s.Audit(AuditFilter{}))
+		t.Fatalf("no audit event says who preempted whom: %+v", s.Audit(audit.Filter{}))
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -98,7 +99,7 @@ func TestEnrollmentDecisions(t *testing.T) {
 		t.Fatalf("revoked row: %v", res.Err())
 	}
 	kinds := map[string]int{}
-	for _, ev := range s.Audit(AuditFilter{}) {
+	for _, ev := range s.Audit(audit.Filter{}) {
 		kinds[ev.Kind]++
 	}
 	if kinds["enrollment.refused"] != 3 || kinds["enrollment.accepted"] != 1 || kinds["worker.revoked"] != 1 {
@@ -122,8 +123,8 @@ func TestSecuritySnapshotRoundTrip(t *testing.T) {
 	if res := r.Apply(command.AppendAudit{Events: []command.AuditEvent{{Time: t0, Kind: "x"}}}).(Result); res.Err() != nil {
 		t.Fatal(res.Err())
 	}
-	evs := r.Audit(AuditFilter{Kinds: []string{"x"}})
-	if len(evs) != 1 || evs[0].Seq != uint64(len(s.Audit(AuditFilter{})))+1 {
+	evs := r.Audit(audit.Filter{Kinds: []string{"x"}})
+	if len(evs) != 1 || evs[0].Seq != uint64(len(s.Audit(audit.Filter{})))+1 {
 		t.Fatalf("sequence after restore: %+v", evs)
 	}
 }
@@ -131,23 +132,24 @@ func TestSecuritySnapshotRoundTrip(t *testing.T) {
 // The audit log keeps a bounded number of events.
 func TestAuditLogIsBounded(t *testing.T) {
 	s := New()
-	batch := make([]command.AuditEvent, MaxAuditBatch)
+	batch := make([]command.AuditEvent, audit.MaxBatch)
 	for i := range batch {
 		batch[i] = command.AuditEvent{Time: t0, Kind: "auth.refused"}
 	}
-	for range MaxRefusalEvents/MaxAuditBatch + 20 {
+	for range audit.MaxRefusals/audit.MaxBatch + 20 {
 		s.Apply(command.AppendAudit{Events: batch})
 	}
 	s.mu.RLock()
-	n, last := len(s.refusals), s.auditSeq
+	_, refusals, last := s.audit.Frozen()
+	n := len(refusals)
 	s.mu.RUnlock()
-	if n > MaxRefusalEvents+MaxRefusalEvents/8 || n < MaxRefusalEvents {
+	if n > audit.MaxRefusals+audit.MaxRefusals/8 || n < audit.MaxRefusals {
 		t.Fatalf("%d events kept", n)
 	}
-	if evs := s.Audit(AuditFilter{After: last - 1}); len(evs) != 1 || evs[0].Seq != last {
+	if evs := s.Audit(audit.Filter{After: last - 1}); len(evs) != 1 || evs[0].Seq != last {
 		t.Fatalf("the newest event: %+v", evs)
 	}
-	if res := s.Apply(command.AppendAudit{Events: make([]command.AuditEvent, MaxAuditBatch+1)}).(Result); !errors.Is(res.Err(), ErrInvalid) {
+	if res := s.Apply(command.AppendAudit{Events: make([]command.AuditEvent, audit.MaxBatch+1)}).(Result); !errors.Is(res.Err(), ErrInvalid) {
 		t.Fatalf("oversized batch: %v", res.Err())
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 	"github.com/gpulayer/gpulayer/coordinator/state/usage"
 )
 
@@ -162,8 +163,7 @@ func (s *Store) load(snap *snapshotV1) error {
 		}
 		s.artifacts[a.Digest] = a
 	}
-	s.audit, s.refusals = splitAudit(snap.Audit, snap.AuditRefusals)
-	s.auditSeq = snap.AuditSeq
+	s.audit = audit.Restore(snap.Audit, snap.AuditRefusals, snap.AuditSeq)
 	for _, j := range snap.Jobs {
 		if j == nil || s.jobs.Get(j.ID) != nil {
 			return fmt.Errorf("job listed twice or empty: %w", ErrInvalid)

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 	"github.com/gpulayer/gpulayer/coordinator/state/cow"
 	"github.com/gpulayer/gpulayer/coordinator/state/output"
 	"github.com/gpulayer/gpulayer/coordinator/state/usage"
@@ -76,10 +77,9 @@ type tables struct {
 	clusters    map[string]*Cluster
 	enrollments map[string]*Enrollment
 	artifacts   map[string]*Artifact
-	audit       []command.AuditEvent
-	refusals    []command.AuditEvent
-	auditSeq    uint64
-	seq         uint64
+	// audit is the audit log (package audit).
+	audit audit.Log
+	seq   uint64
 
 	// openJobs indexes, per client name, jobs that may not have ended
 	// (quota.go); nil until first needed.
@@ -133,9 +133,7 @@ func (s *Store) reset() {
 	s.clusters = map[string]*Cluster{}
 	s.enrollments = map[string]*Enrollment{}
 	s.artifacts = map[string]*Artifact{}
-	s.audit = nil
-	s.refusals = nil
-	s.auditSeq = 0
+	s.audit = audit.Log{}
 	s.memberOf = map[string]map[string]struct{}{}
 	s.openJobs = nil
 	s.seq = 0

@@ -70,7 +70,7 @@ func (s *Store) createTeam(c command.CreateTeam) (TeamRecord, error) {
 	}
 	t := &Team{Name: c.Name, Settings: c.Settings, CreatedAt: c.Now, CreatedBy: c.By, UpdatedAt: c.Now, UpdatedBy: c.By}
 	s.teams[c.Name] = t
-	s.record(command.AuditEvent{Time: c.Now, Kind: "team.created", Actor: c.By, Subject: c.Name, Team: c.Name, Source: c.Source, Detail: describeTeam(t.Settings)})
+	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "team.created", Actor: c.By, Subject: c.Name, Team: c.Name, Source: c.Source, Detail: describeTeam(t.Settings)})
 	return s.teamRecord(t), nil
 }
 
@@ -97,7 +97,7 @@ func (s *Store) updateTeam(c command.UpdateTeam) (TeamRecord, error) {
 	}
 	t.UpdatedAt, t.UpdatedBy = c.Now, c.By
 	s.teams[c.Name] = &t
-	s.record(command.AuditEvent{Time: c.Now, Kind: "team.updated", Actor: c.By, Subject: c.Name, Team: c.Name, Source: c.Source, Detail: describeTeam(t.Settings)})
+	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "team.updated", Actor: c.By, Subject: c.Name, Team: c.Name, Source: c.Source, Detail: describeTeam(t.Settings)})
 	return s.teamRecord(&t), nil
 }
 
@@ -141,7 +141,7 @@ func (s *Store) deleteTeam(c command.DeleteTeam) (TeamRecord, error) {
 	if len(revoked) > 0 {
 		detail = "revoked its client tokens " + strings.Join(revoked, ",")
 	}
-	s.record(command.AuditEvent{Time: c.Now, Kind: "team.deleted", Actor: c.By, Subject: c.Name, Team: c.Name, Source: c.Source, Detail: detail})
+	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "team.deleted", Actor: c.By, Subject: c.Name, Team: c.Name, Source: c.Source, Detail: detail})
 	return rec, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 )
 
 func teamSettings(weight, quota int64) command.TeamSettings {
@@ -56,7 +57,7 @@ func TestTeamLifecycle(t *testing.T) {
 		t.Fatalf("a deleted team reads: %v", err)
 	}
 	kinds := map[string]string{}
-	for _, ev := range s.Audit(AuditFilter{}) {
+	for _, ev := range s.Audit(audit.Filter{}) {
 		kinds[ev.Kind] = ev.Team
 	}
 	for _, k := range []string{"team.created", "team.updated", "team.deleted"} {

@@ -85,7 +85,7 @@ func (s *Store) registerWorker(c command.RegisterWorker) (RegisterOutcome, error
 	if token != nil {
 		ev.CredentialID, ev.CredentialKind = token.ID, token.Kind
 	}
-	s.record(ev)
+	s.audit.Record(ev)
 	if status == workerReady {
 		s.markPending()
 	}
@@ -146,7 +146,7 @@ func (s *Store) approveWorker(c command.ApproveWorker) (WorkerRecord, error) {
 	}
 	w.Status = workerReady
 	w.ApprovedBy, w.ApprovedAt = c.By, c.Now
-	s.record(command.AuditEvent{Time: c.Now, Kind: "worker.approved", Actor: c.By, WorkerID: w.ID, Subject: w.ID, Source: c.Source})
+	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "worker.approved", Actor: c.By, WorkerID: w.ID, Subject: w.ID, Source: c.Source})
 	s.markPending()
 	return s.workerRecord(w), nil
 }
