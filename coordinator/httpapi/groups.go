@@ -7,6 +7,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/translate"
 	"github.com/gpulayer/gpulayer/coordinator/view"
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -34,15 +35,15 @@ func (s *Server) createGroup(w http.ResponseWriter, r *http.Request, p auth.Prin
 	if err := validateID("group_id", req.GroupID); err != nil {
 		return err
 	}
-	if len(req.Members) > state.MaxGroupMembers {
-		return invalidf("members: at most %d", state.MaxGroupMembers)
+	if len(req.Members) > groups.MaxMembers {
+		return invalidf("members: at most %d", groups.MaxMembers)
 	}
 	for i, m := range req.Members {
 		if err := validateMember(fmt.Sprintf("members[%d]", i), m); err != nil {
 			return err
 		}
 	}
-	g, err := state.Propose[state.GroupRecord](r.Context(), s.propose, command.CreateGroup{GroupID: req.GroupID, Members: translate.GroupMembersFromAPI(req.Members), By: p.Name, Now: s.now(), Source: sourceString(r)})
+	g, err := state.Propose[groups.Record](r.Context(), s.propose, command.CreateGroup{GroupID: req.GroupID, Members: translate.GroupMembersFromAPI(req.Members), By: p.Name, Now: s.now(), Source: sourceString(r)})
 	if err != nil {
 		return err
 	}
@@ -81,7 +82,7 @@ func (s *Server) addGroupMember(w http.ResponseWriter, r *http.Request, p auth.P
 	if err := validateMember("member", m); err != nil {
 		return err
 	}
-	g, err := state.Propose[state.GroupRecord](r.Context(), s.propose, command.AddGroupMember{GroupID: id, Member: translate.GroupMemberFromAPI(m), By: p.Name, Now: s.now(), Source: sourceString(r)})
+	g, err := state.Propose[groups.Record](r.Context(), s.propose, command.AddGroupMember{GroupID: id, Member: translate.GroupMemberFromAPI(m), By: p.Name, Now: s.now(), Source: sourceString(r)})
 	if err != nil {
 		return err
 	}
@@ -102,7 +103,7 @@ func (s *Server) removeGroupMember(w http.ResponseWriter, r *http.Request, p aut
 	if err := emptyBody(r); err != nil {
 		return err
 	}
-	g, err := state.Propose[state.GroupRecord](r.Context(), s.propose, command.RemoveGroupMember{GroupID: id, Member: translate.GroupMemberFromAPI(m), By: p.Name, Now: s.now(), Source: sourceString(r)})
+	g, err := state.Propose[groups.Record](r.Context(), s.propose, command.RemoveGroupMember{GroupID: id, Member: translate.GroupMemberFromAPI(m), By: p.Name, Now: s.now(), Source: sourceString(r)})
 	if err != nil {
 		return err
 	}
@@ -119,7 +120,7 @@ func (s *Server) deleteGroup(w http.ResponseWriter, r *http.Request, p auth.Prin
 	if err := emptyBody(r); err != nil {
 		return err
 	}
-	g, err := state.Propose[state.GroupRecord](r.Context(), s.propose, command.DeleteGroup{GroupID: id, By: p.Name, Now: s.now(), Source: sourceString(r)})
+	g, err := state.Propose[groups.Record](r.Context(), s.propose, command.DeleteGroup{GroupID: id, By: p.Name, Now: s.now(), Source: sourceString(r)})
 	if err != nil {
 		return err
 	}

@@ -37,8 +37,7 @@ func (s *Store) ruleMatches(w *Worker, r command.AffinityRule) bool {
 	case r.Worker != "":
 		return w.ID == r.Worker
 	case r.Group != "":
-		_, ok := s.memberOf[w.ID][r.Group]
-		return ok
+		return s.groups.Contains(w.ID, r.Group)
 	default:
 		v, ok := w.Labels[r.Label]
 		return ok && (r.Value == "" || v == r.Value)

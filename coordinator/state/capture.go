@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/cow"
+	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/state/usage"
 )
 
@@ -46,7 +47,7 @@ type Capture struct {
 	jobs        cow.Frozen[*Job]
 	jobOrder    []string
 	tasks       cow.Frozen[*Task]
-	groups      []Group
+	groups      []groups.Group
 	teams       []Team
 	usage       []usage.Row
 	usageTotals []usage.Total
@@ -97,7 +98,6 @@ func (s *Store) captureLocked(c *Capture) {
 		jobs:                s.jobs.Freeze(),
 		jobOrder:            s.jobOrder[:len(s.jobOrder):len(s.jobOrder)],
 		tasks:               s.tasks.Freeze(),
-		groups:              make([]Group, 0, len(s.groups)),
 		teams:               make([]Team, 0, len(s.teams)),
 		clusters:            make([]Cluster, 0, len(s.clusters)),
 		enrollments:         make([]Enrollment, 0, len(s.enrollments)),
@@ -115,11 +115,7 @@ func (s *Store) captureLocked(c *Capture) {
 		c.workers[len(c.workers)-1].active = nil
 	}
 	s.gen.Add(1) // the tasks are shared from here on: ownTask copies one before it changes
-	for _, x := range s.groups {
-		v := *x
-		v.Members = slices.Clone(x.Members)
-		c.groups = append(c.groups, v)
-	}
+	c.groups = s.groups.Copies()
 	for _, x := range s.teams {
 		c.teams = append(c.teams, x.clone())
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-msgpack/v2/codec"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/state/mprecord"
 )
 
@@ -166,7 +167,7 @@ func (c *Capture) encode(w io.Writer) error {
 	for _, k := range slices.Sorted(maps.Keys(c.nodes)) {
 		s.put(recNode, snapPair{Key: k, Value: c.nodes[k]})
 	}
-	for _, x := range sortedBy(c.groups, func(x *Group) string { return x.ID }) {
+	for _, x := range sortedBy(c.groups, func(x *groups.Group) string { return x.ID }) {
 		s.put(recGroup, x)
 	}
 	for _, x := range sortedBy(c.teams, func(x *Team) string { return x.Name }) {

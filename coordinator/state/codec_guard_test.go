@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/cow"
+	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/state/mprecord"
 	"github.com/gpulayer/gpulayer/coordinator/state/usage"
 )
@@ -43,7 +44,7 @@ func filledCapture(f *filler) *Capture {
 		subs.Set(own.Task.ID+"/own", own)
 		idem.Set(*fillNew[string](f), j.ID)
 		c.nodes[*fillNew[string](f)] = *fillNew[string](f)
-		c.groups = append(c.groups, *fillNew[Group](f))
+		c.groups = append(c.groups, *fillNew[groups.Group](f))
 		c.teams = append(c.teams, *fillNew[Team](f))
 		c.usage = append(c.usage, *fillNew[usage.Row](f))
 		c.usageTotals = append(c.usageTotals, *fillNew[usage.Total](f))
@@ -91,7 +92,7 @@ func snapshotDiffs(t *testing.T, c *Capture) []string {
 	byKey("worker", anyOf(ptrs(c.workers)), anyOf(snap.Workers), func(x any) string { return x.(*Worker).ID })
 	byKey("job", anyOf(valuesOf(&c.jobs)), anyOf(snap.Jobs), func(x any) string { return x.(*Job).ID })
 	byKey("task", anyOf(valuesOf(&c.tasks)), anyOf(snap.Tasks), func(x any) string { return x.(*Task).ID })
-	byKey("group", anyOf(ptrs(c.groups)), anyOf(snap.Groups), func(x any) string { return x.(*Group).ID })
+	byKey("group", anyOf(ptrs(c.groups)), anyOf(snap.Groups), func(x any) string { return x.(*groups.Group).ID })
 	byKey("usage", anyOf(ptrs(c.usage)), anyOf(snap.Usage), func(x any) string { return fmt.Sprint(x.(*usage.Row).Key) })
 	byKey("usage total", anyOf(ptrs(c.usageTotals)), anyOf(snap.UsageTotals), func(x any) string { u := x.(*usage.Total); return u.Team + "/" + u.Model })
 	byKey("team", anyOf(ptrs(c.teams)), anyOf(snap.Teams), func(x any) string { return x.(*Team).Name })
@@ -197,7 +198,7 @@ func TestFieldGuardCatchesAFieldTheCodecDropped(t *testing.T) {
 func TestFillerFillsEveryField(t *testing.T) {
 	f := newFiller(3)
 	for _, x := range []any{fillNew[Task](f), fillNew[Job](f), fillNew[Worker](f), fillNew[Credential](f),
-		fillNew[Group](f), fillNew[Team](f), fillNew[usage.Row](f), fillNew[usage.Total](f), fillNew[Cluster](f), fillNew[Enrollment](f), fillNew[Artifact](f), fillNew[command.AuditEvent](f)} {
+		fillNew[groups.Group](f), fillNew[Team](f), fillNew[usage.Row](f), fillNew[usage.Total](f), fillNew[Cluster](f), fillNew[Enrollment](f), fillNew[Artifact](f), fillNew[command.AuditEvent](f)} {
 		if zero := zeroFields("", reflect.ValueOf(x)); len(zero) > 0 {
 			t.Errorf("%T: fields left empty: %v", x, zero)
 		}

@@ -81,20 +81,7 @@ func (s *Store) workerRecord(w *Worker) WorkerRecord {
 	}
 	sort.Strings(running)
 	c := w.clone()
-	return WorkerRecord{Worker: c, RunningTasks: running, Groups: s.groupsOf(w.ID), Unapproved: unapproved(w)}
-}
-
-// GroupRecord is a group with the workers that belong to it, directly or
-// through nested groups.
-type GroupRecord struct {
-	Group   Group
-	Workers []string
-}
-
-func (s *Store) groupRecord(g *Group) GroupRecord {
-	c := *g
-	c.Members = slices.Clone(g.Members)
-	return GroupRecord{Group: c, Workers: s.groupWorkers(g.ID)}
+	return WorkerRecord{Worker: c, RunningTasks: running, Groups: s.groups.Of(w.ID), Unapproved: unapproved(w)}
 }
 
 func (c *Credential) clone() Credential {

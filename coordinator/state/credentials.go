@@ -144,7 +144,7 @@ func (s *Store) createToken(c command.CreateToken) (Credential, error) {
 		}
 	}
 	for _, g := range rec.Groups {
-		if _, ok := s.groups[g]; !ok {
+		if !s.groups.Has(g) {
 			return Credential{}, fmt.Errorf("group %s: %w", g, ErrNotFound)
 		}
 	}

@@ -1,30 +1,23 @@
 package state
 
-import "errors"
+import "github.com/gpulayer/gpulayer/coordinator/state/stateerr"
 
-// Sentinel errors returned (wrapped) as command results and by reads.
+// Sentinel errors returned (wrapped) as command results and by reads:
+// package stateerr's, the same values, which the state's rooms return
+// (that package documents each).
 var (
-	ErrNotFound            = errors.New("not found")
-	ErrConflict            = errors.New("conflict")
-	ErrWrongClaimant       = errors.New("task is held by another worker")
-	ErrNotClaimed          = errors.New("task is not assigned")
-	ErrStaleAttempt        = errors.New("attempt is not the task's current one")
-	ErrWorkerNotRegistered = errors.New("worker is not registered")
-	ErrWorkerRevoked       = errors.New("worker is revoked")
-	ErrWorkerPending       = errors.New("worker awaits approval")
-	ErrInvalid             = errors.New("invalid command")
-	ErrCycleDetected       = errors.New("group membership would form a cycle")
-	// ErrForbidden refuses a valid credential used where it may not be
-	// (an instance token for another instance).
-	ErrForbidden = errors.New("credential not allowed here")
-	// ErrCredentialUnusable refuses a token that is revoked, expired or
-	// used up; the HTTP layer answers 401 as for any invalid token.
-	ErrCredentialUnusable = errors.New("credential is revoked, expired or used up")
-	// ErrEnrollmentRefused refuses an enrollment whose cluster, allowlist
-	// row or source address does not match.
-	ErrEnrollmentRefused = errors.New("enrollment refused")
-	// ErrCorruptState refuses a command that met state contradicting
-	// itself (applyguard.go): the command is refused instead of the FSM
-	// panicking on every replay.
-	ErrCorruptState = errors.New("state contradicts itself")
+	ErrNotFound            = stateerr.ErrNotFound
+	ErrConflict            = stateerr.ErrConflict
+	ErrWrongClaimant       = stateerr.ErrWrongClaimant
+	ErrNotClaimed          = stateerr.ErrNotClaimed
+	ErrStaleAttempt        = stateerr.ErrStaleAttempt
+	ErrWorkerNotRegistered = stateerr.ErrWorkerNotRegistered
+	ErrWorkerRevoked       = stateerr.ErrWorkerRevoked
+	ErrWorkerPending       = stateerr.ErrWorkerPending
+	ErrInvalid             = stateerr.ErrInvalid
+	ErrCycleDetected       = stateerr.ErrCycleDetected
+	ErrForbidden           = stateerr.ErrForbidden
+	ErrCredentialUnusable  = stateerr.ErrCredentialUnusable
+	ErrEnrollmentRefused   = stateerr.ErrEnrollmentRefused
+	ErrCorruptState        = stateerr.ErrCorruptState
 )

@@ -2,7 +2,6 @@ package state
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
@@ -42,16 +41,5 @@ func (s *Store) forgetWorker(c command.ForgetWorker) (WorkerRecord, error) {
 func (s *Store) dropWorker(w *Worker, now time.Time) {
 	delete(s.credentials, w.CredentialID)
 	delete(s.workers, w.ID)
-	m := command.GroupMember{Kind: memberWorker, ID: w.ID}
-	changed := false
-	for _, g := range s.groups {
-		if i, present := slices.BinarySearchFunc(g.Members, m, compareMembers); present {
-			g.Members = slices.Delete(g.Members, i, i+1)
-			g.UpdatedAt = now
-			changed = true
-		}
-	}
-	if changed {
-		s.reindexGroups()
-	}
+	s.groups.DropWorker(w.ID, now)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -135,7 +136,7 @@ func TestGroupWritesAreIdempotentAndChecked(t *testing.T) {
 		t.Fatalf("duplicate member on create listed %d times", len(g.Group.Members))
 	}
 	before := snapshotBytes(t, s)
-	if g, err := OutcomeOf[GroupRecord](apply(t, s, addM("g", wm("w1")))); err != nil || len(g.Group.Members) != 1 {
+	if g, err := OutcomeOf[groups.Record](apply(t, s, addM("g", wm("w1")))); err != nil || len(g.Group.Members) != 1 {
 		t.Fatalf("adding a present member: %+v %v", g, err)
 	}
 	if r := apply(t, s, rmM("g", wm("nobody"))); r.Err() != nil {
@@ -185,7 +186,7 @@ func TestDeleteGroupRules(t *testing.T) {
 		t.Fatalf("deleting a group a running task targets: %v, want conflict", r.Err())
 	}
 	mustApply(t, s, command.FinishTask{TaskID: "j-0", WorkerID: "w1", AttemptID: "a1", Now: at(11)})
-	if g, err := OutcomeOf[GroupRecord](del("outer")); err != nil || g.Group.ID != "outer" {
+	if g, err := OutcomeOf[groups.Record](del("outer")); err != nil || g.Group.ID != "outer" {
 		t.Fatalf("deleting an unused group: %+v %v", g, err)
 	}
 	if s.InGroup("w1", "outer") {

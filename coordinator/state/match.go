@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -187,10 +186,9 @@ func acceptedCapabilities(workerCaps []string, narrow string) (caps []string, an
 // work for itself, and work for every group it belongs to.
 func (s *Store) targetsOf(w *Worker) []string {
 	out := []string{"", targetKey(&command.Target{Kind: targetWorker, ID: w.ID})}
-	for g := range s.memberOf[w.ID] {
+	for _, g := range s.groups.Of(w.ID) { // sorted
 		out = append(out, targetKey(&command.Target{Kind: targetGroup, ID: g}))
 	}
-	sort.Strings(out[2:])
 	return out
 }
 
@@ -204,8 +202,7 @@ func (s *Store) satisfies(w *Worker, t *command.Target) bool {
 	case targetWorker:
 		return t.ID == w.ID
 	case targetGroup:
-		_, ok := s.memberOf[w.ID][t.ID]
-		return ok
+		return s.groups.Contains(w.ID, t.ID)
 	}
 	return false
 }

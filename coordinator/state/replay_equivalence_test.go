@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/cow"
+	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/state/usage"
 	"github.com/gpulayer/gpulayer/internal/testenv"
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -65,7 +66,7 @@ func (h *history) workerIDs() []string { return slices.Sorted(maps.Keys(h.s.work
 
 func (h *history) jobIDs() []string { return slices.Clone(h.s.jobOrder) }
 
-func (h *history) groupIDs() []string { return slices.Sorted(maps.Keys(h.s.groups)) }
+func (h *history) groupIDs() []string { return h.s.groups.IDs() }
 
 // next returns the log's next command.
 func (h *history) next() command.Command {
@@ -383,7 +384,7 @@ func stateDiffs(a, b *Store, now time.Time) []string {
 		return map[string]any{
 			"credentials": keyed(c.credentials, func(x Credential) string { return x.ID }),
 			"workers":     keyed(c.workers, func(x Worker) string { return x.ID }),
-			"groups":      keyed(c.groups, func(x Group) string { return x.ID }),
+			"groups":      keyed(c.groups, func(x groups.Group) string { return x.ID }),
 			"teams":       keyed(c.teams, func(x Team) string { return x.Name }),
 			"usage":       keyed(c.usage, func(x usage.Row) string { return fmt.Sprint(x.Key) }),
 			"totals":      keyed(c.usageTotals, func(x usage.Total) string { return x.Team + "/" + x.Model }),

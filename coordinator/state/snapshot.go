@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/audit"
+	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/state/usage"
 )
 
@@ -26,7 +27,7 @@ type snapshotV1 struct {
 	Submissions         map[string]Submission `json:"submissions"`
 	Idempotency         map[string]string     `json:"idempotency"`
 	Nodes               map[string]string     `json:"nodes"`
-	Groups              []*Group              `json:"groups,omitempty"`
+	Groups              []*groups.Group       `json:"groups,omitempty"`
 	Teams               []*Team               `json:"teams,omitempty"`
 	Usage               []*usage.Row          `json:"usage,omitempty"`
 	UsageTotals         []*usage.Total        `json:"usage_totals,omitempty"`
@@ -116,16 +117,10 @@ func (s *Store) load(snap *snapshotV1) error {
 		approveLegacy(w)
 		s.putWorker(w) // gangtopology_index.go
 	}
-	for _, g := range snap.Groups {
-		if g == nil || s.groups[g.ID] != nil {
-			return fmt.Errorf("group listed twice or empty: %w", ErrInvalid)
-		}
-		if g.Members == nil {
-			g.Members = []command.GroupMember{}
-		}
-		s.groups[g.ID] = g
+	var err error
+	if s.groups, err = groups.Restore(snap.Groups); err != nil {
+		return err
 	}
-	s.reindexGroups()
 	for _, t := range snap.Teams {
 		if t == nil || s.teams[t.Name] != nil {
 			return fmt.Errorf("team listed twice or empty: %w", ErrInvalid)
@@ -135,11 +130,9 @@ func (s *Store) load(snap *snapshotV1) error {
 		}
 		s.teams[t.Name] = t
 	}
-	ledger, err := usage.Restore(snap.Usage, snap.UsageTotals)
-	if err != nil {
+	if s.usage, err = usage.Restore(snap.Usage, snap.UsageTotals); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	s.usage = ledger
 	for _, c := range snap.Clusters {
 		if c == nil {
 			return fmt.Errorf("empty cluster: %w", ErrInvalid)

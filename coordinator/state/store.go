@@ -8,6 +8,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 	"github.com/gpulayer/gpulayer/coordinator/state/cow"
+	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/state/output"
 	"github.com/gpulayer/gpulayer/coordinator/state/usage"
 )
@@ -70,7 +71,7 @@ type tables struct {
 	submissions *cow.Map[*Submission]
 	idempotency *cow.Map[string]
 	nodes       map[string]string
-	groups      map[string]*Group
+	groups      *groups.Table
 	teams       map[string]*Team
 	// usage is the GPU accounting ledger (usage.go, package usage).
 	usage       *usage.Ledger
@@ -84,10 +85,6 @@ type tables struct {
 	// openJobs indexes, per client name, jobs that may not have ended
 	// (quota.go); nil until first needed.
 	openJobs map[string]map[string]struct{}
-
-	// memberOf maps a worker id to every group it belongs to, directly or
-	// through nested groups; rebuilt on every group write.
-	memberOf map[string]map[string]struct{}
 
 	// topo numbers the workers' topology label values
 	// (gangtopology_index.go; derived, rebuilt at restore).
@@ -127,14 +124,13 @@ func (s *Store) reset() {
 	s.submissions = cow.New[*Submission]()
 	s.idempotency = cow.New[string]()
 	s.nodes = map[string]string{}
-	s.groups = map[string]*Group{}
+	s.groups = groups.New()
 	s.teams = map[string]*Team{}
 	s.usage = usage.New()
 	s.clusters = map[string]*Cluster{}
 	s.enrollments = map[string]*Enrollment{}
 	s.artifacts = map[string]*Artifact{}
 	s.audit = audit.Log{}
-	s.memberOf = map[string]map[string]struct{}{}
 	s.openJobs = nil
 	s.seq = 0
 	s.queue = newPendingQueue()

@@ -1,5 +1,7 @@
 package state
 
+import "github.com/gpulayer/gpulayer/coordinator/state/groups"
+
 // The words the state records in its tables, its log entries' outcomes
 // and its audit events. They are the protocol's words (vocab_test.go
 // checks each against sdk/api), kept here so that the state machine
@@ -26,8 +28,8 @@ const (
 	drainedBySelf = "self"
 
 	// A group member and a job's target name a worker or a group.
-	memberWorker = "worker"
-	memberGroup  = "group"
+	memberWorker = groups.KindWorker
+	memberGroup  = groups.KindGroup
 	targetWorker = memberWorker
 	targetGroup  = memberGroup
 

@@ -138,7 +138,7 @@ func (s *Store) liveCandidates(t *command.Target) ([]*Worker, string) {
 		}
 		cands = []*Worker{w}
 	case t.Kind == targetGroup:
-		if _, ok := s.groups[t.ID]; !ok {
+		if !s.groups.Has(t.ID) {
 			return nil, fmt.Sprintf("target group %s does not exist", t.ID)
 		}
 		members := 0

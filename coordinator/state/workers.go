@@ -5,7 +5,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 )
@@ -73,7 +72,7 @@ func (s *Store) registerWorker(c command.RegisterWorker) (RegisterOutcome, error
 	s.putWorker(w) // gangtopology_index.go
 	detail := "status " + status
 	if token != nil {
-		joined, missing := s.joinGroups(w.ID, token.Groups, c.Now)
+		joined, missing := s.groups.Join(w.ID, token.Groups, c.Now) // a group deleted since the token was made is reported missing
 		if len(joined) > 0 {
 			detail += ", groups " + strings.Join(joined, ",")
 		}
@@ -106,28 +105,6 @@ func mergeLabels(own, token map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
-}
-
-// joinGroups adds a new worker to the groups its join token names. A group
-// deleted since the token was made is skipped and reported.
-func (s *Store) joinGroups(workerID string, groups []string, now time.Time) (joined, missing []string) {
-	m := command.GroupMember{Kind: memberWorker, ID: workerID}
-	for _, id := range groups {
-		g, ok := s.groups[id]
-		if !ok {
-			missing = append(missing, id)
-			continue
-		}
-		if i, present := slices.BinarySearchFunc(g.Members, m, compareMembers); !present && len(g.Members) < MaxGroupMembers {
-			g.Members = slices.Insert(g.Members, i, m)
-			g.UpdatedAt = now
-			joined = append(joined, id)
-		}
-	}
-	if len(joined) > 0 {
-		s.reindexGroups()
-	}
-	return joined, missing
 }
 
 // approveWorker moves a pending worker to ready. Approving a worker that

@@ -1,13 +1,13 @@
 package view
 
 import (
-	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/translate"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // Group renders a group with the workers that belong to it.
-func Group(r state.GroupRecord) api.Group {
+func Group(r groups.Record) api.Group {
 	g := r.Group
 	return api.Group{
 		GroupID:   g.ID,
@@ -20,6 +20,6 @@ func Group(r state.GroupRecord) api.Group {
 }
 
 // Groups renders a list of groups, in its order.
-func Groups(rs []state.GroupRecord) []api.Group {
+func Groups(rs []groups.Record) []api.Group {
 	return each(rs, Group)
 }
