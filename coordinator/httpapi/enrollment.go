@@ -10,6 +10,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 	"github.com/gpulayer/gpulayer/coordinator/translate"
 	"github.com/gpulayer/gpulayer/coordinator/view"
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -84,7 +85,7 @@ func (s *Server) putCluster(w http.ResponseWriter, r *http.Request, p auth.Princ
 	if err != nil {
 		return err
 	}
-	out, err := state.Propose[state.ClusterOutcome](r.Context(), s.propose, command.PutCluster{ClusterKey: req.ClusterKey, CIDRs: cidrs, By: p.Name, Source: sourceString(r), Now: s.now()})
+	out, err := state.Propose[enroll.ClusterOutcome](r.Context(), s.propose, command.PutCluster{ClusterKey: req.ClusterKey, CIDRs: cidrs, By: p.Name, Source: sourceString(r), Now: s.now()})
 	if err != nil {
 		return err
 	}
@@ -130,7 +131,7 @@ func (s *Server) createEnrollment(w http.ResponseWriter, r *http.Request, p auth
 	if err != nil {
 		return err
 	}
-	row, err := state.Propose[state.Enrollment](r.Context(), s.propose, command.CreateEnrollment{ClusterKey: req.ClusterKey, ExternalWorkerKey: req.ExternalWorkerKey, PublicIP: ip.String(), By: p.Name, Source: sourceString(r), Now: s.now()})
+	row, err := state.Propose[enroll.Enrollment](r.Context(), s.propose, command.CreateEnrollment{ClusterKey: req.ClusterKey, ExternalWorkerKey: req.ExternalWorkerKey, PublicIP: ip.String(), By: p.Name, Source: sourceString(r), Now: s.now()})
 	if err != nil {
 		return err
 	}
@@ -165,7 +166,7 @@ func (s *Server) revokeEnrollment(w http.ResponseWriter, r *http.Request, p auth
 	if err := emptyBody(r); err != nil {
 		return err
 	}
-	row, err := state.Propose[state.Enrollment](r.Context(), s.propose, command.RevokeEnrollment{ExternalWorkerKey: key, By: p.Name, Source: sourceString(r), Now: s.now()})
+	row, err := state.Propose[enroll.Enrollment](r.Context(), s.propose, command.RevokeEnrollment{ExternalWorkerKey: key, By: p.Name, Source: sourceString(r), Now: s.now()})
 	if err != nil {
 		return err
 	}

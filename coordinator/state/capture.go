@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/cow"
+	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/state/usage"
 )
@@ -51,8 +52,8 @@ type Capture struct {
 	teams       []Team
 	usage       []usage.Row
 	usageTotals []usage.Total
-	clusters    []Cluster
-	enrollments []Enrollment
+	clusters    []enroll.Cluster
+	enrollments []enroll.Enrollment
 	artifacts   []Artifact
 
 	submissions cow.Frozen[*Submission]
@@ -99,8 +100,6 @@ func (s *Store) captureLocked(c *Capture) {
 		jobOrder:            s.jobOrder[:len(s.jobOrder):len(s.jobOrder)],
 		tasks:               s.tasks.Freeze(),
 		teams:               make([]Team, 0, len(s.teams)),
-		clusters:            make([]Cluster, 0, len(s.clusters)),
-		enrollments:         make([]Enrollment, 0, len(s.enrollments)),
 		artifacts:           make([]Artifact, 0, len(s.artifacts)),
 		submissions:         s.submissions.Freeze(),
 		idempotency:         s.idempotency.Freeze(),
@@ -120,12 +119,7 @@ func (s *Store) captureLocked(c *Capture) {
 		c.teams = append(c.teams, x.clone())
 	}
 	c.usage, c.usageTotals = s.usage.Rows(), s.usage.Totals()
-	for _, x := range s.clusters {
-		c.clusters = append(c.clusters, x.clone())
-	}
-	for _, x := range s.enrollments {
-		c.enrollments = append(c.enrollments, *x)
-	}
+	c.clusters, c.enrollments = s.allowlist.Clusters(), s.allowlist.Rows()
 	for _, x := range s.artifacts {
 		c.artifacts = append(c.artifacts, x.clone())
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-msgpack/v2/codec"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/state/mprecord"
 )
@@ -179,10 +180,10 @@ func (c *Capture) encode(w io.Writer) error {
 	for i := range c.usageTotals { // sorted (usage.Ledger.Totals)
 		s.put(recUsageTotal, &c.usageTotals[i])
 	}
-	for _, x := range sortedBy(c.clusters, func(x *Cluster) string { return x.Key }) {
+	for _, x := range sortedBy(c.clusters, func(x *enroll.Cluster) string { return x.Key }) {
 		s.put(recCluster, x)
 	}
-	for _, x := range sortedBy(c.enrollments, func(x *Enrollment) string { return x.Key }) {
+	for _, x := range sortedBy(c.enrollments, func(x *enroll.Enrollment) string { return x.Key }) {
 		s.put(recEnrollment, x)
 	}
 	for _, x := range sortedBy(c.artifacts, func(x *Artifact) string { return x.Digest }) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/cow"
+	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/state/mprecord"
 	"github.com/gpulayer/gpulayer/coordinator/state/usage"
@@ -48,8 +49,8 @@ func filledCapture(f *filler) *Capture {
 		c.teams = append(c.teams, *fillNew[Team](f))
 		c.usage = append(c.usage, *fillNew[usage.Row](f))
 		c.usageTotals = append(c.usageTotals, *fillNew[usage.Total](f))
-		c.clusters = append(c.clusters, *fillNew[Cluster](f))
-		c.enrollments = append(c.enrollments, *fillNew[Enrollment](f))
+		c.clusters = append(c.clusters, *fillNew[enroll.Cluster](f))
+		c.enrollments = append(c.enrollments, *fillNew[enroll.Enrollment](f))
 		c.artifacts = append(c.artifacts, *fillNew[Artifact](f))
 		c.audit = append(c.audit, *fillNew[command.AuditEvent](f))
 		c.refusals = append(c.refusals, *fillNew[command.AuditEvent](f))
@@ -96,8 +97,8 @@ func snapshotDiffs(t *testing.T, c *Capture) []string {
 	byKey("usage", anyOf(ptrs(c.usage)), anyOf(snap.Usage), func(x any) string { return fmt.Sprint(x.(*usage.Row).Key) })
 	byKey("usage total", anyOf(ptrs(c.usageTotals)), anyOf(snap.UsageTotals), func(x any) string { u := x.(*usage.Total); return u.Team + "/" + u.Model })
 	byKey("team", anyOf(ptrs(c.teams)), anyOf(snap.Teams), func(x any) string { return x.(*Team).Name })
-	byKey("cluster", anyOf(ptrs(c.clusters)), anyOf(snap.Clusters), func(x any) string { return x.(*Cluster).Key })
-	byKey("enrollment", anyOf(ptrs(c.enrollments)), anyOf(snap.Enrollments), func(x any) string { return x.(*Enrollment).Key })
+	byKey("cluster", anyOf(ptrs(c.clusters)), anyOf(snap.Clusters), func(x any) string { return x.(*enroll.Cluster).Key })
+	byKey("enrollment", anyOf(ptrs(c.enrollments)), anyOf(snap.Enrollments), func(x any) string { return x.(*enroll.Enrollment).Key })
 	byKey("artifact", anyOf(ptrs(c.artifacts)), anyOf(snap.Artifacts), func(x any) string { return x.(*Artifact).Digest })
 	check("audit", "ring", c.audit, snap.Audit)
 	check("refusal", "ring", c.refusals, snap.AuditRefusals)
@@ -198,7 +199,7 @@ func TestFieldGuardCatchesAFieldTheCodecDropped(t *testing.T) {
 func TestFillerFillsEveryField(t *testing.T) {
 	f := newFiller(3)
 	for _, x := range []any{fillNew[Task](f), fillNew[Job](f), fillNew[Worker](f), fillNew[Credential](f),
-		fillNew[groups.Group](f), fillNew[Team](f), fillNew[usage.Row](f), fillNew[usage.Total](f), fillNew[Cluster](f), fillNew[Enrollment](f), fillNew[Artifact](f), fillNew[command.AuditEvent](f)} {
+		fillNew[groups.Group](f), fillNew[Team](f), fillNew[usage.Row](f), fillNew[usage.Total](f), fillNew[enroll.Cluster](f), fillNew[enroll.Enrollment](f), fillNew[Artifact](f), fillNew[command.AuditEvent](f)} {
 		if zero := zeroFields("", reflect.ValueOf(x)); len(zero) > 0 {
 			t.Errorf("%T: fields left empty: %v", x, zero)
 		}

@@ -93,13 +93,6 @@ func (c *Credential) clone() Credential {
 	return out
 }
 
-func (c *Cluster) clone() Cluster {
-	out := *c
-	out.CIDRs = slices.Clone(c.CIDRs)
-	out.prefixes = slices.Clone(c.prefixes)
-	return out
-}
-
 func (a *Artifact) clone() Artifact {
 	out := *a
 	out.Holders = slices.Clone(a.Holders)

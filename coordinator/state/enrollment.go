@@ -4,146 +4,55 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"slices"
-	"sort"
 	"strings"
-	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 )
 
-// Cluster is a set of networks allowlisted workers enroll from.
-type Cluster struct {
-	Key       string    `json:"key"`
-	CIDRs     []string  `json:"cidrs"`
-	CreatedAt time.Time `json:"created_at"`
-	CreatedBy string    `json:"created_by,omitempty"`
-	UpdatedAt time.Time `json:"updated_at"`
-
-	prefixes []netip.Prefix
-}
-
-// Enrollment is one allowlist row: pending → enrolled, or revoked at any
-// time (for good).
-type Enrollment struct {
-	Key        string    `json:"key"`
-	ClusterKey string    `json:"cluster_key"`
-	PublicIP   string    `json:"public_ip"`
-	Status     string    `json:"status"`
-	WorkerID   string    `json:"worker_id,omitempty"`
-	CreatedAt  time.Time `json:"created_at"`
-	CreatedBy  string    `json:"created_by,omitempty"`
-	EnrolledAt time.Time `json:"enrolled_at,omitzero"`
-	RevokedAt  time.Time `json:"revoked_at,omitzero"`
-	RevokedBy  string    `json:"revoked_by,omitempty"`
-}
-
-// parsePrefixes parses canonical CIDRs; the handler has checked them, so a
-// failure here means a bad command.
-func parsePrefixes(cidrs []string) ([]netip.Prefix, error) {
-	out := make([]netip.Prefix, 0, len(cidrs))
-	for _, c := range cidrs {
-		p, err := netip.ParsePrefix(c)
-		if err != nil {
-			return nil, fmt.Errorf("%w: cidr %q", ErrInvalid, c)
-		}
-		out = append(out, p.Masked())
-	}
-	return out, nil
-}
-
-func (c *Cluster) contains(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	for _, p := range c.prefixes {
-		if p.Contains(ip) {
-			return true
-		}
-	}
-	return false
-}
+// The enrollment commands: the room (package enroll) keeps the clusters,
+// the allowlist rows and the check; the state creates the enrolled
+// worker, revokes a revoked row's worker and audits each change.
 
 // ContainsSource reports whether the cluster's networks hold ip.
 func (s *Store) ContainsSource(clusterKey string, ip netip.Addr) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	c, ok := s.clusters[clusterKey]
-	return ok && ip.IsValid() && c.contains(ip)
+	return s.allowlist.Contains(clusterKey, ip)
 }
 
-func (s *Store) putCluster(c command.PutCluster) (ClusterOutcome, error) {
-	prefixes, err := parsePrefixes(c.CIDRs)
+func (s *Store) putCluster(c command.PutCluster) (enroll.ClusterOutcome, error) {
+	out, err := s.allowlist.PutCluster(c.ClusterKey, c.CIDRs, c.By, c.Now)
 	if err != nil {
-		return ClusterOutcome{}, err
+		return out, err
 	}
-	if len(prefixes) == 0 {
-		return ClusterOutcome{}, fmt.Errorf("%w: a cluster needs at least one source network", ErrInvalid)
-	}
-	cl, exists := s.clusters[c.ClusterKey]
-	next := &Cluster{Key: c.ClusterKey, CIDRs: slices.Clone(c.CIDRs), CreatedAt: c.Now, CreatedBy: c.By, UpdatedAt: c.Now, prefixes: prefixes}
-	if exists {
-		next.CreatedAt, next.CreatedBy = cl.CreatedAt, cl.CreatedBy
-		var outside []string
-		for _, key := range s.sortedEnrollmentKeys() {
-			e := s.enrollments[key]
-			if e.ClusterKey == c.ClusterKey && e.Status != enrollmentRevoked && !next.contains(netip.MustParseAddr(e.PublicIP)) {
-				outside = append(outside, key)
-			}
-		}
-		if len(outside) > 0 {
-			return ClusterOutcome{}, fmt.Errorf("allowlist rows %s would lie outside cluster %s's networks; revoke them first: %w", strings.Join(outside, ","), c.ClusterKey, ErrConflict)
-		}
-	}
-	s.clusters[c.ClusterKey] = next
 	kind := "cluster.created"
-	if exists {
+	if !out.Created {
 		kind = "cluster.updated"
 	}
 	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: kind, Actor: c.By, Subject: c.ClusterKey, Source: c.Source, Detail: "allowed_source_cidrs " + strings.Join(c.CIDRs, ",")})
-	return ClusterOutcome{Created: !exists, Cluster: next.clone()}, nil
+	return out, nil
 }
 
-// ClusterOutcome is the outcome of PutCluster: the cluster, and whether
-// this command created it (else it replaced its networks).
-type ClusterOutcome struct {
-	Created bool
-	Cluster Cluster
-}
-
-func (s *Store) createEnrollment(c command.CreateEnrollment) (Enrollment, error) {
-	cl, ok := s.clusters[c.ClusterKey]
-	if !ok {
-		return Enrollment{}, fmt.Errorf("cluster %s: %w", c.ClusterKey, ErrNotFound)
-	}
-	ip, err := netip.ParseAddr(c.PublicIP)
+func (s *Store) createEnrollment(c command.CreateEnrollment) (enroll.Enrollment, error) {
+	e, err := s.allowlist.CreateRow(c.ClusterKey, c.ExternalWorkerKey, c.PublicIP, c.By, c.Now)
 	if err != nil {
-		return Enrollment{}, fmt.Errorf("%w: public_ip %q", ErrInvalid, c.PublicIP)
+		return e, err
 	}
-	if !cl.contains(ip) {
-		return Enrollment{}, fmt.Errorf("%w: public_ip %s lies outside cluster %s's allowed_source_cidrs %s", ErrInvalid, c.PublicIP, cl.Key, strings.Join(cl.CIDRs, ","))
-	}
-	if _, dup := s.enrollments[c.ExternalWorkerKey]; dup {
-		return Enrollment{}, fmt.Errorf("allowlist row %s exists (a revoked row stays revoked; use a new key): %w", c.ExternalWorkerKey, ErrConflict)
-	}
-	e := &Enrollment{Key: c.ExternalWorkerKey, ClusterKey: c.ClusterKey, PublicIP: ip.Unmap().String(), Status: enrollmentPending, CreatedAt: c.Now, CreatedBy: c.By}
-	s.enrollments[e.Key] = e
 	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "enrollment.created", Actor: c.By, Subject: e.Key, Source: c.Source, Detail: "cluster " + e.ClusterKey + ", public_ip " + e.PublicIP})
-	return *e, nil
+	return e, nil
 }
 
-func (s *Store) revokeEnrollment(c command.RevokeEnrollment) (Enrollment, error) {
-	e, ok := s.enrollments[c.ExternalWorkerKey]
-	if !ok {
-		return Enrollment{}, fmt.Errorf("allowlist row %s: %w", c.ExternalWorkerKey, ErrNotFound)
+func (s *Store) revokeEnrollment(c command.RevokeEnrollment) (enroll.Enrollment, error) {
+	e, changed, err := s.allowlist.RevokeRow(c.ExternalWorkerKey, c.By, c.Now)
+	if err != nil || !changed {
+		return e, err
 	}
-	if e.Status == enrollmentRevoked {
-		return *e, nil
-	}
-	e.Status, e.RevokedAt, e.RevokedBy = enrollmentRevoked, c.Now, c.By
 	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "enrollment.revoked", Actor: c.By, Subject: e.Key, WorkerID: e.WorkerID, Source: c.Source, Detail: "cluster " + e.ClusterKey})
 	if w, ok := s.workers[e.WorkerID]; ok && w.Status != workerRevoked {
 		s.revokeWorkerLocked(w, c.By, c.Source, "allowlist row "+e.Key+" revoked", c.Now)
 	}
-	return *e, nil
+	return e, nil
 }
 
 // EnrollCheck is what the enroll handler checks before proposing, so that
@@ -153,30 +62,7 @@ func (s *Store) revokeEnrollment(c command.RevokeEnrollment) (Enrollment, error)
 func (s *Store) EnrollCheck(clusterKey, key string, source netip.Addr) (reason string, err error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.enrollCheck(clusterKey, key, source)
-}
-
-func (s *Store) enrollCheck(clusterKey, key string, source netip.Addr) (string, error) {
-	cl, ok := s.clusters[clusterKey]
-	if !ok {
-		return "no such cluster", ErrEnrollmentRefused
-	}
-	e, ok := s.enrollments[key]
-	switch {
-	case !ok:
-		return "no allowlist row for this key", ErrEnrollmentRefused
-	case e.ClusterKey != clusterKey:
-		return "the allowlist row belongs to another cluster", ErrEnrollmentRefused
-	case e.Status == enrollmentRevoked:
-		return "the allowlist row is revoked", ErrEnrollmentRefused
-	case !source.IsValid() || source.Unmap().String() != e.PublicIP:
-		return "source address " + source.String() + " is not the row's public_ip " + e.PublicIP, ErrEnrollmentRefused
-	case !cl.contains(source):
-		return "source address " + source.String() + " is outside the cluster's networks", ErrEnrollmentRefused
-	case e.Status == enrollmentEnrolled:
-		return "the allowlist row is already enrolled as worker " + e.WorkerID, ErrConflict
-	}
-	return "", nil
+	return s.allowlist.Check(clusterKey, key, source)
 }
 
 // refusal is the message a refused enroller gets: it says what must match,
@@ -186,7 +72,7 @@ const refusal = "no allowlist entry matches this cluster key, external worker ke
 func (s *Store) enrollWorker(c command.EnrollWorker) (RegisterOutcome, error) {
 	ev := command.AuditEvent{Time: c.Now, Kind: "enrollment.refused", Subject: c.ExternalWorkerKey, Source: c.SourceIP, Route: "POST /v1/workers/enroll"}
 	source, _ := netip.ParseAddr(c.SourceIP)
-	if reason, err := s.enrollCheck(c.ClusterKey, c.ExternalWorkerKey, source); err != nil {
+	if reason, err := s.allowlist.Check(c.ClusterKey, c.ExternalWorkerKey, source); err != nil {
 		ev.Detail = "cluster " + c.ClusterKey + ": " + reason
 		if errors.Is(err, ErrConflict) {
 			ev.Code = codeConflict
@@ -206,7 +92,7 @@ func (s *Store) enrollWorker(c command.EnrollWorker) (RegisterOutcome, error) {
 	if _, dup := s.credentials[c.Credential.ID]; dup {
 		return RegisterOutcome{}, fmt.Errorf("credential id collision: %w", ErrConflict)
 	}
-	e := s.enrollments[c.ExternalWorkerKey]
+	e, _ := s.allowlist.Row(c.ExternalWorkerKey) // Check found it
 	w := &Worker{
 		ID:           c.WorkerID,
 		Status:       workerReady,
@@ -230,7 +116,7 @@ func (s *Store) enrollWorker(c command.EnrollWorker) (RegisterOutcome, error) {
 	cred.WorkerID = w.ID
 	s.credentials[cred.ID] = &Credential{CredentialRecord: cred}
 	s.putWorker(w) // gangtopology_index.go
-	e.Status, e.WorkerID, e.EnrolledAt = enrollmentEnrolled, w.ID, c.Now
+	s.allowlist.MarkEnrolled(e.Key, w.ID, c.Now)
 	ev.Kind, ev.WorkerID, ev.CredentialID, ev.CredentialKind = "enrollment.accepted", w.ID, cred.ID, kindWorker
 	ev.Detail = "cluster " + e.ClusterKey
 	s.audit.Record(ev)
@@ -249,60 +135,30 @@ func (s *Store) WorkerCluster(workerID string) string {
 	return ""
 }
 
-func (s *Store) sortedEnrollmentKeys() []string {
-	keys := make([]string, 0, len(s.enrollments))
-	for k := range s.enrollments {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // Clusters lists the enrollment clusters by key.
-func (s *Store) Clusters() []Cluster {
+func (s *Store) Clusters() []enroll.Cluster {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	keys := make([]string, 0, len(s.clusters))
-	for k := range s.clusters {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := make([]Cluster, len(keys))
-	for i, k := range keys {
-		out[i] = s.clusters[k].clone()
-	}
-	return out
+	return s.allowlist.Clusters()
 }
 
 // Cluster returns one enrollment cluster.
-func (s *Store) Cluster(key string) (Cluster, error) {
+func (s *Store) Cluster(key string) (enroll.Cluster, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	c, ok := s.clusters[key]
-	if !ok {
-		return Cluster{}, fmt.Errorf("cluster %s: %w", key, ErrNotFound)
-	}
-	return c.clone(), nil
+	return s.allowlist.Cluster(key)
 }
 
 // Enrollments lists the allowlist rows by key.
-func (s *Store) Enrollments() []Enrollment {
+func (s *Store) Enrollments() []enroll.Enrollment {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := []Enrollment{}
-	for _, k := range s.sortedEnrollmentKeys() {
-		out = append(out, *s.enrollments[k])
-	}
-	return out
+	return s.allowlist.Rows()
 }
 
 // Enrollment returns one allowlist row.
-func (s *Store) Enrollment(key string) (Enrollment, error) {
+func (s *Store) Enrollment(key string) (enroll.Enrollment, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	e, ok := s.enrollments[key]
-	if !ok {
-		return Enrollment{}, fmt.Errorf("allowlist row %s: %w", key, ErrNotFound)
-	}
-	return *e, nil
+	return s.allowlist.Row(key)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/cow"
+	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/state/usage"
 	"github.com/gpulayer/gpulayer/internal/testenv"
@@ -259,11 +260,7 @@ func (h *history) next() command.Command {
 			return command.CreateEnrollment{ClusterKey: h.pick([]string{"c1", "c2"}), ExternalWorkerKey: h.id("ext"), PublicIP: "10.1.2.3", By: "admin", Now: now}
 		case 4:
 			id, cluster, key := h.id("w"), "c1", "none"
-			var pending []*Enrollment
-			for _, e := range h.s.enrollments {
-				pending = append(pending, e)
-			}
-			slices.SortFunc(pending, func(a, b *Enrollment) int { return strings.Compare(a.Key, b.Key) })
+			pending := h.s.allowlist.Rows() // by key
 			if len(pending) > 0 {
 				e := pending[h.rng.IntN(len(pending))]
 				cluster, key = e.ClusterKey, e.Key
@@ -388,8 +385,8 @@ func stateDiffs(a, b *Store, now time.Time) []string {
 			"teams":       keyed(c.teams, func(x Team) string { return x.Name }),
 			"usage":       keyed(c.usage, func(x usage.Row) string { return fmt.Sprint(x.Key) }),
 			"totals":      keyed(c.usageTotals, func(x usage.Total) string { return x.Team + "/" + x.Model }),
-			"clusters":    keyed(c.clusters, func(x Cluster) string { return x.Key }),
-			"enrollments": keyed(c.enrollments, func(x Enrollment) string { return x.Key }),
+			"clusters":    keyed(c.clusters, func(x enroll.Cluster) string { return x.Key }),
+			"enrollments": keyed(c.enrollments, func(x enroll.Enrollment) string { return x.Key }),
 			"artifacts":   keyed(c.artifacts, func(x Artifact) string { return x.Digest }),
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/audit"
+	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/state/usage"
 )
@@ -31,8 +32,8 @@ type snapshotV1 struct {
 	Teams               []*Team               `json:"teams,omitempty"`
 	Usage               []*usage.Row          `json:"usage,omitempty"`
 	UsageTotals         []*usage.Total        `json:"usage_totals,omitempty"`
-	Clusters            []*Cluster            `json:"clusters,omitempty"`
-	Enrollments         []*Enrollment         `json:"enrollments,omitempty"`
+	Clusters            []*enroll.Cluster     `json:"clusters,omitempty"`
+	Enrollments         []*enroll.Enrollment  `json:"enrollments,omitempty"`
 	Artifacts           []*Artifact           `json:"artifacts,omitempty"`
 	// Audit is the retained audit log, oldest first; AuditRefusals the
 	// refusal ring (see audit.go), oldest first; AuditSeq the number of the
@@ -133,22 +134,8 @@ func (s *Store) load(snap *snapshotV1) error {
 	if s.usage, err = usage.Restore(snap.Usage, snap.UsageTotals); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	for _, c := range snap.Clusters {
-		if c == nil {
-			return fmt.Errorf("empty cluster: %w", ErrInvalid)
-		}
-		p, err := parsePrefixes(c.CIDRs)
-		if err != nil {
-			return fmt.Errorf("cluster %s: %w", c.Key, err)
-		}
-		c.prefixes = p
-		s.clusters[c.Key] = c
-	}
-	for _, e := range snap.Enrollments {
-		if e == nil {
-			return fmt.Errorf("empty enrollment: %w", ErrInvalid)
-		}
-		s.enrollments[e.Key] = e
+	if s.allowlist, err = enroll.Restore(snap.Clusters, snap.Enrollments); err != nil {
+		return err
 	}
 	for _, a := range snap.Artifacts {
 		if a == nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 	"github.com/gpulayer/gpulayer/coordinator/state/cow"
+	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/state/output"
 	"github.com/gpulayer/gpulayer/coordinator/state/usage"
@@ -74,10 +75,10 @@ type tables struct {
 	groups      *groups.Table
 	teams       map[string]*Team
 	// usage is the GPU accounting ledger (usage.go, package usage).
-	usage       *usage.Ledger
-	clusters    map[string]*Cluster
-	enrollments map[string]*Enrollment
-	artifacts   map[string]*Artifact
+	usage *usage.Ledger
+	// allowlist is the enrollment clusters and rows (package enroll).
+	allowlist *enroll.Table
+	artifacts map[string]*Artifact
 	// audit is the audit log (package audit).
 	audit audit.Log
 	seq   uint64
@@ -127,8 +128,7 @@ func (s *Store) reset() {
 	s.groups = groups.New()
 	s.teams = map[string]*Team{}
 	s.usage = usage.New()
-	s.clusters = map[string]*Cluster{}
-	s.enrollments = map[string]*Enrollment{}
+	s.allowlist = enroll.New()
 	s.artifacts = map[string]*Artifact{}
 	s.audit = audit.Log{}
 	s.openJobs = nil

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -350,7 +351,7 @@ func TestFailedRestoreLeavesStateUntouched(t *testing.T) {
 		{"null worker", withRecord(t, before, recWorker, nil)},
 		{"task output, which belongs in the output section", withRecord(t, before, recLog, map[string]string{"task_id": "x"})},
 		{"finish record without its task", withRecord(t, before, recSubmission, snapSubmission{Key: "j1-a/s9", Submission: Submission{BodyHash: "b"}})},
-		{"cluster with a bad network", withRecord(t, before, recCluster, &Cluster{Key: "lab", CIDRs: []string{"not-a-cidr"}})},
+		{"cluster with a bad network", withRecord(t, before, recCluster, &enroll.Cluster{Key: "lab", CIDRs: []string{"not-a-cidr"}})},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

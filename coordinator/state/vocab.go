@@ -37,10 +37,6 @@ const (
 	originProvider   = "provider"
 	originEnrollment = "enrollment"
 
-	enrollmentPending  = "pending"
-	enrollmentEnrolled = "enrolled"
-	enrollmentRevoked  = "revoked"
-
 	// Error codes an audit event of a refused enrollment carries.
 	codeConflict          = "conflict"
 	codeEnrollmentRefused = "enrollment_refused"

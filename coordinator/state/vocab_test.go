@@ -3,6 +3,7 @@ package state
 import (
 	"testing"
 
+	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -35,9 +36,9 @@ func TestVocabularyIsTheProtocols(t *testing.T) {
 		{originJoin, api.OriginJoin},
 		{originProvider, api.OriginProvider},
 		{originEnrollment, api.OriginEnrollment},
-		{enrollmentPending, api.EnrollmentPending},
-		{enrollmentEnrolled, api.EnrollmentEnrolled},
-		{enrollmentRevoked, api.EnrollmentRevoked},
+		{enroll.Pending, api.EnrollmentPending},
+		{enroll.Enrolled, api.EnrollmentEnrolled},
+		{enroll.Revoked, api.EnrollmentRevoked},
 		{codeConflict, string(api.CodeConflict)},
 		{labelNVLinkDomain, api.LabelNVLinkDomain},
 		{labelSwitch, api.LabelSwitch},
