@@ -9,12 +9,13 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 )
 
 // Credentials is what authentication reads of the replicated state.
 // *state.Store is one.
 type Credentials interface {
-	Credential(id string) (state.Credential, bool)
+	Credential(id string) (creds.Credential, bool)
 	WorkerAuthInfo(id string) (state.WorkerAuth, bool)
 	ContainsSource(clusterKey string, ip netip.Addr) bool
 }
@@ -146,7 +147,7 @@ func bearerToken(values []string) (string, error) {
 }
 
 // unusable is the reason a credential that Check refused is unusable.
-func unusable(cred state.Credential, now time.Time) Reason {
+func unusable(cred creds.Credential, now time.Time) Reason {
 	switch {
 	case cred.Revoked:
 		return ReasonRevoked

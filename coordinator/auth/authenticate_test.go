@@ -9,16 +9,17 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 )
 
 // fakeCreds is the replicated state as authentication reads it.
 type fakeCreds struct {
-	creds    map[string]state.Credential
+	creds    map[string]creds.Credential
 	workers  map[string]state.WorkerAuth
 	networks map[string]netip.Prefix
 }
 
-func (f fakeCreds) Credential(id string) (state.Credential, bool) { c, ok := f.creds[id]; return c, ok }
+func (f fakeCreds) Credential(id string) (creds.Credential, bool) { c, ok := f.creds[id]; return c, ok }
 func (f fakeCreds) WorkerAuthInfo(id string) (state.WorkerAuth, bool) {
 	w, ok := f.workers[id]
 	return w, ok
@@ -28,21 +29,21 @@ func (f fakeCreds) ContainsSource(key string, ip netip.Addr) bool {
 	return ok && p.Contains(ip)
 }
 
-func mint(t *testing.T, f fakeCreds, prefix string, rec command.CredentialRecord) (string, *state.Credential) {
+func mint(t *testing.T, f fakeCreds, prefix string, rec command.CredentialRecord) (string, *creds.Credential) {
 	t.Helper()
 	m, err := Mint(prefix)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec.ID, rec.Hash = m.Token.ID, m.Token.Hash()
-	c := state.Credential{CredentialRecord: rec}
+	c := creds.Credential{CredentialRecord: rec}
 	f.creds[rec.ID] = c
 	return m.Token.String(), &c
 }
 
 func TestAuthenticateDecides(t *testing.T) {
 	now := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
-	f := fakeCreds{creds: map[string]state.Credential{}, workers: map[string]state.WorkerAuth{}, networks: map[string]netip.Prefix{"lab": netip.MustParsePrefix("10.0.0.0/8")}}
+	f := fakeCreds{creds: map[string]creds.Credential{}, workers: map[string]state.WorkerAuth{}, networks: map[string]netip.Prefix{"lab": netip.MustParsePrefix("10.0.0.0/8")}}
 	client, _ := mint(t, f, "glc", command.CredentialRecord{Kind: "client", Name: "alice", Roles: []string{RoleSubmit}})
 	expired, _ := mint(t, f, "glc", command.CredentialRecord{Kind: "client", Name: "old", ExpiresAt: now.Add(-time.Minute)})
 	join, _ := mint(t, f, "glj", command.CredentialRecord{Kind: "join", Name: "j", MaxUses: 1})

@@ -10,6 +10,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 	"github.com/gpulayer/gpulayer/coordinator/view"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -206,11 +207,11 @@ func (s *Server) mintToken(w http.ResponseWriter, r *http.Request, prefix string
 // proposeToken stores a minted token's record (its id and the secret's
 // hash, never the secret) through Raft. Every token creation, single
 // sign-on's included, goes through it.
-func (s *Server) proposeToken(r *http.Request, minted auth.Minted, rec command.CredentialRecord) (state.Credential, error) {
+func (s *Server) proposeToken(r *http.Request, minted auth.Minted, rec command.CredentialRecord) (creds.Credential, error) {
 	rec.ID, rec.Hash = minted.Token.ID, minted.Hash
-	tok, err := state.Propose[state.Credential](r.Context(), s.propose, command.CreateToken{Credential: rec, Source: sourceString(r), Now: rec.CreatedAt})
+	tok, err := state.Propose[creds.Credential](r.Context(), s.propose, command.CreateToken{Credential: rec, Source: sourceString(r), Now: rec.CreatedAt})
 	if err != nil {
-		return state.Credential{}, err
+		return creds.Credential{}, err
 	}
 	s.log.Info("token created", "credential_id", rec.ID, "kind", rec.Kind, "name", rec.Name, "by", rec.CreatedBy)
 	return tok, nil
@@ -281,7 +282,7 @@ func (s *Server) revokeToken(w http.ResponseWriter, r *http.Request, p auth.Prin
 	if err := emptyBody(r); err != nil {
 		return err
 	}
-	tok, err := state.Propose[state.Credential](r.Context(), s.propose, command.RevokeToken{TokenID: id, By: p.Name, Source: sourceString(r), Now: s.now()})
+	tok, err := state.Propose[creds.Credential](r.Context(), s.propose, command.RevokeToken{TokenID: id, By: p.Name, Source: sourceString(r), Now: s.now()})
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/cow"
+	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/state/usage"
@@ -43,7 +44,7 @@ type Capture struct {
 	seq                 uint64
 	auditSeq            uint64
 
-	credentials []Credential
+	credentials []creds.Credential
 	workers     []Worker
 	jobs        cow.Frozen[*Job]
 	jobOrder    []string
@@ -79,11 +80,11 @@ func (s *Store) Capture() *Capture {
 // is charged with marking work, which under the locks stalls the writes.
 func (s *Store) newCapture() *Capture {
 	s.mu.RLock()
-	nw, nc := len(s.workers), len(s.credentials)
+	nw, nc := len(s.workers), s.credentials.Len()
 	s.mu.RUnlock()
 	return &Capture{
 		workers:     make([]Worker, 0, nw+nw/8+16), // room for some registered meanwhile
-		credentials: make([]Credential, 0, nc+nc/8+16),
+		credentials: make([]creds.Credential, 0, nc+nc/8+16),
 	}
 }
 
@@ -106,9 +107,7 @@ func (s *Store) captureLocked(c *Capture) {
 		nodes:               maps.Clone(s.nodes),
 	}
 	c.audit, c.refusals, c.auditSeq = s.audit.Frozen()
-	for _, x := range s.credentials {
-		c.credentials = append(c.credentials, *x)
-	}
+	c.credentials = s.credentials.AppendTo(c.credentials)
 	for _, x := range s.workers {
 		c.workers = append(c.workers, *x)
 		c.workers[len(c.workers)-1].active = nil

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-msgpack/v2/codec"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/state/mprecord"
@@ -125,7 +126,7 @@ func (c *Capture) encode(w io.Writer) error {
 	}
 	s := newRecordStream(w)
 	s.put(recMeta, snapMeta{BootstrapGeneration: c.bootstrapGeneration, Seq: c.seq, AuditSeq: c.auditSeq})
-	for _, x := range sortedBy(c.credentials, func(x *Credential) string { return x.ID }) {
+	for _, x := range sortedBy(c.credentials, func(x *creds.Credential) string { return x.ID }) {
 		putRecord(s, recCredential, credentialCodec, x)
 	}
 	for _, x := range sortedBy(c.workers, func(x *Worker) string { return x.ID }) {

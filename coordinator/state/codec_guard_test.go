@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/cow"
+	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/state/mprecord"
@@ -32,7 +33,7 @@ func filledCapture(f *filler) *Capture {
 	jobs, tasks := cow.New[*Job](), cow.New[*Task]()
 	subs, idem := cow.New[*Submission](), cow.New[string]()
 	for range 2 {
-		c.credentials = append(c.credentials, *fillNew[Credential](f))
+		c.credentials = append(c.credentials, *fillNew[creds.Credential](f))
 		w := fillNew[Worker](f)
 		c.workers = append(c.workers, *w)
 		j := fillNew[Job](f)
@@ -89,7 +90,7 @@ func snapshotDiffs(t *testing.T, c *Capture) []string {
 			check(what, key(want[i]), want[i], got[i])
 		}
 	}
-	byKey("credential", anyOf(ptrs(c.credentials)), anyOf(snap.Credentials), func(x any) string { return x.(*Credential).ID })
+	byKey("credential", anyOf(ptrs(c.credentials)), anyOf(snap.Credentials), func(x any) string { return x.(*creds.Credential).ID })
 	byKey("worker", anyOf(ptrs(c.workers)), anyOf(snap.Workers), func(x any) string { return x.(*Worker).ID })
 	byKey("job", anyOf(valuesOf(&c.jobs)), anyOf(snap.Jobs), func(x any) string { return x.(*Job).ID })
 	byKey("task", anyOf(valuesOf(&c.tasks)), anyOf(snap.Tasks), func(x any) string { return x.(*Task).ID })
@@ -198,7 +199,7 @@ func TestFieldGuardCatchesAFieldTheCodecDropped(t *testing.T) {
 // pass by comparing zero with zero.
 func TestFillerFillsEveryField(t *testing.T) {
 	f := newFiller(3)
-	for _, x := range []any{fillNew[Task](f), fillNew[Job](f), fillNew[Worker](f), fillNew[Credential](f),
+	for _, x := range []any{fillNew[Task](f), fillNew[Job](f), fillNew[Worker](f), fillNew[creds.Credential](f),
 		fillNew[groups.Group](f), fillNew[Team](f), fillNew[usage.Row](f), fillNew[usage.Total](f), fillNew[enroll.Cluster](f), fillNew[enroll.Enrollment](f), fillNew[Artifact](f), fillNew[command.AuditEvent](f)} {
 		if zero := zeroFields("", reflect.ValueOf(x)); len(zero) > 0 {
 			t.Errorf("%T: fields left empty: %v", x, zero)

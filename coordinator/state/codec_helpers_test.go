@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/go-msgpack/v2/codec"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 	"github.com/gpulayer/gpulayer/coordinator/state/mprecord"
 )
 
@@ -147,7 +148,7 @@ func (w testWriter) appendJob(b []byte, j *Job) ([]byte, error) {
 func (w testWriter) appendWorker(b []byte, x *Worker) ([]byte, error) {
 	return workerCodec.Append(w.w, b, x)
 }
-func (w testWriter) appendCredential(b []byte, c *Credential) ([]byte, error) {
+func (w testWriter) appendCredential(b []byte, c *creds.Credential) ([]byte, error) {
 	return credentialCodec.Append(w.w, b, c)
 }
 func (w testWriter) appendAudit(b []byte, ev *command.AuditEvent) []byte {
@@ -156,7 +157,7 @@ func (w testWriter) appendAudit(b []byte, ev *command.AuditEvent) []byte {
 }
 func (d *recordReader) job(body []byte) (*Job, bool)       { return jobCodec.Decode(d.Reader, body) }
 func (d *recordReader) worker(body []byte) (*Worker, bool) { return workerCodec.Decode(d.Reader, body) }
-func (d *recordReader) credential(body []byte) (*Credential, bool) {
+func (d *recordReader) credential(body []byte) (*creds.Credential, bool) {
 	return credentialCodec.Decode(d.Reader, body)
 }
 

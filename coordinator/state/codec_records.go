@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 	"github.com/gpulayer/gpulayer/coordinator/state/mprecord"
 )
 
@@ -169,27 +170,27 @@ var deviceCodec = mprecord.New(
 // A credential's record is the stored record's fields and the
 // credential's own, in one map.
 var credentialCodec = mprecord.New(
-	mprecord.Time("created_at", func(c *Credential) *time.Time { return &c.CreatedAt }),
-	mprecord.Str("created_by", func(c *Credential) *string { return &c.CreatedBy }, mprecord.OmitEmpty|mprecord.Interned),
-	mprecord.Time("expires_at", func(c *Credential) *time.Time { return &c.ExpiresAt }),
-	mprecord.Strings("gpu_models", func(c *Credential) *[]string { return &c.GPUModels }, mprecord.OmitEmpty|mprecord.Interned),
-	mprecord.Strings("groups", func(c *Credential) *[]string { return &c.Groups }, mprecord.OmitEmpty|mprecord.Interned),
-	mprecord.Str("hash", func(c *Credential) *string { return &c.Hash }, mprecord.Always),
-	mprecord.Str("id", func(c *Credential) *string { return &c.ID }, mprecord.Always),
-	mprecord.Str("instance_id", func(c *Credential) *string { return &c.InstanceID }, mprecord.OmitEmpty),
-	mprecord.Str("kind", func(c *Credential) *string { return &c.Kind }, mprecord.Interned),
-	mprecord.Nested("labels", func(c *Credential) (any, bool) { return c.Labels, len(c.Labels) > 0 }),
-	mprecord.Time("last_used_at", func(c *Credential) *time.Time { return &c.LastUsedAt }),
-	mprecord.Int("max_uses", func(c *Credential) *int { return &c.MaxUses }, mprecord.OmitEmpty),
-	mprecord.Str("name", func(c *Credential) *string { return &c.Name }, mprecord.Always),
-	mprecord.Bool("requires_approval", func(c *Credential) *bool { return &c.RequiresApproval }, mprecord.OmitEmpty),
-	mprecord.Bool("revoked", func(c *Credential) *bool { return &c.Revoked }, mprecord.OmitEmpty),
-	mprecord.Time("revoked_at", func(c *Credential) *time.Time { return &c.RevokedAt }),
-	mprecord.Str("revoked_by", func(c *Credential) *string { return &c.RevokedBy }, mprecord.OmitEmpty|mprecord.Interned),
-	mprecord.Strings("roles", func(c *Credential) *[]string { return &c.Roles }, mprecord.OmitEmpty|mprecord.Interned),
-	mprecord.Str("team", func(c *Credential) *string { return &c.Team }, mprecord.OmitEmpty|mprecord.Interned),
-	mprecord.Int("uses", func(c *Credential) *int { return &c.Uses }, mprecord.OmitEmpty),
-	mprecord.Str("worker_id", func(c *Credential) *string { return &c.WorkerID }, mprecord.OmitEmpty),
+	mprecord.Time("created_at", func(c *creds.Credential) *time.Time { return &c.CreatedAt }),
+	mprecord.Str("created_by", func(c *creds.Credential) *string { return &c.CreatedBy }, mprecord.OmitEmpty|mprecord.Interned),
+	mprecord.Time("expires_at", func(c *creds.Credential) *time.Time { return &c.ExpiresAt }),
+	mprecord.Strings("gpu_models", func(c *creds.Credential) *[]string { return &c.GPUModels }, mprecord.OmitEmpty|mprecord.Interned),
+	mprecord.Strings("groups", func(c *creds.Credential) *[]string { return &c.Groups }, mprecord.OmitEmpty|mprecord.Interned),
+	mprecord.Str("hash", func(c *creds.Credential) *string { return &c.Hash }, mprecord.Always),
+	mprecord.Str("id", func(c *creds.Credential) *string { return &c.ID }, mprecord.Always),
+	mprecord.Str("instance_id", func(c *creds.Credential) *string { return &c.InstanceID }, mprecord.OmitEmpty),
+	mprecord.Str("kind", func(c *creds.Credential) *string { return &c.Kind }, mprecord.Interned),
+	mprecord.Nested("labels", func(c *creds.Credential) (any, bool) { return c.Labels, len(c.Labels) > 0 }),
+	mprecord.Time("last_used_at", func(c *creds.Credential) *time.Time { return &c.LastUsedAt }),
+	mprecord.Int("max_uses", func(c *creds.Credential) *int { return &c.MaxUses }, mprecord.OmitEmpty),
+	mprecord.Str("name", func(c *creds.Credential) *string { return &c.Name }, mprecord.Always),
+	mprecord.Bool("requires_approval", func(c *creds.Credential) *bool { return &c.RequiresApproval }, mprecord.OmitEmpty),
+	mprecord.Bool("revoked", func(c *creds.Credential) *bool { return &c.Revoked }, mprecord.OmitEmpty),
+	mprecord.Time("revoked_at", func(c *creds.Credential) *time.Time { return &c.RevokedAt }),
+	mprecord.Str("revoked_by", func(c *creds.Credential) *string { return &c.RevokedBy }, mprecord.OmitEmpty|mprecord.Interned),
+	mprecord.Strings("roles", func(c *creds.Credential) *[]string { return &c.Roles }, mprecord.OmitEmpty|mprecord.Interned),
+	mprecord.Str("team", func(c *creds.Credential) *string { return &c.Team }, mprecord.OmitEmpty|mprecord.Interned),
+	mprecord.Int("uses", func(c *creds.Credential) *int { return &c.Uses }, mprecord.OmitEmpty),
+	mprecord.Str("worker_id", func(c *creds.Credential) *string { return &c.WorkerID }, mprecord.OmitEmpty),
 )
 
 type auditEvent = command.AuditEvent

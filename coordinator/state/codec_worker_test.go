@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 )
 
 // randomWorker is a worker whose fields, devices included, are set or
@@ -64,9 +65,9 @@ func randomWorker(rng *rand.Rand) *Worker {
 
 // randomCredential is a credential whose fields are set or left empty at
 // random.
-func randomCredential(rng *rand.Rand) *Credential {
+func randomCredential(rng *rand.Rand) *creds.Credential {
 	t, u := randomTask(rng), randomTask(rng)
-	c := &Credential{Revoked: t.LogCut, RevokedAt: t.LeaseExpiresAt, RevokedBy: u.State, Uses: t.Index, LastUsedAt: u.CreatedAt}
+	c := &creds.Credential{Revoked: t.LogCut, RevokedAt: t.LeaseExpiresAt, RevokedBy: u.State, Uses: t.Index, LastUsedAt: u.CreatedAt}
 	c.ID, c.Kind, c.Name, c.Roles, c.Hash = t.ID, t.State, t.JobID, t.Devices, u.ID
 	c.CreatedAt, c.ExpiresAt, c.WorkerID, c.CreatedBy, c.MaxUses = t.CreatedAt, t.UpdatedAt, t.WorkerID, t.SubmittedBy, u.Index
 	c.RequiresApproval, c.Groups, c.GPUModels, c.InstanceID = t.CancelRequested, u.Devices, t.Devices, u.Reason
@@ -87,8 +88,8 @@ func TestWorkerRecordBytesMatchTheCodec(t *testing.T) {
 		}
 		return nested
 	})
-	matchesTheCodec(t, credentialCodec, 2000, 400, func() *Credential { return randomCredential(rng) },
-		func(c *Credential) bool { return len(c.Labels) > 0 })
+	matchesTheCodec(t, credentialCodec, 2000, 400, func() *creds.Credential { return randomCredential(rng) },
+		func(c *creds.Credential) bool { return len(c.Labels) > 0 })
 }
 
 // Audit records too; none nests a value.

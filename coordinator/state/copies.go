@@ -2,7 +2,6 @@ package state
 
 import (
 	"bytes"
-	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -82,15 +81,6 @@ func (s *Store) workerRecord(w *Worker) WorkerRecord {
 	sort.Strings(running)
 	c := w.clone()
 	return WorkerRecord{Worker: c, RunningTasks: running, Groups: s.groups.Of(w.ID), Unapproved: unapproved(w)}
-}
-
-func (c *Credential) clone() Credential {
-	out := *c
-	out.Roles = slices.Clone(c.Roles)
-	out.Groups = slices.Clone(c.Groups)
-	out.Labels = maps.Clone(c.Labels)
-	out.GPUModels = slices.Clone(c.GPUModels)
-	return out
 }
 
 func (a *Artifact) clone() Artifact {

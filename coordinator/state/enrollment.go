@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 )
 
@@ -89,7 +90,7 @@ func (s *Store) enrollWorker(c command.EnrollWorker) (RegisterOutcome, error) {
 	if c.Credential.ID == "" || c.Credential.Hash == "" {
 		return RegisterOutcome{}, fmt.Errorf("%w: enroll without credential", ErrInvalid)
 	}
-	if _, dup := s.credentials[c.Credential.ID]; dup {
+	if s.credentials.Has(c.Credential.ID) {
 		return RegisterOutcome{}, fmt.Errorf("credential id collision: %w", ErrConflict)
 	}
 	e, _ := s.allowlist.Row(c.ExternalWorkerKey) // Check found it
@@ -114,10 +115,10 @@ func (s *Store) enrollWorker(c command.EnrollWorker) (RegisterOutcome, error) {
 	}
 	cred := c.Credential
 	cred.WorkerID = w.ID
-	s.credentials[cred.ID] = &Credential{CredentialRecord: cred}
+	s.credentials.Put(cred)
 	s.putWorker(w) // gangtopology_index.go
 	s.allowlist.MarkEnrolled(e.Key, w.ID, c.Now)
-	ev.Kind, ev.WorkerID, ev.CredentialID, ev.CredentialKind = "enrollment.accepted", w.ID, cred.ID, kindWorker
+	ev.Kind, ev.WorkerID, ev.CredentialID, ev.CredentialKind = "enrollment.accepted", w.ID, cred.ID, creds.KindWorker
 	ev.Detail = "cluster " + e.ClusterKey
 	s.audit.Record(ev)
 	s.markPending()

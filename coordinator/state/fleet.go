@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 )
 
 // Fleet control: a worker is drained (no new task; its tasks go on until
@@ -191,7 +192,7 @@ func (s *Store) forgetIfDone(w *Worker, now time.Time) {
 		return
 	}
 	s.dropWorker(w, now)
-	s.audit.Record(command.AuditEvent{Time: now, Kind: "worker.deregistered", WorkerID: w.ID, CredentialID: w.CredentialID, CredentialKind: kindWorker, Subject: w.ID})
+	s.audit.Record(command.AuditEvent{Time: now, Kind: "worker.deregistered", WorkerID: w.ID, CredentialID: w.CredentialID, CredentialKind: creds.KindWorker, Subject: w.ID})
 }
 
 // attemptsUsed counts the attempts that count against a task's max

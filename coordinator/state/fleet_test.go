@@ -174,7 +174,7 @@ func TestDeregisterForgetsOnceIdle(t *testing.T) {
 	if _, err := s.Worker("w1"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("after its last task: %v, want not found", err)
 	}
-	if _, ok := s.credentials["cred-w1"]; ok {
+	if s.credentials.Has("cred-w1") {
 		t.Fatal("the credential outlived its worker")
 	}
 	if g, _ := s.Group("g"); len(g.Group.Members) != 0 {

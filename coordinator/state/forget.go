@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 )
 
 // An admin forgets a worker that is dead (offline), revoked or was never
@@ -29,7 +30,7 @@ func (s *Store) forgetWorker(c command.ForgetWorker) (WorkerRecord, error) {
 	}
 	rec := s.workerRecord(w)
 	s.dropWorker(w, c.Now)
-	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "worker.forgotten", Actor: c.By, WorkerID: w.ID, CredentialID: w.CredentialID, CredentialKind: kindWorker,
+	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "worker.forgotten", Actor: c.By, WorkerID: w.ID, CredentialID: w.CredentialID, CredentialKind: creds.KindWorker,
 		Subject: w.ID, Source: c.Source, Detail: "was " + w.Status})
 	return rec, nil
 }
@@ -39,7 +40,7 @@ func (s *Store) forgetWorker(c command.ForgetWorker) (WorkerRecord, error) {
 // so that a worker registered later under the same id inherits nothing.
 // The caller records why in the audit log.
 func (s *Store) dropWorker(w *Worker, now time.Time) {
-	delete(s.credentials, w.CredentialID)
+	s.credentials.Delete(w.CredentialID)
 	delete(s.workers, w.ID)
 	s.groups.DropWorker(w.ID, now)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 )
 
 // reissueWorker replaces a worker's credential. The old credential is
@@ -23,21 +24,16 @@ func (s *Store) reissueWorker(c command.ReissueWorker) (WorkerRecord, error) {
 	if c.Credential.ID == "" || c.Credential.Hash == "" {
 		return WorkerRecord{}, fmt.Errorf("%w: reissue without credential", ErrInvalid)
 	}
-	if _, dup := s.credentials[c.Credential.ID]; dup {
+	if s.credentials.Has(c.Credential.ID) {
 		return WorkerRecord{}, fmt.Errorf("credential id collision: %w", ErrConflict)
 	}
-	if old, ok := s.credentials[w.CredentialID]; ok {
-		old.Revoked = true
-	}
 	old := w.CredentialID
-	if prev, ok := s.credentials[old]; ok {
-		prev.RevokedAt, prev.RevokedBy = c.Now, c.By
-	}
+	s.credentials.Revoke(old, c.By, c.Now)
 	cred := c.Credential
 	cred.WorkerID = w.ID
-	s.credentials[cred.ID] = &Credential{CredentialRecord: cred}
+	s.credentials.Put(cred)
 	w.CredentialID = cred.ID
-	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "worker.reissued", Actor: c.By, WorkerID: w.ID, CredentialID: cred.ID, CredentialKind: kindWorker, Subject: w.ID, Source: c.Source, Detail: "replaces credential " + old})
+	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "worker.reissued", Actor: c.By, WorkerID: w.ID, CredentialID: cred.ID, CredentialKind: creds.KindWorker, Subject: w.ID, Source: c.Source, Detail: "replaces credential " + old})
 	return s.workerRecord(w), nil
 }
 
@@ -60,10 +56,8 @@ func (s *Store) revokeWorker(c command.RevokeWorker) (WorkerRecord, error) {
 // are requeued or ended. why is added to the audit event.
 func (s *Store) revokeWorkerLocked(w *Worker, by, source, why string, now time.Time) {
 	w.Status = workerRevoked
-	if cred, ok := s.credentials[w.CredentialID]; ok {
-		cred.Revoked, cred.RevokedAt, cred.RevokedBy = true, now, by
-	}
-	s.audit.Record(command.AuditEvent{Time: now, Kind: "worker.revoked", Actor: by, WorkerID: w.ID, CredentialID: w.CredentialID, CredentialKind: kindWorker, Subject: w.ID, Source: source, Detail: why})
+	s.credentials.Revoke(w.CredentialID, by, now)
+	s.audit.Record(command.AuditEvent{Time: now, Kind: "worker.revoked", Actor: by, WorkerID: w.ID, CredentialID: w.CredentialID, CredentialKind: creds.KindWorker, Subject: w.ID, Source: source, Detail: why})
 	held := make([]string, 0, len(w.active))
 	for id := range w.active {
 		held = append(held, id)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 )
 
 // A restored snapshot replaces the state whole, and the commands applied
@@ -22,7 +24,7 @@ import (
 
 // known vocabularies.
 var (
-	credentialKinds = []string{kindClient, kindJoin, kindInstance, kindWorker}
+	credentialKinds = []string{creds.KindClient, creds.KindJoin, creds.KindInstance, creds.KindWorker}
 	workerStatuses  = []string{workerPending, workerReady, workerOffline, workerRevoked, workerDraining, workerStopping}
 	taskStates      = []string{taskPending, taskAssigned, taskRunning, taskSucceeded, taskFailed, taskCancelled}
 )
@@ -52,7 +54,7 @@ func (s *Store) checkCredentials(snap *snapshotV1) error {
 			return fmt.Errorf("credential %s is of unknown kind %q", c.ID, c.Kind)
 		case c.Hash == "":
 			return fmt.Errorf("credential %s has no hash", c.ID)
-		case c.Kind == kindWorker && c.WorkerID == "":
+		case c.Kind == creds.KindWorker && c.WorkerID == "":
 			return fmt.Errorf("worker credential %s names no worker", c.ID)
 		}
 	}

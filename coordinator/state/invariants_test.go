@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 )
 
 // consistent is a state with a task running (j1-a on w1), one pending
@@ -57,9 +58,9 @@ var contradictions = []struct {
 	{"job sequence past the store's", func(s *Store) { s.jobs.Get("j2").Seq = 1 << 40 }, "job j2 has sequence 1099511627776, past the store's"},
 	{"jobs out of order", func(s *Store) { s.jobs.Get("j2").Seq = 1 }, "job j2 has sequence 1, not after the job before it"},
 	{"idempotency key naming a job the snapshot lacks", func(s *Store) { s.idempotency.Set("admin/gone", "j9") }, `idempotency key "admin/gone" names job j9, which the snapshot lacks`},
-	{"credential of an unknown kind", func(s *Store) { s.credentials["adm"].Kind = "root" }, `credential adm is of unknown kind "root"`},
-	{"credential without a hash", func(s *Store) { s.credentials["adm"].Hash = "" }, "credential adm has no hash"},
-	{"worker credential naming no worker", func(s *Store) { s.credentials["cred-w1"].WorkerID = "" }, "worker credential cred-w1 names no worker"},
+	{"credential of an unknown kind", func(s *Store) { mustCred(s, "adm").Kind = "root" }, `credential adm is of unknown kind "root"`},
+	{"credential without a hash", func(s *Store) { mustCred(s, "adm").Hash = "" }, "credential adm has no hash"},
+	{"worker credential naming no worker", func(s *Store) { mustCred(s, "cred-w1").WorkerID = "" }, "worker credential cred-w1 names no worker"},
 	{"worker in an unknown status", func(s *Store) { s.workers["w1"].Status = "root" }, `worker w1 is in unknown status "root"`},
 }
 
@@ -126,4 +127,13 @@ func TestApplyRefusesInsteadOfPanicking(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mustCred is the stored credential id, to corrupt in place.
+func mustCred(s *Store, id string) *creds.Credential {
+	c, ok := s.credentials.Get(id)
+	if !ok {
+		panic("no credential " + id)
+	}
+	return c
 }

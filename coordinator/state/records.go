@@ -7,17 +7,6 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/command"
 )
 
-// Credential is a stored credential: a hash, never a secret.
-type Credential struct {
-	command.CredentialRecord
-	Revoked   bool      `json:"revoked,omitempty"`
-	RevokedAt time.Time `json:"revoked_at,omitzero"`
-	RevokedBy string    `json:"revoked_by,omitempty"`
-	// Uses counts registrations redeemed with a join or instance token.
-	Uses       int       `json:"uses,omitempty"`
-	LastUsedAt time.Time `json:"last_used_at,omitzero"`
-}
-
 // Worker is a registered worker.
 type Worker struct {
 	ID           string            `json:"id"`

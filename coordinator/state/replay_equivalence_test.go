@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/cow"
+	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/state/usage"
@@ -195,12 +196,11 @@ func (h *history) next() command.Command {
 		return command.CreateToken{Credential: command.CredentialRecord{ID: id, Kind: "client", Name: id, Roles: []string{"submit"}, Hash: "h-" + id, CreatedAt: now, CreatedBy: "admin", Team: h.team()}, Now: now}
 	case k < 91:
 		var toks []string
-		for id, c := range h.s.credentials {
-			if strings.HasPrefix(id, "tok") && !c.Revoked {
+		for _, id := range h.s.credentials.IDs() { // sorted
+			if c, _ := h.s.credentials.Get(id); strings.HasPrefix(id, "tok") && !c.Revoked {
 				toks = append(toks, id)
 			}
 		}
-		slices.Sort(toks)
 		return command.RevokeToken{TokenID: h.pick(toks), By: "admin", Now: now}
 	case k < 93:
 		d := fmt.Sprintf("%064x", h.rng.IntN(8))
@@ -379,7 +379,7 @@ func stateDiffs(a, b *Store, now time.Time) []string {
 	// The small tables, by key: their order in a capture is the maps'.
 	small := func(c *Capture) map[string]any {
 		return map[string]any{
-			"credentials": keyed(c.credentials, func(x Credential) string { return x.ID }),
+			"credentials": keyed(c.credentials, func(x creds.Credential) string { return x.ID }),
 			"workers":     keyed(c.workers, func(x Worker) string { return x.ID }),
 			"groups":      keyed(c.groups, func(x groups.Group) string { return x.ID }),
 			"teams":       keyed(c.teams, func(x Team) string { return x.Name }),

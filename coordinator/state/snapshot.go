@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/audit"
+	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/state/usage"
@@ -21,7 +22,7 @@ type snapshotV1 struct {
 	Version             int                   `json:"version"`
 	BootstrapGeneration int                   `json:"bootstrap_generation"`
 	Seq                 uint64                `json:"seq"`
-	Credentials         []*Credential         `json:"credentials"`
+	Credentials         []*creds.Credential   `json:"credentials"`
 	Workers             []*Worker             `json:"workers"`
 	Jobs                []*Job                `json:"jobs"`
 	Tasks               []*Task               `json:"tasks"`
@@ -104,11 +105,9 @@ func (s *Store) Restore(r io.Reader) error {
 func (s *Store) load(snap *snapshotV1) error {
 	s.bootstrapGeneration = snap.BootstrapGeneration
 	s.seq = snap.Seq
-	for _, c := range snap.Credentials {
-		if c == nil || s.credentials[c.ID] != nil {
-			return fmt.Errorf("credential listed twice or empty: %w", ErrInvalid)
-		}
-		s.credentials[c.ID] = c
+	var err error
+	if s.credentials, err = creds.Restore(snap.Credentials); err != nil {
+		return err
 	}
 	for _, w := range snap.Workers {
 		if w == nil || s.workers[w.ID] != nil {
@@ -118,7 +117,6 @@ func (s *Store) load(snap *snapshotV1) error {
 		approveLegacy(w)
 		s.putWorker(w) // gangtopology_index.go
 	}
-	var err error
 	if s.groups, err = groups.Restore(snap.Groups); err != nil {
 		return err
 	}

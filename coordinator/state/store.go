@@ -8,6 +8,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 	"github.com/gpulayer/gpulayer/coordinator/state/cow"
+	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/state/output"
@@ -61,7 +62,7 @@ type Store struct {
 // the previous state as it was.
 type tables struct {
 	bootstrapGeneration int
-	credentials         map[string]*Credential
+	credentials         *creds.Table
 	workers             map[string]*Worker
 	jobs                *cow.Map[*Job]
 	jobOrder            []string
@@ -115,7 +116,7 @@ func NewWithOutput(out output.Store) *Store {
 
 func (s *Store) reset() {
 	s.bootstrapGeneration = 0
-	s.credentials = map[string]*Credential{}
+	s.credentials = creds.New()
 	s.workers = map[string]*Worker{}
 	s.topo = newTopoNames()
 	s.jobs = cow.New[*Job]()

@@ -128,14 +128,7 @@ func (s *Store) deleteTeam(c command.DeleteTeam) (TeamRecord, error) {
 		return TeamRecord{}, fmt.Errorf("team %s has %d unfinished jobs; cancel them or wait for them to end: %w", c.Name, n, ErrConflict)
 	}
 	rec := s.teamRecord(t)
-	var revoked []string
-	for _, id := range s.sortedCredentialIDs() {
-		cred := s.credentials[id]
-		if cred.Kind == kindClient && command.TeamOf(cred.Team) == c.Name && !cred.Revoked {
-			cred.Revoked, cred.RevokedAt, cred.RevokedBy = true, c.Now, c.By
-			revoked = append(revoked, id)
-		}
-	}
+	revoked := s.credentials.RevokeClientsOf(c.Name, c.By, c.Now)
 	delete(s.teams, c.Name)
 	detail := "no client token"
 	if len(revoked) > 0 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/audit"
+	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 )
 
 func teamSettings(weight, quota int64) command.TeamSettings {
@@ -102,8 +103,8 @@ func TestTeamWritesRefused(t *testing.T) {
 		{"delete a team with an unfinished job", command.DeleteTeam{Name: "vision"}, ErrConflict},
 		{"delete an unknown team", command.DeleteTeam{Name: "nope"}, ErrNotFound},
 		{"submit in an unknown team", inTeam(submit("k", 1, 0), "nope"), ErrNotFound},
-		{"a client token in an unknown team", command.CreateToken{Credential: command.CredentialRecord{ID: "t1", Kind: kindClient, Name: "n", Hash: "h", Team: "nope"}}, ErrNotFound},
-		{"a join token in a team", command.CreateToken{Credential: command.CredentialRecord{ID: "t2", Kind: kindJoin, Name: "n", Hash: "h", Team: "vision"}}, ErrInvalid},
+		{"a client token in an unknown team", command.CreateToken{Credential: command.CredentialRecord{ID: "t1", Kind: creds.KindClient, Name: "n", Hash: "h", Team: "nope"}}, ErrNotFound},
+		{"a join token in a team", command.CreateToken{Credential: command.CredentialRecord{ID: "t2", Kind: creds.KindJoin, Name: "n", Hash: "h", Team: "vision"}}, ErrInvalid},
 	}
 	for _, c := range cases {
 		before := snapshotOf(t, s)
@@ -122,7 +123,7 @@ func TestTeamWritesRefused(t *testing.T) {
 func TestDeleteTeamRevokesItsTokens(t *testing.T) {
 	s := New()
 	tok := func(id, team string) command.CreateToken {
-		return command.CreateToken{Credential: command.CredentialRecord{ID: id, Kind: kindClient, Name: id, Roles: []string{"submit"}, Hash: "h-" + id, Team: team}, Now: at(1)}
+		return command.CreateToken{Credential: command.CredentialRecord{ID: id, Kind: creds.KindClient, Name: id, Roles: []string{"submit"}, Hash: "h-" + id, Team: team}, Now: at(1)}
 	}
 	mustApply(t, s, command.CreateTeam{Name: "vision", Settings: teamSettings(100, 0), Now: at(1)},
 		tok("a", "vision"), tok("b", ""), inTeam(submit("j", 1, 0), "vision"),

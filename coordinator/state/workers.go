@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 )
 
 // RegisterOutcome is the outcome of RegisterWorker and EnrollWorker: the
@@ -23,20 +24,20 @@ func (s *Store) registerWorker(c command.RegisterWorker) (RegisterOutcome, error
 	if c.Credential.ID == "" || c.Credential.Hash == "" {
 		return RegisterOutcome{}, fmt.Errorf("%w: register without credential", ErrInvalid)
 	}
-	if _, dup := s.credentials[c.Credential.ID]; dup {
+	if s.credentials.Has(c.Credential.ID) {
 		return RegisterOutcome{}, fmt.Errorf("credential id collision: %w", ErrConflict)
 	}
 	status := workerReady
 	labels := c.Labels
-	var token *Credential
+	var token *creds.Credential
 	if c.TokenID != "" {
-		if cred, ok := s.credentials[c.TokenID]; ok {
+		if cred, ok := s.credentials.Get(c.TokenID); ok {
 			if d, pinned := outsideModels(c.Devices, cred.GPUModels); pinned {
 				return RegisterOutcome{}, fmt.Errorf("join token %s admits GPU models %s, and this worker reports %q: %w", cred.ID, strings.Join(cred.GPUModels, ", "), d.Name, ErrForbidden)
 			}
 		}
 		var err error
-		if token, err = s.redeem(c.TokenID, c.Origin, c.InstanceID, c.Now); err != nil {
+		if token, err = s.credentials.Redeem(c.TokenID, c.Origin == originProvider, c.InstanceID, c.Now); err != nil {
 			return RegisterOutcome{}, err
 		}
 		if token.RequiresApproval {
@@ -68,7 +69,7 @@ func (s *Store) registerWorker(c command.RegisterWorker) (RegisterOutcome, error
 	}
 	cred := c.Credential
 	cred.WorkerID = c.WorkerID
-	s.credentials[cred.ID] = &Credential{CredentialRecord: cred}
+	s.credentials.Put(cred)
 	s.putWorker(w) // gangtopology_index.go
 	detail := "status " + status
 	if token != nil {
@@ -80,7 +81,7 @@ func (s *Store) registerWorker(c command.RegisterWorker) (RegisterOutcome, error
 			detail += ", groups no longer present " + strings.Join(missing, ",")
 		}
 	}
-	ev := command.AuditEvent{Time: c.Now, Kind: "worker.registered", Actor: c.RegisteredBy, WorkerID: w.ID, Subject: cred.ID, CredentialKind: kindWorker, Source: c.Source, Detail: detail}
+	ev := command.AuditEvent{Time: c.Now, Kind: "worker.registered", Actor: c.RegisteredBy, WorkerID: w.ID, Subject: cred.ID, CredentialKind: creds.KindWorker, Source: c.Source, Detail: detail}
 	if token != nil {
 		ev.CredentialID, ev.CredentialKind = token.ID, token.Kind
 	}
@@ -258,7 +259,7 @@ func (s *Store) AdmittedModels(workerID string) []string {
 	if !ok || w.TokenID == "" {
 		return nil
 	}
-	if cred, ok := s.credentials[w.TokenID]; ok {
+	if cred, ok := s.credentials.Get(w.TokenID); ok {
 		return slices.Clone(cred.GPUModels)
 	}
 	return nil

@@ -2,12 +2,12 @@ package view
 
 import (
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
 // Token renders a client, join or instance token: never its hash.
-func Token(c state.Credential) api.TokenInfo {
+func Token(c creds.Credential) api.TokenInfo {
 	labels := c.Labels
 	if len(labels) == 0 {
 		labels = nil
@@ -36,13 +36,13 @@ func Token(c state.Credential) api.TokenInfo {
 }
 
 // Tokens renders a list of tokens, in its order.
-func Tokens(cs []state.Credential) []api.TokenInfo {
+func Tokens(cs []creds.Credential) []api.TokenInfo {
 	return each(cs, Token)
 }
 
 // tokenTeam names a client token's team (default for one from before
 // teams); other kinds belong to none.
-func tokenTeam(c state.Credential) string {
+func tokenTeam(c creds.Credential) string {
 	if c.Kind != api.TokenKindClient {
 		return ""
 	}
