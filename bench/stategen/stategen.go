@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -68,7 +69,7 @@ func Build(o Options) (*state.Store, error) {
 		return nil, err
 	}
 	for _, team := range o.Teams {
-		if err := apply(command.CreateTeam{Name: team, Settings: command.TeamSettings{WeightCenti: state.DefaultWeightCenti}, By: "admin", Now: t0}); err != nil {
+		if err := apply(command.CreateTeam{Name: team, Settings: command.TeamSettings{WeightCenti: teams.DefaultWeightCenti}, By: "admin", Now: t0}); err != nil {
 			return nil, fmt.Errorf("team %s: %w", team, err)
 		}
 	}

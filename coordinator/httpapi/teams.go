@@ -9,6 +9,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 	"github.com/gpulayer/gpulayer/coordinator/view"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -52,7 +53,7 @@ func (s *Server) createTeam(w http.ResponseWriter, r *http.Request, p auth.Princ
 	if err := validateTeamName("name", req.Name); err != nil {
 		return err
 	}
-	set := command.TeamSettings{WeightCenti: state.DefaultWeightCenti}
+	set := command.TeamSettings{WeightCenti: teams.DefaultWeightCenti}
 	var err error
 	if req.Weight != nil {
 		if set.WeightCenti, err = weightCenti(*req.Weight); err != nil {
@@ -181,13 +182,13 @@ func (s *Server) updateTeam(w http.ResponseWriter, r *http.Request, p auth.Princ
 }
 
 // artifactQuotaBytes checks a team's artifact quota: nil (none) or 0 to
-// state.MaxTeamArtifactBytes.
+// teams.MaxArtifactBytes.
 func artifactQuotaBytes(n *int64) (*int64, error) {
 	if n == nil {
 		return nil, nil
 	}
-	if *n < 0 || *n > state.MaxTeamArtifactBytes {
-		return nil, invalidf("quota.artifact_bytes must be from 0 to %d", int64(state.MaxTeamArtifactBytes))
+	if *n < 0 || *n > teams.MaxArtifactBytes {
+		return nil, invalidf("quota.artifact_bytes must be from 0 to %d", int64(teams.MaxArtifactBytes))
 	}
 	v := *n
 	return &v, nil

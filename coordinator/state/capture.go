@@ -10,6 +10,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
+	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 	"github.com/gpulayer/gpulayer/coordinator/state/usage"
 )
 
@@ -50,7 +51,7 @@ type Capture struct {
 	jobOrder    []string
 	tasks       cow.Frozen[*Task]
 	groups      []groups.Group
-	teams       []Team
+	teams       []teams.Team
 	usage       []usage.Row
 	usageTotals []usage.Total
 	clusters    []enroll.Cluster
@@ -100,7 +101,6 @@ func (s *Store) captureLocked(c *Capture) {
 		jobs:                s.jobs.Freeze(),
 		jobOrder:            s.jobOrder[:len(s.jobOrder):len(s.jobOrder)],
 		tasks:               s.tasks.Freeze(),
-		teams:               make([]Team, 0, len(s.teams)),
 		artifacts:           make([]Artifact, 0, len(s.artifacts)),
 		submissions:         s.submissions.Freeze(),
 		idempotency:         s.idempotency.Freeze(),
@@ -114,9 +114,7 @@ func (s *Store) captureLocked(c *Capture) {
 	}
 	s.gen.Add(1) // the tasks are shared from here on: ownTask copies one before it changes
 	c.groups = s.groups.Copies()
-	for _, x := range s.teams {
-		c.teams = append(c.teams, x.clone())
-	}
+	c.teams = s.teams.Copies()
 	c.usage, c.usageTotals = s.usage.Rows(), s.usage.Totals()
 	c.clusters, c.enrollments = s.allowlist.Clusters(), s.allowlist.Rows()
 	for _, x := range s.artifacts {

@@ -18,6 +18,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/state/mprecord"
+	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 )
 
 // A snapshot (format version 3) is a fixed header, the magic then one
@@ -172,7 +173,7 @@ func (c *Capture) encode(w io.Writer) error {
 	for _, x := range sortedBy(c.groups, func(x *groups.Group) string { return x.ID }) {
 		s.put(recGroup, x)
 	}
-	for _, x := range sortedBy(c.teams, func(x *Team) string { return x.Name }) {
+	for _, x := range sortedBy(c.teams, func(x *teams.Team) string { return x.Name }) {
 		s.put(recTeam, x)
 	}
 	for i := range c.usage { // sorted (usage.Ledger.Rows)

@@ -16,6 +16,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/state/mprecord"
+	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 	"github.com/gpulayer/gpulayer/coordinator/state/usage"
 )
 
@@ -47,7 +48,7 @@ func filledCapture(f *filler) *Capture {
 		idem.Set(*fillNew[string](f), j.ID)
 		c.nodes[*fillNew[string](f)] = *fillNew[string](f)
 		c.groups = append(c.groups, *fillNew[groups.Group](f))
-		c.teams = append(c.teams, *fillNew[Team](f))
+		c.teams = append(c.teams, *fillNew[teams.Team](f))
 		c.usage = append(c.usage, *fillNew[usage.Row](f))
 		c.usageTotals = append(c.usageTotals, *fillNew[usage.Total](f))
 		c.clusters = append(c.clusters, *fillNew[enroll.Cluster](f))
@@ -97,7 +98,7 @@ func snapshotDiffs(t *testing.T, c *Capture) []string {
 	byKey("group", anyOf(ptrs(c.groups)), anyOf(snap.Groups), func(x any) string { return x.(*groups.Group).ID })
 	byKey("usage", anyOf(ptrs(c.usage)), anyOf(snap.Usage), func(x any) string { return fmt.Sprint(x.(*usage.Row).Key) })
 	byKey("usage total", anyOf(ptrs(c.usageTotals)), anyOf(snap.UsageTotals), func(x any) string { u := x.(*usage.Total); return u.Team + "/" + u.Model })
-	byKey("team", anyOf(ptrs(c.teams)), anyOf(snap.Teams), func(x any) string { return x.(*Team).Name })
+	byKey("team", anyOf(ptrs(c.teams)), anyOf(snap.Teams), func(x any) string { return x.(*teams.Team).Name })
 	byKey("cluster", anyOf(ptrs(c.clusters)), anyOf(snap.Clusters), func(x any) string { return x.(*enroll.Cluster).Key })
 	byKey("enrollment", anyOf(ptrs(c.enrollments)), anyOf(snap.Enrollments), func(x any) string { return x.(*enroll.Enrollment).Key })
 	byKey("artifact", anyOf(ptrs(c.artifacts)), anyOf(snap.Artifacts), func(x any) string { return x.(*Artifact).Digest })
@@ -200,7 +201,7 @@ func TestFieldGuardCatchesAFieldTheCodecDropped(t *testing.T) {
 func TestFillerFillsEveryField(t *testing.T) {
 	f := newFiller(3)
 	for _, x := range []any{fillNew[Task](f), fillNew[Job](f), fillNew[Worker](f), fillNew[creds.Credential](f),
-		fillNew[groups.Group](f), fillNew[Team](f), fillNew[usage.Row](f), fillNew[usage.Total](f), fillNew[enroll.Cluster](f), fillNew[enroll.Enrollment](f), fillNew[Artifact](f), fillNew[command.AuditEvent](f)} {
+		fillNew[groups.Group](f), fillNew[teams.Team](f), fillNew[usage.Row](f), fillNew[usage.Total](f), fillNew[enroll.Cluster](f), fillNew[enroll.Enrollment](f), fillNew[Artifact](f), fillNew[command.AuditEvent](f)} {
 		if zero := zeroFields("", reflect.ValueOf(x)); len(zero) > 0 {
 			t.Errorf("%T: fields left empty: %v", x, zero)
 		}

@@ -73,7 +73,7 @@ func (s *Store) createToken(c command.CreateToken) (creds.Credential, error) {
 		return creds.Credential{}, fmt.Errorf("%w: only a client token belongs to a team", ErrInvalid)
 	}
 	if rec.Kind == creds.KindClient {
-		if _, ok := s.team(command.TeamOf(rec.Team)); !ok {
+		if _, ok := s.teams.Get(command.TeamOf(rec.Team)); !ok {
 			return creds.Credential{}, fmt.Errorf("team %s: %w", rec.Team, ErrNotFound)
 		}
 		if id, taken := s.credentials.LiveClientNamed(rec.Name, c.Now); taken {

@@ -1,7 +1,10 @@
 package state_test
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gpulayer/gpulayer/internal/archtest"
@@ -21,4 +24,61 @@ var forbidden = []string{
 func TestStateImportsNoWireViews(t *testing.T) {
 	archtest.Forbid(t, ".", 10, func(p string) bool { return slices.Contains(forbidden, p) },
 		"state returns domain records, coordinator/view renders them")
+}
+
+// rooms are the state's rooms (docs/architecture.md) and what each may
+// import of the project's packages besides nothing: a room knows no other
+// room, only the state's value types (command), its sentinel errors
+// (stateerr) and an internal helper, so that the state declares its
+// tables on the rooms and never the other way round.
+var rooms = map[string][]string{
+	"audit":    {command, stateerr},
+	"cow":      nil,
+	"creds":    {command, stateerr},
+	"enroll":   {stateerr},
+	"groups":   {command, stateerr},
+	"mprecord": nil,
+	"output":   {"github.com/gpulayer/gpulayer/internal/countw"},
+	"stateerr": nil,
+	"teams":    {command, stateerr},
+	"usage":    nil,
+}
+
+const (
+	command  = "github.com/gpulayer/gpulayer/coordinator/command"
+	stateerr = "github.com/gpulayer/gpulayer/coordinator/state/stateerr"
+)
+
+// TestRoomsImportNoOtherRoom holds every room to its list, and finds no
+// package below state that the list forgets.
+func TestRoomsImportNoOtherRoom(t *testing.T) {
+	entries, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if _, listed := rooms[e.Name()]; e.IsDir() && !listed && hasGo(t, e.Name()) {
+			t.Errorf("package state/%s is not listed among the rooms", e.Name())
+		}
+	}
+	for room, allowed := range rooms {
+		t.Run(room, func(t *testing.T) {
+			archtest.Isolated(t, room, 1, "state/"+room+" is a room of the state's; the state imports it, never the other way round", allowed...)
+		})
+	}
+}
+
+// hasGo reports whether dir holds a non-test Go file.
+func hasGo(t *testing.T, dir string) bool {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range m {
+		if !strings.HasSuffix(f, "_test.go") {
+			return true
+		}
+	}
+	return false
 }

@@ -70,7 +70,7 @@ func (s *Store) submitJob(c command.SubmitJob) (SubmitOutcome, error) {
 	if err := s.targetExists(c.Spec.Target); err != nil {
 		return SubmitOutcome{}, err
 	}
-	if _, ok := s.team(command.TeamOf(c.Team)); !ok {
+	if _, ok := s.teams.Get(command.TeamOf(c.Team)); !ok {
 		return SubmitOutcome{}, fmt.Errorf("team %s: %w", c.Team, ErrNotFound)
 	}
 	if err := s.checkDependencies(c, count); err != nil {

@@ -48,7 +48,7 @@ func (s *Store) newPreemptRound() *preemptRound {
 // quotaOf is a team's guaranteed quota in hundredths of a GPU (a team
 // gone since counts none).
 func (s *Store) quotaOf(team string) int64 {
-	if t, ok := s.team(team); ok {
+	if t, ok := s.teams.Get(team); ok {
 		return t.Settings.QuotaCentiGPUs
 	}
 	return 0

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 )
 
 // Why a task some live worker could run waits in the queue: its team has
@@ -23,7 +24,7 @@ func (s *Store) queueReason(j *Job) string {
 	if ahead := s.teamAhead(team); ahead != "" {
 		a, me := s.shareOf(ahead), s.shareOf(team)
 		return fmt.Sprintf("fair share: behind team %s (%s GPUs in use at weight %s; team %s %s at weight %s)",
-			ahead, centi(a.CentiGPUsInUse), centi(a.WeightCenti), team, centi(me.CentiGPUsInUse), centi(me.WeightCenti))
+			ahead, teams.Centi(a.CentiGPUsInUse), teams.Centi(a.WeightCenti), team, teams.Centi(me.CentiGPUsInUse), teams.Centi(me.WeightCenti))
 	}
 	if h := s.holdFor(time.Time{}); h != nil && h.jobID != j.ID {
 		return holdReason(h, s.jobNamedFor(h.jobID, team))

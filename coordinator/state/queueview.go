@@ -40,7 +40,7 @@ func (s *Store) Queue(team string, limit int) ([]TeamQueue, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if team != "" {
-		if _, ok := s.team(team); !ok {
+		if _, ok := s.teams.Get(team); !ok {
 			return nil, fmt.Errorf("team %s: %w", team, ErrNotFound)
 		}
 	}

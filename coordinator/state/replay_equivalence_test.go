@@ -15,6 +15,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
+	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 	"github.com/gpulayer/gpulayer/coordinator/state/usage"
 	"github.com/gpulayer/gpulayer/internal/testenv"
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -382,7 +383,7 @@ func stateDiffs(a, b *Store, now time.Time) []string {
 			"credentials": keyed(c.credentials, func(x creds.Credential) string { return x.ID }),
 			"workers":     keyed(c.workers, func(x Worker) string { return x.ID }),
 			"groups":      keyed(c.groups, func(x groups.Group) string { return x.ID }),
-			"teams":       keyed(c.teams, func(x Team) string { return x.Name }),
+			"teams":       keyed(c.teams, func(x teams.Team) string { return x.Name }),
 			"usage":       keyed(c.usage, func(x usage.Row) string { return fmt.Sprint(x.Key) }),
 			"totals":      keyed(c.usageTotals, func(x usage.Total) string { return x.Team + "/" + x.Model }),
 			"clusters":    keyed(c.clusters, func(x enroll.Cluster) string { return x.Key }),
@@ -498,7 +499,7 @@ func (h *history) team() string {
 	if h.rng.IntN(8) == 0 {
 		return h.pick([]string{"", "t-gone"})
 	}
-	return h.pick(append([]string{command.DefaultTeam}, slices.Sorted(maps.Keys(h.s.teams))...))
+	return h.pick(h.s.teams.Names()) // default among them
 }
 
 // teamCommand creates, changes or deletes a team (deleting one with

@@ -12,6 +12,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
+	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 	"github.com/gpulayer/gpulayer/coordinator/state/usage"
 )
 
@@ -30,7 +31,7 @@ type snapshotV1 struct {
 	Idempotency         map[string]string     `json:"idempotency"`
 	Nodes               map[string]string     `json:"nodes"`
 	Groups              []*groups.Group       `json:"groups,omitempty"`
-	Teams               []*Team               `json:"teams,omitempty"`
+	Teams               []*teams.Team         `json:"teams,omitempty"`
 	Usage               []*usage.Row          `json:"usage,omitempty"`
 	UsageTotals         []*usage.Total        `json:"usage_totals,omitempty"`
 	Clusters            []*enroll.Cluster     `json:"clusters,omitempty"`
@@ -120,14 +121,8 @@ func (s *Store) load(snap *snapshotV1) error {
 	if s.groups, err = groups.Restore(snap.Groups); err != nil {
 		return err
 	}
-	for _, t := range snap.Teams {
-		if t == nil || s.teams[t.Name] != nil {
-			return fmt.Errorf("team listed twice or empty: %w", ErrInvalid)
-		}
-		if err := checkTeamSettings(t.Settings); err != nil {
-			return fmt.Errorf("team %s: %w", t.Name, err)
-		}
-		s.teams[t.Name] = t
+	if s.teams, err = teams.Restore(snap.Teams); err != nil {
+		return err
 	}
 	if s.usage, err = usage.Restore(snap.Usage, snap.UsageTotals); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalid, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/state/output"
+	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 	"github.com/gpulayer/gpulayer/coordinator/state/usage"
 )
 
@@ -74,7 +75,7 @@ type tables struct {
 	idempotency *cow.Map[string]
 	nodes       map[string]string
 	groups      *groups.Table
-	teams       map[string]*Team
+	teams       *teams.Table
 	// usage is the GPU accounting ledger (usage.go, package usage).
 	usage *usage.Ledger
 	// allowlist is the enrollment clusters and rows (package enroll).
@@ -127,7 +128,7 @@ func (s *Store) reset() {
 	s.idempotency = cow.New[string]()
 	s.nodes = map[string]string{}
 	s.groups = groups.New()
-	s.teams = map[string]*Team{}
+	s.teams = teams.New()
 	s.usage = usage.New()
 	s.allowlist = enroll.New()
 	s.artifacts = map[string]*Artifact{}

@@ -84,7 +84,7 @@ func (s *Store) artifactBytesByTeam() map[string]int64 {
 func (s *Store) TeamArtifactRoom(team string) (used, limit int64, limited bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	t, ok := s.team(command.TeamOf(team))
+	t, ok := s.teams.Get(command.TeamOf(team))
 	if !ok || t.Settings.ArtifactQuotaBytes == nil {
 		return 0, 0, false
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 )
 
 func teamBytes(t *testing.T, s *Store, team string) int64 {
@@ -80,7 +81,7 @@ func TestTeamArtifactQuotaBounds(t *testing.T) {
 	mustApply(t, s, command.CreateTeam{Name: "ml", Settings: teamSettings(100, 0), By: "admin", Now: at(0)})
 	for _, c := range []command.Command{
 		command.UpdateTeam{Name: "ml", ArtifactQuotaBytes: ptr(int64(-1)), By: "admin", Now: at(1)},
-		command.UpdateTeam{Name: "ml", ArtifactQuotaBytes: ptr(int64(MaxTeamArtifactBytes + 1)), By: "admin", Now: at(1)},
+		command.UpdateTeam{Name: "ml", ArtifactQuotaBytes: ptr(int64(teams.MaxArtifactBytes + 1)), By: "admin", Now: at(1)},
 		command.UpdateTeam{Name: "ml", ArtifactQuotaBytes: ptr(int64(5)), ClearArtifactQuota: true, By: "admin", Now: at(1)},
 	} {
 		if r := apply(t, s, c); r.Err() == nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 )
 
 // Team room. A team's quota is guaranteed; past it the team may borrow
@@ -83,8 +84,8 @@ type teamLimits struct {
 // before an admin set it, or one deleted since its jobs were submitted)
 // has no quota, no borrow limit and weight 1.
 func (s *Store) limitsOf(team string) teamLimits {
-	l := teamLimits{name: team, weight: DefaultWeightCenti}
-	t, ok := s.team(team)
+	l := teamLimits{name: team, weight: teams.DefaultWeightCenti}
+	t, ok := s.teams.Get(team)
 	if !ok {
 		return l
 	}
@@ -115,10 +116,10 @@ func (l teamLimits) roomReason(inUse, need int64, preemptible bool) string {
 		return ""
 	case !preemptible && inUse+need > l.quota:
 		return fmt.Sprintf("team %s at its quota for jobs that may not be preempted: %s of %s GPUs in use, the task needs %s",
-			l.name, centi(inUse), centi(l.quota), centi(need))
+			l.name, teams.Centi(inUse), teams.Centi(l.quota), teams.Centi(need))
 	case preemptible && l.bounded && inUse+need > l.ceiling:
 		return fmt.Sprintf("team %s at its quota: %s of %s GPUs in use, borrow limit %s, the task needs %s",
-			l.name, centi(inUse), centi(l.quota), centi(l.ceiling-l.quota), centi(need))
+			l.name, teams.Centi(inUse), teams.Centi(l.quota), teams.Centi(l.ceiling-l.quota), teams.Centi(need))
 	}
 	return ""
 }

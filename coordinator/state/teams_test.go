@@ -8,6 +8,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 	"github.com/gpulayer/gpulayer/coordinator/state/creds"
+	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 )
 
 func teamSettings(weight, quota int64) command.TeamSettings {
@@ -25,7 +26,7 @@ func inTeam(c command.SubmitJob, team string) command.SubmitJob {
 func TestTeamLifecycle(t *testing.T) {
 	s := New()
 	ts := s.Teams()
-	if len(ts) != 1 || ts[0].Team.Name != command.DefaultTeam || ts[0].Team.Settings.WeightCenti != DefaultWeightCenti {
+	if len(ts) != 1 || ts[0].Team.Name != command.DefaultTeam || ts[0].Team.Settings.WeightCenti != teams.DefaultWeightCenti {
 		t.Fatalf("a fresh store's teams: %+v", ts)
 	}
 	limit := int64(400)
@@ -84,7 +85,7 @@ func TestTeamWritesRefused(t *testing.T) {
 	s := New()
 	mustApply(t, s, command.CreateTeam{Name: "vision", Settings: teamSettings(100, 0), Now: at(1)},
 		register("w1", "GPU-1"), inTeam(submit("j", 1, 1), "vision"))
-	neg, huge := int64(-1), int64(MaxTeamCentiGPUs+1)
+	neg, huge := int64(-1), int64(teams.MaxCentiGPUs+1)
 	cases := []struct {
 		name string
 		cmd  command.Command
@@ -93,7 +94,7 @@ func TestTeamWritesRefused(t *testing.T) {
 		{"create an existing team", command.CreateTeam{Name: "vision", Settings: teamSettings(100, 0)}, ErrConflict},
 		{"create default", command.CreateTeam{Name: command.DefaultTeam, Settings: teamSettings(100, 0)}, ErrConflict},
 		{"zero weight", command.CreateTeam{Name: "a", Settings: teamSettings(0, 0)}, ErrInvalid},
-		{"weight past the bound", command.CreateTeam{Name: "a", Settings: teamSettings(MaxTeamWeightCenti+1, 0)}, ErrInvalid},
+		{"weight past the bound", command.CreateTeam{Name: "a", Settings: teamSettings(teams.MaxWeightCenti+1, 0)}, ErrInvalid},
 		{"negative quota", command.CreateTeam{Name: "a", Settings: teamSettings(100, -1)}, ErrInvalid},
 		{"negative borrow limit", command.CreateTeam{Name: "a", Settings: command.TeamSettings{WeightCenti: 100, BorrowLimitCenti: &neg}}, ErrInvalid},
 		{"quota past the bound", command.UpdateTeam{Name: "vision", QuotaCentiGPUs: &huge}, ErrInvalid},

@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 )
 
 // gpuMiB is each simulated GPU's memory; a 1g.10gb MIG instance has
@@ -25,7 +25,7 @@ func (sm *Sim) setup() error {
 	for _, t := range sm.tr.Teams {
 		st := command.TeamSettings{WeightCenti: centiOf(t.Weight), QuotaCentiGPUs: centiOf(t.QuotaGPUs)}
 		if t.Weight == 0 {
-			st.WeightCenti = state.DefaultWeightCenti
+			st.WeightCenti = teams.DefaultWeightCenti
 		}
 		if t.BorrowLimit != nil {
 			v := centiOf(*t.BorrowLimit)

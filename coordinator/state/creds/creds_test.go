@@ -8,7 +8,6 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/stateerr"
-	"github.com/gpulayer/gpulayer/internal/archtest"
 )
 
 var now = time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
@@ -92,9 +91,4 @@ func TestRevocations(t *testing.T) {
 	if _, err := Restore([]*Credential{{CredentialRecord: rec("x", KindClient)}, {CredentialRecord: rec("x", KindJoin)}}); !errors.Is(err, stateerr.ErrInvalid) {
 		t.Fatalf("a credential twice: %v", err)
 	}
-}
-
-func TestCredsImportNoOtherRoom(t *testing.T) {
-	archtest.Isolated(t, ".", 1, "creds is a table of the state's; the state applies its commands",
-		"github.com/gpulayer/gpulayer/coordinator/command", "github.com/gpulayer/gpulayer/coordinator/state/stateerr")
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/state/stateerr"
-	"github.com/gpulayer/gpulayer/internal/archtest"
 )
 
 var now = time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
@@ -77,9 +76,4 @@ func TestRestoreParsesNetworks(t *testing.T) {
 	if _, err := Restore([]*Cluster{{Key: "lab", CIDRs: []string{"not-a-cidr"}}}, nil); !errors.Is(err, stateerr.ErrInvalid) {
 		t.Fatalf("a bad network: %v", err)
 	}
-}
-
-func TestEnrollImportsNoOtherRoom(t *testing.T) {
-	archtest.Isolated(t, ".", 1, "enroll is a table of the state's; the state applies its commands",
-		"github.com/gpulayer/gpulayer/coordinator/state/stateerr")
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/stateerr"
-	"github.com/gpulayer/gpulayer/internal/archtest"
 )
 
 var now = time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
@@ -82,9 +81,4 @@ func TestRestore(t *testing.T) {
 	if _, err := Restore([]*Group{gs[0], gs[0]}); !errors.Is(err, stateerr.ErrInvalid) {
 		t.Fatalf("a group twice: %v", err)
 	}
-}
-
-func TestGroupsImportNoOtherRoom(t *testing.T) {
-	archtest.Isolated(t, ".", 1, "groups is a table of the state's; the state applies its commands",
-		"github.com/gpulayer/gpulayer/coordinator/command", "github.com/gpulayer/gpulayer/coordinator/state/stateerr")
 }

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"testing"
 	"time"
-
-	"github.com/gpulayer/gpulayer/internal/archtest"
 )
 
 var t0 = time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
@@ -104,9 +102,4 @@ func TestRestoreRefusesDuplicates(t *testing.T) {
 	if err != nil || len(l.Rows()) != 1 || l.Totals()[0] != *tot {
 		t.Fatalf("restore: %v %+v %+v", err, l.Rows(), l.Totals())
 	}
-}
-
-// The ledger knows no other room: the state adds to it.
-func TestUsageImportsNoOtherRoom(t *testing.T) {
-	archtest.Isolated(t, ".", 2, "usage is the GPU ledger; the state adds each attempt's time to it")
 }
