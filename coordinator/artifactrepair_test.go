@@ -18,7 +18,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator"
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
-	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/artifacts"
 	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
@@ -62,11 +62,11 @@ func uploadToTwo(t *testing.T, body []byte) (*coordinatortest.Cluster, string, *
 }
 
 // record is the artifact's record on the current leader's replica.
-func record(t *testing.T, c *coordinatortest.Cluster, d string) state.Artifact {
+func record(t *testing.T, c *coordinatortest.Cluster, d string) artifacts.Artifact {
 	t.Helper()
 	l := c.Leader()
 	if l == nil || l.Server() == nil {
-		return state.Artifact{}
+		return artifacts.Artifact{}
 	}
 	a, _ := l.Server().Store().Artifact(d)
 	return a

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/blob"
-	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/artifacts"
 )
 
 const (
@@ -91,7 +91,7 @@ func (c *Checker) Check(ctx context.Context) CheckOutcome {
 // inspect reports what is wrong with this coordinator's copy of a:
 // ReasonMissing, ReasonDamaged, or "" when nothing is, or nothing can be
 // told now (the disk did not answer; hashing left for a later check).
-func (c *Checker) inspect(a state.Artifact, budget *int64, out *CheckOutcome) string {
+func (c *Checker) inspect(a artifacts.Artifact, budget *int64, out *CheckOutcome) string {
 	log, blobs := c.r.log, c.r.blobs
 	size, mod, err := blobs.Stat(a.Digest)
 	switch {
@@ -135,7 +135,7 @@ func (c *Checker) inspect(a state.Artifact, budget *int64, out *CheckOutcome) st
 // holder and, verified on this disk, this coordinator is recorded again.
 // When the record cannot be changed now (no leader), the fetch still
 // runs: a node listed for bytes it has again keeps no lie.
-func (c *Checker) repair(ctx context.Context, a state.Artifact, problem string, out *CheckOutcome) {
+func (c *Checker) repair(ctx context.Context, a artifacts.Artifact, problem string, out *CheckOutcome) {
 	r := c.r
 	self := r.peers.Self()
 	if problem == ReasonMissing {

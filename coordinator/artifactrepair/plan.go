@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/artifacts"
 )
 
 // Plan picks, among records (in digest order), the artifacts that have
@@ -15,9 +15,9 @@ import (
 // An artifact without a live holder cannot be copied: it is counted in
 // lost. more reports whether the bounds left some out. It reads nothing
 // but its arguments.
-func Plan(records []state.Artifact, self string, members []string, reachable func(string) bool, after string, limit int, maxBytes int64) (plan []Replication, lost int, more bool) {
+func Plan(records []artifacts.Artifact, self string, members []string, reachable func(string) bool, after string, limit int, maxBytes int64) (plan []Replication, lost int, more bool) {
 	need := min(2, len(members))
-	start, _ := slices.BinarySearchFunc(records, after, func(a state.Artifact, d string) int { return strings.Compare(a.Digest, d) })
+	start, _ := slices.BinarySearchFunc(records, after, func(a artifacts.Artifact, d string) int { return strings.Compare(a.Digest, d) })
 	if start < len(records) && records[start].Digest == after {
 		start++
 	}

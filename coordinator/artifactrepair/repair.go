@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/artifacts"
 )
 
 // Why a holder is added or dropped (SetArtifactHolder.Reason).
@@ -38,8 +39,8 @@ type Blobs interface {
 
 // Records is what repairs read of the replicated state (*state.Store).
 type Records interface {
-	ArtifactsHeldBy(node string) []state.Artifact
-	ArtifactRecords() []state.Artifact
+	ArtifactsHeldBy(node string) []artifacts.Artifact
+	ArtifactRecords() []artifacts.Artifact
 	NodeHTTPAddr(node string) string
 }
 
@@ -82,7 +83,7 @@ func New(blobs Blobs, records Records, peers Peers, propose state.Proposer, now 
 
 // record proposes that node holds d (or not), as the leader does.
 func (r *Repair) record(ctx context.Context, node, d string, size int64, held bool, reason string) error {
-	_, err := state.Propose[state.ArtifactOutcome](ctx, r.propose, command.SetArtifactHolder{
+	_, err := state.Propose[artifacts.Outcome](ctx, r.propose, command.SetArtifactHolder{
 		Digest: d, NodeID: node, Held: held, Size: size, Reason: reason, By: Actor, Now: r.now(),
 	})
 	if errors.Is(err, state.ErrNotFound) {

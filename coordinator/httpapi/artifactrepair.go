@@ -18,6 +18,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/blob"
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/artifacts"
 	"github.com/gpulayer/gpulayer/coordinator/view"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -168,7 +169,7 @@ func (s *Server) putArtifactHolder(w http.ResponseWriter, r *http.Request, _ aut
 	if id != s.cluster.ID() && !slices.Contains(others, id) {
 		return newError(api.CodeNotFound, "no coordinator %s in the Raft configuration", shortQuote(id))
 	}
-	out, err := state.Propose[state.ArtifactOutcome](r.Context(), s.propose, command.SetArtifactHolder{
+	out, err := state.Propose[artifacts.Outcome](r.Context(), s.propose, command.SetArtifactHolder{
 		Digest: d, NodeID: id, Held: req.Held, Size: req.Size, Reason: req.Reason, By: artifactrepair.Actor, Now: s.now(),
 	})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/blob"
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/artifacts"
 	"github.com/gpulayer/gpulayer/coordinator/view"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -84,7 +85,7 @@ func (s *Server) putArtifact(w http.ResponseWriter, r *http.Request, p auth.Prin
 		if proved {
 			rec.WorkerID = p.WorkerID
 		}
-		out, err := state.Propose[state.ArtifactOutcome](r.Context(), s.propose, rec)
+		out, err := state.Propose[artifacts.Outcome](r.Context(), s.propose, rec)
 		if err != nil {
 			return err
 		}
@@ -127,7 +128,7 @@ func (s *Server) putArtifact(w http.ResponseWriter, r *http.Request, p auth.Prin
 	if len(teams) > 0 {
 		charge = teams[0]
 	}
-	out, err := state.Propose[state.ArtifactOutcome](r.Context(), s.propose, command.RecordArtifact{Digest: d, Size: size, NodeID: s.cluster.ID(), Holders: holders, Touch: recorded, Team: p.Team, ChargeTeam: charge, Scoped: true, WorkerID: p.WorkerID, By: p.Name, Source: sourceString(r), Now: s.now()})
+	out, err := state.Propose[artifacts.Outcome](r.Context(), s.propose, command.RecordArtifact{Digest: d, Size: size, NodeID: s.cluster.ID(), Holders: holders, Touch: recorded, Team: p.Team, ChargeTeam: charge, Scoped: true, WorkerID: p.WorkerID, By: p.Name, Source: sourceString(r), Now: s.now()})
 	if err != nil {
 		return err
 	}
@@ -219,7 +220,7 @@ func (s *Server) getArtifact(w http.ResponseWriter, r *http.Request, p auth.Prin
 
 // relayArtifact fetches an artifact from a coordinator that holds it and
 // relays it. The holder authorises the request again on its own replica.
-func (s *Server) relayArtifact(w http.ResponseWriter, r *http.Request, meta state.Artifact) error {
+func (s *Server) relayArtifact(w http.ResponseWriter, r *http.Request, meta artifacts.Artifact) error {
 	var tried []string
 	for _, node := range meta.Holders {
 		if node == s.cluster.ID() {

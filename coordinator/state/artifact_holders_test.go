@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/artifacts"
 	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 )
 
@@ -36,7 +37,7 @@ func TestSetArtifactHolder(t *testing.T) {
 		{"n3 fetched it back", command.SetArtifactHolder{Digest: d, NodeID: "n3", Held: true, Size: 3, Reason: "fetched", By: "n3", Now: at(7)}, nil, []string{"n2", "n3"}},
 	}
 	for _, st := range steps {
-		_, err := OutcomeOf[ArtifactOutcome](apply(t, s, st.cmd))
+		_, err := OutcomeOf[artifacts.Outcome](apply(t, s, st.cmd))
 		if !errors.Is(err, st.err) || (st.err == nil) != (err == nil) {
 			t.Fatalf("%s: %v, want %v", st.name, err, st.err)
 		}
@@ -51,7 +52,7 @@ func TestSetArtifactHolder(t *testing.T) {
 			t.Errorf("%s holds %d records, counted %d", node, len(held), s.ArtifactsHeldCount(node))
 		}
 	}
-	if _, err := OutcomeOf[ArtifactOutcome](apply(t, s, command.SetArtifactHolder{Digest: dg("b"), NodeID: "n1", Held: true, Size: 3, Now: at(8)})); !errors.Is(err, ErrNotFound) {
+	if _, err := OutcomeOf[artifacts.Outcome](apply(t, s, command.SetArtifactHolder{Digest: dg("b"), NodeID: "n1", Held: true, Size: 3, Now: at(8)})); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("a holder of a digest without a record: %v, want ErrNotFound", err)
 	}
 	if s.HasArtifact(dg("b")) {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/artifacts"
 	"github.com/gpulayer/gpulayer/coordinator/state/cow"
 	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
@@ -56,7 +57,7 @@ type Capture struct {
 	usageTotals []usage.Total
 	clusters    []enroll.Cluster
 	enrollments []enroll.Enrollment
-	artifacts   []Artifact
+	artifacts   []artifacts.Artifact
 
 	submissions cow.Frozen[*Submission]
 	idempotency cow.Frozen[string]
@@ -101,7 +102,7 @@ func (s *Store) captureLocked(c *Capture) {
 		jobs:                s.jobs.Freeze(),
 		jobOrder:            s.jobOrder[:len(s.jobOrder):len(s.jobOrder)],
 		tasks:               s.tasks.Freeze(),
-		artifacts:           make([]Artifact, 0, len(s.artifacts)),
+		artifacts:           make([]artifacts.Artifact, 0, s.artifacts.Len()),
 		submissions:         s.submissions.Freeze(),
 		idempotency:         s.idempotency.Freeze(),
 		nodes:               maps.Clone(s.nodes),
@@ -117,9 +118,7 @@ func (s *Store) captureLocked(c *Capture) {
 	c.teams = s.teams.Copies()
 	c.usage, c.usageTotals = s.usage.Rows(), s.usage.Totals()
 	c.clusters, c.enrollments = s.allowlist.Clusters(), s.allowlist.Rows()
-	for _, x := range s.artifacts {
-		c.artifacts = append(c.artifacts, x.clone())
-	}
+	c.artifacts = s.artifacts.AppendTo(c.artifacts)
 }
 
 // ownJob replaces j in the table with a copy the caller may change: a

@@ -41,7 +41,7 @@ func (s *Store) checkCheckpoint(t *Task, cp *command.Checkpoint, workerID string
 		return fmt.Errorf("%w: checkpoint: format %q is neither %s nor %s", ErrInvalid, cp.Format, command.CheckpointFile, command.CheckpointTar)
 	}
 	ref := []command.TaskArtifact{{Path: "checkpoint", SHA256: cp.SHA256, Size: cp.Size}}
-	if err := s.checkRecorded(ref); err != nil {
+	if err := s.artifacts.CheckRecorded(ref); err != nil {
 		return err
 	}
 	return s.checkProof(requireProof, t, workerID, ref)
@@ -59,10 +59,7 @@ func (s *Store) keepCheckpoint(t *Task, cp *command.Checkpoint, attemptID, worke
 		s.releaseCheckpoint(t.ID, old.SHA256, team) // teamartifacts.go
 	}
 	t.Checkpoint = &TaskCheckpoint{SHA256: cp.SHA256, Size: cp.Size, Format: cp.Format, AttemptID: attemptID}
-	if a, ok := s.artifacts[cp.SHA256]; ok {
-		a.grantTeam(team)
-		chargeOutput(a, workerID, team)
-	}
+	s.artifacts.Grant(cp.SHA256, team, workerID)
 }
 
 // workerHoldsCheckpoint reports whether a live worker holds a task whose

@@ -41,7 +41,7 @@ func TestCheckpointKeptLatestOnly(t *testing.T) {
 	if got.State != taskPending || got.Checkpoint == nil || got.Checkpoint.SHA256 != digest(1) || got.Checkpoint.AttemptID != "a1" {
 		t.Fatalf("after the first end: %s %+v", got.State, got.Checkpoint)
 	}
-	if !s.artifacts[digest(1)].readableBy("ml") {
+	if !s.artifacts.ReadableBy(digest(1), "ml") {
 		t.Fatal("the checkpoint is not the team's")
 	}
 	mustApply(t, s,
@@ -53,10 +53,10 @@ func TestCheckpointKeptLatestOnly(t *testing.T) {
 		t.Fatalf("after the second end: %+v", got.Checkpoint)
 	}
 	mustApply(t, s, command.CollectGarbage{Now: at(100), OlderThan: time.Second, By: "leader", Artifacts: true})
-	if _, ok := s.artifacts[digest(1)]; ok {
+	if s.artifacts.Has(digest(1)) {
 		t.Fatal("the replaced checkpoint was kept")
 	}
-	if _, ok := s.artifacts[digest(2)]; !ok {
+	if !s.artifacts.Has(digest(2)) {
 		t.Fatal("the latest checkpoint was collected")
 	}
 }

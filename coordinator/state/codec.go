@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-msgpack/v2/codec"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/artifacts"
 	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
@@ -188,7 +189,7 @@ func (c *Capture) encode(w io.Writer) error {
 	for _, x := range sortedBy(c.enrollments, func(x *enroll.Enrollment) string { return x.Key }) {
 		s.put(recEnrollment, x)
 	}
-	for _, x := range sortedBy(c.artifacts, func(x *Artifact) string { return x.Digest }) {
+	for _, x := range sortedBy(c.artifacts, func(x *artifacts.Artifact) string { return x.Digest }) {
 		s.put(recArtifact, x)
 	}
 	for i := range c.audit {

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-msgpack/v2/codec"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/artifacts"
 	"github.com/gpulayer/gpulayer/coordinator/state/cow"
 	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
@@ -53,7 +54,7 @@ func filledCapture(f *filler) *Capture {
 		c.usageTotals = append(c.usageTotals, *fillNew[usage.Total](f))
 		c.clusters = append(c.clusters, *fillNew[enroll.Cluster](f))
 		c.enrollments = append(c.enrollments, *fillNew[enroll.Enrollment](f))
-		c.artifacts = append(c.artifacts, *fillNew[Artifact](f))
+		c.artifacts = append(c.artifacts, *fillNew[artifacts.Artifact](f))
 		c.audit = append(c.audit, *fillNew[command.AuditEvent](f))
 		c.refusals = append(c.refusals, *fillNew[command.AuditEvent](f))
 	}
@@ -101,7 +102,7 @@ func snapshotDiffs(t *testing.T, c *Capture) []string {
 	byKey("team", anyOf(ptrs(c.teams)), anyOf(snap.Teams), func(x any) string { return x.(*teams.Team).Name })
 	byKey("cluster", anyOf(ptrs(c.clusters)), anyOf(snap.Clusters), func(x any) string { return x.(*enroll.Cluster).Key })
 	byKey("enrollment", anyOf(ptrs(c.enrollments)), anyOf(snap.Enrollments), func(x any) string { return x.(*enroll.Enrollment).Key })
-	byKey("artifact", anyOf(ptrs(c.artifacts)), anyOf(snap.Artifacts), func(x any) string { return x.(*Artifact).Digest })
+	byKey("artifact", anyOf(ptrs(c.artifacts)), anyOf(snap.Artifacts), func(x any) string { return x.(*artifacts.Artifact).Digest })
 	check("audit", "ring", c.audit, snap.Audit)
 	check("refusal", "ring", c.refusals, snap.AuditRefusals)
 	check("nodes", "table", c.nodes, snap.Nodes)
@@ -201,7 +202,7 @@ func TestFieldGuardCatchesAFieldTheCodecDropped(t *testing.T) {
 func TestFillerFillsEveryField(t *testing.T) {
 	f := newFiller(3)
 	for _, x := range []any{fillNew[Task](f), fillNew[Job](f), fillNew[Worker](f), fillNew[creds.Credential](f),
-		fillNew[groups.Group](f), fillNew[teams.Team](f), fillNew[usage.Row](f), fillNew[usage.Total](f), fillNew[enroll.Cluster](f), fillNew[enroll.Enrollment](f), fillNew[Artifact](f), fillNew[command.AuditEvent](f)} {
+		fillNew[groups.Group](f), fillNew[teams.Team](f), fillNew[usage.Row](f), fillNew[usage.Total](f), fillNew[enroll.Cluster](f), fillNew[enroll.Enrollment](f), fillNew[artifacts.Artifact](f), fillNew[command.AuditEvent](f)} {
 		if zero := zeroFields("", reflect.ValueOf(x)); len(zero) > 0 {
 			t.Errorf("%T: fields left empty: %v", x, zero)
 		}

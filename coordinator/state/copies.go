@@ -83,13 +83,6 @@ func (s *Store) workerRecord(w *Worker) WorkerRecord {
 	return WorkerRecord{Worker: c, RunningTasks: running, Groups: s.groups.Of(w.ID), Unapproved: unapproved(w)}
 }
 
-func (a *Artifact) clone() Artifact {
-	out := *a
-	out.Holders = slices.Clone(a.Holders)
-	out.Teams = slices.Clone(a.Teams)
-	return out
-}
-
 // sameTask reports whether a and b hold the same task state (what is not
 // the task's state, its generation and whether it is frozen, aside).
 func sameTask(a, b *Task) bool {

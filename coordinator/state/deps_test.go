@@ -32,16 +32,17 @@ func TestStateImportsNoWireViews(t *testing.T) {
 // (stateerr) and an internal helper, so that the state declares its
 // tables on the rooms and never the other way round.
 var rooms = map[string][]string{
-	"audit":    {command, stateerr},
-	"cow":      nil,
-	"creds":    {command, stateerr},
-	"enroll":   {stateerr},
-	"groups":   {command, stateerr},
-	"mprecord": nil,
-	"output":   {"github.com/gpulayer/gpulayer/internal/countw"},
-	"stateerr": nil,
-	"teams":    {command, stateerr},
-	"usage":    nil,
+	"artifacts": {command, stateerr},
+	"audit":     {command, stateerr},
+	"cow":       nil,
+	"creds":     {command, stateerr},
+	"enroll":    {stateerr},
+	"groups":    {command, stateerr},
+	"mprecord":  nil,
+	"output":    {"github.com/gpulayer/gpulayer/internal/countw"},
+	"stateerr":  nil,
+	"teams":     {command, stateerr},
+	"usage":     nil,
 }
 
 const (

@@ -2,7 +2,6 @@ package state
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -91,21 +90,7 @@ func (s *Store) collectArtifacts(cutoff time.Time, limit int) (int, bool) {
 			}
 		}
 	}
-	var due []string
-	for d, a := range s.artifacts {
-		if !named[d] && !a.lastPut().After(cutoff) {
-			due = append(due, d)
-		}
-	}
-	slices.Sort(due)
-	more := false
-	if limit > 0 && len(due) > limit {
-		due, more = due[:limit], true
-	}
-	for _, d := range due {
-		delete(s.artifacts, d)
-	}
-	return len(due), more
+	return s.artifacts.Collect(named, cutoff, limit)
 }
 
 // jobEnded is when a finished job's last task ended.

@@ -49,8 +49,8 @@ func artifactFixture(t *testing.T) *Store {
 
 func artifactDigests(s *Store) []string {
 	var out []string
-	for d := range s.artifacts {
-		out = append(out, d[:1])
+	for _, a := range s.ArtifactRecords() {
+		out = append(out, a.Digest[:1])
 	}
 	sort.Strings(out)
 	return out

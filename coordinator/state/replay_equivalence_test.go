@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/artifacts"
 	"github.com/gpulayer/gpulayer/coordinator/state/cow"
 	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
@@ -298,7 +299,7 @@ func (h *history) checkpoint() *command.Checkpoint {
 	}
 	d := fmt.Sprintf("%064x", h.rng.IntN(8))
 	size := int64(1)
-	if a, ok := h.s.artifacts[d]; ok {
+	if a, ok := h.s.artifacts.Get(d); ok {
 		size = a.Size
 	}
 	return &command.Checkpoint{SHA256: d, Size: size, Format: h.pick([]string{command.CheckpointFile, command.CheckpointTar})}
@@ -388,7 +389,7 @@ func stateDiffs(a, b *Store, now time.Time) []string {
 			"totals":      keyed(c.usageTotals, func(x usage.Total) string { return x.Team + "/" + x.Model }),
 			"clusters":    keyed(c.clusters, func(x enroll.Cluster) string { return x.Key }),
 			"enrollments": keyed(c.enrollments, func(x enroll.Enrollment) string { return x.Key }),
-			"artifacts":   keyed(c.artifacts, func(x Artifact) string { return x.Digest }),
+			"artifacts":   keyed(c.artifacts, func(x artifacts.Artifact) string { return x.Digest }),
 		}
 	}
 	check("tables", small(ca), small(cb))

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/artifacts"
 	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
@@ -36,7 +37,7 @@ type snapshotV1 struct {
 	UsageTotals         []*usage.Total        `json:"usage_totals,omitempty"`
 	Clusters            []*enroll.Cluster     `json:"clusters,omitempty"`
 	Enrollments         []*enroll.Enrollment  `json:"enrollments,omitempty"`
-	Artifacts           []*Artifact           `json:"artifacts,omitempty"`
+	Artifacts           []*artifacts.Artifact `json:"artifacts,omitempty"`
 	// Audit is the retained audit log, oldest first; AuditRefusals the
 	// refusal ring (see audit.go), oldest first; AuditSeq the number of the
 	// last event ever appended to either.
@@ -130,11 +131,8 @@ func (s *Store) load(snap *snapshotV1) error {
 	if s.allowlist, err = enroll.Restore(snap.Clusters, snap.Enrollments); err != nil {
 		return err
 	}
-	for _, a := range snap.Artifacts {
-		if a == nil {
-			return fmt.Errorf("empty artifact: %w", ErrInvalid)
-		}
-		s.artifacts[a.Digest] = a
+	if s.artifacts, err = artifacts.Restore(snap.Artifacts); err != nil {
+		return err
 	}
 	s.audit = audit.Restore(snap.Audit, snap.AuditRefusals, snap.AuditSeq)
 	for _, j := range snap.Jobs {

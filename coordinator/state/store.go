@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/artifacts"
 	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 	"github.com/gpulayer/gpulayer/coordinator/state/cow"
 	"github.com/gpulayer/gpulayer/coordinator/state/creds"
@@ -80,7 +81,7 @@ type tables struct {
 	usage *usage.Ledger
 	// allowlist is the enrollment clusters and rows (package enroll).
 	allowlist *enroll.Table
-	artifacts map[string]*Artifact
+	artifacts *artifacts.Table
 	// audit is the audit log (package audit).
 	audit audit.Log
 	seq   uint64
@@ -131,7 +132,7 @@ func (s *Store) reset() {
 	s.teams = teams.New()
 	s.usage = usage.New()
 	s.allowlist = enroll.New()
-	s.artifacts = map[string]*Artifact{}
+	s.artifacts = artifacts.New()
 	s.audit = audit.Log{}
 	s.openJobs = nil
 	s.seq = 0

@@ -210,7 +210,7 @@ func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 	}
 	t = s.ownTask(t)
 	if c.RequireRecorded {
-		if err := s.checkRecorded(c.Artifacts); err != nil {
+		if err := s.artifacts.CheckRecorded(c.Artifacts); err != nil {
 			return Task{}, err
 		}
 	}
@@ -268,10 +268,7 @@ func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 	t.Artifacts = slices.Clone(c.Artifacts)
 	team := command.TeamOf(s.jobs.Get(t.JobID).Team)
 	for _, out := range c.Artifacts { // the job's team may read its outputs
-		if a, ok := s.artifacts[out.SHA256]; ok {
-			a.grantTeam(team)
-			chargeOutput(a, c.WorkerID, team) // teamartifacts.go
-		}
+		s.artifacts.Grant(out.SHA256, team, c.WorkerID) // artifacts/quota.go
 	}
 	t.SubmittedBy = c.WorkerID
 	t.Reason = reason

@@ -83,7 +83,7 @@ type TeamUsage struct {
 
 func (s *Store) teamRecord(t *teams.Team) TeamRecord {
 	u := s.teamUsage()[t.Name]
-	u.ArtifactBytes = s.artifactBytesOfTeam(t.Name)
+	u.ArtifactBytes = s.artifacts.BytesOfTeam(t.Name)
 	return TeamRecord{Team: t.Clone(), Usage: u}
 }
 
@@ -92,7 +92,7 @@ func (s *Store) Teams() []TeamRecord {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	usage := s.teamUsage()
-	for team, n := range s.artifactBytesByTeam() {
+	for team, n := range s.artifacts.BytesByTeam() {
 		u := usage[team]
 		u.ArtifactBytes = n
 		usage[team] = u
