@@ -116,8 +116,8 @@ func (s *Store) captureLocked(c *Capture) {
 	s.gen.Add(1) // the tasks are shared from here on: ownTask copies one before it changes
 	c.groups = s.groups.Copies()
 	c.teams = s.teams.Copies()
-	c.usage, c.usageTotals = s.usage.Rows(), s.usage.Totals()
-	c.clusters, c.enrollments = s.allowlist.Clusters(), s.allowlist.Rows()
+	c.usage, c.usageTotals = s.usage.Copies()
+	c.clusters, c.enrollments = s.allowlist.Copies()
 	c.artifacts = s.artifacts.AppendTo(c.artifacts)
 }
 

@@ -3,6 +3,7 @@ package state
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -20,6 +21,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/state/mprecord"
 	"github.com/gpulayer/gpulayer/coordinator/state/teams"
+	"github.com/gpulayer/gpulayer/coordinator/state/usage"
 )
 
 // A snapshot (format version 3) is a fixed header, the magic then one
@@ -177,10 +179,12 @@ func (c *Capture) encode(w io.Writer) error {
 	for _, x := range sortedBy(c.teams, func(x *teams.Team) string { return x.Name }) {
 		s.put(recTeam, x)
 	}
-	for i := range c.usage { // sorted (usage.Ledger.Rows)
+	slices.SortFunc(c.usage, func(a, b usage.Row) int { return usage.CompareKeys(a.Key, b.Key) })
+	for i := range c.usage {
 		s.put(recUsage, &c.usage[i])
 	}
-	for i := range c.usageTotals { // sorted (usage.Ledger.Totals)
+	slices.SortFunc(c.usageTotals, func(a, b usage.Total) int { return cmp.Or(cmp.Compare(a.Team, b.Team), cmp.Compare(a.Model, b.Model)) })
+	for i := range c.usageTotals {
 		s.put(recUsageTotal, &c.usageTotals[i])
 	}
 	for _, x := range sortedBy(c.clusters, func(x *enroll.Cluster) string { return x.Key }) {

@@ -42,7 +42,7 @@ var rooms = map[string][]string{
 	"output":    {"github.com/gpulayer/gpulayer/internal/countw"},
 	"stateerr":  nil,
 	"teams":     {command, stateerr},
-	"usage":     nil,
+	"usage":     {stateerr},
 }
 
 const (

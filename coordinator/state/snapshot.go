@@ -126,7 +126,7 @@ func (s *Store) load(snap *snapshotV1) error {
 		return err
 	}
 	if s.usage, err = usage.Restore(snap.Usage, snap.UsageTotals); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalid, err)
+		return err
 	}
 	if s.allowlist, err = enroll.Restore(snap.Clusters, snap.Enrollments); err != nil {
 		return err

@@ -10,7 +10,6 @@ package artifacts
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -274,8 +273,8 @@ func (t *Table) Collect(named map[string]bool, cutoff time.Time, limit int) (int
 // AppendTo appends a copy of every record to dst, in no set order (a
 // snapshot's capture sorts them).
 func (t *Table) AppendTo(dst []Artifact) []Artifact {
-	for _, d := range slices.Sorted(maps.Keys(t.m)) {
-		dst = append(dst, t.m[d].Clone())
+	for _, a := range t.m {
+		dst = append(dst, a.Clone())
 	}
 	return dst
 }

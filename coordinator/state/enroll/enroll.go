@@ -227,6 +227,20 @@ func (t *Table) Contains(clusterKey string, ip netip.Addr) bool {
 	return ok && ip.IsValid() && c.contains(ip)
 }
 
+// Copies lists a copy of every cluster and row, in no set order (a
+// snapshot's capture, under the state's locks: its encoding sorts them).
+func (t *Table) Copies() (clusters []Cluster, rows []Enrollment) {
+	clusters = make([]Cluster, 0, len(t.clusters))
+	for _, c := range t.clusters {
+		clusters = append(clusters, c.clone())
+	}
+	rows = make([]Enrollment, 0, len(t.rows))
+	for _, e := range t.rows {
+		rows = append(rows, *e)
+	}
+	return clusters, rows
+}
+
 // Clusters lists the clusters by key.
 func (t *Table) Clusters() []Cluster {
 	out := make([]Cluster, 0, len(t.clusters))

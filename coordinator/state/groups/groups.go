@@ -355,7 +355,12 @@ func (t *Table) workers(id string) []string {
 		}
 	}
 	walk(id)
-	return slices.Sorted(maps.Keys(workers))
+	out := make([]string, 0, len(workers)) // an empty group answers [], not null
+	for w := range workers {
+		out = append(out, w)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // parentsOf lists, sorted, the groups that contain group id directly.

@@ -75,8 +75,8 @@ func TestRestore(t *testing.T) {
 	if err != nil || !tb.Contains("w1", "a") || tb.Copies() == nil {
 		t.Fatalf("restore: %v", err)
 	}
-	if rec, _ := tb.Record("b"); rec.Group.Members == nil {
-		t.Fatal("members restored nil")
+	if rec, _ := tb.Record("b"); rec.Group.Members == nil || rec.Workers == nil {
+		t.Fatalf("an empty group restored with nil lists (they answer null, not []): %+v", rec)
 	}
 	if _, err := Restore([]*Group{gs[0], gs[0]}); !errors.Is(err, stateerr.ErrInvalid) {
 		t.Fatalf("a group twice: %v", err)

@@ -4,16 +4,17 @@
 // dropped. The state adds each ended attempt's time as it applies the
 // command that ends it, so every replica adds the same integers; the
 // ledger holds no clock and reads no record of the state's. It knows no
-// other room.
+// other room but the state's sentinel errors.
 package usage
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/state/stateerr"
 )
 
 // Retention: hour rows older than HourlyFor are folded into day rows at
@@ -63,10 +64,6 @@ type Total struct {
 }
 
 type totalKey struct{ team, model string }
-
-// ErrListedTwice is a restore that names one row or total twice, or
-// gives an empty one.
-var ErrListedTwice = errors.New("usage row or total listed twice or empty")
 
 // Ledger is the table and its totals. It follows its owner's locking:
 // reads under the read lock, Add, Fold and Restore under the write lock.
@@ -159,6 +156,20 @@ func (l *Ledger) Within(from, to time.Time) (rows []Row, spans []Span) {
 	return rows, spans
 }
 
+// Copies lists every row and every total, in no set order (a snapshot's
+// capture, under the state's locks: its encoding sorts them).
+func (l *Ledger) Copies() (rows []Row, totals []Total) {
+	rows = make([]Row, 0, len(l.rows))
+	for _, r := range l.rows {
+		rows = append(rows, *r)
+	}
+	totals = make([]Total, 0, len(l.totals))
+	for k, v := range l.totals {
+		totals = append(totals, Total{Team: k.team, Model: k.model, CentiGPUMillis: v})
+	}
+	return rows, totals
+}
+
 // Rows lists every row, sorted by key (CompareKeys).
 func (l *Ledger) Rows() []Row {
 	out := make([]Row, 0, len(l.rows))
@@ -181,22 +192,22 @@ func (l *Ledger) Totals() []Total {
 }
 
 // Restore returns a ledger holding rows and totals, as a snapshot lists
-// them; ErrListedTwice for a row or total named twice, or nil.
+// them, refusing (ErrInvalid) a row or total named twice or empty.
 func Restore(rows []*Row, totals []*Total) (*Ledger, error) {
 	l := New()
 	for _, r := range rows {
 		if r == nil || l.rows[r.Key] != nil {
-			return nil, ErrListedTwice
+			return nil, fmt.Errorf("usage row listed twice or empty: %w", stateerr.ErrInvalid)
 		}
 		l.rows[r.Key] = r
 	}
 	for _, u := range totals {
 		if u == nil {
-			return nil, ErrListedTwice
+			return nil, fmt.Errorf("empty usage total: %w", stateerr.ErrInvalid)
 		}
 		k := totalKey{u.Team, u.Model}
 		if _, dup := l.totals[k]; dup {
-			return nil, fmt.Errorf("%w: total %s/%s", ErrListedTwice, u.Team, u.Model)
+			return nil, fmt.Errorf("usage total %s/%s listed twice: %w", u.Team, u.Model, stateerr.ErrInvalid)
 		}
 		l.totals[k] = u.CentiGPUMillis
 	}

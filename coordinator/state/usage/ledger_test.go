@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/state/stateerr"
 )
 
 var t0 = time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
@@ -88,14 +90,14 @@ func TestWithinNamesCutSpans(t *testing.T) {
 
 func TestRestoreRefusesDuplicates(t *testing.T) {
 	r := &Row{Key: Key{Start: 1, Team: "a"}}
-	if _, err := Restore([]*Row{r, {Key: r.Key}}, nil); !errors.Is(err, ErrListedTwice) {
+	if _, err := Restore([]*Row{r, {Key: r.Key}}, nil); !errors.Is(err, stateerr.ErrInvalid) {
 		t.Fatalf("a row twice: %v", err)
 	}
-	if _, err := Restore([]*Row{nil}, nil); !errors.Is(err, ErrListedTwice) {
+	if _, err := Restore([]*Row{nil}, nil); !errors.Is(err, stateerr.ErrInvalid) {
 		t.Fatalf("an empty row: %v", err)
 	}
 	tot := &Total{Team: "a", Model: "m", CentiGPUMillis: 5}
-	if _, err := Restore(nil, []*Total{tot, tot}); !errors.Is(err, ErrListedTwice) {
+	if _, err := Restore(nil, []*Total{tot, tot}); !errors.Is(err, stateerr.ErrInvalid) {
 		t.Fatalf("a total twice: %v", err)
 	}
 	l, err := Restore([]*Row{r}, []*Total{tot})
