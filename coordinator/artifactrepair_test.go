@@ -348,7 +348,7 @@ func TestArtifactRepairRoutesTakeOnlyACoordinator(t *testing.T) {
 	if a, _ := h.Server.Store().Artifact(d); !slices.Equal(a.Holders, []string{id}) {
 		t.Fatalf("holders %v after refused reports", a.Holders)
 	}
-	if h.Server.Store().HasArtifact(digest([]byte("absent"))) {
+	if _, ok := h.Server.Store().Artifact(digest([]byte("absent"))); ok {
 		t.Fatal("a report created a record")
 	}
 	// A real report: dropped, then recorded again.

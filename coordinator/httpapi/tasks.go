@@ -18,7 +18,7 @@ import (
 // attempt is decided inside the state machine, atomically with the write.
 // Log posts alone are also checked against the local replica first, and a
 // refusal that is certain is answered without proposing (see
-// state.Store.CheckClaim).
+// state.Store.CheckLogChunk).
 
 const maxLogChunk = api.MaxLogChunkBytes
 

@@ -77,13 +77,6 @@ func (s *Store) Artifact(digest string) (artifacts.Artifact, bool) {
 	return s.artifacts.Get(digest)
 }
 
-// HasArtifact reports whether digest has a record.
-func (s *Store) HasArtifact(digest string) bool {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.artifacts.Has(digest)
-}
-
 // WorkerHoldsInput reports whether worker holds (assigned or running) a
 // task whose job lists digest among its inputs, or whose latest
 // checkpoint it is (checkpoint.go): the only artifacts a worker may read.

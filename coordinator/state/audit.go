@@ -28,10 +28,3 @@ func (s *Store) Audit(f audit.Filter) []command.AuditEvent {
 	defer s.mu.RUnlock()
 	return s.audit.Select(f)
 }
-
-// AuditSizes reports how many events each ring holds now.
-func (s *Store) AuditSizes() (events, refusals int) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.audit.Sizes()
-}

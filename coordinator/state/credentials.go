@@ -54,13 +54,6 @@ func (s *Store) Credential(id string) (creds.Credential, bool) {
 	return *c, true
 }
 
-// CredentialIDs lists credential ids in order (for tests and audit).
-func (s *Store) CredentialIDs() []string {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.credentials.IDs()
-}
-
 func (s *Store) createToken(c command.CreateToken) (creds.Credential, error) {
 	rec := c.Credential
 	if rec.ID == "" || rec.Hash == "" || !creds.Rotated(rec.Kind) {

@@ -125,17 +125,6 @@ func (s *Store) enrollWorker(c command.EnrollWorker) (RegisterOutcome, error) {
 	return RegisterOutcome{Created: true, Worker: s.workerRecord(w)}, nil
 }
 
-// WorkerCluster returns the enrollment cluster of a worker that enrolled
-// through the allowlist ("" for any other worker).
-func (s *Store) WorkerCluster(workerID string) string {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if w, ok := s.workers[workerID]; ok {
-		return w.ClusterKey
-	}
-	return ""
-}
-
 // Clusters lists the enrollment clusters by key.
 func (s *Store) Clusters() []enroll.Cluster {
 	s.mu.RLock()

@@ -32,25 +32,6 @@ type GangPlacement struct {
 	Devices  []string
 }
 
-// PlanGang places every task of gang job jobID, the worker workerID
-// (whose acquire asks for up to slots tasks, narrowed by capability)
-// taking the first ranks it can and the other ready workers, nearest it
-// first (byTopology: its NVLink domain, switch and rack; then the
-// switches with most room; in id order where no labels say), the rest,
-// each within its free slots (freeSlots). It reports
-// false when the job is not a gang whose tasks are all pending, or when
-// the fleet cannot take them all now, or when workerID can take none.
-func (s *Store) PlanGang(workerID, capability string, slots int, jobID string) ([]GangPlacement, bool) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	w, ok := s.workers[workerID]
-	j, jok := s.jobs.Lookup(jobID)
-	if !ok || !jok || !j.Spec.Gang {
-		return nil, false
-	}
-	return s.planGang(w, capability, slots, j)
-}
-
 // gangTasks returns j's tasks by rank, or false unless all are pending.
 func (s *Store) gangTasks(j *Job) ([]*Task, bool) {
 	ts := make([]*Task, 0, len(j.TaskIDs))

@@ -118,11 +118,3 @@ func (s *Store) Groups() []groups.Record {
 	defer s.mu.RUnlock()
 	return s.groups.Records()
 }
-
-// InGroup reports whether worker belongs to group, directly or through
-// nested groups, in the state as it is now.
-func (s *Store) InGroup(workerID, groupID string) bool {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.groups.Contains(workerID, groupID)
-}

@@ -12,7 +12,7 @@ type LogChunkCheck struct {
 }
 
 // CheckLogChunk answers, from the local replica and without writing, the
-// claim refusal CheckClaim would give, and otherwise whether a chunk with
+// claim refusal the write would get, and otherwise whether a chunk with
 // seq would be ignored and how much room the task's log has left. Both
 // are final for the attempt: its last seq only grows until another
 // attempt starts (which the claim refuses), and a task's stored log bytes

@@ -41,18 +41,6 @@ func (s *Store) PrepareOutput(r io.Reader) (output.Restore, error) {
 	return s.output.Prepare(r)
 }
 
-// RestoreWithOutput replaces the state with a snapshot's store section
-// and the output with out, together, and takes out over: PrepareTables,
-// then RestorePrepared.
-func (s *Store) RestoreWithOutput(section io.Reader, out output.Restore) error {
-	t, err := PrepareTables(section)
-	if err != nil {
-		out.Discard()
-		return err
-	}
-	return s.RestorePrepared(t, out)
-}
-
 // RestorePrepared replaces the state with t and the output with out,
 // together, and takes out over (it is committed or discarded). Every
 // task with output must exist in t: otherwise, or if out fails to
