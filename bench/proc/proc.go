@@ -167,10 +167,10 @@ func MemoryOf(pid int) (rss, hwm int64, err error) {
 
 // RSSParts is a process's resident memory split as /proc/PID/status
 // splits it: anonymous pages (the heap, stacks), file-backed pages (the
-// binary, a memory-mapped database) and shared memory.
-type RSSParts struct{ Anon, File, Shmem int64 }
+// binary, a memory-mapped database).
+type RSSParts struct{ Anon, File int64 }
 
-// RSSPartsOf reads RssAnon, RssFile and RssShmem of a process.
+// RSSPartsOf reads RssAnon and RssFile of a process.
 func RSSPartsOf(pid int) (RSSParts, error) {
 	var p RSSParts
 	err := statusKiB(pid, func(k string, n int64) {
@@ -179,8 +179,6 @@ func RSSPartsOf(pid int) (RSSParts, error) {
 			p.Anon = n
 		case "RssFile":
 			p.File = n
-		case "RssShmem":
-			p.Shmem = n
 		}
 	})
 	return p, err

@@ -33,7 +33,7 @@ func (s *Store) updateTeam(c command.UpdateTeam) (TeamRecord, error) {
 
 func (s *Store) deleteTeam(c command.DeleteTeam) (TeamRecord, error) {
 	var rec TeamRecord
-	_, err := s.teams.Delete(c.Name, func() error {
+	err := s.teams.Delete(c.Name, func() error {
 		if n := s.unfinishedJobsOf(c.Name); n > 0 {
 			return fmt.Errorf("team %s has %d unfinished jobs; cancel them or wait for them to end: %w", c.Name, n, ErrConflict)
 		}

@@ -13,7 +13,8 @@ import (
 func (s *Store) AuditSizes() (events, refusals int) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.audit.Sizes()
+	e, r, _ := s.audit.Frozen()
+	return len(e), len(r)
 }
 
 // InGroup reports whether worker belongs to group, directly or through

@@ -235,7 +235,8 @@ func TestUsageRangeBesideAFoldedDay(t *testing.T) {
 		command.FinishTask{TaskID: "l-a", WorkerID: "w1", AttemptID: "a2", Now: late.Add(time.Hour)})
 	s.usage.Fold(day.Add(20*time.Hour + usage.HourlyFor)) // the 10:00 hour folds, the 21:00 one stays
 	var days, hours int
-	for _, r := range s.usage.Rows() {
+	rows, _ := s.usage.Copies()
+	for _, r := range rows {
 		if r.Key.Day {
 			days++
 		} else {

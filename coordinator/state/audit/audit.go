@@ -33,9 +33,9 @@ const (
 // MaxBatch bounds the events one AppendAudit may carry.
 const MaxBatch = 1024
 
-// IsRefusalKind reports whether an event kind is a refusal (auth.refused,
+// isRefusal reports whether an event kind is a refusal (auth.refused,
 // enrollment.refused, ...), kept in the refusal ring.
-func IsRefusalKind(kind string) bool { return strings.HasSuffix(kind, ".refused") }
+func isRefusal(kind string) bool { return strings.HasSuffix(kind, ".refused") }
 
 // Log is the two rings and their sequence. Its zero value is an empty
 // log. It follows its owner's locking: Record and RecordRefusal under
@@ -49,7 +49,7 @@ type Log struct {
 // number. It is called inside Apply, so events are ordered and numbered
 // identically on every replica.
 func (l *Log) Record(ev command.AuditEvent) {
-	if IsRefusalKind(ev.Kind) {
+	if isRefusal(ev.Kind) {
 		l.RecordRefusal(ev)
 		return
 	}
@@ -88,7 +88,7 @@ func Restore(main, refusals []command.AuditEvent, seq uint64) Log {
 
 func split(main, refusals []command.AuditEvent) (keep, refused []command.AuditEvent) {
 	for _, ev := range main {
-		if IsRefusalKind(ev.Kind) {
+		if isRefusal(ev.Kind) {
 			refused = append(refused, ev)
 		} else {
 			keep = append(keep, ev)
@@ -158,9 +158,6 @@ func (l *Log) Select(f Filter) []command.AuditEvent {
 	}
 	return out
 }
-
-// Sizes reports how many events each ring holds now.
-func (l *Log) Sizes() (events, refusals int) { return len(l.events), len(l.refusals) }
 
 // Frozen returns both rings and the sequence as they stand, for a
 // snapshot's capture: appends after it never reach the slices it holds

@@ -230,23 +230,29 @@ func (t *Table) Contains(clusterKey string, ip netip.Addr) bool {
 // Copies lists a copy of every cluster and row, in no set order (a
 // snapshot's capture, under the state's locks: its encoding sorts them).
 func (t *Table) Copies() (clusters []Cluster, rows []Enrollment) {
-	clusters = make([]Cluster, 0, len(t.clusters))
+	return t.clusterCopies(), t.rowCopies()
+}
+
+func (t *Table) clusterCopies() []Cluster {
+	out := make([]Cluster, 0, len(t.clusters))
 	for _, c := range t.clusters {
-		clusters = append(clusters, c.clone())
+		out = append(out, c.clone())
 	}
-	rows = make([]Enrollment, 0, len(t.rows))
+	return out
+}
+
+func (t *Table) rowCopies() []Enrollment {
+	out := make([]Enrollment, 0, len(t.rows))
 	for _, e := range t.rows {
-		rows = append(rows, *e)
+		out = append(out, *e)
 	}
-	return clusters, rows
+	return out
 }
 
 // Clusters lists the clusters by key.
 func (t *Table) Clusters() []Cluster {
-	out := make([]Cluster, 0, len(t.clusters))
-	for _, k := range slices.Sorted(maps.Keys(t.clusters)) {
-		out = append(out, t.clusters[k].clone())
-	}
+	out := t.clusterCopies()
+	slices.SortFunc(out, func(a, b Cluster) int { return strings.Compare(a.Key, b.Key) })
 	return out
 }
 
@@ -261,10 +267,8 @@ func (t *Table) Cluster(key string) (Cluster, error) {
 
 // Rows lists the allowlist rows by key.
 func (t *Table) Rows() []Enrollment {
-	out := make([]Enrollment, 0, len(t.rows))
-	for _, k := range slices.Sorted(maps.Keys(t.rows)) {
-		out = append(out, *t.rows[k])
-	}
+	out := t.rowCopies()
+	slices.SortFunc(out, func(a, b Enrollment) int { return strings.Compare(a.Key, b.Key) })
 	return out
 }
 

@@ -72,7 +72,7 @@ func TestMembershipFollowsWrites(t *testing.T) {
 func TestRestore(t *testing.T) {
 	gs := []*Group{{ID: "a", Members: []command.GroupMember{worker("w1")}}, {ID: "b"}}
 	tb, err := Restore(gs)
-	if err != nil || !tb.Contains("w1", "a") || tb.Copies() == nil {
+	if err != nil || !tb.Contains("w1", "a") || len(tb.Copies()) != 2 {
 		t.Fatalf("restore: %v", err)
 	}
 	if rec, _ := tb.Record("b"); rec.Group.Members == nil || rec.Workers == nil {

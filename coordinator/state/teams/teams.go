@@ -60,8 +60,8 @@ func defaultTeam() *Team {
 	return &Team{Name: command.DefaultTeam, Settings: command.TeamSettings{WeightCenti: DefaultWeightCenti}}
 }
 
-// CheckSettings refuses settings out of their bounds (ErrInvalid).
-func CheckSettings(t command.TeamSettings) error {
+// checkSettings refuses settings out of their bounds (ErrInvalid).
+func checkSettings(t command.TeamSettings) error {
 	switch {
 	case t.WeightCenti <= 0 || t.WeightCenti > MaxWeightCenti:
 		return fmt.Errorf("%w: weight must be above 0 and at most %d", stateerr.ErrInvalid, MaxWeightCenti/command.CentiGPUsPerGPU)
@@ -108,7 +108,7 @@ func Restore(list []*Team) (*Table, error) {
 		if x == nil || t.m[x.Name] != nil {
 			return nil, fmt.Errorf("team listed twice or empty: %w", stateerr.ErrInvalid)
 		}
-		if err := CheckSettings(x.Settings); err != nil {
+		if err := checkSettings(x.Settings); err != nil {
 			return nil, fmt.Errorf("team %s: %w", x.Name, err)
 		}
 		t.m[x.Name] = x
@@ -149,7 +149,7 @@ func (t *Table) Copies() []Team {
 
 // Create adds team name with settings.
 func (t *Table) Create(name string, settings command.TeamSettings, by string, now time.Time) (*Team, error) {
-	if err := CheckSettings(settings); err != nil {
+	if err := checkSettings(settings); err != nil {
 		return nil, err
 	}
 	if _, ok := t.Get(name); ok {
@@ -183,7 +183,7 @@ func (t *Table) Update(c command.UpdateTeam) (*Team, error) {
 	if err := setOrClear(&x.Settings.ArtifactQuotaBytes, c.ArtifactQuotaBytes, c.ClearArtifactQuota, "an artifact quota"); err != nil {
 		return nil, err
 	}
-	if err := CheckSettings(x.Settings); err != nil {
+	if err := checkSettings(x.Settings); err != nil {
 		return nil, err
 	}
 	x.UpdatedAt, x.UpdatedBy = c.Now, c.By
@@ -208,17 +208,16 @@ func setOrClear(dst **int64, v *int64, clear bool, what string) error {
 
 // Delete removes team name, refusing default (it always exists) and then
 // whatever inUse refuses.
-func (t *Table) Delete(name string, inUse func() error) (*Team, error) {
-	x, ok := t.Get(name)
-	if !ok {
-		return nil, fmt.Errorf("team %s: %w", name, stateerr.ErrNotFound)
+func (t *Table) Delete(name string, inUse func() error) error {
+	if _, ok := t.Get(name); !ok {
+		return fmt.Errorf("team %s: %w", name, stateerr.ErrNotFound)
 	}
 	if name == command.DefaultTeam {
-		return nil, fmt.Errorf("team %s always exists: %w", name, stateerr.ErrConflict)
+		return fmt.Errorf("team %s always exists: %w", name, stateerr.ErrConflict)
 	}
 	if err := inUse(); err != nil {
-		return nil, err
+		return err
 	}
 	delete(t.m, name)
-	return x, nil
+	return nil
 }

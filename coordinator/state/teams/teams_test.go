@@ -46,14 +46,14 @@ func TestTeamsKeepTheirRules(t *testing.T) {
 	if fmt.Sprint(tb.Names()) != "[default vision]" {
 		t.Fatalf("names %v", tb.Names())
 	}
-	if _, err := tb.Delete(command.DefaultTeam, func() error { return nil }); !errors.Is(err, stateerr.ErrConflict) {
+	if err := tb.Delete(command.DefaultTeam, func() error { return nil }); !errors.Is(err, stateerr.ErrConflict) {
 		t.Fatalf("deleting default: %v", err)
 	}
 	busy := errors.New("busy")
-	if _, err := tb.Delete("vision", func() error { return busy }); !errors.Is(err, busy) {
+	if err := tb.Delete("vision", func() error { return busy }); !errors.Is(err, busy) {
 		t.Fatalf("deleting a busy team: %v", err)
 	}
-	if _, err := tb.Delete("vision", func() error { return nil }); err != nil {
+	if err := tb.Delete("vision", func() error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := tb.Get("vision"); ok {

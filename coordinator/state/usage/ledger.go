@@ -163,30 +163,21 @@ func (l *Ledger) Copies() (rows []Row, totals []Total) {
 	for _, r := range l.rows {
 		rows = append(rows, *r)
 	}
-	totals = make([]Total, 0, len(l.totals))
-	for k, v := range l.totals {
-		totals = append(totals, Total{Team: k.team, Model: k.model, CentiGPUMillis: v})
-	}
-	return rows, totals
+	return rows, l.totalsUnsorted()
 }
 
-// Rows lists every row, sorted by key (CompareKeys).
-func (l *Ledger) Rows() []Row {
-	out := make([]Row, 0, len(l.rows))
-	for _, r := range l.rows {
-		out = append(out, *r)
+func (l *Ledger) totalsUnsorted() []Total {
+	out := make([]Total, 0, len(l.totals))
+	for k, v := range l.totals {
+		out = append(out, Total{Team: k.team, Model: k.model, CentiGPUMillis: v})
 	}
-	slices.SortFunc(out, func(a, b Row) int { return CompareKeys(a.Key, b.Key) })
 	return out
 }
 
 // Totals lists the GPU time of each team and model since metering began,
 // by team then model.
 func (l *Ledger) Totals() []Total {
-	out := make([]Total, 0, len(l.totals))
-	for k, v := range l.totals {
-		out = append(out, Total{Team: k.team, Model: k.model, CentiGPUMillis: v})
-	}
+	out := l.totalsUnsorted()
 	slices.SortFunc(out, func(a, b Total) int { return cmp.Or(cmp.Compare(a.Team, b.Team), cmp.Compare(a.Model, b.Model)) })
 	return out
 }

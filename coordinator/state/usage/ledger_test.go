@@ -2,6 +2,7 @@ package usage
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -31,7 +32,7 @@ func TestAddSplitsTimeOverHours(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			l := New()
 			l.Add("", "", "", 50, c.start, c.end, c.preempted)
-			got := l.Rows()
+			got := sortedRows(l)
 			if len(got) != len(c.want) {
 				t.Fatalf("rows %+v, want %+v", got, c.want)
 			}
@@ -56,7 +57,7 @@ func TestFoldKeepsTotals(t *testing.T) {
 	l.Add("a", "u", "H100", 100, t0, t0.Add(time.Hour), false)
 	l.Add("a", "u", "H100", 100, t0.Add(5*time.Hour), t0.Add(6*time.Hour), false)
 	l.Fold(t0.Add(HourlyFor + 2*time.Hour)) // the first hour folds
-	rows := l.Rows()
+	rows := sortedRows(l)
 	if len(rows) != 2 || !rows[0].Key.Day || rows[1].Key.Day { // by start: the day's midnight first
 		t.Fatalf("after the fold: %+v, want one day and the later hour", rows)
 	}
@@ -65,7 +66,7 @@ func TestFoldKeepsTotals(t *testing.T) {
 		t.Fatalf("day row %+v", rows[0])
 	}
 	l.Fold(t0.Add(Retention + 48*time.Hour))
-	if rows := l.Rows(); len(rows) != 0 {
+	if rows := sortedRows(l); len(rows) != 0 {
 		t.Fatalf("past retention: %+v", rows)
 	}
 	if tot := l.Totals(); len(tot) != 1 || tot[0].CentiGPUMillis != 2*100*3_600_000 {
@@ -101,7 +102,14 @@ func TestRestoreRefusesDuplicates(t *testing.T) {
 		t.Fatalf("a total twice: %v", err)
 	}
 	l, err := Restore([]*Row{r}, []*Total{tot})
-	if err != nil || len(l.Rows()) != 1 || l.Totals()[0] != *tot {
-		t.Fatalf("restore: %v %+v %+v", err, l.Rows(), l.Totals())
+	if err != nil || len(sortedRows(l)) != 1 || l.Totals()[0] != *tot {
+		t.Fatalf("restore: %v %+v %+v", err, sortedRows(l), l.Totals())
 	}
+}
+
+// sortedRows is every row of l, by key.
+func sortedRows(l *Ledger) []Row {
+	rows, _ := l.Copies()
+	slices.SortFunc(rows, func(a, b Row) int { return CompareKeys(a.Key, b.Key) })
+	return rows
 }
