@@ -187,7 +187,8 @@ func waitEnvFile(t *testing.T, p process, envFile string) []string {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		if b, err := os.ReadFile(envFile); err == nil && bytes.Count(b, []byte("\n")) == 2 {
+		// dev writes the env file, then prints its banner: ready is both.
+		if b, err := os.ReadFile(envFile); err == nil && bytes.Count(b, []byte("\n")) == 2 && strings.Contains(p.stdout.String(), "Press Ctrl-C to stop.") {
 			return strings.Split(strings.TrimSpace(string(b)), "\n")
 		}
 		select {

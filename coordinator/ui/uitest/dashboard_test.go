@@ -100,7 +100,9 @@ func TestDashboard(t *testing.T) {
 	b.shot("05-live-logs")
 
 	b.do("open the pending job", openJob(f.pending), chromedp.WaitVisible(`//div[@id="job-head"]//span[.="pending"]`),
-		chromedp.WaitVisible(`//div[@id="job-waiting"][contains(., "A100")]`))
+		chromedp.WaitVisible(`//div[@id="job-waiting"][contains(., "A100")]`),
+		// The head is drawn by a request of its own: wait for its terms.
+		chromedp.WaitVisible(`//span[@id="job-gpus"][contains(., "A100")]`))
 	// A job that never ran shows no run time, only how long it waits,
 	// and says what it asks for.
 	if head := b.text("#job-head"); strings.Contains(head, "Ran for") || strings.Contains(head, "Running for") || !strings.Contains(head, "Waiting for") {
