@@ -77,7 +77,7 @@ func hasSoft(rules []command.AffinityRule) bool {
 // runningOf counts the tasks of job that w holds.
 func (s *Store) runningOf(w *Worker, job string) int {
 	n := 0
-	for id := range w.active {
+	for id := range w.Held() {
 		if s.tasks.Get(id).JobID == job {
 			n++
 		}
@@ -92,7 +92,7 @@ func (s *Store) eligible(w *Worker, j *Job) bool {
 	if w.Status != workerReady || !capabilityAllows(w.Capabilities, "", spec.Capability) || !s.satisfies(w, spec.Target) {
 		return false
 	}
-	if _, broken := s.requiredRule(w, j.rules()); broken {
+	if _, broken := s.requiredRule(w, j.Rules()); broken {
 		return false
 	}
 	executor := false
@@ -106,7 +106,7 @@ func (s *Store) eligible(w *Worker, j *Job) bool {
 // it better, and until when (at most AffinityWait after t became
 // pending). A zero now never defers.
 func (s *Store) deferral(w *Worker, j *Job, t *Task, now time.Time) (time.Time, bool) {
-	soft := hasSoft(j.rules())
+	soft := hasSoft(j.Rules())
 	if now.IsZero() || (!soft && !j.Spec.Spread) {
 		return time.Time{}, false
 	}
@@ -114,12 +114,12 @@ func (s *Store) deferral(w *Worker, j *Job, t *Task, now time.Time) (time.Time, 
 	if !now.Before(until) {
 		return time.Time{}, false
 	}
-	mine, load := s.score(w, j.rules()), s.runningOf(w, j.ID)
+	mine, load := s.score(w, j.Rules()), s.runningOf(w, j.ID)
 	for _, o := range s.workers {
 		if o == w || !s.eligible(o, j) {
 			continue
 		}
-		if soft && s.score(o, j.rules()) > mine {
+		if soft && s.score(o, j.Rules()) > mine {
 			return until, true
 		}
 		if j.Spec.Spread && s.runningOf(o, j.ID) < load {

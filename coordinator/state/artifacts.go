@@ -104,7 +104,7 @@ func (s *Store) workerHolds(workerID string, ok func(*command.JobSpec) bool) boo
 	if !found || w.Status == workerRevoked {
 		return false
 	}
-	for id := range w.active {
+	for id := range w.Held() {
 		if ok(&s.jobs.Get(s.tasks.Get(id).JobID).Spec) {
 			return true
 		}

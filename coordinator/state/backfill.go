@@ -179,7 +179,7 @@ type deviceEnd struct {
 // last of them ends (endOf, kept with what each task holds: teamroom.go).
 func (s *Store) deviceEnds(w *Worker) map[string]deviceEnd {
 	out := map[string]deviceEnd{}
-	for id := range w.active {
+	for id := range w.Held() {
 		end := s.inuse.byTask[id].end
 		for _, d := range s.tasks.Get(id).Devices {
 			old, seen := out[d]
@@ -195,7 +195,7 @@ func (s *Store) deviceEnds(w *Worker) map[string]deviceEnd {
 // endOf is when t's current attempt is expected to end: its start (or
 // assignment) plus its job's timeout_seconds; unknown without one.
 func endOf(t *Task, j *Job) deviceEnd {
-	a := t.current()
+	a := t.Current()
 	if a == nil || j.Spec.TimeoutSeconds <= 0 {
 		return deviceEnd{unknown: true}
 	}

@@ -3,7 +3,6 @@ package state
 import (
 	"fmt"
 	"maps"
-	"slices"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/artifacts"
@@ -38,7 +37,7 @@ import (
 //     point to;
 //   - records copied by value or shallowly share what they point to: the
 //     store replaces a slice, map or pointer field rather than edit what
-//     it points to (ownCurrent, LastAcquire.with);
+//     it points to (Task.OwnCurrent, LastAcquire.With);
 //   - groups, clusters and artifacts, small tables whose lists are edited
 //     in place, are copied deeply.
 type Capture struct {
@@ -111,7 +110,7 @@ func (s *Store) captureLocked(c *Capture) {
 	c.credentials = s.credentials.AppendTo(c.credentials)
 	for _, x := range s.workers {
 		c.workers = append(c.workers, *x)
-		c.workers[len(c.workers)-1].active = nil
+		c.workers[len(c.workers)-1].DropHeld()
 	}
 	s.gen.Add(1) // the tasks are shared from here on: ownTask copies one before it changes
 	c.groups = s.groups.Copies()
@@ -129,36 +128,6 @@ func (s *Store) ownJob(j *Job) *Job {
 	return &c
 }
 
-// ownCurrent returns the task's current attempt to change, in an array
-// of attempts of its own: the old one may be shared with a capture.
-func (t *Task) ownCurrent() *Attempt {
-	t.Attempts = slices.Clone(t.Attempts)
-	return t.current()
-}
-
-// clone copies w and everything it points to but its active set, which
-// is derived and not part of a snapshot.
-func (w *Worker) clone() Worker {
-	c := *w
-	c.active = nil
-	c.Labels = maps.Clone(w.Labels)
-	c.Capabilities = slices.Clone(w.Capabilities)
-	c.Executors = slices.Clone(w.Executors)
-	c.Devices = slices.Clone(w.Devices)
-	c.ClearGPUs = slices.Clone(w.ClearGPUs)
-	if w.LastAcquire != nil {
-		last := *w.LastAcquire
-		last.More = slices.Clone(last.More)
-		c.LastAcquire = &last
-	}
-	c.ApprovedDevices = maps.Clone(w.ApprovedDevices)
-	c.ApprovedIdentity = maps.Clone(w.ApprovedIdentity)
-	c.Cordons = maps.Clone(w.Cordons)
-	c.Holds = slices.Clone(w.Holds)
-	c.MIGLayouts = cloneMIGLayouts(w.MIGLayouts)
-	return c
-}
-
 // checkOwnership, set by this package's tests, makes every command count
 // as the first after a capture, and a task changed without ownTask panic.
 var checkOwnership bool
@@ -166,17 +135,17 @@ var checkOwnership bool
 // ownTask returns the task to change: t itself when it was written since
 // the last capture, else a copy put in its place in the table and in the
 // pending queue, t being possibly shared with a capture. The copy is
-// shallow: what a task points to is replaced, never edited (ownCurrent).
+// shallow: what a task points to is replaced, never edited (Task.OwnCurrent).
 // Every command that changes a task calls it where it finds the task,
 // before it hands the task on.
 func (s *Store) ownTask(t *Task) *Task {
 	s.noteTouched(t.JobID) // its job may end (dependencies.go)
 	gen := s.gen.Load()
-	if t.gen == gen && !t.frozen {
+	if t.Gen() == gen && !t.Frozen() {
 		return t
 	}
 	c := *t
-	c.gen, c.frozen = gen, false
+	c.Stamp(gen)
 	s.tasks.Set(t.ID, &c)
 	if t.State == taskPending {
 		if j := s.jobs.Get(t.JobID); j != nil {
@@ -189,7 +158,7 @@ func (s *Store) ownTask(t *Task) *Task {
 // mustOwn panics, under checkOwnership, when t was not made the store's
 // own (ownTask) before it is changed.
 func (s *Store) mustOwn(t *Task) {
-	if checkOwnership && (t.gen != s.gen.Load() || t.frozen || s.tasks.Get(t.ID) != t) {
+	if checkOwnership && (t.Gen() != s.gen.Load() || t.Frozen() || s.tasks.Get(t.ID) != t) {
 		panic(ownershipViolation(fmt.Sprintf("state: task %s changed without ownTask", t.ID)))
 	}
 }

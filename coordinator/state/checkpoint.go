@@ -17,15 +17,6 @@ import (
 // the credential that uploaded it first, and in its job's team's quota
 // while it is the task's latest (teamartifacts.go).
 
-// TaskCheckpoint is a task's latest checkpoint and the attempt that
-// uploaded it.
-type TaskCheckpoint struct {
-	SHA256    string `json:"sha256"`
-	Size      int64  `json:"size"`
-	Format    string `json:"format"`
-	AttemptID string `json:"attempt_id"`
-}
-
 // checkCheckpoint refuses a checkpoint reported for t that its job does
 // not ask for, in a format not known, whose artifact was not recorded at
 // that size, or (requireProof) that the worker did not upload and the
@@ -69,7 +60,7 @@ func (s *Store) workerHoldsCheckpoint(workerID, digest string) bool {
 	if !ok || w.Status == workerRevoked {
 		return false
 	}
-	for id := range w.active {
+	for id := range w.Held() {
 		if c := s.tasks.Get(id).Checkpoint; c != nil && c.SHA256 == digest {
 			return true
 		}

@@ -155,7 +155,7 @@ func (c *Capture) encode(w io.Writer) error {
 		// The common case: the finish ended the task, which has not
 		// changed since, so the table holds this very record. Pointer
 		// identity decides, and a restore shares the record again where
-		// the contents are equal (load: sameTask): the store never holds
+		// the contents are equal (load: Task.SameState): the store never holds
 		// an unshared copy equal to the table's record, so both choose
 		// alike and a restored state encodes to the same bytes. (A task
 		// id has no slash, so the key splits at its first.)

@@ -40,6 +40,7 @@ var rooms = map[string][]string{
 	"groups":    {command, stateerr},
 	"mprecord":  nil,
 	"output":    {"github.com/gpulayer/gpulayer/internal/countw"},
+	"record":    {command},
 	"stateerr":  nil,
 	"teams":     {command, stateerr},
 	"usage":     {stateerr},

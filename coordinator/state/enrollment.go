@@ -111,7 +111,6 @@ func (s *Store) enrollWorker(c command.EnrollWorker) (RegisterOutcome, error) {
 		Origin:            originEnrollment,
 		ClusterKey:        e.ClusterKey,
 		ExternalWorkerKey: e.Key,
-		active:            map[string]struct{}{},
 	}
 	cred := c.Credential
 	cred.WorkerID = w.ID

@@ -103,7 +103,7 @@ func (s *Store) expireDrains(c command.ExpireDrains) (DrainOutcome, error) {
 	var out DrainOutcome
 	for _, id := range s.drainsDue(c.Now) {
 		w := s.workers[id]
-		n := len(w.active)
+		n := w.HeldCount()
 		w.DrainDeadline = time.Time{}
 		detail := s.preemptAll(w, "drain deadline passed on worker "+w.ID, c.Now)
 		s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "worker.drain_deadline", WorkerID: w.ID, Subject: w.ID, Detail: detail})
@@ -146,8 +146,8 @@ func (s *Store) NextDrainDeadline() (time.Time, bool) {
 // running one is asked to stop (heartbeat answers name it) and is
 // requeued when its attempt ends, however it ends.
 func (s *Store) preemptAll(w *Worker, reason string, now time.Time) string {
-	held := make([]string, 0, len(w.active))
-	for id := range w.active {
+	held := make([]string, 0, w.HeldCount())
+	for id := range w.Held() {
 		held = append(held, id)
 	}
 	slices.Sort(held)
@@ -170,7 +170,7 @@ func (s *Store) preemptAll(w *Worker, reason string, now time.Time) string {
 // ends preempted and t is requeued at once (reporting true); running, it
 // is asked to stop (heartbeat answers name it) and t is requeued when
 // its attempt ends, however it ends. A preempted attempt uses up none of
-// the task's attempts (attemptsUsed).
+// the task's attempts (Task.AttemptsUsed).
 func (s *Store) preemptTask(t *Task, reason string, now time.Time) (requeued bool) {
 	t.Preempt = reason
 	if t.State != taskAssigned {
@@ -188,26 +188,9 @@ func preemptDetail(asked, requeued int) string {
 // forgetIfDone forgets a deregistering worker once it holds no task
 // (dropWorker, forget.go). The audit log keeps the record of it.
 func (s *Store) forgetIfDone(w *Worker, now time.Time) {
-	if !w.Deregister || len(w.active) > 0 || w.Status == workerRevoked || s.workers[w.ID] != w {
+	if !w.Deregister || w.HeldCount() > 0 || w.Status == workerRevoked || s.workers[w.ID] != w {
 		return
 	}
 	s.dropWorker(w, now)
 	s.audit.Record(command.AuditEvent{Time: now, Kind: "worker.deregistered", WorkerID: w.ID, CredentialID: w.CredentialID, CredentialKind: creds.KindWorker, Subject: w.ID})
-}
-
-// attemptsUsed counts the attempts that count against a task's max
-// attempts: every one but those preempted and the first
-// maxGPUFaultRetries lost to a GPU fault (gpufault.go).
-func (t *Task) attemptsUsed() int {
-	n, faults := 0, 0
-	for _, a := range t.Attempts {
-		switch {
-		case a.State == attemptPreempted:
-		case a.State == attemptLost && a.GPUFault != "" && faults < maxGPUFaultRetries:
-			faults++
-		default:
-			n++
-		}
-	}
-	return n
 }

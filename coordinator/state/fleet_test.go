@@ -81,8 +81,8 @@ func TestDrainStopsTasksAtTheDeadlineWithoutUsingAnAttempt(t *testing.T) {
 			}
 			mustApply(t, s, e.end)
 			tk := task(t, s, "j-a")
-			if tk.State != api.TaskPending || tk.Attempts[0].State != api.AttemptPreempted || tk.attemptsUsed() != 0 {
-				t.Fatalf("after the stop: %s, attempt %s, %d used (%s)", tk.State, tk.Attempts[0].State, tk.attemptsUsed(), tk.Attempts[0].Reason)
+			if tk.State != api.TaskPending || tk.Attempts[0].State != api.AttemptPreempted || tk.AttemptsUsed() != 0 {
+				t.Fatalf("after the stop: %s, attempt %s, %d used (%s)", tk.State, tk.Attempts[0].State, tk.AttemptsUsed(), tk.Attempts[0].Reason)
 			}
 			// The only attempt the job allows is still to come.
 			mustApply(t, s, command.AssignTask{TaskID: "j-a", WorkerID: "w2", AttemptID: "a2", Now: at(41)},

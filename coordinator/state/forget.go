@@ -25,7 +25,7 @@ func (s *Store) forgetWorker(c command.ForgetWorker) (WorkerRecord, error) {
 	default:
 		return WorkerRecord{}, fmt.Errorf("worker %s is %s; only a revoked, offline or unapproved worker is forgotten (revoke it, or have it deregister): %w", w.ID, w.Status, ErrConflict)
 	}
-	if n := len(w.active); n > 0 {
+	if n := w.HeldCount(); n > 0 {
 		return WorkerRecord{}, fmt.Errorf("worker %s still holds %d tasks; it is forgotten once their attempts end (its leases run out, or revoke it): %w", w.ID, n, ErrConflict)
 	}
 	rec := s.workerRecord(w)

@@ -96,7 +96,7 @@ func (s *Store) freeSlots(w *Worker) int {
 	if w.MaxTasks <= 0 {
 		return 1
 	}
-	return max(w.MaxTasks-len(w.active), 0)
+	return max(w.MaxTasks-w.HeldCount(), 0)
 }
 
 // tentative tracks what a gang placement being planned or checked has
@@ -221,7 +221,7 @@ func (s *Store) assignGang(c command.AssignGang) ([]AssignOutcome, error) {
 	}
 	if w := s.workers[c.WorkerID]; w != nil && c.RequestID != "" && len(mine) > 0 {
 		if rec := w.LastAcquire; rec != nil && rec.RequestID == c.RequestID {
-			w.LastAcquire = rec.with(mine...) // a later task of one acquire for several
+			w.LastAcquire = rec.With(mine...) // a later task of one acquire for several
 		} else {
 			// One task is More nil, not empty: a snapshot omits an empty
 			// list, and a restored replica must hold what this one does.
@@ -282,7 +282,7 @@ func (s *Store) giveTask(t *Task, w *Worker, attemptID string, devs []string, le
 		a.Meter = meterShares(w, devs, s.jobs.Get(t.JobID).Spec.Resources)
 	}
 	t.Attempts = append(t.Attempts, a)
-	w.active[t.ID] = struct{}{}
+	w.Hold(t.ID)
 	s.releaseHolds(w, t.ID, now) // preempt_holds.go
 	j := s.jobs.Get(t.JobID)
 	s.inuse.hold(t.ID, command.TeamOf(j.Team), taskCentiGPUs(w, devs, j.Spec.Resources), endOf(t, j))
@@ -301,7 +301,7 @@ func (s *Store) GangDeliveries(workerID string) []AssignOutcome {
 		return nil
 	}
 	var out []AssignOutcome
-	for id := range w.active {
+	for id := range w.Held() {
 		t := s.tasks.Get(id)
 		if t != nil && t.State == taskAssigned && s.jobs.Get(t.JobID).Spec.Gang {
 			out = append(out, s.assignOutcome(t, true))
@@ -325,7 +325,7 @@ func (s *Store) joinRendezvous(c command.JoinRendezvous) (struct{}, error) {
 		return struct{}{}, fmt.Errorf("rank 0 is the master and must give a port: %w", ErrInvalid)
 	}
 	t = s.ownTask(t)
-	t.ownCurrent().Rendezvous = &Endpoint{Address: c.Address, Port: c.Port}
+	t.OwnCurrent().Rendezvous = &Endpoint{Address: c.Address, Port: c.Port}
 	t.UpdatedAt = c.Now
 	return struct{}{}, nil
 }
@@ -352,7 +352,7 @@ func (s *Store) Rendezvous(taskID, workerID, attemptID string) ([]GangPeer, bool
 	peers := make([]GangPeer, 0, len(j.TaskIDs))
 	for _, id := range j.TaskIDs {
 		m := s.tasks.Get(id)
-		a := m.current()
+		a := m.Current()
 		if !m.Active() || a == nil || a.Rendezvous == nil {
 			return nil, false, nil
 		}

@@ -221,14 +221,14 @@ func TestOneMemberFailingEndsTheGang(t *testing.T) {
 				t.Fatalf("after g-b ended (%s): %v, want the gang requeued whole", how, got)
 			}
 			a := task(t, s, "g-a")
-			if a.Attempts[0].State != attemptPreempted || a.attemptsUsed() != 0 {
-				t.Fatalf("g-a's attempt: %s (%d used), want preempted, not counted", a.Attempts[0].State, a.attemptsUsed())
+			if a.Attempts[0].State != attemptPreempted || a.AttemptsUsed() != 0 {
+				t.Fatalf("g-a's attempt: %s (%d used), want preempted, not counted", a.Attempts[0].State, a.AttemptsUsed())
 			}
 			if want := "gang member 1 (task g-b) ended"; !strings.Contains(a.Attempts[0].Reason, want) {
 				t.Fatalf("g-a's attempt reason %q, want it to say %q", a.Attempts[0].Reason, want)
 			}
-			if b := task(t, s, "g-b"); b.attemptsUsed() != 1 {
-				t.Fatalf("g-b used %d attempts, want 1", b.attemptsUsed())
+			if b := task(t, s, "g-b"); b.AttemptsUsed() != 1 {
+				t.Fatalf("g-b used %d attempts, want 1", b.AttemptsUsed())
 			}
 			if n := len(s.ActiveTasks("w1")) + len(s.ActiveTasks("w2")) + len(s.ActiveTasks("w3")); n != 0 {
 				t.Fatalf("%d members still held after the gang ended", n)

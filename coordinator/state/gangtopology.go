@@ -52,32 +52,32 @@ type switchGroup struct {
 // within a few per cent of the id order it replaces
 // (BenchmarkGangPlacement).
 func (s *Store) byTopology(w *Worker, others []*Worker) []*Worker {
-	here := w.topo
+	here := w.Topology()
 	groupOf := make([]int32, len(s.topo.names)) // switch number → group+1; 0: none yet
 	groups := make([]switchGroup, 0, min(len(others), 64))
 	var loose [elsewhere + 1][]*Worker
 	of := make([]int32, len(others)) // each worker's group, -1 when loose
 	for i, o := range others {
-		t := o.topo
+		t := o.Topology()
 		near := elsewhere
 		switch {
-		case here.domain != 0 && t.domain == here.domain:
+		case here.Domain != 0 && t.Domain == here.Domain:
 			near = sameNVLinkDomain
-		case here.sw != 0 && t.sw == here.sw:
+		case here.Switch != 0 && t.Switch == here.Switch:
 			near = sameSwitch
-		case here.rack != 0 && t.rack == here.rack:
+		case here.Rack != 0 && t.Rack == here.Rack:
 			near = sameRack
 		}
-		if t.sw == 0 {
+		if t.Switch == 0 {
 			of[i] = -1
 			loose[near] = append(loose[near], o)
 			continue
 		}
-		g := groupOf[t.sw] - 1
+		g := groupOf[t.Switch] - 1
 		if g < 0 {
 			g = int32(len(groups))
-			groupOf[t.sw] = g + 1
-			groups = append(groups, switchGroup{near: near, key: t.sw})
+			groupOf[t.Switch] = g + 1
+			groups = append(groups, switchGroup{near: near, key: t.Switch})
 		}
 		of[i] = g
 		gr := &groups[g]

@@ -1,5 +1,7 @@
 package state
 
+import "github.com/gpulayer/gpulayer/coordinator/state/record"
+
 // The topology index: each worker's topology labels are read once, when
 // the worker joins the store (putWorker), and kept on its record as small
 // numbers that name its NVLink domain, switch and rack in the store's
@@ -10,12 +12,6 @@ package state
 // change once it is registered, so the numbers never go stale; the table
 // only grows (by the distinct values ever registered) and is rebuilt
 // with the store (reset, restore).
-
-// workerTopology is a worker's place: each field is its label value's
-// number in topoNames, 0 where the worker has no such label.
-type workerTopology struct {
-	domain, sw, rack int32
-}
 
 // topoNames numbers topology label values; 0 is "no label".
 type topoNames struct {
@@ -44,10 +40,10 @@ func (t *topoNames) intern(v string) int32 {
 // putWorker puts w in the store with its topology read: every worker
 // enters the store here (registration, enrollment, restore).
 func (s *Store) putWorker(w *Worker) {
-	w.topo = workerTopology{
-		domain: s.topo.intern(w.Labels[labelNVLinkDomain]),
-		sw:     s.topo.intern(w.Labels[labelSwitch]),
-		rack:   s.topo.intern(w.Labels[labelRack]),
-	}
+	w.SetTopology(record.Topology{
+		Domain: s.topo.intern(w.Labels[labelNVLinkDomain]),
+		Switch: s.topo.intern(w.Labels[labelSwitch]),
+		Rack:   s.topo.intern(w.Labels[labelRack]),
+	})
 	s.workers[w.ID] = w
 }

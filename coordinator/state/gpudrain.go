@@ -54,7 +54,7 @@ func (s *Store) tasksOnGPU(w *Worker, uuid string) []string {
 		}
 	}
 	var out []string
-	for id := range w.active {
+	for id := range w.Held() {
 		if t := s.tasks.Get(id); t != nil && slices.ContainsFunc(t.Devices, func(d string) bool { return slices.Contains(on, d) }) {
 			out = append(out, id)
 		}

@@ -48,12 +48,12 @@ func TestDrainGPURequeuesItsTasksWithoutUsingAnAttempt(t *testing.T) {
 	mustApply(t, s, command.FailTask{TaskID: "j-a", WorkerID: "w1", AttemptID: "a1", Reason: "stopped", Now: at(5)})
 	tk := task(t, s, "j-a")
 	a := tk.Attempts[len(tk.Attempts)-1]
-	if tk.State != taskPending || tk.attemptsUsed() != 0 || a.State != attemptPreempted || !strings.Contains(a.Reason, "drained by an admin: reset") {
-		t.Fatalf("task after its drained attempt ended: %s, %d attempts used, last %+v", tk.State, tk.attemptsUsed(), a)
+	if tk.State != taskPending || tk.AttemptsUsed() != 0 || a.State != attemptPreempted || !strings.Contains(a.Reason, "drained by an admin: reset") {
+		t.Fatalf("task after its drained attempt ended: %s, %d attempts used, last %+v", tk.State, tk.AttemptsUsed(), a)
 	}
 	mustApply(t, s, command.CordonDevice{WorkerID: "w1", UUID: gpuOf("j-c"), Cordon: true, Drain: true, By: "admin", Now: at(6)})
-	if tc := task(t, s, "j-c"); tc.State != taskPending || tc.attemptsUsed() != 0 {
-		t.Fatalf("the assigned task on a drained GPU: %s with %d attempts used, want pending with none", tc.State, tc.attemptsUsed())
+	if tc := task(t, s, "j-c"); tc.State != taskPending || tc.AttemptsUsed() != 0 {
+		t.Fatalf("the assigned task on a drained GPU: %s with %d attempts used, want pending with none", tc.State, tc.AttemptsUsed())
 	}
 	if tb := task(t, s, "j-b"); tb.State != taskRunning || tb.Preempt != "" {
 		t.Fatalf("a task on another GPU was touched: %s %q", tb.State, tb.Preempt)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/record"
 )
 
 // A GPU failing under a running task. The agent stops the attempt when a
@@ -20,8 +21,8 @@ import (
 //
 // An agent could claim faults forever to keep a task from ever failing:
 // only the first maxGPUFaultRetries such attempts of a task are free;
-// later ones count (attemptsUsed).
-const maxGPUFaultRetries = 3 // api.MaxGPUFaultRetries
+// later ones count (Task.AttemptsUsed).
+const maxGPUFaultRetries = record.MaxGPUFaultRetries
 
 // gpuFault ends t's attempt lost to the fault of GPU c.GPUFault, which
 // the attempt must hold.
@@ -32,7 +33,7 @@ func (s *Store) gpuFault(t *Task, c command.FailTask, reason string) error {
 	why := fmt.Sprintf("GPU %s failed under the task: %s", c.GPUFault, reason)
 	s.markGPUFailed(t.WorkerID, c.GPUFault, why, c.Now)
 	s.endAttempt(t, attemptLost, nil, why, c.Now)
-	t.ownCurrent().GPUFault = c.GPUFault
+	t.OwnCurrent().GPUFault = c.GPUFault
 	s.requeueOrEnd(t, why, c.Now)
 	s.markPending()
 	return nil

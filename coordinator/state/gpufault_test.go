@@ -52,8 +52,8 @@ func TestGPUFaultLosesTheAttemptWithoutUsingIt(t *testing.T) {
 			t.Fatalf("round %d: attempt %+v", n, a)
 		}
 		if n <= maxGPUFaultRetries {
-			if tk.State != taskPending || tk.attemptsUsed() != 0 {
-				t.Fatalf("round %d: task %s with %d attempts used, want pending with none", n, tk.State, tk.attemptsUsed())
+			if tk.State != taskPending || tk.AttemptsUsed() != 0 {
+				t.Fatalf("round %d: task %s with %d attempts used, want pending with none", n, tk.State, tk.AttemptsUsed())
 			}
 		} else if tk.State != taskFailed {
 			t.Fatalf("a fault past the free ones left the task %s, want failed (max attempts 1)", tk.State)

@@ -53,8 +53,8 @@ func (s *Store) FleetGPUs(workerID string) ([]WorkerGPUs, error) {
 // holders maps each of w's devices that an active task holds to those
 // tasks.
 func (s *Store) holders(w *Worker) map[string][]GPUHolder {
-	ids := make([]string, 0, len(w.active))
-	for id := range w.active {
+	ids := make([]string, 0, w.HeldCount())
+	for id := range w.Held() {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)

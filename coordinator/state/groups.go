@@ -75,7 +75,7 @@ func membersDetail(ms []command.GroupMember) string {
 func (s *Store) unfinishedTargeting(t command.Target) int {
 	n := s.queue.targeted(targetKey(&t)) + s.heldTargeting(t) // dependencies.go
 	for _, w := range s.workers {
-		for id := range w.active {
+		for id := range w.Held() {
 			if spec := s.jobs.Get(s.tasks.Get(id).JobID).Spec; spec.Target != nil && *spec.Target == t {
 				n++
 			}

@@ -69,7 +69,7 @@ func (s *Store) dropBases() {
 // workers that could run a member of j of per GPUs each, or nil when
 // there are fewer. The caller holds holdMu.
 func (s *Store) holdChoice(j *Job, per, need int) []slot {
-	if len(j.rules()) > 0 || s.views.isOff() {
+	if len(j.Rules()) > 0 || s.views.isOff() {
 		var lists [][]slot
 		for _, w := range s.workers {
 			if l := s.eligibleSlots(w, j, per); len(l) > 0 {
@@ -154,7 +154,7 @@ func (s *Store) eligibleSlots(w *Worker, j *Job, per int) []slot {
 		!capabilityAllows(w.Capabilities, "", j.Spec.Capability) || !s.satisfies(w, j.Spec.Target) {
 		return nil
 	}
-	if _, broken := s.requiredRule(w, j.rules()); broken {
+	if _, broken := s.requiredRule(w, j.Rules()); broken {
 		return nil
 	}
 	return s.viewOf(w).workerSlots(w, j.Spec, per) // workerview.go

@@ -58,8 +58,8 @@ func (s *Store) revokeWorkerLocked(w *Worker, by, source, why string, now time.T
 	w.Status = workerRevoked
 	s.credentials.Revoke(w.CredentialID, by, now)
 	s.audit.Record(command.AuditEvent{Time: now, Kind: "worker.revoked", Actor: by, WorkerID: w.ID, CredentialID: w.CredentialID, CredentialKind: creds.KindWorker, Subject: w.ID, Source: source, Detail: why})
-	held := make([]string, 0, len(w.active))
-	for id := range w.active {
+	held := make([]string, 0, w.HeldCount())
+	for id := range w.Held() {
 		held = append(held, id)
 	}
 	sort.Strings(held)

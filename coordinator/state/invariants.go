@@ -127,7 +127,7 @@ func (s *Store) checkTasks(snap *snapshotV1, allListed bool) error {
 		if !t.Active() {
 			continue
 		}
-		a := t.current()
+		a := t.Current()
 		switch {
 		case a == nil:
 			return fmt.Errorf("task %s is %s with no attempt", t.ID, t.State)

@@ -95,9 +95,10 @@ func (s *Store) submitJob(c command.SubmitJob) (SubmitOutcome, error) {
 		lease = DefaultLeaseSeconds
 	}
 	j := &Job{ID: c.JobID, Spec: c.Spec, SpecHash: hash, CreatedBy: c.CreatedBy, CreatedAt: c.Now, UpdatedAt: c.Now, TaskIDs: c.TaskIDs, Seq: s.nextSeq(), Team: c.Team}
-	j.setRules(rulesOf(j.Spec))
+	j.SetRules(rulesOf(j.Spec))
 	for i, id := range c.TaskIDs {
-		t := &Task{ID: id, JobID: j.ID, Index: i, Seq: s.nextSeq(), State: taskPending, LeaseSeconds: lease, CreatedAt: c.Now, UpdatedAt: c.Now, gen: s.gen.Load()}
+		t := &Task{ID: id, JobID: j.ID, Index: i, Seq: s.nextSeq(), State: taskPending, LeaseSeconds: lease, CreatedAt: c.Now, UpdatedAt: c.Now}
+		t.Stamp(s.gen.Load())
 		s.tasks.Set(id, t)
 	}
 	s.jobs.Set(j.ID, j)

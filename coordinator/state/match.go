@@ -228,11 +228,11 @@ func (s *Store) canRun(w *Worker, j *Job, t *Task, capability string) error {
 	if !s.satisfies(w, spec.Target) {
 		return fmt.Errorf("task %s targets %s %s: %w", t.ID, spec.Target.Kind, spec.Target.ID, ErrConflict)
 	}
-	if r, broken := s.requiredRule(w, j.rules()); broken {
+	if r, broken := s.requiredRule(w, j.Rules()); broken {
 		return fmt.Errorf("worker %s breaks job %s's required affinity %+v: %w", w.ID, j.ID, r, ErrConflict)
 	}
 	v := s.viewOf(w) // workerview.go
-	if len(w.active) > 0 && (spec.ExclusiveWorker || v.exclusive) {
+	if w.HeldCount() > 0 && (spec.ExclusiveWorker || v.exclusive) {
 		return fmt.Errorf("worker %s is exclusive: %w", w.ID, ErrConflict)
 	}
 	if sameJob := v.perJob[j.ID]; spec.MaxPerWorker > 0 && sameJob >= spec.MaxPerWorker {

@@ -40,23 +40,6 @@ const (
 // MaxMIGLayout bounds a layout's MIG devices: seven slices at most.
 const MaxMIGLayout = 7
 
-// MIGLayout is the MIG layout asked of one GPU.
-type MIGLayout struct {
-	UUID string `json:"uuid"`
-	// Layout is the profiles asked for, sorted; empty: the GPU whole.
-	Layout []string `json:"layout,omitempty"`
-	// Generation tells one request from the next: the agent reports the
-	// one it acted on.
-	Generation uint64 `json:"generation"`
-	State      string `json:"state"`
-	Reason     string `json:"reason,omitempty"`
-	By         string `json:"by"`
-	Auto       bool   `json:"auto,omitempty"`
-	// At is when it was asked, SettledAt when it was applied or failed.
-	At        time.Time `json:"at"`
-	SettledAt time.Time `json:"settled_at"`
-}
-
 var migLayoutCodec = mprecord.New(
 	mprecord.Time("at", func(m *MIGLayout) *time.Time { return &m.At }),
 	mprecord.Bool("auto", func(m *MIGLayout) *bool { return &m.Auto }, mprecord.OmitEmpty),
@@ -68,17 +51,6 @@ var migLayoutCodec = mprecord.New(
 	mprecord.Str("state", func(m *MIGLayout) *string { return &m.State }, mprecord.Interned),
 	mprecord.Str("uuid", func(m *MIGLayout) *string { return &m.UUID }, mprecord.Interned),
 )
-
-func cloneMIGLayouts(in []MIGLayout) []MIGLayout {
-	if in == nil {
-		return nil
-	}
-	out := slices.Clone(in)
-	for i := range out {
-		out[i].Layout = slices.Clone(in[i].Layout)
-	}
-	return out
-}
 
 // migLayoutOf is the request for GPU uuid of w, if any.
 func migLayoutOf(w *Worker, uuid string) (MIGLayout, bool) {

@@ -65,7 +65,7 @@ func (s *Store) preemptTasks(c command.PreemptTasks) (PreemptOutcome, error) {
 			holds[vw.ID] = append(holds[vw.ID], DeviceHold{Device: d, TaskID: p.ID, Until: c.HoldUntil})
 		}
 		v = s.ownTask(v)
-		v.ownCurrent().PreemptedBy = &Preemptor{JobID: pj.ID, Team: pTeam, TaskID: p.ID, At: c.Now}
+		v.OwnCurrent().PreemptedBy = &Preemptor{JobID: pj.ID, Team: pTeam, TaskID: p.ID, At: c.Now}
 		if s.preemptTask(v, reason, c.Now) {
 			out.Requeued++
 		}

@@ -42,7 +42,7 @@ func (s *Store) gangRoom(w *Worker, j *Job, m *Task, gone map[string]bool, now t
 	}
 	if w.MaxTasks > 0 {
 		left := 0
-		for id := range w.active {
+		for id := range w.Held() {
 			if !gone[id] {
 				left++
 			}
@@ -158,7 +158,7 @@ func (s *Store) gangCouldFit(workers []*Worker, j *Job, n int, usage map[string]
 	largest := map[string]int64{}
 	for _, w := range workers {
 		gpus += int64(len(s.freeDevices(w)))
-		for id := range w.active {
+		for id := range w.Held() {
 			t := s.tasks.Get(id)
 			tj := s.jobs.Get(t.JobID)
 			team := command.TeamOf(tj.Team)

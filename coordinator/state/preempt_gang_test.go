@@ -159,7 +159,7 @@ func TestClassicGangVictimRequeuedWhole(t *testing.T) {
 	for _, id := range []string{"v-a", "v-b"} {
 		v := task(t, s, id)
 		a := v.Attempts[len(v.Attempts)-1]
-		if v.State != taskPending || a.State != api.AttemptPreempted || v.attemptsUsed() != 0 || !strings.Contains(a.Reason, "preempted by job r (team research)") {
+		if v.State != taskPending || a.State != api.AttemptPreempted || v.AttemptsUsed() != 0 || !strings.Contains(a.Reason, "preempted by job r (team research)") {
 			t.Fatalf("%s after the preemption: %s, attempt %+v", id, v.State, a)
 		}
 	}

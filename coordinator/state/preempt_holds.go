@@ -13,13 +13,6 @@ import (
 // refused. A hold is read against the time of the command that reads
 // it, so every replica judges it alike.
 
-// DeviceHold holds one device of a worker for a pending task.
-type DeviceHold struct {
-	Device string    `json:"device"`
-	TaskID string    `json:"task_id"`
-	Until  time.Time `json:"until"`
-}
-
 // holdLive reports whether h still holds its device at now (a zero now,
 // a match made with no time: until it is released): its bound has not
 // passed and its task still waits.

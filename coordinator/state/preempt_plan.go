@@ -282,7 +282,7 @@ func (s *Store) liveHolders(now time.Time) map[string]bool {
 func (s *Store) lowestRunningPriority() map[string]int {
 	out := map[string]int{}
 	for _, w := range s.workers {
-		for id := range w.active {
+		for id := range w.Held() {
 			j := s.jobs.Get(s.tasks.Get(id).JobID)
 			team := command.TeamOf(j.Team)
 			if p, ok := out[team]; !ok || j.Spec.Priority < p {

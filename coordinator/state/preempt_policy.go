@@ -62,7 +62,7 @@ func (r *preemptRound) inUse(team string) int64 {
 // attemptSince is when v's current attempt began running (assigned, if
 // it has not started).
 func attemptSince(v *Task) time.Time {
-	a := v.current()
+	a := v.Current()
 	if a == nil {
 		return v.UpdatedAt
 	}
@@ -146,8 +146,8 @@ func (s *Store) takeGroup(r *preemptRound, gone map[string]bool, v *Task) []*Tas
 // victimOrder ranks w's active tasks as victims: lowest priority first,
 // then youngest (latest started), then by id.
 func (s *Store) victimOrder(w *Worker) []*Task {
-	vs := make([]*Task, 0, len(w.active))
-	for id := range w.active {
+	vs := make([]*Task, 0, w.HeldCount())
+	for id := range w.Held() {
 		if t := s.tasks.Get(id); t != nil {
 			vs = append(vs, t)
 		}

@@ -248,7 +248,7 @@ func TestPreemptTasksApplies(t *testing.T) {
 	mustApply(t, s, command.FinishTask{TaskID: "m2-a", WorkerID: "w1", AttemptID: "att-m2", ExitCode: 143, Now: at(410)})
 	v := task(t, s, "m2-a")
 	a := v.Attempts[0]
-	if v.State != taskPending || a.State != api.AttemptPreempted || v.attemptsUsed() != 0 ||
+	if v.State != taskPending || a.State != api.AttemptPreempted || v.AttemptsUsed() != 0 ||
 		!strings.Contains(a.Reason, "preempted by job r (team research)") {
 		t.Fatalf("victim after its end: %s, attempt %+v", v.State, a)
 	}

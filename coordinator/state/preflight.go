@@ -27,7 +27,7 @@ func keepPreflight(t *Task, attemptID string, p *command.Preflight) {
 	if p == nil {
 		return
 	}
-	if a := t.ownCurrent(); a != nil && a.ID == attemptID {
+	if a := t.OwnCurrent(); a != nil && a.ID == attemptID {
 		a.Preflight = clonePreflight(p)
 	}
 }

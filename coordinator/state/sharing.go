@@ -26,7 +26,7 @@ func (s *Store) deviceUse(w *Worker) (whole map[string]bool, shared map[string]u
 // (preempt_policy.go).
 func (s *Store) deviceUseBeside(w *Worker, gone map[string]bool) (whole map[string]bool, shared map[string]uint64) {
 	whole, shared = map[string]bool{}, map[string]uint64{}
-	for id := range w.active {
+	for id := range w.Held() {
 		if gone[id] {
 			continue
 		}

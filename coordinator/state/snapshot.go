@@ -115,7 +115,7 @@ func (s *Store) load(snap *snapshotV1) error {
 		if w == nil || s.workers[w.ID] != nil {
 			return fmt.Errorf("worker listed twice or empty: %w", ErrInvalid)
 		}
-		w.active = map[string]struct{}{}
+		w.DropHeld()
 		approveLegacy(w)
 		s.putWorker(w) // gangtopology_index.go
 	}
@@ -139,7 +139,7 @@ func (s *Store) load(snap *snapshotV1) error {
 		if j == nil || s.jobs.Get(j.ID) != nil {
 			return fmt.Errorf("job listed twice or empty: %w", ErrInvalid)
 		}
-		j.setRules(rulesOf(j.Spec))
+		j.SetRules(rulesOf(j.Spec))
 		s.jobs.Set(j.ID, j)
 		s.jobOrder = append(s.jobOrder, j.ID)
 	}
@@ -162,7 +162,7 @@ func (s *Store) load(snap *snapshotV1) error {
 			s.queue.push(keyOf(j), j.Spec.Priority, t)
 		case t.Active():
 			if w, ok := s.workers[t.WorkerID]; ok {
-				w.active[t.ID] = struct{}{}
+				w.Hold(t.ID)
 				s.inuse.hold(t.ID, command.TeamOf(j.Team), taskCentiGPUs(w, t.Devices, j.Spec.Resources), endOf(t, j))
 			}
 		}
@@ -177,8 +177,8 @@ func (s *Store) load(snap *snapshotV1) error {
 		}
 		// A finish whose task has not changed since shares the table's
 		// record, as it did before the snapshot.
-		if t := s.tasks.Get(sub.Task.ID); t != nil && sameTask(t, sub.Task) {
-			t.frozen = true
+		if t := s.tasks.Get(sub.Task.ID); t != nil && t.SameState(sub.Task) {
+			t.Freeze()
 			sub.Task = t
 		}
 		s.submissions.Set(key, &sub)
@@ -188,7 +188,7 @@ func (s *Store) load(snap *snapshotV1) error {
 		if t == nil {
 			return fmt.Errorf("finish %q of task %s, which the snapshot lacks: %w", key, f.Task, ErrInvalid)
 		}
-		t.frozen = true // shared with the finish, as before the snapshot
+		t.Freeze() // shared with the finish, as before the snapshot
 		s.submissions.Set(key, &Submission{BodyHash: f.BodyHash, Task: t})
 	}
 	for k, v := range snap.Idempotency {

@@ -77,10 +77,10 @@ func TestRememberedFinishKeepsItsOutcome(t *testing.T) {
 		t.Error("after a restore, the finish that ended the task does not share the table's record, or the earlier one does")
 	}
 	for name, st := range map[string]*Store{"live": s, "restored": r} {
-		if got := replay(st, first, name+": replay of the first finish"); !sameTask(&got, &failed) {
+		if got := replay(st, first, name+": replay of the first finish"); !got.SameState(&failed) {
 			t.Errorf("%s: the first finish replays as %+v, want %+v", name, got, failed)
 		}
-		if got := replay(st, second, name+": replay of the second finish"); !sameTask(&got, &succeeded) {
+		if got := replay(st, second, name+": replay of the second finish"); !got.SameState(&succeeded) {
 			t.Errorf("%s: the second finish replays as %+v, want %+v", name, got, succeeded)
 		}
 	}
@@ -97,7 +97,7 @@ func TestRememberedFinishKeepsItsOutcome(t *testing.T) {
 	if r2.tasks.Get("j1-a").State != taskCancelled {
 		t.Fatalf("the cancel left the task %s", r2.tasks.Get("j1-a").State)
 	}
-	if got := replay(r2, first, "replay after a restore and a cancel"); !sameTask(&got, &failed) {
+	if got := replay(r2, first, "replay after a restore and a cancel"); !got.SameState(&failed) {
 		t.Errorf("after a restore and a cancel, the first finish replays as %+v, want %+v", got, failed)
 	}
 }

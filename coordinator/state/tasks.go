@@ -88,7 +88,7 @@ func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
 
 // assignOutcome is the outcome of t's current assignment.
 func (s *Store) assignOutcome(t *Task, replayed bool) AssignOutcome {
-	return AssignOutcome{Task: t.clone(), Spec: s.jobs.Get(t.JobID).Spec, LeaseUntil: t.LeaseExpiresAt, Replayed: replayed}
+	return AssignOutcome{Task: t.Clone(), Spec: s.jobs.Get(t.JobID).Spec, LeaseUntil: t.LeaseExpiresAt, Replayed: replayed}
 }
 
 // claim checks that worker holds the task under attemptID. It is the one
@@ -120,7 +120,7 @@ func (s *Store) claim(taskID, workerID, attemptID string) (*Task, error) {
 		// task then ended for want of attempts: to the worker that held
 		// it, this is a stale attempt, the same answer it would get had
 		// the task been retried.
-		if a := t.current(); a != nil && a.ID == attemptID && a.State == attemptLost {
+		if a := t.Current(); a != nil && a.ID == attemptID && a.State == attemptLost {
 			return nil, fmt.Errorf("task %s: attempt %s ended (%s): %w", taskID, attemptID, a.State, ErrStaleAttempt)
 		}
 		return nil, fmt.Errorf("task %s is %s: %w", taskID, t.State, ErrNotClaimed)
@@ -138,14 +138,14 @@ func (s *Store) startTask(c command.StartTask) (Task, error) {
 		t.State = taskRunning
 		t.ExecutedBy = c.WorkerID
 		t.UpdatedAt = c.Now
-		a := t.ownCurrent()
+		a := t.OwnCurrent()
 		a.State = taskRunning
 		a.StartedAt = c.Now
 		a.Preflight = clonePreflight(c.Preflight)            // preflight.go
 		s.inuse.started(t.ID, endOf(t, s.jobs.Get(t.JobID))) // backfill.go
 		s.dropView(t.WorkerID)                               // workerview.go
 	}
-	return t.clone(), nil
+	return t.Clone(), nil
 }
 
 func (s *Store) appendLogs(c command.AppendLogs) (bool, error) {
@@ -201,7 +201,7 @@ func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 			if prev.BodyHash != c.BodyHash {
 				return Task{}, fmt.Errorf("submission %s was used with a different body: %w", c.SubmissionID, ErrConflict)
 			}
-			return prev.Task.clone(), nil
+			return prev.Task.Clone(), nil
 		}
 	}
 	t, err := s.claim(c.TaskID, c.WorkerID, c.AttemptID)
@@ -244,7 +244,7 @@ func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 		s.requeueOrEnd(t, t.Attempts[len(t.Attempts)-1].Reason, c.Now)
 		s.settleGang(t, c.Now)
 		s.keepSubmission(c, t)
-		return t.clone(), nil
+		return t.Clone(), nil
 	}
 	if state == taskFailed && s.jobs.Get(t.JobID).Spec.Gang {
 		// A gang member that fails takes its gang down, and the gang is
@@ -257,7 +257,7 @@ func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 		}
 		s.settleGang(t, c.Now)
 		s.keepSubmission(c, t)
-		return t.clone(), nil
+		return t.Clone(), nil
 	}
 	// The attempt keeps the agent's words only: an entry written before
 	// finishes carried a reason must apply as it always did.
@@ -273,14 +273,14 @@ func (s *Store) finishTask(c command.FinishTask) (Task, error) {
 	t.SubmittedBy = c.WorkerID
 	t.Reason = reason
 	s.keepSubmission(c, t)
-	return t.clone(), nil
+	return t.Clone(), nil
 }
 
 // keepSubmission remembers a finish under its submission id, with the
 // task as it left it, for a replay's answer.
 func (s *Store) keepSubmission(c command.FinishTask, t *Task) {
 	if c.SubmissionID != "" {
-		t.frozen = true // the record is the finish's outcome from here on
+		t.Freeze() // the record is the finish's outcome from here on
 		s.submissions.Set(submissionKey(c.TaskID, c.SubmissionID), &Submission{BodyHash: c.BodyHash, Task: t})
 	}
 }
@@ -316,7 +316,7 @@ func (s *Store) failTask(c command.FailTask) (Task, error) {
 	s.keepCheckpoint(t, c.Checkpoint, c.AttemptID, c.WorkerID)
 	keepPreflight(t, c.AttemptID, c.Preflight) // preflight.go
 	s.settleGang(t, c.Now)
-	return t.clone(), nil
+	return t.Clone(), nil
 }
 
 func (s *Store) loseAttempt(c command.LoseAttempt) (Task, error) {
@@ -339,13 +339,13 @@ func (s *Store) loseAttempt(c command.LoseAttempt) (Task, error) {
 	s.endAttempt(t, state, nil, reason, c.Now)
 	s.requeueOrEnd(t, reason, c.Now)
 	s.settleGang(t, c.Now)
-	return t.clone(), nil
+	return t.Clone(), nil
 }
 
 // endAttempt closes the current attempt and frees the worker's hold.
 func (s *Store) endAttempt(t *Task, state string, code *int, reason string, now time.Time) {
 	s.mustOwn(t)
-	a := t.ownCurrent()
+	a := t.OwnCurrent()
 	a.State = state
 	a.EndedAt = now
 	a.ExitCode = code
@@ -361,7 +361,7 @@ func (s *Store) endAttempt(t *Task, state string, code *int, reason string, now 
 	s.inuse.release(t.ID)
 	s.dropView(t.WorkerID) // workerview.go
 	if w, ok := s.workers[t.WorkerID]; ok {
-		delete(w.active, t.ID)
+		w.Release(t.ID)
 		s.forgetIfDone(w, now)
 	}
 	t.UpdatedAt = now
@@ -382,7 +382,7 @@ func (s *Store) requeueOrEnd(t *Task, reason string, now time.Time) {
 	case t.CancelRequested:
 		t.State = taskCancelled
 		t.Reason = "cancelled"
-	case t.attemptsUsed() < maxAttempts:
+	case t.AttemptsUsed() < maxAttempts:
 		t.State = taskPending
 		t.Reason = reason
 		t.WorkerID = ""
@@ -403,7 +403,7 @@ func (s *Store) Task(id string) (Task, error) {
 	if !ok {
 		return Task{}, fmt.Errorf("task %s: %w", id, ErrNotFound)
 	}
-	return t.clone(), nil
+	return t.Clone(), nil
 }
 
 // HeldAttempt reports the attempt under which worker holds task, if any.
@@ -426,7 +426,7 @@ func (s *Store) AllActive() []ActiveTask {
 	// attempt ends), so this costs the active tasks, not every task kept.
 	var out []ActiveTask
 	for _, w := range s.workers {
-		for id := range w.active {
+		for id := range w.Held() {
 			if t := s.tasks.Get(id); t != nil && t.Active() {
 				out = append(out, ActiveTask{TaskID: t.ID, AttemptID: t.AttemptID, WorkerID: t.WorkerID, LeaseSeconds: t.LeaseSeconds, LeaseExpiresAt: t.LeaseExpiresAt, CancelRequested: t.CancelRequested, Preempted: t.Preempt != "", ForTask: preemptedForTask(t)})
 			}

@@ -55,7 +55,7 @@ func (s *Store) UploadTeams(workerID string) []string {
 	if !ok {
 		return nil
 	}
-	for id := range w.active {
+	for id := range w.Held() {
 		j := s.jobs.Get(s.tasks.Get(id).JobID)
 		if len(j.Spec.Outputs) == 0 && j.Spec.Checkpoint == nil {
 			continue

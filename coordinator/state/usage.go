@@ -24,13 +24,6 @@ import (
 // and model, for the Prometheus counter, are kept apart and never
 // dropped.
 
-// MeterShare is what one attempt holds of GPUs of one model, in
-// hundredths of a GPU.
-type MeterShare struct {
-	Model string `json:"model"`
-	Centi int64  `json:"centi"`
-}
-
 // meterShares is what devs of worker w hold, per model, for a task with
 // resources r: a whole GPU 100, a MIG device or share its memory's
 // fraction of its GPU, rounded up.

@@ -1,22 +1,23 @@
 package state
 
-import "github.com/gpulayer/gpulayer/coordinator/state/groups"
+import (
+	"github.com/gpulayer/gpulayer/coordinator/state/groups"
+	"github.com/gpulayer/gpulayer/coordinator/state/record"
+)
 
 // The words the state records in its tables, its log entries' outcomes
 // and its audit events. They are the protocol's words (vocab_test.go
 // checks each against sdk/api), kept here so that the state machine
 // depends on no wire package.
 const (
-	taskPending   = "pending"
-	taskAssigned  = "assigned"
-	taskRunning   = "running"
-	taskSucceeded = "succeeded"
-	taskFailed    = "failed"
-	taskCancelled = "cancelled"
-	attemptLost   = "lost"
-	// attemptPreempted: stopped by a drain's deadline or a stop; such an
-	// attempt does not count against the task's max attempts.
-	attemptPreempted = "preempted"
+	taskPending      = record.TaskPending
+	taskAssigned     = record.TaskAssigned
+	taskRunning      = record.TaskRunning
+	taskSucceeded    = record.TaskSucceeded
+	taskFailed       = record.TaskFailed
+	taskCancelled    = record.TaskCancelled
+	attemptLost      = record.AttemptLost
+	attemptPreempted = record.AttemptPreempted
 
 	workerPending  = "pending"
 	workerReady    = "ready"

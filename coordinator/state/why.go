@@ -39,7 +39,7 @@ func (s *Store) pendingReason(j *Job) string {
 	}
 	var broken command.AffinityRule
 	cands = slices.DeleteFunc(cands, func(w *Worker) bool {
-		r, ok := s.requiredRule(w, j.rules())
+		r, ok := s.requiredRule(w, j.Rules())
 		if ok {
 			broken = r
 		}

@@ -24,7 +24,7 @@ func (s *Store) takenReason(cands []*Worker, j *Job) string {
 	holder := ""
 	for _, w := range cands {
 		sameJob, other := 0, ""
-		for id := range w.active {
+		for id := range w.Held() {
 			t := s.tasks.Get(id)
 			switch {
 			case t.JobID == j.ID:
@@ -34,7 +34,7 @@ func (s *Store) takenReason(cands []*Worker, j *Job) string {
 			}
 		}
 		switch {
-		case spec.ExclusiveWorker && len(w.active) > 0:
+		case spec.ExclusiveWorker && w.HeldCount() > 0:
 			busy++
 		case other != "":
 			held++

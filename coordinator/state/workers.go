@@ -65,7 +65,6 @@ func (s *Store) registerWorker(c command.RegisterWorker) (RegisterOutcome, error
 		Origin:           origin,
 		InstanceID:       c.InstanceID,
 		TokenID:          c.TokenID,
-		active:           map[string]struct{}{},
 	}
 	cred := c.Credential
 	cred.WorkerID = c.WorkerID
@@ -224,8 +223,8 @@ func (s *Store) ActiveTasks(workerID string) []ActiveTask {
 	if !ok {
 		return nil
 	}
-	out := make([]ActiveTask, 0, len(w.active))
-	for id := range w.active {
+	out := make([]ActiveTask, 0, w.HeldCount())
+	for id := range w.Held() {
 		t := s.tasks.Get(id)
 		out = append(out, ActiveTask{TaskID: id, AttemptID: t.AttemptID, WorkerID: workerID, LeaseSeconds: t.LeaseSeconds, CancelRequested: t.CancelRequested, Preempted: t.Preempt != "", ForTask: preemptedForTask(t), LeaseExpiresAt: t.LeaseExpiresAt})
 	}

@@ -16,7 +16,7 @@ import (
 //
 //   - the worker's active tasks change (an assignment, a start, an
 //     attempt's end): the view of that worker is dropped (dropView, at the
-//     points that change Worker.active and the expected ends);
+//     points that change Worker.Hold, Worker.Release and the expected ends);
 //   - any command other than the task commands below is applied: every
 //     view is dropped, and none is kept while the command applies, since
 //     such a command may change a worker's record (its devices, approval,
@@ -126,11 +126,11 @@ func (s *Store) viewOf(w *Worker) *workerView {
 func (s *Store) buildView(w *Worker) *workerView {
 	whole, shared := s.deviceUse(w)
 	var ends map[string]deviceEnd
-	if len(w.active) > 0 {
+	if w.HeldCount() > 0 {
 		ends = s.deviceEnds(w)
 	}
 	v := &workerView{}
-	for id := range w.active {
+	for id := range w.Held() {
 		j := s.jobs.Get(s.tasks.Get(id).JobID)
 		v.exclusive = v.exclusive || j.Spec.ExclusiveWorker
 		if v.perJob == nil {
