@@ -18,6 +18,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/fsm"
 	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/snapcodec"
 	"github.com/gpulayer/gpulayer/coordinator/translate"
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
@@ -154,7 +155,7 @@ func storeSectionSizes(st *state.Store) (map[string]int, error) {
 
 // sections sizes each table of a snapshot.
 func sections(b []byte) map[string]int {
-	out, err := state.RecordSizes(bytes.NewReader(b))
+	out, err := snapcodec.RecordSizes(bytes.NewReader(b))
 	if err != nil {
 		return nil
 	}

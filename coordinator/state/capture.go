@@ -2,16 +2,12 @@ package state
 
 import (
 	"fmt"
+	"io"
 	"maps"
 
-	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/artifacts"
-	"github.com/gpulayer/gpulayer/coordinator/state/cow"
 	"github.com/gpulayer/gpulayer/coordinator/state/creds"
-	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
-	"github.com/gpulayer/gpulayer/coordinator/state/groups"
-	"github.com/gpulayer/gpulayer/coordinator/state/teams"
-	"github.com/gpulayer/gpulayer/coordinator/state/usage"
+	"github.com/gpulayer/gpulayer/coordinator/state/snapcodec"
 )
 
 // Capture is the replicated state as it stood at one point of the log,
@@ -41,29 +37,14 @@ import (
 //   - groups, clusters and artifacts, small tables whose lists are edited
 //     in place, are copied deeply.
 type Capture struct {
-	bootstrapGeneration int
-	seq                 uint64
-	auditSeq            uint64
-
-	credentials []creds.Credential
-	workers     []Worker
-	jobs        cow.Frozen[*Job]
-	jobOrder    []string
-	tasks       cow.Frozen[*Task]
-	groups      []groups.Group
-	teams       []teams.Team
-	usage       []usage.Row
-	usageTotals []usage.Total
-	clusters    []enroll.Cluster
-	enrollments []enroll.Enrollment
-	artifacts   []artifacts.Artifact
-
-	submissions cow.Frozen[*Submission]
-	idempotency cow.Frozen[string]
-	nodes       map[string]string
-	audit       []command.AuditEvent
-	refusals    []command.AuditEvent
+	t snapcodec.Tables
 }
+
+// Encode writes the capture as a snapshot (the current version, package
+// snapcodec). It takes no lock, may run while the store applies later
+// commands and changes nothing in the capture (it may run more than once,
+// concurrently). Output is deterministic.
+func (c *Capture) Encode(w io.Writer) error { return snapcodec.Encode(w, &c.t) }
 
 // Capture takes a detached copy of the state for a snapshot. The FSM
 // calls it where no command is being applied; reads may go on.
@@ -83,41 +64,41 @@ func (s *Store) newCapture() *Capture {
 	s.mu.RLock()
 	nw, nc := len(s.workers), s.credentials.Len()
 	s.mu.RUnlock()
-	return &Capture{
-		workers:     make([]Worker, 0, nw+nw/8+16), // room for some registered meanwhile
-		credentials: make([]creds.Credential, 0, nc+nc/8+16),
-	}
+	return &Capture{t: snapcodec.Tables{
+		Workers:     make([]Worker, 0, nw+nw/8+16), // room for some registered meanwhile
+		Credentials: make([]creds.Credential, 0, nc+nc/8+16),
+	}}
 }
 
 // captureLocked fills c, from newCapture, for a caller holding the read
 // lock.
 func (s *Store) captureLocked(c *Capture) {
-	workers, credentials := c.workers[:0], c.credentials[:0]
-	*c = Capture{
-		bootstrapGeneration: s.bootstrapGeneration,
-		seq:                 s.seq,
-		credentials:         credentials,
-		workers:             workers,
-		jobs:                s.jobs.Freeze(),
-		jobOrder:            s.jobOrder[:len(s.jobOrder):len(s.jobOrder)],
-		tasks:               s.tasks.Freeze(),
-		artifacts:           make([]artifacts.Artifact, 0, s.artifacts.Len()),
-		submissions:         s.submissions.Freeze(),
-		idempotency:         s.idempotency.Freeze(),
-		nodes:               maps.Clone(s.nodes),
+	workers, credentials := c.t.Workers[:0], c.t.Credentials[:0]
+	c.t = snapcodec.Tables{
+		BootstrapGeneration: s.bootstrapGeneration,
+		Seq:                 s.seq,
+		Credentials:         credentials,
+		Workers:             workers,
+		Jobs:                s.jobs.Freeze(),
+		JobOrder:            s.jobOrder[:len(s.jobOrder):len(s.jobOrder)],
+		Tasks:               s.tasks.Freeze(),
+		Artifacts:           make([]artifacts.Artifact, 0, s.artifacts.Len()),
+		Submissions:         s.submissions.Freeze(),
+		Idempotency:         s.idempotency.Freeze(),
+		Nodes:               maps.Clone(s.nodes),
 	}
-	c.audit, c.refusals, c.auditSeq = s.audit.Frozen()
-	c.credentials = s.credentials.AppendTo(c.credentials)
+	c.t.Audit, c.t.Refusals, c.t.AuditSeq = s.audit.Frozen()
+	c.t.Credentials = s.credentials.AppendTo(c.t.Credentials)
 	for _, x := range s.workers {
-		c.workers = append(c.workers, *x)
-		c.workers[len(c.workers)-1].DropHeld()
+		c.t.Workers = append(c.t.Workers, *x)
+		c.t.Workers[len(c.t.Workers)-1].DropHeld()
 	}
 	s.gen.Add(1) // the tasks are shared from here on: ownTask copies one before it changes
-	c.groups = s.groups.Copies()
-	c.teams = s.teams.Copies()
-	c.usage, c.usageTotals = s.usage.Copies()
-	c.clusters, c.enrollments = s.allowlist.Copies()
-	c.artifacts = s.artifacts.AppendTo(c.artifacts)
+	c.t.Groups = s.groups.Copies()
+	c.t.Teams = s.teams.Copies()
+	c.t.Usage, c.t.UsageTotals = s.usage.Copies()
+	c.t.Clusters, c.t.Enrollments = s.allowlist.Copies()
+	c.t.Artifacts = s.artifacts.AppendTo(c.t.Artifacts)
 }
 
 // ownJob replaces j in the table with a copy the caller may change: a
@@ -168,7 +149,7 @@ func (s *Store) mustOwn(t *Task) {
 // are audited, must otherwise change nothing.
 func (c *Capture) WithoutAudit() *Capture {
 	out := *c
-	out.audit, out.refusals, out.auditSeq = nil, nil, 0
+	out.t.Audit, out.t.Refusals, out.t.AuditSeq = nil, nil, 0
 	return &out
 }
 
@@ -177,7 +158,7 @@ func (c *Capture) WithoutAudit() *Capture {
 // which node leads may differ.
 func (c *Capture) WithoutNodes() *Capture {
 	out := *c
-	out.nodes = nil
+	out.t.Nodes = nil
 	return &out
 }
 

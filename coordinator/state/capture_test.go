@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/snapcodec"
 )
 
 // everyKindScenario is the test scenarios one after the other, then a
@@ -56,7 +57,7 @@ func TestEveryKindScenarioFillsEveryTable(t *testing.T) {
 	snap := decodeSnapshot(t, snapshotBytes(t, s))
 	sizes := map[string]int{
 		"credentials": len(snap.Credentials), "workers": len(snap.Workers), "jobs": len(snap.Jobs), "tasks": len(snap.Tasks),
-		"submissions": len(snap.Submissions), "finishes": len(snap.finishes), "idempotency": len(snap.Idempotency), "nodes": len(snap.Nodes),
+		"submissions": len(snap.Submissions), "finishes": len(snap.Finishes), "idempotency": len(snap.Idempotency), "nodes": len(snap.Nodes),
 		"groups": len(snap.Groups), "clusters": len(snap.Clusters), "enrollments": len(snap.Enrollments), "artifacts": len(snap.Artifacts),
 		"audit": len(snap.Audit), "refusals": len(snap.AuditRefusals),
 	}
@@ -171,7 +172,7 @@ func TestOlderSnapshotsRestore(t *testing.T) {
 				if !bytes.Equal(snapshotBytes(t, r), now) {
 					t.Fatalf("a %s snapshot restored to another state", version)
 				}
-				if version == "version 2" && len(old) <= len(now) && len(decodeSnapshot(t, now).finishes) > 0 {
+				if version == "version 2" && len(old) <= len(now) && len(decodeSnapshot(t, now).Finishes) > 0 {
 					t.Fatal("finish records saved nothing")
 				}
 			})
@@ -187,7 +188,7 @@ func TestRecordSizes(t *testing.T) {
 		s.Apply(c)
 	}
 	snap := snapshotBytes(t, s)
-	sizes, err := RecordSizes(bytes.NewReader(snap))
+	sizes, err := snapcodec.RecordSizes(bytes.NewReader(snap))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +203,7 @@ func TestRecordSizes(t *testing.T) {
 	if len(sizes) != 15 || body >= len(snap) || body < len(snap)*9/10 {
 		t.Fatalf("sizes %v (%d bytes) for a snapshot of %d bytes", sizes, body, len(snap))
 	}
-	if _, err := RecordSizes(bytes.NewReader(encodeV1(t, s.Capture()))); err == nil {
+	if _, err := snapcodec.RecordSizes(bytes.NewReader(encodeV1(t, s.Capture()))); err == nil {
 		t.Fatal("a version 1 snapshot was read as records")
 	}
 }

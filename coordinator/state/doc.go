@@ -21,7 +21,7 @@
 // and net/http out of this package).
 //
 // A snapshot is a Capture, taken in a few milliseconds while no command
-// applies, then encoded (Capture.Encode, codec.go) while commands go on.
+// applies, then encoded (Capture.Encode, package snapcodec) while commands go on.
 // For a capture to stay what it was, the store never edits a record a
 // capture may share: a command makes a task its own (ownTask) or replaces
 // a job (ownJob) before changing it, and replaces a slice, map or pointer

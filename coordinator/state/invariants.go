@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/gpulayer/gpulayer/coordinator/state/creds"
+	"github.com/gpulayer/gpulayer/coordinator/state/snapcodec"
 )
 
 // A restored snapshot replaces the state whole, and the commands applied
@@ -30,14 +31,14 @@ var (
 )
 
 // checkInvariants checks the tables load filled from snap.
-func (s *Store) checkInvariants(snap *snapshotV1) error {
+func (s *Store) checkInvariants(snap *snapcodec.Image) error {
 	var listed int // task ids the jobs list: distinct, once checkJobs passes
-	checkJobs := func(snap *snapshotV1) (err error) {
+	checkJobs := func(snap *snapcodec.Image) (err error) {
 		listed, err = s.checkJobs(snap)
 		return err
 	}
-	checkTasks := func(snap *snapshotV1) error { return s.checkTasks(snap, listed == len(snap.Tasks)) }
-	for _, check := range []func(*snapshotV1) error{s.checkCredentials, s.checkWorkers, checkJobs, checkTasks, s.checkIdempotency} {
+	checkTasks := func(snap *snapcodec.Image) error { return s.checkTasks(snap, listed == len(snap.Tasks)) }
+	for _, check := range []func(*snapcodec.Image) error{s.checkCredentials, s.checkWorkers, checkJobs, checkTasks, s.checkIdempotency} {
 		if err := check(snap); err != nil {
 			return fmt.Errorf("%w: %w", err, ErrInvalid)
 		}
@@ -45,7 +46,7 @@ func (s *Store) checkInvariants(snap *snapshotV1) error {
 	return nil
 }
 
-func (s *Store) checkCredentials(snap *snapshotV1) error {
+func (s *Store) checkCredentials(snap *snapcodec.Image) error {
 	for _, c := range snap.Credentials {
 		switch {
 		case c.ID == "":
@@ -61,7 +62,7 @@ func (s *Store) checkCredentials(snap *snapshotV1) error {
 	return nil
 }
 
-func (s *Store) checkWorkers(snap *snapshotV1) error {
+func (s *Store) checkWorkers(snap *snapcodec.Image) error {
 	for _, w := range snap.Workers {
 		switch {
 		case w.ID == "":
@@ -78,7 +79,7 @@ func (s *Store) checkWorkers(snap *snapshotV1) error {
 // name its own tasks, once each; it returns how many task ids the jobs
 // list. Those are then distinct tasks (a task has one job), so every task
 // is listed when there are as many as tasks.
-func (s *Store) checkJobs(snap *snapshotV1) (int, error) {
+func (s *Store) checkJobs(snap *snapcodec.Image) (int, error) {
 	var last uint64
 	listed := 0
 	seen := map[string]struct{}{}
@@ -113,7 +114,7 @@ func (s *Store) checkJobs(snap *snapshotV1) (int, error) {
 // only when allListed says some task is not), and that a task a worker
 // holds has a current attempt under its attempt id, on its worker, which
 // exists.
-func (s *Store) checkTasks(snap *snapshotV1, allListed bool) error {
+func (s *Store) checkTasks(snap *snapcodec.Image, allListed bool) error {
 	for _, t := range snap.Tasks {
 		if !allListed && !slices.Contains(s.jobs.Get(t.JobID).TaskIDs, t.ID) {
 			return fmt.Errorf("task %s of job %s, which does not list it", t.ID, t.JobID)
@@ -143,7 +144,7 @@ func (s *Store) checkTasks(snap *snapshotV1, allListed bool) error {
 }
 
 // checkIdempotency checks that every idempotency key names a job.
-func (s *Store) checkIdempotency(snap *snapshotV1) error {
+func (s *Store) checkIdempotency(snap *snapcodec.Image) error {
 	for _, k := range slices.Sorted(maps.Keys(snap.Idempotency)) {
 		if v := snap.Idempotency[k]; s.jobs.Get(v) == nil {
 			return fmt.Errorf("idempotency key %q names job %s, which the snapshot lacks", k, v)

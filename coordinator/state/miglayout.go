@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/coordinator/state/mprecord"
 )
 
 // MIG layouts. An admin (or the auto mode, migauto.go) asks for a GPU's
@@ -39,18 +38,6 @@ const (
 
 // MaxMIGLayout bounds a layout's MIG devices: seven slices at most.
 const MaxMIGLayout = 7
-
-var migLayoutCodec = mprecord.New(
-	mprecord.Time("at", func(m *MIGLayout) *time.Time { return &m.At }),
-	mprecord.Bool("auto", func(m *MIGLayout) *bool { return &m.Auto }, mprecord.OmitEmpty),
-	mprecord.Str("by", func(m *MIGLayout) *string { return &m.By }, mprecord.Interned),
-	mprecord.Uint("generation", func(m *MIGLayout) *uint64 { return &m.Generation }, mprecord.Always),
-	mprecord.Strings("layout", func(m *MIGLayout) *[]string { return &m.Layout }, mprecord.OmitEmpty|mprecord.Interned),
-	mprecord.Str("reason", func(m *MIGLayout) *string { return &m.Reason }, mprecord.OmitEmpty),
-	mprecord.Time("settled_at", func(m *MIGLayout) *time.Time { return &m.SettledAt }),
-	mprecord.Str("state", func(m *MIGLayout) *string { return &m.State }, mprecord.Interned),
-	mprecord.Str("uuid", func(m *MIGLayout) *string { return &m.UUID }, mprecord.Interned),
-)
 
 // migLayoutOf is the request for GPU uuid of w, if any.
 func migLayoutOf(w *Worker, uuid string) (MIGLayout, bool) {

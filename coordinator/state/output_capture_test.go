@@ -91,7 +91,7 @@ func TestCaptureWithOutputDuringRestores(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.tasks.Get(l.Task) == nil || c.jobs.Get(l.Data) == nil {
+			if c.t.Tasks.Get(l.Task) == nil || c.t.Jobs.Get(l.Data) == nil {
 				mixed++
 			}
 		}

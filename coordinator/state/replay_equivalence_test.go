@@ -16,8 +16,10 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
+	"github.com/gpulayer/gpulayer/coordinator/state/snapcodec"
 	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 	"github.com/gpulayer/gpulayer/coordinator/state/usage"
+	"github.com/gpulayer/gpulayer/internal/fieldguard"
 	"github.com/gpulayer/gpulayer/internal/testenv"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -359,7 +361,7 @@ func resultDiff(got, want []Result) string {
 		if fmt.Sprint(got[i].Err()) != fmt.Sprint(want[i].Err()) {
 			return fmt.Sprintf("result %d: %v vs %v", i, got[i].Err(), want[i].Err())
 		}
-		if d := fieldDiff(got[i].value, want[i].value); d != "" {
+		if d := fieldguard.Diff(got[i].value, want[i].value); d != "" {
 			return fmt.Sprintf("result %d: %s", i, d)
 		}
 	}
@@ -370,37 +372,37 @@ func resultDiff(got, want []Result) string {
 // of every table, and what each would place next on every worker (the
 // pending queue, an index no snapshot holds, rebuilt by a restore).
 func stateDiffs(a, b *Store, now time.Time) []string {
-	ca, cb := a.Capture(), b.Capture()
+	ca, cb := &a.Capture().t, &b.Capture().t
 	var bad []string
 	check := func(what string, x, y any) {
-		if d := fieldDiff(x, y); d != "" {
+		if d := fieldguard.Diff(x, y); d != "" {
 			bad = append(bad, what+": "+d)
 		}
 	}
-	check("meta", []any{ca.bootstrapGeneration, ca.seq, ca.auditSeq}, []any{cb.bootstrapGeneration, cb.seq, cb.auditSeq})
+	check("meta", []any{ca.BootstrapGeneration, ca.Seq, ca.AuditSeq}, []any{cb.BootstrapGeneration, cb.Seq, cb.AuditSeq})
 	// The small tables, by key: their order in a capture is the maps'.
-	small := func(c *Capture) map[string]any {
+	small := func(c *snapcodec.Tables) map[string]any {
 		return map[string]any{
-			"credentials": keyed(c.credentials, func(x creds.Credential) string { return x.ID }),
-			"workers":     keyed(c.workers, func(x Worker) string { return x.ID }),
-			"groups":      keyed(c.groups, func(x groups.Group) string { return x.ID }),
-			"teams":       keyed(c.teams, func(x teams.Team) string { return x.Name }),
-			"usage":       keyed(c.usage, func(x usage.Row) string { return fmt.Sprint(x.Key) }),
-			"totals":      keyed(c.usageTotals, func(x usage.Total) string { return x.Team + "/" + x.Model }),
-			"clusters":    keyed(c.clusters, func(x enroll.Cluster) string { return x.Key }),
-			"enrollments": keyed(c.enrollments, func(x enroll.Enrollment) string { return x.Key }),
-			"artifacts":   keyed(c.artifacts, func(x artifacts.Artifact) string { return x.Digest }),
+			"credentials": keyed(c.Credentials, func(x creds.Credential) string { return x.ID }),
+			"workers":     keyed(c.Workers, func(x Worker) string { return x.ID }),
+			"groups":      keyed(c.Groups, func(x groups.Group) string { return x.ID }),
+			"teams":       keyed(c.Teams, func(x teams.Team) string { return x.Name }),
+			"usage":       keyed(c.Usage, func(x usage.Row) string { return fmt.Sprint(x.Key) }),
+			"totals":      keyed(c.UsageTotals, func(x usage.Total) string { return x.Team + "/" + x.Model }),
+			"clusters":    keyed(c.Clusters, func(x enroll.Cluster) string { return x.Key }),
+			"enrollments": keyed(c.Enrollments, func(x enroll.Enrollment) string { return x.Key }),
+			"artifacts":   keyed(c.Artifacts, func(x artifacts.Artifact) string { return x.Digest }),
 		}
 	}
 	check("tables", small(ca), small(cb))
-	check("job order", ca.jobOrder, cb.jobOrder)
-	check("jobs", frozenEntries(&ca.jobs), frozenEntries(&cb.jobs))
-	check("tasks", frozenEntries(&ca.tasks), frozenEntries(&cb.tasks))
-	check("submissions", frozenEntries(&ca.submissions), frozenEntries(&cb.submissions))
-	check("idempotency", frozenEntries(&ca.idempotency), frozenEntries(&cb.idempotency))
-	check("nodes", ca.nodes, cb.nodes)
-	check("audit", ca.audit, cb.audit)
-	check("refusals", ca.refusals, cb.refusals)
+	check("job order", ca.JobOrder, cb.JobOrder)
+	check("jobs", frozenEntries(&ca.Jobs), frozenEntries(&cb.Jobs))
+	check("tasks", frozenEntries(&ca.Tasks), frozenEntries(&cb.Tasks))
+	check("submissions", frozenEntries(&ca.Submissions), frozenEntries(&cb.Submissions))
+	check("idempotency", frozenEntries(&ca.Idempotency), frozenEntries(&cb.Idempotency))
+	check("nodes", ca.Nodes, cb.Nodes)
+	check("audit", ca.Audit, cb.Audit)
+	check("refusals", ca.Refusals, cb.Refusals)
 	for _, w := range slices.Sorted(maps.Keys(a.workers)) {
 		x, okx, errx := a.MatchAt(now, w, "", 0, nil)
 		y, oky, erry := b.MatchAt(now, w, "", 0, nil)

@@ -1,8 +1,6 @@
 package state
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -13,52 +11,12 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
+	"github.com/gpulayer/gpulayer/coordinator/state/snapcodec"
 	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 	"github.com/gpulayer/gpulayer/coordinator/state/usage"
 )
 
-// snapshotV1 is the whole store as version 1 snapshots wrote it, one JSON
-// document; Restore still reads it, and a version 2 snapshot decodes into
-// it too, so that one load checks both.
-type snapshotV1 struct {
-	Version             int                   `json:"version"`
-	BootstrapGeneration int                   `json:"bootstrap_generation"`
-	Seq                 uint64                `json:"seq"`
-	Credentials         []*creds.Credential   `json:"credentials"`
-	Workers             []*Worker             `json:"workers"`
-	Jobs                []*Job                `json:"jobs"`
-	Tasks               []*Task               `json:"tasks"`
-	Submissions         map[string]Submission `json:"submissions"`
-	Idempotency         map[string]string     `json:"idempotency"`
-	Nodes               map[string]string     `json:"nodes"`
-	Groups              []*groups.Group       `json:"groups,omitempty"`
-	Teams               []*teams.Team         `json:"teams,omitempty"`
-	Usage               []*usage.Row          `json:"usage,omitempty"`
-	UsageTotals         []*usage.Total        `json:"usage_totals,omitempty"`
-	Clusters            []*enroll.Cluster     `json:"clusters,omitempty"`
-	Enrollments         []*enroll.Enrollment  `json:"enrollments,omitempty"`
-	Artifacts           []*artifacts.Artifact `json:"artifacts,omitempty"`
-	// Audit is the retained audit log, oldest first; AuditRefusals the
-	// refusal ring (see audit.go), oldest first; AuditSeq the number of the
-	// last event ever appended to either.
-	Audit         []command.AuditEvent `json:"audit,omitempty"`
-	AuditRefusals []command.AuditEvent `json:"audit_refusals,omitempty"`
-	AuditSeq      uint64               `json:"audit_seq,omitempty"`
-
-	// finishes are version 3's remembered finishes that name their task
-	// (recFinish), by key; never in JSON.
-	finishes map[string]snapFinish
-}
-
-// hasSubmission reports whether a remembered finish under key was
-// decoded already, in either form.
-func (snap *snapshotV1) hasSubmission(key string) bool {
-	_, a := snap.Submissions[key]
-	_, b := snap.finishes[key]
-	return a || b
-}
-
-// Snapshot writes the whole state to w as a version 3 snapshot (codec.go).
+// Snapshot writes the whole state to w as a version 3 snapshot (package snapcodec).
 // Output is deterministic for a given state. It holds the read lock only
 // while it captures; the encoding runs outside it.
 func (s *Store) Snapshot(w io.Writer) error {
@@ -71,22 +29,9 @@ func (s *Store) Snapshot(w io.Writer) error {
 // replaces the state, so one that fails to decode or validate leaves the
 // previous state untouched.
 func (s *Store) Restore(r io.Reader) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var snap *snapshotV1
-	if isJSON(br) {
-		snap = &snapshotV1{}
-		if err := json.NewDecoder(br).Decode(snap); err != nil {
-			return fmt.Errorf("restore: %w", err)
-		}
-		if snap.Version != 1 {
-			return fmt.Errorf("restore: snapshot version %d: %w", snap.Version, ErrInvalid)
-		}
-		snap.share()
-	} else {
-		var err error
-		if snap, err = decodeRecords(br); err != nil {
-			return fmt.Errorf("restore: %w", err)
-		}
+	snap, err := snapcodec.Decode(r)
+	if err != nil {
+		return fmt.Errorf("restore: %w", err)
 	}
 	scratch := &Store{}
 	scratch.reset()
@@ -104,7 +49,7 @@ func (s *Store) Restore(r io.Reader) error {
 
 // load fills empty tables from a decoded snapshot, refusing one whose
 // records contradict each other (ErrInvalid).
-func (s *Store) load(snap *snapshotV1) error {
+func (s *Store) load(snap *snapcodec.Image) error {
 	s.bootstrapGeneration = snap.BootstrapGeneration
 	s.seq = snap.Seq
 	var err error
@@ -183,7 +128,7 @@ func (s *Store) load(snap *snapshotV1) error {
 		}
 		s.submissions.Set(key, &sub)
 	}
-	for key, f := range snap.finishes {
+	for key, f := range snap.Finishes {
 		t := s.tasks.Get(f.Task)
 		if t == nil {
 			return fmt.Errorf("finish %q of task %s, which the snapshot lacks: %w", key, f.Task, ErrInvalid)
@@ -201,4 +146,13 @@ func (s *Store) load(snap *snapshotV1) error {
 		s.nodes = snap.Nodes
 	}
 	return s.checkInvariants(snap) // invariants.go
+}
+
+// shareIDs points the ids that name t and its job at one copy each: the
+// job's own id, and the task's own id in the job's list.
+func shareIDs(t *Task, j *Job) {
+	t.JobID = j.ID
+	if t.Index >= 0 && t.Index < len(j.TaskIDs) && j.TaskIDs[t.Index] == t.ID {
+		j.TaskIDs[t.Index] = t.ID
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/snapcodec"
 )
 
 // securityScenario is a log that fills the tables the other scenarios
@@ -48,8 +49,8 @@ func FuzzRestore(f *testing.F) {
 		f.Add(buf.Bytes())
 		f.Add(encodeV1(f, s.Capture()))
 	}
-	f.Add([]byte(snapshotMagic + "\x02"))
-	f.Add([]byte(snapshotMagic + "\x02\x01\x80\x00"))
+	f.Add([]byte(snapcodec.Magic + "\x02"))
+	f.Add([]byte(snapcodec.Magic + "\x02\x01\x80\x00"))
 	f.Add([]byte(`{"version":1}`))
 	f.Add([]byte(`{"version":2}`))
 	f.Add([]byte(`{"version":1,"clusters":[{"key":"k","cidrs":["not a cidr"]}]}`))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
+	"github.com/gpulayer/gpulayer/coordinator/state/snapcodec"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -307,51 +308,51 @@ func TestFailedRestoreLeavesStateUntouched(t *testing.T) {
 	before := snapshotBytes(t, s)
 	withVersion := func(v byte) []byte {
 		b := bytes.Clone(before)
-		b[len(snapshotMagic)] = v
+		b[len(snapcodec.Magic)] = v
 		return b
 	}
 	noJobs := s.Capture()
-	noJobs.jobOrder = nil
+	noJobs.t.JobOrder = nil
 	var orphans bytes.Buffer
 	if err := noJobs.Encode(&orphans); err != nil {
 		t.Fatal(err)
 	}
-	job := s.Capture().jobs.Get("j1")
+	job := s.Capture().t.Jobs.Get("j1")
 	cases := []struct {
 		name string
 		snap []byte
 	}{
 		{"not a snapshot", []byte("\x00\x01garbage")},
-		{"wrong magic", append([]byte("GPLSNAQ"), before[len(snapshotMagic):]...)},
+		{"wrong magic", append([]byte("GPLSNAQ"), before[len(snapcodec.Magic):]...)},
 		{"version 1 header on records", withVersion(1)},
-		{"unknown version", withVersion(snapshotVersion + 1)},
+		{"unknown version", withVersion(snapcodec.Version + 1)},
 		{"finish record in a version 2 snapshot", func() []byte {
-			b := withRecord(t, before, recFinish, snapFinish{Task: "j1-a", Submission: "s-new", BodyHash: "b"})
-			b[len(snapshotMagic)] = 2
+			b := withRecord(t, before, snapcodec.RecFinish, snapcodec.Finish{Task: "j1-a", Submission: "s-new", BodyHash: "b"})
+			b[len(snapcodec.Magic)] = 2
 			return b
 		}()},
-		{"task id with a slash", withRecord(t, before, recTask, &Task{ID: "j1/x", JobID: "j1", State: "pending"})},
-		{"finish of a missing task", withRecord(t, before, recFinish, snapFinish{Task: "nope", Submission: "s", BodyHash: "b"})},
-		{"finish without a task", withRecord(t, before, recFinish, snapFinish{Submission: "s", BodyHash: "b"})},
-		{"finish listed twice", withRecord(t, withRecord(t, before, recFinish, snapFinish{Task: "j1-a", Submission: "s-new", BodyHash: "b"}),
-			recFinish, snapFinish{Task: "j1-a", Submission: "s-new", BodyHash: "c"})},
+		{"task id with a slash", withRecord(t, before, snapcodec.RecTask, &Task{ID: "j1/x", JobID: "j1", State: "pending"})},
+		{"finish of a missing task", withRecord(t, before, snapcodec.RecFinish, snapcodec.Finish{Task: "nope", Submission: "s", BodyHash: "b"})},
+		{"finish without a task", withRecord(t, before, snapcodec.RecFinish, snapcodec.Finish{Submission: "s", BodyHash: "b"})},
+		{"finish listed twice", withRecord(t, withRecord(t, before, snapcodec.RecFinish, snapcodec.Finish{Task: "j1-a", Submission: "s-new", BodyHash: "b"}),
+			snapcodec.RecFinish, snapcodec.Finish{Task: "j1-a", Submission: "s-new", BodyHash: "c"})},
 		{"JSON of an unknown version", []byte(`{"version":2}`)},
 		{"truncated", before[:len(before)/2]},
 		{"without its end record", before[:len(before)-1]},
 		{"bytes after the end record", append(bytes.Clone(before), 0)},
-		{"meta record twice", withRecord(t, before, recMeta, snapMeta{Seq: 1})},
+		{"meta record twice", withRecord(t, before, snapcodec.RecMeta, snapcodec.Meta{Seq: 1})},
 		{"unknown record kind", withRecord(t, before, 99, "x")},
-		{"record longer than the bound", withRawRecord(t, before, recNode, maxRecordBytes+1, nil)},
-		{"record longer than what follows", withRawRecord(t, before, recNode, 1<<20, []byte{0x80})},
-		{"record with bytes after its value", withRawRecord(t, before, recNode, 2, []byte{0x80, 0xc0})},
-		{"time claiming 4 GiB", withRawRecord(t, before, recArtifact, 14, []byte{0x81, 0xab, 'u', 'p', 'l', 'o', 'a', 'd', 'e', 'd', '_', 'a', 't', 0xc9})},
-		{"string claiming 4 GiB", withRawRecord(t, before, recNode, 7, []byte{0x81, 0xa3, 'k', 'e', 'y', 0xdb, 0xff})},
+		{"record longer than the bound", withRawRecord(t, before, snapcodec.RecNode, snapcodec.MaxRecordBytes+1, nil)},
+		{"record longer than what follows", withRawRecord(t, before, snapcodec.RecNode, 1<<20, []byte{0x80})},
+		{"record with bytes after its value", withRawRecord(t, before, snapcodec.RecNode, 2, []byte{0x80, 0xc0})},
+		{"time claiming 4 GiB", withRawRecord(t, before, snapcodec.RecArtifact, 14, []byte{0x81, 0xab, 'u', 'p', 'l', 'o', 'a', 'd', 'e', 'd', '_', 'a', 't', 0xc9})},
+		{"string claiming 4 GiB", withRawRecord(t, before, snapcodec.RecNode, 7, []byte{0x81, 0xa3, 'k', 'e', 'y', 0xdb, 0xff})},
 		{"task of a missing job", orphans.Bytes()},
-		{"job listed twice", withRecord(t, before, recJob, job)},
-		{"null worker", withRecord(t, before, recWorker, nil)},
-		{"task output, which belongs in the output section", withRecord(t, before, recLog, map[string]string{"task_id": "x"})},
-		{"finish record without its task", withRecord(t, before, recSubmission, snapSubmission{Key: "j1-a/s9", Submission: Submission{BodyHash: "b"}})},
-		{"cluster with a bad network", withRecord(t, before, recCluster, &enroll.Cluster{Key: "lab", CIDRs: []string{"not-a-cidr"}})},
+		{"job listed twice", withRecord(t, before, snapcodec.RecJob, job)},
+		{"null worker", withRecord(t, before, snapcodec.RecWorker, nil)},
+		{"task output, which belongs in the output section", withRecord(t, before, snapcodec.RecLog, map[string]string{"task_id": "x"})},
+		{"finish record without its task", withRecord(t, before, snapcodec.RecSubmission, snapcodec.SubmissionRecord{Key: "j1-a/s9", Submission: Submission{BodyHash: "b"}})},
+		{"cluster with a bad network", withRecord(t, before, snapcodec.RecCluster, &enroll.Cluster{Key: "lab", CIDRs: []string{"not-a-cidr"}})},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -14,9 +14,9 @@
 // else fails the record (Decode's ok), and the caller decodes it with
 // go-msgpack instead, which decides what it means.
 //
-// The package knows no record type: the coordinator's state declares its
-// tables' codecs (coordinator/state, codec_records.go) and streams the
-// records (codec.go).
+// The package knows no record type: the snapshot codec declares its
+// tables' codecs (coordinator/state/snapcodec, records.go) and streams the
+// records (encode.go, decode.go).
 package mprecord
 
 // MaxInitLen bounds what a reader allocates ahead for one collection on

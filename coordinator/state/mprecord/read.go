@@ -8,7 +8,7 @@ import (
 // Reading the large tables back, the counterpart of write.go. A
 // restore of S6's state (100,000 tasks and jobs) spent 0.7 s of its CPU in
 // go-msgpack's reflection and another 0.45 s sharing the strings it had
-// just allocated (restore_share.go). The large tables' records are read
+// just allocated (state/snapcodec/share.go). The large tables' records are read
 // directly (each record type's codec through the primitives here; flat records
 // of strings by StrFields), and each
 // repeated string is taken from the restore's interner as it is read, so

@@ -1,11 +1,13 @@
-package state
+package snapcodec
+
+import "github.com/gpulayer/gpulayer/coordinator/state/record"
 
 // A restore would otherwise hold every string of every record on its own:
 // a task's job id, its worker id, its state, the same spec hash on a
 // thousand jobs of one spec would each be a separate allocation, although
 // most name something another record already holds. A restore shares the
 // values that repeat (states, worker ids, spec fields) through one
-// interner: the record reader (codec_read.go) takes each from it as it
+// interner: the record reader (read.go) takes each from it as it
 // reads, and a record decoded by go-msgpack instead, or read from a
 // version 1 JSON snapshot, has its strings pointed at the interner's
 // copies afterwards (the share methods below). Ids, each naming one
@@ -32,7 +34,7 @@ func (in interner) of(s string) string {
 }
 
 // shareWorker points w's repeated strings at the interner's copies.
-func (in interner) shareWorker(w *Worker) {
+func (in interner) shareWorker(w *record.Worker) {
 	w.ID = in.of(w.ID)
 	w.Status = in.of(w.Status)
 	for i := range w.Devices {
@@ -47,7 +49,7 @@ func (in interner) shareWorker(w *Worker) {
 
 // shareJob points j's repeated strings at the interner's copies, and its
 // spec's Config at an equal one already seen.
-func (in interner) shareJob(j *Job, configs map[string][]byte) {
+func (in interner) shareJob(j *record.Job, configs map[string][]byte) {
 	j.SpecHash = in.of(j.SpecHash)
 	j.CreatedBy = in.of(j.CreatedBy)
 	j.Spec.Name = in.of(j.Spec.Name)
@@ -63,7 +65,7 @@ func (in interner) shareJob(j *Job, configs map[string][]byte) {
 }
 
 // shareTask points t's repeated strings at the interner's copies.
-func (in interner) shareTask(t *Task) {
+func (in interner) shareTask(t *record.Task) {
 	t.State = in.of(t.State)
 	t.WorkerID = in.of(t.WorkerID)
 	t.SubmittedBy = in.of(t.SubmittedBy)
@@ -87,7 +89,7 @@ func (in interner) shareTask(t *Task) {
 // share shares the strings of a snapshot decoded whole (version 1, JSON)
 // as the record reader shares those of a version 2 or 3 one; load shares
 // ids with the records they name.
-func (snap *snapshotV1) share() {
+func (snap *Image) share() {
 	in, configs := interner{}, map[string][]byte{}
 	for _, w := range snap.Workers {
 		if w != nil {
@@ -103,14 +105,5 @@ func (snap *snapshotV1) share() {
 		if t != nil {
 			in.shareTask(t)
 		}
-	}
-}
-
-// shareIDs points the ids that name t and its job at one copy each: the
-// job's own id, and the task's own id in the job's list.
-func shareIDs(t *Task, j *Job) {
-	t.JobID = j.ID
-	if t.Index >= 0 && t.Index < len(j.TaskIDs) && j.TaskIDs[t.Index] == t.ID {
-		j.TaskIDs[t.Index] = t.ID
 	}
 }

@@ -1,4 +1,9 @@
-package state
+// Package fieldguard fills records by reflection and compares them field
+// by field: the guard that a hand-written codec drops no field. Every
+// exported field of a record, at any depth, is filled with something
+// other than its zero value (so that a field added tomorrow is filled
+// too), and Diff names the first path at which two records differ.
+package fieldguard
 
 import (
 	"encoding/json"
@@ -9,23 +14,16 @@ import (
 	"time"
 )
 
-// The field guard: every exported field of every replicated record must
-// survive the snapshot codec and a restore. A hand-written codec drops a
-// field nobody listed, silently, and a replica restored from a snapshot
-// then disagrees with one that replayed the log. These helpers fill every
-// field a record type has, at any depth, by reflection (so a field added
-// tomorrow is filled too), and compare records field by field, naming
-// the first path that differs.
-
-// filler sets every exported field of a value to something other than
+// A Filler sets every exported field of a value to something other than
 // its zero value, at random.
-type filler struct {
+type Filler struct {
 	rng *rand.Rand
 	n   int // makes strings unique
 }
 
-func newFiller(seed uint64) *filler {
-	return &filler{rng: rand.New(rand.NewPCG(seed, seed^0x5bd1e995))}
+// NewFiller returns a filler whose choices follow seed.
+func NewFiller(seed uint64) *Filler {
+	return &Filler{rng: rand.New(rand.NewPCG(seed, seed^0x5bd1e995))}
 }
 
 var (
@@ -35,7 +33,7 @@ var (
 
 // fill sets v (addressable) and everything below it. Fields tagged
 // json:"-" are left alone: they are not part of a record.
-func (f *filler) fill(v reflect.Value, depth int) {
+func (f *Filler) fill(v reflect.Value, depth int) {
 	if depth > 8 {
 		return // a recursive type: deep enough
 	}
@@ -102,18 +100,21 @@ func (f *filler) fill(v reflect.Value, depth int) {
 	}
 }
 
-// fillNew returns a *T with every field filled.
-func fillNew[T any](f *filler) *T {
+// Rand is the filler's source, for choices a test makes beside it.
+func (f *Filler) Rand() *rand.Rand { return f.rng }
+
+// New returns a *T with every field filled.
+func New[T any](f *Filler) *T {
 	x := new(T)
 	f.fill(reflect.ValueOf(x).Elem(), 0)
 	return x
 }
 
-// fieldDiff returns the path of the first exported field (at any depth)
+// Diff returns the path of the first exported field (at any depth)
 // in which a and b differ, and "" when none does. Times compare as
 // instants; unexported fields (derived indexes, copy-on-write marks) are
 // not compared.
-func fieldDiff(a, b any) string {
+func Diff(a, b any) string {
 	return diffValue("", reflect.ValueOf(a), reflect.ValueOf(b))
 }
 
@@ -193,8 +194,11 @@ func diffValue(path string, a, b reflect.Value) string {
 	}
 }
 
-// zeroFields lists the exported fields, at any depth, left at their zero
-// value (a slice or map is looked into, element by element).
+// ZeroFields lists the exported fields of x, at any depth, left at their
+// zero value (a slice is looked into, element by element): what a filler
+// must never leave.
+func ZeroFields(x any) []string { return zeroFields("", reflect.ValueOf(x)) }
+
 func zeroFields(path string, v reflect.Value) []string {
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:

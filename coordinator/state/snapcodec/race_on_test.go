@@ -1,6 +1,6 @@
 //go:build race
 
-package state
+package snapcodec
 
 // raceEnabled reports a build with the race detector, which makes the
 // codec's property checks several times slower while adding nothing to

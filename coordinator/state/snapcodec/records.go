@@ -1,4 +1,4 @@
-package state
+package snapcodec
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 	"github.com/gpulayer/gpulayer/coordinator/state/mprecord"
+	"github.com/gpulayer/gpulayer/coordinator/state/record"
 )
 
 // The records of the large tables, each declared once (mprecord):
@@ -16,61 +17,61 @@ import (
 // the bytes go-msgpack writes for the same record.
 
 var taskCodec = mprecord.New(
-	mprecord.Nested("artifacts", func(t *Task) (any, bool) { return t.Artifacts, len(t.Artifacts) > 0 }),
-	mprecord.Str("attempt_id", func(t *Task) *string { return &t.AttemptID }, mprecord.OmitEmpty),
-	mprecord.List("attempts", func(t *Task) *[]Attempt { return &t.Attempts }, attemptCodec, mprecord.OmitEmpty),
-	mprecord.Bool("cancel_requested", func(t *Task) *bool { return &t.CancelRequested }, mprecord.OmitEmpty),
-	mprecord.Nested("checkpoint", func(t *Task) (any, bool) { return t.Checkpoint, t.Checkpoint != nil }),
-	mprecord.Time("created_at", func(t *Task) *time.Time { return &t.CreatedAt }),
-	mprecord.Strings("devices", func(t *Task) *[]string { return &t.Devices }, mprecord.OmitEmpty|mprecord.Interned),
-	mprecord.Str("executed_by", func(t *Task) *string { return &t.ExecutedBy }, mprecord.OmitEmpty|mprecord.Interned),
-	mprecord.IntPtr("exit_code", func(t *Task) **int { return &t.ExitCode }),
-	mprecord.Str("id", func(t *Task) *string { return &t.ID }, mprecord.Always),
-	mprecord.Int("index", func(t *Task) *int { return &t.Index }, mprecord.Always),
-	mprecord.Str("job_id", func(t *Task) *string { return &t.JobID }, mprecord.Always),
-	mprecord.Int("last_log_seq", func(t *Task) *int64 { return &t.LastLogSeq }, mprecord.Always),
-	mprecord.Time("lease_expires_at", func(t *Task) *time.Time { return &t.LeaseExpiresAt }),
-	mprecord.Int("lease_seconds", func(t *Task) *int { return &t.LeaseSeconds }, mprecord.Always),
-	mprecord.Int("log_bytes", func(t *Task) *int { return &t.LogBytes }, mprecord.OmitEmpty),
-	mprecord.Bool("log_cut", func(t *Task) *bool { return &t.LogCut }, mprecord.OmitEmpty),
-	mprecord.Raw("output", func(t *Task) *json.RawMessage { return &t.Output }, false),
-	mprecord.Str("preempt", func(t *Task) *string { return &t.Preempt }, mprecord.OmitEmpty),
-	mprecord.Str("reason", func(t *Task) *string { return &t.Reason }, mprecord.OmitEmpty),
-	mprecord.Uint("seq", func(t *Task) *uint64 { return &t.Seq }, mprecord.Always),
-	mprecord.Str("state", func(t *Task) *string { return &t.State }, mprecord.Interned),
-	mprecord.Str("submitted_by", func(t *Task) *string { return &t.SubmittedBy }, mprecord.OmitEmpty|mprecord.Interned),
-	mprecord.Time("updated_at", func(t *Task) *time.Time { return &t.UpdatedAt }),
-	mprecord.Str("worker_id", func(t *Task) *string { return &t.WorkerID }, mprecord.OmitEmpty|mprecord.Interned),
+	mprecord.Nested("artifacts", func(t *record.Task) (any, bool) { return t.Artifacts, len(t.Artifacts) > 0 }),
+	mprecord.Str("attempt_id", func(t *record.Task) *string { return &t.AttemptID }, mprecord.OmitEmpty),
+	mprecord.List("attempts", func(t *record.Task) *[]record.Attempt { return &t.Attempts }, attemptCodec, mprecord.OmitEmpty),
+	mprecord.Bool("cancel_requested", func(t *record.Task) *bool { return &t.CancelRequested }, mprecord.OmitEmpty),
+	mprecord.Nested("checkpoint", func(t *record.Task) (any, bool) { return t.Checkpoint, t.Checkpoint != nil }),
+	mprecord.Time("created_at", func(t *record.Task) *time.Time { return &t.CreatedAt }),
+	mprecord.Strings("devices", func(t *record.Task) *[]string { return &t.Devices }, mprecord.OmitEmpty|mprecord.Interned),
+	mprecord.Str("executed_by", func(t *record.Task) *string { return &t.ExecutedBy }, mprecord.OmitEmpty|mprecord.Interned),
+	mprecord.IntPtr("exit_code", func(t *record.Task) **int { return &t.ExitCode }),
+	mprecord.Str("id", func(t *record.Task) *string { return &t.ID }, mprecord.Always),
+	mprecord.Int("index", func(t *record.Task) *int { return &t.Index }, mprecord.Always),
+	mprecord.Str("job_id", func(t *record.Task) *string { return &t.JobID }, mprecord.Always),
+	mprecord.Int("last_log_seq", func(t *record.Task) *int64 { return &t.LastLogSeq }, mprecord.Always),
+	mprecord.Time("lease_expires_at", func(t *record.Task) *time.Time { return &t.LeaseExpiresAt }),
+	mprecord.Int("lease_seconds", func(t *record.Task) *int { return &t.LeaseSeconds }, mprecord.Always),
+	mprecord.Int("log_bytes", func(t *record.Task) *int { return &t.LogBytes }, mprecord.OmitEmpty),
+	mprecord.Bool("log_cut", func(t *record.Task) *bool { return &t.LogCut }, mprecord.OmitEmpty),
+	mprecord.Raw("output", func(t *record.Task) *json.RawMessage { return &t.Output }, false),
+	mprecord.Str("preempt", func(t *record.Task) *string { return &t.Preempt }, mprecord.OmitEmpty),
+	mprecord.Str("reason", func(t *record.Task) *string { return &t.Reason }, mprecord.OmitEmpty),
+	mprecord.Uint("seq", func(t *record.Task) *uint64 { return &t.Seq }, mprecord.Always),
+	mprecord.Str("state", func(t *record.Task) *string { return &t.State }, mprecord.Interned),
+	mprecord.Str("submitted_by", func(t *record.Task) *string { return &t.SubmittedBy }, mprecord.OmitEmpty|mprecord.Interned),
+	mprecord.Time("updated_at", func(t *record.Task) *time.Time { return &t.UpdatedAt }),
+	mprecord.Str("worker_id", func(t *record.Task) *string { return &t.WorkerID }, mprecord.OmitEmpty|mprecord.Interned),
 )
 
 var attemptCodec = mprecord.New(
-	mprecord.Time("assigned_at", func(a *Attempt) *time.Time { return &a.AssignedAt }),
-	mprecord.Strings("devices", func(a *Attempt) *[]string { return &a.Devices }, mprecord.OmitEmpty|mprecord.Interned),
-	mprecord.Time("ended_at", func(a *Attempt) *time.Time { return &a.EndedAt }),
-	mprecord.Str("gpu_fault", func(a *Attempt) *string { return &a.GPUFault }, mprecord.OmitEmpty|mprecord.Interned),
-	mprecord.IntPtr("exit_code", func(a *Attempt) **int { return &a.ExitCode }),
-	mprecord.Str("id", func(a *Attempt) *string { return &a.ID }, mprecord.Always),
-	mprecord.Nested("meter", func(a *Attempt) (any, bool) { return a.Meter, len(a.Meter) > 0 }),
-	mprecord.Int("number", func(a *Attempt) *int { return &a.Number }, mprecord.Always),
-	mprecord.Nested("preempted_by", func(a *Attempt) (any, bool) { return a.PreemptedBy, a.PreemptedBy != nil }),
-	mprecord.Nested("preflight", func(a *Attempt) (any, bool) { return a.Preflight, a.Preflight != nil }),
-	mprecord.Str("reason", func(a *Attempt) *string { return &a.Reason }, mprecord.OmitEmpty),
-	mprecord.Nested("rendezvous", func(a *Attempt) (any, bool) { return a.Rendezvous, a.Rendezvous != nil }),
-	mprecord.Time("started_at", func(a *Attempt) *time.Time { return &a.StartedAt }),
-	mprecord.Str("state", func(a *Attempt) *string { return &a.State }, mprecord.Interned),
-	mprecord.Str("worker_id", func(a *Attempt) *string { return &a.WorkerID }, mprecord.Interned),
+	mprecord.Time("assigned_at", func(a *record.Attempt) *time.Time { return &a.AssignedAt }),
+	mprecord.Strings("devices", func(a *record.Attempt) *[]string { return &a.Devices }, mprecord.OmitEmpty|mprecord.Interned),
+	mprecord.Time("ended_at", func(a *record.Attempt) *time.Time { return &a.EndedAt }),
+	mprecord.Str("gpu_fault", func(a *record.Attempt) *string { return &a.GPUFault }, mprecord.OmitEmpty|mprecord.Interned),
+	mprecord.IntPtr("exit_code", func(a *record.Attempt) **int { return &a.ExitCode }),
+	mprecord.Str("id", func(a *record.Attempt) *string { return &a.ID }, mprecord.Always),
+	mprecord.Nested("meter", func(a *record.Attempt) (any, bool) { return a.Meter, len(a.Meter) > 0 }),
+	mprecord.Int("number", func(a *record.Attempt) *int { return &a.Number }, mprecord.Always),
+	mprecord.Nested("preempted_by", func(a *record.Attempt) (any, bool) { return a.PreemptedBy, a.PreemptedBy != nil }),
+	mprecord.Nested("preflight", func(a *record.Attempt) (any, bool) { return a.Preflight, a.Preflight != nil }),
+	mprecord.Str("reason", func(a *record.Attempt) *string { return &a.Reason }, mprecord.OmitEmpty),
+	mprecord.Nested("rendezvous", func(a *record.Attempt) (any, bool) { return a.Rendezvous, a.Rendezvous != nil }),
+	mprecord.Time("started_at", func(a *record.Attempt) *time.Time { return &a.StartedAt }),
+	mprecord.Str("state", func(a *record.Attempt) *string { return &a.State }, mprecord.Interned),
+	mprecord.Str("worker_id", func(a *record.Attempt) *string { return &a.WorkerID }, mprecord.Interned),
 )
 
 var jobCodec = mprecord.New(
-	mprecord.Time("created_at", func(j *Job) *time.Time { return &j.CreatedAt }),
-	mprecord.Str("created_by", func(j *Job) *string { return &j.CreatedBy }, mprecord.Interned),
-	mprecord.Str("id", func(j *Job) *string { return &j.ID }, mprecord.Always),
-	mprecord.Uint("seq", func(j *Job) *uint64 { return &j.Seq }, mprecord.Always),
-	mprecord.Struct("spec", func(j *Job) *command.JobSpec { return &j.Spec }, specCodec),
-	mprecord.Str("spec_hash", func(j *Job) *string { return &j.SpecHash }, mprecord.Interned),
-	mprecord.Strings("task_ids", func(j *Job) *[]string { return &j.TaskIDs }, mprecord.Always),
-	mprecord.Str("team", func(j *Job) *string { return &j.Team }, mprecord.OmitEmpty|mprecord.Interned),
-	mprecord.Time("updated_at", func(j *Job) *time.Time { return &j.UpdatedAt }),
+	mprecord.Time("created_at", func(j *record.Job) *time.Time { return &j.CreatedAt }),
+	mprecord.Str("created_by", func(j *record.Job) *string { return &j.CreatedBy }, mprecord.Interned),
+	mprecord.Str("id", func(j *record.Job) *string { return &j.ID }, mprecord.Always),
+	mprecord.Uint("seq", func(j *record.Job) *uint64 { return &j.Seq }, mprecord.Always),
+	mprecord.Struct("spec", func(j *record.Job) *command.JobSpec { return &j.Spec }, specCodec),
+	mprecord.Str("spec_hash", func(j *record.Job) *string { return &j.SpecHash }, mprecord.Interned),
+	mprecord.Strings("task_ids", func(j *record.Job) *[]string { return &j.TaskIDs }, mprecord.Always),
+	mprecord.Str("team", func(j *record.Job) *string { return &j.Team }, mprecord.OmitEmpty|mprecord.Interned),
+	mprecord.Time("updated_at", func(j *record.Job) *time.Time { return &j.UpdatedAt }),
 )
 
 type spec = command.JobSpec
@@ -109,37 +110,37 @@ var dependencyCodec = mprecord.New(
 )
 
 var workerCodec = mprecord.New(
-	mprecord.Time("approved_at", func(w *Worker) *time.Time { return &w.ApprovedAt }),
-	mprecord.Str("approved_by", func(w *Worker) *string { return &w.ApprovedBy }, mprecord.OmitEmpty|mprecord.Interned),
-	mprecord.Map("approved_devices", func(w *Worker) *map[string]uint64 { return &w.ApprovedDevices }, mprecord.Always, mprecord.AppendUint,
+	mprecord.Time("approved_at", func(w *record.Worker) *time.Time { return &w.ApprovedAt }),
+	mprecord.Str("approved_by", func(w *record.Worker) *string { return &w.ApprovedBy }, mprecord.OmitEmpty|mprecord.Interned),
+	mprecord.Map("approved_devices", func(w *record.Worker) *map[string]uint64 { return &w.ApprovedDevices }, mprecord.Always, mprecord.AppendUint,
 		func(_ *mprecord.Reader, r *mprecord.Input) uint64 { return r.Uint() }),
-	mprecord.Map("approved_identity", func(w *Worker) *map[string]string { return &w.ApprovedIdentity }, mprecord.Always, mprecord.AppendString,
+	mprecord.Map("approved_identity", func(w *record.Worker) *map[string]string { return &w.ApprovedIdentity }, mprecord.Always, mprecord.AppendString,
 		func(d *mprecord.Reader, r *mprecord.Input) string { return d.Str(r) }),
-	mprecord.Strings("capabilities", func(w *Worker) *[]string { return &w.Capabilities }, mprecord.Interned),
-	mprecord.Strings("clear_gpus", func(w *Worker) *[]string { return &w.ClearGPUs }, mprecord.OmitEmpty),
-	mprecord.Str("cluster_key", func(w *Worker) *string { return &w.ClusterKey }, mprecord.OmitEmpty|mprecord.Interned),
-	mprecord.Map("cordons", func(w *Worker) *map[string]string { return &w.Cordons }, mprecord.OmitEmpty, mprecord.AppendString,
+	mprecord.Strings("capabilities", func(w *record.Worker) *[]string { return &w.Capabilities }, mprecord.Interned),
+	mprecord.Strings("clear_gpus", func(w *record.Worker) *[]string { return &w.ClearGPUs }, mprecord.OmitEmpty),
+	mprecord.Str("cluster_key", func(w *record.Worker) *string { return &w.ClusterKey }, mprecord.OmitEmpty|mprecord.Interned),
+	mprecord.Map("cordons", func(w *record.Worker) *map[string]string { return &w.Cordons }, mprecord.OmitEmpty, mprecord.AppendString,
 		func(d *mprecord.Reader, r *mprecord.Input) string { return d.Str(r) }),
-	mprecord.Str("credential_id", func(w *Worker) *string { return &w.CredentialID }, mprecord.Always),
-	mprecord.Bool("deregister", func(w *Worker) *bool { return &w.Deregister }, mprecord.OmitEmpty),
-	mprecord.List("devices", func(w *Worker) *[]command.Device { return &w.Devices }, deviceCodec, mprecord.Always),
-	mprecord.Time("drain_deadline", func(w *Worker) *time.Time { return &w.DrainDeadline }),
-	mprecord.Str("drained_by", func(w *Worker) *string { return &w.DrainedBy }, mprecord.OmitEmpty|mprecord.Interned),
-	mprecord.Strings("executors", func(w *Worker) *[]string { return &w.Executors }, mprecord.Interned),
-	mprecord.Str("external_worker_key", func(w *Worker) *string { return &w.ExternalWorkerKey }, mprecord.OmitEmpty),
-	mprecord.Nested("holds", func(w *Worker) (any, bool) { return w.Holds, len(w.Holds) > 0 }),
-	mprecord.Str("id", func(w *Worker) *string { return &w.ID }, mprecord.Interned), // tasks name it
-	mprecord.Str("instance_id", func(w *Worker) *string { return &w.InstanceID }, mprecord.OmitEmpty),
-	mprecord.Map("labels", func(w *Worker) *map[string]string { return &w.Labels }, mprecord.OmitEmpty, mprecord.AppendString,
+	mprecord.Str("credential_id", func(w *record.Worker) *string { return &w.CredentialID }, mprecord.Always),
+	mprecord.Bool("deregister", func(w *record.Worker) *bool { return &w.Deregister }, mprecord.OmitEmpty),
+	mprecord.List("devices", func(w *record.Worker) *[]command.Device { return &w.Devices }, deviceCodec, mprecord.Always),
+	mprecord.Time("drain_deadline", func(w *record.Worker) *time.Time { return &w.DrainDeadline }),
+	mprecord.Str("drained_by", func(w *record.Worker) *string { return &w.DrainedBy }, mprecord.OmitEmpty|mprecord.Interned),
+	mprecord.Strings("executors", func(w *record.Worker) *[]string { return &w.Executors }, mprecord.Interned),
+	mprecord.Str("external_worker_key", func(w *record.Worker) *string { return &w.ExternalWorkerKey }, mprecord.OmitEmpty),
+	mprecord.Nested("holds", func(w *record.Worker) (any, bool) { return w.Holds, len(w.Holds) > 0 }),
+	mprecord.Str("id", func(w *record.Worker) *string { return &w.ID }, mprecord.Interned), // tasks name it
+	mprecord.Str("instance_id", func(w *record.Worker) *string { return &w.InstanceID }, mprecord.OmitEmpty),
+	mprecord.Map("labels", func(w *record.Worker) *map[string]string { return &w.Labels }, mprecord.OmitEmpty, mprecord.AppendString,
 		func(d *mprecord.Reader, r *mprecord.Input) string { return d.Str(r) }),
-	mprecord.Nested("last_acquire", func(w *Worker) (any, bool) { return w.LastAcquire, w.LastAcquire != nil }),
-	mprecord.Int("max_tasks", func(w *Worker) *int { return &w.MaxTasks }, mprecord.OmitEmpty),
-	mprecord.List("mig_layouts", func(w *Worker) *[]MIGLayout { return &w.MIGLayouts }, migLayoutCodec, mprecord.OmitEmpty),
-	mprecord.Str("origin", func(w *Worker) *string { return &w.Origin }, mprecord.OmitEmpty|mprecord.Interned),
-	mprecord.Time("registered_at", func(w *Worker) *time.Time { return &w.RegisteredAt }),
-	mprecord.Str("registered_by", func(w *Worker) *string { return &w.RegisteredBy }, mprecord.OmitEmpty|mprecord.Interned),
-	mprecord.Str("status", func(w *Worker) *string { return &w.Status }, mprecord.Interned),
-	mprecord.Str("token_id", func(w *Worker) *string { return &w.TokenID }, mprecord.OmitEmpty|mprecord.Interned),
+	mprecord.Nested("last_acquire", func(w *record.Worker) (any, bool) { return w.LastAcquire, w.LastAcquire != nil }),
+	mprecord.Int("max_tasks", func(w *record.Worker) *int { return &w.MaxTasks }, mprecord.OmitEmpty),
+	mprecord.List("mig_layouts", func(w *record.Worker) *[]record.MIGLayout { return &w.MIGLayouts }, migLayoutCodec, mprecord.OmitEmpty),
+	mprecord.Str("origin", func(w *record.Worker) *string { return &w.Origin }, mprecord.OmitEmpty|mprecord.Interned),
+	mprecord.Time("registered_at", func(w *record.Worker) *time.Time { return &w.RegisteredAt }),
+	mprecord.Str("registered_by", func(w *record.Worker) *string { return &w.RegisteredBy }, mprecord.OmitEmpty|mprecord.Interned),
+	mprecord.Str("status", func(w *record.Worker) *string { return &w.Status }, mprecord.Interned),
+	mprecord.Str("token_id", func(w *record.Worker) *string { return &w.TokenID }, mprecord.OmitEmpty|mprecord.Interned),
 )
 
 var deviceCodec = mprecord.New(
@@ -214,7 +215,7 @@ var auditCodec = mprecord.New(
 
 // task reads a task record; the attempt whose id is the task's current
 // attempt id shares that string.
-func (d *recordReader) task(body []byte) (*Task, bool) {
+func (d *recordReader) task(body []byte) (*record.Task, bool) {
 	t, ok := taskCodec.Decode(d.Reader, body)
 	for i := range t.Attempts {
 		if a := &t.Attempts[i]; a.ID == t.AttemptID {
@@ -228,3 +229,15 @@ func (d *recordReader) audit(body []byte) (command.AuditEvent, bool) {
 	ev, ok := auditCodec.Decode(d.Reader, body)
 	return *ev, ok
 }
+
+var migLayoutCodec = mprecord.New(
+	mprecord.Time("at", func(m *record.MIGLayout) *time.Time { return &m.At }),
+	mprecord.Bool("auto", func(m *record.MIGLayout) *bool { return &m.Auto }, mprecord.OmitEmpty),
+	mprecord.Str("by", func(m *record.MIGLayout) *string { return &m.By }, mprecord.Interned),
+	mprecord.Uint("generation", func(m *record.MIGLayout) *uint64 { return &m.Generation }, mprecord.Always),
+	mprecord.Strings("layout", func(m *record.MIGLayout) *[]string { return &m.Layout }, mprecord.OmitEmpty|mprecord.Interned),
+	mprecord.Str("reason", func(m *record.MIGLayout) *string { return &m.Reason }, mprecord.OmitEmpty),
+	mprecord.Time("settled_at", func(m *record.MIGLayout) *time.Time { return &m.SettledAt }),
+	mprecord.Str("state", func(m *record.MIGLayout) *string { return &m.State }, mprecord.Interned),
+	mprecord.Str("uuid", func(m *record.MIGLayout) *string { return &m.UUID }, mprecord.Interned),
+)

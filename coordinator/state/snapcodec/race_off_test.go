@@ -1,6 +1,6 @@
 //go:build !race
 
-package state
+package snapcodec
 
 // raceEnabled reports a build with the race detector.
 const raceEnabled = false

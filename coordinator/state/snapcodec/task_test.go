@@ -1,4 +1,4 @@
-package state
+package snapcodec
 
 import (
 	"bytes"
@@ -12,12 +12,13 @@ import (
 	"github.com/hashicorp/go-msgpack/v2/codec"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/record"
 )
 
 // randomTask is a task with each field set or left empty at random, and
 // values at the edges of each encoding (string and int lengths, times
 // before 1970 and past 2106, nanoseconds).
-func randomTask(rng *rand.Rand) *Task {
+func randomTask(rng *rand.Rand) *record.Task {
 	str := func() string {
 		switch rng.IntN(5) {
 		case 0:
@@ -71,7 +72,7 @@ func randomTask(rng *rand.Rand) *Task {
 		v := int(num())
 		return &v
 	}
-	t := &Task{
+	t := &record.Task{
 		ID: str(), JobID: str(), Index: int(num()), Seq: uint64(num()), State: str(), AttemptID: str(), WorkerID: str(),
 		Devices: strs(), LeaseSeconds: int(num()), LeaseExpiresAt: tm(), ExitCode: intp(), Reason: str(),
 		SubmittedBy: str(), ExecutedBy: str(), CancelRequested: rng.IntN(2) == 0, Preempt: str(),
@@ -87,13 +88,13 @@ func randomTask(rng *rand.Rand) *Task {
 		t.Artifacts = []command.TaskArtifact{{Path: str(), SHA256: str(), Size: num()}}
 	}
 	for range rng.IntN(4) {
-		a := Attempt{ID: str(), Number: int(num()), WorkerID: str(), State: str(), Devices: strs(),
+		a := record.Attempt{ID: str(), Number: int(num()), WorkerID: str(), State: str(), Devices: strs(),
 			AssignedAt: tm(), StartedAt: tm(), EndedAt: tm(), ExitCode: intp(), Reason: str()}
 		if rng.IntN(3) == 0 {
-			a.Rendezvous = &Endpoint{Address: str(), Port: int(num())}
+			a.Rendezvous = &record.Endpoint{Address: str(), Port: int(num())}
 		}
 		if rng.IntN(4) == 0 {
-			a.PreemptedBy = &Preemptor{JobID: str(), Team: str(), TaskID: str(), At: tm()}
+			a.PreemptedBy = &record.Preemptor{JobID: str(), Team: str(), TaskID: str(), At: tm()}
 		}
 		t.Attempts = append(t.Attempts, a)
 	}
@@ -104,18 +105,18 @@ func randomTask(rng *rand.Rand) *Task {
 // as go-msgpack reads them (matchesTheCodec).
 func TestTaskRecordBytesMatchTheCodec(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	matchesTheCodec(t, taskCodec, 3000, 600, func() *Task { return randomTask(rng) }, taskHasNested)
+	matchesTheCodec(t, taskCodec, 3000, 600, func() *record.Task { return randomTask(rng) }, taskHasNested)
 }
 
 // Finish and string-table records too: the bytes go-msgpack writes.
 func TestSmallRecordBytesMatchTheCodec(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	var want []byte
-	enc := codec.NewEncoderBytes(&want, msgpackHandle())
+	enc := codec.NewEncoderBytes(&want, Handle())
 	str := func() string { return string(bytes.Repeat([]byte{'z'}, rng.IntN(300))) }
 	for i := range 500 {
-		f := snapFinish{Task: str(), Submission: str(), BodyHash: str()}
-		p := snapPair{Key: str(), Value: str()}
+		f := Finish{Task: str(), Submission: str(), BodyHash: str()}
+		p := Pair{Key: str(), Value: str()}
 		for _, c := range []struct {
 			v   any
 			got []byte
@@ -134,7 +135,7 @@ func TestSmallRecordBytesMatchTheCodec(t *testing.T) {
 
 // randomJob is a job whose spec has each field set or left empty at
 // random.
-func randomJob(rng *rand.Rand) *Job {
+func randomJob(rng *rand.Rand) *record.Job {
 	t := randomTask(rng) // strings, ints and times at their edges
 	pick := func(s string) string {
 		if rng.IntN(3) == 0 {
@@ -174,14 +175,14 @@ func randomJob(rng *rand.Rand) *Job {
 	if rng.IntN(4) > 0 {
 		ids = t.Devices
 	}
-	return &Job{ID: t.ID, Spec: spec, SpecHash: t.WorkerID, CreatedBy: t.SubmittedBy, CreatedAt: t.CreatedAt,
+	return &record.Job{ID: t.ID, Spec: spec, SpecHash: t.WorkerID, CreatedBy: t.SubmittedBy, CreatedAt: t.CreatedAt,
 		UpdatedAt: t.UpdatedAt, TaskIDs: ids, Seq: t.Seq}
 }
 
 // Job records too, spec included.
 func TestJobRecordBytesMatchTheCodec(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
-	matchesTheCodec(t, jobCodec, 3000, 600, func() *Job { return randomJob(rng) }, func(j *Job) bool {
+	matchesTheCodec(t, jobCodec, 3000, 600, func() *record.Job { return randomJob(rng) }, func(j *record.Job) bool {
 		return j.Spec.Resources != nil || j.Spec.Target != nil || len(j.Spec.Inputs) > 0
 	})
 }

@@ -1,26 +1,26 @@
-package state
+package snapcodec
 
 import (
 	"github.com/gpulayer/gpulayer/coordinator/state/mprecord"
 )
 
 // recordReader reads a snapshot's records: the large tables through their
-// codecs (codec_records.go), with one restore's interner
+// codecs (records.go), with one restore's interner
 // (mprecord.Reader).
 type recordReader struct{ *mprecord.Reader }
 
 func newRecordReader() *recordReader { return &recordReader{mprecord.NewReader()} }
 
 // finish reads a finish record.
-func (d *recordReader) finish(body []byte) (snapFinish, bool) {
-	var f snapFinish
+func (d *recordReader) finish(body []byte) (Finish, bool) {
+	var f Finish
 	ok := mprecord.StrFields(body, []string{"body_hash", "submission", "task"}, &f.BodyHash, &f.Submission, &f.Task)
 	return f, ok
 }
 
 // pair reads an entry of a string table.
-func (d *recordReader) pair(body []byte) (snapPair, bool) {
-	var p snapPair
+func (d *recordReader) pair(body []byte) (Pair, bool) {
+	var p Pair
 	ok := mprecord.StrFields(body, []string{"key", "value"}, &p.Key, &p.Value)
 	return p, ok
 }
@@ -28,37 +28,37 @@ func (d *recordReader) pair(body []byte) (snapPair, bool) {
 // read adds the record of kind in body to snap when it is one the reader
 // takes (done); when it is not, nothing is added and the caller decodes
 // it with go-msgpack, then calls share.
-func (d *recordReader) read(kind uint8, body []byte, snap *snapshotV1) (done bool, err error) {
+func (d *recordReader) read(kind uint8, body []byte, snap *Image) (done bool, err error) {
 	switch kind {
-	case recCredential:
+	case RecCredential:
 		if c, ok := credentialCodec.Decode(d.Reader, body); ok {
 			snap.Credentials = append(snap.Credentials, c)
 			return true, nil
 		}
-	case recWorker:
+	case RecWorker:
 		if w, ok := workerCodec.Decode(d.Reader, body); ok {
 			snap.Workers = append(snap.Workers, w)
 			return true, nil
 		}
-	case recTask:
+	case RecTask:
 		if t, ok := d.task(body); ok {
 			snap.Tasks = append(snap.Tasks, t)
 			return true, nil
 		}
-	case recJob:
+	case RecJob:
 		if j, ok := jobCodec.Decode(d.Reader, body); ok {
 			snap.Jobs = append(snap.Jobs, j)
 			return true, nil
 		}
-	case recFinish:
+	case RecFinish:
 		if f, ok := d.finish(body); ok {
 			return true, snap.addFinish(f)
 		}
-	case recIdempotency:
+	case RecIdempotency:
 		if p, ok := d.pair(body); ok {
 			return true, snap.addPair(kind, p)
 		}
-	case recAudit, recRefusal:
+	case RecAudit, RecRefusal:
 		if ev, ok := d.audit(body); ok {
 			snap.addAudit(kind, ev)
 			return true, nil
@@ -69,17 +69,17 @@ func (d *recordReader) read(kind uint8, body []byte, snap *snapshotV1) (done boo
 
 // share interns the strings of the record go-msgpack just decoded into
 // snap, as the reader would have.
-func (d *recordReader) share(kind uint8, snap *snapshotV1) {
+func (d *recordReader) share(kind uint8, snap *Image) {
 	switch kind {
-	case recWorker:
+	case RecWorker:
 		if w := last(snap.Workers); w != nil {
 			interner(d.Strings()).shareWorker(w)
 		}
-	case recJob:
+	case RecJob:
 		if j := last(snap.Jobs); j != nil {
 			interner(d.Strings()).shareJob(j, d.SharedBins())
 		}
-	case recTask:
+	case RecTask:
 		if t := last(snap.Tasks); t != nil {
 			interner(d.Strings()).shareTask(t)
 		}

@@ -1,4 +1,4 @@
-package state
+package snapcodec
 
 import (
 	"math/rand/v2"
@@ -6,11 +6,12 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/creds"
+	"github.com/gpulayer/gpulayer/coordinator/state/record"
 )
 
 // randomWorker is a worker whose fields, devices included, are set or
 // left empty at random, with randomTask's edge values.
-func randomWorker(rng *rand.Rand) *Worker {
+func randomWorker(rng *rand.Rand) *record.Worker {
 	t, u := randomTask(rng), randomTask(rng) // strings, ints, times at their edges
 	pick := func(s string) string {
 		if rng.IntN(3) == 0 {
@@ -18,7 +19,7 @@ func randomWorker(rng *rand.Rand) *Worker {
 		}
 		return s
 	}
-	w := &Worker{
+	w := &record.Worker{
 		ID: t.ID, Status: t.State, Capabilities: t.Devices, Executors: u.Devices, CredentialID: t.JobID,
 		RegisteredAt: t.CreatedAt, RegisteredBy: pick(t.WorkerID), Origin: pick(t.SubmittedBy), InstanceID: pick(t.ExecutedBy),
 		ClusterKey: pick(t.Reason), ExternalWorkerKey: pick(t.Preempt), TokenID: pick(u.ID), ApprovedBy: pick(u.JobID),
@@ -38,7 +39,7 @@ func randomWorker(rng *rand.Rand) *Worker {
 		}
 	}
 	if rng.IntN(4) == 0 {
-		w.LastAcquire = &LastAcquire{RequestID: u.ID, TaskID: u.JobID, AttemptID: u.AttemptID}
+		w.LastAcquire = &record.LastAcquire{RequestID: u.ID, TaskID: u.JobID, AttemptID: u.AttemptID}
 	}
 	switch rng.IntN(4) {
 	case 0: // nil
@@ -81,7 +82,7 @@ func randomCredential(rng *rand.Rand) *creds.Credential {
 // bytes and read back as go-msgpack reads them (matchesTheCodec).
 func TestWorkerRecordBytesMatchTheCodec(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 18))
-	matchesTheCodec(t, workerCodec, 2000, 400, func() *Worker { return randomWorker(rng) }, func(w *Worker) bool {
+	matchesTheCodec(t, workerCodec, 2000, 400, func() *record.Worker { return randomWorker(rng) }, func(w *record.Worker) bool {
 		nested := w.LastAcquire != nil
 		for _, d := range w.Devices {
 			nested = nested || len(d.Links) > 0

@@ -1,4 +1,4 @@
-package state
+package snapcodec
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/mprecord"
+	"github.com/gpulayer/gpulayer/coordinator/state/record"
 )
 
 // codecDecode decodes body as decodeRecords did before the record reader:
@@ -26,7 +27,7 @@ const (
 
 func codecDecode[T any](t *testing.T, body []byte) (*T, bool) {
 	t.Helper()
-	dec := codec.NewDecoderBytes(body, msgpackHandle())
+	dec := codec.NewDecoderBytes(body, Handle())
 	var v *T
 	if err := dec.Decode(&v); err != nil || dec.NumBytesRead() != len(body) {
 		return nil, false
@@ -36,7 +37,7 @@ func codecDecode[T any](t *testing.T, body []byte) (*T, bool) {
 
 // hasNested reports whether a task carries a value the writer hands to
 // go-msgpack (which the reader leaves to go-msgpack in turn).
-func taskHasNested(x *Task) bool {
+func taskHasNested(x *record.Task) bool {
 	if len(x.Artifacts) > 0 {
 		return true
 	}
@@ -53,11 +54,11 @@ func TestSmallRecordsReadBack(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for i := range 500 {
 		str := func() string { return string(bytes.Repeat([]byte{'q'}, rng.IntN(300))) }
-		f := snapFinish{Task: str(), Submission: str(), BodyHash: str()}
+		f := Finish{Task: str(), Submission: str(), BodyHash: str()}
 		if got, ok := newRecordReader().finish(appendFinish(nil, f)); !ok || got != f {
 			t.Fatalf("finish %d: got %+v (%v), want %+v", i, got, ok, f)
 		}
-		p := snapPair{Key: str(), Value: str()}
+		p := Pair{Key: str(), Value: str()}
 		if got, ok := newRecordReader().pair(appendPair(nil, p)); !ok || got != p {
 			t.Fatalf("pair %d: got %+v (%v), want %+v", i, got, ok, p)
 		}
@@ -110,11 +111,11 @@ func readerAgrees(t *testing.T, body []byte) bool {
 		ev, ok := d.audit(b)
 		return &ev, ok
 	}) || taken
-	taken = agrees(t, "finish", body, func(b []byte) (*snapFinish, bool) {
+	taken = agrees(t, "finish", body, func(b []byte) (*Finish, bool) {
 		f, ok := d.finish(b)
 		return &f, ok
 	}) || taken
-	taken = agrees(t, "pair", body, func(b []byte) (*snapPair, bool) {
+	taken = agrees(t, "pair", body, func(b []byte) (*Pair, bool) {
 		p, ok := d.pair(b)
 		return &p, ok
 	}) || taken
@@ -176,8 +177,8 @@ func FuzzRecordReader(f *testing.F) {
 		f.Add(b)
 		x := randomTask(rng)
 		f.Add(rw.appendAudit(nil, &command.AuditEvent{Seq: x.Seq, Time: x.CreatedAt, Kind: x.State, Count: x.Index}))
-		f.Add(appendFinish(nil, snapFinish{Task: x.ID, Submission: x.JobID, BodyHash: x.State}))
-		f.Add(appendPair(nil, snapPair{Key: x.ID, Value: x.JobID}))
+		f.Add(appendFinish(nil, Finish{Task: x.ID, Submission: x.JobID, BodyHash: x.State}))
+		f.Add(appendPair(nil, Pair{Key: x.ID, Value: x.JobID}))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		readerAgrees(t, body)
