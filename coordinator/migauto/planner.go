@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/internal/gpusku"
 )
@@ -107,7 +108,7 @@ func offersFree(fleet []state.WorkerGPUs, profile string) bool {
 			continue
 		}
 		for _, d := range w.Devices {
-			if d.MIGProfile == profile && state.Offered(w, d) && len(wg.Holders[d.UUID]) == 0 && wg.Worker.Unapproved[d.UUID] == "" {
+			if d.MIGProfile == profile && fit.Offered(w, d) && len(wg.Holders[d.UUID]) == 0 && wg.Worker.Unapproved[d.UUID] == "" {
 				return true
 			}
 		}
@@ -157,7 +158,7 @@ func (p *Planner) takesPart(w *state.Worker) bool {
 // layout request pending or failed, and none within MinInterval.
 func (p *Planner) idle(now time.Time, wg state.WorkerGPUs, gpu command.Device) bool {
 	w := &wg.Worker.Worker
-	if !state.Offered(w, gpu) || wg.Worker.Unapproved[gpu.UUID] != "" || len(wg.Holders[gpu.UUID]) > 0 {
+	if !fit.Offered(w, gpu) || wg.Worker.Unapproved[gpu.UUID] != "" || len(wg.Holders[gpu.UUID]) > 0 {
 		return false
 	}
 	for _, m := range w.MIGLayouts {
@@ -166,7 +167,7 @@ func (p *Planner) idle(now time.Time, wg state.WorkerGPUs, gpu command.Device) b
 		}
 	}
 	for _, d := range w.Devices {
-		if d.Parent == gpu.UUID && (len(wg.Holders[d.UUID]) > 0 || !state.Offered(w, d)) {
+		if d.Parent == gpu.UUID && (len(wg.Holders[d.UUID]) > 0 || !fit.Offered(w, d)) {
 			return false
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 )
 
 // Affinity and spread. A job's required rules filter workers as its
@@ -89,7 +90,7 @@ func (s *Store) runningOf(w *Worker, job string) int {
 // GPU free: status, executor, capability, target, required rules, GPUs.
 func (s *Store) eligible(w *Worker, j *Job) bool {
 	spec := j.Spec
-	if w.Status != workerReady || !capabilityAllows(w.Capabilities, "", spec.Capability) || !s.satisfies(w, spec.Target) {
+	if w.Status != workerReady || !fit.CapabilityAllows(w.Capabilities, "", spec.Capability) || !s.satisfies(w, spec.Target) {
 		return false
 	}
 	if _, broken := s.requiredRule(w, j.Rules()); broken {

@@ -17,16 +17,6 @@ import (
 // keeps it; a cordon outlives the GPU leaving the inventory and holds
 // again if it comes back.
 
-// cordoned reports whether d, or the GPU a MIG device d is part of, is
-// cordoned.
-func cordoned(w *Worker, d command.Device) bool {
-	if _, ok := w.Cordons[d.UUID]; ok {
-		return true
-	}
-	_, ok := w.Cordons[d.Parent]
-	return ok && d.Parent != ""
-}
-
 // cordonDevice cordons a worker's GPU (c.Cordon) or lifts the cordon. A
 // GPU the worker does not report is not found; cordoning a cordoned GPU
 // again replaces its reason, lifting a cordon that is not there changes

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 )
 
@@ -86,8 +87,8 @@ func TestCordonCoversAGPUsMIGDevices(t *testing.T) {
 		{command.Device{UUID: "MIG-2", Parent: "GPU-B"}, false},
 		{command.Device{UUID: "GPU-B"}, false},
 	} {
-		if got := cordoned(w, tc.d); got != tc.want {
-			t.Errorf("cordoned(%s of %q) = %v", tc.d.UUID, tc.d.Parent, got)
+		if got := fit.Cordoned(w, tc.d); got != tc.want {
+			t.Errorf("fit.Cordoned(%s of %q) = %v", tc.d.UUID, tc.d.Parent, got)
 		}
 	}
 }

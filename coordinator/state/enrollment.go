@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 )
@@ -103,8 +104,8 @@ func (s *Store) enrollWorker(c command.EnrollWorker) (RegisterOutcome, error) {
 		Devices:      c.Devices,
 		// What it enrolls with is its approved inventory, as at
 		// registration (RegisterWorker).
-		ApprovedDevices:   inventoryOf(c.Devices),
-		ApprovedIdentity:  identitiesOf(c.Devices),
+		ApprovedDevices:   fit.Inventory(c.Devices),
+		ApprovedIdentity:  fit.Identities(c.Devices),
 		CredentialID:      c.Credential.ID,
 		RegisteredAt:      c.Now,
 		RegisteredBy:      "enrollment:" + e.Key,

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 )
 
 // Gang tasks. A gang job's tasks are assigned together or not at all:
@@ -134,16 +135,16 @@ func (s *Store) fitsTentatively(w *Worker, j *Job, t *Task, capability string, t
 	if r == nil || r.GPUs == 0 {
 		return nil, true
 	}
-	var fit []command.Device
+	var fitting []command.Device
 	for _, d := range s.freeDevices(w) {
-		if !tent.devices[d.UUID] && deviceFits(d, r) && !s.heldFromOthers(w, []string{d.UUID}, t.ID, time.Time{}) {
-			fit = append(fit, d)
+		if !tent.devices[d.UUID] && fit.DeviceFits(d, r) && !s.heldFromOthers(w, []string{d.UUID}, t.ID, time.Time{}) {
+			fitting = append(fitting, d)
 		}
 	}
-	if len(fit) < r.GPUs {
+	if len(fitting) < r.GPUs {
 		return nil, false
 	}
-	return pickConnected(fit, r.GPUs), true
+	return fit.PickConnected(fitting, r.GPUs), true
 }
 
 // assignGang applies a gang placement, whole or not at all.
@@ -259,7 +260,7 @@ func (s *Store) devicesFit(w *Worker, devs []string, r *command.Resources) bool 
 	}
 	for _, uuid := range devs {
 		i := slices.IndexFunc(w.Devices, func(d command.Device) bool { return d.UUID == uuid })
-		if i < 0 || !deviceFits(w.Devices[i], r) {
+		if i < 0 || !fit.DeviceFits(w.Devices[i], r) {
 			return false
 		}
 	}

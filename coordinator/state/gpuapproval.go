@@ -7,11 +7,12 @@ import (
 	"strings"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 )
 
 // Approved inventory. A worker's GPUs are offered as the worker registered
 // them, or as an admin last approved them (ApproveDevices): a GPU whose
-// UUID is new since then, or whose memory or identity (gpubind.go)
+// UUID is new since then, or whose memory or identity (fit.Identity)
 // changed, is kept and shown but
 // given no work until an admin approves the inventory again. A GPU swapped
 // in, or one that reports another size than it did, is not taken on the
@@ -22,21 +23,6 @@ import (
 // inventory is approved as it stands at its next report, so that nothing
 // it had is withdrawn.
 
-// approvedDevice reports whether d is as w's approved inventory has it.
-func approvedDevice(w *Worker, d command.Device) bool {
-	if w.ApprovedDevices == nil {
-		return true
-	}
-	mib, ok := w.ApprovedDevices[d.UUID]
-	return ok && mib == d.MemoryMiB && sameIdentity(w, d) // gpubind.go
-}
-
-// offered reports whether d may be given work: healthy, approved, not
-// cordoned (cordon.go) and not awaiting a MIG layout (miglayout.go).
-func offered(w *Worker, d command.Device) bool {
-	return d.Healthy && approvedDevice(w, d) && !cordoned(w, d) && !migHeld(w, d)
-}
-
 // approveLegacy approves, for a worker from state written before
 // approvals (or GPU identities) were kept, its GPUs as they stand: what its
 // next report would do (updateWorker), done at restore, so that every
@@ -45,18 +31,9 @@ func offered(w *Worker, d command.Device) bool {
 // inventory that means "none approved".
 func approveLegacy(w *Worker) {
 	if w.ApprovedDevices == nil {
-		w.ApprovedDevices = inventoryOf(w.Devices)
+		w.ApprovedDevices = fit.Inventory(w.Devices)
 	}
-	bindLegacyIdentity(w) // gpubind.go
-}
-
-// inventoryOf is the approved form of a device list.
-func inventoryOf(devs []command.Device) map[string]uint64 {
-	m := make(map[string]uint64, len(devs))
-	for _, d := range devs {
-		m[d.UUID] = d.MemoryMiB
-	}
-	return m
+	fit.BindLegacyIdentity(w)
 }
 
 // Unapproved describes, for each of w's devices that awaits approval, why:
@@ -64,7 +41,7 @@ func inventoryOf(devs []command.Device) map[string]uint64 {
 func unapproved(w *Worker) map[string]string {
 	out := map[string]string{}
 	for _, d := range w.Devices {
-		if approvedDevice(w, d) {
+		if fit.Approved(w, d) {
 			continue
 		}
 		if mib, ok := w.ApprovedDevices[d.UUID]; ok && mib != d.MemoryMiB {
@@ -95,8 +72,8 @@ func (s *Store) approveDevices(c command.ApproveDevices) (ApproveOutcome, error)
 		return ApproveOutcome{}, fmt.Errorf("worker %s is revoked: %w", w.ID, ErrConflict)
 	}
 	waiting := slices.Sorted(maps.Keys(unapproved(w)))
-	w.ApprovedDevices = inventoryOf(w.Devices)
-	w.ApprovedIdentity = identitiesOf(w.Devices)
+	w.ApprovedDevices = fit.Inventory(w.Devices)
+	w.ApprovedIdentity = fit.Identities(w.Devices)
 	detail := "no GPU was awaiting approval"
 	if len(waiting) > 0 {
 		detail = "brought into service: " + strings.Join(waiting, ", ")

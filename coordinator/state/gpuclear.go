@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 )
 
 // Clearing a GPU. A GPU the agent took out of service (a fault, or a
@@ -19,8 +20,8 @@ import (
 const (
 	healthHealthy    = "healthy"
 	healthRecovering = "recovering"
-	healthUnhealthy  = "unhealthy" // and out of service (gpufault.go)
-	healthDegraded   = "degraded"  // in service, placed last (degraded.go)
+	healthUnhealthy  = "unhealthy"        // and out of service (gpufault.go)
+	healthDegraded   = fit.HealthDegraded // in service, placed last (package fit)
 )
 
 // clearGPU records an admin's request to clear one of a worker's GPUs.

@@ -1,5 +1,7 @@
 package state
 
+import "github.com/gpulayer/gpulayer/coordinator/sched/fit"
+
 // GPUCounts are a GPU model's devices by what they can do now, each
 // device in one count at most.
 type GPUCounts struct {
@@ -12,7 +14,7 @@ type GPUCounts struct {
 	// recovering or unknown), held or not.
 	Unhealthy int
 	// Degraded are reported degraded by their agent (offered, last:
-	// degraded.go), held or not; each is also in one of the counts above.
+	// package fit: Degraded), held or not; each is also in one of the counts above.
 	Degraded int
 }
 
@@ -34,7 +36,7 @@ func (s *Store) countGPUs(w *Worker, by map[string]GPUCounts) {
 		}
 		c := by[d.Name]
 		_, isShared := shared[d.UUID]
-		if degraded(d) {
+		if fit.Degraded(d) {
 			c.Degraded++
 		}
 		switch {
@@ -42,7 +44,7 @@ func (s *Store) countGPUs(w *Worker, by map[string]GPUCounts) {
 			c.Unhealthy++
 		case whole[d.UUID] || isShared:
 			c.Allocated++
-		case w.Status == workerReady && offered(w, d):
+		case w.Status == workerReady && fit.Offered(w, d):
 			c.Free++
 		}
 		by[d.Name] = c

@@ -1,6 +1,10 @@
 package state
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
+)
 
 // Hold bases. Choosing the backfill hold (backfill.go) merges the slots
 // of every worker that could run the head. A basis keeps, for one shape
@@ -151,7 +155,7 @@ func (s *Store) basisFor(j *Job, per int) *holdBasis {
 // affinity).
 func (s *Store) eligibleSlots(w *Worker, j *Job, per int) []slot {
 	if w.Status != workerReady || !slices.Contains(w.Executors, j.Spec.Executor) ||
-		!capabilityAllows(w.Capabilities, "", j.Spec.Capability) || !s.satisfies(w, j.Spec.Target) {
+		!fit.CapabilityAllows(w.Capabilities, "", j.Spec.Capability) || !s.satisfies(w, j.Spec.Target) {
 		return nil
 	}
 	if _, broken := s.requiredRule(w, j.Rules()); broken {

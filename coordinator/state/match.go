@@ -1,14 +1,12 @@
 package state
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 )
 
 // Candidate is a task acquire may hand to a worker, with the devices it
@@ -68,7 +66,7 @@ func (s *Store) MatchAt(now time.Time, workerID, capability string, slots int, s
 // fair-share order (fairshare.go) and takes the first team's best task
 // that fits the worker and the team's room (teamroom.go).
 func (s *Store) match(w *Worker, capability string, slots int, skip map[string]bool, now time.Time) (*Task, []string, []GangPlacement, int, time.Time) {
-	caps, anyCap := acceptedCapabilities(w.Capabilities, capability)
+	caps, anyCap := fit.AcceptedCapabilities(w.Capabilities, capability)
 	if !anyCap && len(caps) == 0 {
 		return nil, nil, nil, 0, time.Time{}
 	}
@@ -161,27 +159,6 @@ func (s *Store) match(w *Worker, capability string, slots int, skip map[string]b
 	return best, bestDevices, bestGang, examined, retry
 }
 
-// acceptedCapabilities lists the task capabilities a worker takes under an
-// acquire's narrowing capability, or reports that it takes any.
-func acceptedCapabilities(workerCaps []string, narrow string) (caps []string, anyCap bool) {
-	if len(workerCaps) == 0 {
-		return nil, false
-	}
-	star := slices.Contains(workerCaps, "*")
-	if narrow != "" {
-		if star || slices.Contains(workerCaps, narrow) {
-			return []string{narrow}, false
-		}
-		return nil, false
-	}
-	if star {
-		return nil, true
-	}
-	caps = append([]string{""}, workerCaps...)
-	slices.Sort(caps)
-	return slices.Compact(caps), false
-}
-
 // targetsOf lists the target keys a worker satisfies: untargeted work,
 // work for itself, and work for every group it belongs to.
 func (s *Store) targetsOf(w *Worker) []string {
@@ -222,7 +199,7 @@ func (s *Store) canRun(w *Worker, j *Job, t *Task, capability string) error {
 	if !slices.Contains(w.Executors, spec.Executor) {
 		return fmt.Errorf("worker %s lacks executor %q: %w", w.ID, spec.Executor, ErrConflict)
 	}
-	if !capabilityAllows(w.Capabilities, capability, spec.Capability) {
+	if !fit.CapabilityAllows(w.Capabilities, capability, spec.Capability) {
 		return fmt.Errorf("worker %s lacks capability %q: %w", w.ID, spec.Capability, ErrConflict)
 	}
 	if !s.satisfies(w, spec.Target) {
@@ -239,28 +216,6 @@ func (s *Store) canRun(w *Worker, j *Job, t *Task, capability string) error {
 		return fmt.Errorf("job %s already runs %d tasks on %s: %w", j.ID, sameJob, w.ID, ErrConflict)
 	}
 	return nil
-}
-
-// capabilityAllows applies the capability rules: ["*"] takes anything,
-// no capabilities take nothing, names take tasks whose capability is listed
-// or empty. The acquire request's capability narrows further.
-func capabilityAllows(workerCaps []string, narrow, want string) bool {
-	if len(workerCaps) == 0 {
-		return false
-	}
-	if narrow != "" {
-		if want != narrow {
-			return false
-		}
-		if !slices.Contains(workerCaps, "*") && !slices.Contains(workerCaps, narrow) {
-			return false
-		}
-		return true
-	}
-	if want == "" || slices.Contains(workerCaps, "*") {
-		return true
-	}
-	return slices.Contains(workerCaps, want)
 }
 
 // freeDevices lists the worker's healthy devices no active task holds,
@@ -281,34 +236,16 @@ func (s *Store) pickDevicesBut(w *Worker, r *command.Resources, but map[string]b
 		devs, ok := s.pickShare(w, r)
 		return devs, ok && !but[devs[0]]
 	}
-	var fit []command.Device
+	var fitting []command.Device
 	for _, d := range s.freeDevices(w) {
-		if !but[d.UUID] && deviceFits(d, r) {
-			fit = append(fit, d)
+		if !but[d.UUID] && fit.DeviceFits(d, r) {
+			fitting = append(fitting, d)
 		}
 	}
-	if len(fit) < r.GPUs {
+	if len(fitting) < r.GPUs {
 		return nil, false
 	}
-	return pickConnected(healthyFirst(fit, r.GPUs), r.GPUs), true
-}
-
-// deviceFits reports whether d meets r's memory, model and compute
-// capability terms (its health and use aside).
-func deviceFits(d command.Device, r *command.Resources) bool {
-	switch {
-	case d.MIGEnabled:
-		return false // a GPU in MIG mode is given out as its MIG devices only
-	case r.MIGProfile != d.MIGProfile:
-		return false // a MIG device for its profile only, a whole GPU for no profile
-	case r.GPUMemoryMiB > 0 && d.MemoryMiB < r.GPUMemoryMiB:
-		return false
-	case r.GPUModel != "" && !strings.Contains(strings.ToLower(d.Name), strings.ToLower(r.GPUModel)):
-		return false
-	case r.ComputeCapability != "" && d.ComputeCapability != "" && compareCapability(d.ComputeCapability, r.ComputeCapability) < 0:
-		return false
-	}
-	return true
+	return fit.PickConnected(fit.HealthyFirst(fitting, r.GPUs), r.GPUs), true
 }
 
 func (s *Store) devicesFree(w *Worker, devs []string) bool {
@@ -323,20 +260,4 @@ func (s *Store) devicesFree(w *Worker, devs []string) bool {
 		delete(free, d)
 	}
 	return true
-}
-
-// compareCapability orders two compute capabilities ("9.0", "10.0",
-// "8.6") by major then minor number, as numbers: "10.0" is above "9.0".
-// A part that is not a number counts as 0.
-func compareCapability(a, b string) int {
-	am, an := splitCapability(a)
-	bm, bn := splitCapability(b)
-	return cmp.Or(cmp.Compare(am, bm), cmp.Compare(an, bn))
-}
-
-func splitCapability(v string) (major, minor int) {
-	maj, mnr, _ := strings.Cut(v, ".")
-	major, _ = strconv.Atoi(maj)
-	minor, _ = strconv.Atoi(mnr)
-	return major, minor
 }

@@ -3,8 +3,6 @@ package state
 import (
 	"cmp"
 	"slices"
-
-	"github.com/gpulayer/gpulayer/coordinator/command"
 )
 
 // Reads for the MIG auto mode (coordinator/migauto), which repartitions
@@ -77,7 +75,3 @@ func (s *Store) addMIGWorkers(d *MIGDemand, j *Job, t *Task, seen map[string]boo
 		}
 	}
 }
-
-// Offered reports whether placement may give d, a device of w, work:
-// healthy, approved, not cordoned, not held by a MIG layout request.
-func Offered(w *Worker, d command.Device) bool { return offered(w, d) }

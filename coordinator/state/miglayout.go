@@ -1,7 +1,6 @@
 package state
 
 import (
-	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -9,12 +8,14 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
+	"github.com/gpulayer/gpulayer/coordinator/state/record"
 )
 
 // MIG layouts. An admin (or the auto mode, migauto.go) asks for a GPU's
 // MIG layout (SetMIGLayout): the request is kept on the worker
 // (Worker.MIGLayouts), its GPU and the GPU's MIG devices are no longer
-// offered (migHeld), and each heartbeat answer hands the pending request
+// offered (fit.MIGHeld), and each heartbeat answer hands the pending request
 // to the agent. The agent waits for the tasks on the GPU to end, within
 // its drain bound, repartitions the GPU through NVML, reads its devices
 // again and reports them, with the request's generation (MIGRequest) and
@@ -29,34 +30,15 @@ import (
 // (httpapi, internal/gpusku), not here: a command that a later catalogue
 // would refuse still replays as it was applied.
 
-// MIG layout request states.
+// MIG layout request states (package record's words).
 const (
-	MIGPending = "pending"
-	MIGApplied = "applied"
-	MIGFailed  = "failed"
+	MIGPending = record.MIGPending
+	MIGApplied = record.MIGApplied
+	MIGFailed  = record.MIGFailed
 )
 
 // MaxMIGLayout bounds a layout's MIG devices: seven slices at most.
 const MaxMIGLayout = 7
-
-// migLayoutOf is the request for GPU uuid of w, if any.
-func migLayoutOf(w *Worker, uuid string) (MIGLayout, bool) {
-	i := slices.IndexFunc(w.MIGLayouts, func(m MIGLayout) bool { return m.UUID == uuid })
-	if i < 0 {
-		return MIGLayout{}, false
-	}
-	return w.MIGLayouts[i], true
-}
-
-// migHeld reports whether d, or the GPU a MIG device d is part of, awaits
-// a MIG layout or failed to take one.
-func migHeld(w *Worker, d command.Device) bool {
-	if len(w.MIGLayouts) == 0 {
-		return false
-	}
-	m, ok := migLayoutOf(w, cmp.Or(d.Parent, d.UUID))
-	return ok && m.State != MIGApplied
-}
 
 // PendingMIGLayouts are the requests w's agent is to act on.
 func PendingMIGLayouts(w Worker) []MIGLayout {
@@ -82,7 +64,7 @@ func (s *Store) setMIGLayout(c command.SetMIGLayout) (WorkerRecord, error) {
 	if len(c.Layout) > MaxMIGLayout || slices.Contains(c.Layout, "") || (c.Clear && len(c.Layout) > 0) {
 		return WorkerRecord{}, fmt.Errorf("a MIG layout of %d profiles: %w", len(c.Layout), ErrInvalid)
 	}
-	prev, had := migLayoutOf(w, c.UUID)
+	prev, had := fit.MIGLayoutOf(w, c.UUID)
 	if c.Clear {
 		if !had {
 			return s.workerRecord(w), nil
@@ -200,7 +182,7 @@ func (s *Store) approveRepartition(w *Worker, uuid string) {
 		if d.UUID == uuid || d.Parent == uuid {
 			devices[d.UUID] = d.MemoryMiB
 			if identity != nil {
-				identity[d.UUID] = identityOf(d)
+				identity[d.UUID] = fit.Identity(d)
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 )
 
@@ -74,12 +75,12 @@ func TestMIGLayoutIsHeldUntilTheAgentReportsIt(t *testing.T) {
 	if m := rec.Worker.MIGLayouts[0]; m.State != MIGFailed || m.Reason != "2 tasks still hold the GPU after the 10m0s drain bound" {
 		t.Fatalf("failed request %+v", m)
 	}
-	if !migHeld(&rec.Worker, command.Device{UUID: "MIG-1-a", Parent: "GPU-1"}) {
+	if !fit.MIGHeld(&rec.Worker, command.Device{UUID: "MIG-1-a", Parent: "GPU-1"}) {
 		t.Fatal("a failed repartition's MIG devices are offered")
 	}
 	mustApply(t, s, command.SetMIGLayout{WorkerID: "w1", UUID: "GPU-1", Clear: true, By: "admin", Now: at(11)})
 	rec, _ = s.Worker("w1")
-	if len(rec.Worker.MIGLayouts) != 0 || migHeld(&rec.Worker, command.Device{UUID: "MIG-1-a", Parent: "GPU-1"}) {
+	if len(rec.Worker.MIGLayouts) != 0 || fit.MIGHeld(&rec.Worker, command.Device{UUID: "MIG-1-a", Parent: "GPU-1"}) {
 		t.Fatalf("after clearing: %+v", rec.Worker.MIGLayouts)
 	}
 	var kinds []string

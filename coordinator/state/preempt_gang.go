@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 )
 
 // Gangs as preemptors. A gang is admitted whole or not at all, so a
@@ -32,7 +33,7 @@ func (s *Store) gangRoom(w *Worker, j *Job, m *Task, gone map[string]bool, now t
 	free := 0
 	for _, d := range w.Devices {
 		_, isShared := shared[d.UUID]
-		if !whole[d.UUID] && !isShared && deviceFits(d, r) && offered(w, d) && !s.heldFromOthers(w, []string{d.UUID}, m.ID, now) {
+		if !whole[d.UUID] && !isShared && fit.DeviceFits(d, r) && fit.Offered(w, d) && !s.heldFromOthers(w, []string{d.UUID}, m.ID, now) {
 			free++
 		}
 	}

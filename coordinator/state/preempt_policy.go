@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 )
 
 // Preemption policy (docs/preemption.md). A pending task P that cannot
@@ -181,9 +182,9 @@ func (s *Store) fitsUse(w *Worker, r *command.Resources, taskID string, whole ma
 		_, used := shared[d.UUID]
 		switch {
 		case whole[d.UUID]:
-		case r.Shared() && !shareFits(d, r, shared[d.UUID]):
-		case !r.Shared() && (used || !deviceFits(d, r)):
-		case !offered(w, d) || s.heldFromOthers(w, []string{d.UUID}, taskID, now):
+		case r.Shared() && !fit.ShareFits(d, r, shared[d.UUID]):
+		case !r.Shared() && (used || !fit.DeviceFits(d, r)):
+		case !fit.Offered(w, d) || s.heldFromOthers(w, []string{d.UUID}, taskID, now):
 		case r.Shared():
 			return true
 		default:
@@ -198,7 +199,7 @@ func (s *Store) fitsUse(w *Worker, r *command.Resources, taskID string, whole ma
 func (s *Store) helps(w *Worker, r *command.Resources, v *Task) bool {
 	for _, uuid := range v.Devices {
 		d, ok := deviceOf(w, uuid)
-		if ok && (deviceFits(d, r) || (r.Shared() && shareFits(d, r, 0))) {
+		if ok && (fit.DeviceFits(d, r) || (r.Shared() && fit.ShareFits(d, r, 0))) {
 			return true
 		}
 	}

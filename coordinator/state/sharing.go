@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 )
 
 // Fractional GPU sharing (docs/gpus.md, "Fractional sharing"). A task
@@ -43,31 +44,20 @@ func (s *Store) deviceUseBeside(w *Worker, gone map[string]bool) (whole map[stri
 	return whole, shared
 }
 
-// shareFits reports whether d can take r's share beside the used MiB
-// other shares hold of it (its health and whole use aside). deviceFits
-// keeps shares off GPUs in MIG mode and MIG devices: a share asks for no
-// MIG profile, and every MIG device reports one.
-func shareFits(d command.Device, r *command.Resources, used uint64) bool {
-	if !deviceFits(d, r) || (r.GPUSharing == command.SharingEnforced && d.Sharing == "") {
-		return false
-	}
-	return used+r.GPUMemoryMiB <= d.MemoryMiB
-}
-
 // pickShare chooses the GPU of w a shared task takes: of the offered GPUs
 // no task holds whole that have room for its share, a healthy one before
-// a degraded one (degraded.go), then the one its share leaves fullest (so that whole GPUs stay whole, and large shares find
+// a degraded one (fit.Degraded), then the one its share leaves fullest (so that whole GPUs stay whole, and large shares find
 // room), the first in the worker's order on a tie.
 func (s *Store) pickShare(w *Worker, r *command.Resources) ([]string, bool) {
 	best, bestLeft, bestDegraded := "", uint64(0), false
 	for _, vd := range s.viewOf(w).offered { // workerview.go
 		d := vd.dev
-		if vd.whole || !shareFits(d, r, vd.used) {
+		if vd.whole || !fit.ShareFits(d, r, vd.used) {
 			continue
 		}
 		left := d.MemoryMiB - vd.used - r.GPUMemoryMiB
-		if best == "" || cmp.Or(compareDegraded(degraded(d), bestDegraded), cmp.Compare(left, bestLeft)) < 0 {
-			best, bestLeft, bestDegraded = d.UUID, left, degraded(d)
+		if best == "" || cmp.Or(fit.CompareDegraded(fit.Degraded(d), bestDegraded), cmp.Compare(left, bestLeft)) < 0 {
+			best, bestLeft, bestDegraded = d.UUID, left, fit.Degraded(d)
 		}
 	}
 	if best == "" {
@@ -86,7 +76,7 @@ func (s *Store) shareFree(w *Worker, devs []string, r *command.Resources) bool {
 	whole, shared := s.deviceUse(w)
 	for _, d := range w.Devices {
 		if d.UUID == devs[0] {
-			return offered(w, d) && !whole[d.UUID] && shareFits(d, r, shared[d.UUID])
+			return fit.Offered(w, d) && !whole[d.UUID] && fit.ShareFits(d, r, shared[d.UUID])
 		}
 	}
 	return false
@@ -107,8 +97,8 @@ func shareShortfall(cands []*Worker, r *command.Resources) string {
 	fits := false
 	for _, w := range cands {
 		for _, d := range w.Devices {
-			if shareFits(d, r, 0) {
-				if offered(w, d) {
+			if fit.ShareFits(d, r, 0) {
+				if fit.Offered(w, d) {
 					return ""
 				}
 				fits = true

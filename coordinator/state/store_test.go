@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 	"github.com/gpulayer/gpulayer/coordinator/state/snapcodec"
 	"github.com/gpulayer/gpulayer/sdk/api"
@@ -292,7 +293,7 @@ func TestCapabilityRules(t *testing.T) {
 		{[]string{"*"}, "infer", "infer", true},
 	}
 	for _, c := range cases {
-		if got := capabilityAllows(c.caps, c.narrow, c.want); got != c.ok {
+		if got := fit.CapabilityAllows(c.caps, c.narrow, c.want); got != c.ok {
 			t.Errorf("caps %v narrow %q task %q: %v, want %v", c.caps, c.narrow, c.want, got, c.ok)
 		}
 	}

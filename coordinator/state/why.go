@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 )
 
 // Why a task waits. A pending task that no live worker could take, even
@@ -33,7 +34,7 @@ func (s *Store) pendingReason(j *Job) string {
 	if len(cands) == 0 {
 		return fmt.Sprintf("no live worker%s offers executor %q", where(spec.Target), spec.Executor)
 	}
-	cands = slices.DeleteFunc(cands, func(w *Worker) bool { return !capabilityAllows(w.Capabilities, "", spec.Capability) })
+	cands = slices.DeleteFunc(cands, func(w *Worker) bool { return !fit.CapabilityAllows(w.Capabilities, "", spec.Capability) })
 	if len(cands) == 0 {
 		return fmt.Sprintf("capability %q is not offered by any live worker%s that runs executor %q", spec.Capability, where(spec.Target), spec.Executor)
 	}
@@ -71,7 +72,7 @@ func gangShortfall(cands []*Worker, spec command.JobSpec) string {
 		if r := spec.Resources; r != nil && r.GPUs > 0 {
 			healthy := 0
 			for _, d := range w.Devices {
-				if offered(w, d) && deviceFits(d, r) {
+				if fit.Offered(w, d) && fit.DeviceFits(d, r) {
 					healthy++
 				}
 			}
@@ -205,11 +206,11 @@ func gpuShortfall(cands []*Worker, r *command.Resources) string {
 	}
 	most, mostHealthy := 0, 0
 	for _, w := range cands {
-		fit, healthy := 0, 0
+		fitting, healthy := 0, 0
 		for _, d := range w.Devices {
-			if deviceFits(d, r) {
-				fit++
-				if offered(w, d) {
+			if fit.DeviceFits(d, r) {
+				fitting++
+				if fit.Offered(w, d) {
 					healthy++
 				}
 			}
@@ -217,7 +218,7 @@ func gpuShortfall(cands []*Worker, r *command.Resources) string {
 		if healthy >= r.GPUs {
 			return ""
 		}
-		most, mostHealthy = max(most, fit), max(mostHealthy, healthy)
+		most, mostHealthy = max(most, fitting), max(mostHealthy, healthy)
 	}
 	need := fmt.Sprintf("needs %d GPUs%s", r.GPUs, gpuTerms(r))
 	if most < r.GPUs {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 )
 
@@ -57,8 +58,8 @@ func (s *Store) registerWorker(c command.RegisterWorker) (RegisterOutcome, error
 		Executors:    c.Executors,
 		Devices:      c.Devices,
 		// What a worker registers with is its approved inventory.
-		ApprovedDevices:  inventoryOf(c.Devices),
-		ApprovedIdentity: identitiesOf(c.Devices),
+		ApprovedDevices:  fit.Inventory(c.Devices),
+		ApprovedIdentity: fit.Identities(c.Devices),
 		CredentialID:     c.Credential.ID,
 		RegisteredAt:     c.Now,
 		RegisteredBy:     c.RegisteredBy,

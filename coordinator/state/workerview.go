@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 )
 
 // Worker views. A match reads the same facts about a worker's devices
@@ -139,7 +140,7 @@ func (s *Store) buildView(w *Worker) *workerView {
 		v.perJob[j.ID]++
 	}
 	for _, d := range w.Devices {
-		if !offered(w, d) {
+		if !fit.Offered(w, d) {
 			continue
 		}
 		used, isShared := shared[d.UUID]
@@ -190,7 +191,7 @@ func (v *workerView) workerSlots(w *Worker, spec command.JobSpec, per int) []slo
 	}
 	var devs []dev
 	for _, d := range v.offered {
-		if deviceFits(d.dev, spec.Resources) {
+		if fit.DeviceFits(d.dev, spec.Resources) {
 			devs = append(devs, dev{uuid: d.dev.UUID, end: d.end, unknown: d.busy() && d.end.unknown})
 		}
 	}

@@ -99,6 +99,14 @@ func (rec *LastAcquire) With(more ...TaskAttempt) *LastAcquire {
 	return &c
 }
 
+// The states of a MIG layout request: asked and not yet acted on,
+// applied by the agent, or failed.
+const (
+	MIGPending = "pending"
+	MIGApplied = "applied"
+	MIGFailed  = "failed"
+)
+
 // MIGLayout is the MIG layout asked of one GPU.
 type MIGLayout struct {
 	UUID string `json:"uuid"`

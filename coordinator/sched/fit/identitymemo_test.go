@@ -1,4 +1,4 @@
-package state
+package fit
 
 import (
 	"testing"
@@ -32,7 +32,7 @@ func TestMemoIdentityFollowsTheDevice(t *testing.T) {
 			d := base
 			d.Links = append([]command.DeviceLink(nil), base.Links...)
 			tc.change(&d)
-			if got, want := memoIdentity(d), identityOf(d); got != want {
+			if got, want := memoIdentity(d), Identity(d); got != want {
 				t.Fatalf("memo %s, identity %s", got, want)
 			}
 		})

@@ -1,4 +1,4 @@
-package state
+package fit
 
 import "github.com/gpulayer/gpulayer/coordinator/command"
 
@@ -10,11 +10,15 @@ import "github.com/gpulayer/gpulayer/coordinator/command"
 // (docs/protocol.md, "Devices"). Which worker takes a task is not changed
 // by it: the order is within one worker's devices.
 
-// degraded reports whether d was reported degraded.
-func degraded(d command.Device) bool { return d.Health == healthDegraded }
+// HealthDegraded is the health word of a GPU that works but has a
+// condition.
+const HealthDegraded = "degraded"
 
-// compareDegraded orders healthy before degraded.
-func compareDegraded(a, b bool) int {
+// Degraded reports whether d was reported degraded.
+func Degraded(d command.Device) bool { return d.Health == HealthDegraded }
+
+// CompareDegraded orders healthy before degraded.
+func CompareDegraded(a, b bool) int {
 	switch {
 	case a == b:
 		return 0
@@ -24,13 +28,13 @@ func compareDegraded(a, b bool) int {
 	return 1
 }
 
-// healthyFirst narrows devs, the devices that fit a task wanting k, to
+// HealthyFirst narrows devs, the devices that fit a task wanting k, to
 // those not degraded when there are k of them; otherwise it is devs with
 // the degraded ones last, in their order.
-func healthyFirst(devs []command.Device, k int) []command.Device {
+func HealthyFirst(devs []command.Device, k int) []command.Device {
 	var good, bad []command.Device
 	for _, d := range devs {
-		if degraded(d) {
+		if Degraded(d) {
 			bad = append(bad, d)
 		} else {
 			good = append(good, d)

@@ -1,4 +1,4 @@
-package state
+package fit
 
 import (
 	"slices"
@@ -37,9 +37,9 @@ func linkScore(l command.DeviceLink) int {
 // is greedy. C(16, 8) = 12,870 sets stays exhaustive.
 const exhaustiveLimit = 20_000
 
-// pickConnected chooses k of devs (in index order) and returns their
+// PickConnected chooses k of devs (in index order) and returns their
 // UUIDs in chain order.
-func pickConnected(devs []command.Device, k int) []string {
+func PickConnected(devs []command.Device, k int) []string {
 	n := len(devs)
 	score, linked := scoreMatrix(devs)
 	if k <= 1 || !linked {

@@ -1,4 +1,4 @@
-package state
+package fit
 
 import (
 	"crypto/sha256"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/record"
 )
 
 // An approval binds each GPU's UUID to its memory (ApprovedDevices) and
@@ -18,16 +19,16 @@ import (
 // sharing, NUMA node and links (sorted by peer); what changes while a GPU
 // runs (health, driver and CUDA versions, its index) is left out, so that
 // a driver upgrade needs no approval. A GPU whose identity differs from
-// the approved one awaits approval as a new one does (gpuapproval.go).
+// the approved one awaits approval as a new one does (Approved).
 //
-// Worker.ApprovedIdentity maps each approved GPU's UUID to its identity.
+// record.Worker.ApprovedIdentity maps each approved GPU's UUID to its identity.
 // A worker approved before it was kept has none (nil) beside its
 // ApprovedDevices: at its next report the identity its GPUs had before
 // that report is bound (bindLegacyIdentity), so that the report itself
 // cannot change a model unseen.
 
-// identityOf is d's identity, a hex digest.
-func identityOf(d command.Device) string {
+// Identity is d's identity, a hex digest.
+func Identity(d command.Device) string {
 	var b strings.Builder
 	numa := "-"
 	if d.NUMANode != nil {
@@ -44,18 +45,18 @@ func identityOf(d command.Device) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// identitiesOf is the approved identity of devs.
-func identitiesOf(devs []command.Device) map[string]string {
+// Identities is the approved identity of devs.
+func Identities(devs []command.Device) map[string]string {
 	m := make(map[string]string, len(devs))
 	for _, d := range devs {
-		m[d.UUID] = identityOf(d)
+		m[d.UUID] = Identity(d)
 	}
 	return m
 }
 
-// sameIdentity reports whether d is as w's approved identities have it;
+// SameIdentity reports whether d is as w's approved identities have it;
 // a worker without them (approved before they were kept) binds none.
-func sameIdentity(w *Worker, d command.Device) bool {
+func SameIdentity(w *record.Worker, d command.Device) bool {
 	if w.ApprovedIdentity == nil {
 		return true
 	}
@@ -63,17 +64,17 @@ func sameIdentity(w *Worker, d command.Device) bool {
 	return ok && id == memoIdentity(d) // identitymemo.go
 }
 
-// bindLegacyIdentity binds, for a worker approved before identities were
+// BindLegacyIdentity binds, for a worker approved before identities were
 // kept, the identity of its GPUs approved now, as they stand before the
 // report that replaces them.
-func bindLegacyIdentity(w *Worker) {
+func BindLegacyIdentity(w *record.Worker) {
 	if w.ApprovedIdentity != nil || w.ApprovedDevices == nil {
 		return
 	}
 	w.ApprovedIdentity = map[string]string{}
 	for _, d := range w.Devices {
 		if mib, ok := w.ApprovedDevices[d.UUID]; ok && mib == d.MemoryMiB {
-			w.ApprovedIdentity[d.UUID] = identityOf(d)
+			w.ApprovedIdentity[d.UUID] = Identity(d)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package state
+package fit
 
 import (
 	"hash/maphash"
@@ -8,7 +8,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/command"
 )
 
-// identityOf is a digest (gpubind.go), computed on every placement for
+// Identity is a digest (identity.go), computed on every placement for
 // every device a worker offers: a match over a large fleet spent most of
 // its time there. memoIdentity keeps the last digest per UUID with a
 // fingerprint of the fields it was made from, and answers from it while
@@ -83,7 +83,7 @@ func printString(h *maphash.Hash, s string) {
 	h.WriteString(s)
 }
 
-// memoIdentity is identityOf(d), from the cache when d's fingerprint is
+// memoIdentity is Identity(d), from the cache when d's fingerprint is
 // that of the device it was last computed from.
 func memoIdentity(d command.Device) string {
 	p := identityPrint(d)
@@ -93,7 +93,7 @@ func memoIdentity(d command.Device) string {
 	if ok && e.print == p {
 		return e.id
 	}
-	id := identityOf(d)
+	id := Identity(d)
 	identityMemo.Lock()
 	if len(identityMemo.m) >= maxIdentityMemo {
 		identityMemo.m = map[string]memoEntry{}
