@@ -83,12 +83,10 @@ func (s *Store) head() *Task {
 		prio int
 	}
 	tops := map[string]top{}
-	for _, rs := range s.queue.subs { // queuesubs.go
-		for _, sq := range rs.all {
-			t := sq.tasks[0]
-			if cur, ok := tops[sq.key.team]; !ok || sq.prio > cur.prio || (sq.prio == cur.prio && t.Seq < cur.t.Seq) {
-				tops[sq.key.team] = top{t, sq.prio} // pendingQueue.less, its first task's priority kept
-			}
+	for _, sq := range s.queue.All() {
+		t := sq.Tasks[0]
+		if cur, ok := tops[sq.Key.Team]; !ok || sq.Prio > cur.prio || (sq.Prio == cur.prio && t.Seq < cur.t.Seq) {
+			tops[sq.Key.Team] = top{t, sq.Prio} // pending.Queue.Less, its first task's priority kept
 		}
 	}
 	teams := make([]string, 0, len(tops))

@@ -130,7 +130,7 @@ func (s *Store) ownTask(t *Task) *Task {
 	s.tasks.Set(t.ID, &c)
 	if t.State == taskPending {
 		if j := s.jobs.Get(t.JobID); j != nil {
-			s.queue.replace(keyOf(j), t, &c)
+			s.queue.Replace(keyOf(j), t, &c)
 		}
 	}
 	return &c

@@ -294,7 +294,7 @@ func (s *Store) rebuildDependencies() {
 		s.indexWaiting(j, unmet)
 		for _, tid := range j.TaskIDs {
 			if t := s.tasks.Get(tid); t.State == taskPending {
-				s.queue.remove(keyOf(j), t)
+				s.queue.Remove(keyOf(j), t)
 			}
 		}
 	}
@@ -311,7 +311,7 @@ func (s *Store) forHeld(f func(j *Job, held int)) {
 		}
 		n := 0
 		for _, tid := range j.TaskIDs {
-			if _, queued := s.queue.prio[tid]; !queued && s.tasks.Get(tid).State == taskPending {
+			if _, queued := s.queue.Priority(tid); !queued && s.tasks.Get(tid).State == taskPending {
 				n++
 			}
 		}

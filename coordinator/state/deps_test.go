@@ -40,6 +40,7 @@ var rooms = map[string][]string{
 	"groups":    {command, stateerr},
 	"mprecord":  nil,
 	"output":    {"github.com/gpulayer/gpulayer/internal/countw"},
+	"pending":   {command, state + "/record"},
 	"record":    {command},
 	// The codec writes every table, so it knows each table's room; no
 	// room knows it, and it knows nothing of the store.

@@ -8,7 +8,7 @@ import (
 // Weighted fair share. Among the tasks that fit a worker, the team with
 // the lowest gpus_in_use / weight goes first (ties by team name, so every
 // replica and every leader orders the same); within a team, higher
-// priority first, then older (pendingQueue.less). The pending queue keeps
+// priority first, then older (pending.Queue.Less). The pending queue keeps
 // each team's tasks in sub-queues of their own, so the matcher reads the
 // teams in share order and stops at the first team with a task that
 // fits: a team's share is read in constant time (teamLoad), and the

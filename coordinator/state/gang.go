@@ -213,7 +213,7 @@ func (s *Store) assignGang(c command.AssignGang) ([]AssignOutcome, error) {
 		if w.ID == c.WorkerID && c.LeaseSeconds > 0 {
 			l = min(l, c.LeaseSeconds)
 		}
-		s.queue.remove(keyOf(j), t)
+		s.queue.Remove(keyOf(j), t)
 		s.giveTask(t, w, m.AttemptID, m.Devices, l, c.Metered, c.Now)
 		if w.ID == c.WorkerID {
 			out = append(out, s.assignOutcome(t, false))
@@ -377,7 +377,7 @@ func (s *Store) settleGang(t *Task, now time.Time) {
 	retry := t.State == taskPending && !succeeded
 	if t.State == taskPending && succeeded {
 		s.mustOwn(t)
-		s.queue.remove(keyOf(j), t)
+		s.queue.Remove(keyOf(j), t)
 		t.State = taskFailed
 		t.Reason += " (not retried: a gang is retried only as a whole, and a member has succeeded)"
 	}
@@ -396,7 +396,7 @@ func (s *Store) settleGang(t *Task, now time.Time) {
 			s.endAttempt(o, taskFailed, nil, why, now)
 			s.failNow(o, why, now)
 		case o.State == taskPending && !retry:
-			s.queue.remove(keyOf(j), o)
+			s.queue.Remove(keyOf(j), o)
 			s.failNow(o, why, now)
 		}
 	}

@@ -258,7 +258,7 @@ func TestAGangWithASucceededMemberIsNotRetried(t *testing.T) {
 	if got := states(s, ids...); !slices.Equal(got, []string{"succeeded", "failed", "failed"}) {
 		t.Fatalf("states: %v", got)
 	}
-	if got := s.queue.len(); got != 0 {
+	if got := s.queue.Len(); got != 0 {
 		t.Fatalf("%d tasks left in the queue", got)
 	}
 }

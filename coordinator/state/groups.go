@@ -6,6 +6,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
+	"github.com/gpulayer/gpulayer/coordinator/state/pending"
 )
 
 // The group commands: the room (package groups) keeps the table and its
@@ -73,7 +74,7 @@ func membersDetail(ms []command.GroupMember) string {
 // of it; active ones from the workers' holds, which are bounded by what
 // the cluster runs at once.
 func (s *Store) unfinishedTargeting(t command.Target) int {
-	n := s.queue.targeted(targetKey(&t)) + s.heldTargeting(t) // dependencies.go
+	n := s.queue.Targeted(pending.TargetKey(&t)) + s.heldTargeting(t) // dependencies.go
 	for _, w := range s.workers {
 		for id := range w.Held() {
 			if spec := s.jobs.Get(s.tasks.Get(id).JobID).Spec; spec.Target != nil && *spec.Target == t {

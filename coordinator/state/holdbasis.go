@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
+	"github.com/gpulayer/gpulayer/coordinator/state/pending"
 )
 
 // Hold bases. Choosing the backfill hold (backfill.go) merges the slots
@@ -114,7 +115,7 @@ func choose(lists [][]slot, need int) []slot {
 // keeps stands while no worker it chose changed and no changed worker
 // now has a slot before its last.
 func (s *Store) basisFor(j *Job, per int) *holdBasis {
-	k := basisKey{slots: shapeFor(j, per), executor: j.Spec.Executor, target: targetKey(j.Spec.Target), capability: j.Spec.Capability}
+	k := basisKey{slots: shapeFor(j, per), executor: j.Spec.Executor, target: pending.TargetKey(j.Spec.Target), capability: j.Spec.Capability}
 	b, ok := s.bases.m[k]
 	if !ok {
 		if len(s.bases.m) >= maxHoldBases || s.bases.m == nil {

@@ -130,7 +130,7 @@ func (s *Store) cancelJob(c command.CancelJob) (JobRecord, error) {
 		t = s.ownTask(t)
 		switch {
 		case t.State == taskPending:
-			s.queue.remove(keyOf(j), t)
+			s.queue.Remove(keyOf(j), t)
 			t.State = taskCancelled
 			t.Reason = "cancelled by " + c.By
 			t.UpdatedAt = c.Now

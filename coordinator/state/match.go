@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
+	"github.com/gpulayer/gpulayer/coordinator/state/pending"
 )
 
 // Candidate is a task acquire may hand to a worker, with the devices it
@@ -83,7 +84,7 @@ func (s *Store) match(w *Worker, capability string, slots int, skip map[string]b
 	var use int64
 	scan := func(list []*Task) {
 		for _, t := range list {
-			if best != nil && !s.queue.less(t, best) {
+			if best != nil && !s.queue.Less(t, best) {
 				return // the rest of this list ranks lower
 			}
 			examined++
@@ -110,7 +111,7 @@ func (s *Store) match(w *Worker, capability string, slots int, skip map[string]b
 			}
 			if miss.pickFails(j, hold, now) {
 				if hold.spares(j, now) {
-					return // every task of this list asks the same (queue.go): none fits
+					return // every task of this list asks the same (pending.Key): none fits
 				}
 				continue
 			}
@@ -162,9 +163,9 @@ func (s *Store) match(w *Worker, capability string, slots int, skip map[string]b
 // targetsOf lists the target keys a worker satisfies: untargeted work,
 // work for itself, and work for every group it belongs to.
 func (s *Store) targetsOf(w *Worker) []string {
-	out := []string{"", targetKey(&command.Target{Kind: targetWorker, ID: w.ID})}
+	out := []string{"", pending.TargetKey(&command.Target{Kind: targetWorker, ID: w.ID})}
 	for _, g := range s.groups.Of(w.ID) { // sorted
-		out = append(out, targetKey(&command.Target{Kind: targetGroup, ID: g}))
+		out = append(out, pending.TargetKey(&command.Target{Kind: targetGroup, ID: g}))
 	}
 	return out
 }

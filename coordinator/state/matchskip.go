@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/pending"
 )
 
 // What one match learns and need not learn again. Within one match, the
@@ -58,7 +59,7 @@ func (m *matchMisses) pickFailed(j *Job, h *gpuHold, now time.Time) {
 func shapeOf(j *Job, h *gpuHold, now time.Time) (gangShape, bool) {
 	spec := j.Spec
 	return gangShape{
-		team: command.TeamOf(j.Team), executor: spec.Executor, target: targetKey(spec.Target), capability: spec.Capability,
+		team: command.TeamOf(j.Team), executor: spec.Executor, target: pending.TargetKey(spec.Target), capability: spec.Capability,
 		r: resourcesOf(spec), exclusive: spec.ExclusiveWorker, maxPerWorker: spec.MaxPerWorker, spared: h.spares(j, now),
 	}, len(spec.Affinity) == 0 && !spec.Spread
 }
@@ -92,11 +93,11 @@ type deviceRoom struct {
 // admits reports whether a sub-queue's tasks could fit the room: a
 // task asking for more whole GPUs than are free cannot, nor a share or
 // MIG task where no MIG device is free and no GPU has memory to share.
-func (r deviceRoom) admits(k subKey) bool {
-	if k.partial {
+func (r deviceRoom) admits(k pending.SubKey) bool {
+	if k.Partial {
 		return r.partial
 	}
-	return k.size <= r.whole
+	return k.Size <= r.whole
 }
 
 // roomOn is what w has free (kept in its view: workerview.go).

@@ -29,25 +29,23 @@ func (s *Store) PendingMIGDemand() []MIGDemand {
 	defer s.mu.RUnlock()
 	by := map[string]*MIGDemand{}
 	seen := map[string]bool{} // profile and job already weighed
-	for _, caps := range s.queue.lists {
-		for _, tasks := range caps {
-			for _, t := range tasks {
-				j := s.jobs.Get(t.JobID)
-				if j == nil || j.Spec.Resources == nil || j.Spec.Resources.MIGProfile == "" {
-					continue
-				}
-				p := j.Spec.Resources.MIGProfile
-				d, ok := by[p]
-				if !ok {
-					d = &MIGDemand{Profile: p}
-					by[p] = d
-				}
-				d.Tasks++
-				if !slices.Contains(d.Executors, j.Spec.Executor) {
-					d.Executors = append(d.Executors, j.Spec.Executor)
-				}
-				s.addMIGWorkers(d, j, t, seen)
+	for _, sq := range s.queue.All() {
+		for _, t := range sq.Tasks {
+			j := s.jobs.Get(t.JobID)
+			if j == nil || j.Spec.Resources == nil || j.Spec.Resources.MIGProfile == "" {
+				continue
 			}
+			p := j.Spec.Resources.MIGProfile
+			d, ok := by[p]
+			if !ok {
+				d = &MIGDemand{Profile: p}
+				by[p] = d
+			}
+			d.Tasks++
+			if !slices.Contains(d.Executors, j.Spec.Executor) {
+				d.Executors = append(d.Executors, j.Spec.Executor)
+			}
+			s.addMIGWorkers(d, j, t, seen)
 		}
 	}
 	out := make([]MIGDemand, 0, len(by))

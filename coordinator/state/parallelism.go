@@ -31,7 +31,7 @@ func (s *Store) enqueueJob(j *Job) {
 	}
 	for _, id := range j.TaskIDs {
 		if t := s.tasks.Get(id); t.State == taskPending {
-			s.queue.push(keyOf(j), j.Spec.Priority, t)
+			s.queue.Push(keyOf(j), j.Spec.Priority, t)
 		}
 	}
 }
@@ -55,15 +55,15 @@ func (s *Store) fitWindow(j *Job) {
 		if t.State != taskPending {
 			continue
 		}
-		_, queued := s.queue.prio[id]
+		_, queued := s.queue.Priority(id)
 		switch {
 		case room > 0 && !queued:
-			s.queue.push(k, j.Spec.Priority, t)
+			s.queue.Push(k, j.Spec.Priority, t)
 			room--
 		case room > 0:
 			room--
 		case queued:
-			s.queue.remove(k, t)
+			s.queue.Remove(k, t)
 		}
 	}
 }

@@ -116,31 +116,29 @@ func (s *Store) preemptCandidates(now time.Time, usage map[string]TeamUsage, n i
 	lowest := s.lowestRunningPriority()
 	gangs := map[string]bool{} // a gang is one candidate, whatever its size
 	var out []*Task
-	for _, byCap := range s.queue.lists {
-		for _, list := range byCap {
-			for _, t := range list {
-				j := s.jobs.Get(t.JobID)
-				r := j.Spec.Resources
-				if r == nil || r.GPUs == 0 || held[t.ID] || s.checkParallelism(j) != nil {
-					continue
-				}
-				if j.Spec.Gang && (gangs[j.ID] || s.checkNotWaiting(j) != nil || s.gangHeld(j, held)) {
-					continue
-				}
-				team := command.TeamOf(j.Team)
-				low, runs := lowest[team]
-				if usage[team].CentiGPUsInUse >= s.quotaOf(team) && (!runs || low >= j.Spec.Priority) {
-					continue
-				}
-				if j.Spec.Gang {
-					gangs[j.ID] = true
-				}
-				out = append(out, t)
+	for _, sq := range s.queue.All() {
+		for _, t := range sq.Tasks {
+			j := s.jobs.Get(t.JobID)
+			r := j.Spec.Resources
+			if r == nil || r.GPUs == 0 || held[t.ID] || s.checkParallelism(j) != nil {
+				continue
 			}
+			if j.Spec.Gang && (gangs[j.ID] || s.checkNotWaiting(j) != nil || s.gangHeld(j, held)) {
+				continue
+			}
+			team := command.TeamOf(j.Team)
+			low, runs := lowest[team]
+			if usage[team].CentiGPUsInUse >= s.quotaOf(team) && (!runs || low >= j.Spec.Priority) {
+				continue
+			}
+			if j.Spec.Gang {
+				gangs[j.ID] = true
+			}
+			out = append(out, t)
 		}
 	}
 	slices.SortFunc(out, func(a, b *Task) int {
-		return cmp.Or(cmp.Compare(s.queue.prio[b.ID], s.queue.prio[a.ID]), cmp.Compare(a.Seq, b.Seq))
+		return cmp.Or(cmp.Compare(s.priorityOf(b), s.priorityOf(a)), cmp.Compare(a.Seq, b.Seq))
 	})
 	return out[:min(n, len(out))]
 }

@@ -38,16 +38,15 @@ func (s *Store) queueReason(j *Job) string {
 // over them), so those do not put it ahead of anyone.
 func (s *Store) teamAhead(team string) string {
 	first := ""
-	for _, byKey := range s.queue.lists {
-		for sk, list := range byKey {
-			if len(list) == 0 || sk.team == team || (first != "" && s.compareShare(sk.team, first) >= 0) {
-				continue
-			}
-			if (sk.size > 0 || sk.partial) && s.limitsOf(sk.team).full(s.inuse.inUse(sk.team)) {
-				continue
-			}
-			first = sk.team
+	for _, sq := range s.queue.All() {
+		sk, list := sq.Key, sq.Tasks
+		if len(list) == 0 || sk.Team == team || (first != "" && s.compareShare(sk.Team, first) >= 0) {
+			continue
 		}
+		if (sk.Size > 0 || sk.Partial) && s.limitsOf(sk.Team).full(s.inuse.inUse(sk.Team)) {
+			continue
+		}
+		first = sk.Team
 	}
 	if first == "" || s.compareShare(first, team) > 0 {
 		return ""

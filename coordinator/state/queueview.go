@@ -46,11 +46,10 @@ func (s *Store) Queue(team string, limit int) ([]TeamQueue, error) {
 	}
 	limit = min(max(limit, 0), MaxQueueListed)
 	lists := map[string][][]*Task{}
-	for _, byKey := range s.queue.lists {
-		for sk, list := range byKey {
-			if team == "" || sk.team == team {
-				lists[sk.team] = append(lists[sk.team], list)
-			}
+	for _, sq := range s.queue.All() {
+		sk, list := sq.Key, sq.Tasks
+		if team == "" || sk.Team == team {
+			lists[sk.Team] = append(lists[sk.Team], list)
 		}
 	}
 	names := make([]string, 0, len(lists))
@@ -88,7 +87,7 @@ func (s *Store) mergeFirst(lists [][]*Task, n int) []*Task {
 	for len(out) < n {
 		best := -1
 		for i, l := range lists {
-			if at[i] < len(l) && (best < 0 || s.queue.less(l[at[i]], lists[best][at[best]])) {
+			if at[i] < len(l) && (best < 0 || s.queue.Less(l[at[i]], lists[best][at[best]])) {
 				best = i
 			}
 		}

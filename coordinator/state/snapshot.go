@@ -104,7 +104,7 @@ func (s *Store) load(snap *snapcodec.Image) error {
 		s.outputBytes += t.LogBytes
 		switch {
 		case t.State == "pending":
-			s.queue.push(keyOf(j), j.Spec.Priority, t)
+			s.queue.Push(keyOf(j), j.Spec.Priority, t)
 		case t.Active():
 			if w, ok := s.workers[t.WorkerID]; ok {
 				w.Hold(t.ID)

@@ -29,7 +29,7 @@ func (s *Store) Stats() Stats {
 		Workers:           len(s.workers),
 		WorkersByStatus:   map[string]int{},
 		TasksByState:      map[string]int{},
-		Pending:           s.queue.len(),
+		Pending:           s.queue.Len(),
 		PendingByExecutor: map[string]int{},
 		GPUs:              map[string]GPUCounts{},
 	}
@@ -48,10 +48,8 @@ func (s *Store) Stats() Stats {
 			st.LeasesHeld++
 		}
 	}
-	for rk, byCap := range s.queue.lists {
-		for _, list := range byCap {
-			st.PendingByExecutor[rk.executor] += len(list)
-		}
+	for rk, sq := range s.queue.All() {
+		st.PendingByExecutor[rk.Executor] += len(sq.Tasks)
 	}
 	return st
 }

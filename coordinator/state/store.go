@@ -13,6 +13,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/state/output"
+	"github.com/gpulayer/gpulayer/coordinator/state/pending"
 	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 	"github.com/gpulayer/gpulayer/coordinator/state/usage"
 )
@@ -94,7 +95,7 @@ type tables struct {
 	// (gangtopology_index.go; derived, rebuilt at restore).
 	topo *topoNames
 
-	queue *pendingQueue
+	queue *pending.Queue
 
 	// inuse counts the GPUs each team's active tasks hold (teamroom.go).
 	inuse *teamLoad
@@ -136,7 +137,7 @@ func (s *Store) reset() {
 	s.audit = audit.Log{}
 	s.openJobs = nil
 	s.seq = 0
-	s.queue = newPendingQueue()
+	s.queue = pending.New()
 	s.inuse = newTeamLoad()
 	s.deps = newDepIndex()
 }

@@ -73,7 +73,7 @@ func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
 		return AssignOutcome{}, err
 	}
 	t = s.ownTask(t)
-	s.queue.remove(keyOf(j), t)
+	s.queue.Remove(keyOf(j), t)
 	lease := j.Spec.LeaseSeconds
 	if lease <= 0 {
 		lease = DefaultLeaseSeconds
@@ -387,7 +387,7 @@ func (s *Store) requeueOrEnd(t *Task, reason string, now time.Time) {
 		t.Reason = reason
 		t.WorkerID = ""
 		t.AttemptID = ""
-		s.queue.push(keyOf(j), j.Spec.Priority, t)
+		s.queue.Push(keyOf(j), j.Spec.Priority, t)
 	default:
 		t.State = taskFailed
 		t.Reason = fmt.Sprintf("%s (after %d attempts)", reason, len(t.Attempts))

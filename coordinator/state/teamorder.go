@@ -1,9 +1,10 @@
 package state
 
 import (
-	"maps"
 	"slices"
 	"sync"
+
+	"github.com/gpulayer/gpulayer/coordinator/state/pending"
 )
 
 // Team order. A match reads the teams in fair-share order and stops at
@@ -30,7 +31,7 @@ func (s *Store) teamOrder() []string {
 	if c.ok && c.version == s.version {
 		return c.teams
 	}
-	teams := s.sortByShare(slices.Collect(maps.Keys(s.queue.teams)))
+	teams := s.sortByShare(slices.Collect(s.queue.Teams()))
 	c.version, c.ok, c.teams = s.version, true, teams
 	return teams
 }
@@ -42,11 +43,11 @@ func (s *Store) listsOf(team string, w *Worker, targets, caps []string, anyCap b
 	buf = buf[:0]
 	for _, ex := range w.Executors {
 		for _, tk := range targets {
-			for _, sq := range s.queue.teamSubsOf(ex, tk, team) { // queuesubs.go
-				if (!anyCap && !slices.Contains(caps, sq.key.capability)) || !room.admits(sq.key) {
+			for _, sq := range s.queue.TeamSubsOf(pending.Route{Executor: ex, Target: tk}, team) {
+				if (!anyCap && !slices.Contains(caps, sq.Key.Capability)) || !room.admits(sq.Key) {
 					continue
 				}
-				buf = append(buf, teamList{size: sq.key.size, partial: sq.key.partial, tasks: sq.tasks})
+				buf = append(buf, teamList{size: sq.Key.Size, partial: sq.Key.Partial, tasks: sq.Tasks})
 			}
 		}
 	}

@@ -17,14 +17,12 @@ func (s *Store) teamUsage() map[string]TeamUsage {
 		u.CentiGPUsInUse += h.centi
 		out[h.team] = u
 	}
-	for _, byCap := range s.queue.lists {
-		for _, list := range byCap {
-			for _, t := range list {
-				team := command.TeamOf(s.jobs.Get(t.JobID).Team)
-				u := out[team]
-				u.PendingTasks++
-				out[team] = u
-			}
+	for _, sq := range s.queue.All() {
+		for _, t := range sq.Tasks {
+			team := command.TeamOf(s.jobs.Get(t.JobID).Team)
+			u := out[team]
+			u.PendingTasks++
+			out[team] = u
 		}
 	}
 	s.forHeld(func(j *Job, held int) { // pending, but out of the queue (dependencies.go)

@@ -2,7 +2,6 @@ package state
 
 import (
 	"fmt"
-	"maps"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -58,41 +57,6 @@ func staleBases(s *Store) []string {
 	return bad
 }
 
-// staleSubs lists where the queue's sub-queue slices (queuesubs.go)
-// differ from its maps.
-func staleSubs(q *pendingQueue) []string {
-	var bad []string
-	n := 0
-	for rk, byKey := range q.lists {
-		for k, list := range byKey {
-			rs := q.subs[rk]
-			if rs == nil || rs.byKey[k] == nil || !slices.Equal(rs.byKey[k].tasks, list) {
-				bad = append(bad, fmt.Sprintf("sub-queue %+v %+v: %d tasks in the map, not the same in the slices", rk, k, len(list)))
-			}
-			n++
-		}
-	}
-	teams := map[string]int{}
-	for rk, rs := range q.subs {
-		byTeam := 0
-		for team, l := range rs.byTeam {
-			byTeam += len(l)
-			teams[team] += len(l)
-		}
-		if len(rs.all) != len(rs.byKey) || len(rs.all) != byTeam {
-			bad = append(bad, fmt.Sprintf("route %+v: %d sub-queues listed, %d by key, %d by team", rk, len(rs.all), len(rs.byKey), byTeam))
-		}
-		n -= len(rs.all)
-	}
-	if !maps.Equal(teams, q.teams) {
-		bad = append(bad, fmt.Sprintf("sub-queues by team %v, counted %v", teams, q.teams))
-	}
-	if n != 0 {
-		bad = append(bad, fmt.Sprintf("%d more sub-queues in the maps than in the slices", n))
-	}
-	return bad
-}
-
 // A kept worker view is never stale: over random histories (every
 // command kind, placements through Match), after every command each
 // view the store keeps equals one built afresh from its state, and so do
@@ -110,7 +74,7 @@ func TestWorkerViewsFollowTheState(t *testing.T) {
 		for i := 1; i < 500; i++ {
 			c := h.next()
 			applyWire(t, h.s, c)
-			if bad := append(append(staleViews(h.s), staleBases(h.s)...), staleSubs(h.s.queue)...); len(bad) > 0 {
+			if bad := append(append(staleViews(h.s), staleBases(h.s)...), h.s.queue.Consistent()...); len(bad) > 0 {
 				t.Fatalf("seed %d, entry %d (%T): stale views:\n  %v", seed, i, c, bad)
 			}
 			for _, w := range h.s.workers {
