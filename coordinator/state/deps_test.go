@@ -32,16 +32,17 @@ func TestStateImportsNoWireViews(t *testing.T) {
 // (stateerr) and an internal helper, so that the state declares its
 // tables on the rooms and never the other way round.
 var rooms = map[string][]string{
-	"artifacts": {command, stateerr},
-	"audit":     {command, stateerr},
-	"cow":       nil,
-	"creds":     {command, stateerr},
-	"enroll":    {stateerr},
-	"groups":    {command, stateerr},
-	"mprecord":  nil,
-	"output":    {"github.com/gpulayer/gpulayer/internal/countw"},
-	"pending":   {command, state + "/record"},
-	"record":    {command},
+	"artifacts":  {command, stateerr},
+	"audit":      {command, stateerr},
+	"cow":        nil,
+	"creds":      {command, stateerr},
+	"enroll":     {stateerr},
+	"groups":     {command, stateerr},
+	"jobhistory": {command, state + "/record"},
+	"mprecord":   nil,
+	"output":     {"github.com/gpulayer/gpulayer/internal/countw"},
+	"pending":    {command, state + "/record"},
+	"record":     {command},
 	// The codec writes every table, so it knows each table's room; no
 	// room knows it, and it knows nothing of the store.
 	"snapcodec": {command, stateerr, state + "/record", state + "/mprecord", state + "/cow", state + "/creds",

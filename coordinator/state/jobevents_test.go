@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/jobhistory"
 )
 
 // A job's events, in time order: its submission and the dependency it
@@ -21,10 +22,10 @@ func TestJobEventsListSubmissionWaitsAndCancellation(t *testing.T) {
 		t.Fatal(err, truncated)
 	}
 	want := []struct {
-		kind JobEventKind
+		kind jobhistory.JobEventKind
 		sec  int
 		task string
-	}{{JobSubmitted, 2, ""}, {JobWaitsForDependencies, 2, ""}, {TaskCancelled, 9, "down-a"}, {TaskCancelled, 9, "down-b"}}
+	}{{jobhistory.JobSubmitted, 2, ""}, {jobhistory.JobWaitsForDependencies, 2, ""}, {jobhistory.TaskCancelled, 9, "down-a"}, {jobhistory.TaskCancelled, 9, "down-b"}}
 	if len(evs) != len(want) {
 		t.Fatalf("events %+v", evs)
 	}

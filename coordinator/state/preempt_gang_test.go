@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/jobhistory"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -149,7 +150,7 @@ func TestClassicGangVictimRequeuedWhole(t *testing.T) {
 	}
 	asked := 0
 	for _, e := range evs {
-		if e.Kind == AttemptPreemptionAsked && e.Attempt.PreemptedBy.JobID == "r" && e.Attempt.PreemptedBy.Team == "research" && e.At.Equal(at(400)) {
+		if e.Kind == jobhistory.AttemptPreemptionAsked && e.Attempt.PreemptedBy.JobID == "r" && e.Attempt.PreemptedBy.Team == "research" && e.At.Equal(at(400)) {
 			asked++
 		}
 	}

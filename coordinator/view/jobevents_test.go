@@ -3,7 +3,7 @@ package view
 import (
 	"testing"
 
-	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/state/jobhistory"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -11,14 +11,14 @@ import (
 // state keeps is the one the contract names.
 func TestJobEventKindsAllHaveWords(t *testing.T) {
 	seen := map[string]bool{}
-	for k := state.JobSubmitted; k <= state.TaskCancelled; k++ {
+	for k := jobhistory.JobSubmitted; k <= jobhistory.TaskCancelled; k++ {
 		w := eventKinds[k]
 		if w == "" || seen[w] {
 			t.Fatalf("kind %d: word %q (missing or used twice)", k, w)
 		}
 		seen[w] = true
 	}
-	if state.MaxJobEvents != api.MaxJobEvents {
-		t.Fatalf("state keeps %d events, the contract says %d", state.MaxJobEvents, api.MaxJobEvents)
+	if jobhistory.MaxJobEvents != api.MaxJobEvents {
+		t.Fatalf("state keeps %d events, the contract says %d", jobhistory.MaxJobEvents, api.MaxJobEvents)
 	}
 }
