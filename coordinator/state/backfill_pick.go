@@ -1,6 +1,10 @@
 package state
 
-import "time"
+import (
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/state/teams"
+)
 
 // pickDevicesFor picks the devices on w for task t of j, leaving out the
 // GPUs the head holds unless j may backfill them (backfill.go). A task a
@@ -17,8 +21,8 @@ func (s *Store) pickDevicesFor(w *Worker, j *Job, t *Task, h *gpuHold, now time.
 // planGangWithin plans gang j as planGang does, leaving out the GPUs the
 // head holds unless j may backfill them, and keeps only a placement its
 // team has room for (teamroom.go).
-func (s *Store) planGangWithin(w *Worker, capability string, slots int, j *Job, lim teamLimits, use int64, h *gpuHold, now time.Time) ([]GangPlacement, bool) {
-	if lim.roomFor(use, wholeCenti(j.Spec), j.Spec.IsPreemptible()) != nil && wholeCenti(j.Spec) > 1 {
+func (s *Store) planGangWithin(w *Worker, capability string, slots int, j *Job, lim teams.Limits, use int64, h *gpuHold, now time.Time) ([]GangPlacement, bool) {
+	if lim.RoomFor(use, wholeCenti(j.Spec), j.Spec.IsPreemptible()) != nil && wholeCenti(j.Spec) > 1 {
 		return nil, false // a gang of whole GPUs needs exactly that: no plan can fit
 	}
 	tent := newTentative()
@@ -35,5 +39,5 @@ func (s *Store) planGangWithin(w *Worker, capability string, slots int, j *Job, 
 	for _, m := range plan {
 		centi += taskCentiGPUs(s.workers[m.WorkerID], m.Devices, j.Spec.Resources)
 	}
-	return plan, lim.roomFor(use, centi, j.Spec.IsPreemptible()) == nil
+	return plan, lim.RoomFor(use, centi, j.Spec.IsPreemptible()) == nil
 }

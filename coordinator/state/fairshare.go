@@ -44,7 +44,7 @@ type shareKey struct {
 }
 
 func (s *Store) shareKeyOf(team string) shareKey {
-	return shareKey{team: team, inUse: s.inuse.inUse(team), weight: s.limitsOf(team).weight}
+	return shareKey{team: team, inUse: s.inuse.inUse(team), weight: s.teams.Limits(team).Weight}
 }
 
 // compareShareKeys is compareShare on keys read beforehand.
@@ -71,10 +71,10 @@ type TeamShare struct {
 
 // shareOf is team's TeamShare.
 func (s *Store) shareOf(team string) TeamShare {
-	l := s.limitsOf(team)
+	l := s.teams.Limits(team)
 	ceiling := int64(-1)
-	if l.bounded {
-		ceiling = l.ceiling
+	if l.Bounded {
+		ceiling = l.Ceiling
 	}
-	return TeamShare{Team: team, CentiGPUsInUse: s.inuse.inUse(team), WeightCenti: l.weight, QuotaCentiGPUs: l.quota, CeilingCentiGPUs: ceiling}
+	return TeamShare{Team: team, CentiGPUsInUse: s.inuse.inUse(team), WeightCenti: l.Weight, QuotaCentiGPUs: l.Quota, CeilingCentiGPUs: ceiling}
 }

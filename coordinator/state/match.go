@@ -8,6 +8,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 	"github.com/gpulayer/gpulayer/coordinator/state/pending"
+	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 )
 
 // Candidate is a task acquire may hand to a worker, with the devices it
@@ -80,7 +81,7 @@ func (s *Store) match(w *Worker, capability string, slots int, skip map[string]b
 	hold := s.holdFor(now)        // backfill.go
 	miss := matchMisses{}         // matchskip.go
 	examined := 0
-	var lim teamLimits
+	var lim teams.Limits
 	var use int64
 	scan := func(list []*Task) {
 		for _, t := range list {
@@ -126,7 +127,7 @@ func (s *Store) match(w *Worker, capability string, slots int, skip map[string]b
 			if s.heldFromOthers(w, devs, t.ID, now) { // preempt_holds.go
 				continue
 			}
-			if lim.roomFor(use, taskCentiGPUs(w, devs, j.Spec.Resources), j.Spec.IsPreemptible()) != nil {
+			if lim.RoomFor(use, taskCentiGPUs(w, devs, j.Spec.Resources), j.Spec.IsPreemptible()) != nil {
 				continue
 			}
 			if until, wait := s.deferral(w, j, t, now); wait {
@@ -146,8 +147,8 @@ func (s *Store) match(w *Worker, capability string, slots int, skip map[string]b
 		if lists = s.listsOf(team, w, targets, caps, anyCap, room, lists); len(lists) == 0 {
 			continue
 		}
-		lim, use = s.limitsOf(team), s.inuse.inUse(team)
-		full := lim.full(use)
+		lim, use = s.teams.Limits(team), s.inuse.inUse(team)
+		full := lim.Full(use)
 		for _, l := range lists {
 			if !(l.gpus() && full) {
 				scan(l.tasks)

@@ -188,7 +188,7 @@ func (s *Store) teamRoomAfter(pj *Job, round *preemptRound, atMost bool) bool {
 	if atMost {
 		need = mostCenti(pj.Spec)
 	}
-	return s.limitsOf(team).roomFor(use, need, pj.Spec.IsPreemptible()) == nil
+	return s.teams.Limits(team).RoomFor(use, need, pj.Spec.IsPreemptible()) == nil
 }
 
 // deviceUsage is deviceUse's answer.

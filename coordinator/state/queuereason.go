@@ -18,7 +18,7 @@ import (
 // queueReason is why a task of j waits in the queue, or "".
 func (s *Store) queueReason(j *Job) string {
 	team := command.TeamOf(j.Team)
-	if why := s.limitsOf(team).roomReason(s.inuse.inUse(team), wholeCenti(j.Spec), j.Spec.IsPreemptible()); why != "" {
+	if why := s.teams.Limits(team).RoomReason(s.inuse.inUse(team), wholeCenti(j.Spec), j.Spec.IsPreemptible()); why != "" {
 		return why
 	}
 	if ahead := s.teamAhead(team); ahead != "" {
@@ -43,7 +43,7 @@ func (s *Store) teamAhead(team string) string {
 		if len(list) == 0 || sk.Team == team || (first != "" && s.compareShare(sk.Team, first) >= 0) {
 			continue
 		}
-		if (sk.Size > 0 || sk.Partial) && s.limitsOf(sk.Team).full(s.inuse.inUse(sk.Team)) {
+		if (sk.Size > 0 || sk.Partial) && s.teams.Limits(sk.Team).Full(s.inuse.inUse(sk.Team)) {
 			continue
 		}
 		first = sk.Team
