@@ -3,6 +3,8 @@ package state
 import (
 	"time"
 
+	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
+	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 )
 
@@ -11,23 +13,23 @@ import (
 // preemption freed GPUs for on w (preempt_holds.go) is not held back by
 // the head: the preemption already chose it, and its GPUs would
 // otherwise sit idle between the two holds.
-func (s *Store) pickDevicesFor(w *Worker, j *Job, t *Task, h *gpuHold, now time.Time) ([]string, bool) {
-	if h.spares(j, now) || s.holdsFor(w, t.ID, now) {
+func (s *Store) pickDevicesFor(w *Worker, j *Job, t *Task, h *backfill.Hold, now time.Time) ([]string, bool) {
+	if h.Spares(j, now) || s.holdsFor(w, t.ID, now) {
 		return s.pickDevices(w, j.Spec.Resources)
 	}
-	return s.pickDevicesBut(w, j.Spec.Resources, h.devices)
+	return s.pickDevicesBut(w, j.Spec.Resources, h.Devices)
 }
 
 // planGangWithin plans gang j as planGang does, leaving out the GPUs the
 // head holds unless j may backfill them, and keeps only a placement its
 // team has room for (teamroom.go).
-func (s *Store) planGangWithin(w *Worker, capability string, slots int, j *Job, lim teams.Limits, use int64, h *gpuHold, now time.Time) ([]GangPlacement, bool) {
-	if lim.RoomFor(use, wholeCenti(j.Spec), j.Spec.IsPreemptible()) != nil && wholeCenti(j.Spec) > 1 {
+func (s *Store) planGangWithin(w *Worker, capability string, slots int, j *Job, lim teams.Limits, use int64, h *backfill.Hold, now time.Time) ([]GangPlacement, bool) {
+	if lim.RoomFor(use, fit.WholeCenti(j.Spec), j.Spec.IsPreemptible()) != nil && fit.WholeCenti(j.Spec) > 1 {
 		return nil, false // a gang of whole GPUs needs exactly that: no plan can fit
 	}
 	tent := newTentative()
-	if !h.spares(j, now) {
-		for d := range h.devices {
+	if !h.Spares(j, now) {
+		for d := range h.Devices {
 			tent.devices[d] = true
 		}
 	}

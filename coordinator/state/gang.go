@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
 	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 )
 
@@ -286,7 +287,7 @@ func (s *Store) giveTask(t *Task, w *Worker, attemptID string, devs []string, le
 	w.Hold(t.ID)
 	s.releaseHolds(w, t.ID, now) // preempt_holds.go
 	j := s.jobs.Get(t.JobID)
-	s.inuse.hold(t.ID, command.TeamOf(j.Team), taskCentiGPUs(w, devs, j.Spec.Resources), endOf(t, j))
+	s.inuse.hold(t.ID, command.TeamOf(j.Team), taskCentiGPUs(w, devs, j.Spec.Resources), backfill.EndOf(t, j))
 	s.dropView(w.ID) // workerview.go
 }
 

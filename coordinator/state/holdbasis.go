@@ -3,6 +3,7 @@ package state
 import (
 	"slices"
 
+	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
 	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 	"github.com/gpulayer/gpulayer/coordinator/state/pending"
 )
@@ -34,8 +35,8 @@ type basisKey struct {
 type holdBasis struct {
 	job   *Job // a job of the shape (tests read it)
 	per   int
-	lists map[string][]slot
-	index slotIndex // the same lists, by their first slot (slotindex.go)
+	lists map[string][]backfill.Slot
+	index backfill.Index // the same lists, by their first slot
 	dirty map[string]bool
 	// chosen is the last choice made from the basis, kept while it
 	// stands (basisFor).
@@ -45,7 +46,7 @@ type holdBasis struct {
 // basisChoice is the first slots of a basis, as a hold chose them: any
 // head of the basis's shape asking as many chooses the same.
 type basisChoice struct {
-	slots   []slot
+	slots   []backfill.Slot
 	workers map[string]bool
 }
 
@@ -70,12 +71,12 @@ func (s *Store) dropBases() {
 	s.holdMu.Unlock()
 }
 
-// holdChoice is the first need slots, in compareSlots order, of the
+// holdChoice is the first need slots, in backfill.Compare order, of the
 // workers that could run a member of j of per GPUs each, or nil when
 // there are fewer. The caller holds holdMu.
-func (s *Store) holdChoice(j *Job, per, need int) []slot {
+func (s *Store) holdChoice(j *Job, per, need int) []backfill.Slot {
 	if len(j.Rules()) > 0 || s.views.isOff() {
-		var lists [][]slot
+		var lists [][]backfill.Slot
 		for _, w := range s.workers {
 			if l := s.eligibleSlots(w, j, per); len(l) > 0 {
 				lists = append(lists, l)
@@ -87,19 +88,19 @@ func (s *Store) holdChoice(j *Job, per, need int) []slot {
 	if c := b.chosen; c != nil && len(c.slots) == need {
 		return c.slots
 	}
-	out := b.index.first(need)
+	out := b.index.First(need)
 	b.chosen = nil
 	if out != nil {
 		b.chosen = &basisChoice{slots: out, workers: map[string]bool{}}
 		for _, sl := range out {
-			b.chosen.workers[sl.worker] = true
+			b.chosen.workers[sl.Worker] = true
 		}
 	}
 	return out
 }
 
-// choose is firstSlots(lists, need), or nil when there are fewer.
-func choose(lists [][]slot, need int) []slot {
+// choose is backfill.First(lists, need), or nil when there are fewer.
+func choose(lists [][]backfill.Slot, need int) []backfill.Slot {
 	total := 0
 	for _, l := range lists {
 		total += len(l)
@@ -107,7 +108,7 @@ func choose(lists [][]slot, need int) []slot {
 	if total < need {
 		return nil
 	}
-	return firstSlots(lists, need)
+	return backfill.First(lists, need)
 }
 
 // basisFor is the basis of j's shape brought up to date: a new one, or
@@ -121,11 +122,11 @@ func (s *Store) basisFor(j *Job, per int) *holdBasis {
 		if len(s.bases.m) >= maxHoldBases || s.bases.m == nil {
 			s.bases.m = map[basisKey]*holdBasis{}
 		}
-		b = &holdBasis{job: j, per: per, lists: map[string][]slot{}, dirty: map[string]bool{}}
+		b = &holdBasis{job: j, per: per, lists: map[string][]backfill.Slot{}, dirty: map[string]bool{}}
 		for _, w := range s.workers {
 			if l := s.eligibleSlots(w, j, per); len(l) > 0 {
 				b.lists[w.ID] = l
-				b.index.set(w.ID, l)
+				b.index.Set(w.ID, l)
 			}
 		}
 		s.bases.m[k] = b
@@ -133,16 +134,16 @@ func (s *Store) basisFor(j *Job, per int) *holdBasis {
 	}
 	for id := range b.dirty {
 		delete(b.lists, id)
-		var l []slot
+		var l []backfill.Slot
 		if w, ok := s.workers[id]; ok {
 			l = s.eligibleSlots(w, j, per)
 		}
 		if len(l) > 0 {
 			b.lists[id] = l
 		}
-		b.index.set(id, l)
+		b.index.Set(id, l)
 		if c := b.chosen; c != nil {
-			if c.workers[id] || (len(l) > 0 && compareSlots(l[0], c.slots[len(c.slots)-1]) < 0) {
+			if c.workers[id] || (len(l) > 0 && backfill.Compare(l[0], c.slots[len(c.slots)-1]) < 0) {
 				b.chosen = nil
 			}
 		}
@@ -154,7 +155,7 @@ func (s *Store) basisFor(j *Job, per int) *holdBasis {
 // eligibleSlots is w's slots for a member of j, or none when w could not
 // run j (its status, executors, capabilities, target or required
 // affinity).
-func (s *Store) eligibleSlots(w *Worker, j *Job, per int) []slot {
+func (s *Store) eligibleSlots(w *Worker, j *Job, per int) []backfill.Slot {
 	if w.Status != workerReady || !slices.Contains(w.Executors, j.Spec.Executor) ||
 		!fit.CapabilityAllows(w.Capabilities, "", j.Spec.Capability) || !s.satisfies(w, j.Spec.Target) {
 		return nil

@@ -111,7 +111,7 @@ func (s *Store) match(w *Worker, capability string, slots int, skip map[string]b
 				continue
 			}
 			if miss.pickFails(j, hold, now) {
-				if hold.spares(j, now) {
+				if hold.Spares(j, now) {
 					return // every task of this list asks the same (pending.Key): none fits
 				}
 				continue

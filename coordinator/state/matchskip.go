@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
 	"github.com/gpulayer/gpulayer/coordinator/state/pending"
 )
 
@@ -45,32 +46,32 @@ func resourcesOf(spec command.JobSpec) command.Resources {
 	return *spec.Resources
 }
 
-func (m *matchMisses) pickFails(j *Job, h *gpuHold, now time.Time) bool {
-	return m.picks[pickKey{resourcesOf(j.Spec), h.spares(j, now)}]
+func (m *matchMisses) pickFails(j *Job, h *backfill.Hold, now time.Time) bool {
+	return m.picks[pickKey{resourcesOf(j.Spec), h.Spares(j, now)}]
 }
 
-func (m *matchMisses) pickFailed(j *Job, h *gpuHold, now time.Time) {
+func (m *matchMisses) pickFailed(j *Job, h *backfill.Hold, now time.Time) {
 	if m.picks == nil {
 		m.picks = map[pickKey]bool{}
 	}
-	m.picks[pickKey{resourcesOf(j.Spec), h.spares(j, now)}] = true
+	m.picks[pickKey{resourcesOf(j.Spec), h.Spares(j, now)}] = true
 }
 
-func shapeOf(j *Job, h *gpuHold, now time.Time) (gangShape, bool) {
+func shapeOf(j *Job, h *backfill.Hold, now time.Time) (gangShape, bool) {
 	spec := j.Spec
 	return gangShape{
 		team: command.TeamOf(j.Team), executor: spec.Executor, target: pending.TargetKey(spec.Target), capability: spec.Capability,
-		r: resourcesOf(spec), exclusive: spec.ExclusiveWorker, maxPerWorker: spec.MaxPerWorker, spared: h.spares(j, now),
+		r: resourcesOf(spec), exclusive: spec.ExclusiveWorker, maxPerWorker: spec.MaxPerWorker, spared: h.Spares(j, now),
 	}, len(spec.Affinity) == 0 && !spec.Spread
 }
 
-func (m *matchMisses) gangFails(j *Job, h *gpuHold, now time.Time) bool {
+func (m *matchMisses) gangFails(j *Job, h *backfill.Hold, now time.Time) bool {
 	k, ok := shapeOf(j, h, now)
 	least, seen := m.gangs[k]
 	return ok && seen && j.Spec.Count >= least
 }
 
-func (m *matchMisses) gangFailed(j *Job, h *gpuHold, now time.Time) {
+func (m *matchMisses) gangFailed(j *Job, h *backfill.Hold, now time.Time) {
 	k, ok := shapeOf(j, h, now)
 	if !ok {
 		return

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 )
 
 // PreemptOptions are the leader's preemption settings.
@@ -184,9 +185,9 @@ func (s *Store) teamRoomAfter(pj *Job, round *preemptRound, atMost bool) bool {
 	if round != nil {
 		use = round.inUse(team)
 	}
-	need := wholeCenti(pj.Spec)
+	need := fit.WholeCenti(pj.Spec)
 	if atMost {
-		need = mostCenti(pj.Spec)
+		need = fit.MostCenti(pj.Spec)
 	}
 	return s.teams.Limits(team).RoomFor(use, need, pj.Spec.IsPreemptible()) == nil
 }

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
+	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 )
 
@@ -18,7 +20,7 @@ import (
 // queueReason is why a task of j waits in the queue, or "".
 func (s *Store) queueReason(j *Job) string {
 	team := command.TeamOf(j.Team)
-	if why := s.teams.Limits(team).RoomReason(s.inuse.inUse(team), wholeCenti(j.Spec), j.Spec.IsPreemptible()); why != "" {
+	if why := s.teams.Limits(team).RoomReason(s.inuse.inUse(team), fit.WholeCenti(j.Spec), j.Spec.IsPreemptible()); why != "" {
 		return why
 	}
 	if ahead := s.teamAhead(team); ahead != "" {
@@ -26,8 +28,8 @@ func (s *Store) queueReason(j *Job) string {
 		return fmt.Sprintf("fair share: behind team %s (%s GPUs in use at weight %s; team %s %s at weight %s)",
 			ahead, teams.Centi(a.CentiGPUsInUse), teams.Centi(a.WeightCenti), team, teams.Centi(me.CentiGPUsInUse), teams.Centi(me.WeightCenti))
 	}
-	if h := s.holdFor(time.Time{}); h != nil && h.jobID != j.ID {
-		return holdReason(h, s.jobNamedFor(h.jobID, team))
+	if h := s.holdFor(time.Time{}); h != nil && h.JobID != j.ID {
+		return holdReason(h, s.jobNamedFor(h.JobID, team))
 	}
 	return ""
 }
@@ -65,10 +67,10 @@ func (s *Store) jobNamedFor(id, team string) string {
 }
 
 // holdReason names the hold a task waits behind, its job as named (jobNamedFor).
-func holdReason(h *gpuHold, named string) string {
+func holdReason(h *backfill.Hold, named string) string {
 	when := "a holder without timeout_seconds ends"
-	if h.known {
-		when = h.until.UTC().Format(time.RFC3339)
+	if h.Known {
+		when = h.Until.UTC().Format(time.RFC3339)
 	}
-	return fmt.Sprintf("GPUs held for %s (%d GPUs, at the head of the order) until %s; a task whose timeout_seconds ends before then may use them", named, h.gpus, when)
+	return fmt.Sprintf("GPUs held for %s (%d GPUs, at the head of the order) until %s; a task whose timeout_seconds ends before then may use them", named, h.GPUs, when)
 }

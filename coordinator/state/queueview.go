@@ -3,6 +3,8 @@ package state
 import (
 	"fmt"
 	"slices"
+
+	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 )
 
 // The queue as the scheduler reads it (GET /v1/queue): the teams with
@@ -73,7 +75,7 @@ func (s *Store) Queue(team string, limit int) ([]TeamQueue, error) {
 			}
 			per := j.Spec
 			per.Gang = false
-			tq.Tasks = append(tq.Tasks, QueuedTask{TaskID: t.ID, JobID: j.ID, Priority: j.Spec.Priority, Gang: j.Spec.Gang, CentiGPUs: wholeCenti(per), Reason: why})
+			tq.Tasks = append(tq.Tasks, QueuedTask{TaskID: t.ID, JobID: j.ID, Priority: j.Spec.Priority, Gang: j.Spec.Gang, CentiGPUs: fit.WholeCenti(per), Reason: why})
 		}
 		out = append(out, tq)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
 	"github.com/gpulayer/gpulayer/coordinator/state/artifacts"
 	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 	"github.com/gpulayer/gpulayer/coordinator/state/creds"
@@ -108,7 +109,7 @@ func (s *Store) load(snap *snapcodec.Image) error {
 		case t.Active():
 			if w, ok := s.workers[t.WorkerID]; ok {
 				w.Hold(t.ID)
-				s.inuse.hold(t.ID, command.TeamOf(j.Team), taskCentiGPUs(w, t.Devices, j.Spec.Resources), endOf(t, j))
+				s.inuse.hold(t.ID, command.TeamOf(j.Team), taskCentiGPUs(w, t.Devices, j.Spec.Resources), backfill.EndOf(t, j))
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
 	"github.com/gpulayer/gpulayer/coordinator/state/output"
 )
 
@@ -141,9 +142,9 @@ func (s *Store) startTask(c command.StartTask) (Task, error) {
 		a := t.OwnCurrent()
 		a.State = taskRunning
 		a.StartedAt = c.Now
-		a.Preflight = clonePreflight(c.Preflight)            // preflight.go
-		s.inuse.started(t.ID, endOf(t, s.jobs.Get(t.JobID))) // backfill.go
-		s.dropView(t.WorkerID)                               // workerview.go
+		a.Preflight = clonePreflight(c.Preflight)                     // preflight.go
+		s.inuse.started(t.ID, backfill.EndOf(t, s.jobs.Get(t.JobID))) // backfill.go
+		s.dropView(t.WorkerID)                                        // workerview.go
 	}
 	return t.Clone(), nil
 }

@@ -2,6 +2,7 @@ package state
 
 import (
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
 	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 )
 
@@ -31,7 +32,7 @@ type teamLoad struct {
 type heldBy struct {
 	team  string
 	centi int64
-	end   deviceEnd
+	end   backfill.End
 }
 
 func newTeamLoad() *teamLoad {
@@ -39,14 +40,14 @@ func newTeamLoad() *teamLoad {
 }
 
 // hold notes that task taskID of team now holds centi until about end.
-func (l *teamLoad) hold(taskID, team string, centi int64, end deviceEnd) {
+func (l *teamLoad) hold(taskID, team string, centi int64, end backfill.End) {
 	l.release(taskID)
 	l.byTask[taskID] = heldBy{team: team, centi: centi, end: end}
 	l.byTeam[team] += centi
 }
 
 // started notes a held task's expected end anew, from its start.
-func (l *teamLoad) started(taskID string, end deviceEnd) {
+func (l *teamLoad) started(taskID string, end backfill.End) {
 	if h, ok := l.byTask[taskID]; ok {
 		h.end = end
 		l.byTask[taskID] = h

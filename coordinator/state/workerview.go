@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
 	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 )
 
@@ -47,7 +48,7 @@ type viewDevice struct {
 	whole  bool   // an active task holds it whole
 	shared bool   // active tasks hold shares of it
 	used   uint64 // the MiB those shares hold
-	end    deviceEnd
+	end    backfill.End
 }
 
 // busy reports whether an active task holds d, whole or by a share.
@@ -126,7 +127,7 @@ func (s *Store) viewOf(w *Worker) *workerView {
 // buildView derives w's view from the state.
 func (s *Store) buildView(w *Worker) *workerView {
 	whole, shared := s.deviceUse(w)
-	var ends map[string]deviceEnd
+	var ends map[string]backfill.End
 	if w.HeldCount() > 0 {
 		ends = s.deviceEnds(w)
 	}
@@ -183,19 +184,21 @@ func shapeFor(j *Job, per int) slotShape {
 
 // workerSlots splits the view's devices that fit spec into members of
 // per GPUs, earliest free first, as many as its placement rules allow.
-func (v *workerView) workerSlots(w *Worker, spec command.JobSpec, per int) []slot {
+func (v *workerView) workerSlots(w *Worker, spec command.JobSpec, per int) []backfill.Slot {
 	type dev struct {
 		uuid    string
-		end     deviceEnd
+		end     backfill.End
 		unknown bool
 	}
 	var devs []dev
 	for _, d := range v.offered {
 		if fit.DeviceFits(d.dev, spec.Resources) {
-			devs = append(devs, dev{uuid: d.dev.UUID, end: d.end, unknown: d.busy() && d.end.unknown})
+			devs = append(devs, dev{uuid: d.dev.UUID, end: d.end, unknown: d.busy() && d.end.Unknown})
 		}
 	}
-	slices.SortStableFunc(devs, func(a, b dev) int { return cmp.Or(compareBool(a.unknown, b.unknown), a.end.at.Compare(b.end.at)) })
+	slices.SortStableFunc(devs, func(a, b dev) int {
+		return cmp.Or(backfill.CompareUnknown(a.unknown, b.unknown), a.end.At.Compare(b.end.At))
+	})
 	n := len(devs) / per
 	if spec.ExclusiveWorker {
 		n = min(n, 1)
@@ -206,20 +209,20 @@ func (v *workerView) workerSlots(w *Worker, spec command.JobSpec, per int) []slo
 	if w.MaxTasks > 0 {
 		n = min(n, w.MaxTasks)
 	}
-	out := make([]slot, 0, n)
+	out := make([]backfill.Slot, 0, n)
 	for i := range n {
-		sl := slot{worker: w.ID, index: i}
+		sl := backfill.Slot{Worker: w.ID, Index: i}
 		for _, d := range devs[i*per : (i+1)*per] {
-			sl.devices = append(sl.devices, d.uuid)
-			sl.unknown = sl.unknown || d.unknown
-			if d.end.at.After(sl.at) {
-				sl.at = d.end.at
+			sl.Devices = append(sl.Devices, d.uuid)
+			sl.Unknown = sl.Unknown || d.unknown
+			if d.end.At.After(sl.At) {
+				sl.At = d.end.At
 			}
 		}
 		out = append(out, sl)
 	}
 	// A member with a device of unknown end may come before a later one
 	// by its known ends; put them in the order the hold takes them.
-	slices.SortStableFunc(out, compareSlots)
+	slices.SortStableFunc(out, backfill.Compare)
 	return out
 }

@@ -2,13 +2,12 @@ package state
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
 )
 
 // staleViews lists the workers whose kept view differs from one built
@@ -85,7 +84,7 @@ func TestWorkerViewsFollowTheState(t *testing.T) {
 				h.s.holdMu.Lock()
 				got := h.s.holdChoice(j, j.Spec.Resources.GPUs, 3)
 				h.s.holdMu.Unlock()
-				var lists [][]slot
+				var lists [][]backfill.Slot
 				for _, w := range h.s.workers {
 					lists = append(lists, h.s.eligibleSlots(w, j, j.Spec.Resources.GPUs)) // the views are checked above
 				}
@@ -97,65 +96,6 @@ func TestWorkerViewsFollowTheState(t *testing.T) {
 	}
 	if kept == 0 {
 		t.Fatal("no view was ever kept: the histories had no workers")
-	}
-}
-
-// firstSlots takes the same slots, in the same order, as sorting every
-// slot would.
-func TestFirstSlotsIsTheSortedPrefix(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	base := time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC)
-	for trial := range 200 {
-		var lists [][]slot
-		var all []slot
-		for w := range rng.IntN(12) {
-			var l []slot
-			for i := range rng.IntN(5) {
-				l = append(l, slot{worker: fmt.Sprintf("w%02d", w), index: i, at: base.Add(time.Duration(rng.IntN(4)) * time.Minute), unknown: rng.IntN(5) == 0})
-			}
-			slices.SortStableFunc(l, compareSlots)
-			lists = append(lists, l)
-			all = append(all, l...)
-		}
-		slices.SortFunc(all, compareSlots)
-		for _, n := range []int{0, 1, 3, len(all), len(all) + 2} {
-			got := firstSlots(lists, n)
-			want := all[:min(n, len(all))]
-			if !reflect.DeepEqual(got, want) && (len(got) != 0 || len(want) != 0) {
-				t.Fatalf("trial %d, first %d: got %+v, want %+v", trial, n, got, want)
-			}
-		}
-	}
-}
-
-// A slot index updated one worker at a time chooses as a merge of every
-// worker's slots afresh would.
-func TestSlotIndexChoosesAsAFreshMerge(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	base := time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC)
-	var x slotIndex
-	lists := map[string][]slot{}
-	for step := range 2000 {
-		id := fmt.Sprintf("w%02d", rng.IntN(20))
-		var l []slot
-		for i := range rng.IntN(4) {
-			l = append(l, slot{worker: id, index: i, at: base.Add(time.Duration(rng.IntN(6)) * time.Minute), unknown: rng.IntN(6) == 0})
-		}
-		slices.SortStableFunc(l, compareSlots)
-		x.set(id, l)
-		if len(l) > 0 {
-			lists[id] = l
-		} else {
-			delete(lists, id)
-		}
-		n := 1 + rng.IntN(8)
-		var all [][]slot
-		for _, l := range lists {
-			all = append(all, l)
-		}
-		if got, want := x.first(n), choose(all, n); !reflect.DeepEqual(got, want) {
-			t.Fatalf("step %d, first %d: the index chose %+v, a fresh merge %+v", step, n, got, want)
-		}
 	}
 }
 

@@ -183,3 +183,25 @@ func TestCompareCapabilityAsNumbers(t *testing.T) {
 		}
 	}
 }
+
+func TestCenti(t *testing.T) {
+	spec := func(gpus, count int, gang bool, r command.Resources) command.JobSpec {
+		r.GPUs = gpus
+		return command.JobSpec{Count: count, Gang: gang, Resources: &r}
+	}
+	for _, c := range []struct {
+		name        string
+		spec        command.JobSpec
+		most, whole int64
+	}{
+		{"no GPUs", command.JobSpec{}, 0, 0},
+		{"two whole GPUs", spec(2, 3, false, command.Resources{}), 200, 200},
+		{"a gang of three of two", spec(2, 3, true, command.Resources{}), 600, 600},
+		{"a MIG device", spec(1, 1, false, command.Resources{MIGProfile: "1g.10gb"}), 100, 1},
+		{"a share", spec(1, 1, false, command.Resources{GPUMemoryMiB: 1000, GPUSharing: "shared"}), 100, 1},
+	} {
+		if most, whole := MostCenti(c.spec), WholeCenti(c.spec); most != c.most || whole != c.whole {
+			t.Errorf("%s: most %d, whole %d; want %d, %d", c.name, most, whole, c.most, c.whole)
+		}
+	}
+}

@@ -1,20 +1,20 @@
-package state
+package backfill
 
-// slotHead is one worker's slots in compareSlots order and how many of
+// head is one worker's slots in Compare order and how many of
 // them a merge has taken.
-type slotHead struct {
-	list []slot
+type head struct {
+	list []Slot
 	at   int
 }
 
-// slotHeap is a min-heap of slot lists by their next slot.
-type slotHeap []slotHead
+// heap is a min-heap of Slot lists by their next Slot.
+type heap []head
 
-func (h slotHeap) less(i, j int) bool {
-	return compareSlots(h[i].list[h[i].at], h[j].list[h[j].at]) < 0
+func (h heap) less(i, j int) bool {
+	return Compare(h[i].list[h[i].at], h[j].list[h[j].at]) < 0
 }
 
-func (h slotHeap) down(i int) {
+func (h heap) down(i int) {
 	for {
 		c := 2*i + 1
 		if c >= len(h) {
@@ -32,8 +32,8 @@ func (h slotHeap) down(i int) {
 }
 
 // take pops the first n slots of a heap (which it uses up).
-func (h slotHeap) take(n int) []slot {
-	out := make([]slot, 0, n)
+func (h heap) take(n int) []Slot {
+	out := make([]Slot, 0, n)
 	for len(out) < n && len(h) > 0 {
 		top := &h[0]
 		out = append(out, top.list[top.at])
@@ -46,15 +46,15 @@ func (h slotHeap) take(n int) []slot {
 	return out
 }
 
-// firstSlots returns the first n slots, in compareSlots order, of lists
+// First returns the first n slots, in Compare order, of lists
 // each already in that order (one per worker): a merge over a heap of the
 // lists' heads, so choosing a hold costs the workers plus n steps, not a
-// sort of every slot of the fleet.
-func firstSlots(lists [][]slot, n int) []slot {
-	h := make(slotHeap, 0, len(lists))
+// sort of every Slot of the fleet.
+func First(lists [][]Slot, n int) []Slot {
+	h := make(heap, 0, len(lists))
 	for _, l := range lists {
 		if len(l) > 0 {
-			h = append(h, slotHead{list: l})
+			h = append(h, head{list: l})
 		}
 	}
 	for i := len(h)/2 - 1; i >= 0; i-- {

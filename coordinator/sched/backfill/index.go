@@ -1,18 +1,18 @@
-package state
+package backfill
 
-// slotIndex keeps the workers' slot lists of a hold basis (holdbasis.go)
-// in a heap by each list's first slot, updated one worker at a time, so
-// a choice copies the heap and takes its first slots instead of ordering
-// every worker's again.
-type slotIndex struct {
-	h   slotHeap // every at is 0
+// Index keeps the workers' slot lists (each in Compare order) in a heap
+// by each list's first slot, updated one worker at a time, so that a
+// choice copies the heap and takes its first slots instead of ordering
+// every worker's again. The state keeps one per hold basis.
+type Index struct {
+	h   heap     // every head is at its list's start
 	ids []string // the worker of h[i]
 	pos map[string]int
 	n   int // the slots of all lists
 }
 
-// set makes l worker id's list (none: it has no slots).
-func (x *slotIndex) set(id string, l []slot) {
+// Set makes l worker id's list (none: it has no slots).
+func (x *Index) Set(id string, l []Slot) {
 	if x.pos == nil {
 		x.pos = map[string]int{}
 	}
@@ -33,30 +33,30 @@ func (x *slotIndex) set(id string, l []slot) {
 		x.fix(i)
 	case len(l) > 0:
 		x.n += len(l)
-		x.h = append(x.h, slotHead{list: l})
+		x.h = append(x.h, head{list: l})
 		x.ids = append(x.ids, id)
 		x.pos[id] = len(x.h) - 1
 		x.fix(len(x.h) - 1)
 	}
 }
 
-// first returns the first n slots of all the lists, or nil when there
+// First returns the first n slots of all the lists, or nil when there
 // are fewer.
-func (x *slotIndex) first(n int) []slot {
+func (x *Index) First(n int) []Slot {
 	if x.n < n {
 		return nil
 	}
-	return append(slotHeap(nil), x.h...).take(n)
+	return append(heap(nil), x.h...).take(n)
 }
 
-func (x *slotIndex) swap(i, j int) {
+func (x *Index) swap(i, j int) {
 	x.h[i], x.h[j] = x.h[j], x.h[i]
 	x.ids[i], x.ids[j] = x.ids[j], x.ids[i]
 	x.pos[x.ids[i]], x.pos[x.ids[j]] = i, j
 }
 
 // fix restores the heap order around i.
-func (x *slotIndex) fix(i int) {
+func (x *Index) fix(i int) {
 	for i > 0 {
 		p := (i - 1) / 2
 		if !x.h.less(i, p) {
