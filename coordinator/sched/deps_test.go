@@ -14,3 +14,17 @@ func TestSchedImportsNoHTTP(t *testing.T) {
 		return p == "net/http" || strings.HasSuffix(p, "/httpapi")
 	}, "the scheduler places tasks; HTTP is httpapi's")
 }
+
+// Placement's rules are pure functions of the state's records: its
+// subpackages know the records and the state's values, never the store,
+// the scheduler, the wire or HTTP, so that the scheduler's match and the
+// state machine's re-check of every assignment apply the very same rules.
+func TestRulesImportOnlyRecords(t *testing.T) {
+	for dir, least := range map[string]int{"fit": 5, "backfill": 4} {
+		t.Run(dir, func(t *testing.T) {
+			archtest.Isolated(t, dir, least, "package "+dir+" decides over records; it reads nothing else",
+				"github.com/gpulayer/gpulayer/coordinator/command",
+				"github.com/gpulayer/gpulayer/coordinator/state/record")
+		})
+	}
+}
