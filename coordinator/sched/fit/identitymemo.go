@@ -15,7 +15,7 @@ import (
 // the device's fingerprint is the same: a pure function's cache, so
 // every replica still decides the same.
 //
-// The fingerprint is 128 bits of maphash over the fields identityOf
+// The fingerprint is 128 bits of maphash over the fields Identity
 // reads, under two seeds of this process. It replaced a whole copy of
 // each device (its links cloned), which held 25 MB at 80,000 GPUs (S6's
 // heap profile); an entry is now its key, the fingerprint and the digest.
@@ -41,7 +41,7 @@ type memoEntry struct {
 	id    string
 }
 
-// identityPrint is the fingerprint of the fields identityOf reads, each
+// identityPrint is the fingerprint of the fields Identity reads, each
 // string written after its length and each number ended by a mark, so
 // that no two devices run together; links in the order reported (a
 // reordering only misses the cache).

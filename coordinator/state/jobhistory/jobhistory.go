@@ -18,7 +18,8 @@ import (
 // JobEventKind is what a JobEvent says happened.
 type JobEventKind int
 
-// The kinds of job events.
+// The kinds of job events. A new kind goes last, and view's
+// TestJobEventKindsAllHaveWords walks to the last.
 const (
 	JobSubmitted JobEventKind = iota
 	JobWaitsForDependencies

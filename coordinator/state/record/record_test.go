@@ -10,11 +10,11 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/command"
 )
 
-// TestRecordSizes holds the large tables' records to the allocation size
+// TestRecordSizeClasses holds the large tables' records to the allocation size
 // classes their layouts were chosen for: a field added in the wrong place
 // (or a flag that breaks the last word) moves a record to a larger class,
 // which costs every retained job the difference.
-func TestRecordSizes(t *testing.T) {
+func TestRecordSizeClasses(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		size uintptr

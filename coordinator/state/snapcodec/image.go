@@ -36,7 +36,7 @@ type Image struct {
 	Enrollments         []*enroll.Enrollment         `json:"enrollments,omitempty"`
 	Artifacts           []*artifacts.Artifact        `json:"artifacts,omitempty"`
 	// Audit is the retained audit log, oldest first; AuditRefusals the
-	// refusal ring (see audit.go), oldest first; AuditSeq the number of the
+	// refusal ring (package audit), oldest first; AuditSeq the number of the
 	// last event ever appended to either.
 	Audit         []command.AuditEvent `json:"audit,omitempty"`
 	AuditRefusals []command.AuditEvent `json:"audit_refusals,omitempty"`
