@@ -100,7 +100,7 @@ func (s *Store) eligible(w *Worker, j *Job) bool {
 	for _, e := range w.Executors {
 		executor = executor || e == spec.Executor
 	}
-	return executor && gpuShortfall([]*Worker{w}, spec.Resources) == ""
+	return executor && fit.GPUShortfall([]*Worker{w}, spec.Resources) == ""
 }
 
 // deferral reports whether w should leave t to a live worker that suits

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
 	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 )
@@ -29,7 +28,7 @@ func (s *Store) queueReason(j *Job) string {
 			ahead, teams.Centi(a.CentiGPUsInUse), teams.Centi(a.WeightCenti), team, teams.Centi(me.CentiGPUsInUse), teams.Centi(me.WeightCenti))
 	}
 	if h := s.holdFor(time.Time{}); h != nil && h.JobID != j.ID {
-		return holdReason(h, s.jobNamedFor(h.JobID, team))
+		return h.Reason(s.jobNamedFor(h.JobID, team))
 	}
 	return ""
 }
@@ -64,13 +63,4 @@ func (s *Store) jobNamedFor(id, team string) string {
 		return "a job of team " + other
 	}
 	return "job " + id
-}
-
-// holdReason names the hold a task waits behind, its job as named (jobNamedFor).
-func holdReason(h *backfill.Hold, named string) string {
-	when := "a holder without timeout_seconds ends"
-	if h.Known {
-		when = h.Until.UTC().Format(time.RFC3339)
-	}
-	return fmt.Sprintf("GPUs held for %s (%d GPUs, at the head of the order) until %s; a task whose timeout_seconds ends before then may use them", named, h.GPUs, when)
 }

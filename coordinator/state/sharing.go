@@ -2,7 +2,6 @@ package state
 
 import (
 	"cmp"
-	"fmt"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
@@ -89,31 +88,4 @@ func (s *Store) devicesFreeFor(w *Worker, devs []string, r *command.Resources) b
 		return s.shareFree(w, devs, r)
 	}
 	return s.devicesFree(w, devs)
-}
-
-// shareShortfall says why no GPU of cands could take r's share even with
-// nothing on it, or "" when one could.
-func shareShortfall(cands []*Worker, r *command.Resources) string {
-	fits := false
-	for _, w := range cands {
-		for _, d := range w.Devices {
-			if fit.ShareFits(d, r, 0) {
-				if fit.Offered(w, d) {
-					return ""
-				}
-				fits = true
-			}
-		}
-	}
-	terms := *r
-	terms.GPUMemoryMiB = 0
-	need := fmt.Sprintf("needs a share of %d MiB of one GPU", r.GPUMemoryMiB)
-	if r.GPUSharing == command.SharingEnforced {
-		need += " that enforces it (MPS)"
-	}
-	need += gpuTerms(&terms)
-	if fits {
-		return need + "; no live worker has one healthy now"
-	}
-	return need + "; no live worker has such a GPU"
 }

@@ -49,11 +49,11 @@ func (s *Store) pendingReason(j *Job) string {
 	if len(cands) == 0 {
 		return "no live worker that can run it meets its required affinity " + describeRule(broken)
 	}
-	if why := gpuShortfall(cands, spec.Resources); why != "" {
+	if why := fit.GPUShortfall(cands, spec.Resources); why != "" {
 		return why
 	}
 	if spec.Gang {
-		if why := gangShortfall(cands, spec); why != "" {
+		if why := fit.GangShortfall(cands, spec); why != "" {
 			return why
 		}
 	}
@@ -61,38 +61,6 @@ func (s *Store) pendingReason(j *Job) string {
 		return why
 	}
 	return s.queueReason(j) // queuereason.go
-}
-
-// gangShortfall says when the live workers could not hold a whole gang
-// at once even with every GPU and slot free, or "".
-func gangShortfall(cands []*Worker, spec command.JobSpec) string {
-	room := 0
-	for _, w := range cands {
-		n := spec.Count
-		if r := spec.Resources; r != nil && r.GPUs > 0 {
-			healthy := 0
-			for _, d := range w.Devices {
-				if fit.Offered(w, d) && fit.DeviceFits(d, r) {
-					healthy++
-				}
-			}
-			n = min(n, healthy/r.GPUs)
-		}
-		if w.MaxTasks > 0 {
-			n = min(n, w.MaxTasks)
-		}
-		if spec.MaxPerWorker > 0 {
-			n = min(n, spec.MaxPerWorker)
-		}
-		if spec.ExclusiveWorker {
-			n = min(n, 1)
-		}
-		room += n
-		if room >= spec.Count {
-			return ""
-		}
-	}
-	return fmt.Sprintf("a gang of %d placed whole; the live workers can hold at most %d of its tasks at once", spec.Count, room)
 }
 
 // describeRule names a rule's selector for a reason: "label zone=a",
@@ -193,58 +161,4 @@ func where(t *command.Target) string {
 	default:
 		return " " + t.Kind + " " + t.ID
 	}
-}
-
-// gpuShortfall says why none of cands has enough GPUs that fit r, with
-// every GPU free, or "" when one has.
-func gpuShortfall(cands []*Worker, r *command.Resources) string {
-	if r == nil || r.GPUs == 0 {
-		return ""
-	}
-	if r.Shared() {
-		return shareShortfall(cands, r)
-	}
-	most, mostHealthy := 0, 0
-	for _, w := range cands {
-		fitting, healthy := 0, 0
-		for _, d := range w.Devices {
-			if fit.DeviceFits(d, r) {
-				fitting++
-				if fit.Offered(w, d) {
-					healthy++
-				}
-			}
-		}
-		if healthy >= r.GPUs {
-			return ""
-		}
-		most, mostHealthy = max(most, fitting), max(mostHealthy, healthy)
-	}
-	need := fmt.Sprintf("needs %d GPUs%s", r.GPUs, gpuTerms(r))
-	if most < r.GPUs {
-		return fmt.Sprintf("%s; the most any live worker has is %d", need, most)
-	}
-	return fmt.Sprintf("%s; the most any live worker has healthy now is %d", need, mostHealthy)
-}
-
-// gpuTerms spells out a request's GPU constraints: " (model h100, at
-// least 40960 MiB, compute capability 9.0 or more)".
-func gpuTerms(r *command.Resources) string {
-	var terms []string
-	if r.MIGProfile != "" {
-		terms = append(terms, "MIG devices of profile "+r.MIGProfile)
-	}
-	if r.GPUModel != "" {
-		terms = append(terms, "model "+r.GPUModel)
-	}
-	if r.GPUMemoryMiB > 0 {
-		terms = append(terms, fmt.Sprintf("at least %d MiB", r.GPUMemoryMiB))
-	}
-	if r.ComputeCapability != "" {
-		terms = append(terms, "compute capability "+r.ComputeCapability+" or more")
-	}
-	if len(terms) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(terms, ", ") + ")"
 }

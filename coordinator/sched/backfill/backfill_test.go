@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,5 +139,17 @@ func TestHold(t *testing.T) {
 	}
 	if Large(whole(1, 1, false)) || !Large(whole(2, 1, false)) || !Large(whole(1, 2, true)) || Large(whole(1, 4, false)) || Large(command.JobSpec{}) {
 		t.Error("Large: a task of two GPUs or a gang of two members holds; one GPU, or none, does not")
+	}
+}
+
+func TestHoldReason(t *testing.T) {
+	at := time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)
+	known := Of("big", 8, []Slot{{Devices: []string{"a"}, At: at}})
+	if got := known.Reason("job big"); !strings.Contains(got, "GPUs held for job big (8 GPUs") || !strings.Contains(got, "until 2026-12-07T10:00:00Z") {
+		t.Errorf("known end: %q", got)
+	}
+	unknown := Of("big", 2, []Slot{{Devices: []string{"a"}, Unknown: true}})
+	if got := unknown.Reason("job big"); !strings.Contains(got, "until a holder without timeout_seconds ends") {
+		t.Errorf("unknown end: %q", got)
 	}
 }

@@ -1,6 +1,7 @@
 package backfill
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
@@ -54,4 +55,14 @@ func Large(spec command.JobSpec) bool {
 		return spec.Count*r.GPUs > 1
 	}
 	return r.GPUs > 1
+}
+
+// Reason names the hold a task waits behind, its job as named, for a
+// pending task's reason.
+func (h *Hold) Reason(named string) string {
+	when := "a holder without timeout_seconds ends"
+	if h.Known {
+		when = h.Until.UTC().Format(time.RFC3339)
+	}
+	return fmt.Sprintf("GPUs held for %s (%d GPUs, at the head of the order) until %s; a task whose timeout_seconds ends before then may use them", named, h.GPUs, when)
 }
