@@ -39,7 +39,7 @@ func (s *Store) planGangWithin(w *Worker, capability string, slots int, j *Job, 
 	}
 	var centi int64
 	for _, m := range plan {
-		centi += taskCentiGPUs(s.workers[m.WorkerID], m.Devices, j.Spec.Resources)
+		centi += fit.TaskCenti(s.workers[m.WorkerID], m.Devices, j.Spec.Resources)
 	}
 	return plan, lim.RoomFor(use, centi, j.Spec.IsPreemptible()) == nil
 }

@@ -197,7 +197,7 @@ func (s *Store) assignGang(c command.AssignGang) ([]AssignOutcome, error) {
 		}
 		tent.take(w.ID, m.Devices)
 		placed[t.ID] = true
-		centi += taskCentiGPUs(w, m.Devices, j.Spec.Resources)
+		centi += fit.TaskCenti(w, m.Devices, j.Spec.Resources)
 	}
 	if err := s.checkTeamRoom(j, centi); err != nil { // teamroom.go
 		return nil, err
@@ -281,13 +281,13 @@ func (s *Store) giveTask(t *Task, w *Worker, attemptID string, devs []string, le
 	t.UpdatedAt = now
 	a := Attempt{ID: attemptID, Number: len(t.Attempts) + 1, WorkerID: w.ID, State: taskAssigned, Devices: devs, AssignedAt: now}
 	if metered {
-		a.Meter = meterShares(w, devs, s.jobs.Get(t.JobID).Spec.Resources)
+		a.Meter = fit.Meter(w, devs, s.jobs.Get(t.JobID).Spec.Resources)
 	}
 	t.Attempts = append(t.Attempts, a)
 	w.Hold(t.ID)
 	s.releaseHolds(w, t.ID, now) // preempt_holds.go
 	j := s.jobs.Get(t.JobID)
-	s.inuse.hold(t.ID, command.TeamOf(j.Team), taskCentiGPUs(w, devs, j.Spec.Resources), backfill.EndOf(t, j))
+	s.inuse.hold(t.ID, command.TeamOf(j.Team), fit.TaskCenti(w, devs, j.Spec.Resources), backfill.EndOf(t, j))
 	s.dropView(w.ID) // workerview.go
 }
 

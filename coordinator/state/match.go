@@ -127,7 +127,7 @@ func (s *Store) match(w *Worker, capability string, slots int, skip map[string]b
 			if s.heldFromOthers(w, devs, t.ID, now) { // preempt_holds.go
 				continue
 			}
-			if lim.RoomFor(use, taskCentiGPUs(w, devs, j.Spec.Resources), j.Spec.IsPreemptible()) != nil {
+			if lim.RoomFor(use, fit.TaskCenti(w, devs, j.Spec.Resources), j.Spec.IsPreemptible()) != nil {
 				continue
 			}
 			if until, wait := s.deferral(w, j, t, now); wait {

@@ -137,7 +137,7 @@ func (s *Store) takeGroup(r *preemptRound, gone map[string]bool, v *Task) []*Tas
 	for _, m := range g {
 		mj := s.jobs.Get(m.JobID)
 		if w := s.workers[m.WorkerID]; w != nil {
-			r.taken[command.TeamOf(mj.Team)] += taskCentiGPUs(w, m.Devices, mj.Spec.Resources)
+			r.taken[command.TeamOf(mj.Team)] += fit.TaskCenti(w, m.Devices, mj.Spec.Resources)
 		}
 		gone[m.ID] = true
 	}
@@ -198,7 +198,7 @@ func (s *Store) fitsUse(w *Worker, r *command.Resources, taskID string, whole ma
 // asking r could use.
 func (s *Store) helps(w *Worker, r *command.Resources, v *Task) bool {
 	for _, uuid := range v.Devices {
-		d, ok := deviceOf(w, uuid)
+		d, ok := fit.DeviceOf(w, uuid)
 		if ok && (fit.DeviceFits(d, r) || (r.Shared() && fit.ShareFits(d, r, 0))) {
 			return true
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
+	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 	"github.com/gpulayer/gpulayer/coordinator/state/artifacts"
 	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 	"github.com/gpulayer/gpulayer/coordinator/state/creds"
@@ -109,7 +110,7 @@ func (s *Store) load(snap *snapcodec.Image) error {
 		case t.Active():
 			if w, ok := s.workers[t.WorkerID]; ok {
 				w.Hold(t.ID)
-				s.inuse.hold(t.ID, command.TeamOf(j.Team), taskCentiGPUs(w, t.Devices, j.Spec.Resources), backfill.EndOf(t, j))
+				s.inuse.hold(t.ID, command.TeamOf(j.Team), fit.TaskCenti(w, t.Devices, j.Spec.Resources), backfill.EndOf(t, j))
 			}
 		}
 	}

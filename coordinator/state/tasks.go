@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
+	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 	"github.com/gpulayer/gpulayer/coordinator/state/output"
 )
 
@@ -70,7 +71,7 @@ func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
 	if !s.devicesFreeFor(w, c.Devices, j.Spec.Resources) || s.heldFromOthers(w, c.Devices, t.ID, c.Now) { // preempt_holds.go
 		return AssignOutcome{}, fmt.Errorf("devices %v not free on %s: %w", c.Devices, w.ID, ErrConflict)
 	}
-	if err := s.checkTeamRoom(j, taskCentiGPUs(w, c.Devices, j.Spec.Resources)); err != nil { // teamroom.go
+	if err := s.checkTeamRoom(j, fit.TaskCenti(w, c.Devices, j.Spec.Resources)); err != nil { // teamroom.go
 		return AssignOutcome{}, err
 	}
 	t = s.ownTask(t)

@@ -24,22 +24,6 @@ import (
 // and model, for the Prometheus counter, are kept apart and never
 // dropped.
 
-// meterShares is what devs of worker w hold, per model, for a task with
-// resources r: a whole GPU 100, a MIG device or share its memory's
-// fraction of its GPU, rounded up.
-func meterShares(w *Worker, devs []string, r *command.Resources) []MeterShare {
-	var out []MeterShare
-	for _, uuid := range devs {
-		model, centi := deviceCenti(w, uuid, r)
-		if i := slices.IndexFunc(out, func(m MeterShare) bool { return m.Model == model }); i >= 0 {
-			out[i].Centi += centi
-			continue
-		}
-		out = append(out, MeterShare{Model: model, Centi: centi})
-	}
-	return out
-}
-
 // meter adds an ended attempt's GPU time to the usage ledger. An attempt
 // that never started, or holds no GPU, adds nothing.
 func (s *Store) meter(j *Job, a *Attempt) {

@@ -205,3 +205,33 @@ func TestCenti(t *testing.T) {
 		}
 	}
 }
+
+func TestTaskCentiAndMeter(t *testing.T) {
+	gpu := h100("GPU-1")
+	mig := h100("MIG-1")
+	mig.Parent, mig.MemoryMiB, mig.Name = "GPU-1", 20390, "MIG 2g.20gb"
+	a100 := command.Device{UUID: "GPU-2", Name: "NVIDIA A100", MemoryMiB: 40960, Healthy: true}
+	w := &record.Worker{Devices: []command.Device{gpu, mig, a100}}
+	whole := &command.Resources{GPUs: 1}
+	for _, c := range []struct {
+		name  string
+		devs  []string
+		r     *command.Resources
+		centi int64
+	}{
+		{"a whole GPU", []string{"GPU-1"}, whole, 100},
+		{"two whole GPUs", []string{"GPU-1", "GPU-2"}, whole, 200},
+		{"a MIG device: its memory's fraction, rounded up", []string{"MIG-1"}, &command.Resources{GPUs: 1, MIGProfile: "2g.20gb"}, 26},
+		{"a share: its memory's fraction", []string{"GPU-2"}, &command.Resources{GPUs: 1, GPUMemoryMiB: 10240, GPUSharing: "shared"}, 25},
+		{"a device gone from the report counts whole", []string{"GPU-gone"}, whole, 100},
+	} {
+		if got := TaskCenti(w, c.devs, c.r); got != c.centi {
+			t.Errorf("%s: %d, want %d", c.name, got, c.centi)
+		}
+	}
+	got := Meter(w, []string{"GPU-1", "MIG-1", "GPU-2"}, whole)
+	want := []record.MeterShare{{Model: gpu.Name, Centi: 126}, {Model: "NVIDIA A100", Centi: 100}}
+	if !slices.Equal(got, want) {
+		t.Errorf("meter %v, want %v (a MIG device counts for its parent's model)", got, want)
+	}
+}
