@@ -50,10 +50,10 @@ func CapabilityAllows(workerCaps []string, narrow, want string) bool {
 	return slices.Contains(workerCaps, want)
 }
 
-// CompareCapability orders two compute capabilities ("9.0", "10.0",
+// compareCapability orders two compute capabilities ("9.0", "10.0",
 // "8.6") by major then minor number, as numbers: "10.0" is above "9.0".
 // A part that is not a number counts as 0.
-func CompareCapability(a, b string) int {
+func compareCapability(a, b string) int {
 	am, an := splitCapability(a)
 	bm, bn := splitCapability(b)
 	return cmp.Or(cmp.Compare(am, bm), cmp.Compare(an, bn))

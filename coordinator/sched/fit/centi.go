@@ -36,15 +36,15 @@ func WholeCenti(spec command.JobSpec) int64 {
 func TaskCenti(w *record.Worker, devices []string, r *command.Resources) int64 {
 	var sum int64
 	for _, uuid := range devices {
-		_, c := DeviceCenti(w, uuid, r)
+		_, c := deviceCenti(w, uuid, r)
 		sum += c
 	}
 	return sum
 }
 
-// DeviceCenti is one device's part of a task, in hundredths of a GPU,
+// deviceCenti is one device's part of a task, in hundredths of a GPU,
 // and the model of its GPU (a MIG device's parent's).
-func DeviceCenti(w *record.Worker, uuid string, r *command.Resources) (model string, centi int64) {
+func deviceCenti(w *record.Worker, uuid string, r *command.Resources) (model string, centi int64) {
 	d, ok := DeviceOf(w, uuid)
 	switch {
 	case !ok:
@@ -86,7 +86,7 @@ func fractionCenti(part, whole uint64) int64 {
 func Meter(w *record.Worker, devs []string, r *command.Resources) []record.MeterShare {
 	var out []record.MeterShare
 	for _, uuid := range devs {
-		model, centi := DeviceCenti(w, uuid, r)
+		model, centi := deviceCenti(w, uuid, r)
 		if i := slices.IndexFunc(out, func(m record.MeterShare) bool { return m.Model == model }); i >= 0 {
 			out[i].Centi += centi
 			continue

@@ -18,7 +18,7 @@ func DeviceFits(d command.Device, r *command.Resources) bool {
 		return false
 	case r.GPUModel != "" && !strings.Contains(strings.ToLower(d.Name), strings.ToLower(r.GPUModel)):
 		return false
-	case r.ComputeCapability != "" && d.ComputeCapability != "" && CompareCapability(d.ComputeCapability, r.ComputeCapability) < 0:
+	case r.ComputeCapability != "" && d.ComputeCapability != "" && compareCapability(d.ComputeCapability, r.ComputeCapability) < 0:
 		return false
 	}
 	return true

@@ -178,7 +178,7 @@ func TestCompareCapabilityAsNumbers(t *testing.T) {
 		{"10.0", "9.0", true}, {"9.0", "10.0", false}, {"9.0", "9.0", true},
 		{"8.6", "8.0", true}, {"8.0", "8.6", false}, {"12.1", "10.0", true},
 	} {
-		if got := CompareCapability(c.have, c.want) >= 0; got != c.fits {
+		if got := compareCapability(c.have, c.want) >= 0; got != c.fits {
 			t.Errorf("a %s GPU for a %s floor: fits %v, want %v", c.have, c.want, got, c.fits)
 		}
 	}

@@ -54,9 +54,9 @@ func Identities(devs []command.Device) map[string]string {
 	return m
 }
 
-// SameIdentity reports whether d is as w's approved identities have it;
+// sameIdentity reports whether d is as w's approved identities have it;
 // a worker without them (approved before they were kept) binds none.
-func SameIdentity(w *record.Worker, d command.Device) bool {
+func sameIdentity(w *record.Worker, d command.Device) bool {
 	if w.ApprovedIdentity == nil {
 		return true
 	}

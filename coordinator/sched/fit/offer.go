@@ -16,7 +16,7 @@ func Approved(w *record.Worker, d command.Device) bool {
 		return true
 	}
 	mib, ok := w.ApprovedDevices[d.UUID]
-	return ok && mib == d.MemoryMiB && SameIdentity(w, d) // identity.go
+	return ok && mib == d.MemoryMiB && sameIdentity(w, d) // identity.go
 }
 
 // Offered reports whether d, a device of w, may be given work: healthy,

@@ -52,7 +52,7 @@ func GPUShortfall(cands []*record.Worker, r *command.Resources) string {
 		return ""
 	}
 	if r.Shared() {
-		return ShareShortfall(cands, r)
+		return shareShortfall(cands, r)
 	}
 	most, mostHealthy := 0, 0
 	for _, w := range cands {
@@ -70,16 +70,16 @@ func GPUShortfall(cands []*record.Worker, r *command.Resources) string {
 		}
 		most, mostHealthy = max(most, fitting), max(mostHealthy, healthy)
 	}
-	need := fmt.Sprintf("needs %d GPUs%s", r.GPUs, GPUTerms(r))
+	need := fmt.Sprintf("needs %d GPUs%s", r.GPUs, gpuTerms(r))
 	if most < r.GPUs {
 		return fmt.Sprintf("%s; the most any live worker has is %d", need, most)
 	}
 	return fmt.Sprintf("%s; the most any live worker has healthy now is %d", need, mostHealthy)
 }
 
-// ShareShortfall says why no GPU of cands could take r's share even with
+// shareShortfall says why no GPU of cands could take r's share even with
 // nothing on it, or "" when one could.
-func ShareShortfall(cands []*record.Worker, r *command.Resources) string {
+func shareShortfall(cands []*record.Worker, r *command.Resources) string {
 	fits := false
 	for _, w := range cands {
 		for _, d := range w.Devices {
@@ -97,16 +97,16 @@ func ShareShortfall(cands []*record.Worker, r *command.Resources) string {
 	if r.GPUSharing == command.SharingEnforced {
 		need += " that enforces it (MPS)"
 	}
-	need += GPUTerms(&terms)
+	need += gpuTerms(&terms)
 	if fits {
 		return need + "; no live worker has one healthy now"
 	}
 	return need + "; no live worker has such a GPU"
 }
 
-// GPUTerms spells out a request's GPU constraints: " (model h100, at
+// gpuTerms spells out a request's GPU constraints: " (model h100, at
 // least 40960 MiB, compute capability 9.0 or more)".
-func GPUTerms(r *command.Resources) string {
+func gpuTerms(r *command.Resources) string {
 	var terms []string
 	if r.MIGProfile != "" {
 		terms = append(terms, "MIG devices of profile "+r.MIGProfile)

@@ -133,7 +133,7 @@ func TestOwnCurrentLeavesTheSharedArray(t *testing.T) {
 
 func TestWorkerHeldSet(t *testing.T) {
 	var w Worker
-	if w.HeldCount() != 0 || w.HoldsTask("a") {
+	if w.HeldCount() != 0 {
 		t.Fatal("a new worker holds tasks")
 	}
 	w.Hold("a")
@@ -141,12 +141,12 @@ func TestWorkerHeldSet(t *testing.T) {
 	w.Hold("a")
 	w.Release("b")
 	w.Release("never held")
-	if got := slices.Collect(w.Held()); !slices.Equal(got, []string{"a"}) || w.HeldCount() != 1 || !w.HoldsTask("a") {
+	if got := slices.Collect(w.Held()); !slices.Equal(got, []string{"a"}) || w.HeldCount() != 1 {
 		t.Fatalf("held %v (%d), want [a]", got, w.HeldCount())
 	}
 	c := w.Clone()
 	c.Hold("c")
-	if w.HoldsTask("c") || c.HoldsTask("a") {
+	if slices.Contains(slices.Collect(w.Held()), "c") || slices.Contains(slices.Collect(c.Held()), "a") {
 		t.Fatal("a clone shares the held set")
 	}
 	w.DropHeld()

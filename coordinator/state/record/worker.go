@@ -155,12 +155,6 @@ func (w *Worker) Hold(id string) {
 // Release notes that the worker no longer holds task id.
 func (w *Worker) Release(id string) { delete(w.held, id) }
 
-// HoldsTask reports whether the worker holds task id.
-func (w *Worker) HoldsTask(id string) bool {
-	_, ok := w.held[id]
-	return ok
-}
-
 // Held yields the ids of the tasks the worker holds, in no order.
 func (w *Worker) Held() iter.Seq[string] { return maps.Keys(w.held) }
 
@@ -190,12 +184,12 @@ func (w *Worker) Clone() Worker {
 	c.ApprovedIdentity = maps.Clone(w.ApprovedIdentity)
 	c.Cordons = maps.Clone(w.Cordons)
 	c.Holds = slices.Clone(w.Holds)
-	c.MIGLayouts = CloneMIGLayouts(w.MIGLayouts)
+	c.MIGLayouts = cloneMIGLayouts(w.MIGLayouts)
 	return c
 }
 
-// CloneMIGLayouts copies layouts and the profiles each lists.
-func CloneMIGLayouts(in []MIGLayout) []MIGLayout {
+// cloneMIGLayouts copies layouts and the profiles each lists.
+func cloneMIGLayouts(in []MIGLayout) []MIGLayout {
 	if in == nil {
 		return nil
 	}
