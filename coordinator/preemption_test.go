@@ -12,7 +12,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator"
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
 	"github.com/gpulayer/gpulayer/coordinator/preempt"
-	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/sched/preemption"
 	"github.com/gpulayer/gpulayer/internal/clock"
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
@@ -29,7 +29,7 @@ func TestPreemptionOverHTTP(t *testing.T) {
 	clk := clock.NewFake(time.Date(2026, 12, 7, 3, 0, 0, 0, time.UTC))
 	h := coordinatortest.Start(t, coordinatortest.Options{Tweak: func(c *coordinator.Config) {
 		c.Clock = clk
-		c.Preemption = preempt.Config{Options: state.PreemptOptions{MinRuntime: time.Minute}, Interval: time.Second}
+		c.Preemption = preempt.Config{Options: preemption.Options{MinRuntime: time.Minute}, Interval: time.Second}
 	}})
 	ctx := t.Context()
 	admin := h.Client(t, h.AdminToken)

@@ -10,7 +10,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator"
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
 	"github.com/gpulayer/gpulayer/coordinator/preempt"
-	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/sched/preemption"
 	"github.com/gpulayer/gpulayer/internal/clock"
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
@@ -80,7 +80,7 @@ func TestUsageEqualsSumOfAttempts(t *testing.T) {
 		// it offline.
 		cfg.HeartbeatInterval = time.Hour
 		// Preempt at once, looking as the fake clock moves.
-		cfg.Preemption = preempt.Config{Options: state.PreemptOptions{MinRuntime: -1}, Interval: time.Second, Settle: time.Second}
+		cfg.Preemption = preempt.Config{Options: preemption.Options{MinRuntime: -1}, Interval: time.Second, Settle: time.Second}
 	}})
 	ctx := t.Context()
 	admin := c.Client(c.AdminToken)

@@ -10,7 +10,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator"
 	"github.com/gpulayer/gpulayer/coordinator/coordinatortest"
 	"github.com/gpulayer/gpulayer/coordinator/preempt"
-	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/sched/preemption"
 	"github.com/gpulayer/gpulayer/sdk/api"
 	"github.com/gpulayer/gpulayer/sdk/client"
 )
@@ -39,7 +39,7 @@ while :; do sleep 0.1; done
 func TestPreemptionWithCheckpointEndToEnd(t *testing.T) {
 	h := coordinatortest.Start(t, coordinatortest.Options{Tweak: func(c *coordinator.Config) {
 		c.HeartbeatInterval = 100 * time.Millisecond
-		c.Preemption = preempt.Config{Options: state.PreemptOptions{MinRuntime: -1}, Interval: 200 * time.Millisecond}
+		c.Preemption = preempt.Config{Options: preemption.Options{MinRuntime: -1}, Interval: 200 * time.Millisecond}
 	}})
 	ctx := t.Context()
 	admin := h.Client(t, h.AdminToken)

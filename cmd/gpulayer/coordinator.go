@@ -12,7 +12,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/httpapi"
 	"github.com/gpulayer/gpulayer/coordinator/migauto"
 	"github.com/gpulayer/gpulayer/coordinator/oidc"
-	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/sched/preemption"
 	"github.com/gpulayer/gpulayer/internal/certs"
 )
 
@@ -118,7 +118,7 @@ func coordinatorRunCmd() *cobra.Command {
 	fs.DurationVar(&cfg.Retention.Threshold, "job-gc-threshold", coordinator.DefaultJobGCThreshold, "finished jobs older than this are removed, with their tasks, output and idempotency keys")
 	fs.IntVar(&cfg.Retention.Keep, "job-gc-keep", coordinator.DefaultJobGCKeep, "at most this many finished jobs are kept (the newest)")
 	fs.DurationVar(&cfg.Retention.Interval, "job-gc-interval", coordinator.DefaultJobGCInterval, "how often the leader removes finished jobs past the retention")
-	fs.DurationVar(&cfg.Preemption.Options.MinRuntime, "preempt-min-runtime", state.DefaultMinRuntime, "an attempt runs at least this long before it may be preempted (the storm guard; 0s: no minimum)")
+	fs.DurationVar(&cfg.Preemption.Options.MinRuntime, "preempt-min-runtime", preemption.DefaultMinRuntime, "an attempt runs at least this long before it may be preempted (the storm guard; 0s: no minimum)")
 	fs.BoolVar(&cfg.Preemption.Disabled, "no-preemption", false, "never preempt running tasks for waiting ones")
 	fs.StringVar(&cfg.HTTPAdvertise, "http-advertise", "", "URL peers and clients use to reach this coordinator (default: from --http-addr)")
 	fs.StringVar(&cfg.RaftAdvertise, "raft-advertise", "", "Raft address peers dial (default: --raft-addr)")

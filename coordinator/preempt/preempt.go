@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/gpulayer/gpulayer/coordinator/sched/preemption"
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/internal/clock"
 )
@@ -34,8 +35,8 @@ type Config struct {
 	// Disabled turns preemption off.
 	Disabled bool
 	// Options are the policy's settings (MinRuntime is the storm guard;
-	// zero takes state.DefaultMinRuntime: give a negative one for none).
-	Options  state.PreemptOptions
+	// zero takes preemption.DefaultMinRuntime: give a negative one for none).
+	Options  preemption.Options
 	Interval time.Duration
 	Settle   time.Duration
 	PerLook  int
@@ -44,7 +45,7 @@ type Config struct {
 func (c Config) withDefaults() Config {
 	switch {
 	case c.Options.MinRuntime == 0:
-		c.Options.MinRuntime = state.DefaultMinRuntime
+		c.Options.MinRuntime = preemption.DefaultMinRuntime
 	case c.Options.MinRuntime < 0:
 		c.Options.MinRuntime = 0
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/preemption"
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/internal/clock"
 )
@@ -55,7 +56,7 @@ func stopping(s *state.Store) bool {
 func TestLookHonoursTheMinimumRuntime(t *testing.T) {
 	s, propose := borrowed(t)
 	clk := clock.NewFake(t0.Add(time.Minute))
-	l := New(s, propose, clk, nil, Config{Options: state.PreemptOptions{MinRuntime: 5 * time.Minute}})
+	l := New(s, propose, clk, nil, Config{Options: preemption.Options{MinRuntime: 5 * time.Minute}})
 	if n := l.Look(context.Background()); n != 0 || stopping(s) {
 		t.Fatalf("preempted %d before the minimum runtime", n)
 	}
@@ -82,7 +83,7 @@ func TestDisabledLoopDoesNothing(t *testing.T) {
 func TestRunLooksAtItsInterval(t *testing.T) {
 	s, propose := borrowed(t)
 	clk := clock.NewFake(t0.Add(time.Minute))
-	l := New(s, propose, clk, nil, Config{Options: state.PreemptOptions{MinRuntime: 5 * time.Minute}, Interval: 10 * time.Second})
+	l := New(s, propose, clk, nil, Config{Options: preemption.Options{MinRuntime: 5 * time.Minute}, Interval: 10 * time.Second})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); l.Run(ctx) }()

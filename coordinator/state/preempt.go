@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/preemption"
 )
 
 // PreemptOutcome is the outcome of PreemptTasks: the tasks stopped, and
@@ -112,7 +113,7 @@ func (s *Store) checkPreemptor(c command.PreemptTasks) (*Task, *Job, *Worker, er
 		if err := s.checkNotWaiting(pj); err != nil {
 			return nil, nil, nil, err
 		}
-		if s.gangFits(s.sortedWorkers(), pj, ts, nil, c.Now) {
+		if preemption.GangFits(s.planView(), pj, ts, nil, c.Now) {
 			return nil, nil, nil, fmt.Errorf("gang %s fits without a preemption: %w", pj.ID, ErrConflict)
 		}
 		return p, pj, w, nil
@@ -120,7 +121,7 @@ func (s *Store) checkPreemptor(c command.PreemptTasks) (*Task, *Job, *Worker, er
 	if err := s.canRun(w, pj, p, ""); err != nil {
 		return nil, nil, nil, err
 	}
-	if s.placeableNow(s.sortedWorkers(), pj, p, nil, c.Now, c.TeamRoom) {
+	if preemption.PlaceableNow(s.planView(), pj, p, c.Now, c.TeamRoom) {
 		return nil, nil, nil, fmt.Errorf("task %s fits without a preemption: %w", p.ID, ErrConflict)
 	}
 	return p, pj, w, nil
@@ -132,7 +133,7 @@ func (s *Store) checkPreemptor(c command.PreemptTasks) (*Task, *Job, *Worker, er
 // not a gang member finds its victims on c.WorkerID, save the other
 // members of a gang taken there.
 func (s *Store) checkVictims(c command.PreemptTasks, p *Task, pj *Job, w *Worker) ([]*Task, error) {
-	round := s.newPreemptRound()
+	pv, round := s.planView(), preemption.NewRound()
 	gone, named := map[string]bool{}, map[string]bool{}
 	var victims []*Task
 	for _, vc := range c.Victims {
@@ -152,26 +153,26 @@ func (s *Store) checkVictims(c command.PreemptTasks, p *Task, pj *Job, w *Worker
 			victims = append(victims, v) // a member of a gang taken already
 			continue
 		}
-		if err := s.victimErr(p, pj, v, round, c.MinRuntime, c.Now); err != nil {
+		if err := preemption.VictimErr(pv, p, pj, v, round, c.MinRuntime, c.Now); err != nil {
 			return nil, fmt.Errorf("task %s: %w", v.ID, err)
 		}
-		s.takeGroup(round, gone, v)
+		round.Take(pv, gone, v)
 		victims = append(victims, v)
 	}
 	for id := range gone {
 		if !named[id] {
-			return nil, fmt.Errorf("task %s: %w", id, errGangMember)
+			return nil, fmt.Errorf("task %s: %w", id, preemption.ErrGangMember)
 		}
 	}
 	ids := strings.Join(slices.Sorted(maps.Keys(gone)), ", ")
 	if pj.Spec.Gang {
 		ts, _ := s.gangTasks(pj)
-		if !s.gangFits(s.sortedWorkers(), pj, ts, gone, c.Now) {
+		if !preemption.GangFits(pv, pj, ts, gone, c.Now) {
 			return nil, fmt.Errorf("gang %s would not fit beside the rest (%s): %w", pj.ID, ids, ErrConflict)
 		}
 		return victims, nil
 	}
-	if !s.fitsBeside(w, pj, p, gone, c.Now) {
+	if !preemption.FitsBeside(pv, w, pj, p, gone, c.Now) {
 		return nil, fmt.Errorf("task %s would not fit on %s beside the rest (%s): %w", p.ID, w.ID, ids, ErrConflict)
 	}
 	return victims, nil

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/preemption"
 )
 
 // BenchmarkPlanPreemption is the leader's look at its worst: 500 workers
@@ -19,7 +20,7 @@ func BenchmarkPlanPreemption(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		if c, ok := s.PlanPreemption(at(60), PreemptOptions{MinRuntime: time.Hour}); ok {
+		if c, ok := s.PlanPreemption(at(60), preemption.Options{MinRuntime: time.Hour}); ok {
 			b.Fatalf("preempted %+v", c)
 		}
 	}
@@ -35,7 +36,7 @@ func BenchmarkPlanGangPreemption(b *testing.B) {
 	s := gangBenchStore(b, 390000)
 	b.ResetTimer()
 	for b.Loop() {
-		if c, ok := s.PlanPreemption(at(600), PreemptOptions{MinRuntime: time.Minute}); ok {
+		if c, ok := s.PlanPreemption(at(600), preemption.Options{MinRuntime: time.Minute}); ok {
 			b.Fatalf("preempted %+v", c)
 		}
 	}
@@ -48,7 +49,7 @@ func BenchmarkPlanGangPreemptionFits(b *testing.B) {
 	s := gangBenchStore(b, 0)
 	b.ResetTimer()
 	for b.Loop() {
-		if c, ok := s.PlanPreemption(at(600), PreemptOptions{MinRuntime: time.Minute}); !ok || len(c.Victims) != 512 {
+		if c, ok := s.PlanPreemption(at(600), preemption.Options{MinRuntime: time.Minute}); !ok || len(c.Victims) != 512 {
 			b.Fatalf("plan %v with %d victims, want 512", ok, len(c.Victims))
 		}
 	}

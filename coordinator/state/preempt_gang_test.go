@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/preemption"
 	"github.com/gpulayer/gpulayer/coordinator/state/jobhistory"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -74,7 +75,7 @@ func victimWorkers(c command.PreemptTasks) map[string]int {
 func TestClassicGangPreemptsAcrossThreeWorkers(t *testing.T) {
 	s := gangFleet(t, 3, 2, "")
 	mustApply(t, s, researchGang("g", 3, 2))
-	c, ok := s.PlanPreemption(at(400), PreemptOptions{MinRuntime: time.Minute})
+	c, ok := s.PlanPreemption(at(400), preemption.Options{MinRuntime: time.Minute})
 	if !ok || c.For != "g-a" || len(c.Victims) != 6 {
 		t.Fatalf("plan %v %+v, want six victims for gang g", ok, c)
 	}
@@ -87,7 +88,7 @@ func TestClassicGangPreemptsAcrossThreeWorkers(t *testing.T) {
 			t.Fatalf("w%d told to stop %v", k, got)
 		}
 	}
-	if again, ok := s.PlanPreemption(at(401), PreemptOptions{MinRuntime: time.Minute}); ok {
+	if again, ok := s.PlanPreemption(at(401), preemption.Options{MinRuntime: time.Minute}); ok {
 		t.Fatalf("a second preemption while the gang's victims stop: %+v", again)
 	}
 	for k := 1; k <= 3; k++ {
@@ -127,7 +128,7 @@ func TestClassicGangVictimRequeuedWhole(t *testing.T) {
 	r := inTeam(submit("r", 1, 2), "research")
 	r.Now = at(20)
 	mustApply(t, s, r)
-	c, ok := s.PlanPreemption(at(400), PreemptOptions{MinRuntime: time.Minute})
+	c, ok := s.PlanPreemption(at(400), preemption.Options{MinRuntime: time.Minute})
 	if !ok || c.For != "r-a" || victimIDs(c) != "v-a,v-b" {
 		t.Fatalf("plan %v %+v, want both members of v", ok, c)
 	}
@@ -135,7 +136,7 @@ func TestClassicGangVictimRequeuedWhole(t *testing.T) {
 	one := c
 	one.Victims = one.Victims[:1]
 	before := snapshotBytes(t, s)
-	if res := apply(t, s, one); !errors.Is(res.Err(), errGangMember) {
+	if res := apply(t, s, one); !errors.Is(res.Err(), preemption.ErrGangMember) {
 		t.Fatalf("one member alone: %v", res.Err())
 	}
 	if string(snapshotBytes(t, s)) != string(before) {
@@ -171,7 +172,7 @@ func TestClassicGangVictimRequeuedWhole(t *testing.T) {
 func TestClassicGangNoPreemptionWhenItWouldNotFit(t *testing.T) {
 	s := gangFleet(t, 2, 2, "")
 	mustApply(t, s, researchGang("g", 3, 2))
-	if c, ok := s.PlanPreemption(at(400), PreemptOptions{MinRuntime: time.Minute}); ok {
+	if c, ok := s.PlanPreemption(at(400), preemption.Options{MinRuntime: time.Minute}); ok {
 		t.Fatalf("preempted for a gang that still would not fit: %+v", c)
 	}
 	// Nor will the state machine take such a decision from a stale leader.
@@ -195,7 +196,7 @@ func TestClassicGangStormPrevented(t *testing.T) {
 	// m31 started late: w3 cannot be freed before its minimum runtime.
 	s := gangFleet(t, 3, 2, "m31")
 	mustApply(t, s, researchGang("g", 3, 2))
-	opts := PreemptOptions{MinRuntime: 5 * time.Minute}
+	opts := preemption.Options{MinRuntime: 5 * time.Minute}
 	if c, ok := s.PlanPreemption(at(400), opts); ok {
 		t.Fatalf("preempted a young attempt for a gang (or part of what the gang needs): %+v", c)
 	}
@@ -259,7 +260,7 @@ func TestGangPreemptionReplaysAlike(t *testing.T) {
 		results = append(results, applyWire(t, s, c))
 	}
 	step(researchGang("g", 3, 2))
-	c, ok := s.PlanPreemption(at(400), PreemptOptions{MinRuntime: time.Minute})
+	c, ok := s.PlanPreemption(at(400), preemption.Options{MinRuntime: time.Minute})
 	if !ok || len(c.Victims) < 6 {
 		t.Fatalf("plan %v %+v", ok, c)
 	}
@@ -300,7 +301,7 @@ func TestLargeGangIsOneCandidate(t *testing.T) {
 	r := inTeam(submit("r", 1, 1), "research")
 	r.Now = at(30)
 	mustApply(t, s, big, r)
-	c, ok := s.PlanPreemption(at(400), PreemptOptions{MinRuntime: time.Minute})
+	c, ok := s.PlanPreemption(at(400), preemption.Options{MinRuntime: time.Minute})
 	if !ok || c.For != "r-a" || len(c.Victims) != 1 {
 		t.Fatalf("plan %v %+v, want one victim for r-a", ok, c)
 	}
@@ -329,7 +330,7 @@ func TestGangPreemptsLowerPriorityOfItsTeam(t *testing.T) {
 		g := researchGang("g", 2, 2)
 		g.Spec.Priority = tc.priority
 		mustApply(t, s, g)
-		c, ok := s.PlanPreemption(at(400), PreemptOptions{MinRuntime: time.Minute})
+		c, ok := s.PlanPreemption(at(400), preemption.Options{MinRuntime: time.Minute})
 		if len(c.Victims) != tc.victims || ok != (tc.victims > 0) {
 			t.Fatalf("priority %d: plan %v %+v, want %d victims", tc.priority, ok, c, tc.victims)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/preemption"
 	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
@@ -84,7 +85,7 @@ func prioritised(c command.SubmitJob, p int) command.SubmitJob {
 
 // The leader's decision: which task it preempts, for whom, or none.
 func TestPlanPreemptionChoosesVictims(t *testing.T) {
-	opts := PreemptOptions{MinRuntime: 5 * time.Minute}
+	opts := preemption.Options{MinRuntime: 5 * time.Minute}
 	later := 20 + 600
 	cases := []struct {
 		name    string
@@ -155,10 +156,10 @@ func TestPlanPreemptionWithinATeamAtItsCeiling(t *testing.T) {
 	high := prioritised(inTeam(submit("r", 1, 1), "ord"), 1000)
 	high.Now = at(20)
 	mustApply(t, s, high)
-	if c, ok := s.PlanPreemption(at(20), PreemptOptions{MinRuntime: 5 * time.Minute}); ok {
+	if c, ok := s.PlanPreemption(at(20), preemption.Options{MinRuntime: 5 * time.Minute}); ok {
 		t.Fatalf("preempted before the minimum runtime: %+v", c)
 	}
-	c, ok := s.PlanPreemption(at(1000), PreemptOptions{MinRuntime: 5 * time.Minute})
+	c, ok := s.PlanPreemption(at(1000), preemption.Options{MinRuntime: 5 * time.Minute})
 	if !ok || c.For != "r-a" || victimIDs(c) != "low-a" || !c.TeamRoom {
 		t.Fatalf("planned %v %+v, want low-a preempted for r-a", ok, c)
 	}
@@ -181,7 +182,7 @@ func TestPlanPreemptionWithinATeamAtItsCeiling(t *testing.T) {
 		command.AssignTask{TaskID: "low-a", WorkerID: "w1", AttemptID: "att-low", Devices: []string{"GPU-1"}, Now: at(1)},
 		command.StartTask{TaskID: "low-a", WorkerID: "w1", AttemptID: "att-low", Now: at(1)},
 		func() command.SubmitJob { c := inTeam(submit("same", 1, 1), "ord"); c.Now = at(20); return c }())
-	if c, ok := s2.PlanPreemption(at(1000), PreemptOptions{MinRuntime: 5 * time.Minute}); ok {
+	if c, ok := s2.PlanPreemption(at(1000), preemption.Options{MinRuntime: 5 * time.Minute}); ok {
 		t.Fatalf("an equal priority preempted: %+v", c)
 	}
 }
@@ -212,7 +213,7 @@ func TestTeamRoomPlansTakeOwnVictimsFirst(t *testing.T) {
 	p.Now = at(20)
 	cmds = append(cmds, p)
 	mustApply(t, s, cmds...)
-	c, ok := s.PlanPreemption(at(1000), PreemptOptions{MinRuntime: 5 * time.Minute})
+	c, ok := s.PlanPreemption(at(1000), preemption.Options{MinRuntime: 5 * time.Minute})
 	if !ok || victimIDs(c) != "alow-a" || !c.TeamRoom {
 		t.Fatalf("planned %v %+v, want alow-a alone, counting the team's room", ok, c)
 	}
@@ -223,7 +224,7 @@ func TestTeamRoomPlansTakeOwnVictimsFirst(t *testing.T) {
 func TestPlanPreemptionLeavesAPlaceableTask(t *testing.T) {
 	s := preemptStore(t, []running{{"m1", "ml", 0, 2, false}}, inTeam(submit("r", 1, 1), "research"))
 	mustApply(t, s, register("w2", "GPU-9"))
-	if c, ok := s.PlanPreemption(at(1000), PreemptOptions{}); ok {
+	if c, ok := s.PlanPreemption(at(1000), preemption.Options{}); ok {
 		t.Fatalf("preempted for a task a free GPU takes: %+v", c)
 	}
 }
@@ -234,7 +235,7 @@ func TestPlanPreemptionLeavesAPlaceableTask(t *testing.T) {
 // says who preempted whom.
 func TestPreemptTasksApplies(t *testing.T) {
 	s := preemptStore(t, []running{{"m1", "ml", 0, 2, false}, {"m2", "ml", 0, 3, false}}, inTeam(submit("r", 1, 1), "research"))
-	c, ok := s.PlanPreemption(at(400), PreemptOptions{MinRuntime: time.Minute, HoldSlack: time.Minute})
+	c, ok := s.PlanPreemption(at(400), preemption.Options{MinRuntime: time.Minute, HoldSlack: time.Minute})
 	if !ok || victimIDs(c) != "m2-a" {
 		t.Fatalf("plan %v %+v", ok, c)
 	}
@@ -242,7 +243,7 @@ func TestPreemptTasksApplies(t *testing.T) {
 	if got := preempted(s, "w1"); len(got) != 1 || got[0] != "m2-a" {
 		t.Fatalf("told to stop: %v", got)
 	}
-	if again, ok := s.PlanPreemption(at(401), PreemptOptions{}); ok {
+	if again, ok := s.PlanPreemption(at(401), preemption.Options{}); ok {
 		t.Fatalf("a second preemption while the first one's victim stops: %+v", again)
 	}
 	mustApply(t, s, command.FinishTask{TaskID: "m2-a", WorkerID: "w1", AttemptID: "att-m2", ExitCode: 143, Now: at(410)})
@@ -278,7 +279,7 @@ func TestPreemptTasksApplies(t *testing.T) {
 // A hold lapses at its bound: the GPU is anyone's again.
 func TestPreemptionHoldExpires(t *testing.T) {
 	s := preemptStore(t, []running{{"m1", "ml", 0, 2, false}}, inTeam(submit("r", 1, 1), "research"))
-	c, ok := s.PlanPreemption(at(400), PreemptOptions{MinRuntime: time.Minute, HoldSlack: time.Minute})
+	c, ok := s.PlanPreemption(at(400), preemption.Options{MinRuntime: time.Minute, HoldSlack: time.Minute})
 	if !ok {
 		t.Fatal("no preemption planned")
 	}
@@ -287,7 +288,7 @@ func TestPreemptionHoldExpires(t *testing.T) {
 		t.Fatalf("held GPU taken before the bound: %v", r.Err())
 	}
 	past := c.HoldUntil.Add(time.Second)
-	sweep, ok := s.PlanPreemption(past, PreemptOptions{MinRuntime: time.Hour})
+	sweep, ok := s.PlanPreemption(past, preemption.Options{MinRuntime: time.Hour})
 	if !ok || sweep.For != "" {
 		t.Fatalf("no sweep of the expired hold: %v %+v", ok, sweep)
 	}
@@ -311,8 +312,8 @@ func TestPreemptTasksRefusesStaleOrForbidden(t *testing.T) {
 		want error
 	}{
 		{"stale attempt", edit(func(c *command.PreemptTasks) { c.Victims[0].AttemptID = "old" }), ErrStaleAttempt},
-		{"not preemptible", edit(func(c *command.PreemptTasks) { c.Victims[0] = command.Victim{TaskID: "m2-a", AttemptID: "att-m2"} }), errNotPreemptible},
-		{"too young", edit(func(c *command.PreemptTasks) { c.MinRuntime = time.Hour }), errTooYoung},
+		{"not preemptible", edit(func(c *command.PreemptTasks) { c.Victims[0] = command.Victim{TaskID: "m2-a", AttemptID: "att-m2"} }), preemption.ErrNotPreemptible},
+		{"too young", edit(func(c *command.PreemptTasks) { c.MinRuntime = time.Hour }), preemption.ErrTooYoung},
 		{"named twice", edit(func(c *command.PreemptTasks) { c.Victims = append(c.Victims, c.Victims[0]) }), ErrInvalid},
 		{"no victims", edit(func(c *command.PreemptTasks) { c.Victims = nil }), ErrInvalid},
 		{"victims with no task", edit(func(c *command.PreemptTasks) { c.For = "" }), ErrInvalid},
@@ -353,7 +354,7 @@ func TestPreemptorIsNotHeldBackByTheHead(t *testing.T) {
 	r := inTeam(submit("r", 1, 1), "research")
 	r.Now = at(20)
 	mustApply(t, s, r)
-	c, ok := s.PlanPreemption(at(400), PreemptOptions{MinRuntime: time.Minute, HoldSlack: time.Minute})
+	c, ok := s.PlanPreemption(at(400), preemption.Options{MinRuntime: time.Minute, HoldSlack: time.Minute})
 	if !ok || victimIDs(c) != "m-a" {
 		t.Fatalf("plan %v %+v", ok, c)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/preemption"
 	"github.com/gpulayer/gpulayer/coordinator/state/artifacts"
 	"github.com/gpulayer/gpulayer/coordinator/state/cow"
 	"github.com/gpulayer/gpulayer/coordinator/state/creds"
@@ -310,7 +311,7 @@ func (h *history) checkpoint() *command.Checkpoint {
 // preemption is the preemption the leader would decide now, or else a
 // stale one (refused) or a sweep of expired holds.
 func (h *history) preemption(now time.Time) command.Command {
-	if c, ok := h.s.PlanPreemption(now, PreemptOptions{MinRuntime: time.Duration(h.rng.IntN(10)) * time.Second, HoldSlack: time.Duration(1+h.rng.IntN(20)) * time.Second}); ok {
+	if c, ok := h.s.PlanPreemption(now, preemption.Options{MinRuntime: time.Duration(h.rng.IntN(10)) * time.Second, HoldSlack: time.Duration(1+h.rng.IntN(20)) * time.Second}); ok {
 		return c
 	}
 	if h.rng.IntN(2) == 0 {

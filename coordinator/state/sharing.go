@@ -23,7 +23,7 @@ func (s *Store) deviceUse(w *Worker) (whole map[string]bool, shared map[string]u
 }
 
 // deviceUseBeside is deviceUse were the tasks of gone not there
-// (preempt_policy.go).
+// (package preemption reads it through the store's planView).
 func (s *Store) deviceUseBeside(w *Worker, gone map[string]bool) (whole map[string]bool, shared map[string]uint64) {
 	whole, shared = map[string]bool{}, map[string]uint64{}
 	for id := range w.Held() {

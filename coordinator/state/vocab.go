@@ -19,12 +19,12 @@ const (
 	attemptLost      = record.AttemptLost
 	attemptPreempted = record.AttemptPreempted
 
-	workerPending  = "pending"
-	workerReady    = "ready"
-	workerOffline  = "offline"
-	workerRevoked  = "revoked"
-	workerDraining = "draining"
-	workerStopping = "stopping"
+	workerPending  = record.WorkerPending
+	workerReady    = record.WorkerReady
+	workerOffline  = record.WorkerOffline
+	workerRevoked  = record.WorkerRevoked
+	workerDraining = record.WorkerDraining
+	workerStopping = record.WorkerStopping
 	// drainedBySelf is the DrainedBy of a drain the worker's agent asked for.
 	drainedBySelf = "self"
 

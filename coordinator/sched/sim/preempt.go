@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/coordinator/state"
+	"github.com/gpulayer/gpulayer/coordinator/sched/preemption"
 )
 
 // The preemption loop, as the leader runs it (coordinator/preempt): at
@@ -28,7 +28,7 @@ func (sm *Sim) preempt() error {
 	if sm.tr.Preemption == nil || sm.loopOff {
 		return nil
 	}
-	opts := state.PreemptOptions{MinRuntime: time.Duration(sm.tr.Preemption.MinRuntime) * time.Second}
+	opts := preemption.Options{MinRuntime: time.Duration(sm.tr.Preemption.MinRuntime) * time.Second}
 	for range maxPreemptionsPerStep {
 		c, ok := sm.s.PlanPreemption(sm.at(), opts)
 		if !ok {

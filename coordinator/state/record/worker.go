@@ -99,6 +99,19 @@ func (rec *LastAcquire) With(more ...TaskAttempt) *LastAcquire {
 	return &c
 }
 
+// The statuses of a worker: waiting for approval, taking work, not
+// heard from within its lease, revoked, draining (taking nothing new,
+// its tasks stopped at the drain's deadline) and stopping (taking
+// nothing new, its tasks told to stop at once).
+const (
+	WorkerPending  = "pending"
+	WorkerReady    = "ready"
+	WorkerOffline  = "offline"
+	WorkerRevoked  = "revoked"
+	WorkerDraining = "draining"
+	WorkerStopping = "stopping"
+)
+
 // The states of a MIG layout request: asked and not yet acted on,
 // applied by the agent, or failed.
 const (

@@ -1,4 +1,4 @@
-package state
+package preemption
 
 import (
 	"container/heap"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
+	"github.com/gpulayer/gpulayer/coordinator/state/record"
 )
 
 // Gangs as preemptors. A gang is admitted whole or not at all, so a
@@ -15,8 +16,8 @@ import (
 // one step at a time, each step the fewest victims (in victim order) that
 // make room for one more member somewhere (then the lowest worker id),
 // until the members' room reaches their number. If it never does,
-// nothing is preempted. The devices freed are held for the gang (a hold
-// for one member holds for every member: sameHolder).
+// nothing is preempted. The devices freed are held for the gang (the
+// state holds them: a hold for one member holds for every member).
 
 // gangRoom counts, on w, the members of gang job j (one of them m) that
 // could be placed there at now were the tasks of gone not there: its
@@ -24,21 +25,21 @@ import (
 // one else, whole devices per member, within the worker's free slots,
 // its max_per_worker and exclusive_worker. A worker that could not run
 // the job has none.
-func (s *Store) gangRoom(w *Worker, j *Job, m *Task, gone map[string]bool, now time.Time) int {
+func gangRoom(v View, w *record.Worker, j *record.Job, m *record.Task, gone map[string]bool, now time.Time) int {
 	r := j.Spec.Resources
-	if w.Status != workerReady || r == nil || r.GPUs == 0 {
+	if w.Status != record.WorkerReady || r == nil || r.GPUs == 0 {
 		return 0
 	}
-	whole, shared := s.deviceUseBeside(w, gone)
+	whole, shared := v.DeviceUse(w, gone)
 	free := 0
 	for _, d := range w.Devices {
 		_, isShared := shared[d.UUID]
-		if !whole[d.UUID] && !isShared && fit.DeviceFits(d, r) && fit.Offered(w, d) && !s.heldFromOthers(w, []string{d.UUID}, m.ID, now) {
+		if !whole[d.UUID] && !isShared && fit.DeviceFits(d, r) && fit.Offered(w, d) && !v.HeldFromOthers(w, []string{d.UUID}, m.ID, now) {
 			free++
 		}
 	}
 	n := free / r.GPUs
-	if n == 0 || s.canRun(w, j, m, "") != nil { // the dearer test last
+	if n == 0 || v.CanRun(w, j, m) != nil { // the dearer test last
 		return 0
 	}
 	if w.MaxTasks > 0 {
@@ -50,7 +51,7 @@ func (s *Store) gangRoom(w *Worker, j *Job, m *Task, gone map[string]bool, now t
 		}
 		n = min(n, max(w.MaxTasks-left, 0))
 	} else {
-		n = min(n, 1) // freeSlots: one, where the agent never said
+		n = min(n, 1) // one slot, where the agent never said
 	}
 	if j.Spec.ExclusiveWorker {
 		n = min(n, 1)
@@ -61,12 +62,17 @@ func (s *Store) gangRoom(w *Worker, j *Job, m *Task, gone map[string]bool, now t
 	return n
 }
 
-// gangFits reports whether every member of the gang (ts, by rank) would
+// GangFits reports whether every member of gang job j (ts, by rank) would
 // have a place at now were the tasks of gone not there.
-func (s *Store) gangFits(workers []*Worker, j *Job, ts []*Task, gone map[string]bool, now time.Time) bool {
+func GangFits(v View, j *record.Job, ts []*record.Task, gone map[string]bool, now time.Time) bool {
+	return gangFits(v, v.Workers(), j, ts, gone, now)
+}
+
+// gangFits is GangFits over workers.
+func gangFits(v View, workers []*record.Worker, j *record.Job, ts []*record.Task, gone map[string]bool, now time.Time) bool {
 	room := 0
 	for _, w := range workers {
-		if room += s.gangRoom(w, j, ts[0], gone, now); room >= len(ts) {
+		if room += gangRoom(v, w, j, ts[0], gone, now); room >= len(ts) {
 			return true
 		}
 	}
@@ -77,34 +83,34 @@ func (s *Store) gangFits(workers []*Worker, j *Job, ts []*Task, gone map[string]
 // (with the rest of their gangs) that make room there for one more
 // member.
 type gangStep struct {
-	w       *Worker
-	victims []*Task
+	w       *record.Worker
+	victims []*record.Task
 	taken   map[string]int64
 	gone    map[string]bool
 }
 
-// planGangPreemption plans a preemption for gang job j (its pending
-// members ts, by rank) at now: orders are each worker's possible victims
-// in victim order (computed on first use). Each worker's next step is
-// kept in a heap, cheapest first, and checked again against the plan as
-// it stands when it comes out (an earlier step may have changed what it
-// can take), so a plan costs about one step per worker, not one per
-// worker per member.
-func (s *Store) planGangPreemption(workers []*Worker, orders map[string][]*Task, j *Job, ts []*Task, usage map[string]TeamUsage, now time.Time, o PreemptOptions) (command.PreemptTasks, bool) {
+// planGang plans a preemption for gang job j (its pending members ts, by
+// rank) at now: orders are each worker's possible victims in victim
+// order (computed on first use). Each worker's next step is kept in a
+// heap, cheapest first, and checked again against the plan as it stands
+// when it comes out (an earlier step may have changed what it can take),
+// so a plan costs about one step per worker, not one per worker per
+// member.
+func planGang(v View, workers []*record.Worker, orders map[string][]*record.Task, j *record.Job, ts []*record.Task, now time.Time, o Options) (command.PreemptTasks, bool) {
 	p := ts[0]
-	if !s.gangCouldFit(workers, j, len(ts), usage, now) {
+	if !gangCouldFit(v, workers, j, len(ts)) {
 		return command.PreemptTasks{}, false
 	}
-	round := &preemptRound{usage: usage, taken: map[string]int64{}}
+	round := NewRound()
 	gone := map[string]bool{}
-	var victims []*Task
+	var victims []*record.Task
 	steps := &stepHeap{}
 	room, at, total := make([]int, len(workers)), make(map[string]int, len(workers)), 0
 	for i, w := range workers {
 		at[w.ID] = i
-		room[i] = s.gangRoom(w, j, p, gone, now)
+		room[i] = gangRoom(v, w, j, p, gone, now)
 		total += room[i]
-		if step, ok := s.gangStepOn(w, s.victimsOf(orders, w, o, now), j, p, round, gone, now, o); ok {
+		if step, ok := gangStepOn(v, w, victimsOf(v, orders, w, o, now), j, p, round, gone, now, o); ok {
 			heap.Push(steps, rankedStep{step, i})
 		}
 	}
@@ -113,7 +119,7 @@ func (s *Store) planGangPreemption(workers []*Worker, orders map[string][]*Task,
 			return command.PreemptTasks{}, false
 		}
 		top := heap.Pop(steps).(rankedStep)
-		step, ok := s.gangStepOn(top.w, s.victimsOf(orders, top.w, o, now), j, p, round, gone, now, o)
+		step, ok := gangStepOn(v, top.w, victimsOf(v, orders, top.w, o, now), j, p, round, gone, now, o)
 		switch {
 		case !ok:
 			continue
@@ -123,14 +129,14 @@ func (s *Store) planGangPreemption(workers []*Worker, orders map[string][]*Task,
 		}
 		round.taken, gone = step.taken, step.gone
 		victims = append(victims, step.victims...)
-		for _, v := range step.victims { // the room changes only where victims were
-			if i, ok := at[v.WorkerID]; ok {
+		for _, vt := range step.victims { // the room changes only where victims were
+			if i, ok := at[vt.WorkerID]; ok {
 				total -= room[i]
-				room[i] = s.gangRoom(workers[i], j, p, gone, now)
+				room[i] = gangRoom(v, workers[i], j, p, gone, now)
 				total += room[i]
 			}
 		}
-		if next, ok := s.gangStepOn(top.w, s.victimsOf(orders, top.w, o, now), j, p, round, gone, now, o); ok {
+		if next, ok := gangStepOn(v, top.w, victimsOf(v, orders, top.w, o, now), j, p, round, gone, now, o); ok {
 			heap.Push(steps, rankedStep{next, top.at})
 		}
 	}
@@ -139,9 +145,9 @@ func (s *Store) planGangPreemption(workers []*Worker, orders map[string][]*Task,
 	}
 	c := command.PreemptTasks{For: p.ID, WorkerID: victims[0].WorkerID, MinRuntime: o.MinRuntime, Now: now}
 	grace := 0
-	for _, v := range victims {
-		c.Victims = append(c.Victims, command.Victim{TaskID: v.ID, AttemptID: v.AttemptID, WorkerID: v.WorkerID})
-		grace = max(grace, s.jobs.Get(v.JobID).Spec.PreemptionGrace())
+	for _, vt := range victims {
+		c.Victims = append(c.Victims, command.Victim{TaskID: vt.ID, AttemptID: vt.AttemptID, WorkerID: vt.WorkerID})
+		grace = max(grace, v.Job(vt.JobID).Spec.PreemptionGrace())
 	}
 	c.HoldUntil = now.Add(time.Duration(grace)*time.Second + o.HoldSlack)
 	return c, true
@@ -152,16 +158,16 @@ func (s *Store) planGangPreemption(workers []*Worker, orders map[string][]*Task,
 // now, what other teams borrow (a team is taken from only while over its
 // quota, so at most what it borrows and one task more) and what j's own
 // team runs at a lower priority, together, must cover the members' GPUs.
-func (s *Store) gangCouldFit(workers []*Worker, j *Job, n int, usage map[string]TeamUsage, now time.Time) bool {
+func gangCouldFit(v View, workers []*record.Worker, j *record.Job, n int) bool {
 	r := j.Spec.Resources
 	pTeam := command.TeamOf(j.Team)
 	var gpus int64
 	largest := map[string]int64{}
 	for _, w := range workers {
-		gpus += int64(len(s.freeDevices(w)))
+		gpus += int64(len(v.FreeDevices(w)))
 		for id := range w.Held() {
-			t := s.tasks.Get(id)
-			tj := s.jobs.Get(t.JobID)
+			t := v.Task(id)
+			tj := v.Job(t.JobID)
 			team := command.TeamOf(tj.Team)
 			switch {
 			case !tj.Spec.IsPreemptible():
@@ -173,7 +179,7 @@ func (s *Store) gangCouldFit(workers []*Worker, j *Job, n int, usage map[string]
 		}
 	}
 	for team, big := range largest {
-		if over := usage[team].CentiGPUsInUse - s.quotaOf(team); over > 0 {
+		if over := v.InUse(team) - v.Quota(team); over > 0 {
 			gpus += (over+command.CentiGPUsPerGPU-1)/command.CentiGPUsPerGPU + big
 		}
 	}
@@ -203,36 +209,19 @@ func (h *stepHeap) Pop() any {
 	return x
 }
 
-// victimsOf is w's possible victims of any task, in victim order.
-func (s *Store) victimsOf(orders map[string][]*Task, w *Worker, o PreemptOptions, now time.Time) []*Task {
-	order, ok := orders[w.ID]
-	if !ok {
-		order = s.victimOrder(w)
-		kept := order[:0]
-		for _, v := range order {
-			if s.victimBaseErr(v, o.MinRuntime, now) == nil {
-				kept = append(kept, v)
-			}
-		}
-		order = kept
-		orders[w.ID] = order
-	}
-	return order
-}
-
 // gangStepOn finds, on w, the fewest victims in order (past those the
 // plan already took) that raise the room there for the gang's members,
 // reading the round and gone as they stand and changing neither.
-func (s *Store) gangStepOn(w *Worker, order []*Task, j *Job, p *Task, round *preemptRound, gone map[string]bool, now time.Time, o PreemptOptions) (gangStep, bool) {
-	base := s.gangRoom(w, j, p, gone, now)
+func gangStepOn(v View, w *record.Worker, order []*record.Task, j *record.Job, p *record.Task, round *Round, gone map[string]bool, now time.Time, o Options) (gangStep, bool) {
+	base := gangRoom(v, w, j, p, gone, now)
 	step := gangStep{w: w, taken: maps.Clone(round.taken), gone: maps.Clone(gone)}
-	trial := &preemptRound{usage: round.usage, taken: step.taken}
-	for _, v := range order {
-		if step.gone[v.ID] || !s.helps(w, j.Spec.Resources, v) || s.victimErr(p, j, v, trial, o.MinRuntime, now) != nil {
+	trial := &Round{taken: step.taken}
+	for _, vt := range order {
+		if step.gone[vt.ID] || !helps(w, j.Spec.Resources, vt) || VictimErr(v, p, j, vt, trial, o.MinRuntime, now) != nil {
 			continue
 		}
-		step.victims = append(step.victims, s.takeGroup(trial, step.gone, v)...)
-		if s.gangRoom(w, j, p, step.gone, now) > base {
+		step.victims = append(step.victims, trial.Take(v, step.gone, vt)...)
+		if gangRoom(v, w, j, p, step.gone, now) > base {
 			return step, true
 		}
 	}

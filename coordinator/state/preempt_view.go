@@ -1,0 +1,59 @@
+package state
+
+import (
+	"sort"
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/preemption"
+)
+
+// planView is the store as package preemption reads it: the caller
+// holds the store's lock (the read lock to plan, the write lock as a
+// command applies) for as long as the view is used.
+type planView struct{ s *Store }
+
+var _ preemption.View = planView{}
+
+func (s *Store) planView() planView { return planView{s} }
+
+// Workers lists the workers by id.
+func (v planView) Workers() []*Worker {
+	ws := make([]*Worker, 0, len(v.s.workers))
+	for _, w := range v.s.workers {
+		ws = append(ws, w)
+	}
+	sort.Slice(ws, func(i, j int) bool { return ws[i].ID < ws[j].ID })
+	return ws
+}
+
+func (v planView) Worker(id string) *Worker { return v.s.workers[id] }
+func (v planView) Job(id string) *Job       { return v.s.jobs.Get(id) }
+func (v planView) Task(id string) *Task     { return v.s.tasks.Get(id) }
+
+func (v planView) CanRun(w *Worker, j *Job, t *Task) error { return v.s.canRun(w, j, t, "") }
+
+func (v planView) FreeDevices(w *Worker) []command.Device { return v.s.freeDevices(w) }
+
+func (v planView) DeviceUse(w *Worker, gone map[string]bool) (map[string]bool, map[string]uint64) {
+	return v.s.deviceUseBeside(w, gone)
+}
+
+func (v planView) HeldFromOthers(w *Worker, devs []string, taskID string, now time.Time) bool {
+	return v.s.heldFromOthers(w, devs, taskID, now)
+}
+
+func (v planView) InUse(team string) int64 { return v.s.inuse.inUse(team) }
+
+// Quota is a team's guaranteed quota in hundredths of a GPU (a team gone
+// since counts none).
+func (v planView) Quota(team string) int64 {
+	if t, ok := v.s.teams.Get(team); ok {
+		return t.Settings.QuotaCentiGPUs
+	}
+	return 0
+}
+
+func (v planView) RoomFor(team string, use, need int64, preemptible bool) bool {
+	return v.s.teams.Limits(team).RoomFor(use, need, preemptible) == nil
+}
