@@ -29,13 +29,17 @@ func TestRulesImportOnlyRecords(t *testing.T) {
 	}
 }
 
-// Preemption decides over a view of the state: records, values, the
-// state's sentinel errors and fit's rules, never the store itself, so a
-// plan and the state machine's check of it read the same functions.
-func TestPreemptionReadsAView(t *testing.T) {
-	archtest.Isolated(t, "preemption", 5, "package preemption decides over a View; it reads nothing else of the state",
-		"github.com/gpulayer/gpulayer/coordinator/command",
-		"github.com/gpulayer/gpulayer/coordinator/sched/fit",
-		"github.com/gpulayer/gpulayer/coordinator/state/record",
-		"github.com/gpulayer/gpulayer/coordinator/state/stateerr")
+// Placement's plans decide over a view of the state: records, values,
+// the state's sentinel errors and fit's rules, never the store itself, so
+// a plan and the state machine's check of it read the same functions.
+func TestPlansReadAView(t *testing.T) {
+	for dir, least := range map[string]int{"preemption": 5, "place": 3} {
+		t.Run(dir, func(t *testing.T) {
+			archtest.Isolated(t, dir, least, "package "+dir+" decides over a View; it reads nothing else of the state",
+				"github.com/gpulayer/gpulayer/coordinator/command",
+				"github.com/gpulayer/gpulayer/coordinator/sched/fit",
+				"github.com/gpulayer/gpulayer/coordinator/state/record",
+				"github.com/gpulayer/gpulayer/coordinator/state/stateerr")
+		})
+	}
 }

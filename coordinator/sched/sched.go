@@ -20,6 +20,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/auth"
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 	"github.com/gpulayer/gpulayer/coordinator/state"
 	"github.com/gpulayer/gpulayer/coordinator/view"
 	"github.com/gpulayer/gpulayer/internal/clock"
@@ -341,7 +342,7 @@ func earliest(a, b time.Time) time.Time {
 // the proposal is in flight, and arms the lease of every member: those
 // of workerID are its answer, the others wait for their workers'
 // acquires.
-func (s *Scheduler) assignGang(ctx context.Context, workerID string, req api.AcquireRequest, plan []state.GangPlacement) ([]api.Assignment, error) {
+func (s *Scheduler) assignGang(ctx context.Context, workerID string, req api.AcquireRequest, plan []place.Member) ([]api.Assignment, error) {
 	s.mu.Lock()
 	for _, m := range plan {
 		if s.reserved[m.TaskID] {

@@ -1,10 +1,12 @@
 package state
 
 import (
+	"maps"
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
 	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 )
 
@@ -23,15 +25,13 @@ func (s *Store) pickDevicesFor(w *Worker, j *Job, t *Task, h *backfill.Hold, now
 // planGangWithin plans gang j as planGang does, leaving out the GPUs the
 // head holds unless j may backfill them, and keeps only a placement its
 // team has room for (teamroom.go).
-func (s *Store) planGangWithin(w *Worker, capability string, slots int, j *Job, lim teams.Limits, use int64, h *backfill.Hold, now time.Time) ([]GangPlacement, bool) {
+func (s *Store) planGangWithin(w *Worker, capability string, slots int, j *Job, lim teams.Limits, use int64, h *backfill.Hold, now time.Time) ([]place.Member, bool) {
 	if lim.RoomFor(use, fit.WholeCenti(j.Spec), j.Spec.IsPreemptible()) != nil && fit.WholeCenti(j.Spec) > 1 {
 		return nil, false // a gang of whole GPUs needs exactly that: no plan can fit
 	}
-	tent := newTentative()
+	tent := place.NewTentative()
 	if !h.Spares(j, now) {
-		for d := range h.Devices {
-			tent.devices[d] = true
-		}
+		tent.Reserve(maps.Keys(h.Devices))
 	}
 	plan, ok := s.planGangFrom(w, capability, slots, j, tent)
 	if !ok {

@@ -56,7 +56,7 @@ func TestDegradedGPUIsChosenLast(t *testing.T) {
 			mustApply(t, s, c.reg)
 			for i, j := range c.jobs {
 				mustApply(t, s, j)
-				_, devs, ok := place(t, s, "w1")
+				_, devs, ok := placeOn(t, s, "w1")
 				if !ok {
 					t.Fatalf("job %s was not placed", j.JobID)
 				}

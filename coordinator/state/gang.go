@@ -9,6 +9,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
 	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 )
 
 // Gang tasks. A gang job's tasks are assigned together or not at all:
@@ -27,13 +28,6 @@ import (
 // the failing member has attempts left, the others' attempts counted as
 // preempted, and once any member has succeeded it is not retried at all.
 
-// GangPlacement places one member of a gang.
-type GangPlacement struct {
-	TaskID   string
-	WorkerID string
-	Devices  []string
-}
-
 // gangTasks returns j's tasks by rank, or false unless all are pending.
 func (s *Store) gangTasks(j *Job) ([]*Task, bool) {
 	ts := make([]*Task, 0, len(j.TaskIDs))
@@ -48,104 +42,18 @@ func (s *Store) gangTasks(j *Job) ([]*Task, bool) {
 	return ts, len(ts) > 0
 }
 
-func (s *Store) planGang(w *Worker, capability string, slots int, j *Job) ([]GangPlacement, bool) {
-	return s.planGangFrom(w, capability, slots, j, newTentative())
+func (s *Store) planGang(w *Worker, capability string, slots int, j *Job) ([]place.Member, bool) {
+	return s.planGangFrom(w, capability, slots, j, place.NewTentative())
 }
 
-// planGangFrom is planGang beside what tent already gives.
-func (s *Store) planGangFrom(w *Worker, capability string, slots int, j *Job, tent *tentative) ([]GangPlacement, bool) {
+// planGangFrom is planGang beside what tent already gives (package
+// place).
+func (s *Store) planGangFrom(w *Worker, capability string, slots int, j *Job, tent *place.Tentative) ([]place.Member, bool) {
 	ts, ok := s.gangTasks(j)
 	if !ok {
 		return nil, false
 	}
-	others := make([]*Worker, 0, len(s.workers))
-	for _, o := range s.workers {
-		if o != w && o.Status == workerReady && slices.Contains(o.Executors, j.Spec.Executor) {
-			others = append(others, o)
-		}
-	}
-	others = gangOrder(s, w, others) // gangtopology.go
-	var plan []GangPlacement
-	next := 0
-	for i, o := range append([]*Worker{w}, others...) {
-		narrow, room := "", s.freeSlots(o)
-		if i == 0 {
-			narrow, room = capability, slots
-		}
-		for taken := 0; next < len(ts) && ((room <= 0 && i == 0) || taken < room); taken++ {
-			devs, ok := s.fitsTentatively(o, j, ts[next], narrow, tent)
-			if !ok {
-				break
-			}
-			tent.take(o.ID, devs)
-			plan = append(plan, GangPlacement{TaskID: ts[next].ID, WorkerID: o.ID, Devices: devs})
-			next++
-		}
-		if i == 0 && next == 0 {
-			return nil, false // the asking worker takes no member: another's acquire will place the gang
-		}
-		if next == len(ts) {
-			return plan, true
-		}
-	}
-	return nil, false
-}
-
-// freeSlots is how many more tasks worker w can run: what its agent
-// said it runs at most (Worker.MaxTasks) less what it holds, or one when
-// its agent never said.
-func (s *Store) freeSlots(w *Worker) int {
-	if w.MaxTasks <= 0 {
-		return 1
-	}
-	return max(w.MaxTasks-w.HeldCount(), 0)
-}
-
-// tentative tracks what a gang placement being planned or checked has
-// given each worker so far.
-type tentative struct {
-	devices map[string]bool
-	count   map[string]int
-}
-
-func newTentative() *tentative {
-	return &tentative{devices: map[string]bool{}, count: map[string]int{}}
-}
-
-func (p *tentative) take(workerID string, devs []string) {
-	p.count[workerID]++
-	for _, d := range devs {
-		p.devices[d] = true
-	}
-}
-
-// fitsTentatively reports whether w can run t (of gang job j) beside
-// what tent already gave it, and the devices it would get.
-func (s *Store) fitsTentatively(w *Worker, j *Job, t *Task, capability string, tent *tentative) ([]string, bool) {
-	if s.canRun(w, j, t, capability) != nil {
-		return nil, false
-	}
-	n := tent.count[w.ID]
-	switch {
-	case n > 0 && j.Spec.ExclusiveWorker:
-		return nil, false
-	case j.Spec.MaxPerWorker > 0 && n >= j.Spec.MaxPerWorker:
-		return nil, false
-	}
-	r := j.Spec.Resources
-	if r == nil || r.GPUs == 0 {
-		return nil, true
-	}
-	var fitting []command.Device
-	for _, d := range s.freeDevices(w) {
-		if !tent.devices[d.UUID] && fit.DeviceFits(d, r) && !s.heldFromOthers(w, []string{d.UUID}, t.ID, time.Time{}) {
-			fitting = append(fitting, d)
-		}
-	}
-	if len(fitting) < r.GPUs {
-		return nil, false
-	}
-	return fit.PickConnected(fitting, r.GPUs), true
+	return place.Gang(s.planView(), w, capability, slots, j, ts, tent)
 }
 
 // assignGang applies a gang placement, whole or not at all.
@@ -172,7 +80,7 @@ func (s *Store) assignGang(c command.AssignGang) ([]AssignOutcome, error) {
 	if len(c.Members) != len(ts) {
 		return nil, fmt.Errorf("job %s has %d members, the placement %d: %w", j.ID, len(ts), len(c.Members), ErrInvalid)
 	}
-	tent := newTentative()
+	tent := place.NewTentative()
 	placed := map[string]bool{}
 	var centi int64
 	for _, m := range c.Members {
@@ -189,13 +97,13 @@ func (s *Store) assignGang(c command.AssignGang) ([]AssignOutcome, error) {
 		if err := s.canRun(w, j, t, ""); err != nil {
 			return nil, err
 		}
-		if n := tent.count[w.ID]; (n > 0 && j.Spec.ExclusiveWorker) || (j.Spec.MaxPerWorker > 0 && n >= j.Spec.MaxPerWorker) {
+		if !place.MemberFits(j, w, tent) {
 			return nil, fmt.Errorf("job %s: too many members on %s: %w", j.ID, w.ID, ErrConflict)
 		}
-		if !s.devicesFreeBeside(w, m.Devices, tent) || !s.devicesFit(w, m.Devices, j.Spec.Resources) || s.heldFromOthers(w, m.Devices, t.ID, c.Now) {
+		if tent.AnyGiven(m.Devices) || !s.devicesFree(w, m.Devices) || !place.DevicesFit(w, m.Devices, j.Spec.Resources) || s.heldFromOthers(w, m.Devices, t.ID, c.Now) {
 			return nil, fmt.Errorf("devices %v not free on %s: %w", m.Devices, w.ID, ErrConflict)
 		}
-		tent.take(w.ID, m.Devices)
+		tent.Take(w.ID, m.Devices)
 		placed[t.ID] = true
 		centi += fit.TaskCenti(w, m.Devices, j.Spec.Resources)
 	}
@@ -236,36 +144,6 @@ func (s *Store) assignGang(c command.AssignGang) ([]AssignOutcome, error) {
 	// The other members' workers may be waiting in acquire: wake them.
 	s.markPending()
 	return out, nil
-}
-
-// devicesFreeBeside reports whether devs are free on w and not given
-// by tent.
-func (s *Store) devicesFreeBeside(w *Worker, devs []string, tent *tentative) bool {
-	for _, d := range devs {
-		if tent.devices[d] {
-			return false
-		}
-	}
-	return s.devicesFree(w, devs)
-}
-
-// devicesFit reports whether devs are as many as r asks, each meeting
-// its terms.
-func (s *Store) devicesFit(w *Worker, devs []string, r *command.Resources) bool {
-	want := 0
-	if r != nil {
-		want = r.GPUs
-	}
-	if len(devs) != want {
-		return false
-	}
-	for _, uuid := range devs {
-		i := slices.IndexFunc(w.Devices, func(d command.Device) bool { return d.UUID == uuid })
-		if i < 0 || !fit.DeviceFits(w.Devices[i], r) {
-			return false
-		}
-	}
-	return true
 }
 
 // giveTask makes t w's under a new attempt.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 )
 
 // gangJob is a gang job of count tasks of one GPU each.
@@ -29,7 +30,7 @@ func assignGangFrom(t *testing.T, s *Store, worker string) command.AssignGang {
 	return gangCommand(s, worker, cand.Gang)
 }
 
-func gangCommand(s *Store, worker string, plan []GangPlacement) command.AssignGang {
+func gangCommand(s *Store, worker string, plan []place.Member) command.AssignGang {
 	tk, _ := s.Task(plan[0].TaskID)
 	c := command.AssignGang{JobID: tk.JobID, WorkerID: worker, RequestID: "r-" + worker, Now: at(5)}
 	for i, m := range plan {
@@ -83,7 +84,7 @@ func TestGangIsPlacedWholeOrNotAtAll(t *testing.T) {
 		t.Fatalf("a started member is still delivered: %+v", d)
 	}
 	// The same acquire again (its answer lost) gets the same answer.
-	again := apply(t, s, gangCommand(s, "w3", []GangPlacement{{TaskID: "g-a", WorkerID: "w3"}}))
+	again := apply(t, s, gangCommand(s, "w3", []place.Member{{TaskID: "g-a", WorkerID: "w3"}}))
 	if outs, err := OutcomeOf[[]AssignOutcome](again); err != nil || len(outs) != 1 || outs[0].Task.AttemptID != c.Members[0].AttemptID {
 		t.Fatalf("replayed acquire: %+v %v", outs, err)
 	}
@@ -118,7 +119,7 @@ func TestGangPlacementIsCheckedWhole(t *testing.T) {
 		"no devices at all":  func(c *command.AssignGang) { c.Members[0].Devices = nil },
 		"an unknown gang id": func(c *command.AssignGang) { c.JobID = "nope" },
 	} {
-		c := gangCommand(s, "w1", []GangPlacement{{TaskID: "g-a", WorkerID: "w1", Devices: []string{"GPU-1"}}, {TaskID: "g-b", WorkerID: "w2", Devices: []string{"GPU-2"}}, {TaskID: "g-c", WorkerID: "w2", Devices: []string{"GPU-2"}}})
+		c := gangCommand(s, "w1", []place.Member{{TaskID: "g-a", WorkerID: "w1", Devices: []string{"GPU-1"}}, {TaskID: "g-b", WorkerID: "w2", Devices: []string{"GPU-2"}}, {TaskID: "g-c", WorkerID: "w2", Devices: []string{"GPU-2"}}})
 		c.RequestID = ""
 		bad(&c)
 		if r := apply(t, s, c); r.Err() == nil {

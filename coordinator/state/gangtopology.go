@@ -1,9 +1,6 @@
 package state
 
-import (
-	"slices"
-	"strings"
-)
+import "github.com/gpulayer/gpulayer/coordinator/sched/place"
 
 // The topology labels a worker may carry (set by its agent's --label or
 // its join token's labels), which gang placement reads: a gang's ranks
@@ -16,112 +13,12 @@ const (
 	labelRack         = "gpulayer.io/rack"
 )
 
-// Nearness of a worker to the worker a gang is planned from: the lower,
-// the nearer. Workers without the labels are near nothing.
-const (
-	sameNVLinkDomain = iota
-	sameSwitch
-	sameRack
-	elsewhere
-)
+// gangOrder orders the workers a gang may span (place.ByTopology over
+// the state's topology index; a benchmark puts id order beside it).
+var gangOrder = topologyOrder
 
-// gangOrder orders the workers a gang may span (byTopology; a benchmark
-// puts id order beside it).
-var gangOrder = (*Store).byTopology
-
-// switchGroup is the workers on one switch; its nearness is its nearest
-// worker's.
-type switchGroup struct {
-	near  int
-	key   int32 // the switch's number (topoNames)
-	slots int   // their free slots together
-	count int   // how many of them
-	at    int   // where its workers start in the order
-}
-
-// byTopology orders the other ready workers a gang planned from w may
-// span: nearest w first (its NVLink domain, its switch, its rack), then,
-// at each nearness, the switches with the most free slots first, so that
-// the gang needs as few switches as it can, each switch's workers
-// together in id order. Workers that name no switch come after those
-// that do at their nearness, in id order: with no labels anywhere this
-// is id order. It reads each worker's labels as the numbers kept on its
-// record (gangtopology_index.go), groups switches in a slice indexed by
-// number, sorts the switches and each switch's few workers, not every
-// worker by its whole key: at 1,000 workers that keeps the topology term
-// within a few per cent of the id order it replaces
-// (BenchmarkGangPlacement).
-func (s *Store) byTopology(w *Worker, others []*Worker) []*Worker {
-	here := w.Topology()
-	groupOf := make([]int32, len(s.topo.names)) // switch number → group+1; 0: none yet
-	groups := make([]switchGroup, 0, min(len(others), 64))
-	var loose [elsewhere + 1][]*Worker
-	of := make([]int32, len(others)) // each worker's group, -1 when loose
-	for i, o := range others {
-		t := o.Topology()
-		near := elsewhere
-		switch {
-		case here.Domain != 0 && t.Domain == here.Domain:
-			near = sameNVLinkDomain
-		case here.Switch != 0 && t.Switch == here.Switch:
-			near = sameSwitch
-		case here.Rack != 0 && t.Rack == here.Rack:
-			near = sameRack
-		}
-		if t.Switch == 0 {
-			of[i] = -1
-			loose[near] = append(loose[near], o)
-			continue
-		}
-		g := groupOf[t.Switch] - 1
-		if g < 0 {
-			g = int32(len(groups))
-			groupOf[t.Switch] = g + 1
-			groups = append(groups, switchGroup{near: near, key: t.Switch})
-		}
-		of[i] = g
-		gr := &groups[g]
-		gr.near = min(gr.near, near)
-		gr.slots += s.freeSlots(o)
-		gr.count++
-	}
-	rank := make([]int, len(groups)) // group index → place in the order
-	for g := range rank {
-		rank[g] = g
-	}
-	names := s.topo.names
-	slices.SortFunc(rank, func(x, y int) int {
-		a, b := &groups[x], &groups[y]
-		switch {
-		case a.near != b.near:
-			return a.near - b.near
-		case a.slots != b.slots:
-			return b.slots - a.slots
-		}
-		return strings.Compare(names[a.key], names[b.key])
-	})
-	// Lay the order out: per nearness, the switches in rank order, then
-	// the loose workers; then fill each switch's span and sort it by id.
-	out := make([]*Worker, len(others))
-	byID := func(a, b *Worker) int { return strings.Compare(a.ID, b.ID) }
-	pos, r := 0, 0
-	for near := range loose {
-		for ; r < len(rank) && groups[rank[r]].near == near; r++ {
-			g := &groups[rank[r]]
-			g.at, pos = pos, pos+g.count
-		}
-		slices.SortFunc(loose[near], byID)
-		pos += copy(out[pos:], loose[near])
-	}
-	for i, o := range others {
-		if g := of[i]; g >= 0 {
-			gr := &groups[g]
-			out[gr.at] = o
-			gr.at++
-		}
-	}
-	for _, g := range groups {
-		slices.SortFunc(out[g.at-g.count:g.at], byID)
-	}
-	return out
+// topologyOrder is place.ByTopology over the label values the state
+// numbers (gangtopology_index.go).
+func topologyOrder(s *Store, w *Worker, others []*Worker) []*Worker {
+	return place.ByTopology(w, others, s.topo.names)
 }

@@ -28,7 +28,7 @@ func BenchmarkGangPlacement(b *testing.B) {
 	orders := []struct {
 		name string
 		fn   func(*Store, *Worker, []*Worker) []*Worker
-	}{{"topology", (*Store).byTopology}, {"id-order", idOrder}}
+	}{{"topology", topologyOrder}, {"id-order", idOrder}}
 	plan := func(b *testing.B, fn func(*Store, *Worker, []*Worker) []*Worker) {
 		saved := gangOrder
 		gangOrder = fn

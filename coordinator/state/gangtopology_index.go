@@ -5,7 +5,7 @@ import "github.com/gpulayer/gpulayer/coordinator/state/record"
 // The topology index: each worker's topology labels are read once, when
 // the worker joins the store (putWorker), and kept on its record as small
 // numbers that name its NVLink domain, switch and rack in the store's
-// table of label values (topoNames). Gang placement (byTopology) then
+// table of label values (topoNames). Gang placement (place.ByTopology) then
 // compares numbers and groups switches in a slice indexed by number,
 // instead of reading three labels from every worker's map and hashing
 // switch names into a map at every placement. A worker's labels never

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 	"github.com/gpulayer/gpulayer/coordinator/state/pending"
 	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 )
@@ -22,7 +23,7 @@ type Candidate struct {
 	RetryAt time.Time
 	// Gang, when the task is a gang member, places the whole gang
 	// (gang.go): it is proposed as one AssignGang, not an AssignTask.
-	Gang []GangPlacement
+	Gang []place.Member
 }
 
 // Match finds the best pending task that worker can run now: highest
@@ -67,7 +68,7 @@ func (s *Store) MatchAt(now time.Time, workerID, capability string, slots int, s
 // with work the worker cannot take). It reads the teams' sub-queues in
 // fair-share order (fairshare.go) and takes the first team's best task
 // that fits the worker and the team's room (teamroom.go).
-func (s *Store) match(w *Worker, capability string, slots int, skip map[string]bool, now time.Time) (*Task, []string, []GangPlacement, int, time.Time) {
+func (s *Store) match(w *Worker, capability string, slots int, skip map[string]bool, now time.Time) (*Task, []string, []place.Member, int, time.Time) {
 	caps, anyCap := fit.AcceptedCapabilities(w.Capabilities, capability)
 	if !anyCap && len(caps) == 0 {
 		return nil, nil, nil, 0, time.Time{}
@@ -75,7 +76,7 @@ func (s *Store) match(w *Worker, capability string, slots int, skip map[string]b
 	var retry time.Time
 	var best *Task
 	var bestDevices []string
-	var bestGang []GangPlacement
+	var bestGang []place.Member
 	var gangTried map[string]bool // gangs planned in this match (most matches meet none)
 	gate := parallelismGate{}     // parallelism.go
 	hold := s.holdFor(now)        // backfill.go

@@ -30,9 +30,9 @@ func mpsWorker(id string, devs ...string) command.RegisterWorker {
 	return c
 }
 
-// place matches worker w and assigns what it matched, reporting the
+// placeOn matches worker w and assigns what it matched, reporting the
 // task and its devices, or ok false when nothing matched.
-func place(t *testing.T, s *Store, w string) (task string, devs []string, ok bool) {
+func placeOn(t *testing.T, s *Store, w string) (task string, devs []string, ok bool) {
 	t.Helper()
 	cand, ok, err := s.Match(w, "", nil)
 	if err != nil || !ok {
@@ -51,13 +51,13 @@ func TestSharedTasksSplitOneGPUByMemory(t *testing.T) {
 		shareJob("a", 1, 30*gib, api.SharingUnenforced),
 		shareJob("b", 1, 40*gib, api.SharingUnenforced))
 	for _, want := range []string{"a-a", "b-a"} {
-		task, devs, ok := place(t, s, "w1")
+		task, devs, ok := placeOn(t, s, "w1")
 		if !ok || task != want || !slices.Equal(devs, []string{"GPU-0"}) {
 			t.Fatalf("placed %s on %v (%v), want %s on GPU-0", task, devs, ok, want)
 		}
 	}
 	mustApply(t, s, shareJob("c", 1, 20*gib, api.SharingUnenforced))
-	if task, devs, ok := place(t, s, "w1"); ok {
+	if task, devs, ok := placeOn(t, s, "w1"); ok {
 		t.Fatalf("%s placed on %v beside 70 GiB of shares on an 80 GiB GPU", task, devs)
 	}
 	// An assignment the state did not match is checked all the same.
@@ -69,7 +69,7 @@ func TestSharedTasksSplitOneGPUByMemory(t *testing.T) {
 		t.Fatalf("a share that fits an empty GPU waits for room without a reason; got %q", j.PendingReason)
 	}
 	mustApply(t, s, command.FinishTask{TaskID: "a-a", WorkerID: "w1", AttemptID: "a-a-a", Now: at(3)})
-	if task, devs, ok := place(t, s, "w1"); !ok || task != "c-a" || !slices.Equal(devs, []string{"GPU-0"}) {
+	if task, devs, ok := placeOn(t, s, "w1"); !ok || task != "c-a" || !slices.Equal(devs, []string{"GPU-0"}) {
 		t.Fatalf("after the 30 GiB task ended: placed %s on %v (%v), want c-a on GPU-0", task, devs, ok)
 	}
 }
@@ -80,18 +80,18 @@ func TestSharedTasksSplitOneGPUByMemory(t *testing.T) {
 func TestExclusiveAndSharedNeverMix(t *testing.T) {
 	s := New()
 	mustApply(t, s, register("w1", "GPU-0", "GPU-1"), shareJob("a", 1, 10*gib, api.SharingUnenforced))
-	if _, devs, ok := place(t, s, "w1"); !ok || !slices.Equal(devs, []string{"GPU-0"}) {
+	if _, devs, ok := placeOn(t, s, "w1"); !ok || !slices.Equal(devs, []string{"GPU-0"}) {
 		t.Fatalf("first share on %v (%v)", devs, ok)
 	}
 	mustApply(t, s, shareJob("b", 1, 10*gib, api.SharingUnenforced))
-	if _, devs, ok := place(t, s, "w1"); !ok || !slices.Equal(devs, []string{"GPU-0"}) {
+	if _, devs, ok := placeOn(t, s, "w1"); !ok || !slices.Equal(devs, []string{"GPU-0"}) {
 		t.Fatalf("second share on %v (%v), want beside the first on GPU-0", devs, ok)
 	}
 	mustApply(t, s, submit("x", 2, 1))
-	if _, devs, ok := place(t, s, "w1"); !ok || !slices.Equal(devs, []string{"GPU-1"}) {
+	if _, devs, ok := placeOn(t, s, "w1"); !ok || !slices.Equal(devs, []string{"GPU-1"}) {
 		t.Fatalf("exclusive task on %v (%v), want GPU-1", devs, ok)
 	}
-	if task, devs, ok := place(t, s, "w1"); ok {
+	if task, devs, ok := placeOn(t, s, "w1"); ok {
 		t.Fatalf("exclusive %s placed on %v, a shared GPU", task, devs)
 	}
 	if r := apply(t, s, command.AssignTask{TaskID: "x-b", WorkerID: "w1", AttemptID: "forced", Devices: []string{"GPU-0"}, Now: at(2)}); !errors.Is(r.Err(), ErrConflict) {
@@ -101,7 +101,7 @@ func TestExclusiveAndSharedNeverMix(t *testing.T) {
 	mustApply(t, s, shareJob("c", 1, 70*gib, api.SharingUnenforced))
 	// 20 GiB held of GPU-0's 79.6: 70 more does not fit there, and GPU-1
 	// is an exclusive task's until the cancel is seen through.
-	if task, devs, ok := place(t, s, "w1"); ok && slices.Equal(devs, []string{"GPU-0"}) {
+	if task, devs, ok := placeOn(t, s, "w1"); ok && slices.Equal(devs, []string{"GPU-0"}) {
 		t.Fatalf("%s overfilled GPU-0", task)
 	}
 }
@@ -145,7 +145,7 @@ func TestSharingSkipsMIGAndUnenforcingGPUs(t *testing.T) {
 	mustApply(t, s, migWorker("w1"), shareJob("a", 3, 30*gib, api.SharingUnenforced))
 	var held []string
 	for range 3 {
-		if _, devs, ok := place(t, s, "w1"); ok {
+		if _, devs, ok := placeOn(t, s, "w1"); ok {
 			held = append(held, devs...)
 		}
 	}

@@ -3,6 +3,7 @@ package state
 import (
 	"io"
 
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 	"github.com/gpulayer/gpulayer/coordinator/state/output"
 )
 
@@ -28,12 +29,12 @@ func (s *Store) InGroup(workerID, groupID string) bool {
 // PlanGang places every task of gang job jobID, the worker workerID
 // (whose acquire asks for up to slots tasks, narrowed by capability)
 // taking the first ranks it can and the other ready workers, nearest it
-// first (byTopology: its NVLink domain, switch and rack; then the
+// first (place.ByTopology: its NVLink domain, switch and rack; then the
 // switches with most room; in id order where no labels say), the rest,
-// each within its free slots (freeSlots). It reports
+// each within its free slots (place.FreeSlots). It reports
 // false when the job is not a gang whose tasks are all pending, or when
 // the fleet cannot take them all now, or when workerID can take none.
-func (s *Store) PlanGang(workerID, capability string, slots int, jobID string) ([]GangPlacement, bool) {
+func (s *Store) PlanGang(workerID, capability string, slots int, jobID string) ([]place.Member, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	w, ok := s.workers[workerID]

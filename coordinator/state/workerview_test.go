@@ -117,13 +117,13 @@ func TestViewKeepsThePlacementRules(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := New()
 			mustApply(t, s, register("w1", "GPU-0", "GPU-1"), tc.first(submit("x", 2, 1)))
-			if _, _, ok := place(t, s, "w1"); !ok {
+			if _, _, ok := placeOn(t, s, "w1"); !ok {
 				t.Fatal("the first task was not placed")
 			}
 			if tc.then.JobID != "" {
 				mustApply(t, s, tc.then)
 			}
-			if task, devs, ok := place(t, s, "w1"); ok != tc.want {
+			if task, devs, ok := placeOn(t, s, "w1"); ok != tc.want {
 				t.Fatalf("second placement: %s on %v (%v), want placed %v", task, devs, ok, tc.want)
 			}
 		})

@@ -41,7 +41,7 @@ func placeableNow(v View, workers []*record.Worker, pj *record.Job, p *record.Ta
 				use[w.ID] = u
 			}
 		}
-		if (r == nil || r.GPUs == 0 || fitsUse(v, w, r, p.ID, u.whole, u.shared, now)) && v.CanRun(w, pj, p) == nil {
+		if (r == nil || r.GPUs == 0 || fitsUse(v, w, r, p.ID, u.whole, u.shared, now)) && v.CanRun(w, pj, p, "") == nil {
 			return true
 		}
 	}

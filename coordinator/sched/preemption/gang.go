@@ -39,7 +39,7 @@ func gangRoom(v View, w *record.Worker, j *record.Job, m *record.Task, gone map[
 		}
 	}
 	n := free / r.GPUs
-	if n == 0 || v.CanRun(w, j, m) != nil { // the dearer test last
+	if n == 0 || v.CanRun(w, j, m, "") != nil { // the dearer test last
 		return 0
 	}
 	if w.MaxTasks > 0 {

@@ -90,7 +90,7 @@ func planOn(v View, w *record.Worker, order []*record.Task, pj *record.Job, p *r
 			}
 			grace = max(grace, v.Job(vt.JobID).Spec.PreemptionGrace())
 			if FitsBeside(v, w, pj, p, gone, now) && teamRoomAfter(v, pj, round, true) {
-				if v.CanRun(w, pj, p) != nil {
+				if v.CanRun(w, pj, p, "") != nil {
 					return command.PreemptTasks{}, false
 				}
 				c.HoldUntil = now.Add(time.Duration(grace)*time.Second + o.HoldSlack)

@@ -19,10 +19,11 @@ type View interface {
 	Job(id string) *record.Job
 	// Task is the task of that id, nil if none.
 	Task(id string) *record.Task
-	// CanRun checks everything of placing t (of job j) on w but the
-	// availability of its devices: the worker's status, executor,
-	// capability, targets, affinity and per-worker limits.
-	CanRun(w *record.Worker, j *record.Job, t *record.Task) error
+	// CanRun checks everything of placing t (of job j) on w, narrowed to
+	// capability when it is not empty, but the availability of its
+	// devices: the worker's status, executor, capability, targets,
+	// affinity and per-worker limits.
+	CanRun(w *record.Worker, j *record.Job, t *record.Task, capability string) error
 	// FreeDevices lists w's offered devices no active task holds, whole
 	// or by a share; the caller must not change the slice.
 	FreeDevices(w *record.Worker) []command.Device

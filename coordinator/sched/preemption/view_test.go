@@ -86,7 +86,7 @@ func (f *fleet) Worker(id string) *record.Worker { return f.workers[id] }
 func (f *fleet) Job(id string) *record.Job       { return f.jobs[id] }
 func (f *fleet) Task(id string) *record.Task     { return f.tasks[id] }
 
-func (f *fleet) CanRun(w *record.Worker, j *record.Job, t *record.Task) error {
+func (f *fleet) CanRun(w *record.Worker, j *record.Job, t *record.Task, _ string) error {
 	if w.Status != record.WorkerReady || !slices.Contains(w.Executors, j.Spec.Executor) {
 		return fmt.Errorf("worker %s cannot run %s", w.ID, t.ID)
 	}

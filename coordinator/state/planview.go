@@ -1,19 +1,26 @@
 package state
 
 import (
+	"iter"
+	"maps"
 	"sort"
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 	"github.com/gpulayer/gpulayer/coordinator/sched/preemption"
 )
 
-// planView is the store as package preemption reads it: the caller
-// holds the store's lock (the read lock to plan, the write lock as a
-// command applies) for as long as the view is used.
+// planView is the store as placement's plans read it (packages place
+// and preemption): the caller holds the store's lock (the read lock to
+// plan, the write lock as a command applies) for as long as the view is
+// used.
 type planView struct{ s *Store }
 
-var _ preemption.View = planView{}
+var (
+	_ preemption.View = planView{}
+	_ place.View      = planView{}
+)
 
 func (s *Store) planView() planView { return planView{s} }
 
@@ -31,7 +38,15 @@ func (v planView) Worker(id string) *Worker { return v.s.workers[id] }
 func (v planView) Job(id string) *Job       { return v.s.jobs.Get(id) }
 func (v planView) Task(id string) *Task     { return v.s.tasks.Get(id) }
 
-func (v planView) CanRun(w *Worker, j *Job, t *Task) error { return v.s.canRun(w, j, t, "") }
+// AllWorkers yields the workers in no order.
+func (v planView) AllWorkers() iter.Seq[*Worker] { return maps.Values(v.s.workers) }
+func (v planView) WorkerCount() int              { return len(v.s.workers) }
+
+func (v planView) CanRun(w *Worker, j *Job, t *Task, capability string) error {
+	return v.s.canRun(w, j, t, capability)
+}
+
+func (v planView) GangOrder(w *Worker, others []*Worker) []*Worker { return gangOrder(v.s, w, others) }
 
 func (v planView) FreeDevices(w *Worker) []command.Device { return v.s.freeDevices(w) }
 
