@@ -77,6 +77,15 @@ func (s *JobSpec) PreemptionGrace() int {
 	return *s.PreemptionGraceSeconds
 }
 
+// Asked is what the job asks of a worker's devices (its Resources), or
+// nothing: the value placement keys and compares tasks by.
+func (s *JobSpec) Asked() Resources {
+	if s.Resources == nil {
+		return Resources{}
+	}
+	return *s.Resources
+}
+
 // Dependency is one job a job waits for, and the way that job must end.
 type Dependency struct {
 	Job       string `json:"job"`

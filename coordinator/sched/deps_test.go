@@ -30,14 +30,17 @@ func TestRulesImportOnlyRecords(t *testing.T) {
 }
 
 // Placement's plans decide over a view of the state: records, values,
-// the state's sentinel errors and fit's rules, never the store itself, so
-// a plan and the state machine's check of it read the same functions.
+// the state's sentinel errors, the pending index it reads, and the pure
+// rules (fit, backfill), never the store itself, so a plan and the state
+// machine's check of it read the same functions.
 func TestPlansReadAView(t *testing.T) {
-	for dir, least := range map[string]int{"preemption": 5, "place": 3} {
+	for dir, least := range map[string]int{"preemption": 5, "place": 6} {
 		t.Run(dir, func(t *testing.T) {
 			archtest.Isolated(t, dir, least, "package "+dir+" decides over a View; it reads nothing else of the state",
 				"github.com/gpulayer/gpulayer/coordinator/command",
+				"github.com/gpulayer/gpulayer/coordinator/sched/backfill",
 				"github.com/gpulayer/gpulayer/coordinator/sched/fit",
+				"github.com/gpulayer/gpulayer/coordinator/state/pending",
 				"github.com/gpulayer/gpulayer/coordinator/state/record",
 				"github.com/gpulayer/gpulayer/coordinator/state/stateerr")
 		})

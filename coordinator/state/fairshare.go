@@ -14,16 +14,6 @@ import (
 // fits: a team's share is read in constant time (teamLoad), and the
 // order costs a sort of the teams with work the worker could take.
 
-// teamList is one sub-queue of a team the worker could take from.
-type teamList struct {
-	size    int
-	partial bool
-	tasks   []*Task
-}
-
-// gpus reports whether the list's tasks ask for GPUs.
-func (l teamList) gpus() bool { return l.size > 0 || l.partial }
-
 // sortByShare sorts team names by fair share, lowest first.
 func (s *Store) sortByShare(teams []string) []string {
 	keys := make([]shareKey, len(teams))

@@ -29,18 +29,7 @@ import (
 // preempted, and once any member has succeeded it is not retried at all.
 
 // gangTasks returns j's tasks by rank, or false unless all are pending.
-func (s *Store) gangTasks(j *Job) ([]*Task, bool) {
-	ts := make([]*Task, 0, len(j.TaskIDs))
-	for _, id := range j.TaskIDs {
-		t := s.tasks.Get(id)
-		if t == nil || t.State != taskPending {
-			return nil, false
-		}
-		ts = append(ts, t)
-	}
-	slices.SortFunc(ts, func(a, b *Task) int { return a.Index - b.Index })
-	return ts, len(ts) > 0
-}
+func (s *Store) gangTasks(j *Job) ([]*Task, bool) { return place.GangMembers(s.tasks.Get, j) }
 
 func (s *Store) planGang(w *Worker, capability string, slots int, j *Job) ([]place.Member, bool) {
 	return s.planGangFrom(w, capability, slots, j, place.NewTentative())

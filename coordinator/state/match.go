@@ -9,7 +9,6 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 	"github.com/gpulayer/gpulayer/coordinator/state/pending"
-	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 )
 
 // Candidate is a task acquire may hand to a worker, with the devices it
@@ -27,11 +26,8 @@ type Candidate struct {
 }
 
 // Match finds the best pending task that worker can run now: highest
-// priority, then oldest. It reads only the sub-queues the worker could
-// take from (its executors × {untargeted, itself, its groups} × the
-// capabilities it accepts), so pending tasks it could never run cost
-// nothing. skip names tasks already being handed out by concurrent
-// acquires.
+// priority, then oldest (place.Match, over the store's view). skip names
+// tasks already being handed out by concurrent acquires.
 func (s *Store) Match(workerID, capability string, skip map[string]bool) (Candidate, bool, error) {
 	return s.MatchAt(time.Time{}, workerID, capability, 0, skip)
 }
@@ -56,110 +52,11 @@ func (s *Store) MatchAt(now time.Time, workerID, capability string, slots int, s
 	default:
 		return Candidate{}, false, nil
 	}
-	best, devs, gang, _, retry := s.match(w, capability, slots, skip, now)
-	if best == nil {
-		return Candidate{RetryAt: retry}, false, nil
+	f := place.Match(s.planView(), w, capability, slots, skip, now)
+	if f.Task == nil {
+		return Candidate{RetryAt: f.RetryAt}, false, nil
 	}
-	return Candidate{TaskID: best.ID, Devices: devs, Gang: gang}, true, nil
-}
-
-// match does Match's work under the lock and also reports how many pending
-// tasks it examined (tests use this to show that the cost does not grow
-// with work the worker cannot take). It reads the teams' sub-queues in
-// fair-share order (fairshare.go) and takes the first team's best task
-// that fits the worker and the team's room (teamroom.go).
-func (s *Store) match(w *Worker, capability string, slots int, skip map[string]bool, now time.Time) (*Task, []string, []place.Member, int, time.Time) {
-	caps, anyCap := fit.AcceptedCapabilities(w.Capabilities, capability)
-	if !anyCap && len(caps) == 0 {
-		return nil, nil, nil, 0, time.Time{}
-	}
-	var retry time.Time
-	var best *Task
-	var bestDevices []string
-	var bestGang []place.Member
-	var gangTried map[string]bool // gangs planned in this match (most matches meet none)
-	gate := parallelismGate{}     // parallelism.go
-	hold := s.holdFor(now)        // backfill.go
-	miss := matchMisses{}         // matchskip.go
-	examined := 0
-	var lim teams.Limits
-	var use int64
-	scan := func(list []*Task) {
-		for _, t := range list {
-			if best != nil && !s.queue.Less(t, best) {
-				return // the rest of this list ranks lower
-			}
-			examined++
-			if skip[t.ID] {
-				continue
-			}
-			j := s.jobs.Get(t.JobID)
-			if j.Spec.Gang {
-				// A gang is placed whole, at its first member met; one
-				// that does not fit now is passed over (backfill).
-				if gangTried[j.ID] || miss.gangFails(j, hold, now) || slices.ContainsFunc(j.TaskIDs, func(id string) bool { return skip[id] }) {
-					continue
-				}
-				if gangTried == nil {
-					gangTried = map[string]bool{}
-				}
-				gangTried[j.ID] = true
-				if plan, ok := s.planGangWithin(w, capability, slots, j, lim, use, hold, now); ok {
-					best, bestDevices, bestGang = t, nil, plan
-					return
-				}
-				miss.gangFailed(j, hold, now)
-				continue
-			}
-			if miss.pickFails(j, hold, now) {
-				if hold.Spares(j, now) {
-					return // every task of this list asks the same (pending.Key): none fits
-				}
-				continue
-			}
-			if gate.full(s, j) || s.canRun(w, j, t, capability) != nil {
-				continue
-			}
-			devs, ok := s.pickDevicesFor(w, j, t, hold, now)
-			if !ok {
-				miss.pickFailed(j, hold, now)
-				continue
-			}
-			if s.heldFromOthers(w, devs, t.ID, now) { // preempt_holds.go
-				continue
-			}
-			if lim.RoomFor(use, fit.TaskCenti(w, devs, j.Spec.Resources), j.Spec.IsPreemptible()) != nil {
-				continue
-			}
-			if until, wait := s.deferral(w, j, t, now); wait {
-				if retry.IsZero() || until.Before(retry) {
-					retry = until
-				}
-				continue
-			}
-			best, bestDevices, bestGang = t, devs, nil
-			return
-		}
-	}
-	room := s.roomOn(w) // matchskip.go
-	targets := s.targetsOf(w)
-	var lists []teamList
-	for _, team := range s.teamOrder() { // teamorder.go
-		if lists = s.listsOf(team, w, targets, caps, anyCap, room, lists); len(lists) == 0 {
-			continue
-		}
-		lim, use = s.teams.Limits(team), s.inuse.inUse(team)
-		full := lim.Full(use)
-		for _, l := range lists {
-			if !(l.gpus() && full) {
-				scan(l.tasks)
-			}
-		}
-		if best != nil {
-			break
-		}
-	}
-	return best, bestDevices, bestGang, examined, retry
+	return Candidate{TaskID: f.Task.ID, Devices: f.Devices, Gang: f.Gang}, true, nil
 }
 
 // targetsOf lists the target keys a worker satisfies: untargeted work,

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -15,11 +16,11 @@ func examined(t *testing.T, s *Store, workerID, narrow string) (string, int) {
 	t.Helper()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	best, _, _, n, _ := s.match(s.workers[workerID], narrow, 0, nil, time.Time{})
-	if best == nil {
-		return "", n
+	f := place.Match(s.planView(), s.workers[workerID], narrow, 0, nil, time.Time{})
+	if f.Task == nil {
+		return "", f.Examined
 	}
-	return best.ID, n
+	return f.Task.ID, f.Examined
 }
 
 // Acquire cost must not grow with pending work the worker cannot take:

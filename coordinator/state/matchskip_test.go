@@ -3,6 +3,8 @@ package state
 import (
 	"testing"
 	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 )
 
 // A match does not walk sub-queues of tasks asking for more whole GPUs
@@ -18,12 +20,12 @@ func TestMatchSkipsListsTooLargeForTheWorker(t *testing.T) {
 	narrow := submit("narrow", 1, 1)
 	narrow.Spec.Priority = 1 // ahead of the wide tasks, which would otherwise hold the GPUs (backfill.go)
 	mustApply(t, s, submit("wide", 500, 2), narrow)
-	best, _, _, n, _ := s.match(s.workers["w1"], "", 0, nil, time.Time{})
-	if best == nil || best.JobID != "narrow" || n > 2 {
-		t.Fatalf("matched %v after examining %d tasks, want narrow after at most 2", best, n)
+	f := place.Match(s.planView(), s.workers["w1"], "", 0, nil, time.Time{})
+	if f.Task == nil || f.Task.JobID != "narrow" || f.Examined > 2 {
+		t.Fatalf("matched %v after examining %d tasks, want narrow after at most 2", f.Task, f.Examined)
 	}
 	p.fill("w1")
-	if best, _, _, n, _ := s.match(s.workers["w1"], "", 0, nil, time.Time{}); best != nil || n != 0 {
-		t.Fatalf("a full worker matched %v after examining %d tasks, want none after none", best, n)
+	if f := place.Match(s.planView(), s.workers["w1"], "", 0, nil, time.Time{}); f.Task != nil || f.Examined != 0 {
+		t.Fatalf("a full worker matched %v after examining %d tasks, want none after none", f.Task, f.Examined)
 	}
 }

@@ -102,19 +102,3 @@ func (s *Store) parallelismReason(j *Job) string {
 	}
 	return fmt.Sprintf("parallelism %d: %d of the job's %d tasks are assigned or running", j.Spec.Parallelism, j.Spec.Parallelism, max(j.Spec.Count, 1))
 }
-
-// parallelismGate remembers, for one match, which jobs are at their
-// bound, so a job's many pending tasks cost one count.
-type parallelismGate map[string]bool
-
-func (g parallelismGate) full(s *Store, j *Job) bool {
-	if j.Spec.Parallelism <= 0 {
-		return false
-	}
-	full, ok := g[j.ID]
-	if !ok {
-		full = s.atParallelism(j)
-		g[j.ID] = full
-	}
-	return full
-}

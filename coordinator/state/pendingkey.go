@@ -12,7 +12,7 @@ import (
 // the GPU sub-queues of a team with no room left (teamroom.go).
 func keyOf(j *Job) pending.Key {
 	spec := j.Spec
-	k := pending.Key{Executor: spec.Executor, Target: pending.TargetKey(spec.Target), Capability: spec.Capability, Team: command.TeamOf(j.Team), Res: resourcesOf(spec)}
+	k := pending.Key{Executor: spec.Executor, Target: pending.TargetKey(spec.Target), Capability: spec.Capability, Team: command.TeamOf(j.Team), Res: spec.Asked()}
 	if r := spec.Resources; r != nil && r.GPUs > 0 {
 		k.Partial = r.Shared() || r.MIGProfile != ""
 		if !k.Partial {

@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
 	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 	"github.com/gpulayer/gpulayer/coordinator/sched/preemption"
+	"github.com/gpulayer/gpulayer/coordinator/state/pending"
 )
 
 // planView is the store as placement's plans read it (packages place
@@ -19,7 +21,7 @@ type planView struct{ s *Store }
 
 var (
 	_ preemption.View = planView{}
-	_ place.View      = planView{}
+	_ place.MatchView = planView{}
 )
 
 func (s *Store) planView() planView { return planView{s} }
@@ -71,4 +73,20 @@ func (v planView) Quota(team string) int64 {
 
 func (v planView) RoomFor(team string, use, need int64, preemptible bool) bool {
 	return v.s.teams.Limits(team).RoomFor(use, need, preemptible) == nil
+}
+
+func (v planView) Queue() *pending.Queue             { return v.s.queue }
+func (v planView) TeamOrder() []string               { return v.s.teamOrder() }
+func (v planView) Targets(w *Worker) []string        { return v.s.targetsOf(w) }
+func (v planView) Room(w *Worker) place.Room         { return v.s.viewOf(w).room }
+func (v planView) Hold(now time.Time) *backfill.Hold { return v.s.holdFor(now) }
+func (v planView) AtParallelism(j *Job) bool         { return v.s.atParallelism(j) }
+func (v planView) Full(team string, use int64) bool  { return v.s.teams.Limits(team).Full(use) }
+
+func (v planView) PickDevices(w *Worker, j *Job, t *Task, hold *backfill.Hold, now time.Time) ([]string, bool) {
+	return v.s.pickDevicesFor(w, j, t, hold, now)
+}
+
+func (v planView) Deferral(w *Worker, j *Job, t *Task, now time.Time) (time.Time, bool) {
+	return v.s.deferral(w, j, t, now)
 }

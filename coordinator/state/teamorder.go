@@ -3,12 +3,10 @@ package state
 import (
 	"slices"
 	"sync"
-
-	"github.com/gpulayer/gpulayer/coordinator/state/pending"
 )
 
 // Team order. A match reads the teams in fair-share order and stops at
-// the first with a task that fits the worker (match.go), so it takes
+// the first with a task that fits the worker (place.Match), so it takes
 // each team's sub-queues as it comes to the team, not every team's
 // first. The order of the teams with queued work is a function of the
 // state; it is sorted once per state version and shared by the matches
@@ -34,22 +32,4 @@ func (s *Store) teamOrder() []string {
 	teams := s.sortByShare(slices.Collect(s.queue.Teams()))
 	c.version, c.ok, c.teams = s.version, true, teams
 	return teams
-}
-
-// listsOf gathers team's sub-queues worker w could take from (its
-// executors x targets x the capabilities it accepts) with what it has
-// free now (room), into buf.
-func (s *Store) listsOf(team string, w *Worker, targets, caps []string, anyCap bool, room deviceRoom, buf []teamList) []teamList {
-	buf = buf[:0]
-	for _, ex := range w.Executors {
-		for _, tk := range targets {
-			for _, sq := range s.queue.TeamSubsOf(pending.Route{Executor: ex, Target: tk}, team) {
-				if (!anyCap && !slices.Contains(caps, sq.Key.Capability)) || !room.admits(sq.Key) {
-					continue
-				}
-				buf = append(buf, teamList{size: sq.Key.Size, partial: sq.Key.Partial, tasks: sq.Tasks})
-			}
-		}
-	}
-	return buf
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
 	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 )
 
 // Worker views. A match reads the same facts about a worker's devices
@@ -58,7 +59,7 @@ func (d viewDevice) busy() bool { return d.whole || d.shared }
 type workerView struct {
 	offered []viewDevice     // the offered devices, in the worker's order
 	free    []command.Device // offered devices no active task holds
-	room    deviceRoom
+	room    place.Room
 	// exclusive is whether an active task's job asks for the worker to
 	// itself; perJob counts the active tasks of each job (canRun).
 	exclusive bool
@@ -156,12 +157,12 @@ func (s *Store) buildView(w *Worker) *workerView {
 		switch {
 		case d.MIGEnabled:
 		case d.MIGProfile != "":
-			v.room.partial = v.room.partial || !isShared
+			v.room.Partial = v.room.Partial || !isShared
 		case !isShared:
-			v.room.whole++
-			v.room.partial = true
+			v.room.Whole++
+			v.room.Partial = true
 		case used < d.MemoryMiB:
-			v.room.partial = true
+			v.room.Partial = true
 		}
 	}
 	return v
@@ -179,7 +180,7 @@ type slotShape struct {
 
 // shapeFor is the slot shape of a member of j of per GPUs.
 func shapeFor(j *Job, per int) slotShape {
-	return slotShape{r: resourcesOf(j.Spec), per: per, exclusive: j.Spec.ExclusiveWorker, maxPerWorker: j.Spec.MaxPerWorker}
+	return slotShape{r: j.Spec.Asked(), per: per, exclusive: j.Spec.ExclusiveWorker, maxPerWorker: j.Spec.MaxPerWorker}
 }
 
 // workerSlots splits the view's devices that fit spec into members of

@@ -77,7 +77,7 @@ func TestWorkerViewsFollowTheState(t *testing.T) {
 				t.Fatalf("seed %d, entry %d (%T): stale views:\n  %v", seed, i, c, bad)
 			}
 			for _, w := range h.s.workers {
-				h.s.roomOn(w)
+				h.s.viewOf(w)
 				kept++
 			}
 			for _, j := range heads {

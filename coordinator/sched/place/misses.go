@@ -1,4 +1,4 @@
-package state
+package place
 
 import (
 	"time"
@@ -6,6 +6,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
 	"github.com/gpulayer/gpulayer/coordinator/state/pending"
+	"github.com/gpulayer/gpulayer/coordinator/state/record"
 )
 
 // What one match learns and need not learn again. Within one match, the
@@ -17,7 +18,7 @@ import (
 // choice (or a plan over the fleet) each.
 
 // pickKey is what a device choice depends on besides the worker: the
-// resources, and whether the head's hold is spared (backfill.go).
+// resources, and whether the head's hold is spared (package backfill).
 type pickKey struct {
 	r      command.Resources
 	spared bool
@@ -33,45 +34,38 @@ type gangShape struct {
 	spared                             bool
 }
 
-// matchMisses are one match's failed choices.
-type matchMisses struct {
+// misses are one match's failed choices.
+type misses struct {
 	picks map[pickKey]bool
 	gangs map[gangShape]int // the least count that failed
 }
 
-func resourcesOf(spec command.JobSpec) command.Resources {
-	if spec.Resources == nil {
-		return command.Resources{}
-	}
-	return *spec.Resources
+func (m *misses) pickFails(j *record.Job, h *backfill.Hold, now time.Time) bool {
+	return m.picks[pickKey{j.Spec.Asked(), h.Spares(j, now)}]
 }
 
-func (m *matchMisses) pickFails(j *Job, h *backfill.Hold, now time.Time) bool {
-	return m.picks[pickKey{resourcesOf(j.Spec), h.Spares(j, now)}]
-}
-
-func (m *matchMisses) pickFailed(j *Job, h *backfill.Hold, now time.Time) {
+func (m *misses) pickFailed(j *record.Job, h *backfill.Hold, now time.Time) {
 	if m.picks == nil {
 		m.picks = map[pickKey]bool{}
 	}
-	m.picks[pickKey{resourcesOf(j.Spec), h.Spares(j, now)}] = true
+	m.picks[pickKey{j.Spec.Asked(), h.Spares(j, now)}] = true
 }
 
-func shapeOf(j *Job, h *backfill.Hold, now time.Time) (gangShape, bool) {
+func shapeOf(j *record.Job, h *backfill.Hold, now time.Time) (gangShape, bool) {
 	spec := j.Spec
 	return gangShape{
 		team: command.TeamOf(j.Team), executor: spec.Executor, target: pending.TargetKey(spec.Target), capability: spec.Capability,
-		r: resourcesOf(spec), exclusive: spec.ExclusiveWorker, maxPerWorker: spec.MaxPerWorker, spared: h.Spares(j, now),
+		r: spec.Asked(), exclusive: spec.ExclusiveWorker, maxPerWorker: spec.MaxPerWorker, spared: h.Spares(j, now),
 	}, len(spec.Affinity) == 0 && !spec.Spread
 }
 
-func (m *matchMisses) gangFails(j *Job, h *backfill.Hold, now time.Time) bool {
+func (m *misses) gangFails(j *record.Job, h *backfill.Hold, now time.Time) bool {
 	k, ok := shapeOf(j, h, now)
 	least, seen := m.gangs[k]
 	return ok && seen && j.Spec.Count >= least
 }
 
-func (m *matchMisses) gangFailed(j *Job, h *backfill.Hold, now time.Time) {
+func (m *misses) gangFailed(j *record.Job, h *backfill.Hold, now time.Time) {
 	k, ok := shapeOf(j, h, now)
 	if !ok {
 		return
@@ -83,23 +77,3 @@ func (m *matchMisses) gangFailed(j *Job, h *backfill.Hold, now time.Time) {
 		m.gangs[k] = j.Spec.Count
 	}
 }
-
-// deviceRoom is what a worker has free: whole GPUs, and whether any MIG
-// device or any room for a share.
-type deviceRoom struct {
-	whole   int
-	partial bool
-}
-
-// admits reports whether a sub-queue's tasks could fit the room: a
-// task asking for more whole GPUs than are free cannot, nor a share or
-// MIG task where no MIG device is free and no GPU has memory to share.
-func (r deviceRoom) admits(k pending.SubKey) bool {
-	if k.Partial {
-		return r.partial
-	}
-	return k.Size <= r.whole
-}
-
-// roomOn is what w has free (kept in its view: workerview.go).
-func (s *Store) roomOn(w *Worker) deviceRoom { return s.viewOf(w).room }

@@ -1,0 +1,149 @@
+package place
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
+	"github.com/gpulayer/gpulayer/coordinator/state/pending"
+	"github.com/gpulayer/gpulayer/coordinator/state/record"
+)
+
+// queued is a MatchView over a fleet and a real pending index: teams
+// read in the order given, a team in full takes nothing that asks for
+// GPUs, and a task in wait defers until its time.
+type queued struct {
+	*fleet
+	jobs  map[string]*record.Job
+	tasks map[string]*record.Task
+	queue *pending.Queue
+	order []string
+	full  map[string]bool
+	wait  map[string]time.Time
+	seq   uint64
+}
+
+func newQueued() *queued {
+	return &queued{fleet: newFleet(), jobs: map[string]*record.Job{}, tasks: map[string]*record.Task{},
+		queue: pending.New(), full: map[string]bool{}, wait: map[string]time.Time{}}
+}
+
+// submit queues a one-task job of team asking gpus at priority.
+func (q *queued) submit(id, team string, gpus, priority int) *record.Task {
+	r := &command.Resources{GPUs: gpus}
+	j := &record.Job{ID: id, Team: team, Spec: command.JobSpec{Executor: "exec", Count: 1, Priority: priority, Resources: r}, TaskIDs: []string{id + "-0"}}
+	q.seq++
+	t := &record.Task{ID: id + "-0", JobID: id, State: record.TaskPending, Seq: q.seq}
+	q.jobs[id], q.tasks[t.ID] = j, t
+	q.queue.Push(pending.Key{Executor: "exec", Team: team, Size: gpus, Res: *r}, priority, t)
+	return t
+}
+
+func (q *queued) Worker(id string) *record.Worker { return q.workers[id] }
+func (q *queued) Job(id string) *record.Job       { return q.jobs[id] }
+func (q *queued) Task(id string) *record.Task     { return q.tasks[id] }
+func (q *queued) Queue() *pending.Queue           { return q.queue }
+func (q *queued) TeamOrder() []string             { return q.order }
+func (q *queued) Targets(*record.Worker) []string { return []string{""} }
+func (q *queued) Room(w *record.Worker) Room      { return Room{Whole: len(q.FreeDevices(w))} }
+func (q *queued) Hold(time.Time) *backfill.Hold   { return nil }
+func (q *queued) AtParallelism(*record.Job) bool  { return false }
+func (q *queued) InUse(string) int64              { return 0 }
+func (q *queued) Full(team string, _ int64) bool  { return q.full[team] }
+
+func (q *queued) RoomFor(team string, _, _ int64, _ bool) bool { return !q.full[team] }
+
+func (q *queued) PickDevices(w *record.Worker, j *record.Job, _ *record.Task, _ *backfill.Hold, _ time.Time) ([]string, bool) {
+	free := q.FreeDevices(w)
+	if len(free) < j.Spec.Resources.GPUs {
+		return nil, false
+	}
+	var out []string
+	for _, d := range free[:j.Spec.Resources.GPUs] {
+		out = append(out, d.UUID)
+	}
+	return out, true
+}
+
+func (q *queued) Deferral(_ *record.Worker, _ *record.Job, t *record.Task, now time.Time) (time.Time, bool) {
+	until, ok := q.wait[t.ID]
+	return until, ok && now.Before(until)
+}
+
+var _ MatchView = (*queued)(nil)
+
+func TestMatchReadsTeamsInOrder(t *testing.T) {
+	now := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name     string
+		setup    func(q *queued)
+		want     string
+		retry    time.Time
+		examined int
+	}{
+		{"the first team in the order, whatever the priorities", func(q *queued) {
+			q.submit("a", "ml", 1, 9)
+			q.submit("b", "research", 1, 0)
+			q.order = []string{"research", "ml"}
+		}, "b-0", time.Time{}, 1},
+		{"within a team, priority then age", func(q *queued) {
+			q.submit("old", "ml", 1, 0)
+			q.submit("high", "ml", 1, 5)
+			q.order = []string{"ml"}
+		}, "high-0", time.Time{}, 1},
+		{"a team at its ceiling is passed over", func(q *queued) {
+			q.submit("a", "ml", 1, 0)
+			q.submit("b", "research", 1, 0)
+			q.order = []string{"research", "ml"}
+			q.full["research"] = true
+		}, "a-0", time.Time{}, 1},
+		{"too wide for the worker's free GPUs: not read", func(q *queued) {
+			q.submit("wide", "ml", 4, 9)
+			q.submit("narrow", "ml", 1, 0)
+			q.order = []string{"ml"}
+		}, "narrow-0", time.Time{}, 1},
+		{"a task deferred for its affinity says when to look again", func(q *queued) {
+			q.submit("soft", "ml", 1, 0)
+			q.order = []string{"ml"}
+			q.wait["soft-0"] = now.Add(time.Minute)
+		}, "", now.Add(time.Minute), 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			q := newQueued()
+			w := q.worker("w1", 2, 2, 0, 0)
+			w.Capabilities = []string{"*"}
+			c.setup(q)
+			f := Match(q, w, "", 0, nil, now)
+			got := ""
+			if f.Task != nil {
+				got = f.Task.ID
+			}
+			if got != c.want || !f.RetryAt.Equal(c.retry) || f.Examined != c.examined {
+				t.Fatalf("matched %q (retry %v, examined %d), want %q (retry %v, examined %d)", got, f.RetryAt, f.Examined, c.want, c.retry, c.examined)
+			}
+			if got != "" && fmt.Sprint(f.Devices) != "[GPU-w1-0]" {
+				t.Fatalf("devices %v, want [GPU-w1-0]", f.Devices)
+			}
+		})
+	}
+}
+
+// A task a concurrent acquire is handing out is skipped, not taken twice.
+func TestMatchSkips(t *testing.T) {
+	q := newQueued()
+	w := q.worker("w1", 2, 2, 0, 0)
+	w.Capabilities = []string{"*"}
+	q.submit("a", "ml", 1, 5)
+	q.submit("b", "ml", 1, 0)
+	q.order = []string{"ml"}
+	if f := Match(q, w, "", 0, map[string]bool{"a-0": true}, time.Time{}); f.Task == nil || f.Task.ID != "b-0" {
+		t.Fatalf("matched %v, want b-0 past the skipped a-0", f.Task)
+	}
+	w.Capabilities = nil
+	if f := Match(q, w, "", 0, nil, time.Time{}); f.Task != nil || f.Examined != 0 {
+		t.Fatalf("a worker accepting no capability matched %v after %d tasks, want none after none", f.Task, f.Examined)
+	}
+}
