@@ -133,6 +133,12 @@ type Target struct {
 	ID   string `json:"id"`
 }
 
+// The kinds of a target (and of a group member): a worker or a group.
+const (
+	TargetWorker = "worker"
+	TargetGroup  = "group"
+)
+
 // AffinityRule is one rule of a job's affinity: a worker, group or label
 // value the job prefers (Weight) or requires.
 type AffinityRule struct {

@@ -30,9 +30,9 @@ func TestRulesImportOnlyRecords(t *testing.T) {
 }
 
 // Placement's plans decide over a view of the state: records, values,
-// the state's sentinel errors, the pending index it reads, and the pure
-// rules (fit, backfill), never the store itself, so a plan and the state
-// machine's check of it read the same functions.
+// the state's sentinel errors, the pending index it reads, a team's
+// limits, and the pure rules (fit, backfill), never the store itself, so
+// a plan and the state machine's check of it read the same functions.
 func TestPlansReadAView(t *testing.T) {
 	for dir, least := range map[string]int{"preemption": 5, "place": 6} {
 		t.Run(dir, func(t *testing.T) {
@@ -42,7 +42,8 @@ func TestPlansReadAView(t *testing.T) {
 				"github.com/gpulayer/gpulayer/coordinator/sched/fit",
 				"github.com/gpulayer/gpulayer/coordinator/state/pending",
 				"github.com/gpulayer/gpulayer/coordinator/state/record",
-				"github.com/gpulayer/gpulayer/coordinator/state/stateerr")
+				"github.com/gpulayer/gpulayer/coordinator/state/stateerr",
+				"github.com/gpulayer/gpulayer/coordinator/state/teams")
 		})
 	}
 }

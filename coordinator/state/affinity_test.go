@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -77,15 +78,15 @@ func TestSoftAffinityWaitsForTheBestWorker(t *testing.T) {
 			command.CreateGroup{GroupID: "old", Members: []command.GroupMember{{Kind: memberWorker, ID: "w1"}}, By: "admin", Now: at(1)},
 			withAffinity(t, 1, false, rule))
 		pendingSince := at(1) // the job's submit time
-		within := pendingSince.Add(AffinityWait / 2)
+		within := pendingSince.Add(place.AffinityWait / 2)
 		cand, ok, _ := s.MatchAt(within, "w1", "", 0, nil)
-		if ok || !cand.RetryAt.Equal(pendingSince.Add(AffinityWait)) {
+		if ok || !cand.RetryAt.Equal(pendingSince.Add(place.AffinityWait)) {
 			t.Fatalf("%+v: w1 within the wait: ok %v, retry at %v", rule, ok, cand.RetryAt)
 		}
 		if _, ok, _ := s.MatchAt(within, "w2", "", 0, nil); !ok {
 			t.Fatalf("%+v: the better worker was not matched", rule)
 		}
-		if _, ok, _ := s.MatchAt(pendingSince.Add(AffinityWait), "w1", "", 0, nil); !ok {
+		if _, ok, _ := s.MatchAt(pendingSince.Add(place.AffinityWait), "w1", "", 0, nil); !ok {
 			t.Fatalf("%+v: past the wait the task still waits", rule)
 		}
 		// With the better worker offline, nobody better is live: w1 takes it.
@@ -102,7 +103,7 @@ func TestSpreadPrefersTheLessLoadedWorker(t *testing.T) {
 	s := New()
 	mustApply(t, s, register("w1", "GPU-1", "GPU-2"), labelled("w2", nil), withAffinity(t, 2, true),
 		command.AssignTask{TaskID: "j-a", WorkerID: "w1", AttemptID: "a1", Now: at(2)})
-	within := at(1).Add(AffinityWait / 2)
+	within := at(1).Add(place.AffinityWait / 2)
 	if _, ok, _ := s.MatchAt(within, "w1", "", 0, nil); ok {
 		t.Fatal("w1 took a second task of a spread job while w2 runs none")
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
 	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 )
 
 // Backfill. A pending gang or multi-GPU task at the head of the order
@@ -60,7 +61,7 @@ func (s *Store) head() *Task {
 	for team := range tops {
 		teams = append(teams, team)
 	}
-	for _, team := range s.sortByShare(teams) {
+	for _, team := range place.ByShare(s.planView(), teams) {
 		t := tops[team].t
 		j := s.jobs.Get(t.JobID)
 		if s.checkTeamRoom(j, fit.WholeCenti(j.Spec)) == nil {

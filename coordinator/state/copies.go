@@ -14,7 +14,7 @@ type JobRecord struct {
 	Job   Job
 	Tasks []Task
 	// PendingReason, on a read, says why no live worker can take the
-	// job's pending tasks (why.go); empty when one could, or none waits.
+	// job's pending tasks (place.Why); empty when one could, or none waits.
 	PendingReason string
 }
 

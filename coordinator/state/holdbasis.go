@@ -5,6 +5,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
 	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 	"github.com/gpulayer/gpulayer/coordinator/state/pending"
 )
 
@@ -157,10 +158,10 @@ func (s *Store) basisFor(j *Job, per int) *holdBasis {
 // affinity).
 func (s *Store) eligibleSlots(w *Worker, j *Job, per int) []backfill.Slot {
 	if w.Status != workerReady || !slices.Contains(w.Executors, j.Spec.Executor) ||
-		!fit.CapabilityAllows(w.Capabilities, "", j.Spec.Capability) || !s.satisfies(w, j.Spec.Target) {
+		!fit.CapabilityAllows(w.Capabilities, "", j.Spec.Capability) || !place.Satisfies(s.planView(), w, j.Spec.Target) {
 		return nil
 	}
-	if _, broken := s.requiredRule(w, j.Rules()); broken {
+	if _, broken := place.RequiredRule(s.planView(), w, j.Rules()); broken {
 		return nil
 	}
 	return s.viewOf(w).workerSlots(w, j.Spec, per) // workerview.go

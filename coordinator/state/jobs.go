@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 )
 
 // Defaults applied to a job spec at submission.
@@ -183,7 +184,7 @@ func (s *Store) readJob(j *Job) JobRecord {
 	r := s.jobRecord(j)
 	for _, t := range r.Tasks {
 		if t.State == taskPending {
-			r.PendingReason = s.pendingReason(j)
+			r.PendingReason = place.Why(s.planView(), j)
 			break
 		}
 	}

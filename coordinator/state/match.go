@@ -17,7 +17,7 @@ type Candidate struct {
 	TaskID  string
 	Devices []string
 	// RetryAt, when nothing matched, is the earliest time a task passed
-	// over for its affinity or spread (affinity.go) may be taken: the
+	// over for its affinity or spread (place's affinity.go) may be taken: the
 	// caller should look again then. Zero when none was passed over.
 	RetryAt time.Time
 	// Gang, when the task is a gang member, places the whole gang
@@ -69,21 +69,6 @@ func (s *Store) targetsOf(w *Worker) []string {
 	return out
 }
 
-// satisfies reports whether worker w may take work for target t, resolving
-// group membership transitively.
-func (s *Store) satisfies(w *Worker, t *command.Target) bool {
-	if t == nil {
-		return true
-	}
-	switch t.Kind {
-	case targetWorker:
-		return t.ID == w.ID
-	case targetGroup:
-		return s.groups.Contains(w.ID, t.ID)
-	}
-	return false
-}
-
 // canRun checks everything but device availability.
 func (s *Store) canRun(w *Worker, j *Job, t *Task, capability string) error {
 	spec := j.Spec
@@ -102,10 +87,10 @@ func (s *Store) canRun(w *Worker, j *Job, t *Task, capability string) error {
 	if !fit.CapabilityAllows(w.Capabilities, capability, spec.Capability) {
 		return fmt.Errorf("worker %s lacks capability %q: %w", w.ID, spec.Capability, ErrConflict)
 	}
-	if !s.satisfies(w, spec.Target) {
+	if !place.Satisfies(s.planView(), w, spec.Target) {
 		return fmt.Errorf("task %s targets %s %s: %w", t.ID, spec.Target.Kind, spec.Target.ID, ErrConflict)
 	}
-	if r, broken := s.requiredRule(w, j.Rules()); broken {
+	if r, broken := place.RequiredRule(s.planView(), w, j.Rules()); broken {
 		return fmt.Errorf("worker %s breaks job %s's required affinity %+v: %w", w.ID, j.ID, r, ErrConflict)
 	}
 	v := s.viewOf(w) // workerview.go

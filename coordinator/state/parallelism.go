@@ -93,12 +93,3 @@ func (s *Store) checkParallelism(j *Job) error {
 	}
 	return nil
 }
-
-// parallelismReason says why j's pending tasks wait for its own tasks,
-// or "".
-func (s *Store) parallelismReason(j *Job) string {
-	if !s.atParallelism(j) {
-		return ""
-	}
-	return fmt.Sprintf("parallelism %d: %d of the job's %d tasks are assigned or running", j.Spec.Parallelism, j.Spec.Parallelism, max(j.Spec.Count, 1))
-}

@@ -8,7 +8,7 @@ import (
 // keyOf is the sub-queue a job's pending tasks wait in (package
 // pending): its executor, target, capability and team, and what each
 // task asks for, so that a match reads only the sub-queues a worker
-// could take from, in fair-share order (fairshare.go), and passes over
+// could take from, in fair-share order (place.ByShare), and passes over
 // the GPU sub-queues of a team with no room left (teamroom.go).
 func keyOf(j *Job) pending.Key {
 	spec := j.Spec

@@ -11,6 +11,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 	"github.com/gpulayer/gpulayer/coordinator/sched/preemption"
 	"github.com/gpulayer/gpulayer/coordinator/state/pending"
+	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 )
 
 // planView is the store as placement's plans read it (packages place
@@ -21,7 +22,7 @@ type planView struct{ s *Store }
 
 var (
 	_ preemption.View = planView{}
-	_ place.MatchView = planView{}
+	_ place.WhyView   = planView{}
 )
 
 func (s *Store) planView() planView { return planView{s} }
@@ -81,12 +82,12 @@ func (v planView) Targets(w *Worker) []string        { return v.s.targetsOf(w) }
 func (v planView) Room(w *Worker) place.Room         { return v.s.viewOf(w).room }
 func (v planView) Hold(now time.Time) *backfill.Hold { return v.s.holdFor(now) }
 func (v planView) AtParallelism(j *Job) bool         { return v.s.atParallelism(j) }
-func (v planView) Full(team string, use int64) bool  { return v.s.teams.Limits(team).Full(use) }
 
 func (v planView) PickDevices(w *Worker, j *Job, t *Task, hold *backfill.Hold, now time.Time) ([]string, bool) {
 	return v.s.pickDevicesFor(w, j, t, hold, now)
 }
 
-func (v planView) Deferral(w *Worker, j *Job, t *Task, now time.Time) (time.Time, bool) {
-	return v.s.deferral(w, j, t, now)
-}
+func (v planView) InGroup(workerID, group string) bool { return v.s.groups.Contains(workerID, group) }
+func (v planView) GroupExists(id string) bool          { return v.s.groups.Has(id) }
+func (v planView) Limits(team string) teams.Limits     { return v.s.teams.Limits(team) }
+func (v planView) WaitingFor(j *Job) string            { return v.s.waitingFor(j) }

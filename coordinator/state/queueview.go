@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 )
 
 // The queue as the scheduler reads it (GET /v1/queue): the teams with
@@ -31,7 +32,7 @@ type QueuedTask struct {
 
 // TeamQueue is one team's place in the order and its first tasks.
 type TeamQueue struct {
-	TeamShare
+	place.Share
 	Queued int
 	Tasks  []QueuedTask
 }
@@ -58,11 +59,11 @@ func (s *Store) Queue(team string, limit int) ([]TeamQueue, error) {
 	for name := range lists {
 		names = append(names, name)
 	}
-	slices.SortFunc(names, s.compareShare)
+	slices.SortFunc(names, func(a, b string) int { return place.CompareShare(s.planView(), a, b) })
 	reasons := map[string]string{}
 	out := make([]TeamQueue, 0, len(names))
 	for _, name := range names {
-		tq := TeamQueue{TeamShare: s.shareOf(name)}
+		tq := TeamQueue{Share: place.ShareOf(s.planView(), name)}
 		for _, l := range lists[name] {
 			tq.Queued += len(l)
 		}
@@ -70,7 +71,7 @@ func (s *Store) Queue(team string, limit int) ([]TeamQueue, error) {
 			j := s.jobs.Get(t.JobID)
 			why, ok := reasons[j.ID]
 			if !ok {
-				why = s.pendingReason(j)
+				why = place.Why(s.planView(), j)
 				reasons[j.ID] = why
 			}
 			per := j.Spec

@@ -3,6 +3,8 @@ package state
 import (
 	"slices"
 	"sync"
+
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 )
 
 // Team order. A match reads the teams in fair-share order and stops at
@@ -29,7 +31,7 @@ func (s *Store) teamOrder() []string {
 	if c.ok && c.version == s.version {
 		return c.teams
 	}
-	teams := s.sortByShare(slices.Collect(s.queue.Teams()))
+	teams := place.ByShare(s.planView(), slices.Collect(s.queue.Teams()))
 	c.version, c.ok, c.teams = s.version, true, teams
 	return teams
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 	"github.com/gpulayer/gpulayer/coordinator/state/pending"
 	"github.com/gpulayer/gpulayer/coordinator/state/record"
+	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 )
 
 // MatchView is what a match reads of the replicated state and the
@@ -16,6 +17,8 @@ import (
 // long as it is used.
 type MatchView interface {
 	View
+	Groups
+	Shares
 	// Worker is the worker of that id, nil if none.
 	Worker(id string) *record.Worker
 	// Job is the job of that id.
@@ -40,17 +43,6 @@ type MatchView interface {
 	// PickDevices picks the devices on w for task t of j, leaving out
 	// the GPUs hold keeps unless j may backfill them.
 	PickDevices(w *record.Worker, j *record.Job, t *record.Task, hold *backfill.Hold, now time.Time) ([]string, bool)
-	// InUse is what team's active tasks hold, in hundredths of a GPU.
-	InUse(team string) int64
-	// RoomFor reports whether team, holding use, has room for need more
-	// hundredths of a GPU for a task that is preemptible or not.
-	RoomFor(team string, use, need int64, preemptible bool) bool
-	// Full reports whether team, holding use, can take no more GPUs.
-	Full(team string, use int64) bool
-	// Deferral reports whether t (of j), with soft affinity or spread,
-	// still waits at now for a worker that suits it better than w, and
-	// until when.
-	Deferral(w *record.Worker, j *record.Job, t *record.Task, now time.Time) (time.Time, bool)
 }
 
 // Found is what a match found: a task and its devices, or, for a gang,
@@ -114,8 +106,8 @@ func Match(v MatchView, w *record.Worker, capability string, slots int, skip map
 		if lists = m.listsOf(team, targets, caps, anyCap, room, lists); len(lists) == 0 {
 			continue
 		}
-		m.team, m.use = team, v.InUse(team)
-		full := v.Full(team, m.use)
+		m.lim, m.use = v.Limits(team), v.InUse(team)
+		full := m.lim.Full(m.use)
 		for _, l := range lists {
 			if !(l.gpus && full) {
 				m.scan(l.tasks)
@@ -141,8 +133,8 @@ type matcher struct {
 	gate       map[string]bool // jobs at their parallelism, counted once a match
 	gangTried  map[string]bool // gangs planned in this match (most matches meet none)
 	miss       misses
-	team       string // the team whose lists are being read
-	use        int64  // what it holds
+	lim        teams.Limits // the limits of the team whose lists are being read
+	use        int64        // what it holds
 	found      Found
 }
 
@@ -223,10 +215,10 @@ func (m *matcher) scan(list []*record.Task) {
 		if v.HeldFromOthers(w, devs, t.ID, now) {
 			continue
 		}
-		if !v.RoomFor(m.team, m.use, fit.TaskCenti(w, devs, j.Spec.Resources), j.Spec.IsPreemptible()) {
+		if m.lim.RoomFor(m.use, fit.TaskCenti(w, devs, j.Spec.Resources), j.Spec.IsPreemptible()) != nil {
 			continue
 		}
-		if until, wait := v.Deferral(w, j, t, now); wait {
+		if until, wait := deferral(v, w, j, t, now); wait {
 			if m.found.RetryAt.IsZero() || until.Before(m.found.RetryAt) {
 				m.found.RetryAt = until
 			}
@@ -242,7 +234,7 @@ func (m *matcher) scan(list []*record.Task) {
 // team's room holds.
 func (m *matcher) gangWithin(j *record.Job) ([]Member, bool) {
 	v, r := m.v, j.Spec
-	if !v.RoomFor(m.team, m.use, fit.WholeCenti(r), r.IsPreemptible()) && fit.WholeCenti(r) > 1 {
+	if m.lim.RoomFor(m.use, fit.WholeCenti(r), r.IsPreemptible()) != nil && fit.WholeCenti(r) > 1 {
 		return nil, false // a gang of whole GPUs needs exactly that: no plan can fit
 	}
 	ts, ok := GangMembers(v.Task, j)
@@ -261,7 +253,7 @@ func (m *matcher) gangWithin(j *record.Job) ([]Member, bool) {
 	for _, p := range plan {
 		centi += fit.TaskCenti(v.Worker(p.WorkerID), p.Devices, r.Resources)
 	}
-	return plan, v.RoomFor(m.team, m.use, centi, r.IsPreemptible())
+	return plan, m.lim.RoomFor(m.use, centi, r.IsPreemptible()) == nil
 }
 
 // GangMembers returns gang job j's tasks by rank (task reads one by

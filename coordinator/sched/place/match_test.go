@@ -2,6 +2,7 @@ package place
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,11 +10,12 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
 	"github.com/gpulayer/gpulayer/coordinator/state/pending"
 	"github.com/gpulayer/gpulayer/coordinator/state/record"
+	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 )
 
 // queued is a MatchView over a fleet and a real pending index: teams
-// read in the order given, a team in full takes nothing that asks for
-// GPUs, and a task in wait defers until its time.
+// read in the order given, and a team in full takes nothing that asks
+// for GPUs.
 type queued struct {
 	*fleet
 	jobs  map[string]*record.Job
@@ -21,13 +23,12 @@ type queued struct {
 	queue *pending.Queue
 	order []string
 	full  map[string]bool
-	wait  map[string]time.Time
 	seq   uint64
 }
 
 func newQueued() *queued {
 	return &queued{fleet: newFleet(), jobs: map[string]*record.Job{}, tasks: map[string]*record.Task{},
-		queue: pending.New(), full: map[string]bool{}, wait: map[string]time.Time{}}
+		queue: pending.New(), full: map[string]bool{}}
 }
 
 // submit queues a one-task job of team asking gpus at priority.
@@ -51,9 +52,12 @@ func (q *queued) Room(w *record.Worker) Room      { return Room{Whole: len(q.Fre
 func (q *queued) Hold(time.Time) *backfill.Hold   { return nil }
 func (q *queued) AtParallelism(*record.Job) bool  { return false }
 func (q *queued) InUse(string) int64              { return 0 }
-func (q *queued) Full(team string, _ int64) bool  { return q.full[team] }
+func (q *queued) InGroup(string, string) bool     { return false }
 
-func (q *queued) RoomFor(team string, _, _ int64, _ bool) bool { return !q.full[team] }
+// Limits bounds a team in full at nothing; the others have no bound.
+func (q *queued) Limits(team string) teams.Limits {
+	return teams.Limits{Name: team, Bounded: q.full[team], Weight: 100}
+}
 
 func (q *queued) PickDevices(w *record.Worker, j *record.Job, _ *record.Task, _ *backfill.Hold, _ time.Time) ([]string, bool) {
 	free := q.FreeDevices(w)
@@ -65,11 +69,6 @@ func (q *queued) PickDevices(w *record.Worker, j *record.Job, _ *record.Task, _ 
 		out = append(out, d.UUID)
 	}
 	return out, true
-}
-
-func (q *queued) Deferral(_ *record.Worker, _ *record.Job, t *record.Task, now time.Time) (time.Time, bool) {
-	until, ok := q.wait[t.ID]
-	return until, ok && now.Before(until)
 }
 
 var _ MatchView = (*queued)(nil)
@@ -104,11 +103,13 @@ func TestMatchReadsTeamsInOrder(t *testing.T) {
 			q.submit("narrow", "ml", 1, 0)
 			q.order = []string{"ml"}
 		}, "narrow-0", time.Time{}, 1},
-		{"a task deferred for its affinity says when to look again", func(q *queued) {
-			q.submit("soft", "ml", 1, 0)
+		{"a task another worker suits better waits, and says until when", func(q *queued) {
+			q.submit("soft", "ml", 1, 0).UpdatedAt = now.Add(-time.Second)
+			q.jobs["soft"].SetRules([]command.AffinityRule{{Label: "zone", Value: "a", Weight: 10}})
+			o := q.worker("w2", 2, 2, 0, 0)
+			o.Capabilities, o.Labels = []string{"*"}, map[string]string{"zone": "a"}
 			q.order = []string{"ml"}
-			q.wait["soft-0"] = now.Add(time.Minute)
-		}, "", now.Add(time.Minute), 1},
+		}, "", now.Add(AffinityWait - time.Second), 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -145,5 +146,45 @@ func TestMatchSkips(t *testing.T) {
 	w.Capabilities = nil
 	if f := Match(q, w, "", 0, nil, time.Time{}); f.Task != nil || f.Examined != 0 {
 		t.Fatalf("a worker accepting no capability matched %v after %d tasks, want none after none", f.Task, f.Examined)
+	}
+}
+
+func (q *queued) GroupExists(string) bool       { return false }
+func (q *queued) WaitingFor(*record.Job) string { return "" }
+
+var _ WhyView = (*queued)(nil)
+
+// Why names what is missing, first what no live worker offers, then what
+// holds the task back in the queue; a task that waits only for room
+// says nothing.
+func TestWhyNamesWhatIsMissing(t *testing.T) {
+	cases := []struct {
+		name  string
+		setup func(q *queued, j *record.Job)
+		want  string
+	}{
+		{"no worker", func(q *queued, _ *record.Job) { delete(q.workers, "w1") }, "no live worker: no worker is registered"},
+		{"the worker is draining", func(q *queued, _ *record.Job) { q.workers["w1"].Status = record.WorkerDraining },
+			"no live worker: 1 draining"},
+		{"a target that is not registered", func(_ *queued, j *record.Job) {
+			j.Spec.Target = &command.Target{Kind: command.TargetWorker, ID: "gone"}
+		}, "target worker gone is not registered"},
+		{"an executor no one runs", func(_ *queued, j *record.Job) { j.Spec.Executor = "container" },
+			`no live worker offers executor "container"`},
+		{"at its team's ceiling", func(q *queued, _ *record.Job) { q.full["ml"] = true }, "team ml at its quota"},
+		{"only room", func(*queued, *record.Job) {}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			q := newQueued()
+			q.worker("w1", 2, 2, 0, 0).Capabilities = []string{"*"}
+			q.submit("a", "ml", 1, 0)
+			j := q.jobs["a"]
+			c.setup(q, j)
+			got := Why(q, j)
+			if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+				t.Fatalf("Why = %q, want one containing %q", got, c.want)
+			}
+		})
 	}
 }

@@ -22,10 +22,10 @@ import (
 // MaxMembers bounds the direct members of one group.
 const MaxMembers = 1024
 
-// Member kinds.
+// Member kinds: the words of a job's target (package command).
 const (
-	KindWorker = "worker"
-	KindGroup  = "group"
+	KindWorker = command.TargetWorker
+	KindGroup  = command.TargetGroup
 )
 
 // Group is a named set of workers and groups. Members are kept sorted and
