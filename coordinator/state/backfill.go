@@ -91,20 +91,3 @@ func (s *Store) computeHold(t *Task) *backfill.Hold {
 	}
 	return backfill.Of(j.ID, need*per, chosen)
 }
-
-// deviceEnds estimates, for each device w's active tasks hold, when the
-// last of them ends (backfill.EndOf, kept with what each task holds: teamroom.go).
-func (s *Store) deviceEnds(w *Worker) map[string]backfill.End {
-	out := map[string]backfill.End{}
-	for id := range w.Held() {
-		end := s.inuse.byTask[id].end
-		for _, d := range s.tasks.Get(id).Devices {
-			old, seen := out[d]
-			if seen && (old.Unknown || (!end.Unknown && old.At.After(end.At))) {
-				continue
-			}
-			out[d] = end
-		}
-	}
-	return out
-}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 )
 
 // pickDevicesFor picks the devices on w for task t of j, leaving out the
@@ -13,7 +14,7 @@ import (
 // otherwise sit idle between the two holds.
 func (s *Store) pickDevicesFor(w *Worker, j *Job, t *Task, h *backfill.Hold, now time.Time) ([]string, bool) {
 	if h.Spares(j, now) || s.holdsFor(w, t.ID, now) {
-		return s.pickDevices(w, j.Spec.Resources)
+		return place.PickDevices(s.planView(), w, j.Spec.Resources, nil)
 	}
-	return s.pickDevicesBut(w, j.Spec.Resources, h.Devices)
+	return place.PickDevices(s.planView(), w, j.Spec.Resources, h.Devices)
 }

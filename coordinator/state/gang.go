@@ -83,13 +83,13 @@ func (s *Store) assignGang(c command.AssignGang) ([]AssignOutcome, error) {
 		case m.AttemptID == "":
 			return nil, fmt.Errorf("task %s: no attempt id: %w", t.ID, ErrInvalid)
 		}
-		if err := s.canRun(w, j, t, ""); err != nil {
+		if err := place.CanRun(s.planView(), w, j, t, ""); err != nil {
 			return nil, err
 		}
 		if !place.MemberFits(j, w, tent) {
 			return nil, fmt.Errorf("job %s: too many members on %s: %w", j.ID, w.ID, ErrConflict)
 		}
-		if tent.AnyGiven(m.Devices) || !s.devicesFree(w, m.Devices) || !place.DevicesFit(w, m.Devices, j.Spec.Resources) || s.heldFromOthers(w, m.Devices, t.ID, c.Now) {
+		if tent.AnyGiven(m.Devices) || !place.DevicesFree(s.planView(), w, m.Devices) || !place.DevicesFit(w, m.Devices, j.Spec.Resources) || s.heldFromOthers(w, m.Devices, t.ID, c.Now) {
 			return nil, fmt.Errorf("devices %v not free on %s: %w", m.Devices, w.ID, ErrConflict)
 		}
 		tent.Take(w.ID, m.Devices)

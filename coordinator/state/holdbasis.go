@@ -164,5 +164,5 @@ func (s *Store) eligibleSlots(w *Worker, j *Job, per int) []backfill.Slot {
 	if _, broken := place.RequiredRule(s.planView(), w, j.Rules()); broken {
 		return nil
 	}
-	return s.viewOf(w).workerSlots(w, j.Spec, per) // workerview.go
+	return s.viewOf(w).Slots(w, j.Spec, per) // workerview.go
 }

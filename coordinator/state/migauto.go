@@ -3,6 +3,8 @@ package state
 import (
 	"cmp"
 	"slices"
+
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 )
 
 // Reads for the MIG auto mode (coordinator/migauto), which repartitions
@@ -68,7 +70,7 @@ func (s *Store) addMIGWorkers(d *MIGDemand, j *Job, t *Task, seen map[string]boo
 	}
 	seen[key] = true
 	for _, w := range s.workers {
-		if w.Status == workerReady && !slices.Contains(d.Workers, w.ID) && s.canRun(w, j, t, "") == nil {
+		if w.Status == workerReady && !slices.Contains(d.Workers, w.ID) && place.CanRun(s.planView(), w, j, t, "") == nil {
 			d.Workers = append(d.Workers, w.ID)
 		}
 	}

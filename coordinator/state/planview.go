@@ -46,12 +46,13 @@ func (v planView) AllWorkers() iter.Seq[*Worker] { return maps.Values(v.s.worker
 func (v planView) WorkerCount() int              { return len(v.s.workers) }
 
 func (v planView) CanRun(w *Worker, j *Job, t *Task, capability string) error {
-	return v.s.canRun(w, j, t, capability)
+	return place.CanRun(v, w, j, t, capability)
 }
 
 func (v planView) GangOrder(w *Worker, others []*Worker) []*Worker { return gangOrder(v.s, w, others) }
 
-func (v planView) FreeDevices(w *Worker) []command.Device { return v.s.freeDevices(w) }
+func (v planView) FreeDevices(w *Worker) []command.Device { return v.s.viewOf(w).Free }
+func (v planView) WorkerView(w *Worker) *place.WorkerView { return v.s.viewOf(w) }
 
 func (v planView) DeviceUse(w *Worker, gone map[string]bool) (map[string]bool, map[string]uint64) {
 	return v.s.deviceUseBeside(w, gone)
@@ -79,7 +80,6 @@ func (v planView) RoomFor(team string, use, need int64, preemptible bool) bool {
 func (v planView) Queue() *pending.Queue             { return v.s.queue }
 func (v planView) TeamOrder() []string               { return v.s.teamOrder() }
 func (v planView) Targets(w *Worker) []string        { return v.s.targetsOf(w) }
-func (v planView) Room(w *Worker) place.Room         { return v.s.viewOf(w).room }
 func (v planView) Hold(now time.Time) *backfill.Hold { return v.s.holdFor(now) }
 func (v planView) AtParallelism(j *Job) bool         { return v.s.atParallelism(j) }
 

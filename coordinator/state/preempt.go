@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 	"github.com/gpulayer/gpulayer/coordinator/sched/preemption"
 )
 
@@ -118,7 +119,7 @@ func (s *Store) checkPreemptor(c command.PreemptTasks) (*Task, *Job, *Worker, er
 		}
 		return p, pj, w, nil
 	}
-	if err := s.canRun(w, pj, p, ""); err != nil {
+	if err := place.CanRun(s.planView(), w, pj, p, ""); err != nil {
 		return nil, nil, nil, err
 	}
 	if preemption.PlaceableNow(s.planView(), pj, p, c.Now, c.TeamRoom) {

@@ -9,6 +9,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
 	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 	"github.com/gpulayer/gpulayer/coordinator/state/output"
 )
 
@@ -59,7 +60,7 @@ func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
 	if j.Spec.Gang {
 		return AssignOutcome{}, fmt.Errorf("task %s is a gang member, assigned only with its gang: %w", t.ID, ErrConflict)
 	}
-	if err := s.canRun(w, j, t, ""); err != nil {
+	if err := place.CanRun(s.planView(), w, j, t, ""); err != nil {
 		return AssignOutcome{}, err
 	}
 	if err := s.checkParallelism(j); err != nil { // parallelism.go
@@ -68,7 +69,7 @@ func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
 	if err := s.checkNotWaiting(j); err != nil { // dependencies.go
 		return AssignOutcome{}, err
 	}
-	if !s.devicesFreeFor(w, c.Devices, j.Spec.Resources) || s.heldFromOthers(w, c.Devices, t.ID, c.Now) { // preempt_holds.go
+	if !place.DevicesFreeFor(s.planView(), w, c.Devices, j.Spec.Resources) || s.heldFromOthers(w, c.Devices, t.ID, c.Now) { // preempt_holds.go
 		return AssignOutcome{}, fmt.Errorf("devices %v not free on %s: %w", c.Devices, w.ID, ErrConflict)
 	}
 	if err := s.checkTeamRoom(j, fit.TaskCenti(w, c.Devices, j.Spec.Resources)); err != nil { // teamroom.go

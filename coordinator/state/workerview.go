@@ -1,13 +1,9 @@
 package state
 
 import (
-	"cmp"
-	"slices"
 	"sync"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
-	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 )
 
@@ -43,36 +39,13 @@ var viewSafe = map[command.Type]bool{
 	command.TypeAppendAudit: true,
 }
 
-// viewDevice is one offered device of a worker and what holds it.
-type viewDevice struct {
-	dev    command.Device
-	whole  bool   // an active task holds it whole
-	shared bool   // active tasks hold shares of it
-	used   uint64 // the MiB those shares hold
-	end    backfill.End
-}
-
-// busy reports whether an active task holds d, whole or by a share.
-func (d viewDevice) busy() bool { return d.whole || d.shared }
-
-// workerView is what one worker offers now.
-type workerView struct {
-	offered []viewDevice     // the offered devices, in the worker's order
-	free    []command.Device // offered devices no active task holds
-	room    place.Room
-	// exclusive is whether an active task's job asks for the worker to
-	// itself; perJob counts the active tasks of each job (canRun).
-	exclusive bool
-	perJob    map[string]int
-}
-
 // viewCache holds the views of the current state. Matches build views
 // under the store's read lock, concurrently, so the map has a lock of
 // its own; the drops happen under the write lock.
 type viewCache struct {
 	mu  sync.Mutex
 	off bool // a command that may change workers in place is applying
-	m   map[string]*workerView
+	m   map[string]*place.WorkerView
 }
 
 // dropView forgets w's view (its active tasks changed), and its slots
@@ -102,7 +75,7 @@ func (v *viewCache) isOff() bool {
 }
 
 // viewOf is w's view, from the cache when it holds one.
-func (s *Store) viewOf(w *Worker) *workerView {
+func (s *Store) viewOf(w *Worker) *place.WorkerView {
 	s.views.mu.Lock()
 	v, ok := s.views.m[w.ID]
 	off := s.views.off
@@ -117,7 +90,7 @@ func (s *Store) viewOf(w *Worker) *workerView {
 	s.views.mu.Lock()
 	if !s.views.off {
 		if s.views.m == nil {
-			s.views.m = map[string]*workerView{}
+			s.views.m = map[string]*place.WorkerView{}
 		}
 		s.views.m[w.ID] = v
 	}
@@ -125,47 +98,14 @@ func (s *Store) viewOf(w *Worker) *workerView {
 	return v
 }
 
-// buildView derives w's view from the state.
-func (s *Store) buildView(w *Worker) *workerView {
-	whole, shared := s.deviceUse(w)
-	var ends map[string]backfill.End
-	if w.HeldCount() > 0 {
-		ends = s.deviceEnds(w)
-	}
-	v := &workerView{}
+// buildView derives w's view from the state (place.NewWorkerView).
+func (s *Store) buildView(w *Worker) *place.WorkerView {
+	held := make([]place.Holding, 0, w.HeldCount())
 	for id := range w.Held() {
-		j := s.jobs.Get(s.tasks.Get(id).JobID)
-		v.exclusive = v.exclusive || j.Spec.ExclusiveWorker
-		if v.perJob == nil {
-			v.perJob = map[string]int{}
-		}
-		v.perJob[j.ID]++
+		t := s.tasks.Get(id)
+		held = append(held, place.Holding{Task: t, Job: s.jobs.Get(t.JobID), End: s.inuse.byTask[id].end})
 	}
-	for _, d := range w.Devices {
-		if !fit.Offered(w, d) {
-			continue
-		}
-		used, isShared := shared[d.UUID]
-		vd := viewDevice{dev: d, whole: whole[d.UUID], shared: isShared, used: used, end: ends[d.UUID]}
-		v.offered = append(v.offered, vd)
-		if !vd.busy() {
-			v.free = append(v.free, d)
-		}
-		if vd.whole {
-			continue
-		}
-		switch {
-		case d.MIGEnabled:
-		case d.MIGProfile != "":
-			v.room.Partial = v.room.Partial || !isShared
-		case !isShared:
-			v.room.Whole++
-			v.room.Partial = true
-		case used < d.MemoryMiB:
-			v.room.Partial = true
-		}
-	}
-	return v
+	return place.NewWorkerView(w, held)
 }
 
 // slotShape is what a worker's backfill slots depend on besides the
@@ -181,49 +121,4 @@ type slotShape struct {
 // shapeFor is the slot shape of a member of j of per GPUs.
 func shapeFor(j *Job, per int) slotShape {
 	return slotShape{r: j.Spec.Asked(), per: per, exclusive: j.Spec.ExclusiveWorker, maxPerWorker: j.Spec.MaxPerWorker}
-}
-
-// workerSlots splits the view's devices that fit spec into members of
-// per GPUs, earliest free first, as many as its placement rules allow.
-func (v *workerView) workerSlots(w *Worker, spec command.JobSpec, per int) []backfill.Slot {
-	type dev struct {
-		uuid    string
-		end     backfill.End
-		unknown bool
-	}
-	var devs []dev
-	for _, d := range v.offered {
-		if fit.DeviceFits(d.dev, spec.Resources) {
-			devs = append(devs, dev{uuid: d.dev.UUID, end: d.end, unknown: d.busy() && d.end.Unknown})
-		}
-	}
-	slices.SortStableFunc(devs, func(a, b dev) int {
-		return cmp.Or(backfill.CompareUnknown(a.unknown, b.unknown), a.end.At.Compare(b.end.At))
-	})
-	n := len(devs) / per
-	if spec.ExclusiveWorker {
-		n = min(n, 1)
-	}
-	if spec.MaxPerWorker > 0 {
-		n = min(n, spec.MaxPerWorker)
-	}
-	if w.MaxTasks > 0 {
-		n = min(n, w.MaxTasks)
-	}
-	out := make([]backfill.Slot, 0, n)
-	for i := range n {
-		sl := backfill.Slot{Worker: w.ID, Index: i}
-		for _, d := range devs[i*per : (i+1)*per] {
-			sl.Devices = append(sl.Devices, d.uuid)
-			sl.Unknown = sl.Unknown || d.unknown
-			if d.end.At.After(sl.At) {
-				sl.At = d.end.At
-			}
-		}
-		out = append(out, sl)
-	}
-	// A member with a device of unknown end may come before a later one
-	// by its known ends; put them in the order the hold takes them.
-	slices.SortStableFunc(out, backfill.Compare)
-	return out
 }

@@ -77,7 +77,7 @@ func MemberFits(j *record.Job, w *record.Worker, tent *Tentative) bool {
 // fitsTentatively reports whether w can run t (of gang job j) beside
 // what tent already gave it, and the devices it would get.
 func fitsTentatively(v View, w *record.Worker, j *record.Job, t *record.Task, capability string, tent *Tentative) ([]string, bool) {
-	if v.CanRun(w, j, t, capability) != nil || !MemberFits(j, w, tent) {
+	if CanRun(v, w, j, t, capability) != nil || !MemberFits(j, w, tent) {
 		return nil, false
 	}
 	r := j.Spec.Resources
@@ -85,7 +85,7 @@ func fitsTentatively(v View, w *record.Worker, j *record.Job, t *record.Task, ca
 		return nil, true
 	}
 	var fitting []command.Device
-	for _, d := range v.FreeDevices(w) {
+	for _, d := range v.WorkerView(w).Free {
 		if !tent.Given(d.UUID) && fit.DeviceFits(d, r) && !v.HeldFromOthers(w, []string{d.UUID}, t.ID, time.Time{}) {
 			fitting = append(fitting, d)
 		}

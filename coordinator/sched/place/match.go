@@ -33,8 +33,6 @@ type MatchView interface {
 	// Targets lists the target keys w satisfies: untargeted work, work
 	// for itself and for each group it belongs to.
 	Targets(w *record.Worker) []string
-	// Room is what w has free now.
-	Room(w *record.Worker) Room
 	// Hold is the backfill hold of the head of the order, or nil.
 	Hold(now time.Time) *backfill.Hold
 	// AtParallelism reports whether j already has as many active tasks
@@ -99,7 +97,7 @@ func Match(v MatchView, w *record.Worker, capability string, slots int, skip map
 	}
 	m := matcher{v: v, w: w, capability: capability, slots: slots, skip: skip, now: now,
 		gate: map[string]bool{}, hold: v.Hold(now), queue: v.Queue()}
-	room := v.Room(w)
+	room := v.WorkerView(w).Room
 	targets := v.Targets(w)
 	var lists []teamList
 	for _, team := range v.TeamOrder() {
@@ -204,7 +202,7 @@ func (m *matcher) scan(list []*record.Task) {
 			}
 			continue
 		}
-		if m.atParallelism(j) || v.CanRun(w, j, t, m.capability) != nil {
+		if m.atParallelism(j) || CanRun(v, w, j, t, m.capability) != nil {
 			continue
 		}
 		devs, ok := v.PickDevices(w, j, t, m.hold, now)

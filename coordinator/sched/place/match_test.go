@@ -48,11 +48,9 @@ func (q *queued) Task(id string) *record.Task     { return q.tasks[id] }
 func (q *queued) Queue() *pending.Queue           { return q.queue }
 func (q *queued) TeamOrder() []string             { return q.order }
 func (q *queued) Targets(*record.Worker) []string { return []string{""} }
-func (q *queued) Room(w *record.Worker) Room      { return Room{Whole: len(q.FreeDevices(w))} }
 func (q *queued) Hold(time.Time) *backfill.Hold   { return nil }
 func (q *queued) AtParallelism(*record.Job) bool  { return false }
 func (q *queued) InUse(string) int64              { return 0 }
-func (q *queued) InGroup(string, string) bool     { return false }
 
 // Limits bounds a team in full at nothing; the others have no bound.
 func (q *queued) Limits(team string) teams.Limits {
@@ -60,7 +58,7 @@ func (q *queued) Limits(team string) teams.Limits {
 }
 
 func (q *queued) PickDevices(w *record.Worker, j *record.Job, _ *record.Task, _ *backfill.Hold, _ time.Time) ([]string, bool) {
-	free := q.FreeDevices(w)
+	free := q.WorkerView(w).Free
 	if len(free) < j.Spec.Resources.GPUs {
 		return nil, false
 	}

@@ -1,7 +1,6 @@
 package place
 
 import (
-	"errors"
 	"fmt"
 	"iter"
 	"maps"
@@ -13,24 +12,32 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/state/record"
 )
 
-// fleet is a View over workers built in a test: a worker runs the exec
-// executor when it is ready, and its free devices are those no test
-// marked busy.
+// fleet is a View over workers built in a test: each runs the exec
+// executor and takes any capability; occupy runs a task on a device.
 type fleet struct {
-	workers map[string]*record.Worker
-	busy    map[string]bool
-	held    map[string]string // device uuid -> the task a hold keeps it for
-	names   []string
+	workers  map[string]*record.Worker
+	running  map[string]*record.Task // the tasks occupy started, by id
+	occupier *record.Job
+	held     map[string]string // device uuid -> the task a hold keeps it for
+	names    []string
 }
 
 func newFleet() *fleet {
-	return &fleet{workers: map[string]*record.Worker{}, busy: map[string]bool{}, held: map[string]string{}, names: []string{""}}
+	return &fleet{workers: map[string]*record.Worker{}, running: map[string]*record.Task{}, held: map[string]string{}, names: []string{""},
+		occupier: &record.Job{ID: "busy", Spec: command.JobSpec{Executor: "exec", Resources: &command.Resources{GPUs: 1}}}}
+}
+
+// occupy runs a one-GPU task on device uuid of w.
+func (f *fleet) occupy(w *record.Worker, uuid string) {
+	t := &record.Task{ID: "on-" + uuid, JobID: "busy", State: record.TaskRunning, WorkerID: w.ID, Devices: []string{uuid}}
+	f.running[t.ID] = t
+	w.Hold(t.ID)
 }
 
 // worker adds a ready worker of n 80 GiB GPUs, room for slots tasks, on
 // switch sw (0: none) of rack rack.
 func (f *fleet) worker(id string, n, slots int, sw, rack int32) *record.Worker {
-	w := &record.Worker{ID: id, Status: record.WorkerReady, MaxTasks: slots, Executors: []string{"exec"}}
+	w := &record.Worker{ID: id, Status: record.WorkerReady, MaxTasks: slots, Executors: []string{"exec"}, Capabilities: []string{"*"}}
 	for i := range n {
 		w.Devices = append(w.Devices, command.Device{Index: i, UUID: fmt.Sprintf("GPU-%s-%d", id, i), Name: "H100", MemoryMiB: 81920, Healthy: true})
 	}
@@ -42,15 +49,14 @@ func (f *fleet) worker(id string, n, slots int, sw, rack int32) *record.Worker {
 func (f *fleet) AllWorkers() iter.Seq[*record.Worker] { return maps.Values(f.workers) }
 func (f *fleet) WorkerCount() int                     { return len(f.workers) }
 
-func (f *fleet) CanRun(w *record.Worker, j *record.Job, t *record.Task, _ string) error {
-	if w.Status != record.WorkerReady {
-		return errors.New("not ready")
-	}
-	return nil
-}
+func (f *fleet) InGroup(string, string) bool { return false }
 
-func (f *fleet) FreeDevices(w *record.Worker) []command.Device {
-	return slices.DeleteFunc(slices.Clone(w.Devices), func(d command.Device) bool { return f.busy[d.UUID] })
+func (f *fleet) WorkerView(w *record.Worker) *WorkerView {
+	var held []Holding
+	for id := range w.Held() {
+		held = append(held, Holding{Task: f.running[id], Job: f.occupier})
+	}
+	return NewWorkerView(w, held)
 }
 
 func (f *fleet) HeldFromOthers(w *record.Worker, devs []string, taskID string, _ time.Time) bool {
@@ -121,7 +127,7 @@ func TestGangAskerFirstThenTheNearest(t *testing.T) {
 	f.worker("w2", 2, 4, 2, 0)
 	f.worker("w3", 2, 4, 1, 0) // w1's switch: before w2
 	f.names = []string{"", "s1", "s2"}
-	f.busy["GPU-w1-1"] = true
+	f.occupy(w, "GPU-w1-1")
 	f.held["GPU-w3-0"] = "other"
 	j, ts := gang(3, 1)
 	plan, ok := Gang(f, w, "", 1, j, ts, NewTentative())
@@ -142,11 +148,11 @@ func TestGangRefusals(t *testing.T) {
 	w := f.worker("w1", 1, 1, 0, 0)
 	f.worker("w2", 1, 1, 0, 0)
 	j, ts := gang(2, 1)
-	f.busy["GPU-w1-0"] = true
+	f.occupy(w, "GPU-w1-0")
 	if plan, ok := Gang(f, w, "", 1, j, ts, NewTentative()); ok {
 		t.Fatalf("the asker takes no member, yet %v", plan)
 	}
-	delete(f.busy, "GPU-w1-0")
+	w.Release("on-GPU-w1-0")
 	j3, ts3 := gang(3, 1)
 	if plan, ok := Gang(f, w, "", 1, j3, ts3, NewTentative()); ok {
 		t.Fatalf("three members on two GPUs: %v", plan)

@@ -4,24 +4,17 @@ import (
 	"iter"
 	"time"
 
-	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/record"
 )
 
 // View is what a placement plan reads of the replicated state; the
 // caller holds the store's lock for as long as it is used.
 type View interface {
+	Fleet
 	// AllWorkers yields every worker, in no order.
 	AllWorkers() iter.Seq[*record.Worker]
 	// WorkerCount is how many workers AllWorkers yields.
 	WorkerCount() int
-	// CanRun checks everything of placing t (of job j) on w, narrowed to
-	// capability when it is not empty, but the availability of its
-	// devices.
-	CanRun(w *record.Worker, j *record.Job, t *record.Task, capability string) error
-	// FreeDevices lists w's offered devices no active task holds, whole
-	// or by a share; the caller must not change the slice.
-	FreeDevices(w *record.Worker) []command.Device
 	// HeldFromOthers reports whether any of devs is held on w, at now,
 	// by a live preemption hold for a task other than taskID (and not of
 	// its gang).

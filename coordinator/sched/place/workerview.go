@@ -1,0 +1,152 @@
+package place
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
+	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
+	"github.com/gpulayer/gpulayer/coordinator/state/record"
+)
+
+// Worker views. A match reads the same facts about a worker's devices
+// again and again: which are offered (health, approval, identity, cordon,
+// MIG layout), which its active tasks hold whole or by a share and until
+// about when, and what is free. A WorkerView derives them once, from the
+// worker's record and its active tasks alone; the store keeps each until
+// what it was derived from changes (its workerview.go), so a replica
+// restored from a snapshot and one that replayed the log read the same.
+
+// Holding is one active task of a worker as its view reads it: the task,
+// its job, and when it is expected to end.
+type Holding struct {
+	Task *record.Task
+	Job  *record.Job
+	End  backfill.End
+}
+
+// OfferedDevice is one offered device of a worker and what holds it.
+type OfferedDevice struct {
+	Device command.Device
+	Whole  bool   // an active task holds it whole
+	Shared bool   // active tasks hold shares of it
+	Used   uint64 // the MiB those shares hold
+	End    backfill.End
+}
+
+// Busy reports whether an active task holds d, whole or by a share.
+func (d OfferedDevice) Busy() bool { return d.Whole || d.Shared }
+
+// WorkerView is what one worker offers now.
+type WorkerView struct {
+	Offered []OfferedDevice  // the offered devices, in the worker's order
+	Free    []command.Device // offered devices no active task holds
+	Room    Room
+	// Exclusive is whether an active task's job asks for the worker to
+	// itself; PerJob counts the active tasks of each job (CanRun).
+	Exclusive bool
+	PerJob    map[string]int
+}
+
+// NewWorkerView derives w's view from its active tasks, held.
+func NewWorkerView(w *record.Worker, held []Holding) *WorkerView {
+	whole, shared := map[string]bool{}, map[string]uint64{}
+	var ends map[string]backfill.End
+	v := &WorkerView{}
+	for _, h := range held {
+		r := h.Job.Spec.Resources
+		for _, d := range h.Task.Devices {
+			if r.Shared() {
+				shared[d] += r.GPUMemoryMiB
+			} else {
+				whole[d] = true
+			}
+			if ends == nil {
+				ends = map[string]backfill.End{}
+			}
+			// A device's end is when the last of its holders is expected
+			// to end (backfill.EndOf, as the store keeps it with what each
+			// task holds), unknown when any holder's is.
+			if old, seen := ends[d]; !seen || !(old.Unknown || (!h.End.Unknown && old.At.After(h.End.At))) {
+				ends[d] = h.End
+			}
+		}
+		v.Exclusive = v.Exclusive || h.Job.Spec.ExclusiveWorker
+		if v.PerJob == nil {
+			v.PerJob = map[string]int{}
+		}
+		v.PerJob[h.Job.ID]++
+	}
+	for _, d := range w.Devices {
+		if !fit.Offered(w, d) {
+			continue
+		}
+		used, isShared := shared[d.UUID]
+		od := OfferedDevice{Device: d, Whole: whole[d.UUID], Shared: isShared, Used: used, End: ends[d.UUID]}
+		v.Offered = append(v.Offered, od)
+		if !od.Busy() {
+			v.Free = append(v.Free, d)
+		}
+		if od.Whole {
+			continue
+		}
+		switch {
+		case d.MIGEnabled:
+		case d.MIGProfile != "":
+			v.Room.Partial = v.Room.Partial || !isShared
+		case !isShared:
+			v.Room.Whole++
+			v.Room.Partial = true
+		case used < d.MemoryMiB:
+			v.Room.Partial = true
+		}
+	}
+	return v
+}
+
+// Slots splits the view's devices that fit spec into members of per
+// GPUs, earliest free first, as many as w's and the job's placement
+// rules allow: the backfill slots of worker w.
+func (v *WorkerView) Slots(w *record.Worker, spec command.JobSpec, per int) []backfill.Slot {
+	type dev struct {
+		uuid    string
+		end     backfill.End
+		unknown bool
+	}
+	var devs []dev
+	for _, d := range v.Offered {
+		if fit.DeviceFits(d.Device, spec.Resources) {
+			devs = append(devs, dev{uuid: d.Device.UUID, end: d.End, unknown: d.Busy() && d.End.Unknown})
+		}
+	}
+	slices.SortStableFunc(devs, func(a, b dev) int {
+		return cmp.Or(backfill.CompareUnknown(a.unknown, b.unknown), a.end.At.Compare(b.end.At))
+	})
+	n := len(devs) / per
+	if spec.ExclusiveWorker {
+		n = min(n, 1)
+	}
+	if spec.MaxPerWorker > 0 {
+		n = min(n, spec.MaxPerWorker)
+	}
+	if w.MaxTasks > 0 {
+		n = min(n, w.MaxTasks)
+	}
+	out := make([]backfill.Slot, 0, n)
+	for i := range n {
+		sl := backfill.Slot{Worker: w.ID, Index: i}
+		for _, d := range devs[i*per : (i+1)*per] {
+			sl.Devices = append(sl.Devices, d.uuid)
+			sl.Unknown = sl.Unknown || d.unknown
+			if d.end.At.After(sl.At) {
+				sl.At = d.end.At
+			}
+		}
+		out = append(out, sl)
+	}
+	// A member with a device of unknown end may come before a later one
+	// by its known ends; put them in the order the hold takes them.
+	slices.SortStableFunc(out, backfill.Compare)
+	return out
+}
