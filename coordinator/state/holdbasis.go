@@ -1,10 +1,7 @@
 package state
 
 import (
-	"slices"
-
 	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
-	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 	"github.com/gpulayer/gpulayer/coordinator/state/pending"
 )
@@ -153,16 +150,7 @@ func (s *Store) basisFor(j *Job, per int) *holdBasis {
 	return b
 }
 
-// eligibleSlots is w's slots for a member of j, or none when w could not
-// run j (its status, executors, capabilities, target or required
-// affinity).
+// eligibleSlots is w's backfill slots for a member of j (place.HoldSlots).
 func (s *Store) eligibleSlots(w *Worker, j *Job, per int) []backfill.Slot {
-	if w.Status != workerReady || !slices.Contains(w.Executors, j.Spec.Executor) ||
-		!fit.CapabilityAllows(w.Capabilities, "", j.Spec.Capability) || !place.Satisfies(s.planView(), w, j.Spec.Target) {
-		return nil
-	}
-	if _, broken := place.RequiredRule(s.planView(), w, j.Rules()); broken {
-		return nil
-	}
-	return s.viewOf(w).Slots(w, j.Spec, per) // workerview.go
+	return place.HoldSlots(s.planView(), w, j, per)
 }

@@ -105,6 +105,20 @@ func NewWorkerView(w *record.Worker, held []Holding) *WorkerView {
 	return v
 }
 
+// HoldSlots is w's backfill slots for a member of j of per GPUs (Slots),
+// or none when w could not run j: its status, executors, capabilities,
+// target or required affinity.
+func HoldSlots(f Fleet, w *record.Worker, j *record.Job, per int) []backfill.Slot {
+	if w.Status != record.WorkerReady || !slices.Contains(w.Executors, j.Spec.Executor) ||
+		!fit.CapabilityAllows(w.Capabilities, "", j.Spec.Capability) || !Satisfies(f, w, j.Spec.Target) {
+		return nil
+	}
+	if _, broken := RequiredRule(f, w, j.Rules()); broken {
+		return nil
+	}
+	return f.WorkerView(w).Slots(w, j.Spec, per)
+}
+
 // Slots splits the view's devices that fit spec into members of per
 // GPUs, earliest free first, as many as w's and the job's placement
 // rules allow: the backfill slots of worker w.

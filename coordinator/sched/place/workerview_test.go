@@ -86,3 +86,25 @@ func TestCanRunSaysWhy(t *testing.T) {
 		})
 	}
 }
+
+// A worker that could not run the head offers it no backfill slot.
+func TestHoldSlotsOnlyWhereTheHeadCouldRun(t *testing.T) {
+	f := newFleet()
+	w := f.worker("w1", 4, 4, 0, 0)
+	j := &record.Job{ID: "head", Spec: command.JobSpec{Executor: "exec", Resources: &command.Resources{GPUs: 2}}}
+	if got := HoldSlots(f, w, j, 2); len(got) != 2 || len(got[0].Devices) != 2 {
+		t.Fatalf("slots %+v, want two of two GPUs", got)
+	}
+	for name, edit := range map[string]func(){
+		"draining":       func() { w.Status = record.WorkerDraining },
+		"other executor": func() { j.Spec.Executor = "container" },
+		"other target":   func() { j.Spec.Target = &command.Target{Kind: command.TargetWorker, ID: "w2"} },
+	} {
+		saved, savedJob := *w, j.Spec
+		edit()
+		if got := HoldSlots(f, w, j, 2); got != nil {
+			t.Errorf("%s: slots %+v, want none", name, got)
+		}
+		*w, j.Spec = saved, savedJob
+	}
+}
