@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/deps"
 )
 
 // Job dependencies (depends_on). A job that waits for others keeps its
@@ -23,79 +24,16 @@ import (
 // only, never removes a job another still waits for. A dependency on a
 // job already removed is refused at submit (not found).
 
-// depIndex is derived from the jobs and tasks (rebuilt at restore):
-// waiting counts, per job, the dependencies not yet met; dependents lists,
-// per waited-on job, the jobs that wait for it (one may have been
-// cancelled since: settling skips it).
-type depIndex struct {
-	waiting    map[string]int
-	dependents map[string][]string
-	// bounded lists the jobs whose parallelism may hold tasks out of the
-	// queue (parallelism.go), pruned once they end.
-	bounded map[string]struct{}
-}
-
-func newDepIndex() *depIndex {
-	return &depIndex{waiting: map[string]int{}, dependents: map[string][]string{}, bounded: map[string]struct{}{}}
-}
-
-// jobOutcome is how an ended job ended, in the job state's words:
-// failed when a task failed, cancelled when one was cancelled and none
-// failed, else succeeded.
+// jobOutcome is how an ended job ended (deps.Outcome of its tasks'
+// states).
 func (s *Store) jobOutcome(j *Job) string {
-	out := taskSucceeded
-	for _, id := range j.TaskIDs {
-		switch s.tasks.Get(id).State {
-		case taskFailed:
-			return taskFailed
-		case taskCancelled:
-			out = taskCancelled
+	return deps.Outcome(func(yield func(string) bool) {
+		for _, id := range j.TaskIDs {
+			if !yield(s.tasks.Get(id).State) {
+				return
+			}
 		}
-	}
-	return out
-}
-
-// conditionHolds reports whether cond holds of a job that ended outcome.
-func conditionHolds(cond, outcome string) bool {
-	switch cond {
-	case command.DependFinished:
-		return true
-	case command.DependSucceeded:
-		return outcome == taskSucceeded
-	case command.DependFailed:
-		return outcome == taskFailed
-	}
-	return false
-}
-
-// checkDependencies validates a submit's parallelism and dependencies
-// against the state, changing nothing.
-func (s *Store) checkDependencies(c command.SubmitJob, count int) error {
-	spec := c.Spec
-	switch {
-	case spec.Parallelism < 0 || spec.Parallelism > count:
-		return fmt.Errorf("%w: parallelism must be between 1 and count (%d)", ErrInvalid, count)
-	case spec.Gang && spec.Parallelism > 0 && spec.Parallelism < count:
-		return fmt.Errorf("%w: a gang runs whole: parallelism must not be below count", ErrInvalid)
-	case len(spec.DependsOn) > command.MaxDependencies:
-		return fmt.Errorf("%w: at most %d dependencies", ErrInvalid, command.MaxDependencies)
-	}
-	seen := make(map[string]bool, len(spec.DependsOn))
-	for _, d := range spec.DependsOn {
-		switch {
-		case d.Job == c.JobID:
-			return fmt.Errorf("%w: a job cannot depend on itself", ErrInvalid)
-		case seen[d.Job]:
-			return fmt.Errorf("%w: job %s is listed twice in depends_on", ErrInvalid, d.Job)
-		case !slices.Contains([]string{command.DependSucceeded, command.DependFailed, command.DependFinished}, d.Condition):
-			return fmt.Errorf("%w: condition %q is not succeeded, failed or finished", ErrInvalid, d.Condition)
-		}
-		seen[d.Job] = true
-		if _, ok := s.jobs.Lookup(d.Job); !ok {
-			return fmt.Errorf("job %s: %w", d.Job, ErrNotFound)
-		}
-	}
-	return nil
+	})
 }
 
 // unmetDependencies counts j's dependencies on jobs that have not ended,
@@ -110,15 +48,11 @@ func (s *Store) unmetDependencies(j *Job) (unmet int, broken string) {
 			unmet++
 			continue
 		}
-		if out := s.jobOutcome(dj); !conditionHolds(d.Condition, out) && broken == "" {
-			broken = brokenReason(d, out)
+		if out := s.jobOutcome(dj); !deps.Holds(d.Condition, out) && broken == "" {
+			broken = deps.Broken(d, out)
 		}
 	}
 	return unmet, broken
-}
-
-func brokenReason(d command.Dependency, outcome string) string {
-	return fmt.Sprintf("dependency %s ended %s: condition %s can no longer hold", d.Job, outcome, d.Condition)
 }
 
 // holdForDependencies is called once a new job's tasks exist: it reports
@@ -142,12 +76,13 @@ func (s *Store) holdForDependencies(j *Job, now time.Time) bool {
 
 // indexWaiting records that j waits for unmet jobs that have not ended.
 func (s *Store) indexWaiting(j *Job, unmet int) {
-	s.deps.waiting[j.ID] = unmet
+	var open []string
 	for _, d := range j.Spec.DependsOn {
 		if dj, ok := s.jobs.Lookup(d.Job); ok && !s.jobTerminal(dj) {
-			s.deps.dependents[d.Job] = append(s.deps.dependents[d.Job], j.ID)
+			open = append(open, d.Job)
 		}
 	}
+	s.deps.Wait(j.ID, unmet, open)
 }
 
 // cancelWaiting ends every task of a job that waits for a dependency
@@ -162,7 +97,7 @@ func (s *Store) cancelWaiting(j *Job, reason string, now time.Time) {
 		t.Reason = reason
 		t.UpdatedAt = now
 	}
-	delete(s.deps.waiting, j.ID)
+	s.deps.Stop(j.ID)
 	s.audit.Record(command.AuditEvent{Time: now, Kind: "job.cancelled", Actor: dependencyActor, Subject: j.ID, Team: command.TeamOf(j.Team), Detail: reason})
 }
 
@@ -201,17 +136,13 @@ func (s *Store) settleDependents() {
 			seen[id] = true
 			s.fitWindow(j)
 		}
-		_, waits := s.deps.waiting[id]
-		_, held := s.deps.bounded[id]
-		if (waits || held) && s.jobTerminal(j) {
-			delete(s.deps.waiting, id) // cancelled while it waited
-			delete(s.deps.bounded, id)
+		if s.deps.Tracked(id) && s.jobTerminal(j) {
+			s.deps.Ended(id) // cancelled while it waited, or past its window
 		}
-		waiters := s.deps.dependents[id]
-		if len(waiters) == 0 || !s.jobTerminal(j) {
+		if !s.deps.HasDependents(id) || !s.jobTerminal(j) {
 			continue
 		}
-		delete(s.deps.dependents, id)
+		waiters := s.deps.TakeDependents(id)
 		outcome, now := s.jobOutcome(j), s.jobEnded(j)
 		for _, wid := range waiters {
 			s.settleOne(wid, id, outcome, now)
@@ -222,12 +153,12 @@ func (s *Store) settleDependents() {
 
 // settleOne settles waiter's dependency on ended, which ended outcome.
 func (s *Store) settleOne(waiter, ended, outcome string, now time.Time) {
-	if _, waits := s.deps.waiting[waiter]; !waits {
+	if !s.deps.Waits(waiter) {
 		return // cancelled since, or already settled
 	}
 	w, ok := s.jobs.Lookup(waiter)
 	if !ok || s.jobTerminal(w) {
-		delete(s.deps.waiting, waiter) // cancelled while it waited (and maybe collected since)
+		s.deps.Stop(waiter) // cancelled while it waited (and maybe collected since)
 		return
 	}
 	i := slices.IndexFunc(w.Spec.DependsOn, func(d command.Dependency) bool { return d.Job == ended })
@@ -235,15 +166,13 @@ func (s *Store) settleOne(waiter, ended, outcome string, now time.Time) {
 		return
 	}
 	d := w.Spec.DependsOn[i]
-	if !conditionHolds(d.Condition, outcome) {
-		s.cancelWaiting(w, brokenReason(d, outcome), now) // touches w: its own waiters settle next
+	if !deps.Holds(d.Condition, outcome) {
+		s.cancelWaiting(w, deps.Broken(d, outcome), now) // touches w: its own waiters settle next
 		return
 	}
-	s.deps.waiting[waiter]--
-	if s.deps.waiting[waiter] > 0 {
+	if s.deps.Met(waiter) > 0 {
 		return
 	}
-	delete(s.deps.waiting, waiter)
 	s.enqueueJob(w) // parallelism.go
 	s.markPending()
 }
@@ -252,7 +181,7 @@ func (s *Store) settleOne(waiter, ended, outcome string, now time.Time) {
 // a dependency (its tasks are not in the queue, so only a stale or forged
 // placement names one).
 func (s *Store) checkNotWaiting(j *Job) error {
-	if s.deps.waiting[j.ID] > 0 {
+	if s.deps.Unmet(j.ID) > 0 {
 		return fmt.Errorf("job %s waits for its dependencies: %w", j.ID, ErrConflict)
 	}
 	return nil
@@ -261,7 +190,7 @@ func (s *Store) checkNotWaiting(j *Job) error {
 // waitingFor names, for a pending reason, a dependency j still waits
 // for, or "".
 func (s *Store) waitingFor(j *Job) string {
-	if s.deps.waiting[j.ID] == 0 {
+	if s.deps.Unmet(j.ID) == 0 {
 		return ""
 	}
 	for _, d := range j.Spec.DependsOn {
@@ -275,14 +204,14 @@ func (s *Store) waitingFor(j *Job) string {
 // rebuildDependencies derives the index from the jobs and tasks after a
 // restore, and takes the tasks of waiting jobs out of the queue.
 func (s *Store) rebuildDependencies() {
-	s.deps = newDepIndex()
+	s.deps = deps.New()
 	for _, id := range s.jobOrder {
 		j := s.jobs.Get(id)
 		if s.jobTerminal(j) {
 			continue
 		}
 		if bounded(j) {
-			s.deps.bounded[j.ID] = struct{}{}
+			s.deps.Bound(j.ID)
 		}
 		if len(j.Spec.DependsOn) == 0 {
 			continue
@@ -319,13 +248,8 @@ func (s *Store) forHeld(f func(j *Job, held int)) {
 			f(j, n)
 		}
 	}
-	for id := range s.deps.waiting {
+	for id := range s.deps.Held() {
 		visit(id)
-	}
-	for id := range s.deps.bounded {
-		if _, waits := s.deps.waiting[id]; !waits {
-			visit(id)
-		}
 	}
 }
 

@@ -35,6 +35,7 @@ var rooms = map[string][]string{
 	"artifacts":  {command, stateerr},
 	"audit":      {command, stateerr},
 	"cow":        nil,
+	"deps":       {command, stateerr, state + "/record"},
 	"creds":      {command, stateerr},
 	"enroll":     {stateerr},
 	"groups":     {command, stateerr},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/sched/place"
+	"github.com/gpulayer/gpulayer/coordinator/state/deps"
 )
 
 // Defaults applied to a job spec at submission.
@@ -74,7 +75,7 @@ func (s *Store) submitJob(c command.SubmitJob) (SubmitOutcome, error) {
 	if _, ok := s.teams.Get(command.TeamOf(c.Team)); !ok {
 		return SubmitOutcome{}, fmt.Errorf("team %s: %w", c.Team, ErrNotFound)
 	}
-	if err := s.checkDependencies(c, count); err != nil {
+	if err := deps.Check(c, count, func(id string) bool { _, ok := s.jobs.Lookup(id); return ok }); err != nil {
 		return SubmitOutcome{}, err
 	}
 	// Every check before any change: a refused job leaves nothing behind.

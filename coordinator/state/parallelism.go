@@ -25,7 +25,7 @@ func bounded(j *Job) bool {
 // bounded job its window.
 func (s *Store) enqueueJob(j *Job) {
 	if bounded(j) {
-		s.deps.bounded[j.ID] = struct{}{}
+		s.deps.Bound(j.ID)
 		s.fitWindow(j)
 		return
 	}
@@ -46,7 +46,7 @@ func (s *Store) fitWindow(j *Job) {
 		return
 	}
 	room := 0
-	if s.deps.waiting[j.ID] == 0 {
+	if s.deps.Unmet(j.ID) == 0 {
 		room = j.Spec.Parallelism - s.activeTasks(j)
 	}
 	k := keyOf(j)

@@ -10,6 +10,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 	"github.com/gpulayer/gpulayer/coordinator/state/cow"
 	"github.com/gpulayer/gpulayer/coordinator/state/creds"
+	"github.com/gpulayer/gpulayer/coordinator/state/deps"
 	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/state/output"
@@ -101,7 +102,7 @@ type tables struct {
 	inuse *teamLoad
 
 	// deps indexes the jobs that wait for others (dependencies.go).
-	deps *depIndex
+	deps *deps.Index
 }
 
 // New returns an empty store keeping task output in memory.
@@ -139,7 +140,7 @@ func (s *Store) reset() {
 	s.seq = 0
 	s.queue = pending.New()
 	s.inuse = newTeamLoad()
-	s.deps = newDepIndex()
+	s.deps = deps.New()
 }
 
 // Apply applies one command and returns its result. A Batch yields a
