@@ -15,7 +15,7 @@ import (
 // the executors they run on, and the ready workers where at least one of
 // them could run once a GPU there offers the profile: every term of the
 // task but its devices (executor, capability, target, affinity, a
-// worker's exclusivity, max per worker; canRun).
+// worker's exclusivity, max per worker; place.CanRun).
 type MIGDemand struct {
 	Profile   string
 	Tasks     int

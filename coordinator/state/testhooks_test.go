@@ -31,7 +31,7 @@ func (s *Store) InGroup(workerID, groupID string) bool {
 // taking the first ranks it can and the other ready workers, nearest it
 // first (place.ByTopology: its NVLink domain, switch and rack; then the
 // switches with most room; in id order where no labels say), the rest,
-// each within its free slots (place.FreeSlots). It reports
+// each within its free slots (place's freeSlots). It reports
 // false when the job is not a gang whose tasks are all pending, or when
 // the fleet cannot take them all now, or when workerID can take none.
 func (s *Store) PlanGang(workerID, capability string, slots int, jobID string) ([]place.Member, bool) {

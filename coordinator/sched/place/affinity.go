@@ -30,9 +30,9 @@ type Groups interface {
 	InGroup(workerID, group string) bool
 }
 
-// Satisfies reports whether worker w may take work for target t (nil:
+// satisfies reports whether worker w may take work for target t (nil:
 // any worker may).
-func Satisfies(g Groups, w *record.Worker, t *command.Target) bool {
+func satisfies(g Groups, w *record.Worker, t *command.Target) bool {
 	if t == nil {
 		return true
 	}
@@ -58,8 +58,8 @@ func ruleMatches(g Groups, w *record.Worker, r command.AffinityRule) bool {
 	}
 }
 
-// RequiredRule returns the first required rule w breaks, if any.
-func RequiredRule(g Groups, w *record.Worker, rules []command.AffinityRule) (command.AffinityRule, bool) {
+// requiredRule returns the first required rule w breaks, if any.
+func requiredRule(g Groups, w *record.Worker, rules []command.AffinityRule) (command.AffinityRule, bool) {
 	for _, r := range rules {
 		if r.Required && ruleMatches(g, w, r) == r.Repels() {
 			return r, true
@@ -99,14 +99,14 @@ func runningOf(v MatchView, w *record.Worker, job string) int {
 	return n
 }
 
-// Eligible reports whether w, live, could take a task of j with every
+// eligible reports whether w, live, could take a task of j with every
 // GPU free: status, executor, capability, target, required rules, GPUs.
-func Eligible(g Groups, w *record.Worker, j *record.Job) bool {
+func eligible(g Groups, w *record.Worker, j *record.Job) bool {
 	spec := j.Spec
-	if w.Status != record.WorkerReady || !fit.CapabilityAllows(w.Capabilities, "", spec.Capability) || !Satisfies(g, w, spec.Target) {
+	if w.Status != record.WorkerReady || !fit.CapabilityAllows(w.Capabilities, "", spec.Capability) || !satisfies(g, w, spec.Target) {
 		return false
 	}
-	if _, broken := RequiredRule(g, w, j.Rules()); broken {
+	if _, broken := requiredRule(g, w, j.Rules()); broken {
 		return false
 	}
 	executor := false
@@ -130,7 +130,7 @@ func deferral(v MatchView, w *record.Worker, j *record.Job, t *record.Task, now 
 	}
 	mine, load := score(v, w, j.Rules()), runningOf(v, w, j.ID)
 	for o := range v.AllWorkers() {
-		if o == w || !Eligible(v, o, j) {
+		if o == w || !eligible(v, o, j) {
 			continue
 		}
 		if soft && score(v, o, j.Rules()) > mine {

@@ -40,10 +40,10 @@ func CanRun(f Fleet, w *record.Worker, j *record.Job, t *record.Task, capability
 	if !fit.CapabilityAllows(w.Capabilities, capability, spec.Capability) {
 		return fmt.Errorf("worker %s lacks capability %q: %w", w.ID, spec.Capability, stateerr.ErrConflict)
 	}
-	if !Satisfies(f, w, spec.Target) {
+	if !satisfies(f, w, spec.Target) {
 		return fmt.Errorf("task %s targets %s %s: %w", t.ID, spec.Target.Kind, spec.Target.ID, stateerr.ErrConflict)
 	}
-	if r, broken := RequiredRule(f, w, j.Rules()); broken {
+	if r, broken := requiredRule(f, w, j.Rules()); broken {
 		return fmt.Errorf("worker %s breaks job %s's required affinity %+v: %w", w.ID, j.ID, r, stateerr.ErrConflict)
 	}
 	v := f.WorkerView(w)

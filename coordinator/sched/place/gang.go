@@ -20,7 +20,7 @@ type Member struct {
 // worker w, whose acquire asks for up to slots tasks narrowed by
 // capability, beside what tent already gives: w takes the first ranks
 // it can, then the other ready workers that run the job's executor, in
-// GangOrder (nearest w first), each within its free slots (FreeSlots).
+// GangOrder (nearest w first), each within its free slots (freeSlots).
 // false: the fleet cannot take every member now, or w takes none (then
 // another worker's acquire will place the gang).
 func Gang(v View, w *record.Worker, capability string, slots int, j *record.Job, ts []*record.Task, tent *Tentative) ([]Member, bool) {
@@ -34,7 +34,7 @@ func Gang(v View, w *record.Worker, capability string, slots int, j *record.Job,
 	var plan []Member
 	next := 0
 	for i, o := range append([]*record.Worker{w}, others...) {
-		narrow, room := "", FreeSlots(o)
+		narrow, room := "", freeSlots(o)
 		if i == 0 {
 			narrow, room = capability, slots
 		}
@@ -57,10 +57,10 @@ func Gang(v View, w *record.Worker, capability string, slots int, j *record.Job,
 	return nil, false
 }
 
-// FreeSlots is how many more tasks worker w can run: what its agent said
+// freeSlots is how many more tasks worker w can run: what its agent said
 // it runs at most (Worker.MaxTasks) less what it holds, or one when its
 // agent never said.
-func FreeSlots(w *record.Worker) int {
+func freeSlots(w *record.Worker) int {
 	if w.MaxTasks <= 0 {
 		return 1
 	}
@@ -70,7 +70,7 @@ func FreeSlots(w *record.Worker) int {
 // MemberFits reports whether w may take one more member of gang job j
 // beside what tent gave it: exclusive_worker and max_per_worker.
 func MemberFits(j *record.Job, w *record.Worker, tent *Tentative) bool {
-	n := tent.Members(w.ID)
+	n := tent.members(w.ID)
 	return !(n > 0 && j.Spec.ExclusiveWorker) && !(j.Spec.MaxPerWorker > 0 && n >= j.Spec.MaxPerWorker)
 }
 
@@ -86,7 +86,7 @@ func fitsTentatively(v View, w *record.Worker, j *record.Job, t *record.Task, ca
 	}
 	var fitting []command.Device
 	for _, d := range v.WorkerView(w).Free {
-		if !tent.Given(d.UUID) && fit.DeviceFits(d, r) && !v.HeldFromOthers(w, []string{d.UUID}, t.ID, time.Time{}) {
+		if !tent.given(d.UUID) && fit.DeviceFits(d, r) && !v.HeldFromOthers(w, []string{d.UUID}, t.ID, time.Time{}) {
 			fitting = append(fitting, d)
 		}
 	}

@@ -241,7 +241,7 @@ func (m *matcher) gangWithin(j *record.Job) ([]Member, bool) {
 	}
 	tent := NewTentative()
 	if !m.hold.Spares(j, m.now) {
-		tent.Reserve(maps.Keys(m.hold.Devices))
+		tent.reserve(maps.Keys(m.hold.Devices))
 	}
 	plan, ok := Gang(v, m.w, m.capability, m.slots, j, ts, tent)
 	if !ok {

@@ -57,16 +57,9 @@ func (q *queued) Limits(team string) teams.Limits {
 	return teams.Limits{Name: team, Bounded: q.full[team], Weight: 100}
 }
 
+// PickDevices is the store's choice without a backfill hold.
 func (q *queued) PickDevices(w *record.Worker, j *record.Job, _ *record.Task, _ *backfill.Hold, _ time.Time) ([]string, bool) {
-	free := q.WorkerView(w).Free
-	if len(free) < j.Spec.Resources.GPUs {
-		return nil, false
-	}
-	var out []string
-	for _, d := range free[:j.Spec.Resources.GPUs] {
-		out = append(out, d.UUID)
-	}
-	return out, true
+	return PickDevices(q, w, j.Spec.Resources, nil)
 }
 
 var _ MatchView = (*queued)(nil)

@@ -158,7 +158,7 @@ func TestGangRefusals(t *testing.T) {
 		t.Fatalf("three members on two GPUs: %v", plan)
 	}
 	tent := NewTentative()
-	tent.Reserve(slices.Values([]string{"GPU-w2-0"}))
+	tent.reserve(slices.Values([]string{"GPU-w2-0"}))
 	if plan, ok := Gang(f, w, "", 1, j, ts, tent); ok {
 		t.Fatalf("w2's GPU is reserved, yet %v", plan)
 	}
@@ -176,7 +176,7 @@ func TestMemberFitsAndDevicesFit(t *testing.T) {
 		t.Fatal("an empty worker takes a member")
 	}
 	tent.Take("w1", []string{"GPU-w1-0"})
-	if !tent.Given("GPU-w1-0") || !tent.AnyGiven([]string{"x", "GPU-w1-0"}) || tent.Members("w1") != 1 {
+	if !tent.given("GPU-w1-0") || !tent.AnyGiven([]string{"x", "GPU-w1-0"}) || tent.members("w1") != 1 {
 		t.Fatalf("Take did not count: %+v", tent)
 	}
 	j.Spec.MaxPerWorker = 1
@@ -204,7 +204,7 @@ func TestMemberFitsAndDevicesFit(t *testing.T) {
 			t.Errorf("DevicesFit(%v, %+v) = %v, want %v", c.devs, c.r, got, c.want)
 		}
 	}
-	if FreeSlots(&record.Worker{}) != 1 || FreeSlots(w) != 4 {
-		t.Fatalf("FreeSlots: %d and %d, want 1 (never said) and 4", FreeSlots(&record.Worker{}), FreeSlots(w))
+	if freeSlots(&record.Worker{}) != 1 || freeSlots(w) != 4 {
+		t.Fatalf("freeSlots: %d and %d, want 1 (never said) and 4", freeSlots(&record.Worker{}), freeSlots(w))
 	}
 }

@@ -22,16 +22,16 @@ func (p *Tentative) Take(workerID string, devs []string) {
 	}
 }
 
-// Reserve keeps devs out of the plan without giving them to a member
+// reserve keeps devs out of the plan without giving them to a member
 // (the GPUs a backfill hold keeps for the head).
-func (p *Tentative) Reserve(devs iter.Seq[string]) {
+func (p *Tentative) reserve(devs iter.Seq[string]) {
 	for d := range devs {
 		p.devices[d] = true
 	}
 }
 
-// Given reports whether device uuid is given or reserved.
-func (p *Tentative) Given(uuid string) bool { return p.devices[uuid] }
+// given reports whether device uuid is given or reserved.
+func (p *Tentative) given(uuid string) bool { return p.devices[uuid] }
 
 // AnyGiven reports whether any of devs is given or reserved.
 func (p *Tentative) AnyGiven(devs []string) bool {
@@ -43,5 +43,5 @@ func (p *Tentative) AnyGiven(devs []string) bool {
 	return false
 }
 
-// Members is how many members worker workerID was given.
-func (p *Tentative) Members(workerID string) int { return p.count[workerID] }
+// members is how many members worker workerID was given.
+func (p *Tentative) members(workerID string) int { return p.count[workerID] }

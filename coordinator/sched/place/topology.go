@@ -72,7 +72,7 @@ func ByTopology(w *record.Worker, others []*record.Worker, names []string) []*re
 		of[i] = g
 		gr := &groups[g]
 		gr.near = min(gr.near, near)
-		gr.slots += FreeSlots(o)
+		gr.slots += freeSlots(o)
 		gr.count++
 	}
 	rank := make([]int, len(groups)) // group index → place in the order

@@ -54,7 +54,7 @@ func Why(v WhyView, j *record.Job) string {
 	}
 	var broken command.AffinityRule
 	cands = slices.DeleteFunc(cands, func(w *record.Worker) bool {
-		r, ok := RequiredRule(v, w, j.Rules())
+		r, ok := requiredRule(v, w, j.Rules())
 		if ok {
 			broken = r
 		}
@@ -126,7 +126,7 @@ func liveCandidates(v WhyView, t *command.Target) ([]*record.Worker, string) {
 		}
 		members := 0
 		for w := range v.AllWorkers() {
-			if Satisfies(v, w, t) {
+			if satisfies(v, w, t) {
 				members++
 				if w.Status == record.WorkerReady {
 					cands = append(cands, w)
@@ -242,9 +242,9 @@ func verb(n int, one, many string) string {
 }
 
 // Why a task some live worker could run waits in the queue: its team has
-// no room for it (teamroom.go), another team with less than its fair
-// share waits too (fairshare.go), or the GPUs it could use are held for
-// the task at the head of the order (backfill.go). A task that waits
+// no room for it (the view's Limits and InUse), another team with less
+// than its fair share waits too (share.go), or the GPUs it could use are
+// held for the task at the head of the order (the view's Hold). A task that waits
 // only for a GPU to free up says nothing. All of it is read from
 // replicated data, so every node says the same.
 

@@ -35,8 +35,8 @@ type OfferedDevice struct {
 	End    backfill.End
 }
 
-// Busy reports whether an active task holds d, whole or by a share.
-func (d OfferedDevice) Busy() bool { return d.Whole || d.Shared }
+// busy reports whether an active task holds d, whole or by a share.
+func (d OfferedDevice) busy() bool { return d.Whole || d.Shared }
 
 // WorkerView is what one worker offers now.
 type WorkerView struct {
@@ -85,7 +85,7 @@ func NewWorkerView(w *record.Worker, held []Holding) *WorkerView {
 		used, isShared := shared[d.UUID]
 		od := OfferedDevice{Device: d, Whole: whole[d.UUID], Shared: isShared, Used: used, End: ends[d.UUID]}
 		v.Offered = append(v.Offered, od)
-		if !od.Busy() {
+		if !od.busy() {
 			v.Free = append(v.Free, d)
 		}
 		if od.Whole {
@@ -105,24 +105,24 @@ func NewWorkerView(w *record.Worker, held []Holding) *WorkerView {
 	return v
 }
 
-// HoldSlots is w's backfill slots for a member of j of per GPUs (Slots),
+// HoldSlots is w's backfill slots for a member of j of per GPUs (slots),
 // or none when w could not run j: its status, executors, capabilities,
 // target or required affinity.
 func HoldSlots(f Fleet, w *record.Worker, j *record.Job, per int) []backfill.Slot {
 	if w.Status != record.WorkerReady || !slices.Contains(w.Executors, j.Spec.Executor) ||
-		!fit.CapabilityAllows(w.Capabilities, "", j.Spec.Capability) || !Satisfies(f, w, j.Spec.Target) {
+		!fit.CapabilityAllows(w.Capabilities, "", j.Spec.Capability) || !satisfies(f, w, j.Spec.Target) {
 		return nil
 	}
-	if _, broken := RequiredRule(f, w, j.Rules()); broken {
+	if _, broken := requiredRule(f, w, j.Rules()); broken {
 		return nil
 	}
-	return f.WorkerView(w).Slots(w, j.Spec, per)
+	return f.WorkerView(w).slots(w, j.Spec, per)
 }
 
-// Slots splits the view's devices that fit spec into members of per
+// slots splits the view's devices that fit spec into members of per
 // GPUs, earliest free first, as many as w's and the job's placement
 // rules allow: the backfill slots of worker w.
-func (v *WorkerView) Slots(w *record.Worker, spec command.JobSpec, per int) []backfill.Slot {
+func (v *WorkerView) slots(w *record.Worker, spec command.JobSpec, per int) []backfill.Slot {
 	type dev struct {
 		uuid    string
 		end     backfill.End
@@ -131,7 +131,7 @@ func (v *WorkerView) Slots(w *record.Worker, spec command.JobSpec, per int) []ba
 	var devs []dev
 	for _, d := range v.Offered {
 		if fit.DeviceFits(d.Device, spec.Resources) {
-			devs = append(devs, dev{uuid: d.Device.UUID, end: d.End, unknown: d.Busy() && d.End.Unknown})
+			devs = append(devs, dev{uuid: d.Device.UUID, end: d.End, unknown: d.busy() && d.End.Unknown})
 		}
 	}
 	slices.SortStableFunc(devs, func(a, b dev) int {

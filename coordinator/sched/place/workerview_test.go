@@ -43,7 +43,7 @@ func TestWorkerViewFromItsTasks(t *testing.T) {
 	if v.Room != (Room{Whole: 1, Partial: true}) || !v.Exclusive || v.PerJob["share"] != 2 {
 		t.Errorf("room %+v, exclusive %v, per job %v", v.Room, v.Exclusive, v.PerJob)
 	}
-	slots := v.Slots(w, command.JobSpec{Resources: &command.Resources{GPUs: 1}}, 1)
+	slots := v.slots(w, command.JobSpec{Resources: &command.Resources{GPUs: 1}}, 1)
 	var order []string
 	for _, s := range slots {
 		order = append(order, s.Devices[0])

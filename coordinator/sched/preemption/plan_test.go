@@ -60,6 +60,11 @@ func TestPlanLeavesWhatNeedsNone(t *testing.T) {
 	if !PlaceableNow(f, f.jobs["fits"], f.tasks["fits-0"], now, true) {
 		t.Fatal("PlaceableNow: a free GPU is there")
 	}
+	f.held["GPU-w1-1"] = "wide-0"
+	if PlaceableNow(f, f.jobs["fits"], f.tasks["fits-0"], now, true) {
+		t.Fatal("PlaceableNow: the free GPU is held for another task")
+	}
+	delete(f.held, "GPU-w1-1")
 	if c, ok := Plan(f, candidates(f, "wide-0"), now, Options{}); ok {
 		t.Fatalf("a plan with a victim that may not be preempted: %+v", c)
 	}
@@ -70,8 +75,11 @@ func TestPlanLeavesWhatNeedsNone(t *testing.T) {
 func TestPlanTakesOwnTeamFirstAtTheCeiling(t *testing.T) {
 	f := newFleet()
 	w := f.worker("w1", 2)
-	f.quota["research"] = 100
-	f.ceiling["research"] = 100
+	// research holds 1 GPU of its quota and ceiling of 1.5: another
+	// team's borrowed task is a victim by the policy, yet stopping it
+	// would not make research's room; only its own task does.
+	f.quota["research"] = 150
+	f.ceiling["research"] = 150
 	f.busy(w, "m", "ml", 0, 0)
 	f.busy(w, "low", "research", 1, 1)
 	f.job("r", "research", 1, 5, 1)
