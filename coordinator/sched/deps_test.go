@@ -33,6 +33,7 @@ func TestRulesImportOnlyRecords(t *testing.T) {
 // the state's sentinel errors, the pending index it reads, a team's
 // limits, and the pure rules (fit, backfill), never the store itself, so
 // a plan and the state machine's check of it read the same functions.
+// Preemption reads place's rules (CanRun, DeviceUse) rather than its own.
 func TestPlansReadAView(t *testing.T) {
 	for dir, least := range map[string]int{"preemption": 5, "place": 6} {
 		t.Run(dir, func(t *testing.T) {
@@ -40,6 +41,7 @@ func TestPlansReadAView(t *testing.T) {
 				"github.com/gpulayer/gpulayer/coordinator/command",
 				"github.com/gpulayer/gpulayer/coordinator/sched/backfill",
 				"github.com/gpulayer/gpulayer/coordinator/sched/fit",
+				"github.com/gpulayer/gpulayer/coordinator/sched/place",
 				"github.com/gpulayer/gpulayer/coordinator/state/pending",
 				"github.com/gpulayer/gpulayer/coordinator/state/record",
 				"github.com/gpulayer/gpulayer/coordinator/state/stateerr",

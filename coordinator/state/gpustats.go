@@ -1,6 +1,9 @@
 package state
 
-import "github.com/gpulayer/gpulayer/coordinator/sched/fit"
+import (
+	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
+)
 
 // GPUCounts are a GPU model's devices by what they can do now, each
 // device in one count at most.
@@ -29,7 +32,7 @@ func (s *Store) countGPUs(w *Worker, by map[string]GPUCounts) {
 	if w.Status == workerRevoked || len(w.Devices) == 0 {
 		return
 	}
-	whole, shared := s.deviceUse(w)
+	whole, shared := place.DeviceUse(w, s.holding, nil)
 	for _, d := range w.Devices {
 		if d.MIGEnabled {
 			continue

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
 	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 	"github.com/gpulayer/gpulayer/coordinator/sched/preemption"
@@ -45,37 +44,17 @@ func (v planView) Task(id string) *Task     { return v.s.tasks.Get(id) }
 func (v planView) AllWorkers() iter.Seq[*Worker] { return maps.Values(v.s.workers) }
 func (v planView) WorkerCount() int              { return len(v.s.workers) }
 
-func (v planView) CanRun(w *Worker, j *Job, t *Task, capability string) error {
-	return place.CanRun(v, w, j, t, capability)
-}
-
 func (v planView) GangOrder(w *Worker, others []*Worker) []*Worker { return gangOrder(v.s, w, others) }
 
-func (v planView) FreeDevices(w *Worker) []command.Device { return v.s.viewOf(w).Free }
 func (v planView) WorkerView(w *Worker) *place.WorkerView { return v.s.viewOf(w) }
 
-func (v planView) DeviceUse(w *Worker, gone map[string]bool) (map[string]bool, map[string]uint64) {
-	return v.s.deviceUseBeside(w, gone)
-}
+func (v planView) Holding(taskID string) place.Holding { return v.s.holding(taskID) }
 
 func (v planView) HeldFromOthers(w *Worker, devs []string, taskID string, now time.Time) bool {
 	return v.s.heldFromOthers(w, devs, taskID, now)
 }
 
 func (v planView) InUse(team string) int64 { return v.s.inuse.inUse(team) }
-
-// Quota is a team's guaranteed quota in hundredths of a GPU (a team gone
-// since counts none).
-func (v planView) Quota(team string) int64 {
-	if t, ok := v.s.teams.Get(team); ok {
-		return t.Settings.QuotaCentiGPUs
-	}
-	return 0
-}
-
-func (v planView) RoomFor(team string, use, need int64, preemptible bool) bool {
-	return v.s.teams.Limits(team).RoomFor(use, need, preemptible) == nil
-}
 
 func (v planView) Queue() *pending.Queue             { return v.s.queue }
 func (v planView) TeamOrder() []string               { return v.s.teamOrder() }

@@ -53,7 +53,7 @@ func (s *Store) preemptCandidates(now time.Time, n int) []preemption.Candidate {
 			}
 			team := command.TeamOf(j.Team)
 			low, runs := lowest[team]
-			if v.InUse(team) >= v.Quota(team) && (!runs || low >= j.Spec.Priority) {
+			if v.InUse(team) >= v.Limits(team).Quota && (!runs || low >= j.Spec.Priority) {
 				continue
 			}
 			if j.Spec.Gang {

@@ -66,6 +66,10 @@ func (l *teamLoad) release(taskID string) {
 	}
 }
 
+// endOf is when active task taskID is expected to end (zero if it holds
+// nothing).
+func (l *teamLoad) endOf(taskID string) backfill.End { return l.byTask[taskID].end }
+
 // inUse is what team's active tasks hold, in hundredths of a GPU.
 func (l *teamLoad) inUse(team string) int64 { return l.byTeam[team] }
 

@@ -100,12 +100,13 @@ func (s *Store) viewOf(w *Worker) *place.WorkerView {
 
 // buildView derives w's view from the state (place.NewWorkerView).
 func (s *Store) buildView(w *Worker) *place.WorkerView {
-	held := make([]place.Holding, 0, w.HeldCount())
-	for id := range w.Held() {
-		t := s.tasks.Get(id)
-		held = append(held, place.Holding{Task: t, Job: s.jobs.Get(t.JobID), End: s.inuse.byTask[id].end})
-	}
-	return place.NewWorkerView(w, held)
+	return place.NewWorkerView(w, s.holding, s.inuse.endOf)
+}
+
+// holding is an active task as placement reads it: the task and its job.
+func (s *Store) holding(taskID string) place.Holding {
+	t := s.tasks.Get(taskID)
+	return place.Holding{Task: t, Job: s.jobs.Get(t.JobID)}
 }
 
 // slotShape is what a worker's backfill slots depend on besides the

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
 	"github.com/gpulayer/gpulayer/coordinator/state/record"
 )
 
@@ -52,11 +53,7 @@ func (f *fleet) WorkerCount() int                     { return len(f.workers) }
 func (f *fleet) InGroup(string, string) bool { return false }
 
 func (f *fleet) WorkerView(w *record.Worker) *WorkerView {
-	var held []Holding
-	for id := range w.Held() {
-		held = append(held, Holding{Task: f.running[id], Job: f.occupier})
-	}
-	return NewWorkerView(w, held)
+	return NewWorkerView(w, func(id string) Holding { return Holding{Task: f.running[id], Job: f.occupier} }, noEnd)
 }
 
 func (f *fleet) HeldFromOthers(w *record.Worker, devs []string, taskID string, _ time.Time) bool {
@@ -71,6 +68,9 @@ func (f *fleet) HeldFromOthers(w *record.Worker, devs []string, taskID string, _
 func (f *fleet) GangOrder(w *record.Worker, others []*record.Worker) []*record.Worker {
 	return ByTopology(w, others, f.names)
 }
+
+// noEnd: no task of a test fleet has an expected end.
+func noEnd(string) backfill.End { return backfill.End{} }
 
 var _ View = (*fleet)(nil)
 

@@ -18,12 +18,11 @@ import (
 // what it was derived from changes (its workerview.go), so a replica
 // restored from a snapshot and one that replayed the log read the same.
 
-// Holding is one active task of a worker as its view reads it: the task,
-// its job, and when it is expected to end.
+// Holding is one active task of a worker as placement reads it: the
+// task and its job.
 type Holding struct {
 	Task *record.Task
 	Job  *record.Job
-	End  backfill.End
 }
 
 // OfferedDevice is one offered device of a worker and what holds it.
@@ -49,12 +48,24 @@ type WorkerView struct {
 	PerJob    map[string]int
 }
 
-// NewWorkerView derives w's view from its active tasks, held.
-func NewWorkerView(w *record.Worker, held []Holding) *WorkerView {
-	whole, shared := map[string]bool{}, map[string]uint64{}
-	var ends map[string]backfill.End
-	v := &WorkerView{}
-	for _, h := range held {
+// Fractional GPU sharing (docs/gpus.md, "Fractional sharing"). A task
+// whose resources set gpu_sharing takes gpu_memory_mib of one whole GPU's
+// memory instead of the GPU. A GPU is then either held whole, by one
+// exclusive task, or shared, by tasks whose shares sum to at most its
+// memory; it is never both. A GPU in MIG mode and MIG devices are never
+// shared, and an "enforced" share goes only to a GPU whose agent reports
+// how it enforces it (Device.Sharing).
+
+// DeviceUse says which of w's devices its active tasks, but those in
+// gone, hold whole, and how much memory (MiB) they hold of each shared
+// one; holding reads one of w's active tasks.
+func DeviceUse(w *record.Worker, holding func(taskID string) Holding, gone map[string]bool) (whole map[string]bool, shared map[string]uint64) {
+	whole, shared = map[string]bool{}, map[string]uint64{}
+	for id := range w.Held() {
+		if gone[id] {
+			continue
+		}
+		h := holding(id)
 		r := h.Job.Spec.Resources
 		for _, d := range h.Task.Devices {
 			if r.Shared() {
@@ -62,14 +73,28 @@ func NewWorkerView(w *record.Worker, held []Holding) *WorkerView {
 			} else {
 				whole[d] = true
 			}
+		}
+	}
+	return whole, shared
+}
+
+// NewWorkerView derives w's view from its active tasks, each read by
+// holding, and when each is expected to end.
+func NewWorkerView(w *record.Worker, holding func(taskID string) Holding, end func(taskID string) backfill.End) *WorkerView {
+	whole, shared := DeviceUse(w, holding, nil)
+	var ends map[string]backfill.End
+	v := &WorkerView{}
+	for id := range w.Held() {
+		h, e := holding(id), end(id)
+		for _, d := range h.Task.Devices {
 			if ends == nil {
 				ends = map[string]backfill.End{}
 			}
 			// A device's end is when the last of its holders is expected
 			// to end (backfill.EndOf, as the store keeps it with what each
 			// task holds), unknown when any holder's is.
-			if old, seen := ends[d]; !seen || !(old.Unknown || (!h.End.Unknown && old.At.After(h.End.At))) {
-				ends[d] = h.End
+			if old, seen := ends[d]; !seen || !(old.Unknown || (!e.Unknown && old.At.After(e.At))) {
+				ends[d] = e
 			}
 		}
 		v.Exclusive = v.Exclusive || h.Job.Spec.ExclusiveWorker

@@ -22,12 +22,19 @@ func TestWorkerViewFromItsTasks(t *testing.T) {
 	end := backfill.End{At: time.Date(2026, 12, 7, 13, 0, 0, 0, time.UTC)}
 	whole := &record.Job{ID: "whole", Spec: command.JobSpec{Resources: &command.Resources{GPUs: 1}, ExclusiveWorker: true}}
 	share := &record.Job{ID: "share", Spec: command.JobSpec{Resources: &command.Resources{GPUs: 1, GPUMemoryMiB: 1000, GPUSharing: "unenforced"}}}
-	held := []Holding{
-		{Task: &record.Task{ID: "a", Devices: []string{"GPU-w1-0"}}, Job: whole, End: end},
-		{Task: &record.Task{ID: "b", Devices: []string{"GPU-w1-1"}}, Job: share, End: backfill.End{Unknown: true}},
-		{Task: &record.Task{ID: "c", Devices: []string{"GPU-w1-1"}}, Job: share, End: end},
+	held := map[string]Holding{
+		"a": {Task: &record.Task{ID: "a", Devices: []string{"GPU-w1-0"}}, Job: whole},
+		"b": {Task: &record.Task{ID: "b", Devices: []string{"GPU-w1-1"}}, Job: share},
+		"c": {Task: &record.Task{ID: "c", Devices: []string{"GPU-w1-1"}}, Job: share},
 	}
-	v := NewWorkerView(w, held)
+	ends := map[string]backfill.End{"a": end, "b": {Unknown: true}, "c": end}
+	for id := range held {
+		w.Hold(id)
+	}
+	v := NewWorkerView(w, func(id string) Holding { return held[id] }, func(id string) backfill.End { return ends[id] })
+	if whole, shared := DeviceUse(w, func(id string) Holding { return held[id] }, map[string]bool{"b": true}); !whole["GPU-w1-0"] || shared["GPU-w1-1"] != 1000 {
+		t.Errorf("DeviceUse beside b: whole %v, shared %v; want GPU 0 whole and one 1000 MiB share of GPU 1", whole, shared)
+	}
 	if len(v.Offered) != 3 {
 		t.Fatalf("offered %d devices, want 3 (the unhealthy one is not)", len(v.Offered))
 	}

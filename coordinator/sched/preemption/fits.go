@@ -5,10 +5,11 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 	"github.com/gpulayer/gpulayer/coordinator/state/record"
 )
 
-// deviceUsage is a worker's device use (View.DeviceUse), kept across
+// deviceUsage is a worker's device use (place.DeviceUse), kept across
 // the calls of one plan.
 type deviceUsage struct {
 	whole  map[string]bool
@@ -36,12 +37,12 @@ func placeableNow(v View, workers []*record.Worker, pj *record.Job, p *record.Ta
 	for _, w := range workers {
 		u, ok := use[w.ID]
 		if !ok {
-			u.whole, u.shared = v.DeviceUse(w, nil)
+			u.whole, u.shared = place.DeviceUse(w, v.Holding, nil)
 			if use != nil {
 				use[w.ID] = u
 			}
 		}
-		if (r == nil || r.GPUs == 0 || fitsUse(v, w, r, p.ID, u.whole, u.shared, now)) && v.CanRun(w, pj, p, "") == nil {
+		if (r == nil || r.GPUs == 0 || fitsUse(v, w, r, p.ID, u.whole, u.shared, now)) && place.CanRun(v, w, pj, p, "") == nil {
 			return true
 		}
 	}
@@ -65,7 +66,7 @@ func teamRoomAfter(v View, pj *record.Job, round *Round, atMost bool) bool {
 	if atMost {
 		need = fit.MostCenti(pj.Spec)
 	}
-	return v.RoomFor(team, use, need, pj.Spec.IsPreemptible())
+	return v.Limits(team).RoomFor(use, need, pj.Spec.IsPreemptible()) == nil
 }
 
 // FitsBeside reports whether p (of job pj) would fit on w at now were the
@@ -77,7 +78,7 @@ func FitsBeside(v View, w *record.Worker, pj *record.Job, p *record.Task, gone m
 	if r == nil || r.GPUs == 0 {
 		return true
 	}
-	whole, shared := v.DeviceUse(w, gone)
+	whole, shared := place.DeviceUse(w, v.Holding, gone)
 	return fitsUse(v, w, r, p.ID, whole, shared, now)
 }
 

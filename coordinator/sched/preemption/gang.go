@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 	"github.com/gpulayer/gpulayer/coordinator/state/record"
 )
 
@@ -30,7 +31,7 @@ func gangRoom(v View, w *record.Worker, j *record.Job, m *record.Task, gone map[
 	if w.Status != record.WorkerReady || r == nil || r.GPUs == 0 {
 		return 0
 	}
-	whole, shared := v.DeviceUse(w, gone)
+	whole, shared := place.DeviceUse(w, v.Holding, gone)
 	free := 0
 	for _, d := range w.Devices {
 		_, isShared := shared[d.UUID]
@@ -39,7 +40,7 @@ func gangRoom(v View, w *record.Worker, j *record.Job, m *record.Task, gone map[
 		}
 	}
 	n := free / r.GPUs
-	if n == 0 || v.CanRun(w, j, m, "") != nil { // the dearer test last
+	if n == 0 || place.CanRun(v, w, j, m, "") != nil { // the dearer test last
 		return 0
 	}
 	if w.MaxTasks > 0 {
@@ -164,7 +165,7 @@ func gangCouldFit(v View, workers []*record.Worker, j *record.Job, n int) bool {
 	var gpus int64
 	largest := map[string]int64{}
 	for _, w := range workers {
-		gpus += int64(len(v.FreeDevices(w)))
+		gpus += int64(len(v.WorkerView(w).Free))
 		for id := range w.Held() {
 			t := v.Task(id)
 			tj := v.Job(t.JobID)
@@ -179,7 +180,7 @@ func gangCouldFit(v View, workers []*record.Worker, j *record.Job, n int) bool {
 		}
 	}
 	for team, big := range largest {
-		if over := v.InUse(team) - v.Quota(team); over > 0 {
+		if over := v.InUse(team) - quota(v, team); over > 0 {
 			gpus += (over+command.CentiGPUsPerGPU-1)/command.CentiGPUsPerGPU + big
 		}
 	}

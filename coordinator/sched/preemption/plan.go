@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 	"github.com/gpulayer/gpulayer/coordinator/state/record"
 )
 
@@ -90,7 +91,7 @@ func planOn(v View, w *record.Worker, order []*record.Task, pj *record.Job, p *r
 			}
 			grace = max(grace, v.Job(vt.JobID).Spec.PreemptionGrace())
 			if FitsBeside(v, w, pj, p, gone, now) && teamRoomAfter(v, pj, round, true) {
-				if v.CanRun(w, pj, p, "") != nil {
+				if place.CanRun(v, w, pj, p, "") != nil {
 					return command.PreemptTasks{}, false
 				}
 				c.HoldUntil = now.Add(time.Duration(grace)*time.Second + o.HoldSlack)

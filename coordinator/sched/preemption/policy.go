@@ -35,6 +35,10 @@ func NewRound() *Round { return &Round{taken: map[string]int64{}} }
 // inUse is what team holds now, less what the round took.
 func (r *Round) inUse(v View, team string) int64 { return v.InUse(team) - r.taken[team] }
 
+// quota is team's guaranteed quota in hundredths of a GPU (none for a
+// team that is gone).
+func quota(v View, team string) int64 { return v.Limits(team).Quota }
+
 // attemptSince is when v's current attempt began running (assigned, if
 // it has not started).
 func attemptSince(v *record.Task) time.Time {
@@ -63,7 +67,7 @@ func VictimErr(v View, p *record.Task, pj *record.Job, victim *record.Task, r *R
 		}
 		return ErrNotBorrowing
 	}
-	if r.inUse(v, pTeam) < v.Quota(pTeam) && r.inUse(v, vTeam) > v.Quota(vTeam) {
+	if r.inUse(v, pTeam) < quota(v, pTeam) && r.inUse(v, vTeam) > quota(v, vTeam) {
 		return nil
 	}
 	return ErrNotBorrowing

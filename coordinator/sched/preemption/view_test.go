@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
+	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 	"github.com/gpulayer/gpulayer/coordinator/state/record"
+	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 )
 
 var t0 = time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
@@ -32,7 +34,7 @@ func newFleet() *fleet {
 // worker adds a ready worker with n healthy 80 GiB GPUs and room for as
 // many tasks.
 func (f *fleet) worker(id string, n int) *record.Worker {
-	w := &record.Worker{ID: id, Status: record.WorkerReady, MaxTasks: n, Executors: []string{"exec"}}
+	w := &record.Worker{ID: id, Status: record.WorkerReady, MaxTasks: n, Executors: []string{"exec"}, Capabilities: []string{"*"}}
 	for i := range n {
 		w.Devices = append(w.Devices, command.Device{Index: i, UUID: fmt.Sprintf("GPU-%s-%d", id, i), Name: "H100", MemoryMiB: 81920, Healthy: true})
 	}
@@ -86,35 +88,15 @@ func (f *fleet) Worker(id string) *record.Worker { return f.workers[id] }
 func (f *fleet) Job(id string) *record.Job       { return f.jobs[id] }
 func (f *fleet) Task(id string) *record.Task     { return f.tasks[id] }
 
-func (f *fleet) CanRun(w *record.Worker, j *record.Job, t *record.Task, _ string) error {
-	if w.Status != record.WorkerReady || !slices.Contains(w.Executors, j.Spec.Executor) {
-		return fmt.Errorf("worker %s cannot run %s", w.ID, t.ID)
-	}
-	return nil
+func (f *fleet) InGroup(string, string) bool { return false }
+
+func (f *fleet) WorkerView(w *record.Worker) *place.WorkerView {
+	return place.NewWorkerView(w, f.Holding, func(string) backfill.End { return backfill.End{} })
 }
 
-func (f *fleet) DeviceUse(w *record.Worker, gone map[string]bool) (map[string]bool, map[string]uint64) {
-	whole, shared := map[string]bool{}, map[string]uint64{}
-	for id := range w.Held() {
-		if gone[id] {
-			continue
-		}
-		for _, d := range f.tasks[id].Devices {
-			whole[d] = true
-		}
-	}
-	return whole, shared
-}
-
-func (f *fleet) FreeDevices(w *record.Worker) []command.Device {
-	whole, _ := f.DeviceUse(w, nil)
-	var out []command.Device
-	for _, d := range w.Devices {
-		if !whole[d.UUID] && fit.Offered(w, d) {
-			out = append(out, d)
-		}
-	}
-	return out
+func (f *fleet) Holding(taskID string) place.Holding {
+	t := f.tasks[taskID]
+	return place.Holding{Task: t, Job: f.jobs[t.JobID]}
 }
 
 func (f *fleet) HeldFromOthers(w *record.Worker, devs []string, taskID string, now time.Time) bool {
@@ -136,11 +118,10 @@ func (f *fleet) InUse(team string) int64 {
 	return n
 }
 
-func (f *fleet) Quota(team string) int64 { return f.quota[team] }
-
-func (f *fleet) RoomFor(team string, use, need int64, preemptible bool) bool {
-	most, ok := f.ceiling[team]
-	return !ok || use+need <= most
+// Limits gives a team its quota and, where the test set one, a ceiling.
+func (f *fleet) Limits(team string) teams.Limits {
+	most, bounded := f.ceiling[team]
+	return teams.Limits{Name: team, Quota: f.quota[team], Ceiling: most, Bounded: bounded, Weight: teams.DefaultWeightCenti}
 }
 
 var _ View = (*fleet)(nil)
