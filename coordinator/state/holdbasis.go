@@ -80,7 +80,7 @@ func (s *Store) holdChoice(j *Job, per, need int) []backfill.Slot {
 				lists = append(lists, l)
 			}
 		}
-		return choose(lists, need)
+		return backfill.First(lists, need)
 	}
 	b := s.basisFor(j, per)
 	if c := b.chosen; c != nil && len(c.slots) == need {
@@ -95,18 +95,6 @@ func (s *Store) holdChoice(j *Job, per, need int) []backfill.Slot {
 		}
 	}
 	return out
-}
-
-// choose is backfill.First(lists, need), or nil when there are fewer.
-func choose(lists [][]backfill.Slot, need int) []backfill.Slot {
-	total := 0
-	for _, l := range lists {
-		total += len(l)
-	}
-	if total < need {
-		return nil
-	}
-	return backfill.First(lists, need)
 }
 
 // basisFor is the basis of j's shape brought up to date: a new one, or

@@ -88,7 +88,7 @@ func TestWorkerViewsFollowTheState(t *testing.T) {
 				for _, w := range h.s.workers {
 					lists = append(lists, h.s.eligibleSlots(w, j, j.Spec.Resources.GPUs)) // the views are checked above
 				}
-				if want := choose(lists, 3); !reflect.DeepEqual(got, want) {
+				if want := backfill.First(lists, 3); !reflect.DeepEqual(got, want) {
 					t.Fatalf("seed %d, entry %d (%T): the hold chose %+v, a choice afresh %+v", seed, i, c, got, want)
 				}
 			}

@@ -13,21 +13,8 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/state/record"
 )
 
-// choose is First, or nil when the lists hold fewer than n slots (what
-// the state's hold choice does).
-func choose(lists [][]Slot, n int) []Slot {
-	total := 0
-	for _, l := range lists {
-		total += len(l)
-	}
-	if total < n {
-		return nil
-	}
-	return First(lists, n)
-}
-
 // First takes the same slots, in the same order, as sorting every
-// slot would.
+// slot would, and none when there are fewer than it is asked for.
 func TestFirstIsTheSortedPrefix(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	base := time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC)
@@ -46,7 +33,10 @@ func TestFirstIsTheSortedPrefix(t *testing.T) {
 		slices.SortFunc(all, Compare)
 		for _, n := range []int{0, 1, 3, len(all), len(all) + 2} {
 			got := First(lists, n)
-			want := all[:min(n, len(all))]
+			var want []Slot
+			if n <= len(all) {
+				want = all[:n]
+			}
 			if !reflect.DeepEqual(got, want) && (len(got) != 0 || len(want) != 0) {
 				t.Fatalf("trial %d, first %d: got %+v, want %+v", trial, n, got, want)
 			}
@@ -79,7 +69,7 @@ func TestIndexChoosesAsAFreshMerge(t *testing.T) {
 		for _, l := range lists {
 			all = append(all, l)
 		}
-		if got, want := x.First(n), choose(all, n); !reflect.DeepEqual(got, want) {
+		if got, want := x.First(n), First(all, n); !reflect.DeepEqual(got, want) {
 			t.Fatalf("step %d, first %d: the index chose %+v, a fresh merge %+v", step, n, got, want)
 		}
 	}

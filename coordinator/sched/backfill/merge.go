@@ -47,15 +47,21 @@ func (h heap) take(n int) []Slot {
 }
 
 // First returns the first n slots, in Compare order, of lists
-// each already in that order (one per worker): a merge over a heap of the
-// lists' heads, so choosing a hold costs the workers plus n steps, not a
-// sort of every Slot of the fleet.
+// each already in that order (one per worker), or nil when they hold
+// fewer than n (as Index.First): a merge over a heap of the lists' heads,
+// so choosing a hold costs the workers plus n steps, not a sort of every
+// Slot of the fleet.
 func First(lists [][]Slot, n int) []Slot {
 	h := make(heap, 0, len(lists))
+	total := 0
 	for _, l := range lists {
 		if len(l) > 0 {
 			h = append(h, head{list: l})
+			total += len(l)
 		}
+	}
+	if total < n {
+		return nil
 	}
 	for i := len(h)/2 - 1; i >= 0; i-- {
 		h.down(i)
