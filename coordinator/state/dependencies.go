@@ -139,10 +139,13 @@ func (s *Store) settleDependents() {
 		if s.deps.Tracked(id) && s.jobTerminal(j) {
 			s.deps.Ended(id) // cancelled while it waited, or past its window
 		}
-		if !s.deps.HasDependents(id) || !s.jobTerminal(j) {
+		if !s.jobTerminal(j) {
 			continue
 		}
 		waiters := s.deps.TakeDependents(id)
+		if len(waiters) == 0 {
+			continue
+		}
 		outcome, now := s.jobOutcome(j), s.jobEnded(j)
 		for _, wid := range waiters {
 			s.settleOne(wid, id, outcome, now)
@@ -153,7 +156,7 @@ func (s *Store) settleDependents() {
 
 // settleOne settles waiter's dependency on ended, which ended outcome.
 func (s *Store) settleOne(waiter, ended, outcome string, now time.Time) {
-	if !s.deps.Waits(waiter) {
+	if s.deps.Unmet(waiter) == 0 {
 		return // cancelled since, or already settled
 	}
 	w, ok := s.jobs.Lookup(waiter)

@@ -49,12 +49,6 @@ func (x *Index) Wait(job string, unmet int, open []string) {
 // not wait).
 func (x *Index) Unmet(job string) int { return x.waiting[job] }
 
-// Waits reports whether job is recorded as waiting.
-func (x *Index) Waits(job string) bool {
-	_, ok := x.waiting[job]
-	return ok
-}
-
 // Met counts one of job's dependencies as met and reports how many are
 // left; at none, job waits no more.
 func (x *Index) Met(job string) int {
@@ -82,11 +76,8 @@ func (x *Index) Tracked(job string) bool {
 	return waits || bounded
 }
 
-// HasDependents reports whether any job waits for job.
-func (x *Index) HasDependents(job string) bool { return len(x.dependents[job]) > 0 }
-
 // TakeDependents returns the jobs that wait for job, which has ended,
-// and forgets them as its dependents.
+// and forgets them as its dependents (none: nothing waits for it).
 func (x *Index) TakeDependents(job string) []string {
 	ds := x.dependents[job]
 	delete(x.dependents, job)
