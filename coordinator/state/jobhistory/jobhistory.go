@@ -18,8 +18,8 @@ import (
 // JobEventKind is what a JobEvent says happened.
 type JobEventKind int
 
-// The kinds of job events. A new kind goes last, and view's
-// TestJobEventKindsAllHaveWords walks to the last.
+// The kinds of job events. A new kind goes last, before JobEventKinds,
+// which counts them (view's TestJobEventKindsAllHaveWords walks them all).
 const (
 	JobSubmitted JobEventKind = iota
 	JobWaitsForDependencies
@@ -30,6 +30,8 @@ const (
 	CheckpointSaved
 	TaskCancelled
 	AttemptPreflight
+	// JobEventKinds is how many kinds there are; it is no kind.
+	JobEventKinds
 )
 
 // JobEvent is one fact of a job's history.
