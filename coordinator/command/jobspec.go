@@ -127,6 +127,10 @@ const SharingEnforced = "enforced"
 // Shared reports whether the task asks for a share of a GPU.
 func (r *Resources) Shared() bool { return r != nil && r.GPUSharing != "" }
 
+// Partial reports whether the task asks for part of a GPU: a share or a
+// MIG device (its need in GPUs depends on the device it gets).
+func (r *Resources) Partial() bool { return r.Shared() || (r != nil && r.MIGProfile != "") }
+
 // Target pins a job to one worker or group.
 type Target struct {
 	Kind string `json:"kind"`

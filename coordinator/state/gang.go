@@ -13,7 +13,7 @@ import (
 )
 
 // Gang tasks. A gang job's tasks are assigned together or not at all:
-// the leader plans a placement of every member (PlanGang) when a worker's
+// the leader plans a placement of every member (place.Gang) when a worker's
 // acquire finds the gang at the head of what it could take, and proposes
 // it as one AssignGang, which the state machine checks whole before it
 // changes anything. Nothing is ever held while waiting for the rest, so
@@ -30,20 +30,6 @@ import (
 
 // gangTasks returns j's tasks by rank, or false unless all are pending.
 func (s *Store) gangTasks(j *Job) ([]*Task, bool) { return place.GangMembers(s.tasks.Get, j) }
-
-func (s *Store) planGang(w *Worker, capability string, slots int, j *Job) ([]place.Member, bool) {
-	return s.planGangFrom(w, capability, slots, j, place.NewTentative())
-}
-
-// planGangFrom is planGang beside what tent already gives (package
-// place).
-func (s *Store) planGangFrom(w *Worker, capability string, slots int, j *Job, tent *place.Tentative) ([]place.Member, bool) {
-	ts, ok := s.gangTasks(j)
-	if !ok {
-		return nil, false
-	}
-	return place.Gang(s.planView(), w, capability, slots, j, ts, tent)
-}
 
 // assignGang applies a gang placement, whole or not at all.
 func (s *Store) assignGang(c command.AssignGang) ([]AssignOutcome, error) {

@@ -14,16 +14,10 @@ func keyOf(j *Job) pending.Key {
 	spec := j.Spec
 	k := pending.Key{Executor: spec.Executor, Target: pending.TargetKey(spec.Target), Capability: spec.Capability, Team: command.TeamOf(j.Team), Res: spec.Asked()}
 	if r := spec.Resources; r != nil && r.GPUs > 0 {
-		k.Partial = r.Shared() || r.MIGProfile != ""
+		k.Partial = r.Partial()
 		if !k.Partial {
 			k.Size = r.GPUs
 		}
 	}
 	return k
-}
-
-// priorityOf is the priority t was queued with (0: not queued).
-func (s *Store) priorityOf(t *Task) int {
-	p, _ := s.queue.Priority(t.ID)
-	return p
 }

@@ -1,7 +1,6 @@
 package state
 
 import (
-	"cmp"
 	"slices"
 	"time"
 
@@ -62,8 +61,14 @@ func (s *Store) preemptCandidates(now time.Time, n int) []preemption.Candidate {
 			out = append(out, t)
 		}
 	}
-	slices.SortFunc(out, func(a, b *Task) int {
-		return cmp.Or(cmp.Compare(s.priorityOf(b), s.priorityOf(a)), cmp.Compare(a.Seq, b.Seq))
+	slices.SortFunc(out, func(a, b *Task) int { // the queue's order
+		switch {
+		case s.queue.Less(a, b):
+			return -1
+		case s.queue.Less(b, a):
+			return 1
+		}
+		return 0
 	})
 	cands := make([]preemption.Candidate, 0, min(n, len(out)))
 	for _, t := range out[:min(n, len(out))] {

@@ -42,7 +42,11 @@ func (s *Store) PlanGang(workerID, capability string, slots int, jobID string) (
 	if !ok || !jok || !j.Spec.Gang {
 		return nil, false
 	}
-	return s.planGang(w, capability, slots, j)
+	ts, ok := s.gangTasks(j)
+	if !ok {
+		return nil, false
+	}
+	return place.Gang(s.planView(), w, capability, slots, j, ts, place.NewTentative())
 }
 
 // RestoreWithOutput replaces the state with a snapshot's store section

@@ -48,7 +48,7 @@ func (h *Hold) Spares(j *record.Job, now time.Time) bool {
 // together: only such a head holds GPUs.
 func Large(spec command.JobSpec) bool {
 	r := spec.Resources
-	if r == nil || r.GPUs == 0 || r.Shared() || r.MIGProfile != "" {
+	if r == nil || r.GPUs == 0 || r.Partial() {
 		return false
 	}
 	if spec.Gang {

@@ -24,7 +24,7 @@ func MostCenti(spec command.JobSpec) int64 {
 // WholeCenti is what a task of spec (a gang: the whole gang) needs in
 // whole GPUs, in hundredths; a share or MIG task counts its least, 1.
 func WholeCenti(spec command.JobSpec) int64 {
-	if r := spec.Resources; r != nil && r.GPUs > 0 && (r.Shared() || r.MIGProfile != "") {
+	if r := spec.Resources; r != nil && r.GPUs > 0 && r.Partial() {
 		return 1
 	}
 	return MostCenti(spec)

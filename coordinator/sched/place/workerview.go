@@ -62,30 +62,34 @@ type WorkerView struct {
 func DeviceUse(w *record.Worker, holding func(taskID string) Holding, gone map[string]bool) (whole map[string]bool, shared map[string]uint64) {
 	whole, shared = map[string]bool{}, map[string]uint64{}
 	for id := range w.Held() {
-		if gone[id] {
-			continue
-		}
-		h := holding(id)
-		r := h.Job.Spec.Resources
-		for _, d := range h.Task.Devices {
-			if r.Shared() {
-				shared[d] += r.GPUMemoryMiB
-			} else {
-				whole[d] = true
-			}
+		if !gone[id] {
+			addUse(whole, shared, holding(id))
 		}
 	}
 	return whole, shared
 }
 
+// addUse counts what h holds: its devices whole, or its share of each.
+func addUse(whole map[string]bool, shared map[string]uint64, h Holding) {
+	r := h.Job.Spec.Resources
+	for _, d := range h.Task.Devices {
+		if r.Shared() {
+			shared[d] += r.GPUMemoryMiB
+		} else {
+			whole[d] = true
+		}
+	}
+}
+
 // NewWorkerView derives w's view from its active tasks, each read by
 // holding, and when each is expected to end.
 func NewWorkerView(w *record.Worker, holding func(taskID string) Holding, end func(taskID string) backfill.End) *WorkerView {
-	whole, shared := DeviceUse(w, holding, nil)
+	whole, shared := map[string]bool{}, map[string]uint64{}
 	var ends map[string]backfill.End
 	v := &WorkerView{}
 	for id := range w.Held() {
 		h, e := holding(id), end(id)
+		addUse(whole, shared, h)
 		for _, d := range h.Task.Devices {
 			if ends == nil {
 				ends = map[string]backfill.End{}
