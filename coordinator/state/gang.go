@@ -82,7 +82,7 @@ func (s *Store) assignGang(c command.AssignGang) ([]AssignOutcome, error) {
 		placed[t.ID] = true
 		centi += fit.TaskCenti(w, m.Devices, j.Spec.Resources)
 	}
-	if err := s.checkTeamRoom(j, centi); err != nil { // teamroom.go
+	if err := place.TeamRoom(s.planView(), j, centi); err != nil {
 		return nil, err
 	}
 	lease := j.Spec.LeaseSeconds

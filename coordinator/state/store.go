@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 	"github.com/gpulayer/gpulayer/coordinator/state/artifacts"
 	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 	"github.com/gpulayer/gpulayer/coordinator/state/cow"
@@ -47,11 +48,12 @@ type Store struct {
 	applyMu sync.Mutex
 
 	// version moves on with every applied command or restore; holds
-	// caches the backfill hold of one version (backfill.go).
+	// caches the backfill hold of one version (backfill.go; chosen by
+	// place.Hold).
 	version uint64
 	holdMu  sync.Mutex
 	holds   holdCache
-	bases   holdBases      // holdbasis.go, under holdMu
+	bases   place.Bases    // the hold's bases (workerview.go drops them)
 	order   teamOrderCache // teamorder.go
 	// views keeps what each worker offers, derived (workerview.go).
 	views viewCache

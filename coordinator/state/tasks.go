@@ -72,7 +72,7 @@ func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
 	if !place.DevicesFreeFor(s.planView(), w, c.Devices, j.Spec.Resources) || s.heldFromOthers(w, c.Devices, t.ID, c.Now) { // preempt_holds.go
 		return AssignOutcome{}, fmt.Errorf("devices %v not free on %s: %w", c.Devices, w.ID, ErrConflict)
 	}
-	if err := s.checkTeamRoom(j, fit.TaskCenti(w, c.Devices, j.Spec.Resources)); err != nil { // teamroom.go
+	if err := place.TeamRoom(s.planView(), j, fit.TaskCenti(w, c.Devices, j.Spec.Resources)); err != nil {
 		return AssignOutcome{}, err
 	}
 	t = s.ownTask(t)

@@ -1,7 +1,6 @@
 package state
 
 import (
-	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
 	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 )
@@ -72,10 +71,3 @@ func (l *teamLoad) endOf(taskID string) backfill.End { return l.byTask[taskID].e
 
 // inUse is what team's active tasks hold, in hundredths of a GPU.
 func (l *teamLoad) inUse(team string) int64 { return l.byTeam[team] }
-
-// checkTeamRoom is the state machine's check of an assignment of centi
-// to a task of j.
-func (s *Store) checkTeamRoom(j *Job, need int64) error {
-	team := command.TeamOf(j.Team)
-	return s.teams.Limits(team).RoomFor(s.inuse.inUse(team), need, j.Spec.IsPreemptible())
-}

@@ -49,12 +49,12 @@ type viewCache struct {
 }
 
 // dropView forgets w's view (its active tasks changed), and its slots
-// in the hold bases (holdbasis.go).
+// in the hold bases (place.Bases).
 func (s *Store) dropView(workerID string) {
 	s.views.mu.Lock()
 	delete(s.views.m, workerID)
 	s.views.mu.Unlock()
-	s.dirtyBases(workerID)
+	s.bases.Dirty(workerID)
 }
 
 // dropViews forgets every view and hold basis, and, while keepOff, keeps
@@ -64,7 +64,7 @@ func (s *Store) dropViews(keepOff bool) {
 	s.views.m = nil
 	s.views.off = keepOff
 	s.views.mu.Unlock()
-	s.dropBases()
+	s.bases.Drop()
 }
 
 // isOff reports whether views are being kept now.
@@ -107,19 +107,4 @@ func (s *Store) buildView(w *Worker) *place.WorkerView {
 func (s *Store) holding(taskID string) place.Holding {
 	t := s.tasks.Get(taskID)
 	return place.Holding{Task: t, Job: s.jobs.Get(t.JobID)}
-}
-
-// slotShape is what a worker's backfill slots depend on besides the
-// worker and its view: the resources asked, the GPUs per member and the
-// job's placement rules.
-type slotShape struct {
-	r            command.Resources
-	per          int
-	exclusive    bool
-	maxPerWorker int
-}
-
-// shapeFor is the slot shape of a member of j of per GPUs.
-func shapeFor(j *Job, per int) slotShape {
-	return slotShape{r: j.Spec.Asked(), per: per, exclusive: j.Spec.ExclusiveWorker, maxPerWorker: j.Spec.MaxPerWorker}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 )
 
 // staleViews lists the workers whose kept view differs from one built
@@ -34,28 +35,6 @@ func staleViews(s *Store) []string {
 	return bad
 }
 
-// staleBases lists the workers whose slots in a kept hold basis, not
-// marked to be taken again, differ from their slots now.
-func staleBases(s *Store) []string {
-	var bad []string
-	for k, b := range s.bases.m {
-		for id := range b.lists {
-			if _, ok := s.workers[id]; !ok && !b.dirty[id] {
-				bad = append(bad, fmt.Sprintf("basis %+v keeps slots of %s, which is gone", k, id))
-			}
-		}
-		for id, w := range s.workers {
-			if b.dirty[id] {
-				continue
-			}
-			if got, want := b.lists[id], s.eligibleSlots(w, b.job, b.per); !reflect.DeepEqual(got, want) && len(got)+len(want) > 0 {
-				bad = append(bad, fmt.Sprintf("basis %+v, %s: kept %+v, now %+v", k, id, got, want))
-			}
-		}
-	}
-	return bad
-}
-
 // A kept worker view is never stale: over random histories (every
 // command kind, placements through Match), after every command each
 // view the store keeps equals one built afresh from its state, and so do
@@ -73,7 +52,7 @@ func TestWorkerViewsFollowTheState(t *testing.T) {
 		for i := 1; i < 500; i++ {
 			c := h.next()
 			applyWire(t, h.s, c)
-			if bad := append(append(staleViews(h.s), staleBases(h.s)...), h.s.queue.Consistent()...); len(bad) > 0 {
+			if bad := append(append(staleViews(h.s), h.s.bases.Stale(h.s.planView())...), h.s.queue.Consistent()...); len(bad) > 0 {
 				t.Fatalf("seed %d, entry %d (%T): stale views:\n  %v", seed, i, c, bad)
 			}
 			for _, w := range h.s.workers {
@@ -81,12 +60,10 @@ func TestWorkerViewsFollowTheState(t *testing.T) {
 				kept++
 			}
 			for _, j := range heads {
-				h.s.holdMu.Lock()
-				got := h.s.holdChoice(j, j.Spec.Resources.GPUs, 3)
-				h.s.holdMu.Unlock()
+				got := h.s.bases.Choice(h.s.planView(), j, j.Spec.Resources.GPUs, 3)
 				var lists [][]backfill.Slot
 				for _, w := range h.s.workers {
-					lists = append(lists, h.s.eligibleSlots(w, j, j.Spec.Resources.GPUs)) // the views are checked above
+					lists = append(lists, place.HoldSlots(h.s.planView(), w, j, j.Spec.Resources.GPUs)) // the views are checked above
 				}
 				if want := backfill.First(lists, 3); !reflect.DeepEqual(got, want) {
 					t.Fatalf("seed %d, entry %d (%T): the hold chose %+v, a choice afresh %+v", seed, i, c, got, want)

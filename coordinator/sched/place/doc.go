@@ -13,6 +13,10 @@
 //     first, then the others nearest it, ByTopology), with the
 //     Tentative a plan and the state machine's check of an AssignGang
 //     share (MemberFits, DevicesFit);
+//   - the backfill hold: the head of the order (Head), the GPUs it holds
+//     as they free up (Hold), and the bases that let a choice read only
+//     the workers that changed since the last (Bases); a team's room
+//     (TeamRoom), which the state machine checks every assignment by;
 //   - why a task waits (Why), which a job's read and the queue's give.
 //
 // The store gives the view under its read lock to plan and match, and
