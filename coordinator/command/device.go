@@ -25,7 +25,7 @@ type Device struct {
 	MIGProfile      string `json:"mig_profile,omitempty"`
 	Sharing         string `json:"sharing,omitempty"`
 	// MIGRequest and MIGError are the agent's word on the last MIG layout
-	// request it acted on for this GPU (state/miglayout.go): its
+	// request it acted on for this GPU (state/gpuops/miglayout.go): its
 	// generation, and why it failed (empty: applied).
 	MIGRequest   uint64       `json:"mig_request,omitempty"`
 	MIGError     string       `json:"mig_error,omitempty"`

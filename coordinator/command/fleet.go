@@ -55,7 +55,7 @@ func (ClearGPU) Type() Type      { return TypeClearGPU }
 
 // ApproveDevices makes a worker's current GPU inventory its approved one:
 // GPUs new since the last approval, or whose memory changed, are offered
-// from then on (state/gpuapproval.go).
+// from then on (state/gpuops/approve.go).
 type ApproveDevices struct {
 	WorkerID string    `json:"worker_id"`
 	By       string    `json:"by"`
@@ -67,7 +67,7 @@ func (ApproveDevices) Type() Type { return TypeApproveDevices }
 
 // CordonDevice cordons one of a worker's GPUs (Cordon), or lifts its
 // cordon: a cordoned GPU, and every MIG device of it, is given no new
-// task, while what runs on it goes on (state/cordon.go). With Drain (and
+// task, while what runs on it goes on (state/gpuops/cordon.go). With Drain (and
 // Cordon) the tasks on it are also asked to stop and requeued without
 // using an attempt (state/gpudrain.go).
 type CordonDevice struct {

@@ -7,7 +7,7 @@ import "time"
 // GPU whole, MIG mode off. Clear drops the request instead, accepting the
 // GPU as it is. Auto marks a request the coordinator made itself (the
 // auto mode, state/migauto.go) rather than an admin. The agent drains the
-// GPU, repartitions it and reports the outcome (state/miglayout.go).
+// GPU, repartitions it and reports the outcome (state/gpuops/miglayout.go).
 type SetMIGLayout struct {
 	WorkerID string    `json:"worker_id"`
 	UUID     string    `json:"uuid"`

@@ -45,7 +45,7 @@ type Answer struct {
 	// ClearGPUs are GPUs an admin asked the agent to clear.
 	ClearGPUs []string
 	// MIGLayouts are MIG layouts asked of the worker's GPUs that its
-	// agent has yet to apply (state/miglayout.go).
+	// agent has yet to apply (state/gpuops/miglayout.go).
 	MIGLayouts []state.MIGLayout
 	// Cancel are tasks the worker must stop: cancelled, preempted by a
 	// drain or stop, or not (any longer) its own.
@@ -104,7 +104,7 @@ func (h *Handler) Beat(ctx context.Context, b Beat) (Answer, error) {
 			return Answer{}, fmt.Errorf("heartbeat of %s: %w", wk.ID, err)
 		}
 	}
-	a := Answer{Status: wk.Status, ClearGPUs: wk.ClearGPUs, MIGLayouts: state.PendingMIGLayouts(wk), Cancel: []string{}}
+	a := Answer{Status: wk.Status, ClearGPUs: wk.ClearGPUs, MIGLayouts: wk.PendingMIGLayouts(), Cancel: []string{}}
 	a.LeaseExpiresAt = h.Leases.Heartbeat(wk.ID, b.Running)
 	for _, t := range h.Store.ActiveTasks(wk.ID) {
 		if t.CancelRequested || t.Preempted {

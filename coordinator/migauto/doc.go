@@ -2,7 +2,7 @@
 // wait for a MIG profile that no GPU offers, and an idle MIG-capable GPU
 // on a worker where one of those tasks could then run could offer it, it
 // asks for that GPU's MIG layout (a SetMIGLayout with auto set) as an
-// admin would, and the agent repartitions it (state/miglayout.go,
+// admin would, and the agent repartitions it (state/gpuops/miglayout.go,
 // agent/miglayout.go). A GPU it split is given back whole once its
 // profiles' demand has been gone a Window (giveback.go).
 //

@@ -3,6 +3,8 @@ package state
 import (
 	"slices"
 	"sort"
+
+	"github.com/gpulayer/gpulayer/coordinator/state/gpuops"
 )
 
 // The records the store returns are copies: a caller may read them after
@@ -34,7 +36,7 @@ type WorkerRecord struct {
 	RunningTasks []string
 	Groups       []string
 	// Unapproved says, by UUID, why each GPU awaiting an admin's approval
-	// is not offered (gpuapproval.go).
+	// is not offered (gpuops/approve.go).
 	Unapproved map[string]string
 }
 
@@ -45,5 +47,5 @@ func (s *Store) workerRecord(w *Worker) WorkerRecord {
 	}
 	sort.Strings(running)
 	c := w.Clone()
-	return WorkerRecord{Worker: c, RunningTasks: running, Groups: s.groups.Of(w.ID), Unapproved: unapproved(w)}
+	return WorkerRecord{Worker: c, RunningTasks: running, Groups: s.groups.Of(w.ID), Unapproved: gpuops.Unapproved(w)}
 }

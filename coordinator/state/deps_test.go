@@ -32,13 +32,16 @@ func TestStateImportsNoWireViews(t *testing.T) {
 // (stateerr) and an internal helper, so that the state declares its
 // tables on the rooms and never the other way round.
 var rooms = map[string][]string{
-	"artifacts":  {command, stateerr},
-	"audit":      {command, stateerr},
-	"cow":        nil,
-	"deps":       {command, stateerr, state + "/record"},
-	"creds":      {command, stateerr},
-	"enroll":     {stateerr},
-	"groups":     {command, stateerr},
+	"artifacts": {command, stateerr},
+	"audit":     {command, stateerr},
+	"cow":       nil,
+	"deps":      {command, stateerr, state + "/record"},
+	"creds":     {command, stateerr},
+	"enroll":    {stateerr},
+	"groups":    {command, stateerr},
+	// The GPU operations read a device as placement does (approval,
+	// identity, MIG holds): package fit's rules, pure over records.
+	"gpuops":     {command, stateerr, state + "/record", "github.com/gpulayer/gpulayer/coordinator/sched/fit"},
 	"jobhistory": {command, state + "/record"},
 	"mprecord":   nil,
 	"output":     {"github.com/gpulayer/gpulayer/internal/countw"},

@@ -4,11 +4,12 @@ import (
 	"slices"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/gpuops"
 )
 
 // Draining one GPU. An admin drains a GPU to take it out of service now
 // (a reset, a reseat, a retirement waiting for a reset) without draining
-// the whole node: the GPU is cordoned (cordon.go), and every task holding
+// the whole node: the GPU is cordoned (gpuops.Cordon), and every task holding
 // it, or a MIG device of it, is preempted as a worker drain preempts
 // (preemptTask): one assigned but not started is requeued at once, a
 // running one is named in its worker's heartbeat answers, its agent stops
@@ -47,12 +48,7 @@ func (s *Store) drainGPU(w *Worker, c command.CordonDevice) {
 // tasksOnGPU lists, sorted, the tasks w holds on GPU uuid or on a MIG
 // device of it.
 func (s *Store) tasksOnGPU(w *Worker, uuid string) []string {
-	on := []string{uuid}
-	for _, d := range w.Devices {
-		if d.Parent == uuid {
-			on = append(on, d.UUID)
-		}
-	}
+	on := gpuops.OnGPU(w, uuid)
 	var out []string
 	for id := range w.Held() {
 		if t := s.tasks.Get(id); t != nil && slices.ContainsFunc(t.Devices, func(d string) bool { return slices.Contains(on, d) }) {

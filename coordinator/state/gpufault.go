@@ -3,9 +3,9 @@ package state
 import (
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/gpuops"
 	"github.com/gpulayer/gpulayer/coordinator/state/record"
 )
 
@@ -31,31 +31,12 @@ func (s *Store) gpuFault(t *Task, c command.FailTask, reason string) error {
 		return fmt.Errorf("gpu_fault %s is not a GPU of attempt %s (it holds %v): %w", c.GPUFault, c.AttemptID, t.Devices, ErrInvalid)
 	}
 	why := fmt.Sprintf("GPU %s failed under the task: %s", c.GPUFault, reason)
-	s.markGPUFailed(t.WorkerID, c.GPUFault, why, c.Now)
+	if w, ok := s.workers[t.WorkerID]; ok {
+		gpuops.MarkFailed(roomEffects{s}, w, c.GPUFault, why, c.Now)
+	}
 	s.endAttempt(t, attemptLost, nil, why, c.Now)
 	t.OwnCurrent().GPUFault = c.GPUFault
 	s.requeueOrEnd(t, why, c.Now)
 	s.markPending()
 	return nil
-}
-
-// markGPUFailed records, in the worker's record, GPU uuid as unhealthy
-// for the reason given, and audits it as a report would be, unless the
-// record says so already: the agent sends a heartbeat the moment the GPU
-// turns unhealthy, before it has stopped the task, so its own report
-// usually comes first, and its words are kept. Its next report replaces
-// these either way.
-func (s *Store) markGPUFailed(workerID, uuid, why string, now time.Time) {
-	w, ok := s.workers[workerID]
-	if !ok {
-		return
-	}
-	i := slices.IndexFunc(w.Devices, func(d command.Device) bool { return d.UUID == uuid })
-	if i < 0 || !w.Devices[i].Healthy {
-		return
-	}
-	devices := slices.Clone(w.Devices) // replaced, never edited: a capture may hold the list
-	devices[i].Healthy, devices[i].Health, devices[i].HealthReason = false, healthUnhealthy, why
-	s.auditDevices(w, devices, now) // devaudit.go: "healthy -> unhealthy: …"
-	w.Devices = devices
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/gpuops"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -60,7 +61,7 @@ func TestGPUFaultLosesTheAttemptWithoutUsingIt(t *testing.T) {
 		}
 		rec, _ := s.Worker("w1")
 		for _, d := range rec.Worker.Devices {
-			if d.UUID == gpu && (d.Healthy || d.Health != healthUnhealthy) {
+			if d.UUID == gpu && (d.Healthy || d.Health != gpuops.HealthUnhealthy) {
 				t.Fatalf("the failed GPU is still offered: %+v", d)
 			}
 		}

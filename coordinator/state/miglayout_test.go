@@ -31,7 +31,7 @@ func TestMIGLayoutIsHeldUntilTheAgentReportsIt(t *testing.T) {
 	mustApply(t, s, register("w1", "GPU-1", "GPU-2"), submit("j", 2, 1))
 	mustApply(t, s, command.SetMIGLayout{WorkerID: "w1", UUID: "GPU-1", Layout: []string{"3g.40gb", "3g.40gb"}, By: "admin", Now: at(2)})
 	rec, _ := s.Worker("w1")
-	pending := PendingMIGLayouts(rec.Worker)
+	pending := rec.Worker.PendingMIGLayouts()
 	if len(pending) != 1 || pending[0].UUID != "GPU-1" || pending[0].State != MIGPending || !slices.Equal(pending[0].Layout, []string{"3g.40gb", "3g.40gb"}) {
 		t.Fatalf("pending %+v", pending)
 	}
@@ -47,12 +47,12 @@ func TestMIGLayoutIsHeldUntilTheAgentReportsIt(t *testing.T) {
 	}
 	// A report of an older request, or none, settles nothing.
 	mustApply(t, s, migReport(gen-1, ""))
-	if rec, _ := s.Worker("w1"); len(PendingMIGLayouts(rec.Worker)) != 1 {
+	if rec, _ := s.Worker("w1"); len(rec.Worker.PendingMIGLayouts()) != 1 {
 		t.Fatalf("a report of another request settled it: %+v", rec.Worker.MIGLayouts)
 	}
 	mustApply(t, s, migReport(gen, "", "3g.40gb", "3g.40gb"))
 	rec, _ = s.Worker("w1")
-	if len(rec.Worker.MIGLayouts) != 1 || rec.Worker.MIGLayouts[0].State != MIGApplied || len(PendingMIGLayouts(rec.Worker)) != 0 {
+	if len(rec.Worker.MIGLayouts) != 1 || rec.Worker.MIGLayouts[0].State != MIGApplied || len(rec.Worker.PendingMIGLayouts()) != 0 {
 		t.Fatalf("after the report: %+v", rec.Worker.MIGLayouts)
 	}
 	if len(rec.Unapproved) != 0 {
@@ -69,7 +69,7 @@ func TestMIGLayoutIsHeldUntilTheAgentReportsIt(t *testing.T) {
 	// A failure holds the GPU, with the agent's reason.
 	mustApply(t, s, command.SetMIGLayout{WorkerID: "w1", UUID: "GPU-1", Layout: []string{"7g.80gb"}, By: "admin", Now: at(10)})
 	rec, _ = s.Worker("w1")
-	gen = PendingMIGLayouts(rec.Worker)[0].Generation
+	gen = rec.Worker.PendingMIGLayouts()[0].Generation
 	mustApply(t, s, migReport(gen, "2 tasks still hold the GPU after the 10m0s drain bound", "3g.40gb", "3g.40gb"))
 	rec, _ = s.Worker("w1")
 	if m := rec.Worker.MIGLayouts[0]; m.State != MIGFailed || m.Reason != "2 tasks still hold the GPU after the 10m0s drain bound" {
@@ -93,24 +93,18 @@ func TestMIGLayoutIsHeldUntilTheAgentReportsIt(t *testing.T) {
 }
 
 // A report that says applied while the GPU shows another layout fails
-// the request; a repartition of a GPU that awaited approval does not
-// approve it.
+// the request (that a repartition of a GPU that awaited approval does not
+// approve it is gpuops's TestRepartitionApprovesOnlyAnApprovedGPU).
 func TestMIGLayoutTrustsTheDevicesNotTheWord(t *testing.T) {
 	s := New()
 	mustApply(t, s, register("w1", "GPU-1", "GPU-2"))
 	mustApply(t, s, command.SetMIGLayout{WorkerID: "w1", UUID: "GPU-1", Layout: []string{"3g.40gb", "3g.40gb"}, By: "admin", Now: at(2)})
 	rec, _ := s.Worker("w1")
-	gen := PendingMIGLayouts(rec.Worker)[0].Generation
+	gen := rec.Worker.PendingMIGLayouts()[0].Generation
 	mustApply(t, s, migReport(gen, "", "3g.40gb"))
 	rec, _ = s.Worker("w1")
 	if m := rec.Worker.MIGLayouts[0]; m.State != MIGFailed || m.Reason != "the agent reported the layout applied, but the GPU shows 3g.40gb" {
 		t.Fatalf("%+v", m)
-	}
-
-	w := &Worker{ApprovedDevices: map[string]uint64{"GPU-2": 81559}, ApprovedIdentity: map[string]string{}, Devices: migReport(1, "", "3g.40gb").Devices}
-	s.approveRepartition(w, "GPU-1")
-	if _, ok := w.ApprovedDevices["MIG-1-a"]; ok {
-		t.Fatal("a repartition approved the MIG devices of an unapproved GPU")
 	}
 }
 

@@ -228,7 +228,7 @@ func (h *history) next() command.Command {
 		}
 		if pending := h.s.workers[w]; pending != nil && len(devs) > 0 {
 			// Answer the worker's MIG layout request, if any, as done or failed.
-			for _, m := range PendingMIGLayouts(*pending) {
+			for _, m := range pending.PendingMIGLayouts() {
 				devs[0].MIGRequest, devs[0].MIGError = m.Generation, h.pick([]string{"", "", "no placement left for 3g.40gb"})
 			}
 		}

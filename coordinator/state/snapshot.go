@@ -12,6 +12,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
+	"github.com/gpulayer/gpulayer/coordinator/state/gpuops"
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/state/snapcodec"
 	"github.com/gpulayer/gpulayer/coordinator/state/teams"
@@ -63,7 +64,7 @@ func (s *Store) load(snap *snapcodec.Image) error {
 			return fmt.Errorf("worker listed twice or empty: %w", ErrInvalid)
 		}
 		w.DropHeld()
-		approveLegacy(w)
+		gpuops.ApproveLegacy(w)
 		s.putWorker(w) // gangtopology_index.go
 	}
 	if s.groups, err = groups.Restore(snap.Groups); err != nil {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
+	"github.com/gpulayer/gpulayer/coordinator/state/gpuops"
 	"github.com/gpulayer/gpulayer/sdk/api"
 )
 
@@ -22,9 +23,9 @@ func TestVocabularyIsTheProtocols(t *testing.T) {
 		{workerDraining, api.WorkerDraining},
 		{workerStopping, api.WorkerStopping},
 		{drainedBySelf, api.DrainedBySelf},
-		{healthHealthy, api.HealthHealthy},
-		{healthRecovering, api.HealthRecovering},
-		{healthUnhealthy, api.HealthUnhealthy},
+		{gpuops.HealthHealthy, api.HealthHealthy},
+		{gpuops.HealthRecovering, api.HealthRecovering},
+		{gpuops.HealthUnhealthy, api.HealthUnhealthy},
 		{workerPending, api.WorkerPending},
 		{workerReady, api.WorkerReady},
 		{workerOffline, api.WorkerOffline},

@@ -9,6 +9,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 	"github.com/gpulayer/gpulayer/coordinator/state/creds"
+	"github.com/gpulayer/gpulayer/coordinator/state/gpuops"
 )
 
 // RegisterOutcome is the outcome of RegisterWorker and EnrollWorker: the
@@ -135,16 +136,16 @@ func (s *Store) updateWorker(c command.UpdateWorker) (WorkerRecord, error) {
 		return WorkerRecord{}, fmt.Errorf("worker %s: %w", c.WorkerID, ErrWorkerNotRegistered)
 	}
 	if c.AuditDevices {
-		s.auditDevices(w, c.Devices, c.Now)
+		gpuops.AuditDevices(roomEffects{s}, w, c.Devices, c.Now)
 	}
-	approveLegacy(w) // state from before approvals were kept (gpuapproval.go)
+	gpuops.ApproveLegacy(w) // state from before approvals were kept
 	w.Executors = c.Executors
 	w.Devices = c.Devices
 	if c.MaxTasks > 0 {
 		w.MaxTasks = c.MaxTasks
 	}
-	s.settleClears(w, c.Now)
-	s.settleMIGLayouts(w, c.Now) // miglayout.go
+	gpuops.SettleClears(roomEffects{s}, w, c.Now)
+	gpuops.SettleMIGLayouts(roomEffects{s}, w, c.Now)
 	s.markPending()
 	return s.workerRecord(w), nil
 }

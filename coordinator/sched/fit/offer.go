@@ -35,7 +35,7 @@ func Inventory(devs []command.Device) map[string]uint64 {
 }
 
 // Cordoned reports whether d, or the GPU a MIG device d is part of, is
-// cordoned: an admin keeps new work off it (the state's cordon.go).
+// cordoned: an admin keeps new work off it (state/gpuops's Cordon).
 func Cordoned(w *record.Worker, d command.Device) bool {
 	if _, ok := w.Cordons[d.UUID]; ok {
 		return true

@@ -212,3 +212,14 @@ func cloneMIGLayouts(in []MIGLayout) []MIGLayout {
 	}
 	return out
 }
+
+// PendingMIGLayouts are the MIG layout requests w's agent is to act on.
+func (w *Worker) PendingMIGLayouts() []MIGLayout {
+	var out []MIGLayout
+	for _, m := range w.MIGLayouts {
+		if m.State == MIGPending {
+			out = append(out, m)
+		}
+	}
+	return out
+}

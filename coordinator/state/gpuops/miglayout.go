@@ -1,4 +1,4 @@
-package state
+package gpuops
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
 	"github.com/gpulayer/gpulayer/coordinator/state/record"
+	"github.com/gpulayer/gpulayer/coordinator/state/stateerr"
 )
 
 // MIG layouts. An admin (or the auto mode, migauto.go) asks for a GPU's
@@ -30,76 +31,51 @@ import (
 // (httpapi, internal/gpusku), not here: a command that a later catalogue
 // would refuse still replays as it was applied.
 
-// MIG layout request states (package record's words).
-const (
-	MIGPending = record.MIGPending
-	MIGApplied = record.MIGApplied
-	MIGFailed  = record.MIGFailed
-)
-
 // MaxMIGLayout bounds a layout's MIG devices: seven slices at most.
 const MaxMIGLayout = 7
 
-// PendingMIGLayouts are the requests w's agent is to act on.
-func PendingMIGLayouts(w Worker) []MIGLayout {
-	var out []MIGLayout
-	for _, m := range w.MIGLayouts {
-		if m.State == MIGPending {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-// setMIGLayout asks for (or, with c.Clear, drops the request for) the
-// MIG layout of one of a worker's GPUs. Audited.
-func (s *Store) setMIGLayout(c command.SetMIGLayout) (WorkerRecord, error) {
-	w, ok := s.workers[c.WorkerID]
-	if !ok {
-		return WorkerRecord{}, fmt.Errorf("worker %s: %w", c.WorkerID, ErrNotFound)
-	}
-	if w.Status == workerRevoked {
-		return WorkerRecord{}, fmt.Errorf("worker %s is revoked: %w", w.ID, ErrConflict)
-	}
+// SetMIGLayout asks for (or, with c.Clear, drops the request for) the
+// MIG layout of one of w's GPUs. Audited.
+func SetMIGLayout(fx Effects, w *record.Worker, c command.SetMIGLayout) error {
 	if len(c.Layout) > MaxMIGLayout || slices.Contains(c.Layout, "") || (c.Clear && len(c.Layout) > 0) {
-		return WorkerRecord{}, fmt.Errorf("a MIG layout of %d profiles: %w", len(c.Layout), ErrInvalid)
+		return fmt.Errorf("a MIG layout of %d profiles: %w", len(c.Layout), stateerr.ErrInvalid)
 	}
 	prev, had := fit.MIGLayoutOf(w, c.UUID)
 	if c.Clear {
 		if !had {
-			return s.workerRecord(w), nil
+			return nil
 		}
-		s.putMIGLayout(w, MIGLayout{UUID: c.UUID}, true)
-		s.markPending() // held no longer
-		s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "gpu.mig_cleared", Actor: c.By, WorkerID: w.ID, Subject: c.UUID, Source: c.Source,
+		putMIGLayout(w, record.MIGLayout{UUID: c.UUID}, true)
+		fx.MarkPending() // held no longer
+		fx.Audit(command.AuditEvent{Time: c.Now, Kind: "gpu.mig_cleared", Actor: c.By, WorkerID: w.ID, Subject: c.UUID, Source: c.Source,
 			Detail: prev.State + " " + layoutString(prev.Layout)})
-		return s.workerRecord(w), nil
+		return nil
 	}
 	i := slices.IndexFunc(w.Devices, func(d command.Device) bool { return d.UUID == c.UUID })
 	switch {
 	case i < 0:
-		return WorkerRecord{}, fmt.Errorf("worker %s has no GPU %s: %w", w.ID, c.UUID, ErrNotFound)
+		return fmt.Errorf("worker %s has no GPU %s: %w", w.ID, c.UUID, stateerr.ErrNotFound)
 	case w.Devices[i].Parent != "":
-		return WorkerRecord{}, fmt.Errorf("%s is a MIG device of GPU %s: ask for its GPU's layout: %w", c.UUID, w.Devices[i].Parent, ErrInvalid)
+		return fmt.Errorf("%s is a MIG device of GPU %s: ask for its GPU's layout: %w", c.UUID, w.Devices[i].Parent, stateerr.ErrInvalid)
 	}
 	layout := slices.Sorted(slices.Values(c.Layout))
-	if had && slices.Equal(prev.Layout, layout) && prev.State != MIGFailed && (prev.State == MIGPending || migShows(w, c.UUID, layout)) {
-		return s.workerRecord(w), nil // asked already
+	if had && slices.Equal(prev.Layout, layout) && prev.State != record.MIGFailed && (prev.State == record.MIGPending || migShows(w, c.UUID, layout)) {
+		return nil // asked already
 	}
 	gen := max(uint64(c.Now.UnixNano()), prev.Generation+1)
-	s.putMIGLayout(w, MIGLayout{UUID: c.UUID, Layout: layout, Generation: gen, State: MIGPending, By: c.By, Auto: c.Auto, At: c.Now}, false)
+	putMIGLayout(w, record.MIGLayout{UUID: c.UUID, Layout: layout, Generation: gen, State: record.MIGPending, By: c.By, Auto: c.Auto, At: c.Now}, false)
 	kind := "gpu.mig_requested"
 	if c.Auto {
 		kind = "gpu.mig_auto_requested"
 	}
-	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: kind, Actor: c.By, WorkerID: w.ID, Subject: c.UUID, Source: c.Source, Detail: layoutString(layout)})
-	return s.workerRecord(w), nil
+	fx.Audit(command.AuditEvent{Time: c.Now, Kind: kind, Actor: c.By, WorkerID: w.ID, Subject: c.UUID, Source: c.Source, Detail: layoutString(layout)})
+	return nil
 }
 
 // putMIGLayout replaces (or with drop removes) w's request for m.UUID,
 // in a new slice: a capture may hold the old one.
-func (s *Store) putMIGLayout(w *Worker, m MIGLayout, drop bool) {
-	out := make([]MIGLayout, 0, len(w.MIGLayouts)+1)
+func putMIGLayout(w *record.Worker, m record.MIGLayout, drop bool) {
+	out := make([]record.MIGLayout, 0, len(w.MIGLayouts)+1)
 	for _, x := range w.MIGLayouts {
 		if x.UUID != m.UUID {
 			out = append(out, x)
@@ -107,7 +83,7 @@ func (s *Store) putMIGLayout(w *Worker, m MIGLayout, drop bool) {
 	}
 	if !drop {
 		out = append(out, m)
-		slices.SortFunc(out, func(a, b MIGLayout) int { return strings.Compare(a.UUID, b.UUID) })
+		slices.SortFunc(out, func(a, b record.MIGLayout) int { return strings.Compare(a.UUID, b.UUID) })
 	}
 	if len(out) == 0 {
 		out = nil
@@ -115,11 +91,11 @@ func (s *Store) putMIGLayout(w *Worker, m MIGLayout, drop bool) {
 	w.MIGLayouts = out
 }
 
-// settleMIGLayouts settles the pending requests the worker's new device
-// report answers (see the top of this file).
-func (s *Store) settleMIGLayouts(w *Worker, now time.Time) {
+// SettleMIGLayouts settles the pending requests w's new device report
+// answers (see the top of this file).
+func SettleMIGLayouts(fx Effects, w *record.Worker, now time.Time) {
 	for _, m := range w.MIGLayouts {
-		if m.State != MIGPending {
+		if m.State != record.MIGPending {
 			continue
 		}
 		i := slices.IndexFunc(w.Devices, func(d command.Device) bool { return d.UUID == m.UUID && d.Parent == "" })
@@ -130,27 +106,27 @@ func (s *Store) settleMIGLayouts(w *Worker, now time.Time) {
 		m.SettledAt = now
 		switch {
 		case gpu.MIGError != "":
-			m.State, m.Reason = MIGFailed, gpu.MIGError
+			m.State, m.Reason = record.MIGFailed, gpu.MIGError
 		case !migShows(w, m.UUID, m.Layout):
-			m.State, m.Reason = MIGFailed, "the agent reported the layout applied, but the GPU shows "+layoutString(shownLayout(w, m.UUID))
+			m.State, m.Reason = record.MIGFailed, "the agent reported the layout applied, but the GPU shows "+layoutString(shownLayout(w, m.UUID))
 		default:
-			m.State = MIGApplied
-			s.approveRepartition(w, m.UUID)
+			m.State = record.MIGApplied
+			approveRepartition(w, m.UUID)
 		}
 		m.Layout = slices.Clone(m.Layout)
-		s.putMIGLayout(w, m, false)
-		s.markPending()
+		putMIGLayout(w, m, false)
+		fx.MarkPending()
 		kind, detail := "gpu.mig_applied", layoutString(m.Layout)
-		if m.State == MIGFailed {
+		if m.State == record.MIGFailed {
 			kind, detail = "gpu.mig_failed", detail+": "+m.Reason
 		}
-		s.audit.Record(command.AuditEvent{Time: now, Kind: kind, Actor: m.By, WorkerID: w.ID, Subject: m.UUID, Detail: detail})
+		fx.Audit(command.AuditEvent{Time: now, Kind: kind, Actor: m.By, WorkerID: w.ID, Subject: m.UUID, Detail: detail})
 	}
 }
 
 // shownLayout is the profiles of GPU uuid's MIG devices in w's report,
 // sorted.
-func shownLayout(w *Worker, uuid string) []string {
+func shownLayout(w *record.Worker, uuid string) []string {
 	var out []string
 	for _, d := range w.Devices {
 		if d.Parent == uuid {
@@ -163,7 +139,7 @@ func shownLayout(w *Worker, uuid string) []string {
 
 // migShows reports whether GPU uuid of w shows layout: its MIG devices
 // have those profiles, and it is in MIG mode exactly when layout has any.
-func migShows(w *Worker, uuid string, layout []string) bool {
+func migShows(w *record.Worker, uuid string, layout []string) bool {
 	i := slices.IndexFunc(w.Devices, func(d command.Device) bool { return d.UUID == uuid })
 	return i >= 0 && w.Devices[i].MIGEnabled == (len(layout) > 0) && slices.Equal(shownLayout(w, uuid), layout)
 }
@@ -171,8 +147,8 @@ func migShows(w *Worker, uuid string, layout []string) bool {
 // approveRepartition approves GPU uuid's new MIG mode and MIG devices,
 // which an admin (or the auto mode) asked for, when the GPU itself was
 // approved: a repartition never brings an unapproved GPU into service.
-func (s *Store) approveRepartition(w *Worker, uuid string) {
-	approveLegacy(w)
+func approveRepartition(w *record.Worker, uuid string) {
+	ApproveLegacy(w)
 	i := slices.IndexFunc(w.Devices, func(d command.Device) bool { return d.UUID == uuid })
 	if mib, ok := w.ApprovedDevices[uuid]; !ok || mib != w.Devices[i].MemoryMiB {
 		return
