@@ -13,7 +13,7 @@ import (
 // the head: the preemption already chose it, and its GPUs would
 // otherwise sit idle between the two holds.
 func (s *Store) pickDevicesFor(w *Worker, j *Job, t *Task, h *backfill.Hold, now time.Time) ([]string, bool) {
-	if h.Spares(j, now) || s.holdsFor(w, t.ID, now) {
+	if h.Spares(j, now) || place.HoldsFor(s.planView(), w, t.ID, now) {
 		return place.PickDevices(s.planView(), w, j.Spec.Resources, nil)
 	}
 	return place.PickDevices(s.planView(), w, j.Spec.Resources, h.Devices)

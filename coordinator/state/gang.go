@@ -75,7 +75,7 @@ func (s *Store) assignGang(c command.AssignGang) ([]AssignOutcome, error) {
 		if !place.MemberFits(j, w, tent) {
 			return nil, fmt.Errorf("job %s: too many members on %s: %w", j.ID, w.ID, ErrConflict)
 		}
-		if tent.AnyGiven(m.Devices) || !place.DevicesFree(s.planView(), w, m.Devices) || !place.DevicesFit(w, m.Devices, j.Spec.Resources) || s.heldFromOthers(w, m.Devices, t.ID, c.Now) {
+		if tent.AnyGiven(m.Devices) || !place.DevicesFree(s.planView(), w, m.Devices) || !place.DevicesFit(w, m.Devices, j.Spec.Resources) || place.HeldFromOthers(s.planView(), w, m.Devices, t.ID, c.Now) {
 			return nil, fmt.Errorf("devices %v not free on %s: %w", m.Devices, w.ID, ErrConflict)
 		}
 		tent.Take(w.ID, m.Devices)

@@ -20,8 +20,9 @@ import (
 type planView struct{ s *Store }
 
 var (
-	_ preemption.View = planView{}
-	_ place.WhyView   = planView{}
+	_ preemption.View          = planView{}
+	_ place.WhyView            = planView{}
+	_ preemption.CandidateView = planView{}
 )
 
 func (s *Store) planView() planView { return planView{s} }
@@ -51,7 +52,7 @@ func (v planView) WorkerView(w *Worker) *place.WorkerView { return v.s.viewOf(w)
 func (v planView) Holding(taskID string) place.Holding { return v.s.holding(taskID) }
 
 func (v planView) HeldFromOthers(w *Worker, devs []string, taskID string, now time.Time) bool {
-	return v.s.heldFromOthers(w, devs, taskID, now)
+	return place.HeldFromOthers(v, w, devs, taskID, now)
 }
 
 func (v planView) InUse(team string) int64 { return v.s.inuse.inUse(team) }
@@ -70,3 +71,6 @@ func (v planView) InGroup(workerID, group string) bool { return v.s.groups.Conta
 func (v planView) GroupExists(id string) bool          { return v.s.groups.Has(id) }
 func (v planView) Limits(team string) teams.Limits     { return v.s.teams.Limits(team) }
 func (v planView) WaitingFor(j *Job) string            { return v.s.waitingFor(j) }
+func (v planView) Waiting(j *Job) bool                 { return v.s.deps.Unmet(j.ID) > 0 }
+
+func (v planView) GangMembers(j *Job) ([]*Task, bool) { return v.s.gangTasks(j) }

@@ -69,7 +69,7 @@ func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
 	if err := s.checkNotWaiting(j); err != nil { // dependencies.go
 		return AssignOutcome{}, err
 	}
-	if !place.DevicesFreeFor(s.planView(), w, c.Devices, j.Spec.Resources) || s.heldFromOthers(w, c.Devices, t.ID, c.Now) { // preempt_holds.go
+	if !place.DevicesFreeFor(s.planView(), w, c.Devices, j.Spec.Resources) || place.HeldFromOthers(s.planView(), w, c.Devices, t.ID, c.Now) {
 		return AssignOutcome{}, fmt.Errorf("devices %v not free on %s: %w", c.Devices, w.ID, ErrConflict)
 	}
 	if err := place.TeamRoom(s.planView(), j, fit.TaskCenti(w, c.Devices, j.Spec.Resources)); err != nil {
