@@ -38,6 +38,7 @@ var rooms = map[string][]string{
 	"deps":      {command, stateerr, state + "/record"},
 	"creds":     {command, stateerr},
 	"enroll":    {stateerr},
+	"fleetctl":  {command, stateerr, state + "/record"},
 	"groups":    {command, stateerr},
 	// The GPU operations read a device as placement does (approval,
 	// identity, MIG holds): package fit's rules, pure over records.

@@ -2,92 +2,37 @@ package state
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/creds"
+	"github.com/gpulayer/gpulayer/coordinator/state/fleetctl"
 )
 
-// Fleet control: a worker is drained (no new task; its tasks go on until
-// a deadline), stopped (its tasks are stopped now), resumed, or
-// deregistered (drained, then forgotten). A task stopped this way is
-// preempted: its attempt ends as such, and it is requeued without using
-// up one of its attempts.
+// Fleet control (drain, stop, resume, deregister, forget) is the room
+// fleetctl's; the store finds the worker, stops its tasks when the room
+// says (roomEffects.PreemptAll), and forgets a deregistered worker once
+// it holds no task.
 
-// controlWorker applies a drain, stop, resume or deregister.
+// controlWorker applies a drain, stop, resume or deregister
+// (fleetctl.Control).
 func (s *Store) controlWorker(c command.ControlWorker) (WorkerRecord, error) {
 	w, ok := s.workers[c.WorkerID]
 	if !ok {
 		return WorkerRecord{}, fmt.Errorf("worker %s: %w", c.WorkerID, ErrNotFound)
 	}
-	switch w.Status {
-	case workerRevoked, workerPending:
-		return WorkerRecord{}, fmt.Errorf("worker %s is %s: %w", w.ID, w.Status, ErrConflict)
+	acted, err := fleetctl.Control(roomEffects{s}, w, c)
+	if err != nil {
+		return WorkerRecord{}, err
 	}
-	by := c.By
-	if c.Self {
-		by = drainedBySelf
-	}
-	switch c.Action {
-	case command.ActionDrain, command.ActionDeregister:
-		if err := s.drain(w, c, by); err != nil {
-			return WorkerRecord{}, err
-		}
-	case command.ActionStop:
-		w.Status = workerStopping
-		w.DrainedBy = by
-		w.DrainDeadline = time.Time{}
-		s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "worker.stopped", Actor: c.By, WorkerID: w.ID, Subject: w.ID, Source: c.Source, Detail: s.preemptAll(w, "worker "+w.ID+" stopped", c.Now)})
-	case command.ActionResume:
-		if w.Status != workerDraining && w.Status != workerStopping {
-			return s.workerRecord(w), nil
-		}
-		if c.Self && w.DrainedBy != drainedBySelf {
-			return WorkerRecord{}, fmt.Errorf("worker %s was %s by %s; only an admin may resume it: %w", w.ID, w.Status, w.DrainedBy, ErrConflict)
-		}
-		w.Status = workerReady
-		w.DrainedBy, w.DrainDeadline, w.Deregister = "", time.Time{}, false
-		s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "worker.resumed", Actor: c.By, WorkerID: w.ID, Subject: w.ID, Source: c.Source})
-		s.markPending()
-	default:
-		return WorkerRecord{}, fmt.Errorf("%w: worker action %q", ErrInvalid, c.Action)
+	if !acted {
+		return s.workerRecord(w), nil
 	}
 	rec := s.workerRecord(w)
 	s.forgetIfDone(w, c.Now)
 	return rec, nil
-}
-
-// drain makes w take no new task until resumed, with its tasks stopped
-// at c.Deadline (now, when it is not after c.Now). A stopping worker
-// stays stopping: a drain would let its tasks run on. A worker already
-// drained by an admin keeps that drain when its agent asks for one.
-func (s *Store) drain(w *Worker, c command.ControlWorker, by string) error {
-	kind := "worker.drained"
-	if c.Action == command.ActionDeregister {
-		kind = "worker.deregistering"
-		w.Deregister = true
-	}
-	switch {
-	case w.Status == workerStopping:
-		if c.Action == command.ActionDrain {
-			return fmt.Errorf("worker %s is stopping; resume it first: %w", w.ID, ErrConflict)
-		}
-	case w.Status == workerDraining && c.Self && w.DrainedBy != drainedBySelf:
-		// the admin's drain and deadline stand
-	default:
-		w.Status = workerDraining
-		w.DrainedBy = by
-		w.DrainDeadline = c.Deadline
-	}
-	detail := "deadline " + c.Deadline.UTC().Format(timeFormat)
-	if w.Status == workerDraining && !w.DrainDeadline.IsZero() && !w.DrainDeadline.After(c.Now) {
-		w.DrainDeadline = time.Time{}
-		detail = s.preemptAll(w, "worker "+w.ID+" drained", c.Now)
-	}
-	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: kind, Actor: c.By, WorkerID: w.ID, Subject: w.ID, Source: c.Source, Detail: detail})
-	return nil
 }
 
 // DrainOutcome is the outcome of ExpireDrains: the workers whose deadline
@@ -101,29 +46,11 @@ type DrainOutcome struct {
 // deadline has come.
 func (s *Store) expireDrains(c command.ExpireDrains) (DrainOutcome, error) {
 	var out DrainOutcome
-	for _, id := range s.drainsDue(c.Now) {
-		w := s.workers[id]
-		n := w.HeldCount()
-		w.DrainDeadline = time.Time{}
-		detail := s.preemptAll(w, "drain deadline passed on worker "+w.ID, c.Now)
-		s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "worker.drain_deadline", WorkerID: w.ID, Subject: w.ID, Detail: detail})
+	for _, id := range fleetctl.DrainsDue(maps.Values(s.workers), c.Now) {
 		out.Workers = append(out.Workers, id)
-		out.Tasks += n
+		out.Tasks += fleetctl.ExpireDrain(roomEffects{s}, s.workers[id], c.Now)
 	}
 	return out, nil
-}
-
-// drainsDue lists, sorted, the draining workers whose deadline is at or
-// before now.
-func (s *Store) drainsDue(now time.Time) []string {
-	var due []string
-	for id, w := range s.workers {
-		if w.Status == workerDraining && !w.DrainDeadline.IsZero() && !w.DrainDeadline.After(now) {
-			due = append(due, id)
-		}
-	}
-	sort.Strings(due)
-	return due
 }
 
 // NextDrainDeadline is the earliest deadline of a draining worker whose
@@ -131,13 +58,7 @@ func (s *Store) drainsDue(now time.Time) []string {
 func (s *Store) NextDrainDeadline() (time.Time, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	var next time.Time
-	for _, w := range s.workers {
-		if w.Status == workerDraining && !w.DrainDeadline.IsZero() && (next.IsZero() || w.DrainDeadline.Before(next)) {
-			next = w.DrainDeadline
-		}
-	}
-	return next, !next.IsZero()
+	return fleetctl.NextDeadline(maps.Values(s.workers))
 }
 
 // preemptAll stops every task w holds, for reason, and says what it did,

@@ -6,13 +6,12 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/creds"
+	"github.com/gpulayer/gpulayer/coordinator/state/fleetctl"
 )
 
 // An admin forgets a worker that is dead (offline), revoked or was never
-// approved, so that it leaves the worker list and the fleet's GPU counts.
-// A worker that may still work (ready, draining, stopping) is refused, and
-// so is one that still holds a task: its attempts end first (a lost
-// lease, a revocation), and the task goes back to the queue with them.
+// approved (fleetctl.Forgettable), so that it leaves the worker list and
+// the fleet's GPU counts.
 
 // forgetWorker applies ForgetWorker: the record as it was before it went.
 func (s *Store) forgetWorker(c command.ForgetWorker) (WorkerRecord, error) {
@@ -20,13 +19,8 @@ func (s *Store) forgetWorker(c command.ForgetWorker) (WorkerRecord, error) {
 	if !ok {
 		return WorkerRecord{}, fmt.Errorf("worker %s: %w", c.WorkerID, ErrNotFound)
 	}
-	switch w.Status {
-	case workerRevoked, workerOffline, workerPending:
-	default:
-		return WorkerRecord{}, fmt.Errorf("worker %s is %s; only a revoked, offline or unapproved worker is forgotten (revoke it, or have it deregister): %w", w.ID, w.Status, ErrConflict)
-	}
-	if n := w.HeldCount(); n > 0 {
-		return WorkerRecord{}, fmt.Errorf("worker %s still holds %d tasks; it is forgotten once their attempts end (its leases run out, or revoke it): %w", w.ID, n, ErrConflict)
+	if err := fleetctl.Forgettable(w); err != nil {
+		return WorkerRecord{}, err
 	}
 	rec := s.workerRecord(w)
 	s.dropWorker(w, c.Now)

@@ -24,13 +24,6 @@ const (
 	MIGFailed  = record.MIGFailed
 )
 
-// roomEffects applies to the store what a room's operation causes
-// besides its records: audit events, and room for placement.
-type roomEffects struct{ s *Store }
-
-func (e roomEffects) Audit(ev command.AuditEvent) { e.s.audit.Record(ev) }
-func (e roomEffects) MarkPending()                { e.s.markPending() }
-
 // liveWorker is the worker of that id, refusing one not found or revoked.
 func (s *Store) liveWorker(id string) (*Worker, error) {
 	w, ok := s.workers[id]

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"github.com/gpulayer/gpulayer/coordinator/state/fleetctl"
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/state/record"
 )
@@ -26,7 +27,7 @@ const (
 	workerDraining = record.WorkerDraining
 	workerStopping = record.WorkerStopping
 	// drainedBySelf is the DrainedBy of a drain the worker's agent asked for.
-	drainedBySelf = "self"
+	drainedBySelf = fleetctl.DrainedBySelf
 
 	// A group member and a job's target name a worker or a group.
 	memberWorker = groups.KindWorker
