@@ -6,7 +6,7 @@ import "time"
 // its MIG devices are to have ("3g.40gb", ...); an empty one asks for the
 // GPU whole, MIG mode off. Clear drops the request instead, accepting the
 // GPU as it is. Auto marks a request the coordinator made itself (the
-// auto mode, state/migauto.go) rather than an admin. The agent drains the
+// auto mode, coordinator/migauto) rather than an admin. The agent drains the
 // GPU, repartitions it and reports the outcome (state/gpuops/miglayout.go).
 type SetMIGLayout struct {
 	WorkerID string    `json:"worker_id"`

@@ -3,20 +3,19 @@ package state
 import (
 	"fmt"
 	"sort"
+
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 )
 
-// The fleet's GPUs and what runs on each: the read behind GET /v1/gpus.
-// It walks each worker's active tasks (never the whole task table), so it
-// costs what the fleet holds now.
+// The fleet's GPUs and what runs on each: the read behind GET /v1/gpus
+// (place.Holders, from each worker's active tasks).
 
-// GPUHolder is a task that holds a GPU: whole, or by a memory share of
-// ShareMiB.
-type GPUHolder struct {
-	TaskID    string
-	JobID     string
-	AttemptID string
-	ShareMiB  uint64
-}
+// GPUHolder is a task that holds a GPU (place.GPUHolder).
+type GPUHolder = place.GPUHolder
+
+// GPUCounts are a GPU model's devices by what they can do now
+// (place.CountGPUs).
+type GPUCounts = place.GPUCounts
 
 // WorkerGPUs is a worker's record with, by device UUID, the tasks that
 // hold each of its devices (in task id order).
@@ -45,30 +44,7 @@ func (s *Store) FleetGPUs(workerID string) ([]WorkerGPUs, error) {
 	}
 	out := make([]WorkerGPUs, len(ws))
 	for i, w := range ws {
-		out[i] = WorkerGPUs{Worker: s.workerRecord(w), Holders: s.holders(w)}
+		out[i] = WorkerGPUs{Worker: s.workerRecord(w), Holders: place.Holders(w, s.holding)}
 	}
 	return out, nil
-}
-
-// holders maps each of w's devices that an active task holds to those
-// tasks.
-func (s *Store) holders(w *Worker) map[string][]GPUHolder {
-	ids := make([]string, 0, w.HeldCount())
-	for id := range w.Held() {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	out := map[string][]GPUHolder{}
-	for _, id := range ids {
-		t := s.tasks.Get(id)
-		r := s.jobs.Get(t.JobID).Spec.Resources
-		var share uint64
-		if r.Shared() {
-			share = r.GPUMemoryMiB
-		}
-		for _, d := range t.Devices {
-			out[d] = append(out[d], GPUHolder{TaskID: t.ID, JobID: t.JobID, AttemptID: t.AttemptID, ShareMiB: share})
-		}
-	}
-	return out
 }

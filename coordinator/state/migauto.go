@@ -1,9 +1,6 @@
 package state
 
 import (
-	"cmp"
-	"slices"
-
 	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 )
 
@@ -11,67 +8,14 @@ import (
 // an idle GPU when tasks wait for a MIG profile no GPU offers: what the
 // queue asks for, and what the fleet offers.
 
-// MIGDemand is the pending tasks that ask for MIG devices of one profile,
-// the executors they run on, and the ready workers where at least one of
-// them could run once a GPU there offers the profile: every term of the
-// task but its devices (executor, capability, target, affinity, a
-// worker's exclusivity, max per worker; place.CanRun).
-type MIGDemand struct {
-	Profile   string
-	Tasks     int
-	Executors []string
-	// Workers are those workers' ids, sorted.
-	Workers []string
-}
+// MIGDemand is the pending tasks that ask for MIG devices of one profile
+// and where they could run (place.MIGDemand).
+type MIGDemand = place.MIGDemand
 
 // PendingMIGDemand lists, by profile (sorted), the pending tasks that ask
-// for MIG devices.
+// for MIG devices (place.PendingMIGDemand).
 func (s *Store) PendingMIGDemand() []MIGDemand {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	by := map[string]*MIGDemand{}
-	seen := map[string]bool{} // profile and job already weighed
-	for _, sq := range s.queue.All() {
-		for _, t := range sq.Tasks {
-			j := s.jobs.Get(t.JobID)
-			if j == nil || j.Spec.Resources == nil || j.Spec.Resources.MIGProfile == "" {
-				continue
-			}
-			p := j.Spec.Resources.MIGProfile
-			d, ok := by[p]
-			if !ok {
-				d = &MIGDemand{Profile: p}
-				by[p] = d
-			}
-			d.Tasks++
-			if !slices.Contains(d.Executors, j.Spec.Executor) {
-				d.Executors = append(d.Executors, j.Spec.Executor)
-			}
-			s.addMIGWorkers(d, j, t, seen)
-		}
-	}
-	out := make([]MIGDemand, 0, len(by))
-	for _, d := range by {
-		slices.Sort(d.Executors)
-		slices.Sort(d.Workers)
-		out = append(out, *d)
-	}
-	slices.SortFunc(out, func(a, b MIGDemand) int { return cmp.Compare(a.Profile, b.Profile) })
-	return out
-}
-
-// addMIGWorkers adds to d the ready workers t (of job j) could run on,
-// its devices aside; a job's tasks share their terms, so each job is
-// weighed once a profile (seen).
-func (s *Store) addMIGWorkers(d *MIGDemand, j *Job, t *Task, seen map[string]bool) {
-	key := d.Profile + "\x00" + j.ID
-	if seen[key] {
-		return
-	}
-	seen[key] = true
-	for _, w := range s.workers {
-		if w.Status == workerReady && !slices.Contains(d.Workers, w.ID) && place.CanRun(s.planView(), w, j, t, "") == nil {
-			d.Workers = append(d.Workers, w.ID)
-		}
-	}
+	return place.PendingMIGDemand(s.planView())
 }

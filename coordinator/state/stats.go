@@ -1,5 +1,7 @@
 package state
 
+import "github.com/gpulayer/gpulayer/coordinator/sched/place"
+
 // Stats are counts for metrics.
 type Stats struct {
 	Jobs            int
@@ -14,7 +16,7 @@ type Stats struct {
 	// LeasesHeld counts tasks assigned to or running on a worker, each
 	// under a lease.
 	LeasesHeld int
-	// GPUs counts the workers' GPUs by model (gpustats.go); a model some
+	// GPUs counts the workers' GPUs by model (place.CountGPUs); a model some
 	// worker has shows even when all its counts are zero.
 	GPUs map[string]GPUCounts
 }
@@ -35,7 +37,7 @@ func (s *Store) Stats() Stats {
 	}
 	for _, w := range s.workers {
 		st.WorkersByStatus[w.Status]++
-		s.countGPUs(w, st.GPUs)
+		place.CountGPUs(w, s.holding, st.GPUs)
 		for _, e := range w.Executors {
 			if _, ok := st.PendingByExecutor[e]; !ok {
 				st.PendingByExecutor[e] = 0 // an executor some worker runs shows, at zero
