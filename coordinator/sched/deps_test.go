@@ -35,7 +35,7 @@ func TestRulesImportOnlyRecords(t *testing.T) {
 // a plan and the state machine's check of it read the same functions.
 // Preemption reads place's rules (CanRun, DeviceUse) rather than its own.
 func TestPlansReadAView(t *testing.T) {
-	for dir, least := range map[string]int{"preemption": 5, "place": 6} {
+	for dir, least := range map[string]int{"preemption": 5, "place": 6, "report": 4} {
 		t.Run(dir, func(t *testing.T) {
 			archtest.Isolated(t, dir, least, "package "+dir+" decides over a View; it reads nothing else of the state",
 				"github.com/gpulayer/gpulayer/coordinator/command",

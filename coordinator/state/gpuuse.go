@@ -4,18 +4,18 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/gpulayer/gpulayer/coordinator/sched/place"
+	"github.com/gpulayer/gpulayer/coordinator/sched/report"
 )
 
 // The fleet's GPUs and what runs on each: the read behind GET /v1/gpus
-// (place.Holders, from each worker's active tasks).
+// (report.Holders, from each worker's active tasks).
 
-// GPUHolder is a task that holds a GPU (place.GPUHolder).
-type GPUHolder = place.GPUHolder
+// GPUHolder is a task that holds a GPU (report.GPUHolder).
+type GPUHolder = report.GPUHolder
 
 // GPUCounts are a GPU model's devices by what they can do now
-// (place.CountGPUs).
-type GPUCounts = place.GPUCounts
+// (report.CountGPUs).
+type GPUCounts = report.GPUCounts
 
 // WorkerGPUs is a worker's record with, by device UUID, the tasks that
 // hold each of its devices (in task id order).
@@ -44,7 +44,7 @@ func (s *Store) FleetGPUs(workerID string) ([]WorkerGPUs, error) {
 	}
 	out := make([]WorkerGPUs, len(ws))
 	for i, w := range ws {
-		out[i] = WorkerGPUs{Worker: s.workerRecord(w), Holders: place.Holders(w, s.holding)}
+		out[i] = WorkerGPUs{Worker: s.workerRecord(w), Holders: report.Holders(w, s.holding)}
 	}
 	return out, nil
 }

@@ -1,6 +1,6 @@
 package state
 
-import "github.com/gpulayer/gpulayer/coordinator/sched/place"
+import "github.com/gpulayer/gpulayer/coordinator/sched/report"
 
 // Stats are counts for metrics.
 type Stats struct {
@@ -16,7 +16,7 @@ type Stats struct {
 	// LeasesHeld counts tasks assigned to or running on a worker, each
 	// under a lease.
 	LeasesHeld int
-	// GPUs counts the workers' GPUs by model (place.CountGPUs); a model some
+	// GPUs counts the workers' GPUs by model (report.CountGPUs); a model some
 	// worker has shows even when all its counts are zero.
 	GPUs map[string]GPUCounts
 }
@@ -37,7 +37,7 @@ func (s *Store) Stats() Stats {
 	}
 	for _, w := range s.workers {
 		st.WorkersByStatus[w.Status]++
-		place.CountGPUs(w, s.holding, st.GPUs)
+		report.CountGPUs(w, s.holding, st.GPUs)
 		for _, e := range w.Executors {
 			if _, ok := st.PendingByExecutor[e]; !ok {
 				st.PendingByExecutor[e] = 0 // an executor some worker runs shows, at zero

@@ -17,10 +17,9 @@
 //     as they free up (Hold), and the bases that let a choice read only
 //     the workers that changed since the last (Bases); a team's room
 //     (TeamRoom), which the state machine checks every assignment by;
-//   - why a task waits (Why), which a job's read and the queue's give;
-//   - the read models placement's words make: the queue as the matcher
-//     takes it (Queue), the MIG profiles it waits for (PendingMIGDemand),
-//     who holds each GPU and the fleet's GPU counts (Holders, CountGPUs).
+//   - why a task waits (Why), which a job's read and the queue's give
+//     (package report tells the queue, the MIG demand and the GPUs'
+//     holders in these words).
 //
 // The store gives the view under its read lock to plan and match, and
 // checks each assignment as it applies with the same functions, so a

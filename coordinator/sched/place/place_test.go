@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
+	"github.com/gpulayer/gpulayer/coordinator/sched/schedtest"
 	"github.com/gpulayer/gpulayer/coordinator/state/record"
 )
 
@@ -38,10 +39,8 @@ func (f *fleet) occupy(w *record.Worker, uuid string) {
 // worker adds a ready worker of n 80 GiB GPUs, room for slots tasks, on
 // switch sw (0: none) of rack rack.
 func (f *fleet) worker(id string, n, slots int, sw, rack int32) *record.Worker {
-	w := &record.Worker{ID: id, Status: record.WorkerReady, MaxTasks: slots, Executors: []string{"exec"}, Capabilities: []string{"*"}}
-	for i := range n {
-		w.Devices = append(w.Devices, command.Device{Index: i, UUID: fmt.Sprintf("GPU-%s-%d", id, i), Name: "H100", MemoryMiB: 81920, Healthy: true})
-	}
+	w := schedtest.Worker(id, n)
+	w.MaxTasks = slots
 	w.SetTopology(record.Topology{Switch: sw, Rack: rack})
 	f.workers[id] = w
 	return w

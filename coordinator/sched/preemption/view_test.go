@@ -9,6 +9,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
 	"github.com/gpulayer/gpulayer/coordinator/sched/place"
+	"github.com/gpulayer/gpulayer/coordinator/sched/schedtest"
 	"github.com/gpulayer/gpulayer/coordinator/state/record"
 	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 )
@@ -34,10 +35,7 @@ func newFleet() *fleet {
 // worker adds a ready worker with n healthy 80 GiB GPUs and room for as
 // many tasks.
 func (f *fleet) worker(id string, n int) *record.Worker {
-	w := &record.Worker{ID: id, Status: record.WorkerReady, MaxTasks: n, Executors: []string{"exec"}, Capabilities: []string{"*"}}
-	for i := range n {
-		w.Devices = append(w.Devices, command.Device{Index: i, UUID: fmt.Sprintf("GPU-%s-%d", id, i), Name: "H100", MemoryMiB: 81920, Healthy: true})
-	}
+	w := schedtest.Worker(id, n)
 	f.workers[id] = w
 	return w
 }

@@ -1,9 +1,10 @@
-package place
+package report
 
 import (
 	"slices"
 
 	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 	"github.com/gpulayer/gpulayer/coordinator/state/record"
 )
 
@@ -22,7 +23,7 @@ type GPUHolder struct {
 
 // Holders maps each of w's devices that an active task holds to those
 // tasks, in task id order; holding reads an active task.
-func Holders(w *record.Worker, holding func(taskID string) Holding) map[string][]GPUHolder {
+func Holders(w *record.Worker, holding func(taskID string) place.Holding) map[string][]GPUHolder {
 	ids := slices.Sorted(w.Held())
 	out := map[string][]GPUHolder{}
 	for _, id := range ids {
@@ -62,11 +63,11 @@ type GPUCounts struct {
 // its agent no longer reports. A device neither held, unhealthy nor free
 // (on a draining, offline or pending worker, or awaiting approval) is in
 // no count.
-func CountGPUs(w *record.Worker, holding func(taskID string) Holding, by map[string]GPUCounts) {
+func CountGPUs(w *record.Worker, holding func(taskID string) place.Holding, by map[string]GPUCounts) {
 	if w.Status == record.WorkerRevoked || len(w.Devices) == 0 {
 		return
 	}
-	whole, shared := DeviceUse(w, holding, nil)
+	whole, shared := place.DeviceUse(w, holding, nil)
 	for _, d := range w.Devices {
 		if d.MIGEnabled {
 			continue

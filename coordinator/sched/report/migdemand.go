@@ -1,9 +1,10 @@
-package place
+package report
 
 import (
 	"cmp"
 	"slices"
 
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 	"github.com/gpulayer/gpulayer/coordinator/state/record"
 )
 
@@ -15,7 +16,7 @@ import (
 // the executors they run on, and the ready workers where at least one of
 // them could run once a GPU there offers the profile: every term of the
 // task but its devices (executor, capability, target, affinity, a
-// worker's exclusivity, max per worker; CanRun).
+// worker's exclusivity, max per worker; place.CanRun).
 type MIGDemand struct {
 	Profile   string
 	Tasks     int
@@ -26,7 +27,7 @@ type MIGDemand struct {
 
 // PendingMIGDemand lists, by profile (sorted), the pending tasks that ask
 // for MIG devices.
-func PendingMIGDemand(v MatchView) []MIGDemand {
+func PendingMIGDemand(v place.MatchView) []MIGDemand {
 	by := map[string]*MIGDemand{}
 	seen := map[string]bool{} // profile and job already weighed
 	for _, sq := range v.Queue().All() {
@@ -61,14 +62,14 @@ func PendingMIGDemand(v MatchView) []MIGDemand {
 // addMIGWorkers adds to d the ready workers t (of job j) could run on,
 // its devices aside; a job's tasks share their terms, so each job is
 // weighed once a profile (seen).
-func addMIGWorkers(v MatchView, d *MIGDemand, j *record.Job, t *record.Task, seen map[string]bool) {
+func addMIGWorkers(v place.MatchView, d *MIGDemand, j *record.Job, t *record.Task, seen map[string]bool) {
 	key := d.Profile + "\x00" + j.ID
 	if seen[key] {
 		return
 	}
 	seen[key] = true
 	for w := range v.AllWorkers() {
-		if w.Status == record.WorkerReady && !slices.Contains(d.Workers, w.ID) && CanRun(v, w, j, t, "") == nil {
+		if w.Status == record.WorkerReady && !slices.Contains(d.Workers, w.ID) && place.CanRun(v, w, j, t, "") == nil {
 			d.Workers = append(d.Workers, w.ID)
 		}
 	}

@@ -1,10 +1,11 @@
-package place
+package report
 
 import (
 	"slices"
 	"testing"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 	"github.com/gpulayer/gpulayer/coordinator/state/record"
 )
 
@@ -19,14 +20,14 @@ func taskIDs(tq TeamQueue) []string {
 
 // The queue lists teams in share order and each team's tasks as the
 // matcher takes them, across its sub-queues, each with its job's pending
-// reason (Why); at most limit a team, every queued task counted.
+// reason (place.Why); at most limit a team, every queued task counted.
 func TestQueue(t *testing.T) {
-	q := newQueued()
-	q.worker("w1", 1, 1, 0, 0)
-	q.submit("old", "ml", 1, 0)
-	q.submit("wide", "ml", 4, 0) // another sub-queue, too wide for the fleet
-	q.submit("high", "ml", 1, 5)
-	q.submit("r", "research", 1, 0)
+	q := newFleet()
+	q.worker("w1", 1)
+	q.submit("old", "ml", command.Resources{GPUs: 1}, 0)
+	q.submit("wide", "ml", command.Resources{GPUs: 4}, 0) // another sub-queue, too wide for the fleet
+	q.submit("high", "ml", command.Resources{GPUs: 1}, 5)
+	q.submit("r", "research", command.Resources{GPUs: 1}, 0)
 	all := Queue(q, "", 10)
 	if len(all) != 2 || all[0].Team != "ml" || all[1].Team != "research" {
 		t.Fatalf("teams %+v, want ml then research (tied shares, by name)", all)
@@ -35,7 +36,7 @@ func TestQueue(t *testing.T) {
 		t.Fatalf("ml's order %v (queued %d), want high, old, wide (3)", got, all[0].Queued)
 	}
 	for _, task := range all[0].Tasks {
-		if want := Why(q, q.jobs[task.JobID]); task.Reason != want {
+		if want := place.Why(q, q.jobs[task.JobID]); task.Reason != want {
 			t.Fatalf("task %s's reason %q, want its job's %q", task.TaskID, task.Reason, want)
 		}
 	}
@@ -54,15 +55,14 @@ func TestQueue(t *testing.T) {
 // MIG demand is what the queue asks by profile, and the ready workers
 // where a task could run but for its devices.
 func TestPendingMIGDemand(t *testing.T) {
-	q := newQueued()
-	q.worker("w2", 1, 2, 0, 0)
-	q.worker("w1", 1, 2, 0, 0)
-	q.worker("w3", 1, 2, 0, 0).Status = record.WorkerDraining
+	q := newFleet()
+	q.worker("w2", 1)
+	q.worker("w1", 1)
+	q.worker("w3", 1).Status = record.WorkerDraining
 	for _, id := range []string{"a", "b"} {
-		q.submit(id, "ml", 0, 0)
-		q.jobs[id].Spec.Resources = &command.Resources{MIGProfile: "3g.40gb"}
+		q.submit(id, "ml", command.Resources{MIGProfile: "3g.40gb"}, 0)
 	}
-	q.submit("plain", "ml", 1, 0)
+	q.submit("plain", "ml", command.Resources{GPUs: 1}, 0)
 	got := PendingMIGDemand(q)
 	if len(got) != 1 || got[0].Profile != "3g.40gb" || got[0].Tasks != 2 || !slices.Equal(got[0].Executors, []string{"exec"}) || !slices.Equal(got[0].Workers, []string{"w1", "w2"}) {
 		t.Fatalf("demand %+v, want 3g.40gb: 2 tasks, exec, on w1 and w2", got)
@@ -74,14 +74,14 @@ func TestPendingMIGDemand(t *testing.T) {
 // not counted.
 func TestHoldersAndCounts(t *testing.T) {
 	f := newFleet()
-	w := f.worker("w1", 3, 3, 0, 0)
-	f.occupy(w, "GPU-w1-1")
-	holders := Holders(w, func(id string) Holding { return Holding{Task: f.running[id], Job: f.occupier} })
+	w := f.worker("w1", 3)
+	f.run(w, "GPU-w1-1")
+	holders := Holders(w, f.holding)
 	if len(holders) != 1 || len(holders["GPU-w1-1"]) != 1 || holders["GPU-w1-1"][0].TaskID != "on-GPU-w1-1" {
 		t.Fatalf("holders %+v", holders)
 	}
 	by := map[string]GPUCounts{}
-	CountGPUs(w, func(id string) Holding { return Holding{Task: f.running[id], Job: f.occupier} }, by)
+	CountGPUs(w, f.holding, by)
 	if c := by["H100"]; c.Allocated != 1 || c.Free != 2 || c.Unhealthy != 0 {
 		t.Fatalf("counts %+v, want 1 allocated, 2 free", c)
 	}

@@ -1,9 +1,10 @@
-package place
+package report
 
 import (
 	"slices"
 
 	"github.com/gpulayer/gpulayer/coordinator/sched/fit"
+	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 	"github.com/gpulayer/gpulayer/coordinator/state/record"
 )
 
@@ -30,14 +31,14 @@ type QueuedTask struct {
 
 // TeamQueue is one team's share and its queued tasks, in order.
 type TeamQueue struct {
-	Share
+	place.Share
 	Queued int
 	Tasks  []QueuedTask
 }
 
 // Queue lists the queue of team (every team with queued tasks for ""),
 // at most limit tasks a team (bounded by MaxQueueListed).
-func Queue(v WhyView, team string, limit int) []TeamQueue {
+func Queue(v place.WhyView, team string, limit int) []TeamQueue {
 	limit = min(max(limit, 0), MaxQueueListed)
 	lists := map[string][][]*record.Task{}
 	for _, sq := range v.Queue().All() {
@@ -49,11 +50,11 @@ func Queue(v WhyView, team string, limit int) []TeamQueue {
 	for name := range lists {
 		names = append(names, name)
 	}
-	slices.SortFunc(names, func(a, b string) int { return CompareShare(v, a, b) })
+	slices.SortFunc(names, func(a, b string) int { return place.CompareShare(v, a, b) })
 	reasons := map[string]string{}
 	out := make([]TeamQueue, 0, len(names))
 	for _, name := range names {
-		tq := TeamQueue{Share: ShareOf(v, name)}
+		tq := TeamQueue{Share: place.ShareOf(v, name)}
 		for _, l := range lists[name] {
 			tq.Queued += len(l)
 		}
@@ -61,7 +62,7 @@ func Queue(v WhyView, team string, limit int) []TeamQueue {
 			j := v.Job(t.JobID)
 			why, ok := reasons[j.ID]
 			if !ok {
-				why = Why(v, j)
+				why = place.Why(v, j)
 				reasons[j.ID] = why
 			}
 			per := j.Spec
@@ -75,7 +76,7 @@ func Queue(v WhyView, team string, limit int) []TeamQueue {
 
 // mergeFirst is the first n tasks of lists (each in the queue's order)
 // merged in the queue's order.
-func mergeFirst(v MatchView, lists [][]*record.Task, n int) []*record.Task {
+func mergeFirst(v place.MatchView, lists [][]*record.Task, n int) []*record.Task {
 	q := v.Queue()
 	at := make([]int, len(lists))
 	var out []*record.Task
