@@ -83,6 +83,10 @@ func (s *Store) load(snap *snapcodec.Image) error {
 		return err
 	}
 	s.audit = audit.Restore(snap.Audit, snap.AuditRefusals, snap.AuditSeq)
+	s.jobs.Reserve(len(snap.Jobs))
+	s.jobOrder = make([]string, 0, len(snap.Jobs))
+	s.tasks.Reserve(len(snap.Tasks))
+	s.submissions.Reserve(len(snap.Submissions) + len(snap.Finishes))
 	for _, j := range snap.Jobs {
 		if j == nil || s.jobs.Get(j.ID) != nil {
 			return fmt.Errorf("job listed twice or empty: %w", ErrInvalid)
@@ -139,6 +143,7 @@ func (s *Store) load(snap *snapcodec.Image) error {
 		t.Freeze() // shared with the finish, as before the snapshot
 		s.submissions.Set(key, &Submission{BodyHash: f.BodyHash, Task: t})
 	}
+	s.idempotency.Reserve(len(snap.Idempotency))
 	for k, v := range snap.Idempotency {
 		if j := s.jobs.Get(v); j != nil {
 			v = j.ID // one copy of the id

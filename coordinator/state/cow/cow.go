@@ -98,6 +98,20 @@ func (m *Map[V]) own(i int) map[string]V {
 	return sh.m
 }
 
+// Reserve makes room for about n entries in all, spread over the
+// shards, so that a table filled at once (a restore) does not grow its
+// shards step by step. Shards that hold entries already are left as they
+// are.
+func (m *Map[V]) Reserve(n int) {
+	per := n/nShards + n/(nShards*8) + 1 // the shards' sizes spread a little
+	gen := m.gen.Load()
+	for i, sh := range m.shards {
+		if sh == nil {
+			m.shards[i] = &shard[V]{gen: gen, m: make(map[string]V, per)}
+		}
+	}
+}
+
 // Set puts v under k.
 func (m *Map[V]) Set(k string, v V) {
 	sm := m.own(m.shardOf(k))

@@ -152,3 +152,25 @@ func TestCowMapWritesDuringIteration(t *testing.T) {
 		}
 	}
 }
+
+// Reserve makes room without changing what the map or a frozen view
+// holds: the shards it adds are the map's own, the ones in use are left.
+func TestCowMapReserve(t *testing.T) {
+	m := New[int]()
+	m.Set("a", 1)
+	before := m.Freeze()
+	m.Reserve(10000)
+	if m.Len() != 1 || m.Get("a") != 1 {
+		t.Fatalf("after Reserve: len %d, a=%d", m.Len(), m.Get("a"))
+	}
+	for i := range 1000 {
+		m.Set(fmt.Sprintf("k%d", i), i)
+	}
+	m.Set("a", 2)
+	if m.Len() != 1001 || before.Len() != 1 || before.Get("a") != 1 || before.Get("k1") != 0 {
+		t.Fatalf("len %d, the view's len %d, a=%d, k1 there %v", m.Len(), before.Len(), before.Get("a"), before.Get("k1") != 0)
+	}
+	if got := maps.Collect(m.All()); len(got) != 1001 || got["a"] != 2 || got["k999"] != 999 {
+		t.Fatalf("the map holds %d entries", len(got))
+	}
+}
