@@ -2,9 +2,12 @@ package place
 
 import (
 	"errors"
+
 	"maps"
 	"slices"
 	"testing"
+
+	"github.com/gpulayer/gpulayer/coordinator/command"
 
 	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
 	"github.com/gpulayer/gpulayer/coordinator/state/record"
@@ -143,6 +146,13 @@ func TestBasesFollowDirtyWorkers(t *testing.T) {
 	if got, want := bases.Choice(q, j, 2, 1), backfill.First([][]backfill.Slot{HoldSlots(q, q.workers["w2"], j, 2)}, 1); !slices.EqualFunc(got, want, func(a, b backfill.Slot) bool { return slices.Equal(a.Devices, b.Devices) }) {
 		t.Fatalf("Choice %+v, a choice afresh %+v", got, want)
 	}
+	q.worker("a0", 2, 4, 0, 0) // free, and before w2 in the order: the kept choice no longer stands
+	bases.Dirty("a0")
+	if got := heldDevices(Hold(q, head, &bases)); !slices.Equal(got, []string{"GPU-a0-0", "GPU-a0-1"}) {
+		t.Fatalf("after a0 came, held %v, want a0's", got)
+	}
+	delete(q.workers, "a0")
+	bases.Dirty("a0")
 	bases.Drop()
 	w1.Status = record.WorkerReady
 	if bad := bases.Stale(q); len(bad) > 0 {
@@ -150,5 +160,24 @@ func TestBasesFollowDirtyWorkers(t *testing.T) {
 	}
 	if got := heldDevices(Hold(q, head, &bases)); !slices.Equal(got, []string{"GPU-w1-0", "GPU-w1-1"}) {
 		t.Fatalf("after a drop held %v, want w1's again", got)
+	}
+}
+
+// A head with affinity rules has no basis: its slots are its own, so a
+// basis kept for its shape, even a stale one, is not read for it.
+func TestHoldOfAHeadWithRulesIsChosenAfresh(t *testing.T) {
+	q := newQueued()
+	w1 := q.worker("w1", 2, 4, 0, 0)
+	q.worker("w2", 2, 4, 0, 0)
+	plain := q.submit("plain", "ml", 2, 0)
+	var bases Bases
+	if got := heldDevices(Hold(q, plain, &bases)); !slices.Equal(got, []string{"GPU-w1-0", "GPU-w1-1"}) {
+		t.Fatalf("held %v", got)
+	}
+	w1.Status = record.WorkerDraining // unmarked: the basis is stale now
+	ruled := q.submit("ruled", "ml", 2, 0)
+	q.jobs["ruled"].SetRules([]command.AffinityRule{{Label: "zone", Value: "a", Weight: 10}})
+	if got := heldDevices(Hold(q, ruled, &bases)); !slices.Equal(got, []string{"GPU-w2-0", "GPU-w2-1"}) {
+		t.Fatalf("a head with rules held %v, want w2's (chosen afresh)", got)
 	}
 }

@@ -43,6 +43,11 @@ func TestHoldsAreReadAgainstTheCommandsTime(t *testing.T) {
 			t.Errorf("%s: HeldFromOthers %v, want %v", c.name, got, c.others)
 		}
 	}
+	q.jobs["p"].TaskIDs = append(q.jobs["p"].TaskIDs, "p-1") // p is no gang: its hold is p-0's alone
+	q.tasks["p-1"] = &record.Task{ID: "p-1", JobID: "p", State: record.TaskPending}
+	if !HeldFromOthers(q, w, []string{"GPU-w1-0"}, "p-1", now) {
+		t.Fatal("a hold for a task of a job that is no gang held for its sibling")
+	}
 	if !HoldsFor(q, w, "p-0", now) || HoldsFor(q, w, "g-1", now) {
 		t.Fatal("HoldsFor: p-0 is held for, g-1 (whose gang's hold names g-0) is not")
 	}

@@ -123,6 +123,12 @@ func TestCandidates(t *testing.T) {
 			q.pend("dep", "ml", 1, 0, 2)
 			q.waiting["dep"] = true
 		}, 8, []string{"g-0"}},
+		{"a gang a member of which has left the queue: no plan for it now", func(q *queued, _ *record.Worker) {
+			q.quota["ml"] = 800
+			q.pend("g", "ml", 1, 0, 2)
+			q.pend("p", "ml", 1, 0, 1)
+			q.tasks["g-1"].State = record.TaskAssigned // still queued in the index, no longer pending
+		}, 8, []string{"p-0"}},
 		{"at its parallelism", func(q *queued, w *record.Worker) {
 			q.quota["ml"] = 800
 			j := q.pend("par", "ml", 1, 0, 1)

@@ -27,25 +27,31 @@ func TestQueue(t *testing.T) {
 	q.submit("old", "ml", command.Resources{GPUs: 1}, 0)
 	q.submit("wide", "ml", command.Resources{GPUs: 4}, 0) // another sub-queue, too wide for the fleet
 	q.submit("high", "ml", command.Resources{GPUs: 1}, 5)
+	q.submit("top", "ml", command.Resources{GPUs: 4}, 9)
+	q.submit("young", "ml", command.Resources{GPUs: 1}, 0)
 	q.submit("r", "research", command.Resources{GPUs: 1}, 0)
 	all := Queue(q, "", 10)
 	if len(all) != 2 || all[0].Team != "ml" || all[1].Team != "research" {
 		t.Fatalf("teams %+v, want ml then research (tied shares, by name)", all)
 	}
-	if got := taskIDs(all[0]); !slices.Equal(got, []string{"high-0", "old-0", "wide-0"}) || all[0].Queued != 3 {
-		t.Fatalf("ml's order %v (queued %d), want high, old, wide (3)", got, all[0].Queued)
+	// The two sub-queues merged: priority first, then age, across them.
+	if got := taskIDs(all[0]); !slices.Equal(got, []string{"top-0", "high-0", "old-0", "wide-0", "young-0"}) || all[0].Queued != 5 {
+		t.Fatalf("ml's order %v (queued %d), want top, high, old, wide, young (5)", got, all[0].Queued)
 	}
 	for _, task := range all[0].Tasks {
 		if want := place.Why(q, q.jobs[task.JobID]); task.Reason != want {
 			t.Fatalf("task %s's reason %q, want its job's %q", task.TaskID, task.Reason, want)
 		}
 	}
-	if all[0].Tasks[2].Reason == "" {
+	if all[0].Tasks[3].Reason == "" {
 		t.Fatal("a task no worker could run gives no reason")
 	}
 	one := Queue(q, "ml", 1)
-	if len(one) != 1 || !slices.Equal(taskIDs(one[0]), []string{"high-0"}) || one[0].Queued != 3 {
+	if len(one) != 1 || !slices.Equal(taskIDs(one[0]), []string{"top-0"}) || one[0].Queued != 5 {
 		t.Fatalf("ml limited to one: %+v", one)
+	}
+	if none := Queue(q, "ml", -1); len(none) != 1 || len(none[0].Tasks) != 0 || none[0].Queued != 5 {
+		t.Fatalf("a negative limit lists nothing, counts all: %+v", none)
 	}
 	if got := Queue(q, "nobody", 10); len(got) != 0 {
 		t.Fatalf("a team with nothing queued: %+v", got)
@@ -90,5 +96,16 @@ func TestHoldersAndCounts(t *testing.T) {
 	CountGPUs(w, nil, by)
 	if len(by) != 0 {
 		t.Fatalf("a revoked worker counted: %+v", by)
+	}
+}
+
+// A gang's queued task asks what one member asks.
+func TestQueueCountsAGangsMember(t *testing.T) {
+	q := newFleet()
+	q.submit("g", "ml", command.Resources{GPUs: 2}, 0)
+	q.jobs["g"].Spec.Gang, q.jobs["g"].Spec.Count = true, 3
+	got := Queue(q, "", 10)
+	if len(got) != 1 || len(got[0].Tasks) != 1 || !got[0].Tasks[0].Gang || got[0].Tasks[0].CentiGPUs != 200 {
+		t.Fatalf("%+v, want one gang task of 200 hundredths", got)
 	}
 }

@@ -53,7 +53,7 @@ func TestControl(t *testing.T) {
 			record.WorkerDraining, time.Time{}, []string{"worker.drained"}, 0},
 		{"deregister", record.WorkerReady, "", command.ControlWorker{Action: command.ActionDeregister, Deadline: soon}, nil, true,
 			record.WorkerDraining, soon, []string{"worker.deregistering"}, 0},
-		{"stop", record.WorkerDraining, "admin", command.ControlWorker{Action: command.ActionStop}, nil, true,
+		{"stop", record.WorkerReady, "", command.ControlWorker{Action: command.ActionStop}, nil, true,
 			record.WorkerStopping, time.Time{}, []string{"worker.stopped"}, 1},
 		{"a drain of a stopping worker", record.WorkerStopping, "admin", command.ControlWorker{Action: command.ActionDrain}, stateerr.ErrConflict, false,
 			record.WorkerStopping, time.Time{}, nil, 0},
@@ -82,11 +82,42 @@ func TestControl(t *testing.T) {
 			if !errors.Is(err, c.err) || acted != c.acted {
 				t.Fatalf("acted %v, err %v; want %v, %v", acted, err, c.acted, c.err)
 			}
+			if c.err == nil && c.acted {
+				wantBy, dereg := c.drainedBy, c.c.Action == command.ActionDeregister
+				switch {
+				case c.status2 == record.WorkerReady:
+					wantBy = ""
+				case c.drainedBy == "": // drained or stopped now, by whoever asked
+					wantBy = "admin"
+				}
+				if w.DrainedBy != wantBy || w.Deregister != dereg {
+					t.Fatalf("drained by %q, deregister %v; want %q, %v", w.DrainedBy, w.Deregister, wantBy, dereg)
+				}
+			}
 			if w.Status != c.status2 || !w.DrainDeadline.Equal(c.deadline) || !slices.Equal(fx.kinds, c.kinds) || len(fx.preempted) != c.preempted {
 				t.Fatalf("status %s, deadline %v, events %v, preempted %v; want %s, %v, %v, %d",
 					w.Status, w.DrainDeadline, fx.kinds, fx.preempted, c.status2, c.deadline, c.kinds, c.preempted)
 			}
 		})
+	}
+}
+
+// A resume ends a deregistration; an agent's new drain replaces its own
+// earlier one (not an admin's).
+func TestResumeAndSelfDrain(t *testing.T) {
+	w := &record.Worker{ID: "w1", Status: record.WorkerDraining, DrainedBy: "admin", Deregister: true, DrainDeadline: t0.Add(time.Hour)}
+	var fx effects
+	if _, err := Control(&fx, w, command.ControlWorker{Action: command.ActionResume, By: "admin", Now: t0}); err != nil || w.Deregister || w.DrainedBy != "" || !w.DrainDeadline.IsZero() {
+		t.Fatalf("resumed: %v, %+v", err, w)
+	}
+	later := t0.Add(2 * time.Hour)
+	for _, deadline := range []time.Time{t0.Add(time.Hour), later} {
+		if _, err := Control(&fx, w, command.ControlWorker{Action: command.ActionDrain, Self: true, By: "w1", Deadline: deadline, Now: t0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w.DrainedBy != DrainedBySelf || !w.DrainDeadline.Equal(later) {
+		t.Fatalf("after two drains of its own: by %q until %v, want %q until %v", w.DrainedBy, w.DrainDeadline, DrainedBySelf, later)
 	}
 }
 
