@@ -61,6 +61,7 @@ func TestCordon(t *testing.T) {
 		{"lifting one not there changes nothing", nil, command.CordonDevice{UUID: "GPU-1"}, nil, nil, nil, 0},
 		{"a GPU gone from the report may be uncordoned", map[string]string{"GPU-9": "x"}, command.CordonDevice{UUID: "GPU-9"}, nil,
 			nil, []string{"gpu.uncordoned GPU-9"}, 1},
+		{"lifting the cordon of a GPU neither reported nor cordoned", nil, command.CordonDevice{UUID: "GPU-9"}, stateerr.ErrNotFound, nil, nil, 0},
 		{"a GPU not reported is not cordoned", nil, command.CordonDevice{UUID: "GPU-9", Cordon: true}, stateerr.ErrNotFound, nil, nil, 0},
 		{"a drain that does not cordon", nil, command.CordonDevice{UUID: "GPU-1", Drain: true}, stateerr.ErrInvalid, nil, nil, 0},
 	}
@@ -175,5 +176,30 @@ func TestRepartitionApprovesOnlyAnApprovedGPU(t *testing.T) {
 		if _, ok := w.ApprovedDevices["MIG-1-a"]; ok != approved {
 			t.Fatalf("GPU approved %v: its MIG device approved %v", approved, ok)
 		}
+	}
+}
+
+// A device report is audited where it differs: a GPU added or gone, a
+// change of health, or of its reason alone.
+func TestAuditDevices(t *testing.T) {
+	w := worker("GPU-1", "GPU-2", "GPU-3")
+	w.Devices[2].Healthy, w.Devices[2].Health, w.Devices[2].HealthReason = false, HealthUnhealthy, "XID 79"
+	next := slices.Clone(w.Devices[1:])
+	next[0].Health, next[0].HealthReason = HealthDegraded, "row remap pending" // GPU-2: healthy -> degraded
+	next[1].HealthReason = "XID 48"                                            // GPU-3: the reason alone
+	next = append(next, command.Device{Index: 3, UUID: "GPU-4", Name: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559, Healthy: true})
+	var fx effects
+	AuditDevices(&fx, w, next, now)
+	want := []string{"gpu.health GPU-2", "gpu.health GPU-3", "gpu.added GPU-4", "gpu.removed GPU-1"}
+	if !slices.Equal(fx.events, want) {
+		t.Fatalf("events %v, want %v", fx.events, want)
+	}
+	if fx.details[1] != "unhealthy -> unhealthy: XID 48" {
+		t.Fatalf("the reason's change audited as %q", fx.details[1])
+	}
+	fx = effects{}
+	AuditDevices(&fx, w, slices.Clone(w.Devices), now)
+	if len(fx.events) != 0 {
+		t.Fatalf("an unchanged report audited %v", fx.events)
 	}
 }
