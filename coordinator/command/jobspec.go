@@ -40,8 +40,8 @@ type JobSpec struct {
 	// Parallelism bounds how many of the job's tasks are assigned or
 	// running at once (0: no bound).
 	Parallelism int `json:"parallelism,omitempty"`
-	// DependsOn lists the jobs this one waits for (dependencies.go in
-	// coordinator/state).
+	// DependsOn lists the jobs this one waits for (the room
+	// coordinator/state/deps).
 	DependsOn []Dependency `json:"depends_on,omitempty"`
 	// Preemptible (nil: true) says whether the job's tasks may be taken
 	// back for another's; a job that is not runs only within its team's

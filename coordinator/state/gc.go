@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
+	"github.com/gpulayer/gpulayer/coordinator/state/deps"
 )
 
 // GCOutcome is the outcome of CollectGarbage: how many jobs it removed,
@@ -38,7 +39,7 @@ func (s *Store) collectGarbage(c command.CollectGarbage) (GCOutcome, error) {
 		if !s.jobTerminal(j) {
 			continue
 		}
-		old := !s.jobEnded(j).After(cutoff)
+		old := !deps.EndedAt(depTables{s}, j).After(cutoff)
 		excess := c.KeepFinished > 0 && finished > c.KeepFinished
 		if !old && !excess {
 			continue
@@ -91,17 +92,6 @@ func (s *Store) collectArtifacts(cutoff time.Time, limit int) (int, bool) {
 		}
 	}
 	return s.artifacts.Collect(named, cutoff, limit)
-}
-
-// jobEnded is when a finished job's last task ended.
-func (s *Store) jobEnded(j *Job) time.Time {
-	end := j.UpdatedAt
-	for _, id := range j.TaskIDs {
-		if t := s.tasks.Get(id); t.UpdatedAt.After(end) {
-			end = t.UpdatedAt
-		}
-	}
-	return end
 }
 
 // removeJobs forgets the jobs in ids and everything kept for them: their

@@ -106,7 +106,7 @@ func (s *Store) applyOne(c command.Command) (res Result) {
 	}
 	res = h(s, c)
 	if res.Err() == nil {
-		s.settleDependents() // dependencies.go
+		s.deps.Settle(depTables{s}) // dependencies.go
 	}
 	return res
 }

@@ -104,9 +104,7 @@ func (s *Store) submitJob(c command.SubmitJob) (SubmitOutcome, error) {
 		s.tasks.Set(id, t)
 	}
 	s.jobs.Set(j.ID, j)
-	if !s.holdForDependencies(j, c.Now) { // dependencies.go
-		s.enqueueJob(j) // parallelism.go
-	}
+	s.deps.Admit(depTables{s}, j, c.Now) // waits, cancelled, or queued (its window)
 	s.jobOrder = append(s.jobOrder, j.ID)
 	s.noteOpenJob(j)
 	if c.Spec.IdempotencyKey != "" {
@@ -145,15 +143,6 @@ func (s *Store) cancelJob(c command.CancelJob) (JobRecord, error) {
 	j.UpdatedAt = c.Now
 	s.audit.Record(command.AuditEvent{Time: c.Now, Kind: "job.cancelled", Actor: c.By, Subject: j.ID, Team: command.TeamOf(j.Team), Source: c.Source, Detail: "created by " + j.CreatedBy})
 	return s.jobRecord(j), nil
-}
-
-func (s *Store) jobTerminal(j *Job) bool {
-	for _, id := range j.TaskIDs {
-		if !s.tasks.Get(id).Terminal() {
-			return false
-		}
-	}
-	return true
 }
 
 // Job returns a copy of a job with its tasks.

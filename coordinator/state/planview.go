@@ -9,6 +9,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
 	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 	"github.com/gpulayer/gpulayer/coordinator/sched/preemption"
+	"github.com/gpulayer/gpulayer/coordinator/state/deps"
 	"github.com/gpulayer/gpulayer/coordinator/state/pending"
 	"github.com/gpulayer/gpulayer/coordinator/state/teams"
 )
@@ -61,7 +62,7 @@ func (v planView) Queue() *pending.Queue             { return v.s.queue }
 func (v planView) TeamOrder() []string               { return v.s.teamOrder() }
 func (v planView) Targets(w *Worker) []string        { return v.s.targetsOf(w) }
 func (v planView) Hold(now time.Time) *backfill.Hold { return v.s.holdFor(now) }
-func (v planView) AtParallelism(j *Job) bool         { return v.s.atParallelism(j) }
+func (v planView) AtParallelism(j *Job) bool         { return deps.AtParallelism(depTables(v), j) }
 
 func (v planView) PickDevices(w *Worker, j *Job, t *Task, hold *backfill.Hold, now time.Time) ([]string, bool) {
 	return v.s.pickDevicesFor(w, j, t, hold, now)
@@ -70,7 +71,7 @@ func (v planView) PickDevices(w *Worker, j *Job, t *Task, hold *backfill.Hold, n
 func (v planView) InGroup(workerID, group string) bool { return v.s.groups.Contains(workerID, group) }
 func (v planView) GroupExists(id string) bool          { return v.s.groups.Has(id) }
 func (v planView) Limits(team string) teams.Limits     { return v.s.teams.Limits(team) }
-func (v planView) WaitingFor(j *Job) string            { return v.s.waitingFor(j) }
+func (v planView) WaitingFor(j *Job) string            { return v.s.deps.WaitingFor(depTables(v), j) }
 func (v planView) Waiting(j *Job) bool                 { return v.s.deps.Unmet(j.ID) > 0 }
 
 func (v planView) GangMembers(j *Job) ([]*Task, bool) { return v.s.gangTasks(j) }

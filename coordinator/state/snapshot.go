@@ -11,6 +11,7 @@ import (
 	"github.com/gpulayer/gpulayer/coordinator/state/artifacts"
 	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 	"github.com/gpulayer/gpulayer/coordinator/state/creds"
+	"github.com/gpulayer/gpulayer/coordinator/state/deps"
 	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 	"github.com/gpulayer/gpulayer/coordinator/state/gpuops"
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
@@ -119,10 +120,7 @@ func (s *Store) load(snap *snapcodec.Image) error {
 			}
 		}
 	}
-	s.rebuildDependencies()
-	for _, id := range s.jobOrder {
-		s.fitWindow(s.jobs.Get(id)) // parallelism.go
-	}
+	s.deps = deps.Rebuild(depTables{s}, s.jobOrder) // the waiting jobs out of the queue, the windows fitted
 	for key, sub := range snap.Submissions {
 		if sub.Task == nil || sub.Task.ID == "" || !strings.HasPrefix(key, sub.Task.ID+"/") {
 			return fmt.Errorf("submission %q without the task it finished: %w", key, ErrInvalid)

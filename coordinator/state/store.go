@@ -59,7 +59,7 @@ type Store struct {
 	views viewCache
 
 	// touched lists the jobs whose tasks the command being applied
-	// changed, for settleDependents.
+	// changed, for deps.Index.Settle (dependencies.go).
 	touched []string
 }
 

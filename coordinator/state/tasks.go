@@ -63,7 +63,7 @@ func (s *Store) assignTask(c command.AssignTask) (AssignOutcome, error) {
 	if err := place.CanRun(s.planView(), w, j, t, ""); err != nil {
 		return AssignOutcome{}, err
 	}
-	if err := s.checkParallelism(j); err != nil { // parallelism.go
+	if err := s.checkParallelism(j); err != nil { // dependencies.go
 		return AssignOutcome{}, err
 	}
 	if err := s.checkNotWaiting(j); err != nil { // dependencies.go

@@ -25,7 +25,7 @@ func (s *Store) teamUsage() map[string]TeamUsage {
 			out[team] = u
 		}
 	}
-	s.forHeld(func(j *Job, held int) { // pending, but out of the queue (dependencies.go)
+	s.deps.HeldTasks(depTables{s}, func(j *Job, held int) { // pending, but out of the queue
 		team := command.TeamOf(j.Team)
 		u := out[team]
 		u.PendingTasks += held

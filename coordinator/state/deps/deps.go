@@ -1,9 +1,11 @@
-// Package deps holds job dependencies (depends_on): the index of which
-// jobs wait for which, and the rules a dependency follows (a submit's
-// check, how an ended job ended, whether a condition holds). The state
-// applies them: it keeps a waiting job's tasks out of the pending queue,
-// and when a waited-on job ends, in the same apply, it settles each job
-// that waits for it.
+// Package deps decides when a job's pending tasks may join the pending
+// queue: job dependencies (depends_on: the index of which jobs wait for
+// which, a submit's check, how an ended job ended, whether a condition
+// holds) and parallelism windows. Over the state's tables (Tables) it
+// admits a new job (Admit: it waits, is cancelled, or its tasks are
+// queued), settles, at the end of every apply, the jobs that wait for one
+// that ended (Settle), fits a bounded job's window (FitWindow), and
+// rebuilds the index at restore (Rebuild).
 //
 // The index is derived from the jobs and tasks and rebuilt at restore;
 // nothing here reads a clock, so replicas settle the same jobs at the
