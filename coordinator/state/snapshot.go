@@ -151,7 +151,11 @@ func (s *Store) load(snap *snapcodec.Image) error {
 	if snap.Nodes != nil {
 		s.nodes = snap.Nodes
 	}
-	return s.checkInvariants(snap) // invariants.go
+	return snap.Check(snapcodec.Loaded{ // the records' agreement, once the tables are whole
+		Task:   s.tasks.Get,
+		Job:    s.jobs.Get,
+		Worker: func(id string) bool { return s.workers[id] != nil },
+	})
 }
 
 // shareIDs points the ids that name t and its job at one copy each: the

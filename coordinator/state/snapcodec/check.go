@@ -1,4 +1,4 @@
-package state
+package snapcodec
 
 import (
 	"fmt"
@@ -6,7 +6,8 @@ import (
 	"slices"
 
 	"github.com/gpulayer/gpulayer/coordinator/state/creds"
-	"github.com/gpulayer/gpulayer/coordinator/state/snapcodec"
+	"github.com/gpulayer/gpulayer/coordinator/state/record"
+	"github.com/gpulayer/gpulayer/coordinator/state/stateerr"
 )
 
 // A restored snapshot replaces the state whole, and the commands applied
@@ -15,38 +16,49 @@ import (
 // has a current attempt on that worker, an idempotency key names a job.
 // A snapshot whose records contradict each other (a crafted or damaged
 // upload) would restore, and the next command touching them would panic
-// the FSM, on every node and on every replay of the log. checkInvariants
-// refuses such a snapshot before it replaces anything, naming the first
+// the FSM, on every node and on every replay of the log. Check refuses
+// such a snapshot before it replaces anything, naming the first
 // contradiction in the snapshot's own order (ErrInvalid).
 //
 // Ids listed twice, tasks of a job the snapshot lacks and task ids out of
-// their form are refused while the tables are filled (load); what needs
-// the tables whole is checked here.
+// their form are refused while the state fills its tables; what needs the
+// tables whole is checked here, through the lookups of the tables the
+// state filled (Loaded).
 
 // known vocabularies.
 var (
 	credentialKinds = []string{creds.KindClient, creds.KindJoin, creds.KindInstance, creds.KindWorker}
-	workerStatuses  = []string{workerPending, workerReady, workerOffline, workerRevoked, workerDraining, workerStopping}
-	taskStates      = []string{taskPending, taskAssigned, taskRunning, taskSucceeded, taskFailed, taskCancelled}
+	workerStatuses  = []string{record.WorkerPending, record.WorkerReady, record.WorkerOffline, record.WorkerRevoked, record.WorkerDraining, record.WorkerStopping}
+	taskStates      = []string{record.TaskPending, record.TaskAssigned, record.TaskRunning, record.TaskSucceeded, record.TaskFailed, record.TaskCancelled}
 )
 
-// checkInvariants checks the tables load filled from snap.
-func (s *Store) checkInvariants(snap *snapcodec.Image) error {
+// Loaded is the tables a restore filled from an image, by id: what the
+// checks need of them whole.
+type Loaded struct {
+	Task   func(id string) *record.Task // nil when there is none
+	Job    func(id string) *record.Job  // nil when there is none
+	Worker func(id string) bool
+}
+
+// Check refuses an image whose records contradict each other, naming
+// the first contradiction in the image's own order (stateerr.ErrInvalid).
+func (snap *Image) Check(l Loaded) error {
 	var listed int // task ids the jobs list: distinct, once checkJobs passes
-	checkJobs := func(snap *snapcodec.Image) (err error) {
-		listed, err = s.checkJobs(snap)
+	checkJobs := func() (err error) {
+		listed, err = snap.checkJobs(l)
 		return err
 	}
-	checkTasks := func(snap *snapcodec.Image) error { return s.checkTasks(snap, listed == len(snap.Tasks)) }
-	for _, check := range []func(*snapcodec.Image) error{s.checkCredentials, s.checkWorkers, checkJobs, checkTasks, s.checkIdempotency} {
-		if err := check(snap); err != nil {
-			return fmt.Errorf("%w: %w", err, ErrInvalid)
+	checkTasks := func() error { return snap.checkTasks(l, listed == len(snap.Tasks)) }
+	checkIdempotency := func() error { return snap.checkIdempotency(l) }
+	for _, check := range []func() error{snap.checkCredentials, snap.checkWorkers, checkJobs, checkTasks, checkIdempotency} {
+		if err := check(); err != nil {
+			return fmt.Errorf("%w: %w", err, stateerr.ErrInvalid)
 		}
 	}
 	return nil
 }
 
-func (s *Store) checkCredentials(snap *snapcodec.Image) error {
+func (snap *Image) checkCredentials() error {
 	for _, c := range snap.Credentials {
 		switch {
 		case c.ID == "":
@@ -62,7 +74,7 @@ func (s *Store) checkCredentials(snap *snapcodec.Image) error {
 	return nil
 }
 
-func (s *Store) checkWorkers(snap *snapcodec.Image) error {
+func (snap *Image) checkWorkers() error {
 	for _, w := range snap.Workers {
 		switch {
 		case w.ID == "":
@@ -79,7 +91,7 @@ func (s *Store) checkWorkers(snap *snapcodec.Image) error {
 // name its own tasks, once each; it returns how many task ids the jobs
 // list. Those are then distinct tasks (a task has one job), so every task
 // is listed when there are as many as tasks.
-func (s *Store) checkJobs(snap *snapcodec.Image) (int, error) {
+func (snap *Image) checkJobs(l Loaded) (int, error) {
 	var last uint64
 	listed := 0
 	seen := map[string]struct{}{}
@@ -93,7 +105,7 @@ func (s *Store) checkJobs(snap *snapcodec.Image) (int, error) {
 		last = j.Seq
 		clear(seen)
 		for _, id := range j.TaskIDs {
-			t := s.tasks.Get(id)
+			t := l.Task(id)
 			if t == nil {
 				return 0, fmt.Errorf("job %s lists task %s, which the snapshot lacks", j.ID, id)
 			}
@@ -114,9 +126,9 @@ func (s *Store) checkJobs(snap *snapcodec.Image) (int, error) {
 // only when allListed says some task is not), and that a task a worker
 // holds has a current attempt under its attempt id, on its worker, which
 // exists.
-func (s *Store) checkTasks(snap *snapcodec.Image, allListed bool) error {
+func (snap *Image) checkTasks(l Loaded, allListed bool) error {
 	for _, t := range snap.Tasks {
-		if !allListed && !slices.Contains(s.jobs.Get(t.JobID).TaskIDs, t.ID) {
+		if !allListed && !slices.Contains(l.Job(t.JobID).TaskIDs, t.ID) {
 			return fmt.Errorf("task %s of job %s, which does not list it", t.ID, t.JobID)
 		}
 		if !slices.Contains(taskStates, t.State) {
@@ -136,7 +148,7 @@ func (s *Store) checkTasks(snap *snapcodec.Image, allListed bool) error {
 			return fmt.Errorf("task %s is %s under attempt %q, its last attempt is %q", t.ID, t.State, t.AttemptID, a.ID)
 		case t.WorkerID == "" || a.WorkerID != t.WorkerID:
 			return fmt.Errorf("task %s is held by worker %q, its attempt by %q", t.ID, t.WorkerID, a.WorkerID)
-		case s.workers[t.WorkerID] == nil:
+		case !l.Worker(t.WorkerID):
 			return fmt.Errorf("task %s is %s on worker %s, which the snapshot lacks", t.ID, t.State, t.WorkerID)
 		}
 	}
@@ -144,9 +156,9 @@ func (s *Store) checkTasks(snap *snapcodec.Image, allListed bool) error {
 }
 
 // checkIdempotency checks that every idempotency key names a job.
-func (s *Store) checkIdempotency(snap *snapcodec.Image) error {
+func (snap *Image) checkIdempotency(l Loaded) error {
 	for _, k := range slices.Sorted(maps.Keys(snap.Idempotency)) {
-		if v := snap.Idempotency[k]; s.jobs.Get(v) == nil {
+		if v := snap.Idempotency[k]; l.Job(v) == nil {
 			return fmt.Errorf("idempotency key %q names job %s, which the snapshot lacks", k, v)
 		}
 	}
