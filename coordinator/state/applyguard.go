@@ -9,7 +9,7 @@ import (
 // A command that meets state contradicting itself (a record naming one
 // that is not there) would panic the FSM, and hashicorp/raft does not
 // recover: the node stops, and stops again on every replay of the same
-// log. Restore refuses such state (invariants.go); refusePanic is the
+// log. Restore refuses such state (snapcodec.Image.Check); refusePanic is the
 // net under what it may miss: the command is refused with
 // ErrCorruptState instead. What the command changed before it panicked
 // stays changed, alike on every replica, which apply the same log.
