@@ -41,6 +41,10 @@ var contradictions = []struct {
 		j := s.jobs.Get("j1")
 		j.TaskIDs = append(j.TaskIDs, "j1-z")
 	}, "job j1 lists task j1-z, which the snapshot lacks"},
+	{"job lists a task the snapshot lacks before its own", func(s *Store) {
+		j := s.jobs.Get("j1")
+		j.TaskIDs = append([]string{"j1-z"}, j.TaskIDs...)
+	}, "job j1 lists task j1-z, which the snapshot lacks"},
 	{"task its job does not list", func(s *Store) { s.jobs.Get("j1").TaskIDs = []string{"j1-a"} }, "task j1-b of job j1, which does not list it"},
 	{"job lists another job's task", func(s *Store) {
 		j := s.jobs.Get("j2")

@@ -120,6 +120,16 @@ func (s *Store) load(snap *snapcodec.Image) error {
 			}
 		}
 	}
+	// The records' agreement, once the tables are whole, and before
+	// anything walks a job's tasks by its list (a job naming a task the
+	// snapshot lacks would stop the rebuild below on a nil task).
+	if err := snap.Check(snapcodec.Loaded{
+		Task:   s.tasks.Get,
+		Job:    s.jobs.Get,
+		Worker: func(id string) bool { return s.workers[id] != nil },
+	}); err != nil {
+		return err
+	}
 	s.deps = deps.Rebuild(depTables{s}, s.jobOrder) // the waiting jobs out of the queue, the windows fitted
 	for key, sub := range snap.Submissions {
 		if sub.Task == nil || sub.Task.ID == "" || !strings.HasPrefix(key, sub.Task.ID+"/") {
@@ -151,11 +161,7 @@ func (s *Store) load(snap *snapcodec.Image) error {
 	if snap.Nodes != nil {
 		s.nodes = snap.Nodes
 	}
-	return snap.Check(snapcodec.Loaded{ // the records' agreement, once the tables are whole
-		Task:   s.tasks.Get,
-		Job:    s.jobs.Get,
-		Worker: func(id string) bool { return s.workers[id] != nil },
-	})
+	return nil
 }
 
 // shareIDs points the ids that name t and its job at one copy each: the

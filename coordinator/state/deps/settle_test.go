@@ -164,9 +164,42 @@ func TestWindows(t *testing.T) {
 	if y := Rebuild(tb, []string{"w"}); !slices.Equal(tb.queuedOf("w"), []string{"w-2"}) || !slices.Contains(slices.Collect(y.Held()), "w") {
 		t.Fatalf("after Rebuild: window %v", tb.queuedOf("w"))
 	}
+	y := Rebuild(tb, []string{"w"})
 	held := 0
-	x.HeldTasks(tb, func(_ *record.Job, n int) { held += n })
+	y.HeldTasks(tb, func(_ *record.Job, n int) { held += n })
 	if held != 1 {
 		t.Fatalf("held out of the queue %d, want 1 (w-3)", held)
+	}
+}
+
+// A restore takes a waiting job's pending tasks out of the queue, and
+// its waiters settle as before: a job waiting for two is queued only
+// once both have ended as it asks.
+func TestRebuildKeepsWaitersOut(t *testing.T) {
+	tb := newTables()
+	tb.job("a", 1, 0)
+	tb.job("b", 1, 0)
+	tb.job("c", 2, 0, command.Dependency{Job: "a", Condition: command.DependSucceeded}, command.Dependency{Job: "b", Condition: command.DependFinished})
+	for id := range tb.tasks { // a restore: the queue holds every pending task
+		tb.queued[id] = true
+	}
+	x := Rebuild(tb, []string{"a", "b", "c"})
+	if len(tb.queuedOf("c")) != 0 || x.Unmet("c") != 2 {
+		t.Fatalf("after Rebuild c is queued %v, unmet %d; want out of the queue, 2", tb.queuedOf("c"), x.Unmet("c"))
+	}
+	held := 0
+	x.HeldTasks(tb, func(j *record.Job, n int) { held += n })
+	if held != 2 {
+		t.Fatalf("held %d, want c's 2", held)
+	}
+	tb.end("a", record.TaskSucceeded)
+	x.Settle(tb)
+	if len(tb.queuedOf("c")) != 0 || x.Unmet("c") != 1 {
+		t.Fatalf("one of two met: c queued %v, unmet %d", tb.queuedOf("c"), x.Unmet("c"))
+	}
+	tb.end("b", record.TaskCancelled)
+	x.Settle(tb)
+	if !slices.Equal(tb.queuedOf("c"), []string{"c-0", "c-1"}) || x.Unmet("c") != 0 {
+		t.Fatalf("both met: c queued %v, unmet %d", tb.queuedOf("c"), x.Unmet("c"))
 	}
 }
