@@ -2,12 +2,10 @@ package state
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 	"github.com/gpulayer/gpulayer/coordinator/sched/preemption"
 )
 
@@ -44,14 +42,11 @@ func (s *Store) preemptTasks(c command.PreemptTasks) (PreemptOutcome, error) {
 		s.sweepHolds(c.Now)
 		return PreemptOutcome{}, nil
 	}
-	p, pj, w, err := s.checkPreemptor(c)
+	chk, err := preemption.Check(s.planView(), c)
 	if err != nil {
 		return PreemptOutcome{}, err
 	}
-	victims, err := s.checkVictims(c, p, pj, w)
-	if err != nil {
-		return PreemptOutcome{}, err
-	}
+	p, pj, victims := chk.For, chk.Job, chk.Victims
 	s.sweepHolds(c.Now)
 	pTeam := command.TeamOf(pj.Team)
 	reason := fmt.Sprintf("%s%s (team %s) for its task %s", preemptedByJob, pj.ID, pTeam, p.ID)
@@ -81,100 +76,4 @@ func (s *Store) preemptTasks(c command.PreemptTasks) (PreemptOutcome, error) {
 	}
 	s.markPending()
 	return out, nil
-}
-
-// checkPreemptor checks the task a preemption is for: pending in the
-// queue, asking for GPUs, and placeable nowhere as things are (a gang
-// member: its gang, every member pending and waiting for no dependency,
-// cannot be placed whole); and the worker, which must be able to run it
-// (a gang's is where its first victim runs).
-func (s *Store) checkPreemptor(c command.PreemptTasks) (*Task, *Job, *Worker, error) {
-	p, ok := s.tasks.Lookup(c.For)
-	if !ok {
-		return nil, nil, nil, fmt.Errorf("task %s: %w", c.For, ErrNotFound)
-	}
-	pj := s.jobs.Get(p.JobID)
-	switch {
-	case p.State != taskPending:
-		return nil, nil, nil, fmt.Errorf("task %s is %s: %w", p.ID, p.State, ErrConflict)
-	case pj.Spec.Resources == nil || pj.Spec.Resources.GPUs == 0:
-		return nil, nil, nil, fmt.Errorf("%w: task %s asks for no GPUs", ErrInvalid, p.ID)
-	case len(c.Victims) == 0:
-		return nil, nil, nil, fmt.Errorf("%w: a preemption names no victim", ErrInvalid)
-	}
-	w, ok := s.workers[c.WorkerID]
-	if !ok {
-		return nil, nil, nil, fmt.Errorf("worker %s: %w", c.WorkerID, ErrNotFound)
-	}
-	if pj.Spec.Gang {
-		ts, ok := s.gangTasks(pj)
-		if !ok {
-			return nil, nil, nil, fmt.Errorf("job %s: not every gang member is pending: %w", pj.ID, ErrConflict)
-		}
-		if err := s.checkNotWaiting(pj); err != nil {
-			return nil, nil, nil, err
-		}
-		if preemption.GangFits(s.planView(), pj, ts, nil, c.Now) {
-			return nil, nil, nil, fmt.Errorf("gang %s fits without a preemption: %w", pj.ID, ErrConflict)
-		}
-		return p, pj, w, nil
-	}
-	if err := place.CanRun(s.planView(), w, pj, p, ""); err != nil {
-		return nil, nil, nil, err
-	}
-	if preemption.PlaceableNow(s.planView(), pj, p, c.Now, c.TeamRoom) {
-		return nil, nil, nil, fmt.Errorf("task %s fits without a preemption: %w", p.ID, ErrConflict)
-	}
-	return p, pj, w, nil
-}
-
-// checkVictims checks each victim in the policy's terms, in the order
-// named, that a gang victim comes with every member of its gang, and
-// that p (a gang: every member) fits once they are gone. A task that is
-// not a gang member finds its victims on c.WorkerID, save the other
-// members of a gang taken there.
-func (s *Store) checkVictims(c command.PreemptTasks, p *Task, pj *Job, w *Worker) ([]*Task, error) {
-	pv, round := s.planView(), preemption.NewRound()
-	gone, named := map[string]bool{}, map[string]bool{}
-	var victims []*Task
-	for _, vc := range c.Victims {
-		v, ok := s.tasks.Lookup(vc.TaskID)
-		switch {
-		case !ok:
-			return nil, fmt.Errorf("task %s: %w", vc.TaskID, ErrNotFound)
-		case named[v.ID]:
-			return nil, fmt.Errorf("%w: task %s named twice", ErrInvalid, v.ID)
-		case v.AttemptID != vc.AttemptID || v.WorkerID != vc.On(c.WorkerID):
-			return nil, fmt.Errorf("task %s attempt %s on %s: %w", v.ID, vc.AttemptID, vc.On(c.WorkerID), ErrStaleAttempt)
-		case !pj.Spec.Gang && v.WorkerID != w.ID && !s.jobs.Get(v.JobID).Spec.Gang:
-			return nil, fmt.Errorf("%w: task %s is on %s, not %s", ErrInvalid, v.ID, v.WorkerID, w.ID)
-		}
-		named[v.ID] = true
-		if gone[v.ID] {
-			victims = append(victims, v) // a member of a gang taken already
-			continue
-		}
-		if err := preemption.VictimErr(pv, p, pj, v, round, c.MinRuntime, c.Now); err != nil {
-			return nil, fmt.Errorf("task %s: %w", v.ID, err)
-		}
-		round.Take(pv, gone, v)
-		victims = append(victims, v)
-	}
-	for id := range gone {
-		if !named[id] {
-			return nil, fmt.Errorf("task %s: %w", id, preemption.ErrGangMember)
-		}
-	}
-	ids := strings.Join(slices.Sorted(maps.Keys(gone)), ", ")
-	if pj.Spec.Gang {
-		ts, _ := s.gangTasks(pj)
-		if !preemption.GangFits(pv, pj, ts, gone, c.Now) {
-			return nil, fmt.Errorf("gang %s would not fit beside the rest (%s): %w", pj.ID, ids, ErrConflict)
-		}
-		return victims, nil
-	}
-	if !preemption.FitsBeside(pv, w, pj, p, gone, c.Now) {
-		return nil, fmt.Errorf("task %s would not fit on %s beside the rest (%s): %w", p.ID, w.ID, ids, ErrConflict)
-	}
-	return victims, nil
 }

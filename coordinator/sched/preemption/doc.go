@@ -1,8 +1,9 @@
 // Package preemption decides which running tasks a waiting task may take
 // GPUs back from (docs/preemption.md), as pure functions of a View of
-// the replicated state: the leader's plan (Plan) and the state machine's
-// check of the command that plan becomes (VictimErr, Round, GangFits,
-// FitsBeside, PlaceableNow) read the same rules, so a plan that was
+// the replicated state: the leader's plan (Plan, over the candidates
+// Candidates picks) and the state machine's check of the command that
+// plan becomes (Check, over VictimErr, Round, GangFits, FitsBeside,
+// PlaceableNow) read the same rules, so a plan that was
 // right when made is refused only when the state moved on since.
 //
 // The policy. A pending task P that cannot be placed may take GPUs back:
