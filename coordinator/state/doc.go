@@ -2,9 +2,18 @@
 // only), workers, groups, jobs, tasks with their attempts and the
 // submission index, kept in memory with the indexes that make reads and
 // matching cheap. Task output is decided here (its bounds, in the task
-// records) but kept in an output.Store (output.go), written once per Apply:
-// in memory for tests, a bbolt file on a coordinator (package
+// records) but kept in an output.Store (package output), written once
+// per Apply: in memory for tests, a bbolt file on a coordinator (package
 // outputstore).
+//
+// The tables with rules of their own are rooms beside the store
+// (credentials, groups, teams, enrollment, artifacts, audit, usage, the
+// records, the pending queue, a job's history), and so are the rules
+// over one worker record or over the jobs' admission: state/gpuops,
+// state/fleetctl and state/deps, which report what else they cause
+// through an interface the store implements (roomeffects.go,
+// dependencies.go). Placement's decisions are pure functions in
+// coordinator/sched over a view the store gives (planview.go).
 //
 // Store.Apply is a pure function of the commands it is given: it never
 // reads the clock, a random source or map order, so every replica that
