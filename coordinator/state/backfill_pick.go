@@ -8,7 +8,7 @@ import (
 )
 
 // pickDevicesFor picks the devices on w for task t of j, leaving out the
-// GPUs the head holds unless j may backfill them (backfill.go). A task a
+// GPUs the head holds unless j may backfill them (place.Hold). A task a
 // preemption freed GPUs for on w (preempt_holds.go) is not held back by
 // the head: the preemption already chose it, and its GPUs would
 // otherwise sit idle between the two holds.

@@ -38,8 +38,10 @@ var rooms = map[string][]string{
 	"deps":      {command, stateerr, state + "/record"},
 	"creds":     {command, stateerr},
 	"enroll":    {stateerr},
-	"fleetctl":  {command, stateerr, state + "/record"},
-	"groups":    {command, stateerr},
+	// Placement's derived indexes: views place builds, bases place keeps.
+	"derived":  {state + "/record", "github.com/gpulayer/gpulayer/coordinator/sched/place", "github.com/gpulayer/gpulayer/coordinator/sched/backfill"},
+	"fleetctl": {command, stateerr, state + "/record"},
+	"groups":   {command, stateerr},
 	// The GPU operations read a device as placement does (approval,
 	// identity, MIG holds): package fit's rules, pure over records.
 	"gpuops":     {command, stateerr, state + "/record", "github.com/gpulayer/gpulayer/coordinator/sched/fit"},

@@ -141,7 +141,7 @@ func (s *Store) giveTask(t *Task, w *Worker, attemptID string, devs []string, le
 	s.releaseHolds(w, t.ID, now) // preempt_holds.go
 	j := s.jobs.Get(t.JobID)
 	s.inuse.hold(t.ID, command.TeamOf(j.Team), fit.TaskCenti(w, devs, j.Spec.Resources), backfill.EndOf(t, j))
-	s.dropView(w.ID) // workerview.go
+	s.derived.DropView(w.ID) // workerview.go
 }
 
 // GangDeliveries lists the gang members assigned to workerID that have

@@ -101,8 +101,8 @@ func (s *Store) applyOne(c command.Command) (res Result) {
 	defer refusePanic(c, &res) // applyguard.go
 	s.touched = s.touched[:0]
 	if safe := viewSafe[c.Type()]; !safe { // workerview.go
-		s.dropViews(true)
-		defer s.dropViews(false)
+		s.derived.DropAll(true)
+		defer s.derived.DropAll(false)
 	}
 	res = h(s, c)
 	if res.Err() == nil {

@@ -18,7 +18,7 @@ func TestMatchSkipsListsTooLargeForTheWorker(t *testing.T) {
 	p := &placer{t: t, s: s, now: at(2)}
 	p.fill("w1")
 	narrow := submit("narrow", 1, 1)
-	narrow.Spec.Priority = 1 // ahead of the wide tasks, which would otherwise hold the GPUs (backfill.go)
+	narrow.Spec.Priority = 1 // ahead of the wide tasks, which would otherwise hold the GPUs (place.Hold)
 	mustApply(t, s, submit("wide", 500, 2), narrow)
 	f := place.Match(s.planView(), s.workers["w1"], "", 0, nil, time.Time{})
 	if f.Task == nil || f.Task.JobID != "narrow" || f.Examined > 2 {

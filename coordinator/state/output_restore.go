@@ -70,7 +70,7 @@ func (s *Store) RestorePrepared(t *PreparedTables, out output.Restore) error {
 	}
 	committed = true
 	s.tables = scratch.tables // the total too, counted by load
-	s.dropViews(false)        // workerview.go
+	s.derived.DropAll(false)  // workerview.go
 	s.markPending()
 	s.wake()
 	return nil

@@ -3,6 +3,7 @@ package state
 import (
 	"iter"
 	"maps"
+	"slices"
 	"sort"
 	"time"
 
@@ -48,7 +49,7 @@ func (v planView) WorkerCount() int              { return len(v.s.workers) }
 
 func (v planView) GangOrder(w *Worker, others []*Worker) []*Worker { return gangOrder(v.s, w, others) }
 
-func (v planView) WorkerView(w *Worker) *place.WorkerView { return v.s.viewOf(w) }
+func (v planView) WorkerView(w *Worker) *place.WorkerView { return v.s.derived.View(w, v.s.buildView) }
 
 func (v planView) Holding(taskID string) place.Holding { return v.s.holding(taskID) }
 
@@ -58,11 +59,26 @@ func (v planView) HeldFromOthers(w *Worker, devs []string, taskID string, now ti
 
 func (v planView) InUse(team string) int64 { return v.s.inuse.inUse(team) }
 
-func (v planView) Queue() *pending.Queue             { return v.s.queue }
-func (v planView) TeamOrder() []string               { return v.s.teamOrder() }
-func (v planView) Targets(w *Worker) []string        { return v.s.targetsOf(w) }
-func (v planView) Hold(now time.Time) *backfill.Hold { return v.s.holdFor(now) }
-func (v planView) AtParallelism(j *Job) bool         { return deps.AtParallelism(depTables(v), j) }
+func (v planView) Queue() *pending.Queue { return v.s.queue }
+
+// TeamOrder lists the teams with queued sub-queues, lowest share first,
+// sorted once a state version: a match reads the teams in that order and
+// stops at the first with a task that fits (place.Match).
+func (v planView) TeamOrder() []string {
+	return v.s.derived.TeamOrder(v.s.version, func() []string { return place.ByShare(v, slices.Collect(v.s.queue.Teams())) })
+}
+
+func (v planView) Targets(w *Worker) []string { return v.s.targetsOf(w) }
+
+// Hold is the backfill hold of the current state version: the head's
+// (place.Head) GPUs as place.Hold chooses them, a function of the
+// replicated state alone, so a replica restored from a snapshot and one
+// that replayed the log hold the same GPUs.
+func (v planView) Hold(time.Time) *backfill.Hold {
+	return v.s.derived.Hold(v.s.version, func(bases *place.Bases) *backfill.Hold { return place.Hold(v, place.Head(v), bases) })
+}
+
+func (v planView) AtParallelism(j *Job) bool { return deps.AtParallelism(depTables(v), j) }
 
 func (v planView) PickDevices(w *Worker, j *Job, t *Task, hold *backfill.Hold, now time.Time) ([]string, bool) {
 	return v.s.pickDevicesFor(w, j, t, hold, now)

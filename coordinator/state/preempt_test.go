@@ -359,7 +359,7 @@ func TestPreemptorIsNotHeldBackByTheHead(t *testing.T) {
 		t.Fatalf("plan %v %+v", ok, c)
 	}
 	mustApply(t, s, c, command.FinishTask{TaskID: "m-a", WorkerID: "w1", AttemptID: "att-m", ExitCode: 143, Now: at(410)})
-	if h := s.holdFor(at(411)); h == nil || h.JobID != "m" {
+	if h := s.planView().Hold(at(411)); h == nil || h.JobID != "m" {
 		t.Fatalf("the requeued eight-GPU task holds nothing: %+v", h)
 	}
 	m, ok, err := s.MatchAt(at(411), "w1", "", 0, nil)

@@ -45,7 +45,7 @@ func (s *Store) Restore(r io.Reader) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.tables = scratch.tables
-	s.dropViews(false) // workerview.go
+	s.derived.DropAll(false) // workerview.go
 	s.markPending()
 	s.wake()
 	return nil

@@ -6,12 +6,12 @@ import (
 	"sync/atomic"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
-	"github.com/gpulayer/gpulayer/coordinator/sched/place"
 	"github.com/gpulayer/gpulayer/coordinator/state/artifacts"
 	"github.com/gpulayer/gpulayer/coordinator/state/audit"
 	"github.com/gpulayer/gpulayer/coordinator/state/cow"
 	"github.com/gpulayer/gpulayer/coordinator/state/creds"
 	"github.com/gpulayer/gpulayer/coordinator/state/deps"
+	"github.com/gpulayer/gpulayer/coordinator/state/derived"
 	"github.com/gpulayer/gpulayer/coordinator/state/enroll"
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/state/output"
@@ -47,16 +47,12 @@ type Store struct {
 	// change the state and the output one at a time.
 	applyMu sync.Mutex
 
-	// version moves on with every applied command or restore; holds
-	// caches the backfill hold of one version (backfill.go; chosen by
-	// place.Hold).
+	// version moves on with every applied command or restore.
 	version uint64
-	holdMu  sync.Mutex
-	holds   holdCache
-	bases   place.Bases    // the hold's bases (workerview.go drops them)
-	order   teamOrderCache // teamorder.go
-	// views keeps what each worker offers, derived (workerview.go).
-	views viewCache
+	// derived keeps what placement reads that is derived from the tables
+	// (each worker's view, the hold's bases, the hold and the team order
+	// of one version; package derived, dropped by workerview.go).
+	derived derived.Cache
 
 	// touched lists the jobs whose tasks the command being applied
 	// changed, for deps.Index.Settle (dependencies.go).

@@ -144,9 +144,9 @@ func (s *Store) startTask(c command.StartTask) (Task, error) {
 		a := t.OwnCurrent()
 		a.State = taskRunning
 		a.StartedAt = c.Now
-		a.Preflight = clonePreflight(c.Preflight)                     // preflight.go
-		s.inuse.started(t.ID, backfill.EndOf(t, s.jobs.Get(t.JobID))) // backfill.go
-		s.dropView(t.WorkerID)                                        // workerview.go
+		a.Preflight = clonePreflight(c.Preflight) // preflight.go
+		s.inuse.started(t.ID, backfill.EndOf(t, s.jobs.Get(t.JobID)))
+		s.derived.DropView(t.WorkerID) // workerview.go
 	}
 	return t.Clone(), nil
 }
@@ -362,7 +362,7 @@ func (s *Store) endAttempt(t *Task, state string, code *int, reason string, now 
 	s.meter(s.jobs.Get(t.JobID), a)
 	t.Preempt = ""
 	s.inuse.release(t.ID)
-	s.dropView(t.WorkerID) // workerview.go
+	s.derived.DropView(t.WorkerID) // workerview.go
 	if w, ok := s.workers[t.WorkerID]; ok {
 		w.Release(t.ID)
 		s.forgetIfDone(w, now)

@@ -27,7 +27,7 @@ type teamLoad struct {
 }
 
 // heldBy is what one active task holds, for which team, and when it is
-// expected to end (backfill.go).
+// expected to end (backfill.EndOf).
 type heldBy struct {
 	team  string
 	centi int64

@@ -16,13 +16,13 @@ import (
 func staleViews(s *Store) []string {
 	var bad []string
 	for _, id := range slices.Sorted(func(yield func(string) bool) {
-		for id := range s.views.m {
+		for id := range s.derived.KeptViews() {
 			if !yield(id) {
 				return
 			}
 		}
 	}) {
-		kept := s.views.m[id]
+		kept := s.derived.KeptViews()[id]
 		w, ok := s.workers[id]
 		if !ok {
 			continue // never read: matches walk the workers there are
@@ -52,15 +52,15 @@ func TestWorkerViewsFollowTheState(t *testing.T) {
 		for i := 1; i < 500; i++ {
 			c := h.next()
 			applyWire(t, h.s, c)
-			if bad := append(append(staleViews(h.s), h.s.bases.Stale(h.s.planView())...), h.s.queue.Consistent()...); len(bad) > 0 {
+			if bad := append(append(staleViews(h.s), h.s.derived.Bases().Stale(h.s.planView())...), h.s.queue.Consistent()...); len(bad) > 0 {
 				t.Fatalf("seed %d, entry %d (%T): stale views:\n  %v", seed, i, c, bad)
 			}
 			for _, w := range h.s.workers {
-				h.s.viewOf(w)
+				h.s.planView().WorkerView(w)
 				kept++
 			}
 			for _, j := range heads {
-				got := h.s.bases.Choice(h.s.planView(), j, j.Spec.Resources.GPUs, 3)
+				got := h.s.derived.Bases().Choice(h.s.planView(), j, j.Spec.Resources.GPUs, 3)
 				var lists [][]backfill.Slot
 				for _, w := range h.s.workers {
 					lists = append(lists, place.HoldSlots(h.s.planView(), w, j, j.Spec.Resources.GPUs)) // the views are checked above
