@@ -80,10 +80,6 @@ func (v planView) Hold(time.Time) *backfill.Hold {
 
 func (v planView) AtParallelism(j *Job) bool { return deps.AtParallelism(depTables(v), j) }
 
-func (v planView) PickDevices(w *Worker, j *Job, t *Task, hold *backfill.Hold, now time.Time) ([]string, bool) {
-	return v.s.pickDevicesFor(w, j, t, hold, now)
-}
-
 func (v planView) InGroup(workerID, group string) bool { return v.s.groups.Contains(workerID, group) }
 func (v planView) GroupExists(id string) bool          { return v.s.groups.Has(id) }
 func (v planView) Limits(team string) teams.Limits     { return v.s.teams.Limits(team) }

@@ -2,6 +2,7 @@ package place
 
 import (
 	"iter"
+	"time"
 
 	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/sched/backfill"
@@ -105,4 +106,16 @@ func Hold(v HoldView, t *record.Task, bases *Bases) *backfill.Hold {
 		return nil
 	}
 	return backfill.Of(j.ID, need*per, chosen)
+}
+
+// PickFor picks the devices on w for task t of j, leaving out the GPUs
+// the backfill hold h keeps unless j may backfill them. A task a
+// preemption freed GPUs for on w (HoldsFor) is not held back by the head:
+// the preemption already chose it, and its GPUs would otherwise sit idle
+// between the two holds.
+func PickFor(v MatchView, w *record.Worker, j *record.Job, t *record.Task, h *backfill.Hold, now time.Time) ([]string, bool) {
+	if h.Spares(j, now) || HoldsFor(v, w, t.ID, now) {
+		return PickDevices(v, w, j.Spec.Resources, nil)
+	}
+	return PickDevices(v, w, j.Spec.Resources, h.Devices)
 }

@@ -2,6 +2,7 @@ package place
 
 import (
 	"errors"
+	"time"
 
 	"maps"
 	"slices"
@@ -179,5 +180,26 @@ func TestHoldOfAHeadWithRulesIsChosenAfresh(t *testing.T) {
 	q.jobs["ruled"].SetRules([]command.AffinityRule{{Label: "zone", Value: "a", Weight: 10}})
 	if got := heldDevices(Hold(q, ruled, &bases)); !slices.Equal(got, []string{"GPU-w2-0", "GPU-w2-1"}) {
 		t.Fatalf("a head with rules held %v, want w2's (chosen afresh)", got)
+	}
+}
+
+// PickFor leaves the hold's GPUs to the head, unless the task may
+// backfill them or a preemption freed GPUs on the worker for it.
+func TestPickForLeavesTheHold(t *testing.T) {
+	now := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	q := newQueued()
+	w := q.worker("w1", 2, 4, 0, 0)
+	head := q.submit("big", "ml", 2, 0)
+	h := Hold(q, head, nil)
+	small := q.submit("small", "ml", 1, 0)
+	if devs, ok := PickFor(q, w, q.jobs["small"], small, h, now); ok {
+		t.Fatalf("a task with no timeout took %v from under the hold", devs)
+	}
+	if devs, ok := PickFor(q, w, q.jobs["big"], head, h, now); !ok || len(devs) != 2 {
+		t.Fatalf("the head itself: %v %v", devs, ok)
+	}
+	w.Holds = []record.DeviceHold{{Device: "GPU-w1-0", TaskID: small.ID, Until: now.Add(time.Minute)}}
+	if devs, ok := PickFor(q, w, q.jobs["small"], small, h, now); !ok || len(devs) != 1 {
+		t.Fatalf("a task a preemption freed GPUs for: %v %v", devs, ok)
 	}
 }

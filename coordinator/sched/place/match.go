@@ -38,9 +38,6 @@ type MatchView interface {
 	// AtParallelism reports whether j already has as many active tasks
 	// as its parallelism allows.
 	AtParallelism(j *record.Job) bool
-	// PickDevices picks the devices on w for task t of j, leaving out
-	// the GPUs hold keeps unless j may backfill them.
-	PickDevices(w *record.Worker, j *record.Job, t *record.Task, hold *backfill.Hold, now time.Time) ([]string, bool)
 }
 
 // Found is what a match found: a task and its devices, or, for a gang,
@@ -205,7 +202,7 @@ func (m *matcher) scan(list []*record.Task) {
 		if m.atParallelism(j) || CanRun(v, w, j, t, m.capability) != nil {
 			continue
 		}
-		devs, ok := v.PickDevices(w, j, t, m.hold, now)
+		devs, ok := PickFor(v, w, j, t, m.hold, now)
 		if !ok {
 			m.miss.pickFailed(j, m.hold, now)
 			continue

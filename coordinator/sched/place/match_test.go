@@ -57,11 +57,6 @@ func (q *queued) Limits(team string) teams.Limits {
 	return teams.Limits{Name: team, Bounded: q.full[team], Weight: 100}
 }
 
-// PickDevices is the store's choice without a backfill hold.
-func (q *queued) PickDevices(w *record.Worker, j *record.Job, _ *record.Task, _ *backfill.Hold, _ time.Time) ([]string, bool) {
-	return PickDevices(q, w, j.Spec.Resources, nil)
-}
-
 var _ MatchView = (*queued)(nil)
 
 func TestMatchReadsTeamsInOrder(t *testing.T) {

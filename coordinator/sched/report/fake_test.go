@@ -81,8 +81,5 @@ func (f *fleet) HeldFromOthers(*record.Worker, []string, string, time.Time) bool
 func (f *fleet) GangOrder(w *record.Worker, others []*record.Worker) []*record.Worker {
 	return others
 }
-func (f *fleet) PickDevices(w *record.Worker, j *record.Job, _ *record.Task, _ *backfill.Hold, _ time.Time) ([]string, bool) {
-	return place.PickDevices(f, w, j.Spec.Resources, nil)
-}
 
 var _ place.WhyView = (*fleet)(nil)
