@@ -203,3 +203,45 @@ func TestRebuildKeepsWaitersOut(t *testing.T) {
 		t.Fatalf("both met: c queued %v, unmet %d", tb.queuedOf("c"), x.Unmet("c"))
 	}
 }
+
+// At admission a dependency that ended the wrong way cancels the job
+// even while another is still open, and the audit says why; a job both
+// bounded and waiting queues nothing until it is met, then its window.
+func TestAdmitBrokenFirstAndBoundedWaiters(t *testing.T) {
+	tb, x := newTables(), New()
+	tb.job("open", 1, 0)
+	tb.job("done", 1, 0)
+	tb.end("done", record.TaskSucceeded)
+	var audited []command.AuditEvent
+	rec := &recorder{tables: tb, events: &audited}
+	x.Admit(rec, tb.job("b", 1, 0,
+		command.Dependency{Job: "open", Condition: command.DependFinished},
+		command.Dependency{Job: "done", Condition: command.DependFailed}), t0)
+	if tb.tasks["b-0"].State != record.TaskCancelled || x.Unmet("b") != 0 {
+		t.Fatalf("b: %s, unmet %d; want cancelled at once", tb.tasks["b-0"].State, x.Unmet("b"))
+	}
+	if len(audited) != 1 || audited[0].Actor != Actor || audited[0].Detail == "" || tb.tasks["b-0"].Reason != audited[0].Detail {
+		t.Fatalf("audited %+v, the task's reason %q", audited, tb.tasks["b-0"].Reason)
+	}
+	w := tb.job("w", 4, 2, command.Dependency{Job: "open", Condition: command.DependSucceeded})
+	x.Admit(tb, w, t0)
+	if len(tb.queuedOf("w")) != 0 || x.Unmet("w") != 1 {
+		t.Fatalf("a bounded waiter queued %v", tb.queuedOf("w"))
+	}
+	tb.end("open", record.TaskSucceeded)
+	x.Settle(tb)
+	if !slices.Equal(tb.queuedOf("w"), []string{"w-0", "w-1"}) {
+		t.Fatalf("met: window %v, want w-0 w-1", tb.queuedOf("w"))
+	}
+}
+
+// recorder is tables that keep the whole audit events.
+type recorder struct {
+	*tables
+	events *[]command.AuditEvent
+}
+
+func (r *recorder) Audit(e command.AuditEvent) {
+	*r.events = append(*r.events, e)
+	r.tables.Audit(e)
+}
