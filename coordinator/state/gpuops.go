@@ -37,32 +37,21 @@ func (s *Store) liveWorker(id string) (*Worker, error) {
 }
 
 // cordonDevice cordons a worker's GPU or lifts the cordon (gpuops.Cordon);
-// a drain then stops the tasks on it.
+// a drain then stops the tasks on it (gpudrain.go).
 func (s *Store) cordonDevice(c command.CordonDevice) (WorkerRecord, error) {
-	w, err := s.liveWorker(c.WorkerID)
-	if err != nil {
-		return WorkerRecord{}, err
-	}
-	if err := gpuops.Cordon(roomEffects{s}, w, c); err != nil {
-		return WorkerRecord{}, err
-	}
-	if c.Drain {
-		s.drainGPU(w, c) // gpudrain.go
-	}
-	return s.workerRecord(w), nil
+	return s.onLiveWorker(c.WorkerID, func(w *Worker) error {
+		if err := gpuops.Cordon(roomEffects{s}, w, c); err != nil || !c.Drain {
+			return err
+		}
+		s.drainGPU(w, c)
+		return nil
+	})
 }
 
 // clearGPU records an admin's request to clear a GPU in fault
 // (gpuops.Clear).
 func (s *Store) clearGPU(c command.ClearGPU) (WorkerRecord, error) {
-	w, err := s.liveWorker(c.WorkerID)
-	if err != nil {
-		return WorkerRecord{}, err
-	}
-	if err := gpuops.Clear(roomEffects{s}, w, c); err != nil {
-		return WorkerRecord{}, err
-	}
-	return s.workerRecord(w), nil
+	return s.onLiveWorker(c.WorkerID, func(w *Worker) error { return gpuops.Clear(roomEffects{s}, w, c) })
 }
 
 // ApproveOutcome is the outcome of ApproveDevices: the worker, and the
@@ -86,11 +75,17 @@ func (s *Store) approveDevices(c command.ApproveDevices) (ApproveOutcome, error)
 // setMIGLayout asks for, or drops the request for, the MIG layout of a
 // worker's GPU (gpuops.SetMIGLayout).
 func (s *Store) setMIGLayout(c command.SetMIGLayout) (WorkerRecord, error) {
-	w, err := s.liveWorker(c.WorkerID)
+	return s.onLiveWorker(c.WorkerID, func(w *Worker) error { return gpuops.SetMIGLayout(roomEffects{s}, w, c) })
+}
+
+// onLiveWorker applies op to the worker of that id, refusing one not
+// found or revoked, and answers with its record once op succeeded.
+func (s *Store) onLiveWorker(id string, op func(*Worker) error) (WorkerRecord, error) {
+	w, err := s.liveWorker(id)
 	if err != nil {
 		return WorkerRecord{}, err
 	}
-	if err := gpuops.SetMIGLayout(roomEffects{s}, w, c); err != nil {
+	if err := op(w); err != nil {
 		return WorkerRecord{}, err
 	}
 	return s.workerRecord(w), nil
