@@ -82,3 +82,7 @@ type SetArtifactHolder struct {
 func (AppendAudit) Type() Type       { return TypeAppendAudit }
 func (RecordArtifact) Type() Type    { return TypeRecordArtifact }
 func (SetArtifactHolder) Type() Type { return TypeSetArtifactHolder }
+
+// TimeLayout is the protocol's timestamp layout (sdk/api.TimeFormat, tied
+// by a test), for the times an audit event's detail names.
+const TimeLayout = "2006-01-02T15:04:05.000Z07:00"

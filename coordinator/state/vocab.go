@@ -1,6 +1,7 @@
 package state
 
 import (
+	"github.com/gpulayer/gpulayer/coordinator/command"
 	"github.com/gpulayer/gpulayer/coordinator/state/fleetctl"
 	"github.com/gpulayer/gpulayer/coordinator/state/groups"
 	"github.com/gpulayer/gpulayer/coordinator/state/record"
@@ -45,7 +46,7 @@ const (
 )
 
 // timeFormat is the protocol's timestamp layout, for audit details.
-const timeFormat = "2006-01-02T15:04:05.000Z07:00"
+const timeFormat = command.TimeLayout
 
 // The worker statuses, for readers of the state that act on them
 // (heartbeat, authentication).

@@ -27,9 +27,6 @@ import (
 // DrainedBySelf is the DrainedBy of a drain the worker's agent asked for.
 const DrainedBySelf = "self"
 
-// timeFormat writes a deadline in an audit detail.
-const timeFormat = "2006-01-02T15:04:05.000Z07:00"
-
 // Effects is what an operation causes beyond the worker record.
 type Effects interface {
 	// Audit records an audit event.
@@ -104,7 +101,7 @@ func drain(fx Effects, w *record.Worker, c command.ControlWorker, by string) err
 		w.DrainedBy = by
 		w.DrainDeadline = c.Deadline
 	}
-	detail := "deadline " + c.Deadline.UTC().Format(timeFormat)
+	detail := "deadline " + c.Deadline.UTC().Format(command.TimeLayout)
 	if w.Status == record.WorkerDraining && !w.DrainDeadline.IsZero() && !w.DrainDeadline.After(c.Now) {
 		w.DrainDeadline = time.Time{}
 		detail = fx.PreemptAll(w, "worker "+w.ID+" drained", c.Now)
